@@ -1,0 +1,25 @@
+#pragma once
+// Builds what optimize / reproduce need from names: the workload (target + algorithm) and the
+// AAT source (measured points + Ceres fit) for one (algorithm, model, task, context).
+#include <memory>
+#include <string>
+
+#include "models/config_registry.hpp"
+#include "models/latency_engine.hpp"
+#include "search/acceptance_data.hpp"
+#include "search/optimizer.hpp"
+
+namespace experiments {
+
+models::Workload make_workload(const models::ConfigRegistry& reg, const std::string& model,
+                               const std::string& algorithm, int batch = 1);
+
+struct AatSelection {
+  std::string algorithm, model, task;
+  std::string source_table;  // empty: any
+};
+
+search::AatSource aat_source(const search::AcceptanceData& data, const AatSelection& sel,
+                             long long context);
+
+}  // namespace experiments

@@ -1,0 +1,56 @@
+#pragma once
+// An SD algorithm: its draft model's architecture and the token tree (or chain) it drafts at
+// each verification length x (configs/algorithms/<name>.yaml).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.hpp"
+
+namespace models {
+
+enum class DraftKind {
+  longspec,    // 1 decoder layer (sliding self-attn) + cross-attn on the target's last-layer KV
+  eagle3,      // EAGLE-3 head: feature fusion fc + 1 decoder layer + small-vocab LM head
+  standalone,  // an independent small LLM (configs/models) run as the draft
+};
+std::string to_string(DraftKind kind);
+
+struct DraftSpec {
+  DraftKind kind = DraftKind::standalone;
+  // longspec
+  int self_attention_window_tokens = 0;
+  // eagle3 (the decoder layer's shape; hidden/ffn/heads)
+  int hidden_size = 0, intermediate_size = 0, attention_heads = 0, kv_heads = 0, head_dim = 0;
+  int qkv_input_factor = 1;       // QKV input width = factor * hidden (EAGLE-3: 2d)
+  int fused_feature_layers = 0;   // fc from fused_feature_layers * d to d
+  int draft_vocab_size = 0;
+  // standalone
+  std::string model_name;
+  std::optional<ModelSpec> model;  // resolved standalone draft model
+};
+
+enum class TreeKind { width_per_depth, depth_topk, chain };
+
+struct AlgorithmSpec {
+  std::string name;
+  std::string source_file;
+  std::string description;
+  DraftSpec draft;
+  TreeKind tree_kind = TreeKind::chain;
+  std::map<int, std::vector<int>> widths_by_x;   // width_per_depth: x -> nodes per depth
+  std::map<int, std::pair<int, int>> depth_topk_by_x;  // depth_topk: x -> (depth, top_k)
+  int max_x = 0;  // largest x with a tree in the table (chains: unbounded -> 0)
+
+  // Tokens each draft pass processes for a step verifying x tokens (x = 1: no passes).
+  std::vector<int> draft_pass_widths(int x) const;
+  // Tree depth (number of draft passes) at x.
+  int depth(int x) const { return int(draft_pass_widths(x).size()); }
+};
+
+AlgorithmSpec load_algorithm(const std::string& path);
+// A chain algorithm whose draft is a standalone model (gamma = x - 1 passes of 1 token).
+AlgorithmSpec standalone_chain_algorithm(const ModelSpec& draft_model);
+
+}  // namespace models

@@ -1,0 +1,33 @@
+#pragma once
+// Finds configs by name: configs/hardware/<name>.yaml, configs/models/<name>.yaml,
+// configs/algorithms/<name>.yaml. The config folder is --config-dir, else $SPECDSE_CONFIG_DIR,
+// else the source tree's configs/ (compiled in).
+#include <string>
+#include <vector>
+
+#include "models/algorithm_spec.hpp"
+#include "models/hardware_spec.hpp"
+#include "models/model_spec.hpp"
+
+namespace models {
+
+class ConfigRegistry {
+ public:
+  explicit ConfigRegistry(std::string config_dir = default_config_dir());
+  static std::string default_config_dir();
+
+  HardwareSpec hardware(const std::string& name) const;
+  ModelSpec model(const std::string& name) const;
+  // An algorithm config by name; a standalone draft model name gives a chain algorithm.
+  AlgorithmSpec algorithm(const std::string& name) const;
+  bool has_algorithm(const std::string& name) const;
+
+  std::vector<std::string> names(const std::string& folder) const;  // sorted
+  std::string path(const std::string& folder, const std::string& name) const;
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace models

@@ -1,0 +1,146 @@
+#include "models/hardware_spec.hpp"
+
+#include "models/config_error.hpp"
+#include "models/yaml_reader.hpp"
+
+namespace models {
+
+std::string to_string(HardwareKind kind) {
+  switch (kind) {
+    case HardwareKind::fpga: return "fpga";
+    case HardwareKind::gpu: return "gpu";
+    case HardwareKind::cpu: return "cpu";
+  }
+  return "?";
+}
+
+std::string to_string(MemoryType type) {
+  switch (type) {
+    case MemoryType::hbm: return "hbm";
+    case MemoryType::ddr4: return "ddr4";
+    case MemoryType::gddr6x: return "gddr6x";
+    case MemoryType::ddr5: return "ddr5";
+  }
+  return "?";
+}
+
+namespace {
+
+MemoryType memory_type(const YamlReader& r, const std::string& key) {
+  const std::string v = r.one_of(key, {"hbm", "ddr4", "gddr6x", "ddr5"});
+  if (v == "hbm") return MemoryType::hbm;
+  if (v == "ddr4") return MemoryType::ddr4;
+  if (v == "gddr6x") return MemoryType::gddr6x;
+  return MemoryType::ddr5;
+}
+
+int to_int(long long v) { return static_cast<int>(v); }
+
+FpgaSpec load_fpga(const YamlReader& r) {
+  FpgaSpec f;
+  f.clock_mhz = r.positive("clock_mhz");
+  const YamlReader c = r.child("compute");
+  f.slrs = to_int(c.positive_int("slrs"));
+  const YamlReader mm = c.child("mm_mode");
+  f.mm_m = to_int(mm.positive_int("m"));
+  f.mm_k = to_int(mm.positive_int("k"));
+  f.mm_n = to_int(mm.positive_int("n"));
+  const YamlReader mv = c.child("mv_mode");
+  f.mv_m = to_int(mv.positive_int("m"));
+  f.mv_k = to_int(mv.positive_int("k"));
+  f.sfu_lanes = to_int(c.positive_int("sfu_lanes"));
+  const YamlReader m = r.child("memory");
+  f.memory_type = memory_type(m, "type");
+  f.bandwidth_gbs = m.positive("bandwidth_gbs");
+  f.channels = to_int(m.positive_int("channels"));
+  f.burst_bytes = to_int(m.positive_int("burst_bytes"));
+  f.weight_stream_efficiency = m.fraction("weight_stream_efficiency");
+  f.kv_access_efficiency = m.fraction("kv_access_efficiency");
+  f.kv_channels = to_int(m.positive_int("kv_channels"));
+  if (f.kv_channels > f.channels)
+    m.fail("kv_channels", "at most memory.channels (" + std::to_string(f.channels) + ")",
+           std::to_string(f.kv_channels));
+  const YamlReader b = r.child("on_chip");
+  f.weight_buffer_kib = b.positive("weight_buffer_kib");
+  f.activation_buffer_kib = b.positive("activation_buffer_kib");
+  const YamlReader cal = r.child("calibration");
+  f.attention_efficiency = cal.fraction("attention_efficiency");
+  f.layer_overhead_cycles = to_int(cal.non_negative_int("layer_overhead_cycles"));
+  f.cross_attention_kv_read_factor = cal.positive("cross_attention_kv_read_factor");
+  return f;
+}
+
+GpuSpec load_gpu(const YamlReader& r) {
+  GpuSpec g;
+  g.sms = to_int(r.positive_int("sms"));
+  g.clock_mhz = r.positive("clock_mhz");
+  g.tensor_tflops_fp16 = r.positive("tensor_tflops_fp16");
+  g.l2_mib = r.positive("l2_mib");
+  const YamlReader m = r.child("memory");
+  g.memory_type = memory_type(m, "type");
+  g.memory_bandwidth_gbs = m.positive("bandwidth_gbs");
+  g.memory_capacity_gib = m.positive("capacity_gib");
+  const YamlReader cal = r.child("calibration");
+  g.memory_efficiency = cal.fraction("memory_efficiency");
+  g.tensor_efficiency = cal.fraction("tensor_efficiency");
+  g.kernel_launch_us = cal.non_negative("kernel_launch_us");
+  const YamlReader k = r.child("kernels");
+  g.cta_tile_m = to_int(k.positive_int("cta_tile_m"));
+  g.cta_tile_n = to_int(k.positive_int("cta_tile_n"));
+  return g;
+}
+
+CpuSpec load_cpu(const YamlReader& r) {
+  CpuSpec c;
+  c.cores = to_int(r.positive_int("cores"));
+  c.clock_ghz = r.positive("clock_ghz");
+  c.simd_flops_per_cycle = r.positive("simd_flops_per_cycle");
+  c.l2_kib_per_core = r.positive("l2_kib_per_core");
+  c.l3_mib = r.positive("l3_mib");
+  c.threads = to_int(r.positive_int_or("threads", c.cores));
+  const YamlReader m = r.child("memory");
+  c.dram_bandwidth_gbs = m.positive("bandwidth_gbs");
+  const YamlReader cal = r.child("calibration");
+  c.compute_efficiency = cal.fraction("compute_efficiency");
+  c.memory_efficiency = cal.fraction("memory_efficiency");
+  return c;
+}
+
+}  // namespace
+
+double HardwareSpec::peak_flops() const {
+  if (fpga) return 2.0 * fpga->macs_per_cycle_mm() * fpga->clock_mhz * 1e6;
+  if (gpu) return gpu->tensor_tflops_fp16 * 1e12;
+  if (cpu) return cpu->cores * cpu->simd_flops_per_cycle * cpu->clock_ghz * 1e9;
+  return 0;
+}
+
+double HardwareSpec::peak_bandwidth_bytes() const {
+  if (fpga) return fpga->bandwidth_gbs * 1e9;
+  if (gpu) return gpu->memory_bandwidth_gbs * 1e9;
+  if (cpu) return cpu->dram_bandwidth_gbs * 1e9;
+  return 0;
+}
+
+HardwareSpec load_hardware(const std::string& path) {
+  const YamlReader r = YamlReader::open(path);
+  HardwareSpec hw;
+  hw.source_file = path;
+  hw.name = r.string("name");
+  hw.description = r.string_or("description", "");
+  const std::string kind = r.one_of("kind", {"fpga", "gpu", "cpu"});
+  if (kind == "fpga") {
+    hw.kind = HardwareKind::fpga;
+    hw.fpga = load_fpga(r);
+  } else if (kind == "gpu") {
+    hw.kind = HardwareKind::gpu;
+    hw.gpu = load_gpu(r);
+  } else {
+    hw.kind = HardwareKind::cpu;
+    hw.cpu = load_cpu(r);
+  }
+  hw.verify_includes_lm_head = r.boolean_or("verify_includes_lm_head", true);
+  return hw;
+}
+
+}  // namespace models

@@ -1,0 +1,93 @@
+#pragma once
+// Typed hardware descriptions, parsed and validated from configs/hardware/<name>.yaml.
+// Units are in the field names, as in the YAML keys.
+#include <optional>
+#include <string>
+
+namespace models {
+
+enum class HardwareKind { fpga, gpu, cpu };
+std::string to_string(HardwareKind kind);
+
+enum class MemoryType { hbm, ddr4, gddr6x, ddr5 };
+std::string to_string(MemoryType type);
+
+// FlightLLM-like accelerator: per SLR a matrix engine (MM mode for x > 1, MV mode for x = 1),
+// an SFU, DMA engines and on-chip buffers; HBM pseudo-channels or DDR channels off-chip.
+struct FpgaSpec {
+  double clock_mhz = 0;
+  int slrs = 0;
+  // Matrix engine parallelism per SLR, MACs per cycle = m * k * n.
+  int mm_m = 0, mm_k = 0, mm_n = 0;  // MM mode (x > 1): n = tokens per pass
+  int mv_m = 0, mv_k = 0;            // MV mode (x = 1)
+  int sfu_lanes = 0;                 // SFU elements per cycle per SLR
+  // Off-chip memory.
+  MemoryType memory_type = MemoryType::hbm;
+  double bandwidth_gbs = 0;          // whole device, all channels
+  int channels = 0;                  // HBM pseudo-channels or DDR channels
+  int burst_bytes = 0;               // bytes per burst on one channel
+  double weight_stream_efficiency = 0;  // same-channel streaming, fraction of channel peak
+  double kv_access_efficiency = 0;      // cross-channel activation / KV traffic
+  int kv_channels = 0;                  // channels carrying KV / activation traffic in decode
+  // On-chip buffers (double-buffered weight tiles, resident activations).
+  double weight_buffer_kib = 0;
+  double activation_buffer_kib = 0;
+  // Calibrated mapping constants (each documented in the board YAML).
+  double attention_efficiency = 0;       // matrix-engine utilisation on QK^T / PV
+  int layer_overhead_cycles = 0;         // per-layer fill/drain + non-overlapped SFU work
+  double cross_attention_kv_read_factor = 1;  // reads of the target KV per kv head (no GQA reuse)
+
+  double macs_per_cycle_mm() const { return double(slrs) * mm_m * mm_k * mm_n; }
+  double macs_per_cycle_mv() const { return double(slrs) * mv_m * mv_k; }
+  double channel_bandwidth_gbs() const { return bandwidth_gbs / channels; }
+  double weight_bandwidth_gbs() const { return bandwidth_gbs * weight_stream_efficiency; }
+  double kv_bandwidth_gbs() const {
+    return channel_bandwidth_gbs() * kv_channels * kv_access_efficiency;
+  }
+};
+
+struct GpuSpec {
+  int sms = 0;
+  double clock_mhz = 0;
+  double tensor_tflops_fp16 = 0;   // dense FP16/BF16 tensor-core peak
+  double memory_bandwidth_gbs = 0;
+  double memory_capacity_gib = 0;
+  double l2_mib = 0;
+  MemoryType memory_type = MemoryType::hbm;
+  double memory_efficiency = 0;    // achievable fraction of peak bandwidth (streaming)
+  double tensor_efficiency = 0;    // achievable fraction of tensor peak on a full wave
+  double kernel_launch_us = 0;     // per-kernel launch + tail overhead
+  int cta_tile_m = 0, cta_tile_n = 0;  // largest CTA tile of the GEMM kernels
+};
+
+struct CpuSpec {
+  int cores = 0;
+  double clock_ghz = 0;
+  double simd_flops_per_cycle = 0;  // per core, FP32 (FMA = 2 flops per lane)
+  double dram_bandwidth_gbs = 0;
+  double l2_kib_per_core = 0;
+  double l3_mib = 0;
+  double compute_efficiency = 0;
+  double memory_efficiency = 0;
+  int threads = 0;
+};
+
+struct HardwareSpec {
+  std::string name;
+  std::string source_file;
+  std::string description;
+  HardwareKind kind = HardwareKind::gpu;
+  // Whether the target's LM head runs in the verification step on this device. Paper 000's
+  // FPGA simulator times decoder layers only (see the board YAMLs for the evidence).
+  bool verify_includes_lm_head = true;
+  std::optional<FpgaSpec> fpga;
+  std::optional<GpuSpec> gpu;
+  std::optional<CpuSpec> cpu;
+
+  double peak_flops() const;           // dense 16-bit (FPGA, GPU) or FP32 SIMD (CPU) FLOP/s
+  double peak_bandwidth_bytes() const; // bytes/s
+};
+
+HardwareSpec load_hardware(const std::string& path);
+
+}  // namespace models

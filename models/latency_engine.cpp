@@ -1,0 +1,35 @@
+#include "models/latency_engine.hpp"
+
+#include "models/config_error.hpp"
+
+namespace models {
+
+StepGraph verify_graph(const LatencyEngine& engine, const Workload& w, int x, long long context) {
+  StepShape shape;
+  shape.tokens = x;
+  shape.context = context;
+  shape.batch = w.batch;
+  shape.mask = x > 1 ? MaskKind::tree : MaskKind::causal;
+  shape.include_lm_head = engine.hardware().verify_includes_lm_head;
+  return build_verify_graph(w.target, shape);
+}
+
+double t_verify(const LatencyEngine& engine, const Workload& w, int x, long long context) {
+  return engine.step(verify_graph(engine, w, x, context)).seconds;
+}
+
+double t_draft_passes(const LatencyEngine& engine, const Workload& w,
+                      const std::vector<int>& pass_widths, long long context) {
+  if (!w.algorithm) throw InputError("t_draft: no draft algorithm given");
+  double total = 0;
+  for (int width : pass_widths)
+    total += engine.step(build_draft_pass_graph(*w.algorithm, w.target, width, context, w.batch)).seconds;
+  return total;
+}
+
+double t_draft(const LatencyEngine& engine, const Workload& w, int x, long long context) {
+  if (!w.algorithm) return 0;
+  return t_draft_passes(engine, w, w.algorithm->draft_pass_widths(x), context);
+}
+
+}  // namespace models

@@ -1,0 +1,52 @@
+#include "models/model_spec.hpp"
+
+#include "models/yaml_reader.hpp"
+
+namespace models {
+
+double ModelSpec::layer_parameters() const {
+  const double d = hidden_size;
+  const double q = double(attention_heads) * head_dim;
+  const double kv = double(kv_heads) * head_dim;
+  const double attention = d * q + 2 * d * kv + q * d;
+  const double mlp = (this->mlp == MlpKind::gated ? 3.0 : 2.0) * d * intermediate_size;
+  return attention + mlp + 2 * d;
+}
+
+double ModelSpec::parameters() const {
+  return layers * layer_parameters() + embedding_parameters() * (tied_embeddings ? 1 : 2) +
+         hidden_size;
+}
+
+double ModelSpec::kv_bytes_per_token() const {
+  return 2.0 * layers * kv_heads * head_dim * activation_bytes();
+}
+
+ModelSpec load_model(const std::string& path) {
+  const YamlReader r = YamlReader::open(path);
+  ModelSpec m;
+  m.source_file = path;
+  m.name = r.string("name");
+  m.layers = int(r.positive_int("layers"));
+  m.hidden_size = int(r.positive_int("hidden_size"));
+  m.intermediate_size = int(r.positive_int("intermediate_size"));
+  m.attention_heads = int(r.positive_int("attention_heads"));
+  m.kv_heads = int(r.positive_int("kv_heads"));
+  m.head_dim = int(r.positive_int("head_dim"));
+  m.vocab_size = int(r.positive_int("vocab_size"));
+  m.tied_embeddings = r.boolean("tied_embeddings");
+  m.weight_bits = int(r.positive_int("weight_bits"));
+  m.activation_bits = int(r.positive_int("activation_bits"));
+  m.mlp = r.one_of("mlp", {"gated", "plain"}) == "gated" ? MlpKind::gated : MlpKind::plain;
+  if (m.attention_heads % m.kv_heads != 0)
+    r.fail("kv_heads", "a divisor of attention_heads (" + std::to_string(m.attention_heads) + ")",
+           std::to_string(m.kv_heads));
+  for (const char* key : {"weight_bits", "activation_bits"}) {
+    const long long bits = r.positive_int(key);
+    if (bits != 4 && bits != 8 && bits != 16 && bits != 32)
+      r.fail(key, "4, 8, 16 or 32", std::to_string(bits));
+  }
+  return m;
+}
+
+}  // namespace models

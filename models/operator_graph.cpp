@@ -1,0 +1,236 @@
+#include "models/operator_graph.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/config_error.hpp"
+
+namespace models {
+
+std::string to_string(OpKind kind) {
+  switch (kind) {
+    case OpKind::gemm: return "gemm";
+    case OpKind::attention_qk: return "attention_qk";
+    case OpKind::attention_pv: return "attention_pv";
+    case OpKind::softmax: return "softmax";
+    case OpKind::norm: return "norm";
+    case OpKind::elementwise: return "elementwise";
+  }
+  return "?";
+}
+
+namespace {
+
+// Shape of one transformer layer as the graph builder needs it.
+struct LayerShape {
+  std::int64_t hidden, intermediate, heads, kv_heads, head_dim;
+  std::int64_t qkv_input;  // input width of the QKV projection
+  bool gated;
+  double wbytes, abytes;
+};
+
+LayerShape shape_of(const ModelSpec& m) {
+  return {m.hidden_size, m.intermediate_size, m.attention_heads, m.kv_heads, m.head_dim,
+          m.hidden_size, m.mlp == MlpKind::gated, m.weight_bytes_per_param(), m.activation_bytes()};
+}
+
+Op gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k, double wbytes,
+        double abytes) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::gemm;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.flops = 2.0 * m * n * k;
+  op.weight_bytes = double(n) * k * wbytes;
+  op.activation_bytes = double(m) * (n + k) * abytes;
+  return op;
+}
+
+Op sfu(const std::string& name, OpKind kind, double elements, int passes, double abytes) {
+  Op op;
+  op.name = name;
+  op.kind = kind;
+  op.sfu_elements = elements;
+  op.sfu_passes = passes;
+  op.flops = 5.0 * elements;  // a few flops per element; never the bottleneck's main term
+  op.activation_bytes = 2.0 * elements * abytes;
+  return op;
+}
+
+// QK^T, softmax and PV for `queries` tokens per sequence over `cached + fresh` keys.
+void append_attention(std::vector<Op>& ops, const std::string& prefix, const LayerShape& s,
+                      std::int64_t batch, std::int64_t queries, std::int64_t cached,
+                      std::int64_t fresh, MaskKind mask, bool cross) {
+  const std::int64_t keys = cached + fresh;
+  const double kv_head_bytes = double(s.head_dim) * s.abytes;  // one K (or V) vector
+  Op qk;
+  qk.name = prefix + "qk";
+  qk.kind = OpKind::attention_qk;
+  qk.m = queries;
+  qk.n = keys;
+  qk.k = s.head_dim;
+  qk.batch = batch * s.heads;
+  qk.flops = 2.0 * qk.batch * queries * keys * s.head_dim;
+  qk.kv_read_bytes = double(batch) * cached * s.kv_heads * kv_head_bytes;
+  qk.kv_heads = s.kv_heads;
+  qk.cached_keys = cached;
+  qk.new_keys = fresh;
+  qk.mask = mask;
+  qk.cross_attention = cross;
+  qk.activation_bytes = double(batch) * queries * s.heads * (s.head_dim + keys) * s.abytes;
+  ops.push_back(qk);
+
+  ops.push_back(sfu(prefix + "softmax", OpKind::softmax, double(batch) * s.heads * queries * keys,
+                    2, s.abytes));
+
+  Op pv = qk;
+  pv.name = prefix + "pv";
+  pv.kind = OpKind::attention_pv;
+  pv.n = s.head_dim;
+  pv.k = keys;
+  pv.activation_bytes = double(batch) * queries * s.heads * (keys + s.head_dim) * s.abytes;
+  ops.push_back(pv);
+}
+
+// Standard pre-norm decoder layer: norm, QKV, attention, O, residual, norm, MLP, residual.
+void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_t batch,
+                          std::int64_t tokens, std::int64_t cached, MaskKind mask,
+                          const std::string& prefix = "") {
+  const std::int64_t mt = batch * tokens;
+  const std::int64_t q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
+  ops.push_back(sfu(prefix + "attn_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
+  ops.back().weight_bytes = double(s.hidden) * s.wbytes;
+  Op qkv = gemm(prefix + "qkv_proj", mt, q + 2 * kv, s.qkv_input, s.wbytes, s.abytes);
+  qkv.kv_write_bytes = double(mt) * 2 * kv * s.abytes;
+  ops.push_back(qkv);
+  append_attention(ops, prefix + "attn_", s, batch, tokens, cached, tokens, mask, false);
+  ops.push_back(gemm(prefix + "o_proj", mt, s.hidden, q, s.wbytes, s.abytes));
+  ops.push_back(sfu(prefix + "mlp_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
+  ops.back().weight_bytes = double(s.hidden) * s.wbytes;
+  if (s.gated) {
+    ops.push_back(gemm(prefix + "gate_up_proj", mt, 2 * s.intermediate, s.hidden, s.wbytes, s.abytes));
+    ops.push_back(sfu(prefix + "silu_mul", OpKind::elementwise, double(mt) * s.intermediate, 1, s.abytes));
+  } else {
+    ops.push_back(gemm(prefix + "fc1", mt, s.intermediate, s.hidden, s.wbytes, s.abytes));
+    ops.push_back(sfu(prefix + "activation", OpKind::elementwise, double(mt) * s.intermediate, 1, s.abytes));
+  }
+  ops.push_back(gemm(prefix + (s.gated ? "down_proj" : "fc2"), mt, s.hidden, s.intermediate,
+                     s.wbytes, s.abytes));
+}
+
+void check_shape(const std::string& what, int tokens, std::int64_t context, int batch) {
+  if (tokens < 1) throw InputError(fmt::format("{}: x (tokens per step) must be >= 1, got {}", what, tokens));
+  if (context < 0) throw InputError(fmt::format("{}: context must be >= 0, got {}", what, context));
+  if (batch < 1) throw InputError(fmt::format("{}: batch must be >= 1, got {}", what, batch));
+}
+
+}  // namespace
+
+double StepGraph::total_flops() const {
+  double f = 0;
+  for (const auto& op : layer_ops) f += op.flops;
+  f *= layer_count;
+  for (const auto& op : tail_ops) f += op.flops;
+  return f;
+}
+
+double StepGraph::total_weight_bytes() const {
+  double b = 0;
+  for (const auto& op : layer_ops) b += op.weight_bytes;
+  b *= layer_count;
+  for (const auto& op : tail_ops) b += op.weight_bytes;
+  return b;
+}
+
+double StepGraph::total_kv_read_bytes() const {
+  double b = 0;
+  for (const auto& op : layer_ops) b += op.kv_read_bytes;
+  b *= layer_count;
+  for (const auto& op : tail_ops) b += op.kv_read_bytes;
+  return b;
+}
+
+std::string StepGraph::signature() const {
+  // The label names model, role, tokens, context and batch; op count guards against
+  // two builders producing different graphs under one label.
+  return fmt::format("{}|{}|{}|{}", label, layer_ops.size(), tail_ops.size(), layer_count);
+}
+
+StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape) {
+  check_shape(model.name, shape.tokens, shape.context, shape.batch);
+  const LayerShape s = shape_of(model);
+  StepGraph g;
+  g.label = fmt::format("verify {} x={} L={} b={}{}{}", model.name, shape.tokens, shape.context,
+                        shape.batch, shape.mask == MaskKind::tree ? " tree" : "",
+                        shape.include_lm_head ? "" : " no-lm-head");
+  g.tokens = shape.tokens;
+  g.batch = shape.batch;
+  g.context = shape.context;
+  g.layer_count = model.layers;
+  append_decoder_layer(g.layer_ops, s, shape.batch, shape.tokens, shape.context, shape.mask);
+  const std::int64_t mt = std::int64_t(shape.batch) * shape.tokens;
+  g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
+  if (shape.include_lm_head)
+    g.tail_ops.push_back(gemm("lm_head", mt, model.vocab_size, s.hidden, s.wbytes, s.abytes));
+  return g;
+}
+
+StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target,
+                                 int width, std::int64_t context, int batch) {
+  check_shape(algorithm.name + " draft", width, context, batch);
+  const DraftSpec& d = algorithm.draft;
+  if (d.kind == DraftKind::standalone) {
+    if (!d.model) throw InputError(algorithm.name + ": standalone draft model not resolved");
+    StepGraph g = build_verify_graph(*d.model, {width, context, batch, MaskKind::causal, true});
+    g.label = fmt::format("draft {} w={} L={} b={}", d.model->name, width, context, batch);
+    return g;
+  }
+  StepGraph g;
+  g.label = fmt::format("draft {} for {} w={} L={} b={}", algorithm.name, target.name, width,
+                        context, batch);
+  g.tokens = width;
+  g.batch = batch;
+  g.context = context;
+  g.layer_count = 1;
+  const std::int64_t mt = std::int64_t(batch) * width;
+  if (d.kind == DraftKind::longspec) {
+    // Self-attention over its own sliding window, then cross-attention on the target's
+    // last-layer KV cache (full context; K/V are read, not recomputed), then the MLP.
+    LayerShape s = shape_of(target);
+    const std::int64_t window = std::min<std::int64_t>(context, d.self_attention_window_tokens);
+    append_decoder_layer(g.layer_ops, s, batch, width, window, MaskKind::tree, "self_");
+    // Move the MLP behind the cross-attention block: split at the MLP norm.
+    auto mlp_begin = std::find_if(g.layer_ops.begin(), g.layer_ops.end(),
+                                  [](const Op& op) { return op.name == "self_mlp_norm"; });
+    std::vector<Op> mlp(mlp_begin, g.layer_ops.end());
+    g.layer_ops.erase(mlp_begin, g.layer_ops.end());
+    const std::int64_t q = s.heads * s.head_dim;
+    g.layer_ops.push_back(sfu("cross_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
+    g.layer_ops.back().weight_bytes = double(s.hidden) * s.wbytes;
+    g.layer_ops.push_back(gemm("cross_q_proj", mt, q, s.hidden, s.wbytes, s.abytes));
+    append_attention(g.layer_ops, "cross_attn_", s, batch, width, context, 0, MaskKind::causal, true);
+    g.layer_ops.push_back(gemm("cross_o_proj", mt, s.hidden, q, s.wbytes, s.abytes));
+    for (auto& op : mlp) op.name = op.name.substr(5);  // "self_mlp_norm" -> "mlp_norm"
+    g.layer_ops.insert(g.layer_ops.end(), mlp.begin(), mlp.end());
+    g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
+    g.tail_ops.push_back(gemm("lm_head", mt, target.vocab_size, s.hidden, s.wbytes, s.abytes));
+    return g;
+  }
+  // EAGLE-3 head: fuse three target feature layers (3d -> d), one decoder layer whose QKV
+  // input is [embedding, feature] (2d) with its own KV cache over the context, small LM head.
+  LayerShape s{d.hidden_size, d.intermediate_size, d.attention_heads, d.kv_heads, d.head_dim,
+               std::int64_t(d.qkv_input_factor) * d.hidden_size, true,
+               target.weight_bytes_per_param(), target.activation_bytes()};
+  Op fc = gemm("feature_fc", mt, s.hidden, std::int64_t(d.fused_feature_layers) * s.hidden,
+               s.wbytes, s.abytes);
+  g.layer_ops.push_back(fc);
+  append_decoder_layer(g.layer_ops, s, batch, width, context, MaskKind::tree);
+  g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
+  g.tail_ops.push_back(gemm("lm_head", mt, d.draft_vocab_size, s.hidden, s.wbytes, s.abytes));
+  return g;
+}
+
+}  // namespace models

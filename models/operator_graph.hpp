@@ -1,0 +1,78 @@
+#pragma once
+// Per-step operator graphs. A step is `layer_count` repetitions of one decoder layer's ops
+// (all layers have the same shape, which lets engines cost or simulate a layer once and
+// memoise it) followed by tail ops (final norm, LM head). Every op carries its GEMM shape,
+// FLOPs and bytes so the analytic and simulated engines can be compared op by op.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/algorithm_spec.hpp"
+#include "models/model_spec.hpp"
+
+namespace models {
+
+enum class OpKind {
+  gemm,          // weight GEMM / GEMV: M tokens x N outputs x K inputs
+  attention_qk,  // scores: per (batch, head) M queries x N keys x K head_dim, reads K cache
+  attention_pv,  // context: per (batch, head) M queries x N head_dim x K keys, reads V cache
+  softmax,       // SFU, two passes (max/sum, normalise)
+  norm,          // RMSNorm / LayerNorm, SFU, two passes
+  elementwise,   // activation (SiLU * up), residual adds: SFU, one pass
+};
+std::string to_string(OpKind kind);
+
+enum class MaskKind { causal, tree };
+
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::gemm;
+  std::int64_t m = 0, n = 0, k = 0;  // GEMM-like shape (per batch item for attention)
+  std::int64_t batch = 1;            // independent GEMMs (batch * heads for attention)
+  double flops = 0;
+  double weight_bytes = 0;           // streamed weights
+  double kv_read_bytes = 0;          // KV-cache bytes read from off-chip memory
+  double kv_write_bytes = 0;         // new K/V written back
+  double activation_bytes = 0;       // activations read + written (on-chip on FPGAs)
+  double sfu_elements = 0;           // elements through the SFU per pass
+  int sfu_passes = 0;
+  std::int64_t kv_heads = 0;         // attention: distinct K/V heads (GQA groups)
+  std::int64_t cached_keys = 0;      // attention: keys already in the cache (L)
+  std::int64_t new_keys = 0;         // attention: keys added by this step (x)
+  MaskKind mask = MaskKind::causal;
+  // Cross-attention over another model's cache (LongSpec draft): engines may read it per
+  // query head instead of per KV head (see FpgaSpec::cross_attention_kv_read_factor).
+  bool cross_attention = false;
+};
+
+struct StepGraph {
+  std::string label;            // e.g. "verify llama-3.1-8b-instruct x=13 L=1024"
+  std::vector<Op> layer_ops;    // one decoder layer
+  int layer_count = 0;
+  std::vector<Op> tail_ops;     // after the last layer
+  int tokens = 0;               // x (or the draft pass width) per sequence
+  int batch = 1;
+  std::int64_t context = 0;
+
+  double total_flops() const;
+  double total_weight_bytes() const;
+  double total_kv_read_bytes() const;
+  // Cache key: equal keys mean identical graphs (engines memoise on it).
+  std::string signature() const;
+};
+
+struct StepShape {
+  int tokens = 1;               // x
+  std::int64_t context = 0;     // L, tokens already in the KV cache
+  int batch = 1;
+  MaskKind mask = MaskKind::causal;
+  bool include_lm_head = true;
+};
+
+// Target verification (or plain decoding) step.
+StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape);
+// One draft pass over `width` tokens for `algorithm` drafting for `target` at context L.
+StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target,
+                                 int width, std::int64_t context, int batch = 1);
+
+}  // namespace models

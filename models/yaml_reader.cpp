@@ -1,0 +1,158 @@
+#include "models/yaml_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "models/config_error.hpp"
+
+namespace models {
+
+namespace {
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsSequence()) return "a list";
+  return "a map";
+}
+}  // namespace
+
+YamlReader::YamlReader(std::string file, std::string prefix, YAML::Node node)
+    : file_(std::move(file)), prefix_(std::move(prefix)), node_(std::move(node)) {}
+
+YamlReader YamlReader::open(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open file", path));
+  YAML::Node root;
+  try {
+    root = YAML::Load(in);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}: line {}: malformed YAML: {}", path, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) throw_input_error(path, "(top level)", "a map of keys", describe(root));
+  return YamlReader(path, "", root);
+}
+
+std::string YamlReader::key_path(const std::string& key) const {
+  return prefix_.empty() ? key : prefix_ + "." + key;
+}
+
+void YamlReader::fail(const std::string& key, const std::string& expected,
+                      const std::string& got) const {
+  throw_input_error(file_, key_path(key), expected, got);
+}
+
+bool YamlReader::has(const std::string& key) const {
+  const YAML::Node n = node_[key];
+  return n.IsDefined() && !n.IsNull();
+}
+
+YAML::Node YamlReader::required(const std::string& key) const {
+  YAML::Node n = node_[key];
+  if (!n.IsDefined() || n.IsNull()) fail(key, "a value (required key is missing)", "nothing");
+  return n;
+}
+
+YamlReader YamlReader::child(const std::string& key) const {
+  YAML::Node n = required(key);
+  if (!n.IsMap()) fail(key, "a map", describe(n));
+  return YamlReader(file_, key_path(key), n);
+}
+
+std::optional<YamlReader> YamlReader::optional_child(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return child(key);
+}
+
+std::string YamlReader::string(const std::string& key) const {
+  YAML::Node n = required(key);
+  if (!n.IsScalar()) fail(key, "a string", describe(n));
+  return n.Scalar();
+}
+
+std::string YamlReader::string_or(const std::string& key, const std::string& fallback) const {
+  return has(key) ? string(key) : fallback;
+}
+
+std::string YamlReader::one_of(const std::string& key,
+                               const std::vector<std::string>& allowed) const {
+  const std::string v = string(key);
+  for (const auto& a : allowed)
+    if (a == v) return v;
+  fail(key, fmt::format("one of {}", fmt::join(allowed, "|")), "'" + v + "'");
+}
+
+double YamlReader::number(const std::string& key) const {
+  YAML::Node n = required(key);
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v))
+    fail(key, "a finite number", describe(n));
+  return v;
+}
+
+double YamlReader::positive(const std::string& key) const {
+  const double v = number(key);
+  if (!(v > 0)) fail(key, "a number > 0", describe(node_[key]));
+  return v;
+}
+
+double YamlReader::non_negative(const std::string& key) const {
+  const double v = number(key);
+  if (v < 0) fail(key, "a number >= 0", describe(node_[key]));
+  return v;
+}
+
+double YamlReader::fraction(const std::string& key) const {
+  const double v = number(key);
+  if (!(v > 0 && v <= 1)) fail(key, "a fraction in (0, 1]", describe(node_[key]));
+  return v;
+}
+
+double YamlReader::positive_or(const std::string& key, double fallback) const {
+  return has(key) ? positive(key) : fallback;
+}
+
+long long YamlReader::positive_int(const std::string& key) const {
+  const long long v = non_negative_int(key);
+  if (v < 1) fail(key, "an integer >= 1", describe(node_[key]));
+  return v;
+}
+
+long long YamlReader::non_negative_int(const std::string& key) const {
+  YAML::Node n = required(key);
+  long long v = 0;
+  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < 0)
+    fail(key, "an integer >= 0", describe(n));
+  return v;
+}
+
+long long YamlReader::positive_int_or(const std::string& key, long long fallback) const {
+  return has(key) ? positive_int(key) : fallback;
+}
+
+bool YamlReader::boolean(const std::string& key) const {
+  YAML::Node n = required(key);
+  bool v = false;
+  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) fail(key, "true or false", describe(n));
+  return v;
+}
+
+bool YamlReader::boolean_or(const std::string& key, bool fallback) const {
+  return has(key) ? boolean(key) : fallback;
+}
+
+std::vector<long long> YamlReader::positive_int_list(const std::string& key) const {
+  YAML::Node n = required(key);
+  if (!n.IsSequence()) fail(key, "a list of integers", describe(n));
+  std::vector<long long> out;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    long long v = 0;
+    if (!n[i].IsScalar() || !YAML::convert<long long>::decode(n[i], v) || v < 1)
+      fail(fmt::format("{}[{}]", key, i), "an integer >= 1", describe(n[i]));
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace models

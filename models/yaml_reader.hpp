@@ -1,0 +1,51 @@
+#pragma once
+// Typed, validated access to a YAML config. Every read names the file and the dotted key path,
+// so a bad value produces "configs/hardware/v80.yaml: memory.bandwidth_gbs: expected a number
+// > 0, got -3". Required keys have no silent defaults; optional ones say so at the call site.
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace models {
+
+class YamlReader {
+ public:
+  // Parses `path`; a syntax error becomes an InputError naming the file and line.
+  static YamlReader open(const std::string& path);
+
+  YamlReader child(const std::string& key) const;            // required map
+  std::optional<YamlReader> optional_child(const std::string& key) const;
+  bool has(const std::string& key) const;
+
+  std::string string(const std::string& key) const;
+  std::string string_or(const std::string& key, const std::string& fallback) const;
+  std::string one_of(const std::string& key, const std::vector<std::string>& allowed) const;
+  double number(const std::string& key) const;                // any finite number
+  double positive(const std::string& key) const;              // > 0
+  double non_negative(const std::string& key) const;          // >= 0
+  double fraction(const std::string& key) const;              // in (0, 1]
+  double positive_or(const std::string& key, double fallback) const;
+  long long positive_int(const std::string& key) const;       // integer >= 1
+  long long non_negative_int(const std::string& key) const;   // integer >= 0
+  long long positive_int_or(const std::string& key, long long fallback) const;
+  bool boolean(const std::string& key) const;
+  bool boolean_or(const std::string& key, bool fallback) const;
+  std::vector<long long> positive_int_list(const std::string& key) const;
+
+  const std::string& file() const { return file_; }
+  std::string key_path(const std::string& key) const;
+  const YAML::Node& node() const { return node_; }
+  [[noreturn]] void fail(const std::string& key, const std::string& expected,
+                         const std::string& got) const;
+
+ private:
+  YamlReader(std::string file, std::string prefix, YAML::Node node);
+  YAML::Node required(const std::string& key) const;
+  std::string file_;
+  std::string prefix_;
+  YAML::Node node_;
+};
+
+}  // namespace models

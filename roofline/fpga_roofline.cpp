@@ -1,0 +1,102 @@
+#include "roofline/fpga_roofline.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofline {
+
+using models::Op;
+using models::OpKind;
+
+FpgaOpWork fpga_op_work(const models::FpgaSpec& f, const Op& op, int tokens) {
+  FpgaOpWork w;
+  w.weight_bytes = op.weight_bytes;
+  const double kv_read = op.cross_attention ? op.kv_read_bytes * f.cross_attention_kv_read_factor
+                                            : op.kv_read_bytes;
+  w.kv_bytes = kv_read + op.kv_write_bytes;
+  const double macs = op.flops / 2.0;
+  switch (op.kind) {
+    case OpKind::gemm: {
+      // MV mode at x = 1; in MM mode the n token lanes share each m x k weight tile and take
+      // consecutive (tile, token) pairs, so only the weight dimensions are tile-quantised.
+      const bool mv = tokens == 1;
+      const double m = mv ? f.mv_m : f.mm_m, k = mv ? f.mv_k : f.mm_k, n = mv ? 1 : f.mm_n;
+      const double tiles = std::ceil(double(op.n) / m) * std::ceil(double(op.k) / k);
+      w.matrix_cycles = std::ceil(tiles * double(op.m) / (n * f.slrs));
+      break;
+    }
+    case OpKind::attention_qk:
+    case OpKind::attention_pv: {
+      const double per_cycle = (tokens == 1 ? f.macs_per_cycle_mv() : f.macs_per_cycle_mm()) *
+                               f.attention_efficiency;
+      w.matrix_cycles = std::ceil(macs / per_cycle);
+      break;
+    }
+    case OpKind::softmax:
+    case OpKind::norm:
+    case OpKind::elementwise:
+      w.sfu_cycles = std::ceil(op.sfu_elements * op.sfu_passes / (double(f.sfu_lanes) * f.slrs));
+      break;
+  }
+  return w;
+}
+
+FpgaRooflineEngine::FpgaRooflineEngine(models::HardwareSpec hw) : hw_(std::move(hw)) {}
+
+models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool breakdown) const {
+  const models::FpgaSpec& f = *hw_.fpga;
+  const double hz = f.clock_mhz * 1e6;
+  const double weight_bw = f.weight_bandwidth_gbs() * 1e9;
+  const double kv_bw = f.kv_bandwidth_gbs() * 1e9;
+  models::StepCost cost;
+
+  // One fused group (a layer, or the tail): memory and compute overlap through double
+  // buffering; the group pays max of the two plus the pipeline fill/drain overhead.
+  auto group = [&](const std::vector<Op>& ops, int count, const char* label) {
+    if (ops.empty() || count == 0) return;
+    double weight_bytes = 0, kv_bytes = 0, matrix = 0, sfu = 0, flops = 0;
+    for (const Op& op : ops) {
+      const FpgaOpWork w = fpga_op_work(f, op, g.tokens);
+      weight_bytes += w.weight_bytes;
+      kv_bytes += w.kv_bytes;
+      matrix += w.matrix_cycles;
+      sfu += w.sfu_cycles;
+      flops += op.flops;
+      if (breakdown) {
+        models::OpCost c;
+        c.op = op.name;
+        c.count = count;
+        c.compute_s = std::max(w.matrix_cycles, w.sfu_cycles) / hz;
+        c.memory_s = w.weight_bytes / weight_bw + w.kv_bytes / kv_bw;
+        c.seconds = std::max(c.compute_s, c.memory_s);
+        c.compute_utilisation = c.seconds > 0 ? op.flops / c.seconds / hw_.peak_flops() : 0;
+        c.memory_utilisation = c.seconds > 0 ? (w.weight_bytes + w.kv_bytes) / c.seconds /
+                                                   hw_.peak_bandwidth_bytes() : 0;
+        cost.ops.push_back(c);
+      }
+    }
+    const double memory_s = weight_bytes / weight_bw + kv_bytes / kv_bw;
+    const double compute_s = std::max(matrix, sfu) / hz;
+    const double overhead_s = f.layer_overhead_cycles / hz;
+    const double t = std::max(memory_s, compute_s) + overhead_s;
+    cost.seconds += t * count;
+    if (breakdown) {
+      models::OpCost c;
+      c.op = label;
+      c.count = count;
+      c.seconds = t;
+      c.compute_s = compute_s;
+      c.memory_s = memory_s;
+      c.stall_s = overhead_s;
+      c.compute_utilisation = flops / t / hw_.peak_flops();
+      c.memory_utilisation = (weight_bytes + kv_bytes) / t / hw_.peak_bandwidth_bytes();
+      cost.ops.push_back(c);
+    }
+  };
+  group(g.layer_ops, g.layer_count, "(layer)");
+  group(g.tail_ops, 1, "(tail)");
+  cost.cycles = std::llround(cost.seconds * hz);
+  return cost;
+}
+
+}  // namespace roofline

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages specdse builds, tests and plots with. Idempotent; run as root.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  libsystemc-dev        # cycle-accurate hardware models (sim/)
+  libboost-graph-dev    # token trees (search/)
+  libeigen3-dev         # golden CPU kernels, OLS
+  libceres-dev          # AAT curve fit
+  libfmt-dev libyaml-cpp-dev libcli11-dev
+  catch2                # unit tests (v2.13)
+  libbenchmark-dev      # benchmarks (bench/ targets)
+  python3-matplotlib    # plots, run with /usr/bin/python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present" >&2
+fi

@@ -1,0 +1,60 @@
+#pragma once
+// Best verification length per context (paper 000 §III-B): evaluate P_eff(x) =
+// AAT(x) / (T_v(x) + T_d(x)) with an engine's latencies over the candidate x and take the
+// maximum; compare with AD (x = 1), the "original set" (the algorithm's default tree) and the
+// "naive set" (smallest x where the fitted AAT slope drops below a threshold).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/latency_engine.hpp"
+#include "roofline/performance.hpp"
+#include "search/aat_fit.hpp"
+#include "search/acceptance_data.hpp"
+
+namespace search {
+
+// AAT at each x: the measured value where there is one, else the fitted curve. Measured trees
+// also fix the draft's per-level widths (T_d) at their x.
+struct AatSource {
+  AatFit fit;
+  std::map<int, double> measured;
+  std::map<int, std::vector<int>> measured_widths;
+  double at(int x) const;
+  // Fit the measurements (plus the exact AD point AAT(1) = 1).
+  static AatSource from_measurements(const std::vector<AatMeasurement>& rows, const std::string& what);
+};
+
+struct OptimizeOptions {
+  int x_max = 128;              // upper bound on x (also bounded by the algorithm's trees)
+  bool measured_x_only = false; // evaluate only x with a measured AAT (plus x = 1)
+  double naive_slope = 0.02;    // naive set: AAT slope below this (tokens per extra node)
+  std::optional<int> original_x;            // e.g. 69: LongSpec's default 68-node tree
+  std::optional<std::vector<int>> original_widths;  // its per-level widths, if not the table's
+};
+
+struct OptimizeResult {
+  long long context = 0;
+  roofline::PerfPoint ar;           // x = 1
+  roofline::PerfPoint best;
+  roofline::PerfPoint naive;
+  std::optional<roofline::PerfPoint> original;
+  std::vector<roofline::PerfPoint> curve;  // every evaluated x, ascending
+  double ridge_x = 0;
+  roofline::Regime regime = roofline::Regime::mixed;
+  double speedup() const { return best.p_eff() / ar.p_eff(); }
+};
+
+roofline::PerfPoint evaluate_x(const models::LatencyEngine& engine, const models::Workload& w,
+                               long long context, const AatSource& aat, int x,
+                               const std::vector<int>* widths = nullptr);
+
+OptimizeResult optimize_context(const models::LatencyEngine& engine, const models::Workload& w,
+                                long long context, const AatSource& aat,
+                                const OptimizeOptions& options);
+
+// Per-level node counts from a "4 4 3 1" tree-shape string (zeros dropped).
+std::vector<int> parse_tree_shape(const std::string& shape);
+
+}  // namespace search
