@@ -1,0 +1,60 @@
+// Bad input through the CLI: one line on stderr naming what was wrong, exit status 2.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+}  // namespace
+
+TEST_CASE("Unknown hardware exits 2 with the available names") {
+  const auto r = run("latency --hw v81 --model llama-3.1-8b-instruct");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("unknown hardware 'v81'") && Catch::Contains("u280"));
+}
+
+TEST_CASE("x < 1 and malformed lists exit 2") {
+  CHECK(run("latency --hw v80 --model llama-3.1-8b-instruct --x 0").status == 2);
+  CHECK(run("latency --hw v80 --model llama-3.1-8b-instruct --x 1-abc").status == 2);
+  CHECK(run("latency --hw v80 --model llama-3.1-8b-instruct --context -5").status == 2);
+}
+
+TEST_CASE("A fit with too few points exits 2 naming the data") {
+  const auto r = run("fit --algorithm longspec-tree --model llama-3.1-8b-instruct --task govreport "
+                     "--context 128 --source-table 't3-4 naive 36-node shape' --no-ad-anchor");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("3 distinct x"));
+}
+
+TEST_CASE("optimize without measurements for the context exits 2 and lists contexts that have data") {
+  const auto r = run("optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 777");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("context 777") && Catch::Contains("128"));
+}
+
+TEST_CASE("latency prints CSV with SI units in the header and JSON on request") {
+  const auto csv = run("latency --hw v80 --model llama-3.1-8b-instruct --x 1,2 --context 128 --format csv");
+  CHECK(csv.status == 0);
+  CHECK_THAT(csv.output, Catch::StartsWith("hw,model,engine,batch,x,context,t_verify_s,tokens_per_s"));
+  const auto json = run("latency --hw h100-sxm --model llama-3.1-8b-instruct --draft eagle3-tree --x 8 --format json");
+  CHECK(json.status == 0);
+  CHECK_THAT(json.output, Catch::Contains("\"t_draft_s\": "));
+}

@@ -1,0 +1,76 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "models/hardware_spec.hpp"
+
+using namespace models;
+namespace fs = std::filesystem;
+
+namespace {
+// A copy of a shipped config with one line replaced, in a temp dir (never the source tree).
+std::string mutated_copy(const std::string& name, const std::string& from, const std::string& to) {
+  const std::string src = ConfigRegistry().path("hardware", name);
+  std::ifstream in(src);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto pos = text.find(from);
+  REQUIRE(pos != std::string::npos);
+  text.replace(pos, from.size(), to);
+  const fs::path dir = fs::temp_directory_path() / "specdse_test_configs";
+  fs::create_directories(dir);
+  const fs::path out = dir / (name + "_" + std::to_string(std::hash<std::string>{}(to)) + ".yaml");
+  std::ofstream(out) << text;
+  return out.string();
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    load_hardware(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("Negative bandwidth names file, key and value") {
+  const std::string p = mutated_copy("v80", "bandwidth_gbs: 819", "bandwidth_gbs: -819");
+  const std::string msg = error_of(p);
+  CHECK_THAT(msg, Catch::Contains(p));
+  CHECK_THAT(msg, Catch::Contains("memory.bandwidth_gbs"));
+  CHECK_THAT(msg, Catch::Contains("> 0"));
+  CHECK_THAT(msg, Catch::Contains("-819"));
+  CHECK(msg.find('\n') == std::string::npos);
+}
+
+TEST_CASE("A missing required key is an error, not a default") {
+  const std::string p = mutated_copy("v80", "clock_mhz: 225", "# clock removed");
+  CHECK_THAT(error_of(p), Catch::Contains("clock_mhz") && Catch::Contains("missing"));
+}
+
+TEST_CASE("Malformed YAML reports the file and line") {
+  const std::string p = mutated_copy("h100-sxm", "sms: 132", "sms: [132");
+  CHECK_THAT(error_of(p), Catch::Contains("malformed YAML") && Catch::Contains("line"));
+}
+
+TEST_CASE("Wrong types and out-of-range fractions are rejected") {
+  CHECK_THAT(error_of(mutated_copy("v80", "channels: 32", "channels: many")),
+             Catch::Contains("memory.channels"));
+  CHECK_THAT(error_of(mutated_copy("v80", "weight_stream_efficiency: 0.7", "weight_stream_efficiency: 1.7")),
+             Catch::Contains("(0, 1]"));
+  CHECK_THAT(error_of(mutated_copy("v80", "kind: fpga", "kind: asic")), Catch::Contains("fpga|gpu|cpu"));
+}
+
+TEST_CASE("Unknown config names list what is available") {
+  try {
+    ConfigRegistry().hardware("v81");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("unknown hardware 'v81'") && Catch::Contains("v80"));
+  }
+}

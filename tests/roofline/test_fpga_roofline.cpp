@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+
+#include "models/config_registry.hpp"
+#include "roofline/analytic_engine.hpp"
+#include "roofline/performance.hpp"
+
+using namespace models;
+
+namespace {
+Workload llama8b() {
+  Workload w;
+  w.target = ConfigRegistry().model("llama-3.1-8b-instruct");
+  return w;
+}
+}  // namespace
+
+TEST_CASE("FPGA T_v is non-decreasing in x and in context on every board") {
+  const ConfigRegistry reg;
+  const Workload w = llama8b();
+  for (const char* board : {"u280", "vhk158", "v80", "u250"}) {
+    const auto e = roofline::make_analytic_engine(reg.hardware(board));
+    for (long long L : {128LL, 4096LL, 16384LL}) {
+      double prev = 0;
+      for (int x = 1; x <= 128; ++x) {
+        const double t = t_verify(*e, w, x, L);
+        CHECK(t >= prev);
+        prev = t;
+      }
+    }
+    for (int x : {1, 16, 64}) {
+      double prev = 0;
+      for (long long L = 0; L <= 16384; L += 1024) {
+        const double t = t_verify(*e, w, x, L);
+        CHECK(t >= prev);
+        prev = t;
+      }
+    }
+  }
+}
+
+TEST_CASE("Halving bandwidth roughly doubles the x = 1 step time") {
+  const ConfigRegistry reg;
+  HardwareSpec hw = reg.hardware("v80");
+  const auto full = roofline::make_analytic_engine(hw);
+  hw.fpga->bandwidth_gbs /= 2;
+  const auto half = roofline::make_analytic_engine(hw);
+  const double ratio = t_verify(*half, llama8b(), 1, 1024) / t_verify(*full, llama8b(), 1, 1024);
+  CHECK(ratio == Approx(2.0).epsilon(0.02));  // fixed per-layer overhead keeps it just under 2
+  CHECK(ratio < 2.0);
+}
+
+TEST_CASE("V80 decodes Llama-3.1-8B at 40.09 tokens/s at context 128 (paper 000 Table I)") {
+  const auto e = roofline::make_analytic_engine(ConfigRegistry().hardware("v80"));
+  CHECK(1.0 / t_verify(*e, llama8b(), 1, 128) == Approx(40.09).epsilon(0.02));
+}
+
+TEST_CASE("Ridge point and regimes follow the case analysis") {
+  using roofline::PerfPoint;
+  // A memory roof of 10 ms per step until x = 8, then compute-bound at 1.25 ms per token.
+  std::vector<PerfPoint> pts;
+  for (int x = 1; x <= 32; ++x) pts.push_back({x, std::max(0.010, 0.00125 * x), 0, 1});
+  CHECK(roofline::ridge_point(pts) == Approx(8.0));
+  CHECK(roofline::classify(8.0, 30) == roofline::Regime::mixed);
+  CHECK(roofline::classify(40.0, 30) == roofline::Regime::memory_bound);
+  CHECK(roofline::classify(1.0, 30) == roofline::Regime::compute_bound);
+  const PerfPoint p{4, 0.01, 0.005, 2.5};
+  CHECK(p.p() == Approx(400));
+  CHECK(p.p_disc() == Approx(4 / 0.015));
+  CHECK(p.p_eff() == Approx(p.p_disc() * p.ar()));
+}
+
+TEST_CASE("GPUs stay memory-bound far longer than the FPGA boards") {
+  const ConfigRegistry reg;
+  const auto gpu = roofline::make_analytic_engine(reg.hardware("h100-sxm"));
+  const auto fpga = roofline::make_analytic_engine(reg.hardware("v80"));
+  const Workload w = llama8b();
+  CHECK(t_verify(*gpu, w, 16, 1024) / t_verify(*gpu, w, 1, 1024) < 1.2);
+  CHECK(t_verify(*fpga, w, 64, 1024) / t_verify(*fpga, w, 1, 1024) > 3.0);
+}
