@@ -8,6 +8,7 @@
 
 #include "models/config_error.hpp"
 #include "roofline/analytic_engine.hpp"
+#include "sim/sim_engine.hpp"
 
 namespace experiments {
 
@@ -25,11 +26,6 @@ long long parse_ll(const std::string& option, const std::string& s) {
   if (used != s.size() || s.empty())
     throw InputError(fmt::format("{}: expected an integer, got '{}'", option, s));
   return v;
-}
-
-std::vector<EngineFactory>& engine_factories() {
-  static std::vector<EngineFactory> f;
-  return f;
 }
 }  // namespace
 
@@ -98,13 +94,10 @@ models::ConfigRegistry registry(const GlobalOptions& g) {
   return g.config_dir.empty() ? models::ConfigRegistry() : models::ConfigRegistry(g.config_dir);
 }
 
-void register_engine_factory(EngineFactory factory) { engine_factories().push_back(factory); }
-
 std::unique_ptr<models::LatencyEngine> make_engine(const std::string& engine,
                                                   const models::HardwareSpec& hw) {
   if (engine == "roofline") return roofline::make_analytic_engine(hw);
-  for (auto f : engine_factories())
-    if (auto e = f(engine, hw)) return e;
+  if (auto e = sim::make_sim_engine(engine, hw)) return e;
   throw InputError(fmt::format("--engine: '{}' is not available for {} hardware '{}'", engine,
                                models::to_string(hw.kind), hw.name));
 }

@@ -28,10 +28,6 @@ models::ConfigRegistry registry(const GlobalOptions& g);
 // An engine by name for a hardware description ("roofline", "sim", "sim-clocked").
 std::unique_ptr<models::LatencyEngine> make_engine(const std::string& engine,
                                                   const models::HardwareSpec& hw);
-// Engines other than the analytic one register a factory here (sim/ does).
-using EngineFactory = std::unique_ptr<models::LatencyEngine> (*)(const std::string& engine,
-                                                                 const models::HardwareSpec& hw);
-void register_engine_factory(EngineFactory factory);
 
 void print_table(const Table& table, const std::string& format);
 
