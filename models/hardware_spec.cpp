@@ -103,6 +103,8 @@ CpuSpec load_cpu(const YamlReader& r) {
   const YamlReader cal = r.child("calibration");
   c.compute_efficiency = cal.fraction("compute_efficiency");
   c.memory_efficiency = cal.fraction("memory_efficiency");
+  // Optional: fork/join cost of one parallel region, measured by `specdse calibrate-host`.
+  c.op_overhead_us = cal.has("op_overhead_us") ? cal.non_negative("op_overhead_us") : 0.0;
   return c;
 }
 

@@ -69,6 +69,7 @@ struct CpuSpec {
   double l3_mib = 0;
   double compute_efficiency = 0;
   double memory_efficiency = 0;
+  double op_overhead_us = 0;        // fork/join of one parallel op (calibration, optional)
   int threads = 0;
 };
 
