@@ -1,0 +1,396 @@
+#include "experiments/sweep_runner.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "experiments/cli_common.hpp"
+#include "experiments/workload_setup.hpp"
+#include "models/config_error.hpp"
+#include "search/acceptance_data.hpp"
+#include "search/optimizer.hpp"
+
+namespace experiments {
+namespace {
+
+const std::vector<std::string> kPointColumns = {"index", "hardware", "model", "algorithm", "task",
+                                                "context", "batch"};
+const std::vector<std::string> kResultColumns = {
+    "peak_tflops", "bandwidth_gbs", "flops_per_byte", "aat_context", "ar_tokens_per_s", "best_x",
+    "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime",
+    "sd_case"};
+
+std::vector<Cell> point_cells(const SweepPoint& p) {
+  std::vector<Cell> cells = {integer(std::int64_t(p.index)), p.hardware, p.model, p.algorithm, p.task,
+                             integer(p.context), integer(p.batch)};
+  for (const auto& [k, v] : p.hardware_overrides) cells.push_back(text(v));
+  return cells;
+}
+
+std::vector<std::string> point_column_names(const SweepSpec& spec) {
+  auto cols = kPointColumns;
+  for (const auto& k : spec.hardware_keys()) cols.push_back(k);
+  return cols;
+}
+
+// One CSV row (no header, no newline) formatted exactly as Table writes it.
+std::string csv_row(const std::vector<std::string>& columns, std::vector<Cell> cells) {
+  Table t(columns);
+  t.add_row(std::move(cells));
+  std::string s = t.to_string(OutputFormat::csv);
+  s = s.substr(s.find('\n') + 1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+std::string csv_header(const std::vector<std::string>& columns) {
+  std::string h;
+  for (std::size_t i = 0; i < columns.size(); ++i) h += (i ? "," : "") + columns[i];
+  return h;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string c;
+  std::istringstream in(line);
+  while (std::getline(in, c, ',')) cells.push_back(c);
+  if (!line.empty() && line.back() == ',') cells.push_back("");
+  return cells;
+}
+
+// Everything a point needs, prepared on the main thread (config parsing and Ceres fits stay
+// single-threaded; workers only cost graphs).
+struct Prepared {
+  std::map<std::string, std::shared_ptr<models::HardwareSpec>> hardware;
+  std::map<std::string, std::shared_ptr<models::Workload>> workloads;
+  struct Aat {
+    search::AatSource source;
+    long long context = 0;
+  };
+  std::map<std::string, std::shared_ptr<Aat>> aats;
+};
+
+std::string hardware_key(const SweepPoint& p) {
+  std::string k = p.hardware;
+  for (const auto& [key, v] : p.hardware_overrides) k += "|" + key + "=" + v;
+  return k;
+}
+std::string workload_key(const SweepPoint& p) { return fmt::format("{}|{}|{}", p.model, p.algorithm, p.batch); }
+std::string aat_key(const SweepPoint& p) {
+  return fmt::format("{}|{}|{}|{}|{}", p.algorithm, p.model, p.task, p.source_table, p.context);
+}
+
+// AAT of the measured context nearest to the point's (the data has a handful of contexts).
+std::shared_ptr<Prepared::Aat> prepare_aat(const search::AcceptanceData& data, const SweepPoint& p,
+                                           const std::string& spec_path) {
+  search::AatQuery q;
+  q.algorithm = p.algorithm;
+  q.target_model = p.model;
+  q.task = p.task;
+  if (!p.source_table.empty()) q.source_table = p.source_table;
+  const auto contexts = data.contexts(q);
+  if (contexts.empty())
+    throw models::InputError(fmt::format("{}: axes: no AAT measurements in {} for algorithm {}, model {}, task {}{}",
+                                         spec_path, data.path(), p.algorithm, p.model, p.task,
+                                         p.source_table.empty() ? "" : ", source_table " + p.source_table));
+  long long best = contexts.front();
+  for (long long c : contexts)
+    if (std::llabs(c - p.context) < std::llabs(best - p.context)) best = c;
+  auto a = std::make_shared<Prepared::Aat>();
+  a->context = best;
+  a->source = aat_source(data, {p.algorithm, p.model, p.task, p.source_table}, best);
+  return a;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(bool enabled, std::size_t total, std::size_t done)
+      : enabled_(enabled), total_(total), start_done_(done), start_(std::chrono::steady_clock::now()) {}
+  void update(std::size_t done) {
+    if (!enabled_ || total_ == 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const std::size_t new_done = done - start_done_, left = total_ - done;
+    const double eta = new_done ? elapsed / double(new_done) * double(left) : 0.0;
+    const int width = 30, filled = int(double(width) * double(done) / double(total_));
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu %3.0f%% %.1f s, ETA %.1f s ", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), done, total_, 100.0 * double(done) / double(total_),
+                 elapsed, eta);
+    if (done == total_) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  std::size_t total_, start_done_;
+  std::chrono::steady_clock::time_point start_, last_{};
+};
+
+}  // namespace
+
+std::vector<std::string> sweep_columns(const SweepSpec& spec) {
+  auto cols = point_column_names(spec);
+  cols.insert(cols.end(), kResultColumns.begin(), kResultColumns.end());
+  return cols;
+}
+
+models::HardwareSpec load_hardware_with_overrides(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
+    const std::string& context) {
+  if (overrides.empty()) return models::load_hardware(path);
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw models::InputError(fmt::format("{}: cannot parse: {}", path, e.what()));
+  }
+  std::string what;
+  for (const auto& [key, value] : overrides) {
+    YAML::Node cur;
+    cur.reset(root);
+    std::string walked;
+    std::istringstream parts(key);
+    std::string part;
+    while (std::getline(parts, part, '.')) {
+      walked += (walked.empty() ? "" : ".") + part;
+      if (!cur.IsMap() || !cur[part])
+        throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got no key {}", context, key,
+                                             path, walked));
+      YAML::Node next = cur[part];
+      cur.reset(next);
+    }
+    if (!cur.IsScalar())
+      throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got a {}", context, key, path,
+                                           cur.IsMap() ? "map" : "list"));
+    try {
+      std::size_t used = 0;
+      std::stod(cur.Scalar(), &used);
+      if (used != cur.Scalar().size()) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got '{}'", context, key, path,
+                                           cur.Scalar()));
+    }
+    cur = value;  // assigns through the reference into the loaded tree
+    what += fmt::format("{}{}={}", what.empty() ? "" : ", ", key, value);
+  }
+  YAML::Emitter out;
+  out << root;
+  static std::atomic<unsigned> counter{0};
+  const auto tmp = std::filesystem::temp_directory_path() /
+                   fmt::format("specdse-sweep-{}-{}.yaml", ::getpid(), counter++);
+  {
+    std::ofstream f(tmp);
+    f << out.c_str() << "\n";
+  }
+  try {
+    auto hw = models::load_hardware(tmp.string());
+    std::filesystem::remove(tmp);
+    hw.source_file = fmt::format("{} with {}", path, what);
+    return hw;
+  } catch (const models::InputError& e) {
+    std::filesystem::remove(tmp);
+    throw models::InputError(fmt::format("{}: {} with {}: {}", context, path, what, e.what()));
+  }
+}
+
+SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg,
+                        const SweepRunOptions& o, Table* rows_out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SweepRunStats stats;
+  stats.total = spec.size();
+  const std::string engine_name = o.engine.empty() ? spec.engine : o.engine;
+  const auto columns = sweep_columns(spec);
+  const auto point_cols = point_column_names(spec);
+  const std::string header = csv_header(columns);
+
+  // Prepare configs, workloads and AAT sources for every point (validates the whole spec
+  // before any work starts).
+  const auto data = search::AcceptanceData::load(reg.dir() + "/acceptance/aat_measurements.csv");
+  Prepared prep;
+  for (std::size_t i = 0; i < stats.total; ++i) {
+    const SweepPoint p = spec.point(i);
+    const auto hk = hardware_key(p);
+    if (!prep.hardware.count(hk))
+      prep.hardware[hk] = std::make_shared<models::HardwareSpec>(load_hardware_with_overrides(
+          reg.path("hardware", p.hardware), p.hardware_overrides, spec.path + ": axes"));
+    const auto wk = workload_key(p);
+    if (!prep.workloads.count(wk))
+      prep.workloads[wk] = std::make_shared<models::Workload>(make_workload(reg, p.model, p.algorithm, p.batch));
+    const auto ak = aat_key(p);
+    if (!prep.aats.count(ak)) prep.aats[ak] = prepare_aat(data, p, spec.path);
+  }
+
+  // Resume: keep the complete rows of an earlier run of the same spec.
+  std::vector<std::string> lines(stats.total);
+  std::size_t first_pending = 0;
+  std::ofstream file;
+  if (!o.out_path.empty()) {
+    std::string existing;
+    if (std::filesystem::exists(o.out_path)) {
+      std::ifstream in(o.out_path, std::ios::binary);
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      existing = ss.str();
+    }
+    std::size_t keep = 0;  // bytes of the file that stay
+    if (!existing.empty()) {
+      const auto eol = existing.find('\n');
+      if (eol == std::string::npos || existing.substr(0, eol) != header) {
+        if (eol != std::string::npos || header.compare(0, existing.size(), existing) != 0)
+          throw models::InputError(fmt::format(
+              "{}: expected the header of sweep {} to resume it, got a different file; remove it or "
+              "choose another --out", o.out_path, spec.path));
+      } else {
+        keep = eol + 1;
+        std::size_t pos = keep;
+        while (pos < existing.size()) {
+          const auto end = existing.find('\n', pos);
+          if (end == std::string::npos) break;  // a partial row from an interrupted run
+          const std::string line = existing.substr(pos, end - pos);
+          const std::size_t k = first_pending;
+          if (k >= stats.total)
+            throw models::InputError(fmt::format("{}: has more rows than sweep {} ({}); remove it or choose "
+                                                 "another --out", o.out_path, spec.path, stats.total));
+          const std::string expected = csv_row(point_cols, point_cells(spec.point(k))) + ",";
+          if (line.compare(0, expected.size(), expected) != 0 ||
+              split_csv(line).size() != columns.size())
+            throw models::InputError(fmt::format("{}: row {}: expected the point '{}' of sweep {}, got '{}'; "
+                                                 "remove the file or choose another --out",
+                                                 o.out_path, k + 1, expected, spec.path, line));
+          lines[k] = line;
+          ++first_pending;
+          pos = end + 1;
+          keep = pos;
+        }
+      }
+    }
+    if (existing.empty() || keep == 0) {
+      std::ofstream init(o.out_path, std::ios::binary | std::ios::trunc);
+      if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", o.out_path));
+      init << header << '\n';
+    } else if (keep < existing.size()) {
+      std::filesystem::resize_file(o.out_path, keep);
+    }
+    file.open(o.out_path, std::ios::binary | std::ios::app);
+    if (!file) throw models::InputError(fmt::format("{}: cannot append to the sweep output", o.out_path));
+  }
+  stats.reused = first_pending;
+  if (o.stream) {
+    *o.stream << header << '\n';
+    for (std::size_t k = 0; k < first_pending; ++k) *o.stream << lines[k] << '\n';
+    o.stream->flush();
+  }
+
+  // Engines other than the analytic one may hold per-process simulator state: run them serially.
+  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (engine_name != "roofline") threads = 1;
+  const std::size_t pending = stats.total - first_pending;
+  threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, pending)));
+  stats.threads = threads;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::size_t, std::string> finished;  // reorder buffer
+  std::exception_ptr error;
+  std::atomic<std::size_t> next{first_pending};
+  std::atomic<bool> stop{false};
+  auto compute = [&](std::size_t index) {
+    const SweepPoint p = spec.point(index);
+    const auto& hw = *prep.hardware.at(hardware_key(p));
+    const auto& w = *prep.workloads.at(workload_key(p));
+    const auto& aat = *prep.aats.at(aat_key(p));
+    const auto engine = make_engine(engine_name, hw);
+    search::OptimizeOptions opt;
+    opt.x_max = spec.x_max;
+    const auto r = search::optimize_context(*engine, w, p.context, aat.source, opt);
+    // The observed outcome, in the terms of paper 000 §III-B: no gain, the optimum at or past the
+    // AAT saturation point (the naive set), or an interior optimum set by the compute roof.
+    const std::string sd_case = r.best.x == 1 ? "sd_never_helps"
+                                : r.best.x >= r.naive.x ? "larger_x_better"
+                                                        : "interior_optimum";
+    auto cells = point_cells(p);
+    const double bw = hw.peak_bandwidth_bytes();
+    std::vector<Cell> result = {num(hw.peak_flops() / 1e12), num(bw / 1e9), num(hw.peak_flops() / bw),
+                                integer(aat.context), num(r.ar.p_eff()), integer(r.best.x), num(r.best.p_eff()),
+                                num(r.speedup(), 3), num(r.best.aat), num(r.best.t_verify_s),
+                                num(r.best.t_draft_s), num(r.ridge_x, 3), roofline::to_string(r.regime), sd_case};
+    cells.insert(cells.end(), result.begin(), result.end());
+    return csv_row(columns, std::move(cells));
+  };
+  auto worker = [&] {
+    while (!stop) {
+      const std::size_t i = next++;
+      if (i >= stats.total) return;
+      try {
+        std::string line = compute(i);
+        std::lock_guard<std::mutex> lock(mu);
+        finished.emplace(i, std::move(line));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        stop = true;
+      }
+      cv.notify_one();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads && pending > 0; ++t) pool.emplace_back(worker);
+
+  ProgressBar bar(o.progress, stats.total, first_pending);
+  bar.update(first_pending);
+  std::size_t to_write = first_pending;
+  while (to_write < stats.total) {
+    std::string line;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return error || finished.count(to_write); });
+      if (error) break;
+      line = std::move(finished.at(to_write));
+      finished.erase(to_write);
+    }
+    if (file.is_open()) {
+      file << line << '\n';
+      file.flush();
+    }
+    if (o.stream) {
+      *o.stream << line << '\n';
+      o.stream->flush();
+    }
+    lines[to_write] = std::move(line);
+    ++to_write;
+    ++stats.computed;
+    bar.update(to_write);
+  }
+  stop = true;
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+
+  if (rows_out) {
+    *rows_out = Table(columns);
+    for (const auto& line : lines) {
+      std::vector<Cell> cells;
+      for (auto& c : split_csv(line)) cells.push_back(text(c));
+      rows_out->add_row(std::move(cells));
+    }
+  }
+  stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return stats;
+}
+
+}  // namespace experiments

@@ -1,0 +1,60 @@
+#pragma once
+// A sweep spec (configs/sweeps/*.yaml): named axes whose Cartesian product is the set of
+// workloads to optimise. Axis keys are the workload fields (hardware, model, algorithm, task,
+// source_table, context, batch) or any numeric key of the hardware YAML, written as its dotted
+// path (memory.bandwidth_gbs, compute.mm_mode.k, clock_mhz). A scalar is a one-value axis; a
+// list gives the values; {from, to, count, scale: linear|log} generates them.
+//
+//   name: compute_bandwidth_ratio
+//   engine: roofline            # optional (the CLI's --engine overrides it)
+//   x_max: 128                  # optional
+//   plot: sweep_regimes         # optional: experiments/plots/<plot>.py, run by --plot
+//   axes:
+//     hardware: v80
+//     model: llama-3.1-8b-instruct
+//     algorithm: longspec-tree
+//     context: [1024, 16384]
+//     memory.bandwidth_gbs: {from: 25, to: 51200, count: 34, scale: log}
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace experiments {
+
+struct SweepAxis {
+  std::string key;
+  std::vector<std::string> values;  // as written (lists) or formatted with 6 significant digits
+};
+
+// One workload of the product. Index 0 is the first value of every axis; the last axis varies
+// fastest.
+struct SweepPoint {
+  std::size_t index = 0;
+  std::string hardware, model, algorithm, task = "govreport", source_table;
+  long long context = 0;
+  int batch = 1;
+  std::vector<std::pair<std::string, std::string>> hardware_overrides;  // key -> value text
+};
+
+struct SweepSpec {
+  std::string path;
+  std::string name;
+  std::string engine = "roofline";
+  int x_max = 128;
+  std::string plot;
+  std::vector<SweepAxis> axes;  // file order
+
+  std::size_t size() const;
+  SweepPoint point(std::size_t index) const;
+  // Keys of the hardware-override axes, in file order (they become CSV columns).
+  std::vector<std::string> hardware_keys() const;
+};
+
+// Workload fields an axis may name; every other key is a hardware YAML key.
+bool is_workload_field(const std::string& key);
+
+// Parses and validates a spec; errors are models::InputError "FILE: KEY: expected X, got Y".
+SweepSpec load_sweep_spec(const std::string& path);
+
+}  // namespace experiments
