@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 
 namespace sim {
@@ -21,31 +22,27 @@ SC_MODULE(Accelerator) {
   sc_core::sc_event progress;  // some instruction finished
 
   const Program* program = nullptr;
+  std::unique_ptr<UnitQueues> queues;
   SimMode mode = SimMode::event_driven;
   Schedule schedule;
   std::vector<char> done;
-  std::array<std::vector<int>, unit_count> queue;  // instruction indices per unit, in order
   sc_time base;
 
   SC_CTOR(Accelerator) {
-    SC_THREAD(sync_unit);
-    SC_THREAD(load_unit);
-    SC_THREAD(matrix_unit);
-    SC_THREAD(sfu_unit);
-    SC_THREAD(store_unit);
-    SC_THREAD(clock_loop);
+    SC_THREAD(matrix_engine);
+    SC_THREAD(special_function_unit);
+    SC_THREAD(memory_controller);
+    SC_THREAD(clocked_reference);
   }
 
   void load(const Program& p, SimMode m) {
     program = &p;
+    queues = std::make_unique<UnitQueues>(p);
     mode = m;
-    const std::size_t n = p.instructions.size();
     schedule = Schedule{};
-    schedule.start.assign(n, 0);
-    schedule.finish.assign(n, 0);
-    done.assign(n, 0);
-    for (auto& q : queue) q.clear();
-    for (std::size_t i = 0; i < n; ++i) queue[int(p.instructions[i].unit)].push_back(int(i));
+    schedule.start.assign(p.instructions.size(), 0);
+    schedule.finish.assign(p.instructions.size(), 0);
+    done.assign(p.instructions.size(), 0);
   }
 
   bool deps_done(int i) const {
@@ -53,70 +50,106 @@ SC_MODULE(Accelerator) {
       if (!done[d]) return false;
     return true;
   }
-
-  long long now_cycles() const { return static_cast<long long>((sc_core::sc_time_stamp() - base) / cycle); }
-
-  void finish(int i) {
-    schedule.finish[i] = now_cycles();
+  long long now() const { return static_cast<long long>((sc_core::sc_time_stamp() - base) / cycle); }
+  void begin(int i) { schedule.start[i] = now(); }
+  void end(int i) {
+    schedule.finish[i] = now();
     schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[i]);
     done[i] = 1;
   }
 
-  // Event-driven unit: issue in order; sleep until dependencies finish, then for the duration.
-  void run_unit(Unit u) {
+  // --- event-driven units ---------------------------------------------------------------
+  void in_order_unit(const std::vector<int> UnitQueues::*which) {
     for (;;) {
       wait(program_ready);
       if (mode != SimMode::event_driven) continue;
-      for (int i : queue[int(u)]) {
+      for (int i : (*queues).*which) {
         while (!deps_done(i)) wait(progress);
-        schedule.start[i] = now_cycles();
-        const long long c = program->instructions[i].cycles;
-        if (c > 0) wait(double(c), SC_NS);
-        finish(i);
+        begin(i);
+        wait(double(program->instructions[i].cycles), SC_NS);
+        end(i);
         progress.notify(sc_core::SC_ZERO_TIME);
       }
     }
   }
-  void sync_unit() { run_unit(Unit::sync); }
-  void load_unit() { run_unit(Unit::load_dma); }
-  void matrix_unit() { run_unit(Unit::matrix); }
-  void sfu_unit() { run_unit(Unit::sfu); }
-  void store_unit() { run_unit(Unit::store_dma); }
+  void matrix_engine() { in_order_unit(&UnitQueues::matrix); }
+  void special_function_unit() { in_order_unit(&UnitQueues::sfu); }
 
-  // Clocked reference: every cycle, retire what has finished and issue what can start.
-  void clock_loop() {
+  // Ready head of the DMA queues with the lowest program index, or -1.
+  int pick_transfer(std::array<std::size_t, dma_queue_count>& head) const {
+    int pick = -1;
+    for (int k = 0; k < dma_queue_count; ++k)
+      if (head[k] < queues->dma[k].size()) {
+        const int i = queues->dma[k][head[k]];
+        if (deps_done(i) && (pick < 0 || i < queues->dma[pick][head[pick]])) pick = k;
+      }
+    return pick;
+  }
+
+  void memory_controller() {
+    for (;;) {
+      wait(program_ready);
+      if (mode != SimMode::event_driven) continue;
+      std::array<std::size_t, dma_queue_count> head{};
+      auto remaining = [&] {
+        for (int k = 0; k < dma_queue_count; ++k)
+          if (head[k] < queues->dma[k].size()) return true;
+        return false;
+      };
+      // Decide one delta after time advances, when every transfer or compute finishing at
+      // this cycle has been recorded (all finishes happen in the first delta of their cycle).
+      wait(sc_core::SC_ZERO_TIME);
+      while (remaining()) {
+        const int k = pick_transfer(head);
+        if (k < 0) {
+          wait(progress);
+          continue;
+        }
+        const int i = queues->dma[k][head[k]++];
+        begin(i);
+        wait(double(program->instructions[i].cycles), SC_NS);
+        end(i);
+        progress.notify(sc_core::SC_ZERO_TIME);
+        wait(sc_core::SC_ZERO_TIME);
+      }
+    }
+  }
+
+  // --- clocked reference ----------------------------------------------------------------
+  void clocked_reference() {
     for (;;) {
       wait(program_ready);
       if (mode != SimMode::clocked) continue;
-      std::array<std::size_t, unit_count> head{};
-      std::array<int, unit_count> busy;
-      std::array<long long, unit_count> remaining{};
-      busy.fill(-1);
+      struct Busy { int instr = -1; long long remaining = 0; };
+      Busy matrix, sfu, memory;
+      std::size_t head_matrix = 0, head_sfu = 0;
+      std::array<std::size_t, dma_queue_count> head{};
       std::size_t retired = 0;
       const std::size_t total = program->instructions.size();
       for (;;) {
-        for (bool changed = true; changed;) {
-          changed = false;
-          for (int u = 0; u < unit_count; ++u)
-            if (busy[u] >= 0 && remaining[u] == 0) {
-              finish(busy[u]);
-              busy[u] = -1;
-              ++retired;
-              changed = true;
-            }
-          for (int u = 0; u < unit_count; ++u)
-            if (busy[u] < 0 && head[u] < queue[u].size() && deps_done(queue[u][head[u]])) {
-              const int i = queue[u][head[u]++];
-              schedule.start[i] = now_cycles();
-              busy[u] = i;
-              remaining[u] = program->instructions[i].cycles;
-              changed = true;
-            }
-        }
+        for (Busy* b : {&matrix, &sfu, &memory})
+          if (b->instr >= 0 && b->remaining == 0) {
+            end(b->instr);
+            b->instr = -1;
+            ++retired;
+          }
         if (retired == total) break;
+        auto try_issue = [&](Busy& b, const std::vector<int>& q, std::size_t& h) {
+          if (b.instr < 0 && h < q.size() && deps_done(q[h])) {
+            b.instr = q[h++];
+            b.remaining = program->instructions[b.instr].cycles;
+            begin(b.instr);
+          }
+        };
+        try_issue(matrix, queues->matrix, head_matrix);
+        try_issue(sfu, queues->sfu, head_sfu);
+        if (memory.instr < 0) {
+          const int k = pick_transfer(head);
+          if (k >= 0) try_issue(memory, queues->dma[k], head[k]);
+        }
         wait(cycle);
-        for (int u = 0; u < unit_count; ++u)
-          if (busy[u] >= 0) --remaining[u];
+        for (Busy* b : {&matrix, &sfu, &memory})
+          if (b->instr >= 0) --b->remaining;
       }
     }
   }

@@ -1,37 +1,56 @@
 #pragma once
-// The instruction stream of a FlightLLM-like accelerator for one op group (a decoder layer or
-// the tail): LOAD (DMA from HBM/DDR into an on-chip buffer), MATRIX (matrix engine), MISC (SFU),
-// STORE (DMA back to memory) and SYNC (layer barrier / instruction fetch), each with the
-// instructions it depends on. Units issue their instructions in program order; an instruction
-// starts once its unit is free and its dependencies have finished.
+// The instruction stream of a FlightLLM-like accelerator: LOAD / STORE transfers on the memory
+// controller (three DMA queues: weights, KV, stores), MATRIX work on the matrix engine and
+// MISC work on the SFU, each with the instructions it depends on.
+//
+// Issue rules (shared by the direct scheduler, the event-driven SystemC model and the clocked
+// SystemC model, which must agree cycle for cycle):
+//  - the matrix engine and the SFU issue their instructions in program order, each as soon as
+//    the unit is free and its dependencies have finished;
+//  - the memory controller serves one transfer at a time (weights and KV share the HBM
+//    channels, so transfers serialise); each DMA queue is in program order, and when the
+//    controller is free it starts the ready queue head with the lowest program index;
+//  - every instruction takes at least one cycle.
 #include <string>
 #include <vector>
 
 namespace sim {
 
-enum class Unit { sync = 0, load_dma = 1, matrix = 2, sfu = 3, store_dma = 4 };
-constexpr int unit_count = 5;
+enum class Unit { memory = 0, matrix = 1, sfu = 2 };
+enum class DmaQueue { weights = 0, kv = 1, store = 2 };
+constexpr int dma_queue_count = 3;
 const char* to_string(Unit u);
 
 struct Instruction {
   Unit unit = Unit::matrix;
-  long long cycles = 0;     // integer duration on its unit
-  std::vector<int> deps;    // indices of earlier instructions
-  int op = -1;              // index of the op in the group (-1: group-level, e.g. SYNC)
+  DmaQueue queue = DmaQueue::weights;  // memory instructions only
+  long long cycles = 1;
+  std::vector<int> deps;  // indices of earlier instructions
+  int op = -1;            // op index within the layer (-1: layer overhead)
+  int layer = 0;          // which copy of the layer (multi-layer windows)
 };
 
 struct Program {
   std::vector<Instruction> instructions;
   std::vector<std::string> op_names;
+  int layers = 1;
 };
 
 struct Schedule {
   std::vector<long long> start, finish;
   long long total_cycles = 0;
+  // Finish time of each layer copy (max over its instructions).
+  std::vector<long long> layer_finish(const Program& p) const;
 };
 
-// Reference list scheduler (no SystemC): the same issue rules, solved in one pass. The SystemC
-// models must reproduce it exactly; tests compare all three.
+// Reference scheduler without SystemC: the same rules as a plain discrete-event loop.
 Schedule schedule_directly(const Program& p);
+
+// Per-queue program-order lists of instruction indices (memory queues, matrix, sfu).
+struct UnitQueues {
+  std::vector<int> dma[dma_queue_count];
+  std::vector<int> matrix, sfu;
+  explicit UnitQueues(const Program& p);
+};
 
 }  // namespace sim
