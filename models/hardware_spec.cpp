@@ -62,7 +62,11 @@ FpgaSpec load_fpga(const YamlReader& r) {
            std::to_string(f.kv_channels));
   const YamlReader b = r.child("on_chip");
   f.weight_buffer_kib = b.positive("weight_buffer_kib");
-  f.activation_buffer_kib = b.positive("activation_buffer_kib");
+  f.kv_buffer_kib = b.positive("kv_buffer_kib");
+  f.kv_chunk_kib = b.positive("kv_chunk_kib");
+  if (f.kv_chunk_kib * 2 > f.kv_buffer_kib)
+    b.fail("kv_chunk_kib", "at most half of on_chip.kv_buffer_kib (double buffering)",
+           std::to_string(f.kv_chunk_kib));
   const YamlReader cal = r.child("calibration");
   f.attention_efficiency = cal.fraction("attention_efficiency");
   f.layer_overhead_cycles = to_int(cal.non_negative_int("layer_overhead_cycles"));
@@ -105,6 +109,8 @@ CpuSpec load_cpu(const YamlReader& r) {
   c.memory_efficiency = cal.fraction("memory_efficiency");
   // Optional: fork/join cost of one parallel region, measured by `specdse calibrate-host`.
   c.op_overhead_us = cal.has("op_overhead_us") ? cal.non_negative("op_overhead_us") : 0.0;
+  c.gemm_stream_bandwidth_gbs =
+      cal.has("gemm_stream_bandwidth_gbs") ? cal.positive("gemm_stream_bandwidth_gbs") : 0.0;
   return c;
 }
 

@@ -29,9 +29,12 @@ struct FpgaSpec {
   double weight_stream_efficiency = 0;  // same-channel streaming, fraction of channel peak
   double kv_access_efficiency = 0;      // cross-channel activation / KV traffic
   int kv_channels = 0;                  // channels carrying KV / activation traffic in decode
-  // On-chip buffers (double-buffered weight tiles, resident activations).
+  // On-chip buffers: weight tiles are double-buffered (two chunks of half the buffer); KV
+  // chunks stream into a prefetch buffer of kv_buffer_kib / kv_chunk_kib slots, so the KV DMA
+  // can run ahead of the attention (into the next layer) while projections compute.
   double weight_buffer_kib = 0;
-  double activation_buffer_kib = 0;
+  double kv_buffer_kib = 0;
+  double kv_chunk_kib = 0;
   // Calibrated mapping constants (each documented in the board YAML).
   double attention_efficiency = 0;       // matrix-engine utilisation on QK^T / PV
   int layer_overhead_cycles = 0;         // per-layer fill/drain + non-overlapped SFU work
@@ -70,6 +73,9 @@ struct CpuSpec {
   double compute_efficiency = 0;
   double memory_efficiency = 0;
   double op_overhead_us = 0;        // fork/join of one parallel op (calibration, optional)
+  // GEMMs with M > 1 stream the weights through a packing pass (BLAS-style) at this rate;
+  // 0: the DRAM rate (calibration, optional, measured by calibrate-host).
+  double gemm_stream_bandwidth_gbs = 0;
   int threads = 0;
 };
 
