@@ -50,8 +50,8 @@ ReproductionResult table4(const ReproduceContext& ctx) {
       const auto paper_best = reference_value(ref, m, "best_tokens_per_s");
       t.add_row({board, num(hw.peak_flops() / 1e12), num(hw.peak_bandwidth_bytes() / 1e9), integer(L), num(r.ar.p_eff()),
                  integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3),
-                 optional_int(reference_value(ref, m, "ar_tokens_per_s")),
-                 optional_num(reference_value(ref, m, "best_x")), optional_num(paper_best),
+                 optional_num(reference_value(ref, m, "ar_tokens_per_s")),
+                 optional_int(reference_value(ref, m, "best_x")), optional_num(paper_best),
                  optional_num(reference_value(ref, m, "speedup"), 3), error_pct(r.best.p_eff(), paper_best)});
     }
     const auto paper_avg = reference_value(avg_ref, {{"board", board}}, "avg_speedup");

@@ -18,6 +18,8 @@ for ax, s in zip(axes.flat, summary):
         ax.bar(idx, [fnum(r["original_speedup"]) or 0 for r in rs], w, color="#ff7f0e", label="original set")
     ax.bar(idx + w, [fnum(r["speedup"]) for r in rs], w, color="#1f77b4", label="best set (specdse)")
     ax.axhline(1.0, color="k", lw=0.8, ls="--")
+    top = max(max(fnum(r["speedup"]), fnum(r["naive_speedup"]), fnum(r["original_speedup"]) or 0) for r in rs)
+    ax.set_ylim(0, top * 1.5)  # room for the legend and the average box above the bars
     ax.set_xticks(idx)
     ax.set_xticklabels(ctx)
     ax.set_xlabel("context length L (tokens)")
@@ -25,7 +27,7 @@ for ax, s in zip(axes.flat, summary):
     tx = ax.twinx()
     tx.plot(idx + w, [int(r["best_x"]) for r in rs], "-o", color="#2ca02c", label="best x")
     tx.set_ylabel("best verification length x (tokens)")
-    tx.set_ylim(0, max(int(r["best_x"]) for r in rs) * 1.6)
+    tx.set_ylim(0, max(int(r["best_x"]) for r in rs) * 1.5)
     tx.grid(False)
     paper = fnum(s["paper_avg_speedup"])
     txt = "avg %.2f×" % fnum(s["avg_speedup"]) + ("\npaper %.2f×" % paper if paper else "")

@@ -1,0 +1,133 @@
+// specdse reproduce: every reproduction writes its folder; reproduced numbers stay near the
+// paper's where the paper gives them.
+#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "experiments/reproduction.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const experiments::Reproduction& find_reproduction(const std::string& name) {
+  for (const auto& r : experiments::reproduction_table())
+    if (r.name == name) return r;
+  FAIL("no reproduction " << name);
+  throw std::logic_error("unreachable");
+}
+
+// Column `name` of row `row` as a number (NaN when empty).
+double cell(const experiments::Table& t, std::size_t row, const std::string& name) {
+  const auto& cols = t.columns();
+  const auto i = std::size_t(std::find(cols.begin(), cols.end(), name) - cols.begin());
+  REQUIRE(i < cols.size());
+  const auto& c = t.rows().at(row).at(i);
+  if (const auto* n = std::get_if<experiments::Number>(&c)) return n->value;
+  if (const auto* v = std::get_if<std::int64_t>(&c)) return double(*v);
+  const auto& s = std::get<std::string>(c);
+  return s.empty() ? std::nan("") : std::stod(s);
+}
+
+experiments::ReproductionResult run(const std::string& name, const models::ConfigRegistry& reg) {
+  experiments::ReproduceContext ctx;
+  ctx.registry = &reg;
+  ctx.out_dir = (fs::temp_directory_path() / ("specdse_test_repro_" + name)).string();
+  ctx.quiet = true;
+  return find_reproduction(name).run(ctx);
+}
+
+}  // namespace
+
+TEST_CASE("reproduce all --no-plots writes every reproduction's folder", "[repro]") {
+  const auto out = fs::temp_directory_path() / ("specdse_test_repro_all_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " reproduce all --no-plots --quiet --format csv --out '" +
+                          out.string() + "' > /dev/null";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  std::vector<std::string> expected = {"table1", "table2", "table3", "table4", "fig2",
+                                       "fig4",   "fig5",   "fig6",   "regimes"};
+  for (const auto& r : experiments::reproduction_table())
+    if (std::find(expected.begin(), expected.end(), r.name) == expected.end()) expected.push_back(r.name);
+  for (const auto& name : expected) {
+    INFO(name);
+    CHECK(fs::file_size(out / name / (name + ".csv")) > 0);
+    CHECK(fs::file_size(out / name / (name + ".md")) > 0);
+    CHECK(fs::file_size(out / name / "manifest.txt") > 0);
+  }
+  fs::remove_all(out);
+}
+
+TEST_CASE("table4 V80 column stays within 5 % of paper 000 and boards rank by compute-to-bandwidth",
+          "[repro]") {
+  const models::ConfigRegistry reg;
+  const auto res = run("table4", reg);
+  const auto& t = res.table;
+  int v80_rows = 0;
+  for (std::size_t i = 0; i < t.rows().size(); ++i) {
+    const double paper = cell(t, i, "paper_best_tokens_per_s");
+    if (std::isnan(paper)) continue;
+    ++v80_rows;
+    CHECK(std::abs(cell(t, i, "best_tokens_per_s") - paper) / paper < 0.05);
+    CHECK(std::abs(cell(t, i, "ar_tokens_per_s") - cell(t, i, "paper_ar_tokens_per_s")) /
+              cell(t, i, "paper_ar_tokens_per_s") < 0.02);
+    CHECK(std::abs(cell(t, i, "best_x") - cell(t, i, "paper_best_x")) <= 4);
+  }
+  CHECK(v80_rows == 4);
+  // Paper 000 §IV-F: a higher compute-to-bandwidth ratio favours SD: U280 < VHK158 < V80 < U250
+  // in average speedup (rows are board-major, four contexts per board).
+  std::vector<double> avg(4, 0.0);
+  for (std::size_t i = 0; i < 16; ++i) avg[i / 4] += cell(t, i, "speedup") / 4;
+  CHECK(avg[0] < avg[1]);
+  CHECK(avg[1] < avg[2]);
+  CHECK(avg[2] < avg[3]);
+}
+
+TEST_CASE("table3 and fig6: the prior-score tree search beats width- and depth-first", "[repro]") {
+  const models::ConfigRegistry reg;
+  const auto t3 = run("table3", reg).table;
+  // Rows: AR, then the methods in file order; the prior-score row has the highest speedup.
+  double prior = 0, best_other = 0;
+  for (std::size_t i = 1; i < t3.rows().size(); ++i) {
+    const auto& m = std::get<std::string>(t3.rows()[i][0]);
+    const double s = cell(t3, i, "speedup");
+    CHECK(std::abs(s - cell(t3, i, "paper_speedup")) / cell(t3, i, "paper_speedup") < 0.06);
+    if (m == "prior-score") prior = s;
+    else best_other = std::max(best_other, s);
+  }
+  CHECK(prior > best_other);
+  const auto f6 = run("fig6", reg).table;
+  for (std::size_t i = 0; i < f6.rows().size(); ++i) {
+    const double paper = cell(f6, i, "paper_prior_score_aat_advantage");
+    if (!std::isnan(paper)) CHECK(std::abs(cell(f6, i, "prior_score_aat_advantage") - paper) < 0.02);
+  }
+}
+
+TEST_CASE("fig5: the logarithmic AAT model fits every context with R² near 0.99", "[repro]") {
+  const models::ConfigRegistry reg;
+  const auto t = run("fig5", reg).table;
+  REQUIRE(t.rows().size() >= 6);
+  for (std::size_t i = 0; i < t.rows().size(); ++i) {
+    CHECK(cell(t, i, "r2") > 0.98);
+    CHECK(cell(t, i, "few_r2_on_all_points") > 0.97);
+  }
+}
+
+TEST_CASE("table2: the unified x loses little against each task's own best x", "[repro]") {
+  const models::ConfigRegistry reg;
+  const auto t = run("table2", reg).table;
+  REQUIRE(t.rows().size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    CHECK(cell(t, i, "unified_loss_pct") >= 0);
+    CHECK(cell(t, i, "unified_loss_pct") < 3);
+    CHECK(cell(t, i, "best_x") >= 10);
+    CHECK(cell(t, i, "best_x") <= 16);
+  }
+}

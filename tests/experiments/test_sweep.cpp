@@ -1,0 +1,190 @@
+// specdse sweep: spec expansion, determinism across thread counts, resume after an
+// interruption, malformed specs (InputError, CLI exit 2).
+#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "experiments/sweep_runner.hpp"
+#include "experiments/sweep_spec.hpp"
+#include "models/config_error.hpp"
+
+namespace fs = std::filesystem;
+using experiments::load_sweep_spec;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("specdse_test_sweep_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string write(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* kSpec = R"(name: small
+x_max: 64
+axes:
+  hardware: v80
+  model: llama-3.1-8b-instruct
+  algorithm: longspec-tree
+  source_table: t3-4
+  context: [128, 1024]
+  memory.bandwidth_gbs: {from: 100, to: 10000, count: 3, scale: log}
+  compute.mm_mode.k: [8, 16]
+)";
+
+}  // namespace
+
+TEST_CASE("sweep spec expands to the Cartesian product, last axis fastest", "[sweep]") {
+  const auto d = temp_dir("expand");
+  const auto spec = load_sweep_spec(write(d / "s.yaml", kSpec));
+  REQUIRE(spec.size() == 2 * 3 * 2);
+  REQUIRE(spec.hardware_keys() == std::vector<std::string>{"memory.bandwidth_gbs", "compute.mm_mode.k"});
+  const auto p0 = spec.point(0);
+  CHECK(p0.hardware == "v80");
+  CHECK(p0.context == 128);
+  CHECK(p0.batch == 1);
+  CHECK(p0.task == "govreport");
+  CHECK(p0.hardware_overrides[0].second == "100");
+  CHECK(p0.hardware_overrides[1].second == "8");
+  const auto p1 = spec.point(1);
+  CHECK(p1.hardware_overrides[1].second == "16");
+  CHECK(p1.hardware_overrides[0].second == "100");
+  const auto p3 = spec.point(3);
+  CHECK(p3.hardware_overrides[0].second == "1000");  // log midpoint of 100 .. 10000
+  const auto last = spec.point(11);
+  CHECK(last.context == 1024);
+  CHECK(last.hardware_overrides[0].second == "10000");
+  CHECK(last.hardware_overrides[1].second == "16");
+  fs::remove_all(d);
+}
+
+TEST_CASE("sweep output bytes do not depend on the thread count", "[sweep]") {
+  const auto d = temp_dir("threads");
+  const auto spec = load_sweep_spec(write(d / "s.yaml", kSpec));
+  const models::ConfigRegistry reg;
+  experiments::SweepRunOptions o1, o4;
+  o1.out_path = (d / "one.csv").string();
+  o1.threads = 1;
+  o4.out_path = (d / "four.csv").string();
+  o4.threads = 4;
+  const auto s1 = experiments::run_sweep(spec, reg, o1);
+  const auto s4 = experiments::run_sweep(spec, reg, o4);
+  CHECK(s1.computed == spec.size());
+  CHECK(s4.threads == 4);
+  const auto a = read(o1.out_path), b = read(o4.out_path);
+  CHECK(a == b);
+  // Header + one line per point, in index order.
+  CHECK(std::count(a.begin(), a.end(), '\n') == long(spec.size() + 1));
+  CHECK(a.find("\n0,v80,") != std::string::npos);
+  CHECK(a.find("\n11,v80,") != std::string::npos);
+  CHECK(a.find("\n0,v80,") < a.find("\n11,v80,"));
+  // A different bandwidth changes the result: the override reached the hardware.
+  std::istringstream lines(a);
+  std::string header, r0, r2;
+  std::getline(lines, header);
+  std::getline(lines, r0);
+  std::getline(lines, r2);
+  std::getline(lines, r2);
+  CHECK(r0.substr(r0.find(",8,") + 3) != r2.substr(r2.find(",8,") + 3));
+  fs::remove_all(d);
+}
+
+TEST_CASE("an interrupted sweep resumes after its last complete row", "[sweep]") {
+  const auto d = temp_dir("resume");
+  const auto spec = load_sweep_spec(write(d / "s.yaml", kSpec));
+  const models::ConfigRegistry reg;
+  experiments::SweepRunOptions o;
+  o.out_path = (d / "full.csv").string();
+  o.threads = 2;
+  experiments::run_sweep(spec, reg, o);
+  const std::string full = read(o.out_path);
+  // Keep the header, three complete rows and half of the fourth, as a killed run leaves it.
+  std::size_t cut = 0;
+  for (int i = 0; i < 4; ++i) cut = full.find('\n', cut) + 1;
+  const std::string partial = full.substr(0, cut) + full.substr(cut, 9);
+  write(d / "partial.csv", partial);
+  o.out_path = (d / "partial.csv").string();
+  const auto stats = experiments::run_sweep(spec, reg, o);
+  CHECK(stats.reused == 3);
+  CHECK(stats.computed == spec.size() - 3);
+  CHECK(read(o.out_path) == full);
+  // A finished file is left as it is.
+  const auto again = experiments::run_sweep(spec, reg, o);
+  CHECK(again.reused == spec.size());
+  CHECK(again.computed == 0);
+  CHECK(read(o.out_path) == full);
+  // A file from another spec is refused rather than mixed in.
+  write(d / "other.csv", "index,something_else\n0,1\n");
+  o.out_path = (d / "other.csv").string();
+  CHECK_THROWS_AS(experiments::run_sweep(spec, reg, o), models::InputError);
+  fs::remove_all(d);
+}
+
+TEST_CASE("malformed sweep specs are InputErrors naming file and key", "[sweep]") {
+  const auto d = temp_dir("bad");
+  auto fails_with = [&](const std::string& text, const std::string& key) {
+    const auto path = write(d / "bad.yaml", text);
+    try {
+      load_sweep_spec(path);
+      FAIL("no error for: " << text);
+    } catch (const models::InputError& e) {
+      const std::string msg = e.what();
+      CHECK(msg.find(path) != std::string::npos);
+      CHECK(msg.find(key) != std::string::npos);
+    }
+  };
+  fails_with("axes: {model: a, algorithm: b, context: 1}\n", "axes.hardware");
+  fails_with("axes: {hardware: v80, model: a, algorithm: b, context: [1, -5]}\n", "axes.context");
+  fails_with("axes: {hardware: v80, model: a, algorithm: b, context: 1, memory.bandwidth_gbs: [fast]}\n",
+             "axes.memory.bandwidth_gbs");
+  fails_with("axes: {hardware: v80, model: a, algorithm: b, context: 1, clock_mhz: {from: 1, to: 2}}\n",
+             "count");
+  fails_with("axes: {hardware: v80, model: a, algorithm: b, context: []}\n", "axes.context");
+  fails_with("speed: 3\naxes: {hardware: v80, model: a, algorithm: b, context: 1}\n", "speed");
+  fails_with("axes: [1, 2\n", "YAML");
+
+  // A hardware key that the board's YAML does not have fails before any work is done.
+  const auto spec = load_sweep_spec(write(d / "key.yaml",
+                                          "axes: {hardware: v80, model: llama-3.1-8b-instruct, algorithm: "
+                                          "longspec-tree, context: 1024, memory.no_such_key: [1]}\n"));
+  const models::ConfigRegistry reg;
+  CHECK_THROWS_AS(experiments::run_sweep(spec, reg, {}), models::InputError);
+
+  // The CLI reports it on one line and exits 2.
+  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " sweep --quiet --spec '" +
+                          (d / "bad.yaml").string() + "' > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  fs::remove_all(d);
+}
+
+TEST_CASE("the shipped compute-to-bandwidth sweep shows all three regimes of paper 000", "[sweep]") {
+  const models::ConfigRegistry reg;
+  const auto spec = load_sweep_spec(reg.dir() + "/sweeps/compute_bandwidth_ratio.yaml");
+  experiments::Table rows({});
+  experiments::run_sweep(spec, reg, {}, &rows);
+  const auto& cols = rows.columns();
+  const auto col = std::find(cols.begin(), cols.end(), "sd_case") - cols.begin();
+  std::set<std::string> cases;
+  for (const auto& r : rows.rows()) cases.insert(std::get<std::string>(r[col]));
+  CHECK(cases == std::set<std::string>{"sd_never_helps", "interior_optimum", "larger_x_better"});
+}
