@@ -64,7 +64,8 @@ HardwareAwareResult hardware_aware_tree_search(const PathCounts& train, const Pa
     models::throw_input_error("tree search", "x_max", "a verification length >= 2", fmt::format("{}", x_max));
   HardwareAwareResult r;
   r.autoregressive.t_verify_s = latency.t_verify_s(1);
-  const NodeRanking unbounded = prior_score_ranking(train, x_max - 1);
+  const PriorScoreOrder order(train);
+  const NodeRanking unbounded = order.ranking(x_max - 1);
   r.x_only = choices_of(unbounded, evaluate_on, latency, x_max, 0);
   r.per_x_best = r.x_only;
   r.best_x_only = r.autoregressive;
@@ -74,7 +75,7 @@ HardwareAwareResult hardware_aware_tree_search(const PathCounts& train, const Pa
   // Deeper bounds than the unbounded ranking reaches give the same trees.
   const int deepest = unbounded.depths().back();
   for (int bound = 1; bound < deepest; ++bound) {
-    const auto choices = choices_of(prior_score_ranking(train, x_max - 1, bound), evaluate_on, latency, x_max, bound);
+    const auto choices = choices_of(order.ranking(x_max - 1, bound), evaluate_on, latency, x_max, bound);
     for (std::size_t i = 0; i < choices.size(); ++i) {
       if (choices[i].p_eff() > r.per_x_best[i].p_eff()) r.per_x_best[i] = choices[i];
       if (choices[i].p_eff() > r.best.p_eff()) r.best = choices[i];

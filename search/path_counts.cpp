@@ -1,6 +1,11 @@
 #include "search/path_counts.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
+
+#include "models/config_error.hpp"
 
 namespace search {
 
@@ -16,6 +21,23 @@ PathCounts PathCounts::from_reader(TraceReader& reader) {
   RankPath accepted;
   while (reader.next(accepted)) counts.add(accepted);
   return counts;
+}
+
+std::pair<PathCounts, PathCounts> PathCounts::split_trace_file(const std::string& path, double validation_fraction) {
+  if (!(validation_fraction > 0 && validation_fraction < 1))
+    models::throw_input_error(path, "validation fraction", "a fraction in (0, 1)", fmt::format("{}", validation_fraction));
+  std::int64_t total = 0;
+  {
+    TraceReader reader(path);
+    RankPath p;
+    while (reader.next(p)) ++total;
+  }
+  const auto train_lines = std::int64_t(std::llround(double(total) * (1 - validation_fraction)));
+  std::pair<PathCounts, PathCounts> split;
+  TraceReader reader(path);
+  RankPath p;
+  for (std::int64_t i = 0; reader.next(p); ++i) (i < train_lines ? split.first : split.second).add(p);
+  return split;
 }
 
 void PathCounts::add(const RankPath& accepted) {

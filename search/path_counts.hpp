@@ -7,6 +7,7 @@
 //     AAT(T) = 1 + (sum over non-root nodes v of T of count(v)) / lines.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "search/trace.hpp"
@@ -23,6 +24,11 @@ class PathCounts {
   // Folds a whole trace file (streamed) / the rest of a reader.
   static PathCounts from_trace_file(const std::string& path);
   static PathCounts from_reader(TraceReader& reader);
+
+  // A train / validation split of one trace file: the first (1 - validation_fraction) of its
+  // iterations train, the rest validate (a split in time, so a drifting trace is validated
+  // on its future). Streams the file twice. validation_fraction in (0, 1).
+  static std::pair<PathCounts, PathCounts> split_trace_file(const std::string& path, double validation_fraction);
 
   void add(const RankPath& accepted);  // one iteration
 

@@ -52,28 +52,60 @@ void pad_ranking(NodeRanking& ranking, int target, int max_depth) {
 
 }  // namespace
 
+namespace {
+
+// Prior-score order: a parent's count is at least its child's, and on a tie the shallower node
+// wins, so a child never precedes its parent and every prefix of the order is a tree.
+// (Holds references only: the sorts copy their comparator.)
+struct PriorScoreBetter {
+  const PathCounts& train;
+  const std::vector<std::int32_t>& lex;  // PathCounts::lexicographic_order()
+  bool operator()(PathCounts::NodeId a, PathCounts::NodeId b) const {
+    if (train.count(a) != train.count(b)) return train.count(a) > train.count(b);
+    if (train.depth(a) != train.depth(b)) return train.depth(a) < train.depth(b);
+    return lex[std::size_t(a)] < lex[std::size_t(b)];
+  }
+};
+
+NodeRanking ranking_from(const PathCounts& train, const std::vector<PathCounts::NodeId>& best_first,
+                         int max_draft_nodes, int max_depth) {
+  NodeRanking ranking;
+  ranking.method = "prior-score";
+  ranking.paths.reserve(std::size_t(max_draft_nodes));
+  for (auto v : best_first) {
+    if (ranking.size() == max_draft_nodes) break;
+    if (max_depth <= 0 || train.depth(v) <= max_depth) ranking.paths.push_back(train.path(v));
+  }
+  pad_ranking(ranking, max_draft_nodes, max_depth);
+  return ranking;
+}
+
+}  // namespace
+
 NodeRanking prior_score_ranking(const PathCounts& train, int max_draft_nodes, int max_depth) {
   if (max_draft_nodes < 0) throw std::invalid_argument("prior_score_ranking: negative node count");
-  const auto lex = train.lexicographic_order();
   std::vector<PathCounts::NodeId> nodes;
   nodes.reserve(train.node_count());
   for (PathCounts::NodeId v = 1; v < PathCounts::NodeId(train.node_count()); ++v)
     if (max_depth <= 0 || train.depth(v) <= max_depth) nodes.push_back(v);
-  // A parent's count is at least its child's; on a tie the shallower node wins, so a child never
-  // precedes its parent and every prefix of the ranking is a tree.
-  auto better = [&](PathCounts::NodeId a, PathCounts::NodeId b) {
-    if (train.count(a) != train.count(b)) return train.count(a) > train.count(b);
-    if (train.depth(a) != train.depth(b)) return train.depth(a) < train.depth(b);
-    return lex[std::size_t(a)] < lex[std::size_t(b)];
-  };
+  // Only the best max_draft_nodes need ordering.
   const std::size_t keep = std::min<std::size_t>(nodes.size(), std::size_t(max_draft_nodes));
-  std::partial_sort(nodes.begin(), nodes.begin() + std::ptrdiff_t(keep), nodes.end(), better);
-  NodeRanking ranking;
-  ranking.method = "prior-score";
-  ranking.paths.reserve(std::size_t(max_draft_nodes));
-  for (std::size_t i = 0; i < keep; ++i) ranking.paths.push_back(train.path(nodes[i]));
-  pad_ranking(ranking, max_draft_nodes, max_depth);
-  return ranking;
+  const auto lex = train.lexicographic_order();
+  std::partial_sort(nodes.begin(), nodes.begin() + std::ptrdiff_t(keep), nodes.end(), PriorScoreBetter{train, lex});
+  nodes.resize(keep);
+  return ranking_from(train, nodes, max_draft_nodes, max_depth);
+}
+
+PriorScoreOrder::PriorScoreOrder(const PathCounts& train) : train_(train) {
+  order_.reserve(train.node_count());
+  for (PathCounts::NodeId v = 1; v < PathCounts::NodeId(train.node_count()); ++v) order_.push_back(v);
+  const auto lex = train.lexicographic_order();
+  std::sort(order_.begin(), order_.end(), PriorScoreBetter{train, lex});
+}
+
+NodeRanking PriorScoreOrder::ranking(int max_draft_nodes, int max_depth) const {
+  if (max_draft_nodes < 0) throw std::invalid_argument("prior_score_ranking: negative node count");
+  return ranking_from(train_, order_, max_draft_nodes, max_depth);
 }
 
 NodeRanking width_first_ranking(const TokenTree& shape) {

@@ -37,6 +37,18 @@ struct NodeRanking {
 // trace never accepted (count 0: they add nothing to AAT), smallest missing rank first.
 NodeRanking prior_score_ranking(const PathCounts& train, int max_draft_nodes, int max_depth = 0);
 
+// The same ranking for many depth bounds: sorts the trace's nodes once, then each ranking()
+// filters that order (the hardware-aware search asks for one ranking per depth bound).
+class PriorScoreOrder {
+ public:
+  explicit PriorScoreOrder(const PathCounts& train);  // keeps a reference to `train`
+  NodeRanking ranking(int max_draft_nodes, int max_depth = 0) const;  // = prior_score_ranking
+
+ private:
+  const PathCounts& train_;
+  std::vector<PathCounts::NodeId> order_;  // every non-root node, best first
+};
+
 // Baselines over a fixed tree shape (TokenTree::from_widths); their rankings hold all of the
 // shape's nodes, so they cover x up to shape.verification_length().
 NodeRanking width_first_ranking(const TokenTree& shape);
