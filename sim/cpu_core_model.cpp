@@ -13,6 +13,9 @@ CpuCoreModel::CpuCoreModel(const models::CpuSpec& cpu) : cpu_(cpu) {
   clock_hz_ = cpu_.clock_ghz * 1e9;
   flops_per_thread_cycle_ = cpu_.simd_flops_per_cycle * cpu_.compute_efficiency;
   dram_bytes_per_cycle_ = cpu_.dram_bandwidth_gbs * 1e9 * cpu_.memory_efficiency / clock_hz_;
+  gemm_stream_bytes_per_cycle_ = cpu_.gemm_stream_bandwidth_gbs > 0
+                                     ? cpu_.gemm_stream_bandwidth_gbs * 1e9 / clock_hz_
+                                     : dram_bytes_per_cycle_;
   cache_bytes_ = cpu_.l2_kib_per_core * 1024.0 * threads_ + cpu_.l3_mib * 1024.0 * 1024.0;
 }
 
@@ -55,7 +58,11 @@ CpuOpTiming CpuCoreModel::time(const models::Op& op, ThreadTiming mode) const {
     }
   }
   const double bytes = dram_bytes(op);
-  t.memory_cycles = bytes > 0 ? std::int64_t(std::ceil(bytes / dram_bytes_per_cycle_)) : 0;
+  // A GEMV reads the weights once, straight from DRAM; a GEMM (M > 1) first packs them into
+  // cache-friendly panels, which streams them at the (lower) packing rate.
+  const bool packed = op.kind == models::OpKind::gemm && op.m > 1;
+  const double rate = packed ? gemm_stream_bytes_per_cycle_ : dram_bytes_per_cycle_;
+  t.memory_cycles = bytes > 0 ? std::int64_t(std::ceil(bytes / rate)) : 0;
   t.overhead_cycles = std::llround(cpu_.op_overhead_us * 1e-6 * clock_hz_);
   t.total_cycles = t.overhead_cycles + std::max(t.compute_cycles, t.memory_cycles);
   return t;

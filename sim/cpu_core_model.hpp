@@ -39,6 +39,7 @@ class CpuCoreModel {
   double clock_hz_;
   double flops_per_thread_cycle_;
   double dram_bytes_per_cycle_;
+  double gemm_stream_bytes_per_cycle_;  // weights of M > 1 GEMMs (packed before use)
   double cache_bytes_;
 };
 

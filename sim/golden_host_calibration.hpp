@@ -1,0 +1,36 @@
+#pragma once
+// Calibrates a CPU config for this host, so the CPU sim model predicts the golden kernels
+// measured here: core count, clock and cache sizes are read from the OS; the streaming
+// bandwidth and the per-core FLOP rate are measured with the golden kernels themselves
+// (a large GEMV and a large GEMM, shapes outside the golden shape set), and the fork/join cost
+// with an empty parallel region.
+#include <cstddef>
+#include <string>
+
+namespace sim {
+
+struct HostCalibration {
+  int cores = 0;
+  int threads = 0;
+  double clock_ghz = 0;
+  double simd_flops_per_cycle = 0;
+  double l2_kib_per_core = 0;
+  double l3_mib = 0;
+  double bandwidth_gbs = 0;       // measured GEMV streaming rate
+  double gemm_stream_gbs = 0;     // measured weight rate of a 2-row GEMM (packing pass)
+  double gemm_gflops = 0;         // measured, all threads
+  double compute_efficiency = 0;  // gemm_gflops / (threads * simd * clock)
+  double op_overhead_us = 0;
+  std::string cpu_model;          // /proc/cpuinfo "model name"
+
+  std::string to_yaml(const std::string& name) const;
+};
+
+int host_core_count();
+// Bytes that evict L2 and L3 (flush buffer for the golden timings).
+std::size_t host_cache_flush_bytes();
+
+// threads <= 0: all cores.
+HostCalibration calibrate_host(int threads, int repeats);
+
+}  // namespace sim

@@ -1,0 +1,63 @@
+#pragma once
+// The golden comparison: real kernels at the shapes the models produce, measured on this host
+// (or, for GPUs, read from a CSV the CUDA golden binary printed on the device), next to the
+// sim model's prediction for the same shape.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/hardware_spec.hpp"
+#include "models/model_spec.hpp"
+#include "models/operator_graph.hpp"
+
+namespace sim {
+
+struct GoldenShape {
+  std::string kernel;  // gemm | gemv | decode_attention | tree_attention
+  std::string source;  // e.g. "llama-68m qkv_proj"
+  std::int64_t m = 0, n = 0, k = 0;
+  // Attention only: heads, KV heads (m = queries, n = cached keys, k = head_dim).
+  std::int64_t heads = 0, kv_heads = 0;
+};
+
+struct GoldenRow {
+  GoldenShape shape;
+  double measured_s = 0;        // minimum over repeats
+  double measured_median_s = 0;
+  double predicted_s = 0;
+  double error_pct() const { return 100.0 * (predicted_s - measured_s) / measured_s; }
+};
+
+// GEMM (m > 1) and GEMV (m = 1) shapes of one decoder layer's projections of each model.
+std::vector<GoldenShape> projection_shapes(const std::vector<models::ModelSpec>& models,
+                                           const std::vector<std::int64_t>& tokens);
+// Decode (x = 1) and tree attention shapes of a model's heads at the given contexts.
+std::vector<GoldenShape> attention_shapes(const models::ModelSpec& model, const std::vector<std::int64_t>& contexts,
+                                          int tree_tokens);
+
+// An FP32 operator-graph op for a golden GEMM/GEMV (the host kernels run in FP32).
+models::Op golden_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, double element_bytes);
+// Attention ops (QK, softmax, PV) for a golden attention shape.
+std::vector<models::Op> golden_attention_ops(const GoldenShape& s, double element_bytes);
+
+struct CpuGoldenOptions {
+  int threads = 1;
+  int warmup = 1;
+  int repeats = 5;
+  std::size_t flush_bytes = 0;  // 0: no cache flush between runs
+  std::uint64_t seed = 1;
+};
+
+// Runs each shape on the host and predicts it with the CPU sim model of `cpu`.
+std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, const models::HardwareSpec& cpu,
+                                      const CpuGoldenOptions& options);
+
+// Rows of a CSV "kernel,m,n,k,measured_s" from specdse_cuda_golden, predicted by the GPU sim
+// model of `gpu`. Kernel names: gemm, gemv, tree_attention_h<H>_kv<KV> (m = x, n = context,
+// k = head_dim). Errors name the file and line.
+std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, const models::HardwareSpec& gpu);
+
+// Median of |error_pct| over rows whose kernel is in `kernels` (NaN when none).
+double median_abs_error_pct(const std::vector<GoldenRow>& rows, const std::vector<std::string>& kernels);
+
+}  // namespace sim
