@@ -16,6 +16,7 @@ std::vector<std::map<std::string, std::string>> load_reference(const std::string
   std::vector<std::string> header;
   std::string line;
   while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF files
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string> cells;
     std::istringstream s(line);

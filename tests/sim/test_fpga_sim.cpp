@@ -1,0 +1,141 @@
+// The FPGA SystemC model: clocked = event-driven = direct-scheduler cycles, physical
+// monotonicity, bandwidth scaling, agreement with the analytic engine where both are
+// memory-bound, memoisation, and config errors. Each TEST_CASE runs in its own process.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "roofline/analytic_engine.hpp"
+#include "sim/fpga_accelerator.hpp"
+#include "sim/fpga_program_builder.hpp"
+#include "sim/fpga_sim_engine.hpp"
+
+using namespace models;
+
+namespace {
+Workload workload(const std::string& model) {
+  Workload w;
+  w.target = ConfigRegistry().model(model);
+  return w;
+}
+}  // namespace
+
+TEST_CASE("Clocked, event-driven and direct schedules give identical cycles on small cases") {
+  const ConfigRegistry reg;
+  const HardwareSpec hw = reg.hardware("v80");
+  const ModelSpec tiny = reg.model("llama-68m");
+  for (int x : {1, 3, 16}) {
+    for (long long L : {0LL, 100LL, 3000LL}) {
+      StepShape s;
+      s.tokens = x;
+      s.context = L;
+      const StepGraph g = build_verify_graph(tiny, s);
+      const sim::Program p = sim::build_fpga_program(*hw.fpga, g.layer_ops, x, 2);
+      const sim::Schedule direct = sim::schedule_directly(p);
+      const sim::Schedule event = sim::run_on_systemc(p, sim::SimMode::event_driven);
+      const sim::Schedule clocked = sim::run_on_systemc(p, sim::SimMode::clocked);
+      INFO("x=" << x << " L=" << L);
+      CHECK(event.total_cycles == direct.total_cycles);
+      CHECK(clocked.total_cycles == direct.total_cycles);
+      CHECK(event.start == clocked.start);
+      CHECK(event.finish == clocked.finish);
+      CHECK(direct.total_cycles > 0);
+    }
+  }
+}
+
+TEST_CASE("Engines sim and sim-clocked report the same step cycles") {
+  const HardwareSpec hw = ConfigRegistry().hardware("u280");
+  const auto event = sim::make_fpga_sim_engine(hw, sim::SimMode::event_driven);
+  const auto clocked = sim::make_fpga_sim_engine(hw, sim::SimMode::clocked);
+  const Workload w = workload("llama-68m");
+  for (int x : {1, 8}) {
+    const auto a = event->step(verify_graph(*event, w, x, 512));
+    const auto b = clocked->step(verify_graph(*clocked, w, x, 512));
+    CHECK(a.cycles == b.cycles);
+    CHECK(a.seconds == Approx(double(a.cycles) / (hw.fpga->clock_mhz * 1e6)));
+  }
+}
+
+TEST_CASE("Sim T_v is non-decreasing in x and in context") {
+  const ConfigRegistry reg;
+  const Workload w = workload("llama-3.1-8b-instruct");
+  for (const char* board : {"v80", "u250"}) {
+    const auto e = sim::make_fpga_sim_engine(reg.hardware(board), sim::SimMode::event_driven);
+    for (long long L : {128LL, 4096LL}) {
+      double prev = 0;
+      for (int x = 1; x <= 128; x += (x < 24 ? 1 : 7)) {
+        const double t = t_verify(*e, w, x, L);
+        INFO(board << " L=" << L << " x=" << x);
+        CHECK(t >= prev * (1 - 1e-9));
+        prev = t;
+      }
+    }
+    for (int x : {1, 16}) {
+      double prev = 0;
+      for (long long L = 0; L <= 16384; L += 2048) {
+        const double t = t_verify(*e, w, x, L);
+        CHECK(t >= prev);
+        prev = t;
+      }
+    }
+  }
+}
+
+TEST_CASE("Halving HBM bandwidth roughly doubles the sim's x = 1 step") {
+  HardwareSpec hw = ConfigRegistry().hardware("v80");
+  const Workload w = workload("llama-3.1-8b-instruct");
+  const double full = t_verify(*sim::make_fpga_sim_engine(hw, sim::SimMode::event_driven), w, 1, 1024);
+  hw.fpga->bandwidth_gbs /= 2;
+  const double half = t_verify(*sim::make_fpga_sim_engine(hw, sim::SimMode::event_driven), w, 1, 1024);
+  CHECK(half / full == Approx(2.0).epsilon(0.03));
+}
+
+TEST_CASE("Sim and roofline agree where both are memory-bound (x = 1) on all boards") {
+  const ConfigRegistry reg;
+  const Workload w = workload("llama-3.1-8b-instruct");
+  for (const char* board : {"u280", "vhk158", "v80", "u250"}) {
+    const HardwareSpec hw = reg.hardware(board);
+    const auto s = sim::make_fpga_sim_engine(hw, sim::SimMode::event_driven);
+    const auto r = roofline::make_analytic_engine(hw);
+    for (long long L : {128LL, 1024LL, 4096LL, 16384LL}) {
+      INFO(board << " L=" << L);
+      CHECK(t_verify(*s, w, 1, L) == Approx(t_verify(*r, w, 1, L)).epsilon(0.01));
+    }
+  }
+}
+
+TEST_CASE("Layer simulations are memoised, not skipped") {
+  const auto e = std::make_unique<sim::FpgaSimEngine>(ConfigRegistry().hardware("v80"), sim::SimMode::event_driven);
+  const Workload w = workload("llama-3.1-8b-instruct");
+  const double a = t_verify(*e, w, 13, 1024);
+  const long long runs = e->simulations();
+  CHECK(runs == 2);  // the decoder-layer window and the tail
+  CHECK(t_verify(*e, w, 13, 1024) == a);
+  CHECK(e->simulations() == runs);
+  t_verify(*e, w, 14, 1024);
+  CHECK(e->simulations() == runs + 2);
+}
+
+TEST_CASE("A KV chunk larger than half the KV buffer is a config error") {
+  HardwareSpec hw = ConfigRegistry().hardware("v80");
+  const std::string path = hw.source_file;
+  // Exercise the loader's check through a mutated copy.
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto pos = text.find("kv_chunk_kib: 512");
+  REQUIRE(pos != std::string::npos);
+  text.replace(pos, 17, "kv_chunk_kib: 9000");
+  const std::string bad = (std::filesystem::temp_directory_path() / "specdse_bad_v80.yaml").string();
+  std::ofstream(bad) << text;
+  try {
+    load_hardware(bad);
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("on_chip.kv_chunk_kib") && Catch::Contains("9000"));
+  }
+}
