@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "experiments/cli_common.hpp"
@@ -29,6 +30,7 @@ struct TreeSearchArgs {
   std::string trace, validation, acceptance, baseline_shape = kPaperBaselineShape, emit_method = "prior-score";
   std::string hw, model, algorithm, engine, format;
   long long context = -1;
+  double validation_fraction = 0;
   int max_nodes = 128, emit_tree = 0;
 };
 
@@ -54,9 +56,21 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   if (a.max_nodes < 2)
     models::throw_input_error("command line", "--max-nodes", "a verification length >= 2", std::to_string(a.max_nodes));
   const int x_max = a.max_nodes;
-  const auto train = search::PathCounts::from_trace_file(a.trace);
-  if (train.lines() == 0) models::throw_input_error(a.trace, "trace", "at least one iteration", "none");
+  if (!a.validation.empty() && a.validation_fraction != 0)
+    models::throw_input_error("command line", "--validation-fraction", "either --validation or --validation-fraction",
+                              "both");
+  search::PathCounts train;
   std::optional<search::PathCounts> validation;
+  if (a.validation_fraction != 0) {
+    auto split = search::PathCounts::split_trace_file(a.trace, a.validation_fraction);
+    train = std::move(split.first);
+    validation = std::move(split.second);
+  } else {
+    train = search::PathCounts::from_trace_file(a.trace);
+  }
+  if (train.lines() == 0) models::throw_input_error(a.trace, "trace", "at least one training iteration", "none");
+  if (validation && validation->lines() == 0)
+    models::throw_input_error(a.trace, "trace", "at least one validation iteration", "none");
   if (!a.validation.empty()) {
     validation = search::PathCounts::from_trace_file(a.validation);
     if (validation->lines() == 0) models::throw_input_error(a.validation, "trace", "at least one iteration", "none");
@@ -71,12 +85,18 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   if (hardware && (a.model.empty() || a.algorithm.empty() || a.context < 0))
     models::throw_input_error("command line", "--hw", "--model, --algorithm and --context with it", "missing");
 
+  const search::PriorScoreOrder prior_order(train);
+  std::map<int, search::NodeRanking> bounded;  // depth bound -> ranking, built on demand
+  auto bounded_tree = [&](int depth_bound, int x) {
+    auto it = bounded.find(depth_bound);
+    if (it == bounded.end()) it = bounded.emplace(depth_bound, prior_order.ranking(x_max - 1, depth_bound)).first;
+    return it->second.tree(x - 1);
+  };
   // Every method's trees for x = 2..x_max (baselines stop where their shape is full).
   const auto shape = search::TokenTree::from_widths(
       search::TokenTree::parse_widths(a.baseline_shape, "--baseline-shape"), "--baseline-shape");
-  const auto prior = search::prior_score_ranking(train, x_max - 1);
   std::vector<MethodTrees> methods;
-  methods.push_back({"prior-score", trees_of(prior, x_max), {}, {}});
+  methods.push_back({"prior-score", trees_of(prior_order.ranking(x_max - 1), x_max), {}, {}});
   methods.push_back({"width-first", trees_of(search::width_first_ranking(shape), x_max), {}, {}});
   methods.push_back({"depth-first", trees_of(search::depth_first_ranking(shape), x_max), {}, {}});
   std::optional<search::SequoiaDp> dp;
@@ -114,7 +134,7 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
     if (a.emit_method == "hardware-aware") {
       if (!hw_result) models::throw_input_error("command line", "--emit-method", "--hw with hardware-aware", "no --hw");
       const auto& c = hw_result->per_x_best[std::size_t(a.emit_tree - 2)];
-      tree = search::prior_score_ranking(train, x_max - 1, c.depth_bound).tree(a.emit_tree - 1);
+      tree = bounded_tree(c.depth_bound, a.emit_tree);
       note = c.depth_bound ? fmt::format(", depth bound {}", c.depth_bound) : ", no depth bound";
     }
     for (const auto& m : methods)
@@ -176,7 +196,7 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   if (hardware) {
     // Per x, the best depth bound (0 = none, the paper's tree).
     for (const auto& c : hw_result->per_x_best) {
-      const auto tree = search::prior_score_ranking(train, x_max - 1, c.depth_bound).tree(c.x - 1);
+      const auto tree = bounded_tree(c.depth_bound, c.x);
       const double in_sample = search::tree_aat(tree, train);
       const bool best = c.x == hw_result->best.x && c.depth_bound == hw_result->best.depth_bound;
       add("hardware-aware", tree, in_sample, validation ? std::optional<double>(c.aat) : std::nullopt,
@@ -204,11 +224,14 @@ const RegisterCommand reg{
       sub.add_option("--trace", a->trace, "Training trace: one accepted rank path per line ('#' comments)")
           ->required();
       sub.add_option("--validation", a->validation, "Validation trace: AAT of the trained trees out of sample");
+      sub.add_option("--validation-fraction", a->validation_fraction,
+                     "Instead of --validation: hold out this last fraction of --trace's iterations (0..1)");
       sub.add_option("--max-nodes", a->max_nodes,
                      "Largest verification length x_max (tree nodes including the root); trees for x = 2..x_max")
           ->default_val(128);
       sub.add_option("--acceptance-vector", a->acceptance,
-                     "Positional model p_k (e.g. 0.6,0.1,0.05): adds sequoia-dp rows and each tree's model_aat");
+                     "Positional model p_k (e.g. 0.6,0.1,0.05): adds sequoia-dp rows and each tree's model_aat "
+                     "(expected AAT under that model, without depth decay, as Sequoia assumes)");
       sub.add_option("--baseline-shape", a->baseline_shape,
                      "Fixed tree shape (nodes per depth) the width-first and depth-first baselines fill")
           ->default_val(kPaperBaselineShape);

@@ -2,7 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "models/config_error.hpp"
 #include "search/path_counts.hpp"
@@ -178,4 +181,18 @@ TEST_CASE("trace generator: invalid models are input errors") {
   CHECK_THROWS_AS(m.validate(), models::InputError);
   CHECK_THROWS_AS(search::parse_acceptance_vector("--acceptance-vector", "0.6,abc"), models::InputError);
   CHECK(search::parse_acceptance_vector("--acceptance-vector", "0.6, 0.1,.05") == std::vector<double>{0.6, 0.1, 0.05});
+}
+
+TEST_CASE("train / validation split of one trace is a split in time") {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path = std::string(tmp ? tmp : "/tmp") + "/specdse_trace_split_" + std::to_string(::getpid()) + ".trace";
+  std::ofstream(path) << "# five iterations\n0\n0 1\n\n1\n1 1\n";
+  const auto [train, validation] = search::PathCounts::split_trace_file(path, 0.4);
+  CHECK(train.lines() == 3);
+  CHECK(validation.lines() == 2);
+  CHECK(train.count(RankPath{0}) == 2);
+  CHECK(validation.count(RankPath{1}) == 2);
+  CHECK(validation.count(RankPath{0}) == 0);
+  CHECK_THROWS_AS(search::PathCounts::split_trace_file(path, 1.0), models::InputError);
+  std::remove(path.c_str());
 }

@@ -89,6 +89,12 @@ TEST_CASE("tree-search: table of methods, validation, emitted tree, errors with 
   CHECK_THAT(json.output, Catch::Contains("\"p_eff_tokens_per_s\"") && Catch::Contains("hardware-aware") &&
                               Catch::Contains("\"best\""));
 
+  // One trace split in time: 4000 training and 1000 validation iterations.
+  const auto split = run_specdse("tree-search --trace " + train + " --validation-fraction 0.2 --max-nodes 6 --format csv");
+  REQUIRE(split.exit_code == 0);
+  CHECK_THAT(split.output, Catch::Contains("validation_aat"));
+  CHECK(run_specdse("tree-search --trace " + train + " --validation-fraction 1.5 --max-nodes 6").exit_code == 2);
+
   const auto bad = tree_temp_path("bad.trace");
   std::ofstream(bad) << "# header\n0 1\n\n0 one\n";
   const auto err = run_specdse("tree-search --trace " + bad + " --max-nodes 8");

@@ -163,6 +163,8 @@ TEST_CASE("prior-score: every prefix of the ranking is a prefix-closed tree") {
       }
       // Scores never increase along the ranking.
       for (int n = 1; n < 40; ++n) CHECK(c->count(r.paths[n - 1]) >= c->count(r.paths[n]));
+      // Sorting once and filtering per depth bound gives the same ranking.
+      CHECK(search::PriorScoreOrder(*c).ranking(40, bound).paths == r.paths);
     }
 }
 
