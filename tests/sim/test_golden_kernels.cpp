@@ -114,3 +114,18 @@ TEST_CASE("golden: the CLI exits 2 on bad input and runs a tiny CPU golden set")
   for (std::string line; std::getline(in, line);) ++lines;
   CHECK(lines == 8 + 2);
 }
+
+TEST_CASE("golden: the CUDA golden binary is built wherever CMake found a CUDA compiler") {
+  const std::string build = SPECDSE_TEST_BINARY_DIR;
+  std::ifstream cache(build + "/CMakeCache.txt");
+  bool cuda_configured = false;
+  for (std::string line; std::getline(cache, line);)
+    if (line.rfind("CMAKE_CUDA_COMPILER:", 0) == 0 && line.find("NOTFOUND") == std::string::npos &&
+        line.back() != '=')
+      cuda_configured = true;
+  if (!cuda_configured) {
+    WARN("no CUDA compiler configured in " << build << ": CUDA golden kernels not built");
+    return;
+  }
+  CHECK(std::filesystem::exists(build + "/cuda/specdse_cuda_golden"));
+}
