@@ -62,6 +62,10 @@ FpgaSpec load_fpga(const YamlReader& r) {
            std::to_string(f.kv_channels));
   const YamlReader b = r.child("on_chip");
   f.weight_buffer_kib = b.positive("weight_buffer_kib");
+  f.weight_chunk_kib = b.positive("weight_chunk_kib");
+  if (f.weight_chunk_kib * 2 > f.weight_buffer_kib)
+    b.fail("weight_chunk_kib", "at most half of on_chip.weight_buffer_kib (double buffering)",
+           std::to_string(f.weight_chunk_kib));
   f.kv_buffer_kib = b.positive("kv_buffer_kib");
   f.kv_chunk_kib = b.positive("kv_chunk_kib");
   if (f.kv_chunk_kib * 2 > f.kv_buffer_kib)

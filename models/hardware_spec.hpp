@@ -29,10 +29,11 @@ struct FpgaSpec {
   double weight_stream_efficiency = 0;  // same-channel streaming, fraction of channel peak
   double kv_access_efficiency = 0;      // cross-channel activation / KV traffic
   int kv_channels = 0;                  // channels carrying KV / activation traffic in decode
-  // On-chip buffers: weight tiles are double-buffered (two chunks of half the buffer); KV
-  // chunks stream into a prefetch buffer of kv_buffer_kib / kv_chunk_kib slots, so the KV DMA
-  // can run ahead of the attention (into the next layer) while projections compute.
+  // On-chip buffers: weight chunks stream into weight_buffer_kib / weight_chunk_kib slots and
+  // KV chunks into kv_buffer_kib / kv_chunk_kib slots (at least two each: double buffering),
+  // so each DMA queue can run that far ahead of the compute that consumes it.
   double weight_buffer_kib = 0;
+  double weight_chunk_kib = 0;
   double kv_buffer_kib = 0;
   double kv_chunk_kib = 0;
   // Calibrated mapping constants (each documented in the board YAML).

@@ -19,7 +19,9 @@ const sc_time cycle(1, SC_NS);
 
 SC_MODULE(Accelerator) {
   sc_core::sc_event program_ready;
-  sc_core::sc_event progress;  // some instruction finished
+  // One event per unit, notified when an instruction on that unit finishes: a waiting unit
+  // sleeps on the unit that runs its first unfinished dependency (no spurious wake-ups).
+  std::array<sc_core::sc_event, 3> finished_on;
 
   const Program* program = nullptr;
   std::unique_ptr<UnitQueues> queues;
@@ -39,23 +41,42 @@ SC_MODULE(Accelerator) {
     program = &p;
     queues = std::make_unique<UnitQueues>(p);
     mode = m;
-    schedule = Schedule{};
+    // assign() keeps the vectors' capacity: fresh ~MB buffers every run cost page faults.
+    schedule.total_cycles = 0;
     schedule.start.assign(p.instructions.size(), 0);
     schedule.finish.assign(p.instructions.size(), 0);
     done.assign(p.instructions.size(), 0);
   }
 
-  bool deps_done(int i) const {
+  bool deps_done(int i) const { return pending_dep(i) < 0; }
+  int pending_dep(int i) const {
     for (int d : program->instructions[i].deps)
-      if (!done[d]) return false;
-    return true;
+      if (!done[d]) return d;
+    return -1;
   }
+  sc_core::sc_event& finish_event_of(int i) { return finished_on[int(program->instructions[i].unit)]; }
   long long now() const { return static_cast<long long>((sc_core::sc_time_stamp() - base) / cycle); }
-  void begin(int i) { schedule.start[i] = now(); }
+  std::array<int, 3> running{-1, -1, -1};  // instruction in flight per unit
+  void begin(int i) {
+    schedule.start[i] = now();
+    running[int(program->instructions[i].unit)] = i;
+  }
+  // Whether another unit finishes an instruction in this very cycle (its finish may not be
+  // recorded yet in this delta cycle).
+  bool another_unit_finishing_now(Unit self) const {
+    for (int u = 0; u < 3; ++u) {
+      const int i = running[u];
+      if (u != int(self) && i >= 0 && !done[i] &&
+          schedule.start[i] + program->instructions[i].cycles == now())
+        return true;
+    }
+    return false;
+  }
   void end(int i) {
     schedule.finish[i] = now();
     schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[i]);
     done[i] = 1;
+    running[int(program->instructions[i].unit)] = -1;
   }
 
   // --- event-driven units ---------------------------------------------------------------
@@ -64,11 +85,11 @@ SC_MODULE(Accelerator) {
       wait(program_ready);
       if (mode != SimMode::event_driven) continue;
       for (int i : (*queues).*which) {
-        while (!deps_done(i)) wait(progress);
+        for (int d = pending_dep(i); d >= 0; d = pending_dep(i)) wait(finish_event_of(d));
         begin(i);
         wait(double(program->instructions[i].cycles), SC_NS);
         end(i);
-        progress.notify(sc_core::SC_ZERO_TIME);
+        finish_event_of(i).notify(sc_core::SC_ZERO_TIME);
       }
     }
   }
@@ -96,21 +117,27 @@ SC_MODULE(Accelerator) {
           if (head[k] < queues->dma[k].size()) return true;
         return false;
       };
-      // Decide one delta after time advances, when every transfer or compute finishing at
-      // this cycle has been recorded (all finishes happen in the first delta of their cycle).
+      // Decide only once every transfer or compute finishing in the current cycle has been
+      // recorded: all finishes happen in the first delta of their cycle, so when another unit
+      // is due to finish now the controller waits one delta before choosing.
+      running.fill(-1);
       wait(sc_core::SC_ZERO_TIME);
       while (remaining()) {
         const int k = pick_transfer(head);
         if (k < 0) {
-          wait(progress);
+          // Sleep until a unit that some queue head is waiting on finishes an instruction.
+          sc_core::sc_event_or_list any;
+          for (int q = 0; q < dma_queue_count; ++q)
+            if (head[q] < queues->dma[q].size()) any |= finish_event_of(pending_dep(queues->dma[q][head[q]]));
+          wait(any);
           continue;
         }
         const int i = queues->dma[k][head[k]++];
         begin(i);
         wait(double(program->instructions[i].cycles), SC_NS);
         end(i);
-        progress.notify(sc_core::SC_ZERO_TIME);
-        wait(sc_core::SC_ZERO_TIME);
+        finish_event_of(i).notify(sc_core::SC_ZERO_TIME);
+        if (another_unit_finishing_now(Unit::memory)) wait(sc_core::SC_ZERO_TIME);
       }
     }
   }

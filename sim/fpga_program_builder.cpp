@@ -46,13 +46,20 @@ class Builder {
  public:
   Builder(const models::FpgaSpec& f, int tokens)
       : f_(f), tokens_(tokens),
-        weight_chunk_(f.weight_buffer_kib * 1024 / 2),
+        weight_chunk_(f.weight_chunk_kib * 1024),
         kv_chunk_(f.kv_chunk_kib * 1024),
-        weights_(2),
+        weights_(int(f.weight_buffer_kib / f.weight_chunk_kib)),
         kv_(int(f.kv_buffer_kib / f.kv_chunk_kib)) {}
 
   Program build(const std::vector<Op>& ops, int layers) {
     p_.layers = layers;
+    // Reserve once: growing a vector of ~10^5 instructions page-faults its way through fresh
+    // memory on every reallocation, which cost more than building the program.
+    double per_layer = 1;
+    for (const auto& op : ops)
+      per_layer += 3 + 2 * std::ceil(op.weight_bytes / weight_chunk_) +
+                   3 * std::ceil((op.kv_read_bytes * f_.cross_attention_kv_read_factor + op.kv_write_bytes) / kv_chunk_);
+    p_.instructions.reserve(std::size_t(per_layer * layers));
     for (const auto& op : ops) p_.op_names.push_back(op.name);
     for (layer_ = 0; layer_ < layers; ++layer_) {
       add_memory(DmaQueue::weights, f_.layer_overhead_cycles, {}, -1);
@@ -70,13 +77,12 @@ class Builder {
   }
 
  private:
-  int add(Unit u, DmaQueue q, long long cycles, std::vector<int> deps, int op) {
-    deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
-    p_.instructions.push_back({u, q, std::max(1LL, cycles), std::move(deps), op, layer_});
+  int add(Unit u, DmaQueue q, long long cycles, Dependencies deps, int op) {
+    p_.instructions.push_back({u, q, std::max(1LL, cycles), deps, op, layer_});
     return int(p_.instructions.size()) - 1;
   }
-  int add_memory(DmaQueue q, long long cycles, std::vector<int> deps, int op) {
-    return add(Unit::memory, q, cycles, std::move(deps), op);
+  int add_memory(DmaQueue q, long long cycles, Dependencies deps, int op) {
+    return add(Unit::memory, q, cycles, deps, op);
   }
 
   int load(SlotRing& ring, double bytes, bool kv, int op) {
@@ -96,8 +102,8 @@ class Builder {
     const double chunk = kv ? kv_chunk_ : weight_chunk_;
     const int chunks = streamed > 0 ? int(std::ceil(streamed / chunk)) : 1;
     for (int c = 0; c < chunks; ++c) {
-      std::vector<int> deps{last_compute_};
-      if (streamed > 0) deps.push_back(load(ring, std::min(chunk, streamed - c * chunk), kv, index));
+      Dependencies deps{last_compute_};
+      if (streamed > 0) deps.add(load(ring, std::min(chunk, streamed - c * chunk), kv, index));
       last_compute_ = add(unit, DmaQueue::weights, share(compute, chunks, c), deps, index);
       if (streamed > 0) ring.consumed_by(last_compute_);
     }
@@ -117,8 +123,8 @@ class Builder {
     std::vector<int> qk_ids, softmax_ids;
     int previous = last_compute_;
     auto issue_qk = [&](int c) {
-      std::vector<int> deps{previous};
-      if (k_bytes > 0) deps.push_back(load(kv_, k_bytes / chunks, true, index));
+      Dependencies deps{previous};
+      if (k_bytes > 0) deps.add(load(kv_, k_bytes / chunks, true, index));
       previous = add(Unit::matrix, DmaQueue::weights, share(static_cast<long long>(wq.matrix_cycles), chunks, c),
                      deps, index);
       qk_ids.push_back(previous);
@@ -129,8 +135,8 @@ class Builder {
     issue_qk(0);
     for (int c = 0; c < chunks; ++c) {
       if (c + 1 < chunks) issue_qk(c + 1);
-      std::vector<int> deps{softmax_ids[c], previous};
-      if (v_bytes > 0) deps.push_back(load(kv_, v_bytes / chunks, true, index + 2));
+      Dependencies deps{softmax_ids[c], previous};
+      if (v_bytes > 0) deps.add(load(kv_, v_bytes / chunks, true, index + 2));
       previous = add(Unit::matrix, DmaQueue::weights, share(static_cast<long long>(wp.matrix_cycles), chunks, c),
                      deps, index + 2);
       if (v_bytes > 0) kv_.consumed_by(previous);

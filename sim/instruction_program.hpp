@@ -11,6 +11,9 @@
 //    channels, so transfers serialise); each DMA queue is in program order, and when the
 //    controller is free it starts the ready queue head with the lowest program index;
 //  - every instruction takes at least one cycle.
+#include <array>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,11 +24,32 @@ enum class DmaQueue { weights = 0, kv = 1, store = 2 };
 constexpr int dma_queue_count = 3;
 const char* to_string(Unit u);
 
+// At most three dependencies (previous compute, a load, a softmax), stored inline: programs
+// have tens of thousands of instructions and a heap vector each dominated their build time.
+class Dependencies {
+ public:
+  Dependencies() = default;
+  Dependencies(std::initializer_list<int> ids) {
+    for (int d : ids) add(d);
+  }
+  void add(int d) {  // -1: no dependency
+    if (d < 0) return;
+    if (count_ == ids_.size()) throw std::logic_error("instruction with more than three dependencies");
+    ids_[count_++] = d;
+  }
+  const int* begin() const { return ids_.data(); }
+  const int* end() const { return ids_.data() + count_; }
+
+ private:
+  std::array<int, 3> ids_{};
+  std::size_t count_ = 0;
+};
+
 struct Instruction {
   Unit unit = Unit::matrix;
   DmaQueue queue = DmaQueue::weights;  // memory instructions only
   long long cycles = 1;
-  std::vector<int> deps;  // indices of earlier instructions
+  Dependencies deps;      // indices of earlier instructions
   int op = -1;            // op index within the layer (-1: layer overhead)
   int layer = 0;          // which copy of the layer (multi-layer windows)
 };
