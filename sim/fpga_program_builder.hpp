@@ -1,10 +1,10 @@
 #pragma once
 // Lowers an op group (one decoder layer, repeated `layers` times, or the tail) onto the
 // FlightLLM-like accelerator's instruction stream:
-// - weights stream in chunks of half the weight buffer (double buffering: the load of chunk g
-//   waits until the compute that consumed chunk g - 2 has finished);
-// - KV reads stream in kv_chunk_kib chunks into the KV prefetch buffer (kv_buffer_kib /
-//   kv_chunk_kib slots), so the KV queue can run ahead into the next layer's attention;
+// - weights stream in weight_chunk_kib chunks into weight_buffer_kib / weight_chunk_kib slots
+//   and KV reads in kv_chunk_kib chunks into kv_buffer_kib / kv_chunk_kib slots: the load of
+//   chunk g waits until the compute that consumed chunk g - slots has finished, so each queue
+//   runs at most a buffer ahead (the KV queue into the next layer's attention);
 // - attention runs chunk by chunk: QK^T (matrix), softmax (SFU), PV (matrix), software-
 //   pipelined so the SFU overlaps the matrix engine (online softmax);
 // - an op's first compute waits for the previous op's last compute (activation dependency);
