@@ -31,9 +31,15 @@ SC_MODULE(Accelerator) {
   sc_time base;
 
   SC_CTOR(Accelerator) {
-    SC_THREAD(matrix_engine);
-    SC_THREAD(special_function_unit);
-    SC_THREAD(memory_controller);
+    SC_METHOD(matrix_engine);
+    sensitive << program_ready;
+    dont_initialize();
+    SC_METHOD(special_function_unit);
+    sensitive << program_ready;
+    dont_initialize();
+    SC_METHOD(memory_controller);
+    sensitive << program_ready;
+    dont_initialize();
     SC_THREAD(clocked_reference);
   }
 
@@ -46,6 +52,9 @@ SC_MODULE(Accelerator) {
     schedule.start.assign(p.instructions.size(), 0);
     schedule.finish.assign(p.instructions.size(), 0);
     done.assign(p.instructions.size(), 0);
+    running.fill(-1);
+    matrix_state = sfu_state = memory_state = UnitState{};
+    dma_head.fill(0);
   }
 
   bool deps_done(int i) const { return pending_dep(i) < 0; }
@@ -80,21 +89,45 @@ SC_MODULE(Accelerator) {
   }
 
   // --- event-driven units ---------------------------------------------------------------
-  void in_order_unit(const std::vector<int> UnitQueues::*which) {
-    for (;;) {
-      wait(program_ready);
-      if (mode != SimMode::event_driven) continue;
-      for (int i : (*queues).*which) {
-        for (int d = pending_dep(i); d >= 0; d = pending_dep(i)) wait(finish_event_of(d));
-        begin(i);
-        wait(double(program->instructions[i].cycles), SC_NS);
-        end(i);
-        finish_event_of(i).notify(sc_core::SC_ZERO_TIME);
-      }
-    }
+  // Each unit is an SC_METHOD (no coroutine switch per instruction): on every activation it
+  // retires the instruction that just finished, issues the next one if its dependencies are
+  // done and re-arms itself for that instruction's last cycle, or else sleeps on the unit
+  // that runs its first unfinished dependency. Between programs it waits for program_ready.
+  struct UnitState {
+    std::size_t head = 0;
+    int busy = -1;
+  };
+  UnitState matrix_state, sfu_state, memory_state;
+  sc_core::sc_event_or_list waiting_on;  // the memory controller's dynamic sensitivity
+  std::array<std::size_t, dma_queue_count> dma_head{};
+
+  long long cycles_of(int i) const { return program->instructions[i].cycles; }
+  void retire(UnitState& st) {
+    end(st.busy);
+    finish_event_of(st.busy).notify(sc_core::SC_ZERO_TIME);
+    st.busy = -1;
   }
-  void matrix_engine() { in_order_unit(&UnitQueues::matrix); }
-  void special_function_unit() { in_order_unit(&UnitQueues::sfu); }
+  void issue(UnitState& st, int i) {
+    begin(i);
+    st.busy = i;
+    next_trigger(double(cycles_of(i)), SC_NS);
+  }
+
+  void in_order_unit(const std::vector<int>& q, UnitState& st) {
+    if (mode != SimMode::event_driven) return;
+    if (st.busy >= 0) retire(st);
+    if (st.head >= q.size()) return;  // program done: back to waiting for program_ready
+    const int i = q[st.head];
+    const int d = pending_dep(i);
+    if (d >= 0) {
+      next_trigger(finish_event_of(d));
+      return;
+    }
+    ++st.head;
+    issue(st, i);
+  }
+  void matrix_engine() { in_order_unit(queues->matrix, matrix_state); }
+  void special_function_unit() { in_order_unit(queues->sfu, sfu_state); }
 
   // Ready head of the DMA queues with the lowest program index, or -1.
   int pick_transfer(std::array<std::size_t, dma_queue_count>& head) const {
@@ -108,38 +141,30 @@ SC_MODULE(Accelerator) {
   }
 
   void memory_controller() {
-    for (;;) {
-      wait(program_ready);
-      if (mode != SimMode::event_driven) continue;
-      std::array<std::size_t, dma_queue_count> head{};
-      auto remaining = [&] {
-        for (int k = 0; k < dma_queue_count; ++k)
-          if (head[k] < queues->dma[k].size()) return true;
-        return false;
-      };
-      // Decide only once every transfer or compute finishing in the current cycle has been
-      // recorded: all finishes happen in the first delta of their cycle, so when another unit
-      // is due to finish now the controller waits one delta before choosing.
-      running.fill(-1);
-      wait(sc_core::SC_ZERO_TIME);
-      while (remaining()) {
-        const int k = pick_transfer(head);
-        if (k < 0) {
-          // Sleep until a unit that some queue head is waiting on finishes an instruction.
-          sc_core::sc_event_or_list any;
-          for (int q = 0; q < dma_queue_count; ++q)
-            if (head[q] < queues->dma[q].size()) any |= finish_event_of(pending_dep(queues->dma[q][head[q]]));
-          wait(any);
-          continue;
-        }
-        const int i = queues->dma[k][head[k]++];
-        begin(i);
-        wait(double(program->instructions[i].cycles), SC_NS);
-        end(i);
-        finish_event_of(i).notify(sc_core::SC_ZERO_TIME);
-        if (another_unit_finishing_now(Unit::memory)) wait(sc_core::SC_ZERO_TIME);
+    if (mode != SimMode::event_driven) return;
+    if (memory_state.busy >= 0) {
+      retire(memory_state);
+      // Choose only once every unit finishing in this cycle has recorded it: all finishes
+      // happen in the first delta of their cycle.
+      if (another_unit_finishing_now(Unit::memory)) {
+        next_trigger(sc_core::SC_ZERO_TIME);
+        return;
       }
     }
+    bool remaining = false;
+    for (int q = 0; q < dma_queue_count; ++q) remaining |= dma_head[q] < queues->dma[q].size();
+    if (!remaining) return;
+    const int k = pick_transfer(dma_head);
+    if (k < 0) {
+      // Sleep until a unit that some queue head is waiting on finishes an instruction.
+      // (The list must outlive this activation: SystemC keeps a reference until it fires.)
+      waiting_on = sc_core::sc_event_or_list();
+      for (int q = 0; q < dma_queue_count; ++q)
+        if (dma_head[q] < queues->dma[q].size()) waiting_on |= finish_event_of(pending_dep(queues->dma[q][dma_head[q]]));
+      next_trigger(waiting_on);
+      return;
+    }
+    issue(memory_state, queues->dma[k][dma_head[k]++]);
   }
 
   // --- clocked reference ----------------------------------------------------------------
