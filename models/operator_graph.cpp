@@ -37,16 +37,7 @@ LayerShape shape_of(const ModelSpec& m) {
 
 Op gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k, double wbytes,
         double abytes) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::gemm;
-  op.m = m;
-  op.n = n;
-  op.k = k;
-  op.flops = 2.0 * m * n * k;
-  op.weight_bytes = double(n) * k * wbytes;
-  op.activation_bytes = double(m) * (n + k) * abytes;
-  return op;
+  return make_gemm_op(name, m, n, k, wbytes, abytes);
 }
 
 Op sfu(const std::string& name, OpKind kind, double elements, int passes, double abytes) {
@@ -128,6 +119,20 @@ void check_shape(const std::string& what, int tokens, std::int64_t context, int 
 }
 
 }  // namespace
+
+Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
+                double wbytes, double abytes) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::gemm;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.flops = 2.0 * m * n * k;
+  op.weight_bytes = double(n) * k * wbytes;
+  op.activation_bytes = double(m) * (n + k) * abytes;
+  return op;
+}
 
 double StepGraph::total_flops() const {
   double f = 0;

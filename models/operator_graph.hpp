@@ -69,6 +69,11 @@ struct StepShape {
   bool include_lm_head = true;
 };
 
+// A weight GEMM op (M tokens x N outputs x K inputs) with its FLOPs and bytes: the one
+// factory the graph builders and the golden kernels share.
+Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
+                double weight_bytes_per_element, double activation_bytes_per_element);
+
 // Target verification (or plain decoding) step.
 StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape);
 // One draft pass over `width` tokens for `algorithm` drafting for `target` at context L.

@@ -49,16 +49,7 @@ std::vector<GoldenShape> attention_shapes(const models::ModelSpec& model, const 
 }
 
 models::Op golden_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, double element_bytes) {
-  models::Op op;
-  op.name = m == 1 ? "gemv" : "gemm";
-  op.kind = models::OpKind::gemm;
-  op.m = m;
-  op.n = n;
-  op.k = k;
-  op.flops = 2.0 * m * n * k;
-  op.weight_bytes = double(n) * k * element_bytes;
-  op.activation_bytes = double(m) * (n + k) * element_bytes;
-  return op;
+  return models::make_gemm_op(m == 1 ? "gemv" : "gemm", m, n, k, element_bytes, element_bytes);
 }
 
 std::vector<models::Op> golden_attention_ops(const GoldenShape& s, double eb) {
