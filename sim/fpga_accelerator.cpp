@@ -98,13 +98,14 @@ SC_MODULE(Accelerator) {
     int busy = -1;
   };
   UnitState matrix_state, sfu_state, memory_state;
-  sc_core::sc_event_or_list waiting_on;  // the memory controller's dynamic sensitivity
+  sc_core::sc_event any_finished;  // wakes the memory controller when it has nothing ready
   std::array<std::size_t, dma_queue_count> dma_head{};
 
   long long cycles_of(int i) const { return program->instructions[i].cycles; }
   void retire(UnitState& st) {
     end(st.busy);
     finish_event_of(st.busy).notify(sc_core::SC_ZERO_TIME);
+    any_finished.notify(sc_core::SC_ZERO_TIME);
     st.busy = -1;
   }
   void issue(UnitState& st, int i) {
@@ -156,12 +157,8 @@ SC_MODULE(Accelerator) {
     if (!remaining) return;
     const int k = pick_transfer(dma_head);
     if (k < 0) {
-      // Sleep until a unit that some queue head is waiting on finishes an instruction.
-      // (The list must outlive this activation: SystemC keeps a reference until it fires.)
-      waiting_on = sc_core::sc_event_or_list();
-      for (int q = 0; q < dma_queue_count; ++q)
-        if (dma_head[q] < queues->dma[q].size()) waiting_on |= finish_event_of(pending_dep(queues->dma[q][dma_head[q]]));
-      next_trigger(waiting_on);
+      // Sleep until some unit finishes an instruction (a queue head may then be ready).
+      next_trigger(any_finished);
       return;
     }
     issue(memory_state, queues->dma[k][dma_head[k]++]);
