@@ -158,12 +158,6 @@ double StepGraph::total_kv_read_bytes() const {
   return b;
 }
 
-std::string StepGraph::signature() const {
-  // The label names model, role, tokens, context and batch; op count guards against
-  // two builders producing different graphs under one label.
-  return fmt::format("{}|{}|{}|{}", label, layer_ops.size(), tail_ops.size(), layer_count);
-}
-
 StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape) {
   check_shape(model.name, shape.tokens, shape.context, shape.batch);
   const LayerShape s = shape_of(model);

@@ -57,8 +57,6 @@ struct StepGraph {
   double total_flops() const;
   double total_weight_bytes() const;
   double total_kv_read_bytes() const;
-  // Cache key: equal keys mean identical graphs (engines memoise on it).
-  std::string signature() const;
 };
 
 struct StepShape {

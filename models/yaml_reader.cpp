@@ -109,10 +109,6 @@ double YamlReader::fraction(const std::string& key) const {
   return v;
 }
 
-double YamlReader::positive_or(const std::string& key, double fallback) const {
-  return has(key) ? positive(key) : fallback;
-}
-
 long long YamlReader::positive_int(const std::string& key) const {
   const long long v = non_negative_int(key);
   if (v < 1) fail(key, "an integer >= 1", describe(node_[key]));

@@ -26,7 +26,6 @@ class YamlReader {
   double positive(const std::string& key) const;              // > 0
   double non_negative(const std::string& key) const;          // >= 0
   double fraction(const std::string& key) const;              // in (0, 1]
-  double positive_or(const std::string& key, double fallback) const;
   long long positive_int(const std::string& key) const;       // integer >= 1
   long long non_negative_int(const std::string& key) const;   // integer >= 0
   long long positive_int_or(const std::string& key, long long fallback) const;

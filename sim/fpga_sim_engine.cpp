@@ -39,7 +39,6 @@ const FpgaSimEngine::GroupResult& FpgaSimEngine::simulate(const std::vector<mode
   r->program = build_fpga_program(*hw_.fpga, ops, tokens, layers);
   r->schedule = run_on_systemc(r->program, mode_);
   r->cycles = r->schedule.total_cycles;
-  r->period_layer = layers / 2;  // a layer with both a predecessor and a successor
   std::lock_guard<std::mutex> lock(memo_mutex_);
   ++simulations_;
   return *memo_.emplace(key, std::move(r)).first->second;
@@ -55,7 +54,7 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
     if (!breakdown) return;
     // Per-op figures of the window's last layer (the steady state). An op's cycles are those
     // by which it pushed that layer's finish time beyond every earlier op of the layer.
-    const int last = r.period_layer;
+    const int last = r.program.layers / 2;  // mid-step: a layer with a predecessor and a successor
     const auto finish = r.schedule.layer_finish(r.program);
     const std::size_t nops = r.program.op_names.size();
     std::vector<long long> end(nops, 0), compute(nops, 0), memory(nops, 0);

@@ -30,7 +30,6 @@ class FpgaSimEngine : public models::LatencyEngine {
     Program program;
     Schedule schedule;
     long long cycles = 0;  // all layer_count layers
-    int period_layer = 0;  // the layer the breakdown shows (mid-step: steady state)
   };
   const GroupResult& simulate(const std::vector<models::Op>& ops, int tokens, int layers) const;
 
