@@ -98,6 +98,20 @@ struct Timer {
 constexpr int kChunk = 256;   // keys per prefix CTA (flash-decoding chunk)
 constexpr int kMaxD = 128;
 
+// One key of online softmax for a warp (lane holds every 32nd element of the head): score
+// q.k, rescale the running max m, sum l and output accumulator acc, add p * v.
+__device__ inline void online_softmax_step(const float* qr, const half* kr, const half* vr, int d, int lane,
+                                           float scale, float& m, float& l, float* acc) {
+  float s = 0;
+  for (int i = 0; i < d / 32; ++i) s += qr[i] * __half2float(kr[lane + 32 * i]);
+  for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffff, s, off);
+  s *= scale;
+  const float m_new = fmaxf(m, s), corr = __expf(m - m_new), p = __expf(s - m_new);
+  for (int i = 0; i < d / 32; ++i) acc[i] = acc[i] * corr + p * __half2float(vr[lane + 32 * i]);
+  l = l * corr + p;
+  m = m_new;
+}
+
 // One warp per (head, query, chunk): online softmax over the chunk's keys.
 __global__ void prefix_attention(const half* q, const half* kc, const half* vc, float* o_part, float* lse_part,
                                  int x, int L, int d, int group, int chunks) {
@@ -110,16 +124,7 @@ __global__ void prefix_attention(const half* q, const half* kc, const half* vc, 
   float m = -INFINITY, l = 0, acc[kMaxD / 32] = {0};
   const int begin = chunk * kChunk, end = min(L, begin + kChunk);
   for (int j = begin; j < end; ++j) {
-    const half* kr = kc + (size_t(kvh) * L + j) * d;
-    float s = 0;
-    for (int i = 0; i < d / 32; ++i) s += qr[i] * __half2float(kr[lane + 32 * i]);
-    for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffff, s, off);
-    s *= scale;
-    const float m_new = fmaxf(m, s), corr = __expf(m - m_new), p = __expf(s - m_new);
-    const half* vr = vc + (size_t(kvh) * L + j) * d;
-    for (int i = 0; i < d / 32; ++i) acc[i] = acc[i] * corr + p * __half2float(vr[lane + 32 * i]);
-    l = l * corr + p;
-    m = m_new;
+    online_softmax_step(qr, kc + (size_t(kvh) * L + j) * d, vc + (size_t(kvh) * L + j) * d, d, lane, scale, m, l, acc);
   }
   const size_t state = (size_t(head) * x + query) * (chunks + 1) + chunk;
   for (int i = 0; i < d / 32; ++i) o_part[state * d + lane + 32 * i] = l > 0 ? acc[i] / l : 0.f;
@@ -137,16 +142,7 @@ __global__ void suffix_attention(const half* q, const half* kn, const half* vn, 
   const float scale = rsqrtf(float(d));
   float m = -INFINITY, l = 0, acc[kMaxD / 32] = {0};
   for (int j = query; j >= 0; j = parent[j]) {  // the tree mask: ancestors and self
-    const half* kr = kn + (size_t(kvh) * x + j) * d;
-    float s = 0;
-    for (int i = 0; i < d / 32; ++i) s += qr[i] * __half2float(kr[lane + 32 * i]);
-    for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffff, s, off);
-    s *= scale;
-    const float m_new = fmaxf(m, s), corr = __expf(m - m_new), p = __expf(s - m_new);
-    const half* vr = vn + (size_t(kvh) * x + j) * d;
-    for (int i = 0; i < d / 32; ++i) acc[i] = acc[i] * corr + p * __half2float(vr[lane + 32 * i]);
-    l = l * corr + p;
-    m = m_new;
+    online_softmax_step(qr, kn + (size_t(kvh) * x + j) * d, vn + (size_t(kvh) * x + j) * d, d, lane, scale, m, l, acc);
   }
   const size_t state = (size_t(head) * x + query) * (chunks + 1) + chunks;
   for (int i = 0; i < d / 32; ++i) o_part[state * d + lane + 32 * i] = acc[i] / l;
