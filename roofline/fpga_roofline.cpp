@@ -50,11 +50,22 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
   const double kv_bw = f.kv_bandwidth_gbs() * 1e9;
   models::StepCost cost;
 
-  // One fused group (a layer, or the tail): memory and compute overlap through double
-  // buffering; the group pays max of the two plus the pipeline fill/drain overhead.
+  // One fused group (a layer, or the tail). Memory is one serial stream (weights, then the
+  // attention's KV chunks, then weights again) and double buffering overlaps it with compute, so
+  // a group takes max(memory, compute) plus the pipeline fill/drain overhead -- as long as the
+  // prefetch buffers can hold what memory would load ahead. They cannot when the projections are
+  // compute-bound and the attention's KV stream is long: while the projections compute, memory
+  // can run ahead only by a KV buffer of the next attention's KV and a weight buffer of weights,
+  // and then idles. That idle time is added to the memory side (buffer-capacity stall; the sim
+  // shows the same effect instruction by instruction).
   auto group = [&](const std::vector<Op>& ops, int count, const char* label) {
     if (ops.empty() || count == 0) return;
     double weight_bytes = 0, kv_bytes = 0, matrix = 0, sfu = 0, flops = 0;
+    // Phase split for the stall term: ops that stream weights (projections, with their norms
+    // and activations) against the attention ops that stream KV.
+    // The SFU overlaps the matrix engine within a phase, as in the whole layer.
+    double weight_phase_memory = 0, kv_phase_memory = 0;
+    double weight_phase_matrix = 0, weight_phase_sfu = 0, kv_phase_matrix = 0, kv_phase_sfu = 0;
     for (const Op& op : ops) {
       const FpgaOpWork w = fpga_op_work(f, op, g.tokens);
       weight_bytes += w.weight_bytes;
@@ -62,12 +73,18 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
       matrix += w.matrix_cycles;
       sfu += w.sfu_cycles;
       flops += op.flops;
+      const double op_memory = w.weight_bytes / weight_bw + w.kv_bytes / kv_bw;
+      const double op_compute = std::max(w.matrix_cycles, w.sfu_cycles) / hz;
+      const bool kv_phase = w.weight_bytes == 0 && (w.kv_bytes > 0 || op.kind == OpKind::softmax);
+      (kv_phase ? kv_phase_memory : weight_phase_memory) += op_memory;
+      (kv_phase ? kv_phase_matrix : weight_phase_matrix) += w.matrix_cycles;
+      (kv_phase ? kv_phase_sfu : weight_phase_sfu) += w.sfu_cycles;
       if (breakdown) {
         models::OpCost c;
         c.op = op.name;
         c.count = count;
-        c.compute_s = std::max(w.matrix_cycles, w.sfu_cycles) / hz;
-        c.memory_s = w.weight_bytes / weight_bw + w.kv_bytes / kv_bw;
+        c.compute_s = op_compute;
+        c.memory_s = op_memory;
         c.seconds = std::max(c.compute_s, c.memory_s);
         c.compute_utilisation = c.seconds > 0 ? op.flops / c.seconds / hw_.peak_flops() : 0;
         c.memory_utilisation = c.seconds > 0 ? (w.weight_bytes + w.kv_bytes) / c.seconds /
@@ -78,7 +95,16 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
     const double memory_s = weight_bytes / weight_bw + kv_bytes / kv_bw;
     const double compute_s = std::max(matrix, sfu) / hz;
     const double overhead_s = f.layer_overhead_cycles / hz;
-    const double t = std::max(memory_s, compute_s) + overhead_s;
+    const double weight_phase_compute = std::max(weight_phase_matrix, weight_phase_sfu) / hz;
+    const double kv_phase_compute = std::max(kv_phase_matrix, kv_phase_sfu) / hz;
+    // What memory can load ahead while the other phase computes: the buffer's worth of the
+    // next phase's data (no more than that phase streams).
+    const double kv_lead_s = std::min(f.kv_buffer_kib * 1024 / kv_bw, kv_phase_memory);
+    const double weight_lead_s = std::min(f.weight_buffer_kib * 1024 / weight_bw, weight_phase_memory);
+    const double buffer_stall_s =
+        std::max(0.0, weight_phase_compute - weight_phase_memory - kv_lead_s - weight_lead_s) +
+        std::max(0.0, kv_phase_compute - kv_phase_memory - weight_lead_s);
+    const double t = std::max(memory_s + buffer_stall_s, compute_s) + overhead_s;
     cost.seconds += t * count;
     if (breakdown) {
       models::OpCost c;
@@ -87,7 +113,7 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
       c.seconds = t;
       c.compute_s = compute_s;
       c.memory_s = memory_s;
-      c.stall_s = overhead_s;
+      c.stall_s = t - std::max(memory_s, compute_s);
       c.compute_utilisation = flops / t / hw_.peak_flops();
       c.memory_utilisation = (weight_bytes + kv_bytes) / t / hw_.peak_bandwidth_bytes();
       cost.ops.push_back(c);

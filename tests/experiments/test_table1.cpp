@@ -61,10 +61,7 @@ void check_tolerances(const std::vector<Row>& rows) {
     if (r.method == "ori" || r.method == "naive") CHECK(rel <= 0.15);
     if (r.method == "best") {
       CHECK(rel <= 0.10);
-      // At 16384 P_eff is flat from x = 16 to 20 (within 2 %), and the model picks 20; the
-      // README explains the miss. Everywhere else best x is within +-2 of the paper.
-      if (r.context < 16384) CHECK(std::abs(r.x - r.paper_x) <= 2);
-      else CHECK(std::abs(r.x - r.paper_x) <= 4);
+      CHECK(std::abs(r.x - r.paper_x) <= 2);
     }
     if (r.method == "naive") CHECK(std::abs(r.x - r.paper_x) <= 2);
     if (r.method == "ori") CHECK(r.x == 69);

@@ -77,3 +77,31 @@ TEST_CASE("GPUs stay memory-bound far longer than the FPGA boards") {
   CHECK(t_verify(*gpu, w, 16, 1024) / t_verify(*gpu, w, 1, 1024) < 1.2);
   CHECK(t_verify(*fpga, w, 64, 1024) / t_verify(*fpga, w, 1, 1024) > 3.0);
 }
+
+TEST_CASE("The KV prefetch buffer bounds how far memory hides behind compute-bound projections") {
+  const ConfigRegistry reg;
+  const Workload w = llama8b();
+  HardwareSpec small = reg.hardware("v80");
+  HardwareSpec large = small;
+  small.fpga->kv_buffer_kib = 2048;
+  large.fpga->kv_buffer_kib = 1 << 20;  // 1 GiB: the whole layer's KV fits, the plain fused form
+  const auto shipped = roofline::make_analytic_engine(reg.hardware("v80"));
+  const auto e_small = roofline::make_analytic_engine(small);
+  const auto e_large = roofline::make_analytic_engine(large);
+  for (long long L : {128LL, 4096LL, 16384LL}) {
+    for (int x : {1, 8, 16, 20, 24, 32, 64, 128}) {
+      INFO("L=" << L << " x=" << x);
+      // A smaller buffer can only cost time, never save it.
+      CHECK(t_verify(*e_small, w, x, L) >= t_verify(*shipped, w, x, L));
+      CHECK(t_verify(*shipped, w, x, L) >= t_verify(*e_large, w, x, L));
+    }
+  }
+  // Memory-bound AR steps do not depend on the buffer.
+  CHECK(t_verify(*e_small, w, 1, 16384) == Approx(t_verify(*e_large, w, 1, 16384)).epsilon(1e-9));
+  // At L = 16384 the unbounded form stays flat to x = 20; the shipped 9 MiB buffer bends T_v up
+  // by x = 20 (what moves Table I's best x there from 20 to the paper's 16-17).
+  CHECK(t_verify(*e_large, w, 20, 16384) == Approx(t_verify(*e_large, w, 1, 16384)).epsilon(0.002));
+  CHECK(t_verify(*shipped, w, 20, 16384) > 1.02 * t_verify(*shipped, w, 1, 16384));
+  // Where both are compute-bound the buffer no longer matters.
+  CHECK(t_verify(*e_small, w, 128, 128) == Approx(t_verify(*e_large, w, 128, 128)).epsilon(0.01));
+}
