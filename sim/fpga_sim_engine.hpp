@@ -27,16 +27,22 @@ class FpgaSimEngine : public models::LatencyEngine {
 
  private:
   struct GroupResult {
+    long long cycles = 0;  // all layer_count layers
+    // The program and its schedule are kept only for --breakdown: a 13B step at x = 128 is
+    // ~10^5 instructions, and keeping every memoised step's copy cost more time in page faults
+    // than the simulations themselves.
+    bool detailed = false;
     Program program;
     Schedule schedule;
-    long long cycles = 0;  // all layer_count layers
   };
-  const GroupResult& simulate(const std::vector<models::Op>& ops, int tokens, int layers) const;
+  // Shared ownership: a detailed re-simulation may replace a memo entry another caller still reads.
+  std::shared_ptr<const GroupResult> simulate(const std::vector<models::Op>& ops, int tokens, int layers,
+                                              bool detailed) const;
 
   models::HardwareSpec hw_;
   SimMode mode_;
   mutable std::mutex memo_mutex_;
-  mutable std::map<std::string, std::shared_ptr<GroupResult>> memo_;
+  mutable std::map<std::string, std::shared_ptr<const GroupResult>> memo_;
   mutable long long simulations_ = 0;
 };
 
