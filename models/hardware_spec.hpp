@@ -39,7 +39,9 @@ struct FpgaSpec {
   // Calibrated mapping constants (each documented in the board YAML).
   double attention_efficiency = 0;       // matrix-engine utilisation on QK^T / PV
   int layer_overhead_cycles = 0;         // per-layer fill/drain + non-overlapped SFU work
-  double cross_attention_kv_read_factor = 1;  // reads of the target KV per kv head (no GQA reuse)
+  // Reads of the target KV per KV head in a cross-attention, capped per op at the GQA group size
+  // (heads / kv_heads): a head group cannot read its K/V more often than it has query heads.
+  double cross_attention_kv_read_factor = 1;
 
   double macs_per_cycle_mm() const { return double(slrs) * mm_m * mm_k * mm_n; }
   double macs_per_cycle_mv() const { return double(slrs) * mv_m * mv_k; }

@@ -66,6 +66,7 @@ void append_attention(std::vector<Op>& ops, const std::string& prefix, const Lay
   qk.batch = batch * s.heads;
   qk.flops = 2.0 * qk.batch * queries * keys * s.head_dim;
   qk.kv_read_bytes = double(batch) * cached * s.kv_heads * kv_head_bytes;
+  qk.heads = s.heads;
   qk.kv_heads = s.kv_heads;
   qk.cached_keys = cached;
   qk.new_keys = fresh;

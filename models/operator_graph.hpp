@@ -36,6 +36,7 @@ struct Op {
   double activation_bytes = 0;       // activations read + written (on-chip on FPGAs)
   double sfu_elements = 0;           // elements through the SFU per pass
   int sfu_passes = 0;
+  std::int64_t heads = 0;            // attention: query heads
   std::int64_t kv_heads = 0;         // attention: distinct K/V heads (GQA groups)
   std::int64_t cached_keys = 0;      // attention: keys already in the cache (L)
   std::int64_t new_keys = 0;         // attention: keys added by this step (x)

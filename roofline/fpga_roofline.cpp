@@ -8,11 +8,16 @@ namespace roofline {
 using models::Op;
 using models::OpKind;
 
+double fpga_kv_read_factor(const models::FpgaSpec& f, const Op& op) {
+  if (!op.cross_attention) return 1.0;
+  const double group = op.heads > 0 && op.kv_heads > 0 ? double(op.heads) / double(op.kv_heads) : 1.0;
+  return std::max(1.0, std::min(f.cross_attention_kv_read_factor, group));
+}
+
 FpgaOpWork fpga_op_work(const models::FpgaSpec& f, const Op& op, int tokens) {
   FpgaOpWork w;
   w.weight_bytes = op.weight_bytes;
-  const double kv_read = op.cross_attention ? op.kv_read_bytes * f.cross_attention_kv_read_factor
-                                            : op.kv_read_bytes;
+  const double kv_read = op.kv_read_bytes * fpga_kv_read_factor(f, op);
   w.kv_bytes = kv_read + op.kv_write_bytes;
   const double macs = op.flops / 2.0;
   switch (op.kind) {

@@ -19,6 +19,10 @@ struct FpgaOpWork {
 };
 FpgaOpWork fpga_op_work(const models::FpgaSpec& f, const models::Op& op, int tokens);
 
+// How many times an op reads its KV bytes: 1, or for a cross-attention the board's
+// cross_attention_kv_read_factor capped at the op's GQA group size (1 for multi-head attention).
+double fpga_kv_read_factor(const models::FpgaSpec& f, const models::Op& op);
+
 class FpgaRooflineEngine : public models::LatencyEngine {
  public:
   explicit FpgaRooflineEngine(models::HardwareSpec hw);

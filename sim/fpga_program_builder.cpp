@@ -58,7 +58,7 @@ class Builder {
     double per_layer = 1;
     for (const auto& op : ops)
       per_layer += 3 + 2 * std::ceil(op.weight_bytes / weight_chunk_) +
-                   3 * std::ceil((op.kv_read_bytes * f_.cross_attention_kv_read_factor + op.kv_write_bytes) / kv_chunk_);
+                   3 * std::ceil((op.kv_read_bytes * roofline::fpga_kv_read_factor(f_, op) + op.kv_write_bytes) / kv_chunk_);
     p_.instructions.reserve(std::size_t(per_layer * layers));
     for (const auto& op : ops) p_.op_names.push_back(op.name);
     for (layer_ = 0; layer_ < layers; ++layer_) {

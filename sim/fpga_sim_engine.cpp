@@ -19,9 +19,9 @@ namespace {
 std::string group_key(const std::vector<models::Op>& ops, int tokens) {
   std::string key = std::to_string(tokens);
   for (const auto& op : ops)
-    key += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", op.name, int(op.kind), op.m, op.n, op.k, op.batch,
-                       op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes, op.sfu_elements,
-                       op.cross_attention ? 1 : 0);
+    key += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", op.name, int(op.kind), op.m, op.n, op.k,
+                       op.batch, op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes, op.sfu_elements,
+                       op.cross_attention ? 1 : 0, op.heads, op.kv_heads);
   return key;
 }
 }  // namespace

@@ -78,7 +78,7 @@ TEST_CASE("table4 V80 column stays within 5 % of paper 000 and boards rank by co
     CHECK(std::abs(cell(t, i, "best_tokens_per_s") - paper) / paper < 0.05);
     CHECK(std::abs(cell(t, i, "ar_tokens_per_s") - cell(t, i, "paper_ar_tokens_per_s")) /
               cell(t, i, "paper_ar_tokens_per_s") < 0.02);
-    CHECK(std::abs(cell(t, i, "best_x") - cell(t, i, "paper_best_x")) <= 4);
+    CHECK(std::abs(cell(t, i, "best_x") - cell(t, i, "paper_best_x")) <= 2);
   }
   CHECK(v80_rows == 4);
   // Paper 000 §IV-F: a higher compute-to-bandwidth ratio favours SD: U280 < VHK158 < V80 < U250
@@ -88,6 +88,27 @@ TEST_CASE("table4 V80 column stays within 5 % of paper 000 and boards rank by co
   CHECK(avg[0] < avg[1]);
   CHECK(avg[1] < avg[2]);
   CHECK(avg[2] < avg[3]);
+}
+
+TEST_CASE("fig4: LongSpec average speedups on Vicuna and LongChat stay within 5 % of paper 000",
+          "[repro]") {
+  // These four targets are multi-head (kv_heads = heads), so the draft's cross-attention reads
+  // their KV once per head: the board's GQA read factor is capped at the group size of 1.
+  const models::ConfigRegistry reg;
+  const auto res = run("fig4", reg);
+  const experiments::Table* summary = nullptr;
+  for (const auto& [file, table] : res.extra_csvs)
+    if (file == "fig4_summary.csv") summary = &table;
+  REQUIRE(summary != nullptr);
+  int longspec_rows = 0;
+  for (std::size_t i = 0; i < summary->rows().size(); ++i) {
+    if (std::get<std::string>(summary->rows()[i][0]) != "longspec-tree") continue;
+    ++longspec_rows;
+    INFO(std::get<std::string>(summary->rows()[i][1]));
+    const double paper = cell(*summary, i, "paper_avg_speedup");
+    CHECK(std::abs(cell(*summary, i, "avg_speedup") - paper) / paper < 0.05);
+  }
+  CHECK(longspec_rows == 4);
 }
 
 TEST_CASE("table3 and fig6: the prior-score tree search beats width- and depth-first", "[repro]") {

@@ -105,3 +105,22 @@ TEST_CASE("The KV prefetch buffer bounds how far memory hides behind compute-bou
   // Where both are compute-bound the buffer no longer matters.
   CHECK(t_verify(*e_small, w, 128, 128) == Approx(t_verify(*e_large, w, 128, 128)).epsilon(0.01));
 }
+
+TEST_CASE("The draft's cross-attention KV read factor is capped at the target's GQA group size") {
+  const ConfigRegistry reg;
+  HardwareSpec once = reg.hardware("v80");
+  once.fpga->cross_attention_kv_read_factor = 1;
+  const auto shipped = roofline::make_analytic_engine(reg.hardware("v80"));
+  const auto e_once = roofline::make_analytic_engine(once);
+  auto draft_time = [&](const models::LatencyEngine& e, const std::string& model) {
+    Workload w;
+    w.target = reg.model(model);
+    w.algorithm = std::make_shared<AlgorithmSpec>(reg.algorithm("longspec-tree"));
+    return t_draft(e, w, 13, 16384);
+  };
+  REQUIRE(reg.hardware("v80").fpga->cross_attention_kv_read_factor > 1);
+  // Llama-3.1-8B: 32 query heads on 8 KV heads, so repeated reads cost time ...
+  CHECK(draft_time(*shipped, "llama-3.1-8b-instruct") > 1.2 * draft_time(*e_once, "llama-3.1-8b-instruct"));
+  // ... Vicuna-7B is multi-head: each KV head has one query head and is read once.
+  CHECK(draft_time(*shipped, "vicuna-7b-v1.5") == Approx(draft_time(*e_once, "vicuna-7b-v1.5")).epsilon(1e-12));
+}
