@@ -11,7 +11,7 @@ using models::OpKind;
 double fpga_kv_read_factor(const models::FpgaSpec& f, const Op& op) {
   if (!op.cross_attention) return 1.0;
   const double group = op.heads > 0 && op.kv_heads > 0 ? double(op.heads) / double(op.kv_heads) : 1.0;
-  return std::max(1.0, std::min(f.cross_attention_kv_read_factor, group));
+  return std::min(f.cross_attention_kv_read_factor, group);
 }
 
 FpgaOpWork fpga_op_work(const models::FpgaSpec& f, const Op& op, int tokens) {
@@ -65,18 +65,16 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
   // shows the same effect instruction by instruction).
   auto group = [&](const std::vector<Op>& ops, int count, const char* label) {
     if (ops.empty() || count == 0) return;
-    double weight_bytes = 0, kv_bytes = 0, matrix = 0, sfu = 0, flops = 0;
+    double weight_bytes = 0, kv_bytes = 0, flops = 0;
     // Phase split for the stall term: ops that stream weights (projections, with their norms
-    // and activations) against the attention ops that stream KV.
-    // The SFU overlaps the matrix engine within a phase, as in the whole layer.
+    // and activations) against the attention ops that stream KV. The layer's matrix and SFU
+    // cycles are the sums of the two phases'.
     double weight_phase_memory = 0, kv_phase_memory = 0;
     double weight_phase_matrix = 0, weight_phase_sfu = 0, kv_phase_matrix = 0, kv_phase_sfu = 0;
     for (const Op& op : ops) {
       const FpgaOpWork w = fpga_op_work(f, op, g.tokens);
       weight_bytes += w.weight_bytes;
       kv_bytes += w.kv_bytes;
-      matrix += w.matrix_cycles;
-      sfu += w.sfu_cycles;
       flops += op.flops;
       const double op_memory = w.weight_bytes / weight_bw + w.kv_bytes / kv_bw;
       const double op_compute = std::max(w.matrix_cycles, w.sfu_cycles) / hz;
@@ -98,7 +96,9 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
       }
     }
     const double memory_s = weight_bytes / weight_bw + kv_bytes / kv_bw;
-    const double compute_s = std::max(matrix, sfu) / hz;
+    // The SFU overlaps the matrix engine, in the whole layer as within a phase.
+    const double compute_s =
+        std::max(weight_phase_matrix + kv_phase_matrix, weight_phase_sfu + kv_phase_sfu) / hz;
     const double overhead_s = f.layer_overhead_cycles / hz;
     const double weight_phase_compute = std::max(weight_phase_matrix, weight_phase_sfu) / hz;
     const double kv_phase_compute = std::max(kv_phase_matrix, kv_phase_sfu) / hz;
