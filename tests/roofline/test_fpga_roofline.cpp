@@ -3,20 +3,15 @@
 #include "models/config_registry.hpp"
 #include "roofline/analytic_engine.hpp"
 #include "roofline/performance.hpp"
+#include "tests/test_workload.hpp"
 
 using namespace models;
+using test_support::workload;
 
-namespace {
-Workload llama8b() {
-  Workload w;
-  w.target = ConfigRegistry().model("llama-3.1-8b-instruct");
-  return w;
-}
-}  // namespace
 
 TEST_CASE("FPGA T_v is non-decreasing in x and in context on every board") {
   const ConfigRegistry reg;
-  const Workload w = llama8b();
+  const Workload w = workload("llama-3.1-8b-instruct");
   for (const char* board : {"u280", "vhk158", "v80", "u250"}) {
     const auto e = roofline::make_analytic_engine(reg.hardware(board));
     for (long long L : {128LL, 4096LL, 16384LL}) {
@@ -44,14 +39,14 @@ TEST_CASE("Halving bandwidth roughly doubles the x = 1 step time") {
   const auto full = roofline::make_analytic_engine(hw);
   hw.fpga->bandwidth_gbs /= 2;
   const auto half = roofline::make_analytic_engine(hw);
-  const double ratio = t_verify(*half, llama8b(), 1, 1024) / t_verify(*full, llama8b(), 1, 1024);
+  const double ratio = t_verify(*half, workload("llama-3.1-8b-instruct"), 1, 1024) / t_verify(*full, workload("llama-3.1-8b-instruct"), 1, 1024);
   CHECK(ratio == Approx(2.0).epsilon(0.02));  // fixed per-layer overhead keeps it just under 2
   CHECK(ratio < 2.0);
 }
 
 TEST_CASE("V80 decodes Llama-3.1-8B at 40.09 tokens/s at context 128 (paper 000 Table I)") {
   const auto e = roofline::make_analytic_engine(ConfigRegistry().hardware("v80"));
-  CHECK(1.0 / t_verify(*e, llama8b(), 1, 128) == Approx(40.09).epsilon(0.02));
+  CHECK(1.0 / t_verify(*e, workload("llama-3.1-8b-instruct"), 1, 128) == Approx(40.09).epsilon(0.02));
 }
 
 TEST_CASE("Ridge point and regimes follow the case analysis") {
@@ -73,14 +68,14 @@ TEST_CASE("GPUs stay memory-bound far longer than the FPGA boards") {
   const ConfigRegistry reg;
   const auto gpu = roofline::make_analytic_engine(reg.hardware("h100-sxm"));
   const auto fpga = roofline::make_analytic_engine(reg.hardware("v80"));
-  const Workload w = llama8b();
+  const Workload w = workload("llama-3.1-8b-instruct");
   CHECK(t_verify(*gpu, w, 16, 1024) / t_verify(*gpu, w, 1, 1024) < 1.2);
   CHECK(t_verify(*fpga, w, 64, 1024) / t_verify(*fpga, w, 1, 1024) > 3.0);
 }
 
 TEST_CASE("The KV prefetch buffer bounds how far memory hides behind compute-bound projections") {
   const ConfigRegistry reg;
-  const Workload w = llama8b();
+  const Workload w = workload("llama-3.1-8b-instruct");
   HardwareSpec small = reg.hardware("v80");
   HardwareSpec large = small;
   small.fpga->kv_buffer_kib = 2048;
@@ -113,8 +108,7 @@ TEST_CASE("The draft's cross-attention KV read factor is capped at the target's 
   const auto shipped = roofline::make_analytic_engine(reg.hardware("v80"));
   const auto e_once = roofline::make_analytic_engine(once);
   auto draft_time = [&](const models::LatencyEngine& e, const std::string& model) {
-    Workload w;
-    w.target = reg.model(model);
+    Workload w = workload(model);
     w.algorithm = std::make_shared<AlgorithmSpec>(reg.algorithm("longspec-tree"));
     return t_draft(e, w, 13, 16384);
   };

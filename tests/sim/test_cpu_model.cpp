@@ -5,17 +5,12 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "sim/cpu_sim_engine.hpp"
+#include "tests/test_workload.hpp"
 
 using namespace models;
+using test_support::workload;
 
 namespace {
-
-Workload workload(const std::string& model, int batch = 1) {
-  Workload w;
-  w.target = ConfigRegistry().model(model);
-  w.batch = batch;
-  return w;
-}
 
 Op gemm_op(std::int64_t m, std::int64_t n, std::int64_t k) {
   Op op;

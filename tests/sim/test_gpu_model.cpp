@@ -11,17 +11,12 @@
 #include "models/config_registry.hpp"
 #include "sim/gpu_sim_engine.hpp"
 #include "sim/gpu_systemc_stream.hpp"
+#include "tests/test_workload.hpp"
 
 using namespace models;
+using test_support::workload;
 
 namespace {
-
-Workload workload(const std::string& model, int batch = 1) {
-  Workload w;
-  w.target = ConfigRegistry().model(model);
-  w.batch = batch;
-  return w;
-}
 
 sim::GpuSimEngine gpu_engine(const std::string& name, sim::SimMode mode = sim::SimMode::event_driven) {
   return sim::GpuSimEngine(ConfigRegistry().hardware(name), mode);
