@@ -10,10 +10,10 @@
 #include <string>
 #include <unistd.h>
 
-#include "search/path_counts.hpp"
-#include "search/token_tree.hpp"
-#include "search/trace_generator.hpp"
-#include "search/tree_search.hpp"
+#include "search/trees/path_counts.hpp"
+#include "search/trees/token_tree.hpp"
+#include "search/acceptance/trace_generator.hpp"
+#include "search/trees/tree_search.hpp"
 
 namespace {
 

@@ -8,6 +8,7 @@
 
 #include "models/config_error.hpp"
 #include "roofline/analytic_engine.hpp"
+#include "models/engine_registry.hpp"
 #include "sim/sim_engine.hpp"
 
 namespace experiments {
@@ -96,10 +97,7 @@ models::ConfigRegistry registry(const GlobalOptions& g) {
 
 std::unique_ptr<models::LatencyEngine> make_engine(const std::string& engine,
                                                   const models::HardwareSpec& hw) {
-  if (engine == "roofline") return roofline::make_analytic_engine(hw);
-  if (auto e = sim::make_sim_engine(engine, hw)) return e;
-  throw InputError(fmt::format("--engine: '{}' is not available for {} hardware '{}'", engine,
-                               models::to_string(hw.kind), hw.name));
+  return models::make_engine(engine, hw);
 }
 
 void print_table(const Table& table, const std::string& format) {

@@ -10,7 +10,7 @@
 #include "experiments/cli_common.hpp"
 #include "experiments/reproduction.hpp"
 #include "models/config_error.hpp"
-#include "sim/fpga_sim_engine.hpp"
+#include "sim/fpga/fpga_sim_engine.hpp"
 
 namespace experiments {
 namespace {

@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "experiments/cli_common.hpp"
-#include "sim/golden_host_calibration.hpp"
+#include "sim/golden/golden_host_calibration.hpp"
 
 namespace experiments {
 

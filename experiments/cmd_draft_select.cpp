@@ -9,7 +9,7 @@
 #include "experiments/cli_common.hpp"
 #include "experiments/workload_setup.hpp"
 #include "models/config_error.hpp"
-#include "search/draft_select.hpp"
+#include "search/window/draft_select.hpp"
 
 namespace experiments {
 namespace {

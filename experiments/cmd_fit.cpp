@@ -6,8 +6,8 @@
 
 #include "experiments/cli_common.hpp"
 #include "models/config_error.hpp"
-#include "search/acceptance_data.hpp"
-#include "search/aat_fit.hpp"
+#include "search/acceptance/acceptance_data.hpp"
+#include "search/acceptance/aat_fit.hpp"
 
 namespace experiments {
 namespace {

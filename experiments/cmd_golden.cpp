@@ -11,8 +11,8 @@
 
 #include "experiments/cli_common.hpp"
 #include "models/config_error.hpp"
-#include "sim/golden_host_calibration.hpp"
-#include "sim/golden_suite.hpp"
+#include "sim/golden/golden_host_calibration.hpp"
+#include "sim/golden/golden_suite.hpp"
 
 namespace experiments {
 

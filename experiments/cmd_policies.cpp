@@ -6,8 +6,8 @@
 #include "experiments/cli_common.hpp"
 #include "experiments/workload_setup.hpp"
 #include "models/config_error.hpp"
-#include "search/chain_trace.hpp"
-#include "search/policies.hpp"
+#include "search/acceptance/chain_trace.hpp"
+#include "search/window/policies.hpp"
 
 namespace experiments {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "experiments/cli_common.hpp"
 #include "models/config_error.hpp"
-#include "search/path_counts.hpp"
-#include "search/trace_generator.hpp"
+#include "search/trees/path_counts.hpp"
+#include "search/acceptance/trace_generator.hpp"
 
 namespace experiments {
 namespace {

@@ -12,11 +12,11 @@
 #include "experiments/cli_common.hpp"
 #include "experiments/workload_setup.hpp"
 #include "models/config_error.hpp"
-#include "search/hardware_aware_tree.hpp"
-#include "search/path_counts.hpp"
-#include "search/sequoia_dp.hpp"
-#include "search/trace_generator.hpp"
-#include "search/tree_search.hpp"
+#include "search/trees/hardware_aware_tree.hpp"
+#include "search/trees/path_counts.hpp"
+#include "search/trees/sequoia_dp.hpp"
+#include "search/acceptance/trace_generator.hpp"
+#include "search/trees/tree_search.hpp"
 
 namespace experiments {
 namespace {

@@ -7,7 +7,7 @@
 #include "experiments/cli_common.hpp"
 #include "experiments/workload_setup.hpp"
 #include "models/config_error.hpp"
-#include "search/chain_sd.hpp"
+#include "search/window/chain_sd.hpp"
 
 namespace experiments {
 namespace {

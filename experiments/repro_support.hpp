@@ -9,7 +9,7 @@
 
 #include "experiments/paper_reference.hpp"
 #include "experiments/reproduction.hpp"
-#include "search/acceptance_data.hpp"
+#include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
 
 namespace experiments {

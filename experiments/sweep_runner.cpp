@@ -21,7 +21,7 @@
 #include "experiments/cli_common.hpp"
 #include "experiments/workload_setup.hpp"
 #include "models/config_error.hpp"
-#include "search/acceptance_data.hpp"
+#include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
 
 namespace experiments {

@@ -6,7 +6,7 @@
 
 #include "models/config_registry.hpp"
 #include "models/latency_engine.hpp"
-#include "search/acceptance_data.hpp"
+#include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
 
 namespace experiments {

@@ -95,6 +95,11 @@ GpuSpec load_gpu(const YamlReader& r) {
   const YamlReader k = r.child("kernels");
   g.cta_tile_m = to_int(k.positive_int("cta_tile_m"));
   g.cta_tile_n = to_int(k.positive_int("cta_tile_n"));
+  const YamlReader sm = r.child("sm");
+  g.sm_max_threads = to_int(sm.positive_int("max_threads"));
+  g.sm_registers = to_int(sm.positive_int("registers"));
+  g.sm_shared_memory_kib = sm.positive("shared_memory_kib");
+  g.sm_max_ctas = to_int(sm.positive_int("max_ctas"));
   return g;
 }
 
@@ -108,6 +113,8 @@ CpuSpec load_cpu(const YamlReader& r) {
   c.threads = to_int(r.positive_int_or("threads", c.cores));
   const YamlReader m = r.child("memory");
   c.dram_bandwidth_gbs = m.positive("bandwidth_gbs");
+  // Optional: DRAM capacity for the memory-fit check (a CPU draft of a few hundred MB fits any server).
+  c.memory_capacity_gib = m.has("capacity_gib") ? m.positive("capacity_gib") : 0.0;
   const YamlReader cal = r.child("calibration");
   c.compute_efficiency = cal.fraction("compute_efficiency");
   c.memory_efficiency = cal.fraction("memory_efficiency");
@@ -132,6 +139,13 @@ double HardwareSpec::peak_bandwidth_bytes() const {
   if (gpu) return gpu->memory_bandwidth_gbs * 1e9;
   if (cpu) return cpu->dram_bandwidth_gbs * 1e9;
   return 0;
+}
+
+double HardwareSpec::memory_capacity_bytes() const {
+  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+  if (gpu) return gpu->memory_capacity_gib * gib;
+  if (cpu) return cpu->memory_capacity_gib * gib;
+  return 0;  // FPGA boards: the weights stream from HBM/DDR sized for the model (paper 000)
 }
 
 HardwareSpec load_hardware(const std::string& path) {

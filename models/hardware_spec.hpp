@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "models/software_stack.hpp"
+
 namespace models {
 
 enum class HardwareKind { fpga, gpu, cpu };
@@ -64,6 +66,13 @@ struct GpuSpec {
   double tensor_efficiency = 0;    // achievable fraction of tensor peak on a full wave
   double kernel_launch_us = 0;     // per-kernel launch + tail overhead
   int cta_tile_m = 0, cta_tile_n = 0;  // largest CTA tile of the GEMM kernels
+  // Per-SM resource limits (YAML `sm:`, vendor compute-capability tables): how many CTAs of a
+  // kernel can be resident on one SM at once (occupancy), and so how CTAs of concurrent
+  // kernels compete for SMs.
+  int sm_max_threads = 0;            // resident threads per SM
+  int sm_registers = 0;              // 32-bit registers per SM
+  double sm_shared_memory_kib = 0;   // shared memory per SM
+  int sm_max_ctas = 0;               // resident CTAs per SM
 };
 
 struct CpuSpec {
@@ -80,6 +89,7 @@ struct CpuSpec {
   // 0: the DRAM rate (calibration, optional, measured by calibrate-host).
   double gemm_stream_bandwidth_gbs = 0;
   int threads = 0;
+  double memory_capacity_gib = 0;   // DRAM capacity; 0: not stated (memory fit not checked)
 };
 
 struct HardwareSpec {
@@ -93,9 +103,13 @@ struct HardwareSpec {
   std::optional<FpgaSpec> fpga;
   std::optional<GpuSpec> gpu;
   std::optional<CpuSpec> cpu;
+  // The software that runs models on this device (host overheads, runtime memory). "bare"
+  // unless a system placement or --stack names one; engines that model host costs read it.
+  SoftwareStack stack;
 
   double peak_flops() const;           // dense 16-bit (FPGA, GPU) or FP32 SIMD (CPU) FLOP/s
   double peak_bandwidth_bytes() const; // bytes/s
+  double memory_capacity_bytes() const; // device memory; 0 when the config does not state it
 };
 
 HardwareSpec load_hardware(const std::string& path);

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <fstream>
 
 #include "models/config_error.hpp"
@@ -46,6 +48,48 @@ void YamlReader::fail(const std::string& key, const std::string& expected,
 bool YamlReader::has(const std::string& key) const {
   const YAML::Node n = node_[key];
   return n.IsDefined() && !n.IsNull();
+}
+
+namespace {
+// Edit distance, for "did you mean" hints on misspelt keys.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+}  // namespace
+
+void YamlReader::allow_only(const std::vector<std::string>& known) const {
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string closest;
+    std::size_t best = std::string::npos;
+    for (const auto& k : known) {
+      const std::size_t d = edit_distance(key, k);
+      if (d < best) best = d, closest = k;
+    }
+    const std::string hint = best <= 3 ? fmt::format(" (did you mean '{}'?)", closest) : "";
+    throw InputError(fmt::format("{}: {}: unknown key{}", file_, key_path(key), hint));
+  }
+}
+
+std::vector<YamlReader> YamlReader::map_list(const std::string& key) const {
+  YAML::Node n = required(key);
+  if (!n.IsSequence() || n.size() == 0) fail(key, "a non-empty list", describe(n));
+  std::vector<YamlReader> out;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string path = fmt::format("{}[{}]", key, i);
+    if (!n[i].IsMap()) throw_input_error(file_, key_path(path), "a map", describe(n[i]));
+    out.push_back(YamlReader(file_, key_path(path), n[i]));
+  }
+  return out;
 }
 
 YAML::Node YamlReader::required(const std::string& key) const {

@@ -18,6 +18,10 @@ class YamlReader {
   YamlReader child(const std::string& key) const;            // required map
   std::optional<YamlReader> optional_child(const std::string& key) const;
   bool has(const std::string& key) const;
+  // Unknown keys are errors: names the first key not in `known` and the closest known key.
+  void allow_only(const std::vector<std::string>& known) const;
+  // Elements of a required list of maps (each a reader with the key path `key[i]`).
+  std::vector<YamlReader> map_list(const std::string& key) const;
 
   std::string string(const std::string& key) const;
   std::string string_or(const std::string& key, const std::string& fallback) const;

@@ -1,18 +1,12 @@
 #include "roofline/analytic_engine.hpp"
 
-#include "roofline/cpu_roofline.hpp"
-#include "roofline/fpga_roofline.hpp"
-#include "roofline/gpu_roofline.hpp"
+#include "models/engine_registry.hpp"
 
 namespace roofline {
 
+// The per-kind analytic engines register themselves as "roofline" in their own files.
 std::unique_ptr<models::LatencyEngine> make_analytic_engine(const models::HardwareSpec& hw) {
-  switch (hw.kind) {
-    case models::HardwareKind::fpga: return std::make_unique<FpgaRooflineEngine>(hw);
-    case models::HardwareKind::gpu: return std::make_unique<GpuRooflineEngine>(hw);
-    case models::HardwareKind::cpu: return std::make_unique<CpuRooflineEngine>(hw);
-  }
-  return nullptr;
+  return models::make_engine("roofline", hw);
 }
 
 }  // namespace roofline

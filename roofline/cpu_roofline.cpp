@@ -1,5 +1,7 @@
 #include "roofline/cpu_roofline.hpp"
 
+#include "models/engine_registry.hpp"
+
 #include <algorithm>
 
 namespace roofline {
@@ -31,5 +33,12 @@ models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool br
   add(graph.tail_ops, 1);
   return cost;
 }
+
+namespace {
+const models::EngineRegistration registered("roofline", models::HardwareKind::cpu,
+                                            [](const models::HardwareSpec& hw) {
+                                              return std::make_unique<CpuRooflineEngine>(hw);
+                                            });
+}  // namespace
 
 }  // namespace roofline

@@ -1,5 +1,7 @@
 #include "roofline/fpga_roofline.hpp"
 
+#include "models/engine_registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -129,5 +131,12 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
   cost.cycles = std::llround(cost.seconds * hz);
   return cost;
 }
+
+namespace {
+const models::EngineRegistration registered("roofline", models::HardwareKind::fpga,
+                                            [](const models::HardwareSpec& hw) {
+                                              return std::make_unique<FpgaRooflineEngine>(hw);
+                                            });
+}  // namespace
 
 }  // namespace roofline

@@ -10,8 +10,8 @@
 
 #include "models/latency_engine.hpp"
 #include "roofline/performance.hpp"
-#include "search/aat_fit.hpp"
-#include "search/acceptance_data.hpp"
+#include "search/acceptance/aat_fit.hpp"
+#include "search/acceptance/acceptance_data.hpp"
 
 namespace search {
 

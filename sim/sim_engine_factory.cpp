@@ -1,19 +1,14 @@
 #include "sim/sim_engine.hpp"
 
+#include "models/engine_registry.hpp"
+
 namespace sim {
 
+// Each device's sim engine registers itself as "sim" and "sim-clocked" in its own file.
 std::unique_ptr<models::LatencyEngine> make_sim_engine(const std::string& engine,
                                                       const models::HardwareSpec& hw) {
-  SimMode mode;
-  if (engine == "sim") mode = SimMode::event_driven;
-  else if (engine == "sim-clocked") mode = SimMode::clocked;
-  else return nullptr;
-  switch (hw.kind) {
-    case models::HardwareKind::fpga: return make_fpga_sim_engine(hw, mode);
-    case models::HardwareKind::gpu: return make_gpu_sim_engine(hw, mode);
-    case models::HardwareKind::cpu: return make_cpu_sim_engine(hw, mode);
-  }
-  return nullptr;
+  if (engine != "sim" && engine != "sim-clocked") return nullptr;
+  return models::make_engine(engine, hw);
 }
 
 }  // namespace sim

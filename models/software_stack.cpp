@@ -1,0 +1,24 @@
+#include "models/software_stack.hpp"
+
+#include "models/yaml_reader.hpp"
+
+namespace models {
+
+SoftwareStack load_software_stack(const std::string& path) {
+  const YamlReader r = YamlReader::open(path);
+  r.allow_only({"name", "description", "kernel_launch_host_us", "per_layer_host_us", "per_step_host_us",
+                "cuda_graphs", "graph_launch_host_us", "runtime_reserve_gib"});
+  SoftwareStack s;
+  s.source_file = path;
+  s.name = r.string("name");
+  s.description = r.string_or("description", "");
+  s.kernel_launch_host_us = r.non_negative("kernel_launch_host_us");
+  s.per_layer_host_us = r.non_negative("per_layer_host_us");
+  s.per_step_host_us = r.non_negative("per_step_host_us");
+  s.cuda_graphs = r.boolean("cuda_graphs");
+  s.graph_launch_host_us = s.cuda_graphs ? r.non_negative("graph_launch_host_us") : 0.0;
+  s.runtime_reserve_gib = r.non_negative("runtime_reserve_gib");
+  return s;
+}
+
+}  // namespace models

@@ -1,0 +1,26 @@
+#pragma once
+// The software that runs a model on a device (configs/stacks/<name>.yaml): the host-side
+// costs a serving stack adds around the kernels. An eager PyTorch/Transformers loop pays a
+// Python + framework dispatch per kernel and per layer; a CUDA-graph engine (vLLM-like)
+// replays a captured step with one launch; llama.cpp pays a graph build per step and a thread
+// barrier per op. Each figure's source is stated in its YAML (a published profile or a
+// measurement), never fitted to a paper's end result.
+#include <string>
+
+namespace models {
+
+struct SoftwareStack {
+  std::string name = "bare";      // "bare": no host costs (the kernels alone)
+  std::string source_file;
+  std::string description;
+  double kernel_launch_host_us = 0;  // host time to issue one kernel (eager dispatch)
+  double per_layer_host_us = 0;      // framework work per decoder layer (module calls, hooks)
+  double per_step_host_us = 0;       // per forward step: sampling, bookkeeping, input prep
+  bool cuda_graphs = false;          // a captured step: one graph launch instead of per-kernel launches
+  double graph_launch_host_us = 0;   // host time to launch a captured step
+  double runtime_reserve_gib = 0;    // device memory the runtime keeps (CUDA context, allocator pools)
+};
+
+SoftwareStack load_software_stack(const std::string& path);
+
+}  // namespace models

@@ -1,0 +1,233 @@
+#include "models/system_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "models/yaml_reader.hpp"
+
+namespace models {
+
+int SystemSpec::device_index(const std::string& name) const {
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].name == name) return int(i);
+  return -1;
+}
+
+const SystemLink* SystemSpec::link_between(int a, int b) const {
+  for (const auto& l : links)
+    if (l.from == a && l.to == b) return &l;
+  return nullptr;
+}
+
+namespace {
+
+// Names in a list may be device groups (all their instances, in order) or instance names.
+std::vector<int> resolve_devices(const YamlReader& r, const std::string& key, const SystemSpec& s) {
+  const YAML::Node n = r.node()[key];
+  if (!n.IsDefined() || !n.IsSequence() || n.size() == 0)
+    r.fail(key, "a non-empty list of device names", n.IsDefined() ? "something else" : "nothing");
+  std::vector<int> out;
+  for (const auto& item : n) {
+    const std::string name = item.as<std::string>();
+    bool found = false;
+    for (std::size_t i = 0; i < s.devices.size(); ++i)
+      if (s.devices[i].group == name || s.devices[i].name == name) {
+        out.push_back(int(i));
+        found = true;
+      }
+    if (!found) {
+      std::string known;
+      for (const auto& d : s.devices) known += (known.empty() ? "" : ", ") + d.name;
+      r.fail(key, fmt::format("a device of this system ({})", known), "'" + name + "'");
+    }
+  }
+  return out;
+}
+
+std::pair<int, int> parse_layer_range(const YamlReader& r, const std::string& key) {
+  const std::string text = r.string(key);
+  const auto dash = text.find('-');
+  try {
+    std::size_t used = 0;
+    if (dash == std::string::npos) {
+      const int l = std::stoi(text, &used);
+      if (used == text.size() && l >= 0) return {l, l};
+    } else {
+      std::size_t used2 = 0;
+      const int a = std::stoi(text.substr(0, dash), &used);
+      const int b = std::stoi(text.substr(dash + 1), &used2);
+      if (used == dash && used2 == text.size() - dash - 1 && a >= 0 && b >= a) return {a, b};
+    }
+  } catch (const std::exception&) {
+  }
+  r.fail(key, "a layer range FIRST-LAST (0-based, inclusive, FIRST <= LAST)", "'" + text + "'");
+}
+
+void add_lane_link(SystemSpec& s, const LinkSpec& spec, int from, int to, int lane) {
+  if (from == to || s.link_between(from, to)) return;  // the first link listed between a pair wins
+  SystemLink l;
+  l.spec = spec;
+  l.from = from;
+  l.to = to;
+  l.lane = lane;
+  l.name = fmt::format("{}:{}->{}", spec.name, s.devices[from].name, s.devices[to].name);
+  s.links.push_back(l);
+}
+
+void load_links(const YamlReader& r, const ConfigRegistry& reg, SystemSpec& s) {
+  for (const YamlReader& e : r.map_list("links")) {
+    e.allow_only({"link", "topology", "devices"});
+    const LinkSpec spec = load_link(reg.path("links", e.string("link")));
+    const std::string topology = e.one_of("topology", {"switch", "chain", "ring"});
+    const std::vector<int> devs = resolve_devices(e, "devices", s);
+    if (devs.size() < 2) e.fail("devices", "at least two devices to join", std::to_string(devs.size()));
+    if (topology == "switch") {
+      // Each device's sends leave through its own port into the switch (shared by its sends).
+      for (int a : devs) {
+        const int lane = int(s.lanes.size());
+        s.lanes.push_back(fmt::format("{}:{}:out", spec.name, s.devices[a].name));
+        for (int b : devs) add_lane_link(s, spec, a, b, lane);
+      }
+    } else {
+      const std::size_t pairs = topology == "ring" ? devs.size() : devs.size() - 1;
+      for (std::size_t i = 0; i < pairs; ++i) {
+        const int a = devs[i], b = devs[(i + 1) % devs.size()];
+        for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+          const int lane = int(s.lanes.size());
+          s.lanes.push_back(fmt::format("{}:{}->{}", spec.name, s.devices[x].name, s.devices[y].name));
+          add_lane_link(s, spec, x, y, lane);
+        }
+      }
+    }
+  }
+}
+
+void load_placement(const YamlReader& r, SystemSpec& s) {
+  const YamlReader p = r.child("placement");
+  p.allow_only({"target", "draft"});
+  const YamlReader t = p.child("target");
+  t.allow_only({"stages", "devices", "tensor_parallel"});
+  const YAML::Node stages = t.node()["stages"];
+  if (stages.IsDefined() && stages.IsScalar()) {
+    if (stages.Scalar() != "even") t.fail("stages", "'even' or a list of {devices, layers}", "'" + stages.Scalar() + "'");
+    // One stage per tensor_parallel consecutive devices, layers split evenly later.
+    const std::vector<int> devs = resolve_devices(t, "devices", s);
+    const long long tp = t.positive_int_or("tensor_parallel", 1);
+    if (devs.size() % tp != 0)
+      t.fail("tensor_parallel", fmt::format("a divisor of the {} target devices", devs.size()), std::to_string(tp));
+    for (std::size_t i = 0; i < devs.size(); i += tp) {
+      PipelineStage st;
+      st.devices.assign(devs.begin() + long(i), devs.begin() + long(i + tp));
+      s.stages.push_back(st);
+    }
+    s.even_layers = true;
+  } else {
+    if (t.has("devices") || t.has("tensor_parallel"))
+      t.fail("devices", "no devices/tensor_parallel beside an explicit stage list", "both");
+    for (const YamlReader& e : t.map_list("stages")) {
+      e.allow_only({"devices", "layers"});
+      PipelineStage st;
+      st.devices = resolve_devices(e, "devices", s);
+      std::tie(st.first_layer, st.last_layer) = parse_layer_range(e, "layers");
+      s.stages.push_back(st);
+    }
+  }
+  std::set<int> used;
+  for (const auto& st : s.stages)
+    for (int d : st.devices)
+      if (!used.insert(d).second)
+        t.fail("stages", "each device in at most one target stage", "'" + s.devices[d].name + "' twice");
+  if (auto d = p.optional_child("draft")) {
+    d->allow_only({"device"});
+    const std::vector<int> devs = resolve_devices(*d, "device", s);
+    if (devs.size() != 1) d->fail("device", "exactly one device", std::to_string(devs.size()) + " devices");
+    s.draft_device = devs[0];
+  }
+}
+
+}  // namespace
+
+void SystemSpec::validate_placement(const ModelSpec& target) {
+  const int n = target.layers;
+  if (even_layers) {
+    const int k = int(stages.size());
+    if (k > n)
+      throw InputError(fmt::format("{}: placement.target: {} stages for {} layers of {}", source_file, k, n, target.name));
+    int next = 0;
+    for (int i = 0; i < k; ++i) {
+      const int count = n / k + (i < n % k ? 1 : 0);  // the first n % k stages take one more
+      stages[i].first_layer = next;
+      stages[i].last_layer = next + count - 1;
+      next += count;
+    }
+    return;
+  }
+  int expected = 0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const auto& st = stages[i];
+    if (st.first_layer != expected)
+      throw InputError(fmt::format("{}: placement.target.stages[{}].layers: expected the range to start at layer {} "
+                                   "(stages must cover the layers in order, each once), got {}-{}",
+                                   source_file, i, expected, st.first_layer, st.last_layer));
+    expected = st.last_layer + 1;
+  }
+  if (expected != n)
+    throw InputError(fmt::format("{}: placement.target.stages: the stages cover layers 0-{}, but {} has {} layers (0-{})",
+                                 source_file, expected - 1, target.name, n, n - 1));
+}
+
+SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
+  const YamlReader r = YamlReader::open(path);
+  r.allow_only({"name", "description", "devices", "links", "placement", "memory"});
+  SystemSpec s;
+  s.source_file = path;
+  s.name = r.string("name");
+  s.description = r.string_or("description", "");
+  std::set<std::string> groups;
+  for (const YamlReader& e : r.map_list("devices")) {
+    e.allow_only({"name", "hardware", "count", "stack"});
+    const std::string group = e.string("name");
+    if (!groups.insert(group).second) e.fail("name", "a device name not used before", "'" + group + "'");
+    HardwareSpec hw = reg.hardware(e.string("hardware"));
+    if (e.has("stack")) hw.stack = load_software_stack(reg.path("stacks", e.string("stack")));
+    const long long count = e.positive_int_or("count", 1);
+    if (count > 4096) e.fail("count", "at most 4096 devices", std::to_string(count));
+    for (long long i = 0; i < count; ++i) {
+      SystemDevice d;
+      d.group = group;
+      d.name = count > 1 ? group + std::to_string(i) : group;
+      d.hardware = hw;
+      s.devices.push_back(std::move(d));
+    }
+  }
+  if (r.has("links")) load_links(r, reg, s);
+  load_placement(r, s);
+  if (auto m = r.optional_child("memory")) {
+    m->allow_only({"kv_tokens", "parameter_rule"});
+    s.memory.kv_tokens = m->has("kv_tokens") ? m->positive_int("kv_tokens") : 0;
+    s.memory.parameter_rule = m->has("parameter_rule") ? m->one_of("parameter_rule", {"exact", "dense-attention"}) : "exact";
+  }
+  // Every device the target's activations or the draft's tokens must cross to needs a link.
+  auto require_link = [&](int a, int b, const std::string& why) {
+    if (a != b && !s.link_between(a, b))
+      throw InputError(fmt::format("{}: links: no link from {} to {} ({})", path, s.devices[a].name,
+                                   s.devices[b].name, why));
+  };
+  for (std::size_t i = 0; i < s.stages.size(); ++i) {
+    const auto& st = s.stages[i];
+    for (int a : st.devices)
+      for (int b : st.devices) require_link(a, b, fmt::format("tensor-parallel group of stage {}", i));
+    if (i + 1 < s.stages.size())
+      require_link(st.devices.front(), s.stages[i + 1].devices.front(), fmt::format("pipeline stage {} -> {}", i, i + 1));
+  }
+  if (s.draft_device >= 0 && !s.stages.empty()) {
+    require_link(s.draft_device, s.stages.front().devices.front(), "draft tokens to the first stage");
+    require_link(s.stages.back().devices.front(), s.draft_device, "verified tokens back to the draft");
+  }
+  return s;
+}
+
+}  // namespace models

@@ -1,0 +1,72 @@
+#pragma once
+// A system (configs/systems/<name>.yaml): devices (hardware configs x count, each with the
+// software stack that runs it), links joining them, and a placement: the target's pipeline
+// stages (each a tensor-parallel group of devices with a layer range) and the draft's device.
+// Parse -> validated spec (here) -> construct (sim/system). Layer ranges are checked against
+// the target model when it is known (validate_placement), because the same system file serves
+// any model with the `layers: even` shorthand.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/hardware_spec.hpp"
+#include "models/link_spec.hpp"
+#include "models/model_spec.hpp"
+#include "models/software_stack.hpp"
+
+namespace models {
+
+class ConfigRegistry;
+
+struct SystemDevice {
+  std::string name;       // instance name: group name, plus the index when count > 1 (gpu0, gpu1, ...)
+  std::string group;      // the devices: entry it came from
+  HardwareSpec hardware;  // with .stack set to the device's software stack
+};
+
+// A directed connection between two devices over a link type. A `switch` topology gives each
+// device one egress port shared by all its sends; `chain` and `ring` give each neighbour pair
+// its own pair of directed lanes.
+struct SystemLink {
+  std::string name;       // e.g. "pcie4-x16:gpu0->gpu1" or "eth-10g:port:gpu3"
+  LinkSpec spec;
+  int from = -1, to = -1; // device indices
+  int lane = -1;          // index into SystemSpec::lanes: the resource a send occupies
+};
+
+struct PipelineStage {
+  std::vector<int> devices;   // tensor-parallel group (one device: no TP)
+  int first_layer = 0;        // inclusive
+  int last_layer = -1;        // inclusive; -1 before the model is known (even split)
+};
+
+struct MemoryOptions {
+  long long kv_tokens = 0;  // KV cache reserved per sequence; 0: context + x of the query
+  // How decoder-layer parameters are counted: "exact" (from the model's shapes, GQA included)
+  // or "dense-attention" (4 d^2 + 3 d f, the approximation paper 002 §4.5 states for Table 1).
+  std::string parameter_rule = "exact";
+};
+
+struct SystemSpec {
+  std::string name;
+  std::string source_file;
+  std::string description;
+  std::vector<SystemDevice> devices;
+  std::vector<std::string> lanes;            // link resources (directed lane or egress port)
+  std::vector<SystemLink> links;             // directed device pairs and the lane they use
+  std::vector<PipelineStage> stages;         // target placement, in pipeline order
+  bool even_layers = false;                  // stage layer ranges split evenly when the model is known
+  int draft_device = -1;                     // -1: no draft placed
+  MemoryOptions memory;
+
+  int device_index(const std::string& name) const;  // -1 if absent
+  // The link from device a to device b, or null.
+  const SystemLink* link_between(int a, int b) const;
+  // Fills even layer ranges for `target` and checks that the stages cover its layers 0..n-1
+  // exactly once, in order; InputError naming the system file otherwise.
+  void validate_placement(const ModelSpec& target);
+};
+
+SystemSpec load_system(const std::string& path, const ConfigRegistry& registry);
+
+}  // namespace models

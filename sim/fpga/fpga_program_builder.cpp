@@ -1,0 +1,162 @@
+#include "sim/fpga/fpga_program_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include "roofline/fpga_roofline.hpp"
+
+namespace sim {
+
+using models::Op;
+using models::OpKind;
+
+long long dma_cycles(const models::FpgaSpec& f, double bytes, int channels, double efficiency) {
+  if (bytes <= 0) return 0;
+  const double bursts = std::ceil(bytes / f.burst_bytes);
+  const double bursts_on_busiest = std::ceil(bursts / channels);
+  const double channel_bytes_per_cycle = f.channel_bandwidth_gbs() * 1e9 / (f.clock_mhz * 1e6) * efficiency;
+  return static_cast<long long>(std::ceil(bursts_on_busiest * f.burst_bytes / channel_bytes_per_cycle));
+}
+
+namespace {
+
+// Splits `total` cycles over `n` chunks so that they add up exactly (each at least 1 cycle).
+long long share(long long total, int n, int c) {
+  return std::max(1LL, total * (c + 1) / n - total * c / n);
+}
+
+// A ring of on-chip buffer slots: the load into a slot waits for the compute that consumed the
+// chunk previously held there.
+class SlotRing {
+ public:
+  explicit SlotRing(int slots) : slots_(std::max(2, slots)) {}
+  // Dependency for the next load (-1 when a slot is still unused).
+  int load_dependency() const {
+    return consumers_.size() >= std::size_t(slots_) ? consumers_[consumers_.size() - slots_] : -1;
+  }
+  void consumed_by(int compute) { consumers_.push_back(compute); }
+
+ private:
+  int slots_;
+  std::vector<int> consumers_;
+};
+
+class Builder {
+ public:
+  Builder(const models::FpgaSpec& f, int tokens)
+      : f_(f), tokens_(tokens),
+        weight_chunk_(f.weight_chunk_kib * 1024),
+        kv_chunk_(f.kv_chunk_kib * 1024),
+        weights_(int(f.weight_buffer_kib / f.weight_chunk_kib)),
+        kv_(int(f.kv_buffer_kib / f.kv_chunk_kib)) {}
+
+  Program build(const std::vector<Op>& ops, int layers) {
+    p_.layers = layers;
+    // Reserve once: growing a vector of ~10^5 instructions page-faults its way through fresh
+    // memory on every reallocation, which cost more than building the program.
+    double per_layer = 1;
+    for (const auto& op : ops)
+      per_layer += 3 + 2 * std::ceil(op.weight_bytes / weight_chunk_) +
+                   3 * std::ceil((op.kv_read_bytes * roofline::fpga_kv_read_factor(f_, op) + op.kv_write_bytes) / kv_chunk_);
+    p_.instructions.reserve(std::size_t(per_layer * layers));
+    for (const auto& op : ops) p_.op_names.push_back(op.name);
+    for (layer_ = 0; layer_ < layers; ++layer_) {
+      add_memory(DmaQueue::weights, f_.layer_overhead_cycles, {}, -1);
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].kind == OpKind::attention_qk && i + 2 < ops.size() &&
+            ops[i + 1].kind == OpKind::softmax && ops[i + 2].kind == OpKind::attention_pv) {
+          attention(ops[i], ops[i + 1], ops[i + 2], int(i));
+          i += 2;
+        } else {
+          plain_op(ops[i], int(i));
+        }
+      }
+    }
+    return std::move(p_);
+  }
+
+ private:
+  int add(Unit u, DmaQueue q, long long cycles, Dependencies deps, int op) {
+    p_.instructions.push_back({u, q, std::max(1LL, cycles), deps, op, layer_});
+    return int(p_.instructions.size()) - 1;
+  }
+  int add_memory(DmaQueue q, long long cycles, Dependencies deps, int op) {
+    return add(Unit::memory, q, cycles, deps, op);
+  }
+
+  int load(SlotRing& ring, double bytes, bool kv, int op) {
+    const long long cycles = kv ? dma_cycles(f_, bytes, f_.kv_channels, f_.kv_access_efficiency)
+                                : dma_cycles(f_, bytes, f_.channels, f_.weight_stream_efficiency);
+    return add_memory(kv ? DmaQueue::kv : DmaQueue::weights, cycles, {ring.load_dependency()}, op);
+  }
+
+  void plain_op(const Op& op, int index) {
+    const roofline::FpgaOpWork w = roofline::fpga_op_work(f_, op, tokens_);
+    const bool on_sfu = w.sfu_cycles > 0 && w.matrix_cycles == 0;
+    const Unit unit = on_sfu ? Unit::sfu : Unit::matrix;
+    const long long compute = static_cast<long long>(on_sfu ? w.sfu_cycles : w.matrix_cycles);
+    const bool kv = op.weight_bytes == 0;
+    const double streamed = kv ? w.kv_bytes - op.kv_write_bytes : op.weight_bytes;
+    SlotRing& ring = kv ? kv_ : weights_;
+    const double chunk = kv ? kv_chunk_ : weight_chunk_;
+    const int chunks = streamed > 0 ? int(std::ceil(streamed / chunk)) : 1;
+    for (int c = 0; c < chunks; ++c) {
+      Dependencies deps{last_compute_};
+      if (streamed > 0) deps.add(load(ring, std::min(chunk, streamed - c * chunk), kv, index));
+      last_compute_ = add(unit, DmaQueue::weights, share(compute, chunks, c), deps, index);
+      if (streamed > 0) ring.consumed_by(last_compute_);
+    }
+    if (op.kv_write_bytes > 0)
+      add_memory(DmaQueue::store, dma_cycles(f_, op.kv_write_bytes, f_.kv_channels, f_.kv_access_efficiency),
+                 {last_compute_}, index);
+  }
+
+  // QK^T -> softmax -> PV over KV chunks, software-pipelined: QK of chunk c + 1 is issued
+  // before PV of chunk c, so the SFU's softmax of chunk c overlaps with matrix work.
+  void attention(const Op& qk, const Op& softmax, const Op& pv, int index) {
+    const roofline::FpgaOpWork wq = roofline::fpga_op_work(f_, qk, tokens_);
+    const roofline::FpgaOpWork ws = roofline::fpga_op_work(f_, softmax, tokens_);
+    const roofline::FpgaOpWork wp = roofline::fpga_op_work(f_, pv, tokens_);
+    const double k_bytes = wq.kv_bytes, v_bytes = wp.kv_bytes;
+    const int chunks = std::max(1, int(std::ceil(std::max(k_bytes, v_bytes) / kv_chunk_)));
+    std::vector<int> qk_ids, softmax_ids;
+    int previous = last_compute_;
+    auto issue_qk = [&](int c) {
+      Dependencies deps{previous};
+      if (k_bytes > 0) deps.add(load(kv_, k_bytes / chunks, true, index));
+      previous = add(Unit::matrix, DmaQueue::weights, share(static_cast<long long>(wq.matrix_cycles), chunks, c),
+                     deps, index);
+      qk_ids.push_back(previous);
+      if (k_bytes > 0) kv_.consumed_by(previous);
+      softmax_ids.push_back(add(Unit::sfu, DmaQueue::weights,
+                                share(static_cast<long long>(ws.sfu_cycles), chunks, c), {previous}, index + 1));
+    };
+    issue_qk(0);
+    for (int c = 0; c < chunks; ++c) {
+      if (c + 1 < chunks) issue_qk(c + 1);
+      Dependencies deps{softmax_ids[c], previous};
+      if (v_bytes > 0) deps.add(load(kv_, v_bytes / chunks, true, index + 2));
+      previous = add(Unit::matrix, DmaQueue::weights, share(static_cast<long long>(wp.matrix_cycles), chunks, c),
+                     deps, index + 2);
+      if (v_bytes > 0) kv_.consumed_by(previous);
+    }
+    last_compute_ = previous;
+  }
+
+  const models::FpgaSpec& f_;
+  int tokens_;
+  double weight_chunk_, kv_chunk_;
+  SlotRing weights_, kv_;
+  Program p_;
+  int layer_ = 0;
+  int last_compute_ = -1;
+};
+
+}  // namespace
+
+Program build_fpga_program(const models::FpgaSpec& f, const std::vector<Op>& ops, int tokens, int layers) {
+  return Builder(f, tokens).build(ops, layers);
+}
+
+}  // namespace sim

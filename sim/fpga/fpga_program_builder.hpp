@@ -1,0 +1,29 @@
+#pragma once
+// Lowers an op group (one decoder layer, repeated `layers` times, or the tail) onto the
+// FlightLLM-like accelerator's instruction stream:
+// - weights stream in weight_chunk_kib chunks into weight_buffer_kib / weight_chunk_kib slots
+//   and KV reads in kv_chunk_kib chunks into kv_buffer_kib / kv_chunk_kib slots: the load of
+//   chunk g waits until the compute that consumed chunk g - slots has finished, so each queue
+//   runs at most a buffer ahead (the KV queue into the next layer's attention);
+// - attention runs chunk by chunk: QK^T (matrix), softmax (SFU), PV (matrix), software-
+//   pipelined so the SFU overlaps the matrix engine (online softmax);
+// - an op's first compute waits for the previous op's last compute (activation dependency);
+// - new K/V leave through the store queue after the projection that made them;
+// - every layer starts with layer_overhead_cycles on the memory controller (DMA descriptor
+//   set-up and HBM turnaround; calibrated, see the board YAML).
+// A DMA transfer lasts the cycles its busiest channel needs for its bursts at the access
+// pattern's efficiency (weights: all channels, streaming; KV: kv_channels, cross-channel).
+#include <vector>
+
+#include "models/hardware_spec.hpp"
+#include "models/operator_graph.hpp"
+#include "sim/fpga/instruction_program.hpp"
+
+namespace sim {
+
+Program build_fpga_program(const models::FpgaSpec& f, const std::vector<models::Op>& ops, int tokens,
+                           int layers = 1);
+
+long long dma_cycles(const models::FpgaSpec& f, double bytes, int channels, double efficiency);
+
+}  // namespace sim

@@ -1,0 +1,126 @@
+#include "sim/fpga/fpga_sim_engine.hpp"
+
+#include <fmt/format.h>
+
+#include "models/engine_registry.hpp"
+
+#include <algorithm>
+
+#include "sim/fpga/fpga_accelerator.hpp"
+#include "sim/fpga/fpga_program_builder.hpp"
+
+namespace sim {
+
+FpgaSimEngine::FpgaSimEngine(models::HardwareSpec hw, SimMode mode) : hw_(std::move(hw)), mode_(mode) {}
+
+std::unique_ptr<models::LatencyEngine> make_fpga_sim_engine(const models::HardwareSpec& hw, SimMode mode) {
+  return std::make_unique<FpgaSimEngine>(hw, mode);
+}
+
+namespace {
+std::string group_key(const std::vector<models::Op>& ops, int tokens) {
+  std::string key = std::to_string(tokens);
+  for (const auto& op : ops)
+    key += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", op.name, int(op.kind), op.m, op.n, op.k,
+                       op.batch, op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes, op.sfu_elements,
+                       op.cross_attention ? 1 : 0, op.heads, op.kv_heads);
+  return key;
+}
+}  // namespace
+
+std::shared_ptr<const FpgaSimEngine::GroupResult> FpgaSimEngine::simulate(const std::vector<models::Op>& ops,
+                                                                          int tokens, int layers,
+                                                                          bool detailed) const {
+  const std::string key = group_key(ops, tokens) + "#" + std::to_string(layers);
+  {
+    std::lock_guard<std::mutex> lock(memo_mutex_);
+    auto it = memo_.find(key);
+    if (it != memo_.end() && (it->second->detailed || !detailed)) return it->second;
+  }
+  auto r = std::make_shared<GroupResult>();
+  // Layer i prefetches KV for layer i + 1, so layers are not independent: simulate them all.
+  r->program = build_fpga_program(*hw_.fpga, ops, tokens, layers);
+  r->schedule = run_on_systemc(r->program, mode_);
+  r->cycles = r->schedule.total_cycles;
+  r->detailed = detailed;
+  if (!detailed) {
+    r->program = Program{};
+    r->schedule = Schedule{};
+  }
+  std::lock_guard<std::mutex> lock(memo_mutex_);
+  ++simulations_;
+  memo_[key] = r;
+  return r;
+}
+
+models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown) const {
+  const double hz = hw_.fpga->clock_mhz * 1e6;
+  models::StepCost cost;
+  auto group = [&](const std::vector<models::Op>& ops, int count, const char* label) {
+    if (ops.empty() || count == 0) return;
+    const std::shared_ptr<const GroupResult> result = simulate(ops, g.tokens, count, breakdown);
+    const GroupResult& r = *result;
+    cost.cycles += r.cycles;
+    if (!breakdown) return;
+    // Per-op figures of the window's last layer (the steady state). An op's cycles are those
+    // by which it pushed that layer's finish time beyond every earlier op of the layer.
+    const int last = r.program.layers / 2;  // mid-step: a layer with a predecessor and a successor
+    const auto finish = r.schedule.layer_finish(r.program);
+    const std::size_t nops = r.program.op_names.size();
+    std::vector<long long> end(nops, 0), compute(nops, 0), memory(nops, 0);
+    long long sync_cycles = 0;
+    for (std::size_t i = 0; i < r.program.instructions.size(); ++i) {
+      const Instruction& in = r.program.instructions[i];
+      if (in.layer != last) continue;
+      if (in.op < 0) { sync_cycles += in.cycles; continue; }
+      end[in.op] = std::max(end[in.op], r.schedule.finish[i]);
+      if (in.unit == Unit::matrix || in.unit == Unit::sfu) compute[in.op] += in.cycles;
+      else memory[in.op] += in.cycles;
+    }
+    long long frontier = last > 0 ? finish[last - 1] : 0;
+    for (std::size_t k = 0; k < nops; ++k) {
+      const models::Op& op = ops[k];
+      models::OpCost c;
+      c.op = op.name;
+      c.count = count;
+      c.cycles = std::max(0LL, end[k] - frontier);
+      frontier = std::max(frontier, end[k]);
+      c.seconds = c.cycles / hz;
+      c.compute_s = compute[k] / hz;
+      c.memory_s = memory[k] / hz;
+      c.stall_s = std::max(0.0, c.seconds - std::max(c.compute_s, c.memory_s));
+      const double busy = std::max(c.compute_s, c.memory_s);
+      c.compute_utilisation = busy > 0 ? op.flops / busy / hw_.peak_flops() : 0;
+      c.memory_utilisation = busy > 0 ? (op.weight_bytes + op.kv_read_bytes + op.kv_write_bytes) / busy /
+                                            hw_.peak_bandwidth_bytes() : 0;
+      cost.ops.push_back(c);
+    }
+    models::OpCost total;
+    total.op = label;
+    total.count = count;
+    total.cycles = last > 0 ? finish[last] - finish[last - 1] : finish[last];
+    total.seconds = total.cycles / hz;
+    for (std::size_t k = 0; k < nops; ++k) {
+      total.compute_s += compute[k] / hz;
+      total.memory_s += memory[k] / hz;
+    }
+    // Time neither unit hid: the per-layer sync and whatever the buffers could not overlap.
+    total.stall_s = std::max(sync_cycles / hz, total.seconds - std::max(total.compute_s, total.memory_s));
+    cost.ops.push_back(total);
+  };
+  group(g.layer_ops, g.layer_count, "(layer)");
+  group(g.tail_ops, 1, "(tail)");
+  cost.seconds = cost.cycles / hz;
+  return cost;
+}
+
+namespace {
+const models::EngineRegistration event_driven("sim", models::HardwareKind::fpga, [](const models::HardwareSpec& hw) {
+  return make_fpga_sim_engine(hw, SimMode::event_driven);
+});
+const models::EngineRegistration clocked("sim-clocked", models::HardwareKind::fpga, [](const models::HardwareSpec& hw) {
+  return make_fpga_sim_engine(hw, SimMode::clocked);
+});
+}  // namespace
+
+}  // namespace sim

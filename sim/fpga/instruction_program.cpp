@@ -1,0 +1,89 @@
+#include "sim/fpga/instruction_program.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace sim {
+
+const char* to_string(Unit u) {
+  switch (u) {
+    case Unit::memory: return "memory";
+    case Unit::matrix: return "matrix";
+    case Unit::sfu: return "sfu";
+  }
+  return "?";
+}
+
+UnitQueues::UnitQueues(const Program& p) {
+  for (std::size_t i = 0; i < p.instructions.size(); ++i) {
+    const Instruction& in = p.instructions[i];
+    for (int d : in.deps)
+      if (d < 0 || std::size_t(d) >= i) throw std::logic_error("instruction depends on a later one");
+    if (in.cycles < 1) throw std::logic_error("instruction shorter than one cycle");
+    switch (in.unit) {
+      case Unit::memory: dma[int(in.queue)].push_back(int(i)); break;
+      case Unit::matrix: matrix.push_back(int(i)); break;
+      case Unit::sfu: sfu.push_back(int(i)); break;
+    }
+  }
+}
+
+std::vector<long long> Schedule::layer_finish(const Program& p) const {
+  std::vector<long long> f(std::size_t(p.layers), 0);
+  for (std::size_t i = 0; i < p.instructions.size(); ++i)
+    f[std::size_t(p.instructions[i].layer)] = std::max(f[std::size_t(p.instructions[i].layer)], finish[i]);
+  return f;
+}
+
+Schedule schedule_directly(const Program& p) {
+  const UnitQueues q(p);
+  const std::size_t n = p.instructions.size();
+  constexpr long long unset = std::numeric_limits<long long>::max();
+  Schedule s;
+  s.start.assign(n, unset);
+  s.finish.assign(n, unset);
+  auto ready = [&](int i, long long t) {
+    for (int d : p.instructions[i].deps)
+      if (s.finish[d] > t) return false;
+    return true;
+  };
+  std::size_t head_matrix = 0, head_sfu = 0, head_dma[dma_queue_count] = {0, 0, 0};
+  long long free_matrix = 0, free_sfu = 0, free_memory = 0;
+  std::size_t issued = 0;
+  long long t = 0;
+  auto issue = [&](int i, long long& unit_free) {
+    s.start[i] = t;
+    s.finish[i] = t + p.instructions[i].cycles;
+    unit_free = s.finish[i];
+    ++issued;
+  };
+  while (issued < n) {
+    if (free_matrix <= t && head_matrix < q.matrix.size() && ready(q.matrix[head_matrix], t))
+      issue(q.matrix[head_matrix++], free_matrix);
+    if (free_sfu <= t && head_sfu < q.sfu.size() && ready(q.sfu[head_sfu], t))
+      issue(q.sfu[head_sfu++], free_sfu);
+    if (free_memory <= t) {
+      int pick = -1;
+      for (int k = 0; k < dma_queue_count; ++k)
+        if (head_dma[k] < q.dma[k].size()) {
+          const int i = q.dma[k][head_dma[k]];
+          if (ready(i, t) && (pick < 0 || i < q.dma[pick][head_dma[pick]])) pick = k;
+        }
+      if (pick >= 0) issue(q.dma[pick][head_dma[pick]++], free_memory);
+    }
+    // Next event: the earliest unit to become free after t.
+    long long next = unset;
+    for (long long f : {free_matrix, free_sfu, free_memory})
+      if (f > t) next = std::min(next, f);
+    if (next == unset) {
+      if (issued < n) throw std::logic_error("instruction program deadlocked");
+      break;
+    }
+    t = next;
+  }
+  for (long long f : s.finish) s.total_cycles = std::max(s.total_cycles, f);
+  return s;
+}
+
+}  // namespace sim

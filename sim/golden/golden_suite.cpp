@@ -1,0 +1,226 @@
+#include "sim/golden/golden_suite.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "models/config_error.hpp"
+#include "sim/cpu/cpu_sim_engine.hpp"
+#include "sim/golden/golden_kernels.hpp"
+#include "sim/golden/golden_timing.hpp"
+#include "sim/gpu/gpu_kernel_model.hpp"
+
+namespace sim {
+
+std::vector<GoldenShape> projection_shapes(const std::vector<models::ModelSpec>& models,
+                                           const std::vector<std::int64_t>& tokens) {
+  std::vector<GoldenShape> out;
+  for (const auto& model : models) {
+    const std::int64_t d = model.hidden_size, q = std::int64_t(model.attention_heads) * model.head_dim,
+                       kv = std::int64_t(model.kv_heads) * model.head_dim;
+    const bool gated = model.mlp == models::MlpKind::gated;
+    const std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> layer = {
+        {"qkv_proj", q + 2 * kv, d},
+        {"o_proj", d, q},
+        {gated ? "gate_up_proj" : "fc1", gated ? 2 * model.intermediate_size : model.intermediate_size, d},
+        {gated ? "down_proj" : "fc2", d, model.intermediate_size}};
+    for (const auto& [name, n, k] : layer)
+      for (std::int64_t m : tokens)
+        out.push_back({m == 1 ? "gemv" : "gemm", model.name + " " + name, m, n, k, 0, 0});
+  }
+  return out;
+}
+
+std::vector<GoldenShape> attention_shapes(const models::ModelSpec& model, const std::vector<std::int64_t>& contexts,
+                                          int tree_tokens) {
+  std::vector<GoldenShape> out;
+  for (std::int64_t L : contexts) {
+    out.push_back({"decode_attention", model.name, 1, L, model.head_dim, model.attention_heads, model.kv_heads});
+    out.push_back({"tree_attention", model.name, tree_tokens, L, model.head_dim, model.attention_heads,
+                   model.kv_heads});
+  }
+  return out;
+}
+
+models::Op golden_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, double element_bytes) {
+  return models::make_gemm_op(m == 1 ? "gemv" : "gemm", m, n, k, element_bytes, element_bytes);
+}
+
+std::vector<models::Op> golden_attention_ops(const GoldenShape& s, double eb) {
+  const bool tree = s.kernel.rfind("tree_attention", 0) == 0;
+  const std::int64_t x = s.m, cached = s.n, d = s.k, fresh = tree ? x : 0, keys = cached + fresh;
+  models::Op qk;
+  qk.name = "attn_qk";
+  qk.kind = models::OpKind::attention_qk;
+  qk.m = x;
+  qk.n = keys;
+  qk.k = d;
+  qk.batch = s.heads;
+  qk.kv_heads = s.kv_heads;
+  qk.cached_keys = cached;
+  qk.new_keys = fresh;
+  qk.mask = tree ? models::MaskKind::tree : models::MaskKind::causal;
+  qk.flops = 2.0 * s.heads * x * keys * d;
+  qk.kv_read_bytes = double(cached) * s.kv_heads * d * eb;
+  qk.activation_bytes = double(x) * s.heads * (d + keys) * eb;
+  models::Op sm;
+  sm.name = "attn_softmax";
+  sm.kind = models::OpKind::softmax;
+  sm.sfu_elements = double(s.heads) * x * keys;
+  sm.sfu_passes = 2;
+  sm.flops = 5.0 * sm.sfu_elements;
+  sm.activation_bytes = 2.0 * sm.sfu_elements * eb;
+  models::Op pv = qk;
+  pv.name = "attn_pv";
+  pv.kind = models::OpKind::attention_pv;
+  pv.n = d;
+  pv.k = keys;
+  return {qk, sm, pv};
+}
+
+namespace {
+
+double predict_cpu(const CpuSimEngine& e, const GoldenShape& s) {
+  if (s.kernel == "gemm" || s.kernel == "gemv") return e.op_cost(golden_gemm_op(s.m, s.n, s.k, 4.0)).seconds;
+  double t = 0;
+  for (const auto& op : golden_attention_ops(s, 4.0)) t += e.op_cost(op).seconds;
+  return t;
+}
+
+// Times one attention shape: heads dealt round-robin to the team, each head reading its
+// (GQA-shared) KV head.
+TimingStats time_attention(const GoldenShape& s, ThreadTeam& team, const CpuGoldenOptions& o,
+                           CacheFlusher* flusher, std::mt19937_64& rng) {
+  const bool tree = s.kernel == "tree_attention";
+  std::vector<RowMatrix> q, kc, vc, kn, vn;
+  for (std::int64_t h = 0; h < s.heads; ++h) q.push_back(random_matrix(s.m, s.k, rng));
+  for (std::int64_t h = 0; h < s.kv_heads; ++h) {
+    kc.push_back(random_matrix(s.n, s.k, rng));
+    vc.push_back(random_matrix(s.n, s.k, rng));
+    kn.push_back(random_matrix(tree ? s.m : 0, s.k, rng));
+    vn.push_back(random_matrix(tree ? s.m : 0, s.k, rng));
+  }
+  const auto parent = random_tree(int(s.m), rng);
+  const std::int64_t group = std::max<std::int64_t>(1, s.heads / s.kv_heads);
+  std::vector<RowMatrix> out(s.heads);
+  auto kernel = [&] {
+    team.run([&](int t) {
+      for (std::int64_t h = t; h < s.heads; h += team.size()) {
+        const std::int64_t g = h / group;
+        out[h] = tree ? tree_attention_split(q[h], kc[g], vc[g], kn[g], vn[g], parent)
+                      : attend(q[h], kc[g], vc[g]).out;
+      }
+    });
+  };
+  return time_repeated(kernel, o.warmup, o.repeats, flusher ? std::function<void()>([&] { flusher->flush(); })
+                                                            : std::function<void()>());
+}
+
+}  // namespace
+
+std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, const models::HardwareSpec& cpu,
+                                      const CpuGoldenOptions& o) {
+  const CpuSimEngine engine(cpu, SimMode::event_driven);
+  ThreadTeam team(o.threads);
+  std::unique_ptr<CacheFlusher> flusher;
+  if (o.flush_bytes > 0) flusher = std::make_unique<CacheFlusher>(o.flush_bytes);
+  std::mt19937_64 rng(o.seed);
+  std::vector<GoldenRow> rows;
+  for (const auto& s : shapes) {
+    GoldenRow row;
+    row.shape = s;
+    TimingStats t;
+    if (s.kernel == "gemm" || s.kernel == "gemv") {
+      const RowMatrix x = random_matrix(s.m, s.k, rng), w = random_matrix(s.n, s.k, rng);
+      RowMatrix y(s.m, s.n);
+      t = time_repeated([&] { linear(x, w, y, team); }, o.warmup, o.repeats,
+                        flusher ? std::function<void()>([&] { flusher->flush(); }) : std::function<void()>());
+    } else {
+      t = time_attention(s, team, o, flusher.get(), rng);
+    }
+    row.measured_s = t.min_s;
+    row.measured_median_s = t.median_s;
+    row.predicted_s = predict_cpu(engine, s);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, const models::HardwareSpec& gpu) {
+  if (!gpu.gpu) throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU kernels", gpu.name));
+  std::ifstream in(csv_path);
+  if (!in) throw models::InputError(fmt::format("{}: cannot open the measured CSV", csv_path));
+  const GpuKernelModel model(*gpu.gpu);
+  std::vector<GoldenRow> rows;
+  std::string line;
+  int line_no = 0;
+  bool header_seen = false;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    if (!header_seen) {
+      if (line.rfind("kernel,m,n,k,measured_s", 0) != 0)
+        throw models::InputError(fmt::format("{}:{}: header: expected kernel,m,n,k,measured_s, got '{}'", csv_path, line_no, line));
+      header_seen = true;
+      continue;
+    }
+    std::stringstream ss(line);
+    std::string kernel, f[4];
+    std::getline(ss, kernel, ',');
+    for (auto& v : f) std::getline(ss, v, ',');
+    GoldenRow row;
+    row.shape.kernel = kernel;
+    try {
+      std::size_t used = 0;
+      row.shape.m = std::stoll(f[0], &used);
+      row.shape.n = std::stoll(f[1]);
+      row.shape.k = std::stoll(f[2]);
+      row.measured_s = std::stod(f[3]);
+    } catch (const std::exception&) {
+      throw models::InputError(fmt::format("{}:{}: expected kernel,m,n,k,measured_s with numbers, got '{}'", csv_path, line_no, line));
+    }
+    if (row.shape.m < 1 || row.shape.n < 1 || row.shape.k < 1 || !(row.measured_s > 0) || !std::isfinite(row.measured_s))
+      throw models::InputError(fmt::format("{}:{}: expected m, n, k >= 1 and measured_s > 0, got '{}'", csv_path, line_no, line));
+    row.measured_median_s = row.measured_s;
+    if (kernel == "gemm" || kernel == "gemv") {
+      const auto op = golden_gemm_op(row.shape.m, row.shape.n, row.shape.k, 2.0);
+      const auto k = model.gemm_kernel(op.name, op.m, op.n, op.k, 1, op.weight_bytes + op.activation_bytes, 2.0);
+      row.predicted_s = model.time(k).total_cycles / model.clock_hz();
+      row.shape.source = fmt::format("tile {}x{} split {}", k.tile_m, k.tile_n, k.split);
+    } else if (kernel.rfind("tree_attention_h", 0) == 0) {
+      long long heads = 0, kv = 0;
+      if (std::sscanf(kernel.c_str(), "tree_attention_h%lld_kv%lld", &heads, &kv) != 2 || heads < 1 || kv < 1)
+        throw models::InputError(fmt::format("{}:{}: kernel: expected tree_attention_h<H>_kv<KV>, got '{}'", csv_path, line_no, kernel));
+      row.shape.heads = heads;
+      row.shape.kv_heads = kv;
+      row.shape.kernel = "tree_attention";
+      row.shape.source = kernel;
+      const auto ops = golden_attention_ops(row.shape, 2.0);
+      std::int64_t cycles = 0;
+      for (const auto& k : model.kernels_for(ops[0], 1)) cycles += model.time(k).total_cycles;
+      row.predicted_s = cycles / model.clock_hz();
+    } else {
+      throw models::InputError(fmt::format("{}:{}: kernel: expected gemm, gemv or tree_attention_h<H>_kv<KV>, got '{}'", csv_path, line_no, kernel));
+    }
+    rows.push_back(row);
+  }
+  if (rows.empty()) throw models::InputError(fmt::format("{}: no measurement rows", csv_path));
+  return rows;
+}
+
+double median_abs_error_pct(const std::vector<GoldenRow>& rows, const std::vector<std::string>& kernels) {
+  std::vector<double> e;
+  for (const auto& r : rows)
+    if (std::find(kernels.begin(), kernels.end(), r.shape.kernel) != kernels.end()) e.push_back(std::abs(r.error_pct()));
+  if (e.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(e.begin(), e.end());
+  return e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
+}
+
+}  // namespace sim

@@ -1,0 +1,35 @@
+#include "sim/sc_session.hpp"
+
+#include <cstdlib>
+
+namespace sim {
+
+namespace {
+
+std::recursive_mutex& kernel_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+
+}  // namespace
+
+ScSession::ScSession() : lock_(kernel_mutex()) {
+  // SystemC prints a banner to stdout on first use unless told not to; stdout carries CSV.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  previous_ = sc_core::sc_curr_simcontext;
+  context_ = new sc_core::sc_simcontext();
+  sc_core::sc_curr_simcontext = context_;
+  sc_core::sc_default_global_context = context_;
+}
+
+ScSession::~ScSession() {
+  delete context_;
+  sc_core::sc_curr_simcontext = previous_;
+  sc_core::sc_default_global_context = previous_;
+}
+
+void ScSession::run() { sc_core::sc_start(); }
+
+sc_core::sc_time ScSession::now() const { return sc_core::sc_time_stamp(); }
+
+}  // namespace sim

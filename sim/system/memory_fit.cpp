@@ -1,0 +1,124 @@
+#include "sim/system/memory_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/config_error.hpp"
+
+namespace sim {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// Logits are produced in FP32 by the LM head (as Transformers and vLLM do) before sampling.
+constexpr double kLogitBytes = 4.0;
+// Live activation tensors of one decoder layer at its peak: the residual stream, the normed
+// input and attention output (3 x hidden) plus the gated MLP's gate and up outputs
+// (2 x intermediate); earlier layers' activations are freed as the step proceeds.
+constexpr double kResidualCopies = 3.0, kMlpCopies = 2.0;
+
+double layer_parameters(const models::ModelSpec& m, const std::string& rule) {
+  if (rule == "dense-attention") {
+    // Paper 002 §4.5: N_layer = 4 d^2 + 3 d f (attention counted as four d x d projections).
+    const double d = m.hidden_size, f = m.intermediate_size;
+    return 4.0 * d * d + (m.mlp == models::MlpKind::gated ? 3.0 : 2.0) * d * f;
+  }
+  return m.layer_parameters();
+}
+
+}  // namespace
+
+std::string format_gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / kGiB); }
+
+MemoryNeed model_share_memory(const models::ModelSpec& m, const ModelShare& share, const MemoryQuery& q) {
+  MemoryNeed need;
+  const int layers = std::max(0, share.last_layer - share.first_layer + 1);
+  const double tp = std::max(1, share.tensor_parallel);
+  const double wbytes = m.weight_bytes_per_param();
+  need.weights_bytes = layers * layer_parameters(m, q.parameter_rule) / tp * wbytes;
+  // Embedding and LM head are vocabulary-parallel under tensor parallelism.
+  if (share.embedding) need.weights_bytes += m.embedding_parameters() / tp * wbytes;
+  if (share.lm_head) need.weights_bytes += (m.tied_embeddings && share.embedding ? 0.0 : m.embedding_parameters() / tp * wbytes) + m.hidden_size * wbytes;
+  // K and V of each KV head the device holds (a KV head is replicated when there are fewer
+  // KV heads than tensor-parallel ranks).
+  const double kv_heads = std::ceil(double(m.kv_heads) / tp);
+  need.kv_bytes = double(q.batch) * double(q.kv_tokens) * layers * 2.0 * kv_heads * m.head_dim * m.activation_bytes();
+  const double tokens = double(q.batch) * q.step_tokens;
+  if (layers > 0)
+    need.activation_bytes = tokens * (kResidualCopies * m.hidden_size + kMlpCopies * m.intermediate_size / tp) *
+                            m.activation_bytes();
+  if (share.lm_head) need.activation_bytes += tokens * m.vocab_size / tp * kLogitBytes;
+  return need;
+}
+
+std::vector<DeviceMemory> system_memory(const models::SystemSpec& s, const models::ModelSpec& target,
+                                        const models::ModelSpec* draft, const MemoryQuery& q) {
+  std::vector<DeviceMemory> out(s.devices.size());
+  for (std::size_t i = 0; i < s.devices.size(); ++i) {
+    out[i].device = s.devices[i].name;
+    out[i].capacity_bytes = s.devices[i].hardware.memory_capacity_bytes();
+  }
+  auto add = [](DeviceMemory& d, const MemoryNeed& n, const std::string& role) {
+    d.need.weights_bytes += n.weights_bytes;
+    d.need.kv_bytes += n.kv_bytes;
+    d.need.activation_bytes += n.activation_bytes;
+    d.roles += (d.roles.empty() ? "" : " + ") + role;
+  };
+  for (std::size_t k = 0; k < s.stages.size(); ++k) {
+    const auto& st = s.stages[k];
+    ModelShare share;
+    share.first_layer = st.first_layer;
+    share.last_layer = st.last_layer;
+    share.tensor_parallel = int(st.devices.size());
+    share.embedding = k == 0;
+    share.lm_head = k + 1 == s.stages.size();
+    std::string role = fmt::format("target layers {}-{}", st.first_layer, st.last_layer);
+    if (share.tensor_parallel > 1) role += fmt::format(" (1/{} TP shard)", share.tensor_parallel);
+    if (share.embedding) role += " + embedding";
+    if (share.lm_head) role += " + LM head";
+    const MemoryNeed need = model_share_memory(target, share, q);
+    for (int d : st.devices) add(out[std::size_t(d)], need, role);
+  }
+  if (draft && s.draft_device >= 0) {
+    ModelShare share;
+    share.last_layer = draft->layers - 1;
+    share.embedding = share.lm_head = true;
+    MemoryQuery dq = q;
+    dq.parameter_rule = "exact";
+    add(out[std::size_t(s.draft_device)], model_share_memory(*draft, share, dq), "draft " + draft->name);
+  }
+  for (std::size_t i = 0; i < s.devices.size(); ++i)
+    if (!out[i].roles.empty()) out[i].need.runtime_bytes = s.devices[i].hardware.stack.runtime_reserve_gib * kGiB;
+  return out;
+}
+
+DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,
+                         const models::ModelSpec* draft) {
+  DeviceMemory d;
+  d.device = hw.name;
+  d.capacity_bytes = hw.memory_capacity_bytes();
+  ModelShare whole;
+  whole.last_layer = model.layers - 1;
+  whole.embedding = whole.lm_head = true;
+  d.need = model_share_memory(model, whole, q);
+  d.roles = model.name;
+  if (draft) {
+    const MemoryNeed n = model_share_memory(*draft, ModelShare{0, draft->layers - 1, 1, true, true}, q);
+    d.need.weights_bytes += n.weights_bytes;
+    d.need.kv_bytes += n.kv_bytes;
+    d.need.activation_bytes += n.activation_bytes;
+    d.roles += " + draft " + draft->name;
+  }
+  d.need.runtime_bytes = hw.stack.runtime_reserve_gib * kGiB;
+  if (!d.fits())
+    throw models::InputError(fmt::format(
+        "infeasible: {} on {} needs {} (weights {}, KV cache {} for batch {} x {} tokens, activations {}) "
+        "but the device has {}",
+        d.roles, hw.name, format_gib(d.need.total()), format_gib(d.need.weights_bytes), format_gib(d.need.kv_bytes),
+        q.batch, q.kv_tokens, format_gib(d.need.activation_bytes), format_gib(d.capacity_bytes)));
+  return d;
+}
+
+}  // namespace sim

@@ -1,0 +1,59 @@
+#pragma once
+// Device memory a placement needs: weights of the layers a device holds (a tensor-parallel
+// shard of them), the embedding on the first stage and the LM head on the last, the KV cache
+// its layers keep for every sequence, the peak activations of one step, and the runtime
+// reserve of its software stack; against the device's capacity. A design that does not fit is
+// infeasible and is reported so, never timed.
+#include <string>
+#include <vector>
+
+#include "models/hardware_spec.hpp"
+#include "models/model_spec.hpp"
+#include "models/system_spec.hpp"
+
+namespace sim {
+
+struct MemoryNeed {
+  double weights_bytes = 0;
+  double kv_bytes = 0;
+  double activation_bytes = 0;
+  double runtime_bytes = 0;
+  double total() const { return weights_bytes + kv_bytes + activation_bytes + runtime_bytes; }
+};
+
+struct DeviceMemory {
+  std::string device;
+  std::string roles;          // e.g. "target layers 0-9 + embedding", "draft llama-3.2-1b"
+  MemoryNeed need;
+  double capacity_bytes = 0;  // 0: the config states none (not checked)
+  bool fits() const { return capacity_bytes <= 0 || need.total() <= capacity_bytes; }
+};
+
+// What a share of a model needs on one device.
+struct ModelShare {
+  int first_layer = 0, last_layer = -1;  // inclusive
+  int tensor_parallel = 1;
+  bool embedding = false, lm_head = false;
+};
+
+struct MemoryQuery {
+  int batch = 1;
+  long long kv_tokens = 0;     // KV slots per sequence (context + tokens of the step, or a reserve)
+  int step_tokens = 1;         // tokens per sequence in one step (x)
+  std::string parameter_rule = "exact";  // see models::MemoryOptions
+};
+
+MemoryNeed model_share_memory(const models::ModelSpec& model, const ModelShare& share, const MemoryQuery& q);
+
+// Every device of a system with the target (stages) and the draft (if placed) on it.
+std::vector<DeviceMemory> system_memory(const models::SystemSpec& system, const models::ModelSpec& target,
+                                        const models::ModelSpec* draft, const MemoryQuery& q);
+
+// One model whole on one device (single-device queries): InputError "infeasible: ..." naming
+// the device, the need and the capacity when it does not fit.
+DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,
+                         const models::ModelSpec* draft = nullptr);
+
+std::string format_gib(double bytes);
+
+}  // namespace sim

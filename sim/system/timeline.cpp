@@ -1,0 +1,230 @@
+#include "sim/system/timeline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+
+#include "models/config_error.hpp"
+#include "sim/sc_session.hpp"
+
+namespace sim {
+
+std::string to_string(ResourceKind kind) {
+  switch (kind) {
+    case ResourceKind::device_stream: return "device";
+    case ResourceKind::link: return "link";
+    case ResourceKind::host: return "host";
+  }
+  return "?";
+}
+
+int TaskGraph::add_resource(TimelineResource r) {
+  resources_.push_back(std::move(r));
+  return int(resources_.size()) - 1;
+}
+
+int TaskGraph::add_task(TimelineTask t) {
+  const int id = int(tasks_.size());
+  if (t.resource < 0 || t.resource >= int(resources_.size()))
+    throw models::InputError(fmt::format("timeline: task '{}' names resource {} of {}", t.name, t.resource,
+                                         resources_.size()));
+  for (int d : t.deps)
+    if (d < 0 || d >= id)
+      throw models::InputError(fmt::format("timeline: task '{}' depends on task {}, not added before it", t.name, d));
+  if (!(t.busy_s >= 0) || !(t.latency_s >= 0) || !std::isfinite(t.busy_s) || !std::isfinite(t.latency_s))
+    throw models::InputError(fmt::format("timeline: task '{}' has a negative or non-finite duration", t.name));
+  tasks_.push_back(std::move(t));
+  return id;
+}
+
+namespace {
+
+using sc_core::sc_time;
+using sc_core::SC_PS;
+
+// Durations are kept in whole picoseconds (SystemC's default time resolution) so that the run
+// is exact and reproducible; seconds are converted back only for reporting.
+std::uint64_t to_ps(double seconds) { return std::uint64_t(std::llround(seconds * 1e12)); }
+
+// The scheduler: one SC_METHOD per resource that starts its next ready task and re-arms for
+// that task's end (no per-cycle wake-ups), and one completion method that releases dependants
+// when a task's latency has passed.
+SC_MODULE(TimelineScheduler) {
+  const TaskGraph* graph = nullptr;
+  std::vector<std::deque<int>> ready;        // per resource, FIFO by readiness then task order
+  std::vector<int> running;                   // per resource: task in service, -1 idle
+  std::vector<int> pending;                   // per task: unfinished dependencies
+  std::vector<char> completed;
+  std::vector<std::vector<int>> dependants;
+  std::vector<std::unique_ptr<sc_core::sc_event>> wake;  // per resource
+  std::multimap<std::uint64_t, int> completions;         // completion time (ps) -> task
+  sc_core::sc_event completion_due;
+  TimelineRun run;
+
+  SC_CTOR(TimelineScheduler) {}
+
+  void build(const TaskGraph& g) {
+    graph = &g;
+    const std::size_t nr = g.resources().size(), nt = g.tasks().size();
+    ready.assign(nr, {});
+    running.assign(nr, -1);
+    pending.assign(nt, 0);
+    completed.assign(nt, 0);
+    dependants.assign(nt, {});
+    run.start_s.assign(nt, 0);
+    run.end_s.assign(nt, 0);
+    run.resource_busy_s.assign(nr, 0);
+    for (std::size_t r = 0; r < nr; ++r) {
+      wake.push_back(std::make_unique<sc_core::sc_event>());
+      sc_core::sc_spawn_options opt;
+      opt.spawn_method();
+      opt.set_sensitivity(wake.back().get());
+      opt.dont_initialize();
+      sc_core::sc_spawn([this, r] { serve(int(r)); }, sc_core::sc_gen_unique_name("resource"), &opt);
+    }
+    sc_core::sc_spawn_options opt;
+    opt.spawn_method();
+    opt.set_sensitivity(&completion_due);
+    opt.dont_initialize();
+    sc_core::sc_spawn([this] { complete_due(); }, "completions", &opt);
+    for (std::size_t t = 0; t < nt; ++t) {
+      pending[t] = int(g.tasks()[t].deps.size());
+      for (int d : g.tasks()[t].deps) dependants[std::size_t(d)].push_back(int(t));
+    }
+    for (std::size_t t = 0; t < nt; ++t)
+      if (pending[t] == 0) make_ready(int(t));
+  }
+
+  std::uint64_t now_ps() const { return std::uint64_t(sc_core::sc_time_stamp().value()); }
+
+  void make_ready(int t) {
+    const int r = graph->task(t).resource;
+    ready[std::size_t(r)].push_back(t);
+    if (running[std::size_t(r)] < 0) wake[std::size_t(r)]->notify(sc_core::SC_ZERO_TIME);
+  }
+
+  // A resource's method: retire the task in service (if its busy time is over) and start the next.
+  void serve(int r) {
+    ++run.events;
+    const std::size_t ri = std::size_t(r);
+    const int cur = running[ri];
+    if (cur >= 0) {
+      const TimelineTask& t = graph->task(cur);
+      running[ri] = -1;
+      schedule_completion(cur, now_ps() + to_ps(t.latency_s));
+    }
+    if (ready[ri].empty()) return;  // idle until make_ready notifies
+    const int next = ready[ri].front();
+    ready[ri].pop_front();
+    running[ri] = next;
+    const TimelineTask& t = graph->task(next);
+    run.start_s[std::size_t(next)] = double(now_ps()) * 1e-12;
+    run.resource_busy_s[ri] += double(to_ps(t.busy_s)) * 1e-12;
+    sc_core::next_trigger(sc_time(double(to_ps(t.busy_s)), SC_PS));
+  }
+
+  void schedule_completion(int t, std::uint64_t at_ps) {
+    completions.emplace(at_ps, t);
+    completion_due.notify(sc_time(double(at_ps - now_ps()), SC_PS));  // the earliest notification wins
+  }
+
+  // Release dependants of every task whose completion time has come, in task order for ties.
+  void complete_due() {
+    ++run.events;
+    const std::uint64_t now = now_ps();
+    while (!completions.empty() && completions.begin()->first <= now) {
+      std::vector<int> due;
+      for (auto it = completions.begin(); it != completions.end() && it->first <= now;) {
+        due.push_back(it->second);
+        it = completions.erase(it);
+      }
+      std::sort(due.begin(), due.end());
+      for (int t : due) {
+        run.end_s[std::size_t(t)] = double(now) * 1e-12;
+        completed[std::size_t(t)] = 1;
+        run.makespan_s = std::max(run.makespan_s, run.end_s[std::size_t(t)]);
+        for (int d : dependants[std::size_t(t)])
+          if (--pending[std::size_t(d)] == 0) make_ready(d);
+      }
+    }
+    if (!completions.empty()) completion_due.notify(sc_time(double(completions.begin()->first - now), SC_PS));
+  }
+};
+
+}  // namespace
+
+TimelineRun run_timeline(const TaskGraph& graph) {
+  ScSession session;
+  auto scheduler = std::make_unique<TimelineScheduler>("timeline");
+  scheduler->build(graph);
+  session.run();
+  // Dependencies only point backwards (add_task checks), so every task must have run.
+  for (std::size_t t = 0; t < graph.tasks().size(); ++t)
+    if (!scheduler->completed[t])
+      throw std::logic_error(fmt::format("timeline: task '{}' never completed", graph.task(int(t)).name));
+  return scheduler->run;
+}
+
+namespace {
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_chrome_trace(const TaskGraph& graph, const TimelineRun& run, std::ostream& out) {
+  // Processes: resource groups in first-seen order; threads: resources.
+  std::vector<std::string> groups;
+  std::vector<int> pid_of(graph.resources().size());
+  for (std::size_t r = 0; r < graph.resources().size(); ++r) {
+    const std::string& g = graph.resources()[r].group;
+    auto it = std::find(groups.begin(), groups.end(), g);
+    if (it == groups.end()) {
+      groups.push_back(g);
+      it = groups.end() - 1;
+    }
+    pid_of[r] = int(it - groups.begin()) + 1;
+  }
+  out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out << ",\n";
+    first = false;
+  };
+  for (std::size_t p = 0; p < groups.size(); ++p) {
+    sep();
+    out << fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"{}"}}}})", p + 1,
+                       json_escape(groups[p]));
+  }
+  for (std::size_t r = 0; r < graph.resources().size(); ++r) {
+    sep();
+    out << fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", pid_of[r],
+                       r + 1, json_escape(graph.resources()[r].name + " (" + to_string(graph.resources()[r].kind) + ")"));
+  }
+  for (std::size_t t = 0; t < graph.tasks().size(); ++t) {
+    const TimelineTask& task = graph.tasks()[t];
+    const std::size_t r = std::size_t(task.resource);
+    sep();
+    // Timestamps in microseconds, as the format requires; the event spans the busy time.
+    out << fmt::format(
+        R"({{"ph":"X","name":"{}","cat":"{}","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"task":{},"bytes":{:.0f},"complete_us":{:.3f}}}}})",
+        json_escape(task.name), json_escape(task.category), pid_of[r], r + 1, run.start_s[t] * 1e6,
+        task.busy_s * 1e6, t, task.bytes, run.end_s[t] * 1e6);
+  }
+  out << "\n]}\n";
+}
+
+}  // namespace sim

@@ -1,0 +1,62 @@
+#pragma once
+// One event-driven timeline for a system: resources (device streams, link lanes, host threads)
+// and tasks with dependencies (a forward slice on a device, a transfer on a link, a host step).
+// A task starts when its dependencies are done and its resource is free; each resource serves
+// its ready tasks in the order they were added (FIFO), one at a time. A task occupies its
+// resource for `busy_s` and is complete `latency_s` later (a link's flight time: the lane is
+// free again while the data is still in flight). The scenario solvers build their task graphs
+// on it; `run_timeline` simulates the graph in SystemC (sim/system/timeline.cpp) and
+// `write_chrome_trace` exports the run for Perfetto / chrome://tracing.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+enum class ResourceKind { device_stream, link, host };
+std::string to_string(ResourceKind kind);
+
+struct TimelineResource {
+  std::string name;   // e.g. "gpu0", "pcie4-x16:gpu0->gpu1", "host:gpu0"
+  ResourceKind kind = ResourceKind::device_stream;
+  std::string group;  // trace process (a device or "links")
+};
+
+struct TimelineTask {
+  std::string name;      // e.g. "stage 0 layers 0-9"
+  std::string category;  // "compute", "transfer", "collective", "host", "draft"
+  int resource = -1;
+  double busy_s = 0;
+  double latency_s = 0;
+  double bytes = 0;      // transfers: payload
+  std::vector<int> deps; // indices of tasks that must complete first (added earlier)
+};
+
+class TaskGraph {
+ public:
+  int add_resource(TimelineResource r);
+  int add_task(TimelineTask t);  // validates resource and dependency indices
+  const std::vector<TimelineResource>& resources() const { return resources_; }
+  const std::vector<TimelineTask>& tasks() const { return tasks_; }
+  const TimelineTask& task(int i) const { return tasks_[std::size_t(i)]; }
+
+ private:
+  std::vector<TimelineResource> resources_;
+  std::vector<TimelineTask> tasks_;
+};
+
+struct TimelineRun {
+  std::vector<double> start_s, end_s;      // per task: resource acquired, task complete
+  std::vector<double> resource_busy_s;     // per resource: sum of busy_s served
+  double makespan_s = 0;
+  std::int64_t events = 0;                 // SystemC process activations (a cost measure)
+};
+
+TimelineRun run_timeline(const TaskGraph& graph);
+
+// Chrome trace-event JSON (the "traceEvents" array form): one process per resource group, one
+// thread per resource, one complete ("X") event per task with its category and bytes.
+void write_chrome_trace(const TaskGraph& graph, const TimelineRun& run, std::ostream& out);
+
+}  // namespace sim
