@@ -1,20 +1,33 @@
-#include "sim/gpu_sim_engine.hpp"
+#include "sim/gpu/gpu_sim_engine.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "models/config_error.hpp"
+#include "models/engine_registry.hpp"
+#include "sim/gpu/gpu_device.hpp"
 
 namespace sim {
 
 namespace {
 
-WaveTiming wave_timing(SimMode mode) {
-  return mode == SimMode::clocked ? WaveTiming::cta_list_schedule : WaveTiming::closed_form;
-}
-
 const models::GpuSpec& require_gpu(const models::HardwareSpec& hw) {
   if (!hw.gpu) throw models::InputError(fmt::format("{}: kind: expected gpu for the GPU sim engine", hw.source_file));
   return *hw.gpu;
+}
+
+// Everything about a step that decides its kernels (the stack is fixed per engine).
+std::string graph_key(const models::StepGraph& g) {
+  std::string key = fmt::format("{}x{}b{}", g.layer_count, g.tokens, g.batch);
+  for (const auto* ops : {&g.layer_ops, &g.tail_ops}) {
+    key += '#';
+    for (const auto& op : *ops)
+      key += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", op.name, int(op.kind), op.m, op.n, op.k,
+                         op.batch, op.flops, op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes,
+                         op.activation_bytes, op.heads, op.kv_heads, op.cached_keys, op.new_keys, int(op.mask));
+  }
+  return key;
 }
 
 }  // namespace
@@ -22,56 +35,104 @@ const models::GpuSpec& require_gpu(const models::HardwareSpec& hw) {
 GpuSimEngine::GpuSimEngine(models::HardwareSpec hw, SimMode mode)
     : hw_(std::move(hw)), mode_(mode), model_(require_gpu(hw_)) {}
 
-std::vector<TimelineEntry> GpuSimEngine::layer_timeline(const models::StepGraph& graph) const {
-  auto entries = schedule_ops(model_, graph.layer_ops, graph.batch, wave_timing(mode_));
-  const std::int64_t end = entries.empty() ? 0 : entries.back().end_cycle;
-  auto tail = schedule_ops(model_, graph.tail_ops, graph.batch, wave_timing(mode_), end);
-  entries.insert(entries.end(), tail.begin(), tail.end());
-  return entries;
+int GpuSimEngine::simulations() const {
+  std::lock_guard<std::mutex> lock(memo_mutex_);
+  return simulations_;
+}
+
+std::shared_ptr<const GpuSimEngine::SimulatedStep> GpuSimEngine::simulate(const models::StepGraph& graph,
+                                                                          bool detailed) const {
+  const std::string key = graph_key(graph);
+  {
+    std::lock_guard<std::mutex> lock(memo_mutex_);
+    auto it = memo_.find(key);
+    if (it != memo_.end() && (it->second->detailed || !detailed)) return it->second;
+  }
+  auto s = std::make_shared<SimulatedStep>();
+  s->workload.streams.push_back(lower_step(model_, hw_.stack, graph, "step", 0, s->workload));
+  s->run = run_gpu_device(model_, s->workload, mode_);
+  s->cycles = s->run.end_cycle;
+  s->detailed = detailed;
+  if (!detailed) {
+    // Sweeps keep only the cycle count: a step's launch records are ~10^3 entries.
+    s->workload = GpuWorkload{};
+    s->run = DeviceRun{};
+  }
+  std::lock_guard<std::mutex> lock(memo_mutex_);
+  ++simulations_;
+  memo_[key] = s;
+  return s;
 }
 
 models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdown) const {
+  if (graph.layer_count < 0) throw models::InputError(fmt::format("{}: layer_count: expected >= 0", graph.label));
   const double hz = model_.clock_hz();
-  const double peak_flops = hw_.peak_flops(), peak_bw = hw_.peak_bandwidth_bytes();
+  const auto sim = simulate(graph, breakdown);
   models::StepCost cost;
-  auto add = [&](const std::vector<models::Op>& ops, int count) {
-    for (const auto& op : ops) {
-      const auto entries = schedule_ops(model_, {op}, graph.batch, wave_timing(mode_));
-      models::OpCost c;
-      c.op = op.name;
-      c.count = count;
-      std::int64_t compute = 0, memory = 0, launch = 0;
-      for (const auto& e : entries) {
-        c.cycles += e.timing.total_cycles;
-        compute += e.timing.compute_cycles;
-        memory += e.timing.memory_cycles;
-        launch += e.timing.launch_cycles;
-      }
-      c.seconds = c.cycles / hz;
-      c.compute_s = compute / hz;
-      c.memory_s = memory / hz;
-      c.stall_s = launch / hz;
-      if (op.kind == models::OpKind::attention_qk) {
-        // The flash-attention kernels also do the softmax and PV of this block.
-        const double flops = 2.0 * op.flops;
-        c.compute_utilisation = c.seconds > 0 ? flops / c.seconds / peak_flops : 0;
-        c.memory_utilisation = c.seconds > 0 ? 2.0 * op.kv_read_bytes / c.seconds / peak_bw : 0;
-      } else if (c.seconds > 0) {
-        c.compute_utilisation = op.flops / c.seconds / peak_flops;
-        c.memory_utilisation = (op.weight_bytes + op.kv_read_bytes + op.activation_bytes) / c.seconds / peak_bw;
-      }
-      cost.cycles += c.cycles * count;
-      if (breakdown) cost.ops.push_back(c);
+  cost.cycles = sim->cycles;
+  cost.seconds = double(sim->cycles) / hz;
+  if (!breakdown) return cost;
+
+  // Per-op rows from the simulated schedule: layer ops from a middle layer (the steady state),
+  // tail ops once. An op's time is the stream time from the previous kernel's end to its last
+  // kernel's end (host-bound gaps included); compute and memory are the spans during which its
+  // CTAs and its DRAM stream were in flight; stall is what neither covers (launch, host idle).
+  const std::size_t layer_ops = graph.layer_ops.size();
+  const std::size_t ops = layer_ops + graph.tail_ops.size();
+  std::vector<std::int64_t> span(ops, 0), compute(ops, 0), memory(ops, 0), stall(ops, 0);
+  const int steady_layer = graph.layer_count / 2;
+  const auto& launches = sim->workload.streams[0].launches;
+  const auto& records = sim->run.streams[0];
+  std::int64_t previous_end = 0;
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const KernelLaunch& l = launches[i];
+    const KernelRecord& r = records[i];
+    if (l.layer == steady_layer || l.layer < 0) {
+      const std::size_t op = std::size_t(l.op);
+      const std::int64_t s = r.end - previous_end;
+      const std::int64_t c = r.compute_end - r.dispatch, m = r.memory_end - r.dispatch;
+      span[op] += s;
+      compute[op] += c;
+      memory[op] += m;
+      stall[op] += s - std::max(c, m);
     }
-  };
-  add(graph.layer_ops, graph.layer_count);
-  add(graph.tail_ops, 1);
-  cost.seconds = cost.cycles / hz;
+    previous_end = r.end;
+  }
+  for (std::size_t op = 0; op < ops; ++op) {
+    const bool is_layer = op < layer_ops;
+    const models::Op& o = is_layer ? graph.layer_ops[op] : graph.tail_ops[op - layer_ops];
+    models::OpCost c;
+    c.op = o.name;
+    c.count = is_layer ? graph.layer_count : 1;
+    c.cycles = span[op];
+    c.seconds = span[op] / hz;
+    c.compute_s = compute[op] / hz;
+    c.memory_s = memory[op] / hz;
+    c.stall_s = stall[op] / hz;
+    if (c.seconds > 0) {
+      // The flash-attention kernels of a QK op also do its softmax and PV.
+      const bool attention = o.kind == models::OpKind::attention_qk;
+      const double flops = attention ? 2.0 * o.flops : o.flops;
+      const double bytes = attention ? 2.0 * o.kv_read_bytes : o.weight_bytes + o.kv_read_bytes + o.activation_bytes;
+      c.compute_utilisation = flops / c.seconds / hw_.peak_flops();
+      c.memory_utilisation = bytes / c.seconds / hw_.peak_bandwidth_bytes();
+    }
+    cost.ops.push_back(c);
+  }
   return cost;
 }
 
 std::unique_ptr<models::LatencyEngine> make_gpu_sim_engine(const models::HardwareSpec& hw, SimMode mode) {
   return std::make_unique<GpuSimEngine>(hw, mode);
 }
+
+namespace {
+const models::EngineRegistration event_driven("sim", models::HardwareKind::gpu, [](const models::HardwareSpec& hw) {
+  return make_gpu_sim_engine(hw, SimMode::event_driven);
+});
+const models::EngineRegistration clocked("sim-clocked", models::HardwareKind::gpu, [](const models::HardwareSpec& hw) {
+  return make_gpu_sim_engine(hw, SimMode::clocked);
+});
+}  // namespace
 
 }  // namespace sim

@@ -1,7 +1,7 @@
 // GPU sim model: the behaviours papers 002 and 004 report (T_v flat while memory-bound then
 // rising, 64-token steps, SD speed-up falling with batch), wave quantisation, split-K /
-// flash-decoding, tree attention as prefix + suffix + merge, bandwidth scaling, the SystemC
-// replay and bad input.
+// flash-decoding, tree attention as prefix + suffix + merge, bandwidth scaling, occupancy and
+// bad input. The SystemC model's own properties are in test_gpu_systemc.cpp.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -9,8 +9,8 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
-#include "sim/gpu_sim_engine.hpp"
-#include "sim/gpu_systemc_stream.hpp"
+#include "sim/gpu/gpu_device.hpp"
+#include "sim/gpu/gpu_sim_engine.hpp"
 #include "tests/test_workload.hpp"
 
 using namespace models;
@@ -60,12 +60,14 @@ TEST_CASE("gpu: a layer's time steps every 64 tokens once compute-bound (paper 0
   }
 }
 
-TEST_CASE("gpu: wave quantisation over SMs, and the clocked CTA schedule agrees") {
+TEST_CASE("gpu: wave quantisation over SMs in the closed form and in the simulated dispatch") {
   const auto e = gpu_engine("h100-sxm");
   const auto& m = e.kernel_model();
   const int sms = m.spec().sms;
-  sim::GpuKernel k;
+  sim::GpuKernel k = m.gemm_kernel("o_proj", 1, 4096, 4096, 1, 4096.0 * 4096 * 2, 2);
   k.cta_cycles = 1000;
+  k.dram_bytes = 0;
+  k.memory_cycles = 0;
   k.ctas = sms;
   const auto one = m.time(k);
   k.ctas = sms + 1;
@@ -73,17 +75,18 @@ TEST_CASE("gpu: wave quantisation over SMs, and the clocked CTA schedule agrees"
   CHECK(one.waves == 1);
   CHECK(two.waves == 2);
   CHECK(two.compute_cycles == 2 * one.compute_cycles);
-  for (std::int64_t ctas : {1, 7, 131, 132, 133, 264, 1000}) {
+  // The SystemC dispatcher (event-driven and clocked) reproduces the waves for a lone kernel
+  // whatever the occupancy: more CTAs per SM share its tensor cores.
+  for (std::int64_t ctas : {1, 7, 131, 132, 133, 264, 265, 1000}) {
     k.ctas = ctas;
-    CHECK(m.time(k, sim::WaveTiming::closed_form).total_cycles ==
-          m.time(k, sim::WaveTiming::cta_list_schedule).total_cycles);
+    sim::GpuWorkload w;
+    w.kernels = {k};
+    w.streams.push_back(sim::StreamPlan{"s", 0, {sim::KernelLaunch{0, 0, 0, 0}}});
+    for (auto mode : {sim::SimMode::event_driven, sim::SimMode::clocked}) {
+      INFO("ctas " << ctas << (mode == sim::SimMode::clocked ? " clocked" : " event-driven"));
+      CHECK(sim::run_gpu_device(m, w, mode).end_cycle == m.time(k).total_cycles);
+    }
   }
-  // Whole steps: event-driven and clocked modes give identical cycle counts.
-  const auto clocked = gpu_engine("h100-sxm", sim::SimMode::clocked);
-  const auto w = workload("llama-3.2-1b");
-  for (int x : {1, 13, 64, 100})
-    CHECK(e.step(verify_graph(e, w, x, 700), false).cycles ==
-          clocked.step(verify_graph(clocked, w, x, 700), false).cycles);
 }
 
 TEST_CASE("gpu: split-K for skinny GEMMs and flash-decoding splits for long contexts") {
@@ -165,15 +168,30 @@ TEST_CASE("gpu: every GPU config runs under the sim engine") {
   }
 }
 
-TEST_CASE("gpu: the SystemC stream replays the kernel timeline cycle for cycle") {
-  const auto e = gpu_engine("a100-80gb");
-  const auto w = workload("llama-2-7b");
-  const auto g = verify_graph(e, w, 24, 1500);
-  const auto timeline = e.layer_timeline(g);
-  REQUIRE(timeline.size() > 5);
-  const auto r = sim::run_gpu_stream_systemc(timeline, e.hardware().gpu->clock_mhz);
-  REQUIRE(r.kernel_end_cycles.size() == timeline.size());
-  for (std::size_t i = 0; i < timeline.size(); ++i) CHECK(r.kernel_end_cycles[i] == timeline[i].end_cycle);
+TEST_CASE("gpu: occupancy follows CTA resources and the SM limits of each GPU") {
+  const ConfigRegistry reg;
+  for (const std::string name : {"h100-sxm", "a100-80gb", "a800", "v100", "rtx4090", "l40", "rtx3090"}) {
+    const sim::GpuSimEngine e(reg.hardware(name), sim::SimMode::event_driven);
+    const auto& m = e.kernel_model();
+    const auto& g = m.spec();
+    INFO(name);
+    const auto big = m.gemm_kernel("gemm", 4096, 4096, 4096, 1, 4096.0 * 4096 * 2, 2);
+    const int fit = m.ctas_per_sm(big);
+    CHECK(fit >= 1);
+    // The binding limit is one of the four, and one more CTA would break it.
+    const auto& c = big.cta;
+    const bool full = (fit + 1) * c.threads > g.sm_max_threads ||
+                      (fit + 1) * c.threads * c.registers_per_thread > g.sm_registers ||
+                      (fit + 1) * c.shared_memory_bytes > g.sm_shared_memory_kib * 1024 || fit + 1 > g.sm_max_ctas;
+    CHECK(full);
+    CHECK(fit * c.threads <= g.sm_max_threads);
+    CHECK(fit * c.shared_memory_bytes <= g.sm_shared_memory_kib * 1024);
+  }
+  // A CTA that fits no SM is refused.
+  const auto e = gpu_engine("v100");
+  auto k = e.kernel_model().gemm_kernel("gemm", 4096, 4096, 4096, 1, 1, 2);
+  k.cta.shared_memory_bytes = 1e6;
+  CHECK_THROWS_AS(e.kernel_model().ctas_per_sm(k), InputError);
 }
 
 TEST_CASE("gpu: bad input is refused with a one-line InputError") {
@@ -185,6 +203,7 @@ TEST_CASE("gpu: bad input is refused with a one-line InputError") {
   std::ofstream(path) << "name: bad\nkind: gpu\nsms: 0\nclock_mhz: 1000\ntensor_tflops_fp16: 100\n"
                          "l2_mib: 4\nmemory: {type: hbm, bandwidth_gbs: 100, capacity_gib: 8}\n"
                          "kernels: {cta_tile_m: 128, cta_tile_n: 128}\n"
+                         "sm: {max_threads: 2048, registers: 65536, shared_memory_kib: 228, max_ctas: 32}\n"
                          "calibration: {memory_efficiency: 0.8, tensor_efficiency: 0.7, kernel_launch_us: 3}\n";
   try {
     load_hardware(path);

@@ -1,0 +1,59 @@
+#pragma once
+// What the simulated GPU runs: per CUDA stream, the kernels its host thread launches in order,
+// with the host time spent before each launch (the software stack's per-step, per-layer and
+// per-kernel dispatch costs, or one graph launch for a captured CUDA graph), and what the
+// simulation records for every launch.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/operator_graph.hpp"
+#include "models/software_stack.hpp"
+#include "sim/gpu/gpu_kernel_model.hpp"
+
+namespace sim {
+
+struct KernelLaunch {
+  int kernel = 0;                       // index into GpuWorkload::kernels
+  int op = -1;                          // op of the step graph: layer op i, or layer_ops.size() + tail op i
+  int layer = -1;                       // decoder layer, -1 for tail ops
+  std::int64_t host_cycles_before = 0;  // host time spent between the previous enqueue and this one
+};
+
+struct StreamPlan {
+  std::string name;
+  std::int64_t start_cycle = 0;  // when the stream's host thread begins the step
+  std::vector<KernelLaunch> launches;
+};
+
+// Distinct kernels (one entry per kernel shape; every decoder layer launches the same ones)
+// and the streams that launch them.
+struct GpuWorkload {
+  std::vector<GpuKernel> kernels;
+  std::vector<StreamPlan> streams;
+};
+
+// Cycle stamps of one launch (SM clock cycles from the start of the simulation).
+struct KernelRecord {
+  std::int64_t enqueue = 0;      // the host thread put it into the stream's launch queue
+  std::int64_t start = 0;        // the stream began launching it (previous kernel done)
+  std::int64_t dispatch = 0;     // device-side launch over: CTAs dispatched, DRAM stream begins
+  std::int64_t compute_end = 0;  // last CTA retired
+  std::int64_t memory_end = 0;   // last DRAM byte transferred
+  std::int64_t end = 0;          // both done: the next kernel of the stream may start
+};
+
+struct DeviceRun {
+  std::vector<std::vector<KernelRecord>> streams;  // per stream, per launch
+  std::int64_t end_cycle = 0;
+};
+
+// Lowers one step graph to kernels (appended to `workload.kernels`) and a stream plan whose host
+// costs follow `stack`: eager launches pay per_step_host_us once, per_layer_host_us before each
+// decoder layer and kernel_launch_host_us per kernel; with cuda_graphs the captured step pays
+// per_step_host_us + graph_launch_host_us once and then all its kernels are in the queue.
+StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
+                      const models::StepGraph& graph, const std::string& name, std::int64_t start_cycle,
+                      GpuWorkload& workload);
+
+}  // namespace sim
