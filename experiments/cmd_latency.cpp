@@ -1,26 +1,39 @@
 // specdse latency: T_v(x, L) (and T_d with --draft) from an engine, optionally per op.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "experiments/cli_common.hpp"
+#include "models/software_stack.hpp"
+#include "sim/system/memory_fit.hpp"
 
 namespace experiments {
 namespace {
 
 struct LatencyArgs {
-  std::string hw, model, draft, x = "1", context = "1024", engine, format;
+  std::string hw, model, draft, x = "1", context = "1024", engine, format, stack;
   int batch = 1;
   bool breakdown = false;
 };
 
 int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
-  const models::HardwareSpec hw = reg.hardware(a.hw);
+  models::HardwareSpec hw = reg.hardware(a.hw);
+  if (!a.stack.empty()) hw.stack = models::load_software_stack(reg.path("stacks", a.stack));
   models::Workload w;
   w.target = reg.model(a.model);
   w.batch = a.batch;
   if (!a.draft.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(a.draft));
   const auto xs = parse_int_list("--x", a.x, 1);
   const auto contexts = parse_int_list("--context", a.context, 0);
+  // A design that does not fit is infeasible, not timed: check the largest step asked for.
+  sim::MemoryQuery mq;
+  mq.batch = a.batch;
+  mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
+  mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
+  const models::ModelSpec* standalone_draft =
+      w.algorithm && w.algorithm->draft.kind == models::DraftKind::standalone && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr;
+  sim::require_fit(hw, w.target, mq, standalone_draft);
   const auto engine = make_engine(a.engine, hw);
 
   if (a.breakdown) {
@@ -73,6 +86,8 @@ const RegisterCommand reg{
       sub.add_option("--x", a->x, "Verification lengths: 1,2,4 or 1-128")->default_val("1");
       sub.add_option("--context", a->context, "Context lengths L (tokens in the KV cache)")->default_val("1024");
       sub.add_option("--batch", a->batch, "Sequences per step")->default_val(1)->check(CLI::PositiveNumber);
+      sub.add_option("--stack", a->stack,
+                     "Software stack running the model (configs/stacks: host overheads; sim engines)");
       sub.add_flag("--breakdown", a->breakdown, "Per-op time, compute/memory/stall shares and utilisations");
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);

@@ -1,0 +1,66 @@
+#include "sim/system/collectives.hpp"
+
+#include <fmt/format.h>
+
+#include "models/config_error.hpp"
+
+namespace sim {
+
+int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
+             std::vector<int> deps, const std::string& name, const std::string& category) {
+  const models::SystemLink* link = s.link_between(a, b);
+  if (!link)
+    throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
+                                         s.devices[std::size_t(a)].name, s.devices[std::size_t(b)].name, name));
+  TimelineTask t;
+  t.name = name;
+  t.category = category;
+  t.resource = lanes.resource_of_lane[std::size_t(link->lane)];
+  t.busy_s = link->spec.occupancy_s(bytes);
+  t.latency_s = link->spec.latency_us * 1e-6;
+  t.bytes = bytes;
+  t.deps = std::move(deps);
+  return g.add_task(std::move(t));
+}
+
+namespace {
+
+std::vector<int> ring(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                      const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                      const std::string& name, int steps, const char* phase) {
+  const std::size_t n = ranks.size();
+  if (n <= 1) return ready;
+  const double chunk = bytes / double(n);
+  // received[i]: the task after which rank i holds its latest chunk (initially its own input).
+  std::vector<int> received = ready;
+  for (int step = 0; step < steps; ++step) {
+    std::vector<int> next(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t to = (i + 1) % n;
+      // Rank i forwards what it received last step; the receiver also needs its own input ready.
+      std::vector<int> deps = {received[i]};
+      if (step == 0 && ready[to] != received[i]) deps.push_back(ready[to]);
+      next[to] = add_send(g, s, lanes, ranks[i], ranks[to], chunk, deps,
+                          fmt::format("{} {} step {}", name, phase, step + 1), "collective");
+    }
+    received = next;
+  }
+  return received;
+}
+
+}  // namespace
+
+std::vector<int> add_ring_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                     const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                     const std::string& name) {
+  const int steps = 2 * (int(ranks.size()) - 1);
+  return ring(g, s, lanes, ranks, bytes, ready, name, steps, "all-reduce");
+}
+
+std::vector<int> add_ring_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                     const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                     const std::string& name) {
+  return ring(g, s, lanes, ranks, bytes, ready, name, int(ranks.size()) - 1, "all-gather");
+}
+
+}  // namespace sim

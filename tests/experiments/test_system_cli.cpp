@@ -1,0 +1,65 @@
+// specdse system and the memory-fit check of single-device queries, through the CLI.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+}  // namespace
+
+TEST_CASE("system CLI: a pipelined step prints devices, links and the step, and writes a trace") {
+  const auto dir = std::filesystem::temp_directory_path() / ("specdse_system_cli_" + std::to_string(::getpid()));
+  const std::string trace = (dir / "step.json").string();
+  const auto r = run("system --system specpipe-8x3090-pcie --model llama-3.1-70b --draft llama-3.2-1b --x 8 "
+                     "--format csv --trace " + trace);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.rfind("kind,name,hardware,stack,role,busy_s,bytes,messages,memory_gib,capacity_gib,status", 0) == 0);
+  CHECK_THAT(r.output, Catch::Contains("device,gpu0,rtx3090,pytorch-eager") && Catch::Contains("link,eth-10g") &&
+                           Catch::Contains("step,specpipe-8x3090-pcie"));
+  std::ifstream in(trace);
+  REQUIRE(in.good());
+  const std::string json((std::istreambuf_iterator<char>(in)), {});
+  CHECK_THAT(json, Catch::Contains("\"traceEvents\"") && Catch::Contains("draft llama-3.2-1b"));
+  std::filesystem::remove_all(dir);
+  // Same inputs, same bytes.
+  const auto again = run("system --system specpipe-8x3090-pcie --model llama-3.1-70b --draft llama-3.2-1b --x 8 --format csv");
+  CHECK(again.output == r.output);
+}
+
+TEST_CASE("system CLI: bad input exits 2 with one line") {
+  auto r = run("system --system no-such-system --model llama-3.1-70b");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("unknown systems 'no-such-system'"));
+  r = run("system --system eagle-8xh100-nvlink --model llama-68m");  // 12 heads over 8 ranks
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("tensor_parallel") && Catch::Contains("12 attention heads"));
+  r = run("system --system eagle-8xh100-nvlink --model llama-3.1-70b --x 0");
+  CHECK(r.status == 2);
+}
+
+TEST_CASE("latency CLI: a model that does not fit the device is reported infeasible, not timed") {
+  const auto r = run("latency --hw rtx3090 --model llama-2-70b --batch 64");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("infeasible") && Catch::Contains("rtx3090") && Catch::Contains("24.00 GiB"));
+  CHECK(run("latency --hw rtx3090 --model llama-2-7b").status == 0);
+}

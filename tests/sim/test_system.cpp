@@ -1,0 +1,279 @@
+// Systems of devices and links: the SystemC timeline, ring collectives built from sends,
+// memory fit (paper 002 Table 1), placements, the systems of papers 002-004, trace export.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "models/engine_registry.hpp"
+#include "models/system_spec.hpp"
+#include "sim/system/collectives.hpp"
+#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_step.hpp"
+#include "sim/system/timeline.hpp"
+
+using namespace sim;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+models::SystemSpec system(const std::string& name) {
+  const models::ConfigRegistry reg;
+  return models::load_system(reg.path("systems", name), reg);
+}
+
+// Writes a system YAML into a fresh temporary folder (never into the source tree).
+std::string write_system(const std::string& body) {
+  static int n = 0;
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("specdse_test_system_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto path = dir / fmt::format("s{}.yaml", n++);
+  std::ofstream(path) << body;
+  return path.string();
+}
+
+std::string load_error(const std::string& body) {
+  try {
+    const models::ConfigRegistry reg;
+    models::SystemSpec s = models::load_system(write_system(body), reg);
+    s.validate_placement(reg.model("llama-3.1-8b-instruct"));
+  } catch (const models::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kTwoGpus = R"(name: t
+devices:
+  - {name: gpu, hardware: rtx3090, count: 2}
+links:
+  - {link: pcie4-x16, topology: chain, devices: [gpu]}
+)";
+
+}  // namespace
+
+TEST_CASE("system: the timeline runs dependencies in order and serialises each resource") {
+  TaskGraph g;
+  const int dev = g.add_resource({"gpu0", ResourceKind::device_stream, "gpu0"});
+  const int link = g.add_resource({"pcie", ResourceKind::link, "links"});
+  const int a = g.add_task({"a", "compute", dev, 1e-3, 0, 0, {}});
+  const int b = g.add_task({"b", "compute", dev, 2e-3, 0, 0, {}});       // same device: after a
+  const int c = g.add_task({"c", "transfer", link, 0.5e-3, 1e-3, 64, {a}});  // link latency 1 ms
+  const int d = g.add_task({"d", "compute", dev, 1e-3, 0, 0, {c}});
+  const TimelineRun r = run_timeline(g);
+  CHECK(r.start_s[a] == Approx(0).margin(1e-12));
+  CHECK(r.start_s[b] == Approx(1e-3));
+  CHECK(r.end_s[b] == Approx(3e-3));
+  CHECK(r.start_s[c] == Approx(1e-3));
+  CHECK(r.end_s[c] == Approx(2.5e-3));  // busy 0.5 ms + 1 ms in flight
+  CHECK(r.start_s[d] == Approx(3e-3));  // ready at 2.5 ms, device busy with b until 3 ms
+  CHECK(r.makespan_s == Approx(4e-3));
+  CHECK(r.resource_busy_s[dev] == Approx(4e-3));
+  CHECK(r.resource_busy_s[link] == Approx(0.5e-3));
+  // Forward references and negative durations are refused.
+  CHECK_THROWS_AS(g.add_task({"bad", "compute", dev, 1, 0, 0, {99}}), models::InputError);
+  CHECK_THROWS_AS(g.add_task({"bad", "compute", dev, -1, 0, 0, {}}), models::InputError);
+}
+
+TEST_CASE("system: many timelines run in one process, each in its own SystemC context") {
+  for (int i = 1; i <= 50; ++i) {
+    TaskGraph g;
+    const int dev = g.add_resource({"d", ResourceKind::device_stream, "d"});
+    int prev = -1;
+    for (int k = 0; k < i; ++k) prev = g.add_task({"t", "compute", dev, 1e-6, 0, 0, prev < 0 ? std::vector<int>{} : std::vector<int>{prev}});
+    CHECK(run_timeline(g).makespan_s == Approx(i * 1e-6));
+  }
+}
+
+TEST_CASE("system: a ring all-reduce takes 2(N-1) chunk steps over the ring's links") {
+  const models::ConfigRegistry reg;
+  const std::string body = R"(name: ring
+devices:
+  - {name: gpu, hardware: h100-sxm, count: 4}
+links:
+  - {link: nvlink4, topology: ring, devices: [gpu]}
+placement:
+  target: {stages: even, devices: [gpu], tensor_parallel: 4}
+)";
+  const models::SystemSpec s = models::load_system(write_system(body), reg);
+  TaskGraph g;
+  LaneResources lanes;
+  for (const auto& l : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({l, ResourceKind::link, "links"}));
+  const int dev = g.add_resource({"start", ResourceKind::host, "host"});
+  const int start = g.add_task({"start", "host", dev, 0, 0, 0, {}});
+  const double bytes = 64.0 * 1024 * 1024;
+  const auto done = add_ring_all_reduce(g, s, lanes, {0, 1, 2, 3}, bytes, {start, start, start, start}, "ar");
+  const TimelineRun r = run_timeline(g);
+  const models::LinkSpec& link = s.links.front().spec;
+  const double expected = 2 * 3 * link.transfer_s(bytes / 4);
+  for (int t : done) CHECK(r.end_s[std::size_t(t)] == Approx(expected).epsilon(1e-6));
+  // Each rank sends 2(N-1)/N of the buffer: the bus bandwidth identity of ring all-reduce.
+  double sent = 0;
+  for (const auto& t : g.tasks()) sent += t.bytes;
+  CHECK(sent == Approx(4 * 2.0 * 3 / 4 * bytes));
+}
+
+TEST_CASE("system: paper 002 Table 1, per-GPU memory of Llama-3.1-70B over 8 GPUs, within 5 %") {
+  const models::ConfigRegistry reg;
+  models::SystemSpec s = system("specpipe-8x3090-pcie");
+  const models::ModelSpec target = reg.model("llama-3.1-70b");
+  s.validate_placement(target);
+  MemoryQuery q;
+  q.kv_tokens = s.memory.kv_tokens;
+  q.step_tokens = 64;  // a 64-wide tree level (paper 002's w)
+  q.parameter_rule = s.memory.parameter_rule;
+  const auto mem = system_memory(s, target, nullptr, q);
+  // Table 1 (GiB): GPU 0 (with embedding) 23.5, GPUs 1-6 21.5, GPU 7 (with output) 23.5.
+  CHECK(mem[0].need.total() / kGiB == Approx(23.5).epsilon(0.05));
+  for (int i = 1; i <= 6; ++i) CHECK(mem[std::size_t(i)].need.total() / kGiB == Approx(21.5).epsilon(0.05));
+  CHECK(mem[7].need.total() / kGiB == Approx(23.5).epsilon(0.05));
+  for (int i = 0; i < 8; ++i) CHECK(mem[std::size_t(i)].fits());  // "only the first and last approach 24 GiB"
+  // With the exact (GQA) parameter count the layers are smaller than the paper's 4d^2 + 3df.
+  q.parameter_rule = "exact";
+  const auto exact = system_memory(s, target, nullptr, q);
+  CHECK(exact[3].need.weights_bytes < 0.9 * mem[3].need.weights_bytes);
+}
+
+TEST_CASE("system: a 70B model at batch 64 on a 24 GB RTX 3090 is infeasible, not timed") {
+  const models::ConfigRegistry reg;
+  MemoryQuery q;
+  q.batch = 64;
+  q.kv_tokens = 1024;
+  try {
+    require_fit(reg.hardware("rtx3090"), reg.model("llama-2-70b"), q);
+    FAIL("expected infeasible");
+  } catch (const models::InputError& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("infeasible") && Catch::Contains("rtx3090") && Catch::Contains("GiB"));
+  }
+  // The 8B model at batch 1 fits the same card.
+  q.batch = 1;
+  CHECK(require_fit(reg.hardware("rtx3090"), reg.model("llama-3.1-8b-instruct"), q).fits());
+}
+
+TEST_CASE("system: every paper testbed loads and runs a step") {
+  const models::ConfigRegistry reg;
+  struct Case { const char* system; const char* target; const char* draft; };
+  for (const Case c : {Case{"specpipe-8x3090-pcie", "llama-3.1-70b", "llama-3.2-1b"},
+                       Case{"specpipe-2srv-3090-4090-eth", "llama-3.1-70b", "llama-3.2-1b"},
+                       Case{"duodecoding-a800-xeon", "llama-2-7b", "llama-68m"},
+                       Case{"eagle-8xh100-nvlink", "llama-3.1-70b", nullptr}}) {
+    INFO(c.system);
+    SystemQuery q;
+    q.target = reg.model(c.target);
+    if (c.draft) q.draft = reg.model(c.draft);
+    q.x = 8;
+    q.context = 1024;
+    const SystemStep step = simulate_system_step(system(c.system), q);
+    CHECK(step.step_s > 0);
+    CHECK(step.target_s <= step.step_s);
+    CHECK(step.feasible);
+    double busy = 0;
+    for (const auto& d : step.devices) busy += d.busy_s;
+    CHECK(busy > 0);
+  }
+}
+
+TEST_CASE("system: pipelining 8 stages costs the per-stage times plus the transfers") {
+  const models::ConfigRegistry reg;
+  SystemQuery q;
+  q.target = reg.model("llama-3.1-70b");
+  q.x = 1;
+  q.context = 1024;
+  const SystemStep step = simulate_system_step(system("specpipe-8x3090-pcie"), q);
+  double compute = 0, links = 0;
+  for (const auto& d : step.devices) compute += d.busy_s;
+  for (const auto& l : step.lanes) links += l.busy_s;
+  // One token passes the stages in sequence: the step is their sum plus the 7 hops.
+  CHECK(step.target_s >= compute);
+  CHECK(step.target_s <= compute + links + 7 * 100e-6);
+  // The 10 GbE link carries nothing without a draft; 7 PCIe hops carry one hidden vector each.
+  long long messages = 0;
+  for (const auto& l : step.lanes) messages += l.messages;
+  CHECK(messages == 7);
+}
+
+TEST_CASE("system: tensor parallelism over NVLink beats one H100 for a 70B step, and pays all-reduces") {
+  const models::ConfigRegistry reg;
+  SystemQuery q;
+  q.target = reg.model("llama-3.1-70b");
+  q.x = 4;
+  q.context = 2048;
+  const SystemStep tp8 = simulate_system_step(system("eagle-8xh100-nvlink"), q);
+  long long collective = 0;
+  for (const auto& t : tp8.graph.tasks()) collective += t.category == "collective";
+  CHECK(collective == 80 * 2 * 2 * 7 * 8);  // layers x halves x 2(N-1) steps x N ranks
+  const auto one = models::make_engine("roofline", reg.hardware("h100-sxm"));
+  models::Workload w;
+  w.target = q.target;
+  const double single = models::t_verify(*one, w, q.x, q.context);
+  CHECK(tp8.target_s < single / 3);
+}
+
+TEST_CASE("system: the Chrome trace is valid trace-event JSON with one event per task") {
+  const models::ConfigRegistry reg;
+  SystemQuery q;
+  q.target = reg.model("llama-2-7b");
+  q.draft = reg.model("llama-68m");
+  q.x = 4;
+  const SystemStep step = simulate_system_step(system("duodecoding-a800-xeon"), q);
+  std::ostringstream out;
+  write_chrome_trace(step.graph, step.run, out);
+  const std::string json = out.str();
+  CHECK(json.rfind("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 0) == 0);
+  std::size_t events = 0, pos = 0;
+  while ((pos = json.find("\"ph\":\"X\"", pos)) != std::string::npos) ++events, ++pos;
+  CHECK(events == step.graph.tasks().size());
+  CHECK(json.find("\"process_name\"") != std::string::npos);
+  CHECK(json.find("\"thread_name\"") != std::string::npos);
+  // Balanced braces and brackets outside strings (a structural check without a JSON library).
+  int braces = 0, brackets = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"' && (i == 0 || json[i - 1] != '\\')) in_string = !in_string;
+    if (in_string) continue;
+    braces += c == '{' ? 1 : c == '}' ? -1 : 0;
+    brackets += c == '[' ? 1 : c == ']' ? -1 : 0;
+    REQUIRE(braces >= 0);
+    REQUIRE(brackets >= 0);
+  }
+  CHECK(braces == 0);
+  CHECK(brackets == 0);
+  CHECK_FALSE(in_string);
+}
+
+TEST_CASE("system: bad system files give one-line errors naming file and key") {
+  CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target: {stages: even, devices: [gpu]}\nbogus: 1\n"),
+             Catch::Contains("bogus: unknown key"));
+  CHECK_THAT(load_error("name: t\ndevices:\n  - {name: gpu, hardware: gpu9000}\nplacement:\n  target: {stages: even, devices: [gpu]}\n"),
+             Catch::Contains("unknown hardware 'gpu9000'"));
+  CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target: {stages: even, devices: [tpu]}\n"),
+             Catch::Contains("placement.target.devices") && Catch::Contains("'tpu'"));
+  CHECK_THAT(load_error("name: t\ndevices:\n  - {name: gpu, hardware: rtx3090, count: 2}\nlinks:\n  - {link: warp-drive, topology: chain, devices: [gpu]}\nplacement:\n  target: {stages: even, devices: [gpu]}\n"),
+             Catch::Contains("unknown links 'warp-drive'"));
+  CHECK_THAT(load_error("name: t\ndevices:\n  - {name: gpu, hardware: rtx3090, count: 2}\nplacement:\n  target: {stages: even, devices: [gpu]}\n"),
+             Catch::Contains("no link from gpu0 to gpu1"));
+  CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target:\n    stages:\n      - {devices: [gpu0], layers: 0-15}\n      - {devices: [gpu1], layers: 17-31}\n"),
+             Catch::Contains("stages[1].layers") && Catch::Contains("start at layer 16"));
+  CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target:\n    stages:\n      - {devices: [gpu0], layers: 0-15}\n      - {devices: [gpu1], layers: 10-31}\n"),
+             Catch::Contains("stages[1].layers"));
+  CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target:\n    stages:\n      - {devices: [gpu0], layers: 0-15}\n      - {devices: [gpu1], layers: 16-30}\n"),
+             Catch::Contains("32 layers"));
+  CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target:\n    stages:\n      - {devices: [gpu0], layers: 9-3}\n"),
+             Catch::Contains("layers") && Catch::Contains("'9-3'"));
+  // A link type with zero bandwidth.
+  const std::string link_dir = std::filesystem::path(write_system("x")).parent_path().string();
+  std::ofstream(link_dir + "/zero.yaml") << "name: zero\nkind: ethernet\nbandwidth_gbs: 0\nefficiency: 0.9\nlatency_us: 1\nper_message_us: 1\n";
+  CHECK_THAT(load_error("name: t\ndevices:\n  - {name: gpu, hardware: rtx3090, count: 2}\nlinks:\n  - {link: " + link_dir +
+                        "/zero.yaml, topology: chain, devices: [gpu]}\nplacement:\n  target: {stages: even, devices: [gpu]}\n"),
+             Catch::Contains("bandwidth_gbs") && Catch::Contains("got 0"));
+}
