@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "models/config_error.hpp"
+#include "models/weight_format.hpp"
 
 namespace fs = std::filesystem;
 
@@ -43,8 +44,29 @@ HardwareSpec ConfigRegistry::hardware(const std::string& name) const {
   return load_hardware(path("hardware", name));
 }
 
+namespace {
+
+// "llama-68m@q5_k_m" -> {"llama-68m", "q5_k_m"}; no '@' -> {name, ""}.
+std::pair<std::string, std::string> split_format(const std::string& name) {
+  const auto at = name.rfind('@');
+  if (at == std::string::npos) return {name, ""};
+  return {name.substr(0, at), name.substr(at + 1)};
+}
+
+}  // namespace
+
 ModelSpec ConfigRegistry::model(const std::string& name) const {
-  return load_model(path("models", name));
+  const auto [base, format] = split_format(name);
+  // Check the format before loading so a bad suffix is reported even for a known model.
+  const std::string fmt_name =
+      format.empty() ? "" : weight_format(format, fmt::format("model '{}'", name)).name;
+  ModelSpec m = load_model(path("models", base));
+  if (!fmt_name.empty()) m.weight_format = fmt_name;
+  return m;
+}
+
+bool ConfigRegistry::has_model(const std::string& name) const {
+  return fs::exists(fs::path(dir_) / "models" / (split_format(name).first + ".yaml"));
 }
 
 bool ConfigRegistry::has_algorithm(const std::string& name) const {
@@ -52,8 +74,7 @@ bool ConfigRegistry::has_algorithm(const std::string& name) const {
 }
 
 AlgorithmSpec ConfigRegistry::algorithm(const std::string& name) const {
-  if (!has_algorithm(name) && fs::exists(fs::path(dir_) / "models" / (name + ".yaml")))
-    return standalone_chain_algorithm(model(name));
+  if (!has_algorithm(name) && has_model(name)) return standalone_chain_algorithm(model(name));
   AlgorithmSpec a = load_algorithm(path("algorithms", name));
   if (a.draft.kind == DraftKind::standalone) a.draft.model = model(a.draft.model_name);
   return a;

@@ -1,7 +1,8 @@
 #pragma once
 // Finds configs by name: configs/hardware/<name>.yaml, configs/models/<name>.yaml,
 // configs/algorithms/<name>.yaml. The config folder is --config-dir, else $SPECDSE_CONFIG_DIR,
-// else the source tree's configs/ (compiled in).
+// else the source tree's configs/ (compiled in). Model names may carry a weight-format suffix:
+// `llama-68m@q5_k_m`.
 #include <string>
 #include <vector>
 
@@ -17,7 +18,10 @@ class ConfigRegistry {
   static std::string default_config_dir();
 
   HardwareSpec hardware(const std::string& name) const;
+  // A model config by name; `NAME@FORMAT` (e.g. "llama-68m@q5_k_m") loads NAME with its
+  // weights in FORMAT (models/weight_format.hpp) instead of the YAML's own format.
   ModelSpec model(const std::string& name) const;
+  bool has_model(const std::string& name) const;
   // An algorithm config by name; a standalone draft model name gives a chain algorithm.
   AlgorithmSpec algorithm(const std::string& name) const;
   bool has_algorithm(const std::string& name) const;

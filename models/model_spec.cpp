@@ -1,8 +1,19 @@
 #include "models/model_spec.hpp"
 
+#include "models/weight_format.hpp"
 #include "models/yaml_reader.hpp"
 
 namespace models {
+
+double ModelSpec::weight_bytes_per_param() const {
+  if (weight_format.empty()) return weight_bits / 8.0;
+  return models::weight_format(weight_format, source_file + ": weight_format").bytes_per_weight();
+}
+
+double ModelSpec::dequant_ops_per_weight() const {
+  if (weight_format.empty()) return 0;
+  return models::weight_format(weight_format, source_file + ": weight_format").dequant_ops_per_weight;
+}
 
 double ModelSpec::layer_parameters() const {
   const double d = hidden_size;
@@ -38,6 +49,9 @@ ModelSpec load_model(const std::string& path) {
   m.weight_bits = int(r.positive_int("weight_bits"));
   m.activation_bits = int(r.positive_int("activation_bits"));
   m.mlp = r.one_of("mlp", {"gated", "plain"}) == "gated" ? MlpKind::gated : MlpKind::plain;
+  // Optional: a quantised storage format (models/weight_format.hpp); absent: native weight_bits.
+  if (r.has("weight_format"))
+    m.weight_format = models::weight_format(r.string("weight_format"), r.file() + ": " + r.key_path("weight_format")).name;
   if (m.attention_heads % m.kv_heads != 0)
     r.fail("kv_heads", "a divisor of attention_heads (" + std::to_string(m.attention_heads) + ")",
            std::to_string(m.kv_heads));

@@ -20,8 +20,15 @@ struct ModelSpec {
   int weight_bits = 16;
   int activation_bits = 16;
   MlpKind mlp = MlpKind::gated;
+  // Storage format of the weights (models/weight_format.hpp), e.g. "q5_k_m"; empty: the native
+  // `weight_bits`, used as stored (no dequantisation charged).
+  std::string weight_format;
 
-  double weight_bytes_per_param() const { return weight_bits / 8.0; }
+  // Bytes one weight takes in memory: the format's bits (block scales included) when one is
+  // set, else weight_bits / 8.
+  double weight_bytes_per_param() const;
+  // SIMD lane-operations a CPU spends per weight to dequantise it (0 for the native format).
+  double dequant_ops_per_weight() const;
   double activation_bytes() const { return activation_bits / 8.0; }
   // Parameters of one decoder layer (projections, MLP, two norm vectors).
   double layer_parameters() const;

@@ -28,16 +28,18 @@ struct LayerShape {
   std::int64_t qkv_input;  // input width of the QKV projection
   bool gated;
   double wbytes, abytes;
+  double dequant = 0;  // SIMD lane-operations per weight to dequantise (0: native format)
 };
 
 LayerShape shape_of(const ModelSpec& m) {
   return {m.hidden_size, m.intermediate_size, m.attention_heads, m.kv_heads, m.head_dim,
-          m.hidden_size, m.mlp == MlpKind::gated, m.weight_bytes_per_param(), m.activation_bytes()};
+          m.hidden_size, m.mlp == MlpKind::gated, m.weight_bytes_per_param(), m.activation_bytes(),
+          m.dequant_ops_per_weight()};
 }
 
-Op gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k, double wbytes,
-        double abytes) {
-  return make_gemm_op(name, m, n, k, wbytes, abytes);
+// A weight GEMM of layer shape `s`: its weights are stored (and dequantised) in s's format.
+Op gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k, const LayerShape& s) {
+  return make_gemm_op(name, m, n, k, s.wbytes, s.abytes, s.dequant);
 }
 
 Op sfu(const std::string& name, OpKind kind, double elements, int passes, double abytes) {
@@ -95,22 +97,21 @@ void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_
   const std::int64_t q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
   ops.push_back(sfu(prefix + "attn_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
   ops.back().weight_bytes = double(s.hidden) * s.wbytes;
-  Op qkv = gemm(prefix + "qkv_proj", mt, q + 2 * kv, s.qkv_input, s.wbytes, s.abytes);
+  Op qkv = gemm(prefix + "qkv_proj", mt, q + 2 * kv, s.qkv_input, s);
   qkv.kv_write_bytes = double(mt) * 2 * kv * s.abytes;
   ops.push_back(qkv);
   append_attention(ops, prefix + "attn_", s, batch, tokens, cached, tokens, mask, false);
-  ops.push_back(gemm(prefix + "o_proj", mt, s.hidden, q, s.wbytes, s.abytes));
+  ops.push_back(gemm(prefix + "o_proj", mt, s.hidden, q, s));
   ops.push_back(sfu(prefix + "mlp_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
   ops.back().weight_bytes = double(s.hidden) * s.wbytes;
   if (s.gated) {
-    ops.push_back(gemm(prefix + "gate_up_proj", mt, 2 * s.intermediate, s.hidden, s.wbytes, s.abytes));
+    ops.push_back(gemm(prefix + "gate_up_proj", mt, 2 * s.intermediate, s.hidden, s));
     ops.push_back(sfu(prefix + "silu_mul", OpKind::elementwise, double(mt) * s.intermediate, 1, s.abytes));
   } else {
-    ops.push_back(gemm(prefix + "fc1", mt, s.intermediate, s.hidden, s.wbytes, s.abytes));
+    ops.push_back(gemm(prefix + "fc1", mt, s.intermediate, s.hidden, s));
     ops.push_back(sfu(prefix + "activation", OpKind::elementwise, double(mt) * s.intermediate, 1, s.abytes));
   }
-  ops.push_back(gemm(prefix + (s.gated ? "down_proj" : "fc2"), mt, s.hidden, s.intermediate,
-                     s.wbytes, s.abytes));
+  ops.push_back(gemm(prefix + (s.gated ? "down_proj" : "fc2"), mt, s.hidden, s.intermediate, s));
 }
 
 void check_shape(const std::string& what, int tokens, std::int64_t context, int batch) {
@@ -122,7 +123,7 @@ void check_shape(const std::string& what, int tokens, std::int64_t context, int 
 }  // namespace
 
 Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
-                double wbytes, double abytes) {
+                double wbytes, double abytes, double dequant_ops_per_weight) {
   Op op;
   op.name = name;
   op.kind = OpKind::gemm;
@@ -132,6 +133,10 @@ Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::in
   op.flops = 2.0 * m * n * k;
   op.weight_bytes = double(n) * k * wbytes;
   op.activation_bytes = double(m) * (n + k) * abytes;
+  if (dequant_ops_per_weight > 0) {
+    op.dequant_weights = double(n) * k;
+    op.dequant_ops_per_weight = dequant_ops_per_weight;
+  }
   return op;
 }
 
@@ -174,7 +179,7 @@ StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape) {
   const std::int64_t mt = std::int64_t(shape.batch) * shape.tokens;
   g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
   if (shape.include_lm_head)
-    g.tail_ops.push_back(gemm("lm_head", mt, model.vocab_size, s.hidden, s.wbytes, s.abytes));
+    g.tail_ops.push_back(gemm("lm_head", mt, model.vocab_size, s.hidden, s));
   return g;
 }
 
@@ -210,26 +215,26 @@ StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec
     const std::int64_t q = s.heads * s.head_dim;
     g.layer_ops.push_back(sfu("cross_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
     g.layer_ops.back().weight_bytes = double(s.hidden) * s.wbytes;
-    g.layer_ops.push_back(gemm("cross_q_proj", mt, q, s.hidden, s.wbytes, s.abytes));
+    g.layer_ops.push_back(gemm("cross_q_proj", mt, q, s.hidden, s));
     append_attention(g.layer_ops, "cross_attn_", s, batch, width, context, 0, MaskKind::causal, true);
-    g.layer_ops.push_back(gemm("cross_o_proj", mt, s.hidden, q, s.wbytes, s.abytes));
+    g.layer_ops.push_back(gemm("cross_o_proj", mt, s.hidden, q, s));
     for (auto& op : mlp) op.name = op.name.substr(5);  // "self_mlp_norm" -> "mlp_norm"
     g.layer_ops.insert(g.layer_ops.end(), mlp.begin(), mlp.end());
     g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
-    g.tail_ops.push_back(gemm("lm_head", mt, target.vocab_size, s.hidden, s.wbytes, s.abytes));
+    g.tail_ops.push_back(gemm("lm_head", mt, target.vocab_size, s.hidden, s));
     return g;
   }
   // EAGLE-3 head: fuse three target feature layers (3d -> d), one decoder layer whose QKV
   // input is [embedding, feature] (2d) with its own KV cache over the context, small LM head.
   LayerShape s{d.hidden_size, d.intermediate_size, d.attention_heads, d.kv_heads, d.head_dim,
                std::int64_t(d.qkv_input_factor) * d.hidden_size, true,
-               target.weight_bytes_per_param(), target.activation_bytes()};
-  Op fc = gemm("feature_fc", mt, s.hidden, std::int64_t(d.fused_feature_layers) * s.hidden,
-               s.wbytes, s.abytes);
+               target.weight_bytes_per_param(), target.activation_bytes(),
+               target.dequant_ops_per_weight()};
+  Op fc = gemm("feature_fc", mt, s.hidden, std::int64_t(d.fused_feature_layers) * s.hidden, s);
   g.layer_ops.push_back(fc);
   append_decoder_layer(g.layer_ops, s, batch, width, context, MaskKind::tree);
   g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
-  g.tail_ops.push_back(gemm("lm_head", mt, d.draft_vocab_size, s.hidden, s.wbytes, s.abytes));
+  g.tail_ops.push_back(gemm("lm_head", mt, d.draft_vocab_size, s.hidden, s));
   return g;
 }
 

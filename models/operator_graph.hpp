@@ -34,6 +34,11 @@ struct Op {
   double kv_read_bytes = 0;          // KV-cache bytes read from off-chip memory
   double kv_write_bytes = 0;         // new K/V written back
   double activation_bytes = 0;       // activations read + written (on-chip on FPGAs)
+  // Quantised weights (models/weight_format.hpp): weights a CPU decodes to fp32 before its FMAs,
+  // once per op, and the SIMD lane-operations each takes. CPU engines charge them on the compute
+  // side; GPU and FPGA engines ignore them.
+  double dequant_weights = 0;
+  double dequant_ops_per_weight = 0;
   double sfu_elements = 0;           // elements through the SFU per pass
   int sfu_passes = 0;
   std::int64_t heads = 0;            // attention: query heads
@@ -69,9 +74,11 @@ struct StepShape {
 };
 
 // A weight GEMM op (M tokens x N outputs x K inputs) with its FLOPs and bytes: the one
-// factory the graph builders and the golden kernels share.
+// factory the graph builders and the golden kernels share. `dequant_ops_per_weight` > 0 marks
+// its N x K weights for dequantisation (ModelSpec::dequant_ops_per_weight()).
 Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
-                double weight_bytes_per_element, double activation_bytes_per_element);
+                double weight_bytes_per_element, double activation_bytes_per_element,
+                double dequant_ops_per_weight = 0);
 
 // Target verification (or plain decoding) step.
 StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape);

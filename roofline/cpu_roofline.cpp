@@ -1,36 +1,135 @@
 #include "roofline/cpu_roofline.hpp"
 
-#include "models/engine_registry.hpp"
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "models/config_error.hpp"
+#include "models/engine_registry.hpp"
 
 namespace roofline {
 
-CpuRooflineEngine::CpuRooflineEngine(models::HardwareSpec hw) : hw_(std::move(hw)) {}
+CpuRates cpu_rates(const models::CpuSpec& cpu) {
+  CpuRates r;
+  r.threads = std::max(1, std::min(cpu.threads, cpu.cores));
+  r.clock_hz = cpu.clock_ghz * 1e9;
+  r.flops_per_core_cycle = cpu.simd_flops_per_cycle * cpu.compute_efficiency;
+  r.dram_bytes_per_cycle = cpu.dram_bandwidth_gbs * 1e9 * cpu.memory_efficiency / r.clock_hz;
+  r.gemm_stream_bytes_per_cycle =
+      cpu.gemm_stream_bandwidth_gbs > 0 ? cpu.gemm_stream_bandwidth_gbs * 1e9 / r.clock_hz : r.dram_bytes_per_cycle;
+  // Only the cores running threads bring their private L2; L3 is shared (non-inclusive on the
+  // Xeons modelled, so L2 and L3 capacities add up).
+  r.cache_bytes = cpu.l2_kib_per_core * 1024.0 * r.threads + cpu.l3_mib * 1024.0 * 1024.0;
+  r.overhead_cycles = std::llround(cpu.op_overhead_us * 1e-6 * r.clock_hz);
+  return r;
+}
+
+CpuResidency cpu_residency(const models::StepGraph& graph, const CpuRates& rates) {
+  double activations = 0;  // the largest op's activations: live at the same time
+  for (const auto* ops : {&graph.layer_ops, &graph.tail_ops})
+    for (const auto& op : *ops) activations = std::max(activations, op.activation_bytes);
+  const double weights = graph.total_weight_bytes(), kv = graph.total_kv_read_bytes();
+  CpuResidency r;
+  // A decode loop touches the same weights every step; LRU keeps a cyclically touched set only
+  // when all of it fits (a set slightly too large misses on every access), hence all or nothing.
+  r.weights = weights + kv + activations <= rates.cache_bytes;
+  // Otherwise the weights stream through; the KV cache (re-read every step, far smaller than the
+  // weights of a large model) stays on chip while it fits beside the activations. This assumes
+  // the streamed weights do not evict it (a hardware streaming / dead-block policy).
+  r.kv = kv + activations <= rates.cache_bytes;
+  return r;
+}
+
+std::int64_t CpuKernel::items_of_core(int c) const {
+  const std::int64_t per_core = (items + threads - 1) / threads;
+  const std::int64_t begin = std::min(items, std::int64_t(c) * per_core);
+  const std::int64_t end = std::min(items, std::int64_t(c + 1) * per_core);
+  return end - begin;
+}
+
+bool CpuKernel::operator<(const CpuKernel& o) const {
+  return std::tie(items, item_cycles, item_dram_bytes, dram_bytes_per_cycle, overhead_cycles, threads) <
+         std::tie(o.items, o.item_cycles, o.item_dram_bytes, o.dram_bytes_per_cycle, o.overhead_cycles, o.threads);
+}
+
+CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResidency& residency) {
+  CpuKernel k;
+  k.threads = rates.threads;
+  k.overhead_cycles = rates.overhead_cycles;
+  double item_flops = 0;
+  if (op.kind == models::OpKind::gemm) {
+    const std::int64_t blocks = (op.n + kCpuColumnBlock - 1) / kCpuColumnBlock;
+    k.items = std::max<std::int64_t>(1, blocks * op.batch);
+    // A ragged last block costs as much as a full one (the SIMD loop runs full width).
+    item_flops = 2.0 * op.m * double(kCpuColumnBlock) * op.k;
+  } else if (op.kind == models::OpKind::attention_qk || op.kind == models::OpKind::attention_pv) {
+    k.items = std::max<std::int64_t>(1, op.batch);  // one (sequence, head) problem each
+    item_flops = 2.0 * op.m * double(op.n) * op.k;
+  } else {
+    k.items = rates.threads;  // element-wise work splits evenly over the threads
+    item_flops = op.flops / rates.threads;
+  }
+  // Dequantisation: each lane-operation takes one FMA lane slot, i.e. the issue time of 2 FLOPs.
+  const double item_dequant_flops = 2.0 * op.dequant_weights * op.dequant_ops_per_weight / double(k.items);
+  k.item_cycles = std::int64_t(std::ceil((item_flops + item_dequant_flops) / rates.flops_per_core_cycle));
+
+  double bytes = 0;
+  if (!residency.weights) bytes += op.weight_bytes;
+  if (!residency.kv) bytes += op.kv_read_bytes + op.kv_write_bytes;
+  if (op.activation_bytes > rates.cache_bytes) bytes += op.activation_bytes;
+  k.item_dram_bytes = bytes / double(k.items);
+  // A GEMV reads the weights once, straight from DRAM; a GEMM (M > 1) first packs them into
+  // cache-friendly panels, which streams them at the (lower) packing rate.
+  const bool packed = op.kind == models::OpKind::gemm && op.m > 1;
+  k.dram_bytes_per_cycle = packed ? rates.gemm_stream_bytes_per_cycle : rates.dram_bytes_per_cycle;
+  return k;
+}
+
+CpuRegionTiming cpu_closed_form(const CpuKernel& k) {
+  CpuRegionTiming t;
+  t.compute_cycles = k.items_of_core(0) * k.item_cycles;  // core 0 has the longest run
+  const double bytes = k.dram_bytes();
+  t.memory_cycles = bytes > 0 ? std::int64_t(std::ceil(bytes / k.dram_bytes_per_cycle)) : 0;
+  t.overhead_cycles = k.overhead_cycles;
+  t.total_cycles = t.overhead_cycles + std::max(t.compute_cycles, t.memory_cycles);
+  return t;
+}
+
+CpuRooflineEngine::CpuRooflineEngine(models::HardwareSpec hw) : hw_(std::move(hw)) {
+  if (!hw_.cpu)
+    throw models::InputError(fmt::format("{}: kind: expected cpu for the CPU roofline engine", hw_.source_file));
+  rates_ = cpu_rates(*hw_.cpu);
+}
 
 models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool breakdown) const {
-  const models::CpuSpec& c = *hw_.cpu;
-  const int threads = std::min(c.threads, c.cores);
-  const double flops_rate = threads * c.simd_flops_per_cycle * c.clock_ghz * 1e9 * c.compute_efficiency;
-  const double bw = c.dram_bandwidth_gbs * 1e9 * c.memory_efficiency;
+  const CpuResidency residency = cpu_residency(graph, rates_);
   models::StepCost cost;
+  long long cycles = 0;  // summed in integer cycles, as the sim does (StepCost::cycles is the sim's)
   auto add = [&](const std::vector<models::Op>& ops, int count) {
     for (const auto& op : ops) {
+      const CpuKernel k = cpu_kernel(op, rates_, residency);
+      const CpuRegionTiming t = cpu_closed_form(k);
+      cycles += t.total_cycles * count;
+      if (!breakdown) continue;
       models::OpCost oc;
       oc.op = op.name;
       oc.count = count;
-      oc.compute_s = op.flops / flops_rate;
-      oc.memory_s = (op.weight_bytes + op.kv_read_bytes + op.kv_write_bytes) / bw;
-      oc.seconds = std::max(oc.compute_s, oc.memory_s);
-      oc.compute_utilisation = oc.seconds > 0 ? op.flops / oc.seconds / hw_.peak_flops() : 0;
-      oc.memory_utilisation = oc.seconds > 0 ? (op.weight_bytes + op.kv_read_bytes) / oc.seconds /
-                                                   hw_.peak_bandwidth_bytes() : 0;
-      cost.seconds += oc.seconds * count;
-      if (breakdown) cost.ops.push_back(oc);
+      oc.seconds = t.total_cycles / rates_.clock_hz;
+      oc.compute_s = t.compute_cycles / rates_.clock_hz;
+      oc.memory_s = t.memory_cycles / rates_.clock_hz;
+      oc.stall_s = t.overhead_cycles / rates_.clock_hz;
+      if (oc.seconds > 0) {
+        oc.compute_utilisation = op.flops / oc.seconds / hw_.peak_flops();
+        oc.memory_utilisation = k.dram_bytes() / oc.seconds / hw_.peak_bandwidth_bytes();
+      }
+      cost.ops.push_back(oc);
     }
   };
   add(graph.layer_ops, graph.layer_count);
   add(graph.tail_ops, 1);
+  cost.seconds = cycles / rates_.clock_hz;
   return cost;
 }
 

@@ -1,71 +1,58 @@
-#include "sim/cpu_core_model.hpp"
+#include "sim/cpu/cpu_core_model.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <queue>
-#include <vector>
 
 namespace sim {
 
-CpuCoreModel::CpuCoreModel(const models::CpuSpec& cpu) : cpu_(cpu) {
-  threads_ = std::max(1, std::min(cpu_.threads, cpu_.cores));
-  clock_hz_ = cpu_.clock_ghz * 1e9;
-  flops_per_thread_cycle_ = cpu_.simd_flops_per_cycle * cpu_.compute_efficiency;
-  dram_bytes_per_cycle_ = cpu_.dram_bandwidth_gbs * 1e9 * cpu_.memory_efficiency / clock_hz_;
-  gemm_stream_bytes_per_cycle_ = cpu_.gemm_stream_bandwidth_gbs > 0
-                                     ? cpu_.gemm_stream_bandwidth_gbs * 1e9 / clock_hz_
-                                     : dram_bytes_per_cycle_;
-  cache_bytes_ = cpu_.l2_kib_per_core * 1024.0 * threads_ + cpu_.l3_mib * 1024.0 * 1024.0;
+namespace {
+// Progress within this much of 1 counts as finished: absorbs floating-point rounding of
+// p0 + k * rate (relative error ~1e-16 per operation, regions < 1e8 cycles) without ever
+// skipping a real cycle (one cycle of progress is > 1e-8 for any region < 1e8 cycles).
+constexpr double kFinishSlack = 1e-9;
+}  // namespace
+
+CpuCore::CpuCore(std::int64_t compute_cycles, double dram_bytes)
+    : compute_cycles_(compute_cycles), dram_bytes_(dram_bytes) {
+  done_ = compute_cycles_ <= 0 && dram_bytes_ <= 0;
 }
 
-double CpuCoreModel::dram_bytes(const models::Op& op) const {
-  // Weights and the KV cache are streamed from DRAM every step (a decode step touches far
-  // more than the caches hold); activations stay cached unless they overflow L2 + L3.
-  double bytes = op.weight_bytes + op.kv_read_bytes + op.kv_write_bytes;
-  if (op.activation_bytes > cache_bytes_) bytes += op.activation_bytes;
-  return bytes;
+double CpuCore::demand() const {
+  if (!streams()) return 0;
+  if (compute_cycles_ <= 0) return std::numeric_limits<double>::infinity();
+  return dram_bytes_ / double(compute_cycles_);
 }
 
-CpuOpTiming CpuCoreModel::time(const models::Op& op, ThreadTiming mode) const {
-  // Work items and the FLOPs of each.
-  std::int64_t items = 1;
-  double flops_per_item = op.flops;
-  if (op.kind == models::OpKind::gemm) {
-    const std::int64_t blocks = (op.n + kCpuColumnBlock - 1) / kCpuColumnBlock;
-    items = std::max<std::int64_t>(1, blocks * op.batch);
-    flops_per_item = 2.0 * op.m * double(kCpuColumnBlock) * op.k;
-  } else if (op.kind == models::OpKind::attention_qk || op.kind == models::OpKind::attention_pv) {
-    items = std::max<std::int64_t>(1, op.batch);
-    flops_per_item = 2.0 * op.m * double(op.n) * op.k;
-  } else {
-    items = threads_;  // element-wise work splits evenly
-    flops_per_item = op.flops / threads_;
+void CpuCore::set_share(long long now, double dram_share) {
+  p0_ = progress(now);
+  t0_ = now;
+  // Granted at least its demand: compute-bound, exactly 1 / compute_cycles (the closed form's
+  // rate, so an unshared core finishes on the closed form's cycle).
+  if (!streams() || dram_share >= demand())
+    rate_ = 1.0 / double(compute_cycles_);
+  else
+    rate_ = dram_share / dram_bytes_;
+}
+
+bool CpuCore::finished_at(long long t) const { return progress(t) >= 1.0 - kFinishSlack; }
+
+long long CpuCore::finish_time() const {
+  // Solve p0 + k * rate >= 1 - slack, then settle k on the predicate itself so that this and a
+  // cycle-by-cycle check of finished_at() name the same cycle.
+  long long k = std::max<long long>(1, static_cast<long long>(std::ceil((1.0 - kFinishSlack - p0_) / rate_)));
+  while (!finished_at(t0_ + k)) ++k;
+  while (k > 1 && finished_at(t0_ + k - 1)) --k;
+  return t0_ + k;
+}
+
+std::vector<CpuCore> deal_to_cores(const roofline::CpuKernel& kernel) {
+  std::vector<CpuCore> cores;
+  cores.reserve(kernel.threads);
+  for (int c = 0; c < kernel.threads; ++c) {
+    const std::int64_t n = kernel.items_of_core(c);
+    cores.emplace_back(n * kernel.item_cycles, double(n) * kernel.item_dram_bytes);
   }
-  const auto item_cycles = std::int64_t(std::ceil(flops_per_item / flops_per_thread_cycle_));
-  CpuOpTiming t;
-  if (mode == ThreadTiming::closed_form) {
-    // Static schedule: each thread gets a contiguous share of ceil(items / threads) items.
-    t.compute_cycles = ((items + threads_ - 1) / threads_) * item_cycles;
-  } else {
-    std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> free_at;
-    for (int i = 0; i < threads_; ++i) free_at.push(0);
-    for (std::int64_t i = 0; i < items; ++i) {
-      const std::int64_t end = free_at.top() + item_cycles;
-      free_at.pop();
-      free_at.push(end);
-      t.compute_cycles = std::max(t.compute_cycles, end);
-    }
-  }
-  const double bytes = dram_bytes(op);
-  // A GEMV reads the weights once, straight from DRAM; a GEMM (M > 1) first packs them into
-  // cache-friendly panels, which streams them at the (lower) packing rate.
-  const bool packed = op.kind == models::OpKind::gemm && op.m > 1;
-  const double rate = packed ? gemm_stream_bytes_per_cycle_ : dram_bytes_per_cycle_;
-  t.memory_cycles = bytes > 0 ? std::int64_t(std::ceil(bytes / rate)) : 0;
-  t.overhead_cycles = std::llround(cpu_.op_overhead_us * 1e-6 * clock_hz_);
-  t.total_cycles = t.overhead_cycles + std::max(t.compute_cycles, t.memory_cycles);
-  return t;
+  return cores;
 }
 
 }  // namespace sim

@@ -1,46 +1,54 @@
 #pragma once
-// CPU model for draft models on the host side (paper 003: Llama-68m on a 16-core Xeon).
-// Each op runs as one fork/join parallel region over `threads` cores: GEMM columns are dealt
-// out in blocks of kCpuColumnBlock (attention: one (sequence, head) problem per work item),
-// each core issues SIMD FMAs at its calibrated rate, all cores share the DRAM bandwidth, and
-// activations stay in the caches while they fit in L2 + L3. Durations are integer core-clock
-// cycles. Plain C++; no SystemC needed.
+// One CPU core inside a parallel region (sim/cpu): the SIMD cycles and DRAM bytes of the work
+// items the static schedule dealt to it, and its progress through them. A core overlaps its
+// stream with its FMAs (hardware prefetchers run ahead of the SIMD loop), so it advances at
+//   rate = min(1 / compute_cycles, dram_share / dram_bytes)   (fraction of its work per cycle)
+// where dram_share is what the DRAM controller grants it. Progress is piecewise linear between
+// events (a core finishing, which changes every share); both the event-driven and the clocked
+// device evaluate it with the same formula, so they agree to the cycle.
 #include <cstdint>
-#include <string>
+#include <limits>
+#include <vector>
 
-#include "models/hardware_spec.hpp"
-#include "models/operator_graph.hpp"
+#include "roofline/cpu_roofline.hpp"
 
 namespace sim {
 
-// Columns of W per work item; the golden GEMM harness splits its work the same way.
-constexpr std::int64_t kCpuColumnBlock = 16;
+// Columns of W per GEMM work item (shared with the golden GEMM harness and the roofline).
+constexpr std::int64_t kCpuColumnBlock = roofline::kCpuColumnBlock;
 
-enum class ThreadTiming { closed_form, item_list_schedule };
-
-struct CpuOpTiming {
-  std::int64_t compute_cycles = 0;   // slowest thread's SIMD cycles
-  std::int64_t memory_cycles = 0;    // DRAM traffic at the achievable bandwidth
-  std::int64_t overhead_cycles = 0;  // fork/join of the parallel region
-  std::int64_t total_cycles = 0;     // overhead + max(compute, memory)
-};
-
-class CpuCoreModel {
+class CpuCore {
  public:
-  explicit CpuCoreModel(const models::CpuSpec& cpu);
-  CpuOpTiming time(const models::Op& op, ThreadTiming mode = ThreadTiming::closed_form) const;
-  double clock_hz() const { return clock_hz_; }
-  int threads() const { return threads_; }
-  double dram_bytes(const models::Op& op) const;
+  CpuCore() = default;
+  CpuCore(std::int64_t compute_cycles, double dram_bytes);
+
+  // Bytes per cycle it would stream if bandwidth were free: its bytes spread over its compute
+  // time (infinite for a pure stream, 0 for pure compute).
+  double demand() const;
+  bool streams() const { return dram_bytes_ > 0; }
+  bool done() const { return done_; }
+  std::int64_t compute_cycles() const { return compute_cycles_; }
+  double dram_bytes() const { return dram_bytes_; }
+
+  // Re-anchors progress at cycle `now` and sets the rate for a DRAM share (bytes per cycle).
+  void set_share(long long now, double dram_share);
+  // Whether all its work is done by cycle t (under the current rate).
+  bool finished_at(long long t) const;
+  // First cycle after the anchor at which it is finished (under the current rate).
+  long long finish_time() const;
+  void retire() { done_ = true; }
 
  private:
-  models::CpuSpec cpu_;
-  int threads_;
-  double clock_hz_;
-  double flops_per_thread_cycle_;
-  double dram_bytes_per_cycle_;
-  double gemm_stream_bytes_per_cycle_;  // weights of M > 1 GEMMs (packed before use)
-  double cache_bytes_;
+  double progress(long long t) const { return p0_ + double(t - t0_) * rate_; }
+  std::int64_t compute_cycles_ = 0;
+  double dram_bytes_ = 0;
+  double p0_ = 0;      // progress (fraction of its work) at the anchor
+  long long t0_ = 0;   // anchor cycle
+  double rate_ = 0;    // fraction per cycle since the anchor
+  bool done_ = false;
 };
+
+// The cores of one region: kernel.items_of_core(c) items each.
+std::vector<CpuCore> deal_to_cores(const roofline::CpuKernel& kernel);
 
 }  // namespace sim

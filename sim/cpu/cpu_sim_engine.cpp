@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "models/engine_registry.hpp"
+#include <algorithm>
 
 #include "models/config_error.hpp"
+#include "models/engine_registry.hpp"
+#include "sim/cpu/cpu_device.hpp"
 
 namespace sim {
 
@@ -18,39 +20,73 @@ const models::CpuSpec& require_cpu(const models::HardwareSpec& hw) {
 }  // namespace
 
 CpuSimEngine::CpuSimEngine(models::HardwareSpec hw, SimMode mode)
-    : hw_(std::move(hw)), mode_(mode), model_(require_cpu(hw_)) {}
+    : hw_(std::move(hw)), mode_(mode), rates_(roofline::cpu_rates(require_cpu(hw_))) {}
 
-models::OpCost CpuSimEngine::op_cost(const models::Op& op) const {
-  const auto t = model_.time(op, mode_ == SimMode::clocked ? ThreadTiming::item_list_schedule
-                                                           : ThreadTiming::closed_form);
-  const double hz = model_.clock_hz();
+std::vector<long long> CpuSimEngine::cycles_of(const std::vector<roofline::CpuKernel>& kernels) const {
+  std::vector<roofline::CpuKernel> missing;
+  {
+    std::lock_guard<std::mutex> lock(memo_mutex_);
+    for (const auto& k : kernels)
+      if (!memo_.count(k) && std::find_if(missing.begin(), missing.end(), [&](const auto& m) {
+                               return !(m < k) && !(k < m);
+                             }) == missing.end())
+        missing.push_back(k);
+  }
+  // Simulated outside the memo lock (the SystemC session serialises itself).
+  const std::vector<long long> simulated = simulate_cpu_regions(missing, mode_);
+  std::lock_guard<std::mutex> lock(memo_mutex_);
+  for (std::size_t i = 0; i < missing.size(); ++i) memo_[missing[i]] = simulated[i];
+  std::vector<long long> out;
+  out.reserve(kernels.size());
+  for (const auto& k : kernels) out.push_back(memo_.at(k));
+  return out;
+}
+
+models::OpCost CpuSimEngine::cost_of(const models::Op& op, const roofline::CpuKernel& k, long long cycles) const {
+  const roofline::CpuRegionTiming bound = roofline::cpu_closed_form(k);
+  const double hz = rates_.clock_hz;
   models::OpCost c;
   c.op = op.name;
-  c.cycles = t.total_cycles;
-  c.seconds = t.total_cycles / hz;
-  c.compute_s = t.compute_cycles / hz;
-  c.memory_s = t.memory_cycles / hz;
-  c.stall_s = t.overhead_cycles / hz;
+  c.cycles = cycles;
+  c.seconds = cycles / hz;
+  c.compute_s = bound.compute_cycles / hz;  // the busiest core's SIMD time
+  c.memory_s = bound.memory_cycles / hz;    // the DRAM controller's busy time
+  // Fork/join plus whatever neither hid: cores left streaming alone at a fair share below what
+  // they could have used earlier (ragged deals of items).
+  c.stall_s = (cycles - std::max(bound.compute_cycles, bound.memory_cycles)) / hz;
   if (c.seconds > 0) {
     c.compute_utilisation = op.flops / c.seconds / hw_.peak_flops();
-    c.memory_utilisation = model_.dram_bytes(op) / c.seconds / hw_.peak_bandwidth_bytes();
+    c.memory_utilisation = k.dram_bytes() / c.seconds / hw_.peak_bandwidth_bytes();
   }
   return c;
 }
 
+models::OpCost CpuSimEngine::op_cost(const models::Op& op) const {
+  const roofline::CpuKernel k = roofline::cpu_kernel(op, rates_, roofline::CpuResidency{});
+  return cost_of(op, k, cycles_of({k}).front());
+}
+
 models::StepCost CpuSimEngine::step(const models::StepGraph& graph, bool breakdown) const {
+  const roofline::CpuResidency residency = roofline::cpu_residency(graph, rates_);
+  std::vector<roofline::CpuKernel> kernels;
+  for (const auto* ops : {&graph.layer_ops, &graph.tail_ops})
+    for (const auto& op : *ops) kernels.push_back(roofline::cpu_kernel(op, rates_, residency));
+  const std::vector<long long> cycles = cycles_of(kernels);
   models::StepCost cost;
-  auto add = [&](const std::vector<models::Op>& ops, int count) {
-    for (const auto& op : ops) {
-      models::OpCost c = op_cost(op);
-      c.count = count;
-      cost.cycles += c.cycles * count;
-      if (breakdown) cost.ops.push_back(c);
+  std::size_t i = 0;
+  for (const auto* ops : {&graph.layer_ops, &graph.tail_ops}) {
+    const int count = ops == &graph.layer_ops ? graph.layer_count : 1;
+    for (const auto& op : *ops) {
+      cost.cycles += cycles[i] * count;
+      if (breakdown) {
+        models::OpCost c = cost_of(op, kernels[i], cycles[i]);
+        c.count = count;
+        cost.ops.push_back(c);
+      }
+      ++i;
     }
-  };
-  add(graph.layer_ops, graph.layer_count);
-  add(graph.tail_ops, 1);
-  cost.seconds = cost.cycles / model_.clock_hz();
+  }
+  cost.seconds = cost.cycles / rates_.clock_hz;
   return cost;
 }
 

@@ -1,8 +1,15 @@
 #pragma once
-// The CPU `sim` engine: each op of the step graph is one parallel region timed by CpuCoreModel;
-// ops run one after another (a framework like llama.cpp synchronises threads between ops).
+// The CPU `sim` engine: each op of the step graph is one parallel region
+// (roofline/cpu_roofline.hpp decomposes it into work items, the same decomposition the analytic
+// engine uses), simulated on the SystemC CPU model (sim/cpu/cpu_device.hpp); ops run one after
+// another. Regions are memoised by their work (items, cycles and bytes per item, rates), so a
+// sweep simulates each distinct op once per engine.
+#include <map>
+#include <mutex>
+
 #include "models/latency_engine.hpp"
-#include "sim/cpu_core_model.hpp"
+#include "roofline/cpu_roofline.hpp"
+#include "sim/cpu/cpu_core_model.hpp"
 #include "sim/sim_engine.hpp"
 
 namespace sim {
@@ -13,14 +20,21 @@ class CpuSimEngine : public models::LatencyEngine {
   std::string name() const override { return mode_ == SimMode::clocked ? "sim-clocked" : "sim"; }
   const models::HardwareSpec& hardware() const override { return hw_; }
   models::StepCost step(const models::StepGraph& graph, bool breakdown) const override;
-  // One op on its own (the golden comparison times single kernels).
+  // One op on its own with cold caches (weights and KV from DRAM): the golden comparison times
+  // single kernels after flushing the caches.
   models::OpCost op_cost(const models::Op& op) const;
-  const CpuCoreModel& core_model() const { return model_; }
+  const roofline::CpuRates& rates() const { return rates_; }
 
  private:
+  // Cycles of each kernel, simulating those not memoised yet in one SystemC run.
+  std::vector<long long> cycles_of(const std::vector<roofline::CpuKernel>& kernels) const;
+  models::OpCost cost_of(const models::Op& op, const roofline::CpuKernel& k, long long cycles) const;
+
   models::HardwareSpec hw_;
   SimMode mode_;
-  CpuCoreModel model_;
+  roofline::CpuRates rates_;
+  mutable std::mutex memo_mutex_;
+  mutable std::map<roofline::CpuKernel, long long> memo_;
 };
 
 }  // namespace sim

@@ -1,10 +1,11 @@
 // CPU sim model: monotone in x, memory-bound GEMV at x = 1, thread and bandwidth scaling,
-// clocked == event-driven, paper 003's draft-on-CPU balance, bad input.
+// clocked == event-driven, paper 003's draft-on-CPU balance, bad input. Cache residency,
+// dequantisation and sim-vs-analytic agreement: tests/sim/test_cpu_systemc.cpp.
 #include <catch2/catch.hpp>
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
-#include "sim/cpu_sim_engine.hpp"
+#include "sim/cpu/cpu_sim_engine.hpp"
 #include "tests/test_workload.hpp"
 
 using namespace models;
@@ -59,20 +60,26 @@ TEST_CASE("cpu: threads speed up compute-bound ops, bandwidth speeds up memory-b
   CHECK(base.op_cost(ragged).compute_s == Approx(2 * base.op_cost(even).compute_s));
 }
 
-TEST_CASE("cpu: clocked (thread list schedule) and event-driven modes agree") {
+TEST_CASE("cpu: clocked (cycle-by-cycle) and event-driven modes agree on whole steps") {
   const auto hw = ConfigRegistry().hardware("xeon-16c");
   const sim::CpuSimEngine e(hw, sim::SimMode::event_driven), c(hw, sim::SimMode::clocked);
-  const auto w = workload("llama-68m");
-  for (int x : {1, 5, 64})
-    CHECK(e.step(verify_graph(e, w, x, 300), false).cycles == c.step(verify_graph(c, w, x, 300), false).cycles);
+  // Small steps only: the clocked reference wakes every cycle (about 2 M cycles per step here).
+  for (const std::string model : {"llama-68m", "llama-68m@q5_k_m"}) {
+    const auto w = workload(model);
+    for (int x : {1, 5}) {
+      INFO(model << " x " << x);
+      CHECK(e.step(verify_graph(e, w, x, 300), false).cycles == c.step(verify_graph(c, w, x, 300), false).cycles);
+    }
+  }
 }
 
 TEST_CASE("cpu: a Llama-68m draft on the 16-core Xeon keeps pace with Llama-2-7B on an A800 (paper 003 Fig. 1)") {
   const ConfigRegistry reg;
   const auto cpu = sim::make_cpu_sim_engine(reg.hardware("xeon-16c"), sim::SimMode::event_driven);
   const auto gpu = sim::make_gpu_sim_engine(reg.hardware("a800"), sim::SimMode::event_driven);
+  // Paper 003 §4: the CPU runs the draft in GGUF Q5_K_M (llama.cpp), the GPU the target in FP16.
   for (long long L : {128, 1024}) {
-    const double draft8 = 8 * t_verify(*cpu, workload("llama-68m"), 1, L);
+    const double draft8 = 8 * t_verify(*cpu, workload("llama-68m@q5_k_m"), 1, L);
     const double verify8 = t_verify(*gpu, workload("llama-2-7b"), 8, L);
     INFO("L " << L << ": 8 draft tokens " << draft8 << " s, verify 8 " << verify8 << " s");
     // The paper reports the two wall times match; the model must put them in the same range.

@@ -1,0 +1,144 @@
+#include "sim/cpu/cpu_device.hpp"
+
+#include <systemc>
+
+#include <algorithm>
+#include <memory>
+
+#include "sim/cpu/cpu_core_model.hpp"
+#include "sim/cpu/cpu_dram_controller.hpp"
+#include "sim/sc_session.hpp"
+
+namespace sim {
+
+namespace {
+
+using sc_core::SC_NS;
+using sc_core::sc_time;
+
+// One core cycle is one nanosecond of SystemC time; the CPU clock converts cycles to seconds.
+const sc_time cycle(1, SC_NS);
+
+SC_MODULE(CpuDevice) {
+  sc_core::sc_event start;
+  const std::vector<roofline::CpuKernel>* regions = nullptr;
+  SimMode mode = SimMode::event_driven;
+  std::vector<long long> cycles;  // per region
+
+  SC_CTOR(CpuDevice) {
+    SC_METHOD(event_driven);
+    sensitive << start;
+    dont_initialize();
+    SC_THREAD(clocked);
+  }
+
+  long long now() const { return static_cast<long long>(sc_core::sc_time_stamp() / cycle); }
+
+  // --- shared by both modes -------------------------------------------------------------
+  std::vector<CpuCore> cores;
+  std::unique_ptr<CpuDramController> dram;
+  long long region_start = 0;
+
+  // Deals region r's items to the cores at cycle t and shares the bandwidth.
+  void begin_cores(std::size_t r, long long t) {
+    cores = deal_to_cores((*regions)[r]);
+    dram = std::make_unique<CpuDramController>((*regions)[r].dram_bytes_per_cycle);
+    dram->allocate(cores, t);
+  }
+  // Retires the cores finished by cycle t; re-shares the bandwidth if any did. Returns whether
+  // any core is still working.
+  bool retire_finished(long long t) {
+    bool changed = false, working = false;
+    for (auto& c : cores)
+      if (!c.done()) {
+        if (c.finished_at(t)) {
+          c.retire();
+          changed = true;
+        } else {
+          working = true;
+        }
+      }
+    if (changed && working) dram->allocate(cores, t);
+    return working;
+  }
+  bool any_working() const {
+    return std::any_of(cores.begin(), cores.end(), [](const CpuCore& c) { return !c.done(); });
+  }
+
+  // --- event-driven ---------------------------------------------------------------------
+  enum class Phase { idle, overhead, running };
+  Phase phase = Phase::idle;
+  std::size_t region = 0;
+
+  void event_driven() {
+    if (mode != SimMode::event_driven) return;
+    const long long t = now();
+    for (;;) {
+      if (region >= regions->size()) return;  // all regions done: no further events
+      const auto& k = (*regions)[region];
+      if (phase == Phase::idle) {
+        region_start = t;
+        if (k.overhead_cycles > 0) {
+          phase = Phase::overhead;
+          next_trigger(double(k.overhead_cycles), SC_NS);
+          return;
+        }
+        phase = Phase::overhead;  // no fork/join cost: start the cores in this activation
+      }
+      bool working;
+      if (phase == Phase::overhead) {
+        begin_cores(region, t);
+        phase = Phase::running;
+        working = any_working();
+      } else {
+        working = retire_finished(t);
+      }
+      if (working) {
+        long long next = -1;
+        for (const auto& c : cores)
+          if (!c.done()) next = next < 0 ? c.finish_time() : std::min(next, c.finish_time());
+        next_trigger(double(next - t), SC_NS);  // the next core to finish
+        return;
+      }
+      cycles[region] = t - region_start;
+      ++region;
+      phase = Phase::idle;
+    }
+  }
+
+  // --- clocked reference ----------------------------------------------------------------
+  void clocked() {
+    wait(start);
+    if (mode != SimMode::clocked) return;
+    for (std::size_t r = 0; r < regions->size(); ++r) {
+      region_start = now();
+      for (long long i = 0; i < (*regions)[r].overhead_cycles; ++i) wait(cycle);  // fork/join
+      begin_cores(r, now());
+      bool working = any_working();
+      while (working) {
+        wait(cycle);
+        working = retire_finished(now());  // every core, every cycle
+      }
+      cycles[r] = now() - region_start;
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<long long> simulate_cpu_regions(const std::vector<roofline::CpuKernel>& regions, SimMode mode) {
+  if (regions.empty()) return {};
+  // A fresh SystemC context per call (sim/sc_session.hpp): the device module lives in a
+  // unique_ptr declared after the session so it is destroyed first.
+  ScSession session;
+  auto device = std::make_unique<CpuDevice>("specdse_cpu");
+  device->regions = &regions;
+  device->mode = mode;
+  device->cycles.assign(regions.size(), 0);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; processes park on `start`
+  device->start.notify(sc_core::SC_ZERO_TIME);
+  session.run();
+  return device->cycles;
+}
+
+}  // namespace sim

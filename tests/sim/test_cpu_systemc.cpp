@@ -1,0 +1,175 @@
+// The SystemC CPU model (sim/cpu): shared DRAM bandwidth, cache residency, dequantisation of
+// quantised weights, clocked == event-driven on small regions, many simulations per process,
+// and agreement with the analytic engine (roofline/cpu_roofline.hpp) over a grid.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/config_registry.hpp"
+#include "roofline/cpu_roofline.hpp"
+#include "sim/cpu/cpu_device.hpp"
+#include "sim/cpu/cpu_sim_engine.hpp"
+#include "tests/test_workload.hpp"
+
+using namespace models;
+using test_support::workload;
+
+namespace {
+
+roofline::CpuKernel kernel(std::int64_t items, std::int64_t item_cycles, double item_bytes, int threads = 16) {
+  roofline::CpuKernel k;
+  k.items = items;
+  k.item_cycles = item_cycles;
+  k.item_dram_bytes = item_bytes;
+  k.dram_bytes_per_cycle = 8;  // any positive rate: the properties below hold for all
+  k.overhead_cycles = 50;
+  k.threads = threads;
+  return k;
+}
+
+const OpCost& op_named(const StepCost& c, const std::string& name) {
+  const auto it = std::find_if(c.ops.begin(), c.ops.end(), [&](const OpCost& o) { return o.op == name; });
+  REQUIRE(it != c.ops.end());
+  return *it;
+}
+
+}  // namespace
+
+TEST_CASE("cpu sim: cores share the DRAM bandwidth; even deals meet the closed form, ragged ones run past it") {
+  // 32 items on 16 cores: every core streams the same, so the shared bandwidth is used to the
+  // end and the region takes the closed form's max(compute, memory) (memory-bound, compute-bound
+  // and balanced items).
+  for (std::int64_t item_cycles : {100, 1000, 2000}) {
+    INFO("item cycles " << item_cycles);
+    const auto even = kernel(32, item_cycles, 1000.0);
+    const long long sim = sim::simulate_cpu_regions({even}, sim::SimMode::event_driven).front();
+    CHECK(std::abs(sim - roofline::cpu_closed_form(even).total_cycles) <= 1);
+  }
+  // 17 items: cores 0..7 get two, core 8 one, the rest none. Fair sharing cannot know that the
+  // two-item cores need more, so the region never ends before the closed form, and ends later
+  // when the two-item cores turn compute-bound once core 8 is done: with item bytes b, DRAM rate
+  // B and item cycles c = u * b / B, 8 < u < 9, the sim takes 9 b / B + c > max(2 c, 17 b / B).
+  for (std::int64_t item_cycles : {100, 1000, 1062, 2000, 4000}) {
+    INFO("item cycles " << item_cycles);
+    const auto ragged = kernel(17, item_cycles, 1000.0);
+    const long long sim = sim::simulate_cpu_regions({ragged}, sim::SimMode::event_driven).front();
+    CHECK(sim >= roofline::cpu_closed_form(ragged).total_cycles - 1);
+  }
+  const auto balanced = kernel(17, 1062, 1000.0);  // u = 1062 * 8 / 1000 = 8.5
+  const long long b_over_B = 1000 / 8;
+  CHECK(sim::simulate_cpu_regions({balanced}, sim::SimMode::event_driven).front() ==
+        balanced.overhead_cycles + 9 * b_over_B + balanced.item_cycles);
+  CHECK(roofline::cpu_closed_form(balanced).total_cycles == balanced.overhead_cycles + 17 * b_over_B);
+}
+
+TEST_CASE("cpu sim: the clocked reference gives the event-driven cycles on small regions") {
+  std::vector<roofline::CpuKernel> regions;
+  for (std::int64_t items : {1, 7, 16, 17, 33})
+    for (std::int64_t cycles : {0, 37, 400})
+      for (double bytes : {0.0, 123.0, 5000.0})
+        if (cycles > 0 || bytes > 0) regions.push_back(kernel(items, cycles, bytes));
+  regions.push_back(kernel(5, 0, 0));  // nothing to do: the fork/join alone
+  const auto event = sim::simulate_cpu_regions(regions, sim::SimMode::event_driven);
+  const auto clocked = sim::simulate_cpu_regions(regions, sim::SimMode::clocked);
+  REQUIRE(event.size() == regions.size());
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    INFO("items " << regions[i].items << " cycles " << regions[i].item_cycles << " bytes " << regions[i].item_dram_bytes);
+    CHECK(event[i] == clocked[i]);
+  }
+  CHECK(event.back() == regions.back().overhead_cycles);
+}
+
+TEST_CASE("cpu sim: many simulations per process give the same cycles") {
+  const auto hw = ConfigRegistry().hardware("xeon-16c");
+  const auto w = workload("opt-125m");
+  const sim::CpuSimEngine first(hw, sim::SimMode::event_driven);
+  const long long reference = first.step(verify_graph(first, w, 3, 700), false).cycles;
+  for (int i = 0; i < 20; ++i) {
+    const sim::CpuSimEngine fresh(hw, sim::SimMode::event_driven);  // fresh memo: simulates again
+    const long long other = fresh.step(verify_graph(fresh, workload("llama-68m"), 1 + i, 100 * i), false).cycles;
+    CHECK(other > 0);
+    CHECK(fresh.step(verify_graph(fresh, w, 3, 700), false).cycles == reference);
+  }
+}
+
+TEST_CASE("cpu sim: a working set that fits in L2 + L3 is read on chip, a larger one streams") {
+  const ConfigRegistry reg;
+  const auto hw = reg.hardware("xeon-16c");
+  const sim::CpuSimEngine e(hw, sim::SimMode::event_driven);
+  const roofline::CpuRates rates = roofline::cpu_rates(*hw.cpu);
+  const auto q5 = workload("llama-68m@q5_k_m"), fp16 = workload("llama-68m");
+  for (long long L : {128, 4096}) {
+    for (const auto* w : {&q5, &fp16}) {
+      const StepGraph g = verify_graph(e, *w, 1, L);
+      const bool fits = g.total_weight_bytes() + g.total_kv_read_bytes() < 0.9 * rates.cache_bytes;
+      const bool spills = g.total_weight_bytes() + g.total_kv_read_bytes() > rates.cache_bytes;
+      const StepCost c = e.step(g, true);
+      INFO(w->target.weight_format << " L " << L << ": weights " << g.total_weight_bytes() << " B, KV "
+                                   << g.total_kv_read_bytes() << " B, caches " << rates.cache_bytes << " B");
+      REQUIRE((fits || spills));
+      if (fits) CHECK(op_named(c, "lm_head").memory_s == 0);
+      if (spills) CHECK(op_named(c, "lm_head").memory_s > 0);
+    }
+  }
+  // Llama-68m in Q5_K_M fits at a short context (paper 003's setting), FP16 does not.
+  CHECK(roofline::cpu_residency(verify_graph(e, q5, 1, 128), rates).weights);
+  CHECK_FALSE(roofline::cpu_residency(verify_graph(e, fp16, 1, 128), rates).weights);
+}
+
+TEST_CASE("cpu sim: dequantising quantised weights costs SIMD time, not bytes") {
+  const ConfigRegistry reg;
+  const auto hw = reg.hardware("xeon-16c");
+  const sim::CpuSimEngine e(hw, sim::SimMode::event_driven);
+  const ModelSpec q5 = reg.model("llama-68m@q5_k_m");
+  for (std::int64_t m : {1, 8, 64}) {
+    Op plain = make_gemm_op("gemm", m, 4096, 4096, q5.weight_bytes_per_param(), 2);
+    Op quant = make_gemm_op("gemm", m, 4096, 4096, q5.weight_bytes_per_param(), 2, q5.dequant_ops_per_weight());
+    const auto cp = e.op_cost(plain), cq = e.op_cost(quant);
+    INFO("M " << m);
+    // Per weight and op: 2 FLOPs per token, plus 2 FLOP slots per dequantisation lane-op.
+    CHECK(cq.compute_s / cp.compute_s == Approx((2.0 * m + 2 * q5.dequant_ops_per_weight()) / (2.0 * m)).epsilon(0.01));
+    CHECK(cq.memory_s == cp.memory_s);
+    CHECK(cq.seconds >= cp.seconds);
+  }
+  // The analytic engine charges the same: a Q5_K_M step is slower than the same bytes without
+  // the decode wherever the draft is compute-bound.
+  const auto roof = roofline::CpuRooflineEngine(hw);
+  const StepGraph g = build_verify_graph(q5, {32, 128});
+  StepGraph free_decode = g;
+  for (auto* ops : {&free_decode.layer_ops, &free_decode.tail_ops})
+    for (auto& op : *ops) op.dequant_weights = 0;
+  CHECK(roof.step(g, false).seconds > roof.step(free_decode, false).seconds);
+  CHECK(e.step(g, false).seconds > e.step(free_decode, false).seconds);
+}
+
+TEST_CASE("cpu sim: a Q5_K_M Llama-68m decodes faster than FP16 on the Xeon (fewer bytes, cache-resident)") {
+  const ConfigRegistry reg;
+  const sim::CpuSimEngine e(reg.hardware("xeon-16c"), sim::SimMode::event_driven);
+  for (long long L : {128, 1024}) {
+    const double q5 = t_verify(e, workload("llama-68m@q5_k_m"), 1, L), fp16 = t_verify(e, workload("llama-68m"), 1, L);
+    INFO("L " << L << ": Q5_K_M " << q5 << " s, FP16 " << fp16 << " s");
+    CHECK(q5 < fp16);
+  }
+}
+
+// Measured on this grid (2026-11-23): max |sim - roofline| / roofline = see the README of the
+// CPU model (sim/cpu/cpu_sim_engine.hpp); the test bound is the 3 % the brief asks for.
+TEST_CASE("cpu sim: sim and analytic engines agree within 3 % where no op runs concurrently") {
+  const ConfigRegistry reg;
+  const auto hw = reg.hardware("xeon-16c");
+  const sim::CpuSimEngine sim_engine(hw, sim::SimMode::event_driven);
+  const roofline::CpuRooflineEngine analytic(hw);
+  double worst = 0;
+  for (const std::string model : {"llama-68m", "llama-68m@q5_k_m", "opt-125m", "llama-3.2-1b"}) {
+    const auto w = workload(model);
+    for (int x : {1, 2, 4, 8, 16, 32})
+      for (long long L : {128, 1024, 4096}) {
+        const double s = t_verify(sim_engine, w, x, L), a = t_verify(analytic, w, x, L);
+        INFO(model << " x " << x << " L " << L << ": sim " << s << " s, analytic " << a << " s");
+        CHECK(std::abs(s - a) / a <= 0.03);
+        worst = std::max(worst, std::abs(s - a) / a);
+      }
+  }
+  WARN("max |sim - analytic| / analytic over the grid: " << worst);
+}
