@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "models/config_error.hpp"
-#include "search/aat_fit.hpp"
+#include "search/acceptance/aat_fit.hpp"
 
 using namespace search;
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "models/config_error.hpp"
-#include "search/draft_select.hpp"
+#include "search/window/draft_select.hpp"
 #include "test_window_cli_support.hpp"
 
 using namespace search;

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "models/config_error.hpp"
-#include "search/chain_trace.hpp"
-#include "search/mle.hpp"
+#include "search/acceptance/chain_trace.hpp"
+#include "search/window/mle.hpp"
 
 using namespace search;
 

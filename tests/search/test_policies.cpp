@@ -7,8 +7,8 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "roofline/analytic_engine.hpp"
-#include "search/chain_trace.hpp"
-#include "search/policies.hpp"
+#include "search/acceptance/chain_trace.hpp"
+#include "search/window/policies.hpp"
 #include "test_window_cli_support.hpp"
 
 using namespace search;

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "models/config_error.hpp"
-#include "search/path_counts.hpp"
-#include "search/trace.hpp"
-#include "search/trace_generator.hpp"
-#include "search/tree_search.hpp"
+#include "search/trees/path_counts.hpp"
+#include "search/acceptance/trace.hpp"
+#include "search/acceptance/trace_generator.hpp"
+#include "search/trees/tree_search.hpp"
 
 using search::RankPath;
 

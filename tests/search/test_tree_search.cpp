@@ -13,12 +13,12 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "roofline/analytic_engine.hpp"
-#include "search/hardware_aware_tree.hpp"
-#include "search/path_counts.hpp"
-#include "search/sequoia_dp.hpp"
-#include "search/token_tree.hpp"
-#include "search/trace_generator.hpp"
-#include "search/tree_search.hpp"
+#include "search/trees/hardware_aware_tree.hpp"
+#include "search/trees/path_counts.hpp"
+#include "search/trees/sequoia_dp.hpp"
+#include "search/trees/token_tree.hpp"
+#include "search/acceptance/trace_generator.hpp"
+#include "search/trees/tree_search.hpp"
 
 using search::RankPath;
 using search::TokenTree;

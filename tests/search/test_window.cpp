@@ -6,7 +6,7 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "roofline/analytic_engine.hpp"
-#include "search/chain_sd.hpp"
+#include "search/window/chain_sd.hpp"
 #include "test_window_cli_support.hpp"
 
 using namespace search;

@@ -10,9 +10,9 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "roofline/analytic_engine.hpp"
-#include "sim/fpga_accelerator.hpp"
-#include "sim/fpga_program_builder.hpp"
-#include "sim/fpga_sim_engine.hpp"
+#include "sim/fpga/fpga_accelerator.hpp"
+#include "sim/fpga/fpga_program_builder.hpp"
+#include "sim/fpga/fpga_sim_engine.hpp"
 #include "tests/test_workload.hpp"
 
 using namespace models;

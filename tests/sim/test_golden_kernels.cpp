@@ -9,8 +9,8 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
-#include "sim/golden_kernels.hpp"
-#include "sim/golden_suite.hpp"
+#include "sim/golden/golden_kernels.hpp"
+#include "sim/golden/golden_suite.hpp"
 
 using namespace sim;
 
