@@ -3,7 +3,13 @@
 // (roofline/cpu_roofline.hpp decomposes it into work items, the same decomposition the analytic
 // engine uses), simulated on the SystemC CPU model (sim/cpu/cpu_device.hpp); ops run one after
 // another. Regions are memoised by their work (items, cycles and bytes per item, rates), so a
-// sweep simulates each distinct op once per engine.
+// sweep simulates each distinct op once per engine (xeon-16c, Llama-3.2-1B, x = 1..128 at four
+// contexts: 512 steps in about 0.06 s here; the clocked reference about 7 s for one x = 64 step).
+//
+// Against the analytic engine (same decomposition, closed form per region): identical cycles on
+// the tested grid (xeon-16c; Llama-68m FP16 and Q5_K_M, OPT-125m, Llama-3.2-1B; x = 1..32;
+// L = 128, 1024, 4096), since those ops deal their items evenly; ragged deals near the ridge
+// run longer in the sim (fair sharing cannot favour the cores with more left to do).
 #include <map>
 #include <mutex>
 
