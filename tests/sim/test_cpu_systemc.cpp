@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "models/config_registry.hpp"
 #include "roofline/cpu_roofline.hpp"
@@ -91,6 +92,17 @@ TEST_CASE("cpu sim: many simulations per process give the same cycles") {
     CHECK(other > 0);
     CHECK(fresh.step(verify_graph(fresh, w, 3, 700), false).cycles == reference);
   }
+  // Sweeps call one engine from several threads: sessions serialise, the memo is shared.
+  const sim::CpuSimEngine shared(hw, sim::SimMode::event_driven);
+  std::vector<long long> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int x = 1; x <= 8; ++x) shared.step(verify_graph(shared, workload("llama-68m"), x + t, 512), false);
+      got[t] = shared.step(verify_graph(shared, w, 3, 700), false).cycles;
+    });
+  for (auto& th : threads) th.join();
+  for (long long g : got) CHECK(g == reference);
 }
 
 TEST_CASE("cpu sim: a working set that fits in L2 + L3 is read on chip, a larger one streams") {
