@@ -26,11 +26,16 @@ namespace {
 
 // Names in a list may be device groups (all their instances, in order) or instance names.
 std::vector<int> resolve_devices(const YamlReader& r, const std::string& key, const SystemSpec& s) {
-  const YAML::Node n = r.node()[key];
+  const YAML::Node given = r.node()[key];
+  // One name or a list (yaml-cpp nodes alias on assignment, so build a separate list).
+  YAML::Node n(YAML::NodeType::Sequence);
+  if (given.IsDefined() && given.IsScalar()) n.push_back(given.Scalar());
+  else if (given.IsDefined()) n.reset(given);
   if (!n.IsDefined() || !n.IsSequence() || n.size() == 0)
-    r.fail(key, "a non-empty list of device names", n.IsDefined() ? "something else" : "nothing");
+    r.fail(key, "a device name or a non-empty list of device names", n.IsDefined() ? "something else" : "nothing");
   std::vector<int> out;
   for (const auto& item : n) {
+    if (!item.IsScalar()) r.fail(key, "device names", "a nested list or map");
     const std::string name = item.as<std::string>();
     bool found = false;
     for (std::size_t i = 0; i < s.devices.size(); ++i)
@@ -218,8 +223,10 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
   };
   for (std::size_t i = 0; i < s.stages.size(); ++i) {
     const auto& st = s.stages[i];
-    for (int a : st.devices)
-      for (int b : st.devices) require_link(a, b, fmt::format("tensor-parallel group of stage {}", i));
+    // Ring collectives (and the stage input, passed along the ring from rank 0) need these links.
+    const std::size_t n = st.devices.size();
+    for (std::size_t r = 0; r < n && n > 1; ++r)
+      require_link(st.devices[r], st.devices[(r + 1) % n], fmt::format("all-reduce ring of stage {}", i));
     if (i + 1 < s.stages.size())
       require_link(st.devices.front(), s.stages[i + 1].devices.front(), fmt::format("pipeline stage {} -> {}", i, i + 1));
   }

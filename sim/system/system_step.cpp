@@ -116,9 +116,11 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     if (prev_done.empty()) {
       for (int r = 0; r < tp; ++r) ready[std::size_t(r)] = -1;
     } else {
+      // Rank 0 has the input; it is passed along the group's ring to the other ranks.
       ready[0] = prev_done.front();
       for (int r = 1; r < tp; ++r)
-        ready[std::size_t(r)] = add_send(g, s, lanes, lead, st.devices[std::size_t(r)], activation_bytes, prev_done,
+        ready[std::size_t(r)] = add_send(g, s, lanes, st.devices[std::size_t(r - 1)], st.devices[std::size_t(r)],
+                                         activation_bytes, {ready[std::size_t(r - 1)]},
                                          label + " input -> rank " + std::to_string(r));
     }
     auto deps_of = [](int t) { return t < 0 ? std::vector<int>{} : std::vector<int>{t}; };
