@@ -27,10 +27,13 @@ def main():
     row_of = {r: i for i, r in enumerate(rows)}
     cats = sorted({e["cat"] for e in bars})
     color = {c: COLORS[i % len(COLORS)] for i, c in enumerate(cats)}
+    # Microsecond transfers beside millisecond compute: draw every bar at least 0.3 % of the span wide.
+    span = max((e["ts"] + e["dur"]) / 1e3 for e in bars) if bars else 1.0
+    min_w = span * 0.003
     style()
     fig, ax = plt.subplots(figsize=(10, 0.35 * len(rows) + 1.5))
     for c in cats:
-        segs = [(e["ts"] / 1e3, max(e["dur"] / 1e3, 1e-4), row_of[(e["pid"], e["tid"])]) for e in bars if e["cat"] == c]
+        segs = [(e["ts"] / 1e3, max(e["dur"] / 1e3, min_w), row_of[(e["pid"], e["tid"])]) for e in bars if e["cat"] == c]
         for i, (x, w, y) in enumerate(segs):
             ax.barh(y, w, left=x, height=0.7, color=color[c], label=c if i == 0 else None)
     ax.set_yticks(range(len(rows)))
@@ -38,7 +41,7 @@ def main():
     ax.invert_yaxis()
     ax.set_xlabel("time (ms)")
     ax.set_title(title)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper right", fontsize=8)
     save(fig, os.path.join(out, png))
 
 
