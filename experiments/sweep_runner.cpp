@@ -23,6 +23,7 @@
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
+#include "sim/system/memory_fit.hpp"
 
 namespace experiments {
 namespace {
@@ -32,7 +33,7 @@ const std::vector<std::string> kPointColumns = {"index", "hardware", "model", "a
 const std::vector<std::string> kResultColumns = {
     "peak_tflops", "bandwidth_gbs", "flops_per_byte", "aat_context", "ar_tokens_per_s", "best_x",
     "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime",
-    "sd_case"};
+    "sd_case", "status"};
 
 std::vector<Cell> point_cells(const SweepPoint& p) {
   std::vector<Cell> cells = {integer(std::int64_t(p.index)), p.hardware, p.model, p.algorithm, p.task,
@@ -297,9 +298,10 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     o.stream->flush();
   }
 
-  // Engines other than the analytic one may hold per-process simulator state: run them serially.
+  // Every engine is safe to use from several threads: each SystemC simulation runs in its own
+  // context (sim/sc_session.hpp); their kernels take turns while graph building, memoisation
+  // and the optimiser run in parallel.
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  if (engine_name != "roofline") threads = 1;
   const std::size_t pending = stats.total - first_pending;
   threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, pending)));
   stats.threads = threads;
@@ -315,6 +317,23 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     const auto& hw = *prep.hardware.at(hardware_key(p));
     const auto& w = *prep.workloads.at(workload_key(p));
     const auto& aat = *prep.aats.at(aat_key(p));
+    auto cells = point_cells(p);
+    const double bw = hw.peak_bandwidth_bytes();
+    // A point whose largest step does not fit the device's memory is a result with a status,
+    // not a time: the numeric cells stay empty.
+    sim::MemoryQuery mq;
+    mq.batch = w.batch;
+    mq.step_tokens = spec.x_max;
+    mq.kv_tokens = p.context + spec.x_max;
+    const sim::DeviceMemory memory = sim::device_memory(hw, w.target, mq);
+    if (!memory.fits()) {
+      std::vector<Cell> result = {num(hw.peak_flops() / 1e12), num(bw / 1e9), num(hw.peak_flops() / bw),
+                                  integer(aat.context)};
+      for (std::size_t k = result.size(); k + 1 < kResultColumns.size(); ++k) result.push_back(text(""));
+      result.push_back(text(sim::fit_status(memory)));
+      cells.insert(cells.end(), result.begin(), result.end());
+      return csv_row(columns, std::move(cells));
+    }
     const auto engine = make_engine(engine_name, hw);
     search::OptimizeOptions opt;
     opt.x_max = spec.x_max;
@@ -324,12 +343,11 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     const std::string sd_case = r.best.x == 1 ? "sd_never_helps"
                                 : r.best.x >= r.naive.x ? "larger_x_better"
                                                         : "interior_optimum";
-    auto cells = point_cells(p);
-    const double bw = hw.peak_bandwidth_bytes();
     std::vector<Cell> result = {num(hw.peak_flops() / 1e12), num(bw / 1e9), num(hw.peak_flops() / bw),
                                 integer(aat.context), num(r.ar.p_eff()), integer(r.best.x), num(r.best.p_eff()),
                                 num(r.speedup(), 3), num(r.best.aat), num(r.best.t_verify_s),
-                                num(r.best.t_draft_s), num(r.ridge_x, 3), roofline::to_string(r.regime), sd_case};
+                                num(r.best.t_draft_s), num(r.ridge_x, 3), roofline::to_string(r.regime), sd_case,
+                                text(sim::fit_status(memory))};
     cells.insert(cells.end(), result.begin(), result.end());
     return csv_row(columns, std::move(cells));
   };

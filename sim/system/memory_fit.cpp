@@ -94,8 +94,14 @@ std::vector<DeviceMemory> system_memory(const models::SystemSpec& s, const model
   return out;
 }
 
-DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,
-                         const models::ModelSpec* draft) {
+std::string fit_status(const DeviceMemory& d) {
+  if (d.capacity_bytes <= 0) return "unchecked";
+  if (d.fits()) return "ok";
+  return fmt::format("infeasible: needs {} of {}", format_gib(d.need.total()), format_gib(d.capacity_bytes));
+}
+
+DeviceMemory device_memory(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,
+                           const models::ModelSpec* draft) {
   DeviceMemory d;
   d.device = hw.name;
   d.capacity_bytes = hw.memory_capacity_bytes();
@@ -112,6 +118,12 @@ DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec
     d.roles += " + draft " + draft->name;
   }
   d.need.runtime_bytes = hw.stack.runtime_reserve_gib * kGiB;
+  return d;
+}
+
+DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,
+                         const models::ModelSpec* draft) {
+  const DeviceMemory d = device_memory(hw, model, q, draft);
   if (!d.fits())
     throw models::InputError(fmt::format(
         "infeasible: {} on {} needs {} (weights {}, KV cache {} for batch {} x {} tokens, activations {}) "

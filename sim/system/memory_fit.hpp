@@ -49,6 +49,12 @@ MemoryNeed model_share_memory(const models::ModelSpec& model, const ModelShare& 
 std::vector<DeviceMemory> system_memory(const models::SystemSpec& system, const models::ModelSpec& target,
                                         const models::ModelSpec* draft, const MemoryQuery& q);
 
+// One model whole on one device (and a standalone draft beside it).
+DeviceMemory device_memory(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,
+                           const models::ModelSpec* draft = nullptr);
+// A short status for tables: "ok", "unchecked" (no capacity stated) or "infeasible: needs X GiB of Y GiB".
+std::string fit_status(const DeviceMemory& d);
+
 // One model whole on one device (single-device queries): InputError "infeasible: ..." naming
 // the device, the need and the capacity when it does not fit.
 DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,

@@ -188,3 +188,65 @@ TEST_CASE("the shipped compute-to-bandwidth sweep shows all three regimes of pap
   for (const auto& r : rows.rows()) cases.insert(std::get<std::string>(r[col]));
   CHECK(cases == std::set<std::string>{"sd_never_helps", "interior_optimum", "larger_x_better"});
 }
+
+TEST_CASE("sweep: a point that does not fit the device's memory is a row with a status, not a time", "[sweep]") {
+  const auto d = temp_dir("infeasible");
+  const auto spec = load_sweep_spec(write(d / "s.yaml", R"(name: fit
+x_max: 32
+axes:
+  hardware: rtx3090
+  model: llama-3.1-8b-instruct
+  algorithm: longspec-tree
+  source_table: t3-4
+  context: [1024, 16384]
+  batch: [1, 64]
+)"));
+  const models::ConfigRegistry reg;
+  experiments::SweepRunOptions o;
+  o.out_path = (d / "fit.csv").string();
+  o.threads = 2;
+  experiments::run_sweep(spec, reg, o);
+  std::istringstream lines(read(o.out_path));
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line.substr(line.rfind(',') + 1) == "status");
+  int ok = 0, infeasible = 0;
+  while (std::getline(lines, line)) {
+    const std::string status = line.substr(line.rfind(',') + 1);
+    if (status == "ok") ++ok;
+    if (status.rfind("infeasible: needs", 0) == 0) {
+      ++infeasible;
+      CHECK(line.find(",,") != std::string::npos);  // no throughput for an infeasible point
+      CHECK(line.find("nan") == std::string::npos);
+    }
+  }
+  // Batch 64 at 16K context needs ~130 GiB of KV cache on a 24 GiB card; batch 1 fits.
+  CHECK(infeasible >= 1);
+  CHECK(ok >= 2);
+  fs::remove_all(d);
+}
+
+TEST_CASE("sweep: SystemC engine sweeps run on several threads with the same bytes", "[sweep]") {
+  const auto d = temp_dir("sim_threads");
+  const auto spec = load_sweep_spec(write(d / "s.yaml", R"(name: sim
+engine: sim
+x_max: 16
+axes:
+  hardware: [v80, h100-sxm]
+  model: llama-3.1-8b-instruct
+  algorithm: longspec-tree
+  source_table: t3-4
+  context: [128, 1024]
+)"));
+  const models::ConfigRegistry reg;
+  experiments::SweepRunOptions o1, o2;
+  o1.out_path = (d / "one.csv").string();
+  o1.threads = 1;
+  o2.out_path = (d / "two.csv").string();
+  o2.threads = 2;
+  experiments::run_sweep(spec, reg, o1);
+  const auto s2 = experiments::run_sweep(spec, reg, o2);
+  CHECK(s2.threads == 2);
+  CHECK(read(o1.out_path) == read(o2.out_path));
+  fs::remove_all(d);
+}
