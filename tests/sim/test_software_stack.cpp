@@ -1,0 +1,47 @@
+// Software stacks (configs/stacks): the host costs the sim engines charge around the kernels.
+#include <catch2/catch.hpp>
+
+#include "models/config_registry.hpp"
+#include "models/engine_registry.hpp"
+#include "models/software_stack.hpp"
+#include "tests/test_workload.hpp"
+
+using test_support::workload;
+
+TEST_CASE("stack: llama.cpp's per-step, per-layer and per-op host work adds serially on a CPU") {
+  const models::ConfigRegistry reg;
+  models::HardwareSpec bare = reg.hardware("xeon-16c");
+  models::HardwareSpec cpp = bare;
+  cpp.stack = models::load_software_stack(reg.path("stacks", "llama-cpp"));
+  const auto e_bare = models::make_engine("sim", bare);
+  const auto e_cpp = models::make_engine("sim", cpp);
+  const auto w = workload("llama-68m");
+  const auto g = models::verify_graph(*e_bare, w, 4, 512);
+  const double ops = double(g.layer_ops.size()) * g.layer_count + double(g.tail_ops.size());
+  const double host_s =
+      (cpp.stack.per_step_host_us + cpp.stack.per_layer_host_us * g.layer_count + cpp.stack.kernel_launch_host_us * ops) *
+      1e-6;
+  CHECK(host_s > 0);
+  CHECK(e_cpp->step(g).seconds - e_bare->step(g).seconds == Approx(host_s).epsilon(1e-3));
+  // The breakdown names the host row.
+  const auto cost = e_cpp->step(g, true);
+  CHECK(cost.ops.back().op == "(host: llama-cpp)");
+}
+
+TEST_CASE("stack: an eager stack costs a GPU step more than the bare kernels, a CUDA graph less than eager") {
+  const models::ConfigRegistry reg;
+  models::HardwareSpec bare = reg.hardware("h100-sxm");
+  models::HardwareSpec eager = bare, graph = bare;
+  eager.stack = models::load_software_stack(reg.path("stacks", "pytorch-eager"));
+  graph.stack = models::load_software_stack(reg.path("stacks", "vllm-cuda-graph"));
+  const auto w = workload("llama-3.2-1b");
+  const auto t = [&](const models::HardwareSpec& hw) {
+    const auto e = models::make_engine("sim", hw);
+    return models::t_verify(*e, w, 1, 1024);
+  };
+  CHECK(t(eager) > t(bare));
+  CHECK(t(graph) < t(eager));
+  // The analytic engine times the kernels alone, whatever the stack.
+  CHECK(models::t_verify(*models::make_engine("roofline", eager), w, 1, 1024) ==
+        Approx(models::t_verify(*models::make_engine("roofline", bare), w, 1, 1024)));
+}
