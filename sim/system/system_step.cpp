@@ -59,6 +59,35 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     if (!e) e = models::make_engine(q.engine, s.devices[std::size_t(d)].hardware);
     return *e;
   };
+  // A tensor-parallel stage is costed per half-layer slice; the stack's per-step work (and a
+  // CUDA graph's one launch: the whole step, collectives included, is one graph) happens once
+  // per step, as a host task before the device's first slice, and each slice is half a layer.
+  std::map<int, std::unique_ptr<models::LatencyEngine>> slice_engines;
+  auto slice_engine_of = [&](int d) -> const models::LatencyEngine& {
+    auto& e = slice_engines[d];
+    if (!e) {
+      models::HardwareSpec hw = s.devices[std::size_t(d)].hardware;
+      hw.stack.per_step_host_us = 0;
+      hw.stack.graph_launch_host_us = 0;
+      hw.stack.per_layer_host_us /= 2;
+      e = models::make_engine(q.engine, hw);
+    }
+    return *e;
+  };
+  std::vector<int> host_resource(s.devices.size(), -1);
+  auto step_host_task = [&](int d, std::vector<int> deps) {
+    const models::SoftwareStack& st = s.devices[std::size_t(d)].hardware.stack;
+    if (host_resource[std::size_t(d)] < 0)
+      host_resource[std::size_t(d)] =
+          g.add_resource({"host:" + s.devices[std::size_t(d)].name, ResourceKind::host, s.devices[std::size_t(d)].name});
+    TimelineTask t;
+    t.name = "step host work (" + st.name + ")";
+    t.category = "host";
+    t.resource = host_resource[std::size_t(d)];
+    t.busy_s = (st.per_step_host_us + (st.cuda_graphs ? st.graph_launch_host_us : 0.0)) * 1e-6;
+    t.deps = std::move(deps);
+    return g.add_task(std::move(t));
+  };
   auto compute = [&](int d, const std::string& name, const std::string& category, double seconds,
                      std::vector<int> deps) {
     TimelineTask t;
@@ -144,16 +173,21 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
       split = std::min(split + 1, graph.layer_ops.size());
       attn.layer_ops.assign(graph.layer_ops.begin(), graph.layer_ops.begin() + long(split));
       mlp.layer_ops.assign(graph.layer_ops.begin() + long(split), graph.layer_ops.end());
-      const double t_attn = engine_of(lead).step(attn).seconds;
-      const double t_mlp = engine_of(lead).step(mlp).seconds;
+      // The roofline engine ignores stacks, so its slices are the bare kernels either way.
+      const double t_attn = slice_engine_of(lead).step(attn).seconds;
+      const double t_mlp = slice_engine_of(lead).step(mlp).seconds;
       double t_tail = 0;
       if (!graph.tail_ops.empty()) {
         models::StepGraph tail = graph;
         tail.layer_ops.clear();
         tail.layer_count = 0;
-        t_tail = engine_of(lead).step(tail).seconds;
+        t_tail = slice_engine_of(lead).step(tail).seconds;
       }
       std::vector<int> have = ready;
+      // Only the sim engines model host costs (the analytic engine times kernels alone).
+      if (q.engine != "roofline")
+        for (int r = 0; r < tp; ++r)
+          have[std::size_t(r)] = step_host_task(st.devices[std::size_t(r)], deps_of(have[std::size_t(r)]));
       for (int l = st.first_layer; l <= st.last_layer; ++l) {
         for (int half = 0; half < 2; ++half) {
           std::vector<int> done(static_cast<std::size_t>(tp));

@@ -277,3 +277,21 @@ TEST_CASE("system: bad system files give one-line errors naming file and key") {
                         "/zero.yaml, topology: chain, devices: [gpu]}\nplacement:\n  target: {stages: even, devices: [gpu]}\n"),
              Catch::Contains("bandwidth_gbs") && Catch::Contains("got '0'"));
 }
+
+TEST_CASE("system: a tensor-parallel step pays the stack's per-step host work once, not per layer slice") {
+  const models::ConfigRegistry reg;
+  SystemQuery q;
+  q.target = reg.model("llama-3.1-70b");
+  q.x = 8;
+  q.context = 1024;
+  const models::SystemSpec s = named_system("eagle-8xh100-nvlink");
+  const SystemStep analytic = simulate_system_step(s, q);
+  q.engine = "sim";
+  const SystemStep simulated = simulate_system_step(s, q);
+  const auto& stack = s.devices.front().hardware.stack;
+  REQUIRE(stack.cuda_graphs);
+  const double once = (stack.per_step_host_us + stack.graph_launch_host_us) * 1e-6;
+  // The SystemC GPU model equals the analytic kernels on a bare single stream; with a CUDA-graph
+  // stack the step adds the per-step host work once.
+  CHECK(simulated.step_s - analytic.step_s == Approx(once).margin(0.05 * once));
+}
