@@ -1,0 +1,60 @@
+#pragma once
+// Where DuoDecoding runs and what each piece costs. The target sits on one device of a system
+// (a single-stage, single-device placement: paper 003's A800), the draft on the system's draft
+// device or any other device named by the caller (the CPU, the same GPU, another GPU); the two
+// meet over the link between them. Forward times come from the device engines
+// (models::make_engine, roofline or SystemC, each device with its software stack), so the
+// pytorch-eager launch costs of the target and llama.cpp's on the CPU are both charged.
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "models/model_spec.hpp"
+#include "models/system_spec.hpp"
+
+namespace search::duodecoding {
+
+struct DuoPlacement {
+  models::SystemSpec system;
+  int target_device = -1;
+  int draft_device = -1;
+  bool same_device() const { return target_device == draft_device; }
+};
+
+// The target's device (InputError unless the placement is one stage on one device) and the
+// draft's: `draft_device` by name when given (InputError naming the system's devices when it has
+// no such device), else the system's placement.draft. Checks the links both ways.
+DuoPlacement resolve_placement(const models::SystemSpec& system, const models::ModelSpec& target,
+                               const std::string& draft_device);
+
+class DuoCosts {
+ public:
+  // Engine costs at decode context `context` (the KV length held for every decode step).
+  static DuoCosts from_engines(const DuoPlacement& placement, const models::ModelSpec& target,
+                               const models::ModelSpec& draft, const std::string& engine, long long context);
+  // Fixed costs (tests, what-if studies): every target forward takes target_forward_s whatever
+  // x, every draft pass draft_pass_s; prefill likewise per pass.
+  static DuoCosts constant(double target_forward_s, double draft_pass_s);
+
+  double target_forward_s(int x) const;     // target forward over x new tokens (decode context)
+  double draft_pass_s() const;              // one draft forward of one token (decode context)
+  double target_prefill_s(int tokens) const;  // target forward over the prompt (empty cache)
+  double draft_prefill_s(int tokens) const;   // draft forward over the prompt (empty cache)
+  // Paper 003 §3.1: target forward time on its device over draft forward time on its device.
+  double cost_coefficient() const { return target_forward_s(1) / draft_pass_s(); }
+  long long context() const { return context_; }
+
+ private:
+  using Cost = std::function<double(int tokens, long long context)>;
+  Cost target_, draft_;
+  long long context_ = 0;
+  mutable std::map<std::pair<int, long long>, double> target_memo_, draft_memo_;
+  double cached(const Cost& f, std::map<std::pair<int, long long>, double>& memo, int tokens, long long ctx) const;
+};
+
+// Paper 003 §3.1's hardware-aware budget: the cost coefficient rounded to the nearest whole
+// number of draft passes, at least 1.
+int hardware_aware_budget(const DuoCosts& costs);
+
+}  // namespace search::duodecoding
