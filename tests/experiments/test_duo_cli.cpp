@@ -1,0 +1,165 @@
+// DuoDecoding on the timeline (paper 003) and its command: the step time is the slower side's
+// (target forward with a fast draft; draft passes plus the link round trip with a slow one), the
+// best budget of a sweep lies within +-2 of the hardware-aware budget, bad input exits 2 with
+// one line, same seed gives the same bytes. These live with the CLI tests because the timeline
+// part is header-only and needs both the search and sim libraries (duo_timeline.hpp).
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include "models/config_registry.hpp"
+#include "search/scenarios/duodecoding/duo_scenario.hpp"
+
+using namespace search::duodecoding;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result run(const std::string& args, bool with_stderr = true) {
+  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+const std::string kDuo = "duo --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m@q5_k_m ";
+
+DuoRequest testbed_request(long long tokens = 1024) {
+  const models::ConfigRegistry reg;
+  DuoNames n;
+  n.system = "duodecoding-a800-xeon";
+  n.model = "llama-2-7b";
+  n.draft = "llama-68m@q5_k_m";
+  n.tokens = tokens;
+  return make_duo_request(reg, n);
+}
+
+}  // namespace
+
+TEST_CASE("DuoDecoding with a draft much faster than the target: each iteration takes the target's forward") {
+  DuoRequest q = testbed_request();
+  const double target = 10e-3, pass = 1e-6;  // 10 ms forward, 1 us per draft pass
+  q.costs = DuoCosts::constant(target, pass);
+  q.stream = PositionStream::calibrated(0.6, 4, 5);
+  const ScenarioRun r = run_plan(q.placement, q.costs, plan_duo(q.stream, 4, SequencePolicy{}, 300), q.draft_vocab);
+  REQUIRE(r.timing.size() > 10);
+  for (const auto& t : r.timing) CHECK(t.iteration_s == Approx(target).epsilon(1e-9));
+  CHECK(r.target_idle_fraction < 1e-9);
+  CHECK(r.draft_idle_fraction > 0.99);
+}
+
+TEST_CASE("DuoDecoding with a draft much slower than the target: each iteration takes the draft plus the link round trip") {
+  DuoRequest q = testbed_request();
+  const double target = 1e-3, pass = 10e-3;
+  const int budget = 4;
+  q.costs = DuoCosts::constant(target, pass);
+  q.stream = PositionStream::calibrated(0.6, 4, 5);
+  const Plan plan = plan_duo(q.stream, budget, SequencePolicy{}, 300);
+  const ScenarioRun r = run_plan(q.placement, q.costs, plan, q.draft_vocab);
+  const auto& pl = q.placement;
+  REQUIRE(r.timing.size() > 10);
+  for (std::size_t i = 1; i < r.timing.size(); ++i) {
+    // The draft waits for the previous verdict, drafts, sends; the target meets it.
+    const double expect = budget * pass +
+                          link_transfer_s(pl, pl.draft_device, pl.target_device,
+                                          draft_to_target_bytes(plan.iterations[i].draft_tokens, q.draft_vocab)) +
+                          link_transfer_s(pl, pl.target_device, pl.draft_device,
+                                          target_to_draft_bytes(plan.iterations[i - 1].gained));
+    CHECK(r.timing[i].iteration_s == Approx(expect).epsilon(1e-9));
+  }
+  CHECK(r.draft_idle_fraction < 0.01);
+  CHECK(r.target_idle_fraction > 0.97);
+}
+
+TEST_CASE("The best budget of a sweep lies within +-2 of the hardware-aware budget (A800 + Xeon, both engines' costs)") {
+  for (const char* draft : {"llama-68m@q5_k_m", "llama-68m"}) {
+    const models::ConfigRegistry reg;
+    DuoNames n;
+    n.system = "duodecoding-a800-xeon";
+    n.model = "llama-2-7b";
+    n.draft = draft;
+    n.tokens = 3000;
+    DuoRequest q = make_duo_request(reg, n);
+    // A high acceptance makes long drafts pay, so the sweep's shape is decided by time balance,
+    // not by the acceptance running out (at low acceptance budgets below the coefficient tie).
+    q.stream = PositionStream::calibrated(0.9, 4, 1);
+    const int hw = hardware_aware_budget(q.costs);
+    REQUIRE(hw >= 4);
+    std::vector<int> budgets;
+    for (int b = std::max(1, hw - 8); b <= hw + 8; ++b) budgets.push_back(b);
+    const auto sweep = budget_sweep(q, budgets);
+    const int best = best_budget(sweep);
+    INFO(draft << ": hardware-aware " << hw << ", best " << best);
+    CHECK(std::abs(best - hw) <= 2);
+    // Table 3's shape: both ends of the sweep are slower than the best.
+    CHECK(sweep.front().second.tokens_per_s < sweep[std::size_t(best - budgets.front())].second.tokens_per_s);
+    CHECK(sweep.back().second.tokens_per_s < sweep[std::size_t(best - budgets.front())].second.tokens_per_s);
+  }
+}
+
+TEST_CASE("duo: the testbed runs end to end; DuoDecoding overlaps, SpS does not") {
+  const auto r = run(kDuo + "--alpha 0.8 --format csv", false);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Catch::StartsWith("method,budget,sequences,tokens,time_s,tokens_per_s,speedup_vs_ad"));
+  CHECK(lines(r.output) == 4);
+  const DuoRequest q = [] {
+    DuoRequest x = testbed_request();
+    x.stream = PositionStream::calibrated(0.8, 8, 1);
+    x.policy.dynamic = true;
+    return x;
+  }();
+  const DuoReport rep = run_duo_scenario(q);
+  // DuoDecoding keeps both devices busy at its budget; SpS leaves the GPU idle while drafting.
+  CHECK(rep.duo.target_idle_fraction < rep.sps.target_idle_fraction);
+  CHECK(rep.duo.tokens_per_s > rep.ad.tokens_per_s);
+  // TTFT: the parallel layout hides the draft's prefill behind the target's.
+  CHECK(rep.ttft.duo_parallel_s < rep.ttft.duo_sequential_s);
+  CHECK(rep.ttft.duo_parallel_s >= rep.ttft.ad_s);
+  CHECK(rep.budget == rep.hardware_budget);
+}
+
+TEST_CASE("duo: same seed gives the same bytes, another seed other bytes") {
+  for (const char* show : {"summary", "sequences", "iterations"}) {
+    const std::string cmd = kDuo + "--alpha 0.6 --seed 7 --tokens 300 --format csv --show " + show;
+    const auto a = run(cmd, false), b = run(cmd, false);
+    REQUIRE(a.status == 0);
+    CHECK(a.output == b.output);
+  }
+  const auto c = run(kDuo + "--alpha 0.6 --seed 8 --tokens 300 --format csv --show iterations", false);
+  const auto d = run(kDuo + "--alpha 0.6 --seed 7 --tokens 300 --format csv --show iterations", false);
+  CHECK(c.output != d.output);
+}
+
+TEST_CASE("duo: bad input gives one line and exit 2") {
+  auto one_line_2 = [](const Result& r) {
+    CHECK(r.status == 2);
+    CHECK(lines(r.output) == 1);
+  };
+  const auto b0 = run(kDuo + "--alpha 0.5 --budget 0");
+  one_line_2(b0);
+  CHECK_THAT(b0.output, Catch::Contains("--budget"));
+  one_line_2(run(kDuo + "--alpha 0.5 --budget -3"));
+  const auto q = run("duo --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m@q3_zz --alpha 0.5");
+  one_line_2(q);
+  CHECK_THAT(q.output, Catch::Contains("q3_zz"));
+  const auto dev = run(kDuo + "--alpha 0.5 --draft-device tpu0");
+  one_line_2(dev);
+  CHECK_THAT(dev.output, Catch::Contains("no device 'tpu0'") && Catch::Contains("gpu"));
+  one_line_2(run(kDuo));  // no acceptance source
+  one_line_2(run(kDuo + "--alpha 1.5"));
+  one_line_2(run(kDuo + "--alpha 0.5 --sequences static:0"));
+  one_line_2(run(kDuo + "--alpha 0.5 --show nothing"));
+}
