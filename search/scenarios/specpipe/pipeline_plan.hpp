@@ -1,0 +1,82 @@
+#pragma once
+// What happens in each pipeline step of SpecPipe and of its baselines, decided before any time is
+// attached: how many tokens each stage computes, what it sends on, what the draft drafts, when
+// the last stage emits tokens and when the pipeline flushes. The timeline (specpipe_timeline.hpp)
+// turns a plan into tasks with durations from the device engines; the two are kept apart so the
+// pipeline logic is tested without a latency model and the same plan can be timed on any engine.
+//
+// SpecPipe (paper 002 Algorithm 1), per step: every stage computes the tree level it holds; the
+// last stage holds the verified token and emits the next one (greedy top-1); every level is
+// pruned to the emitted token's subtree (a miss empties the pipeline and the emitted token
+// re-enters stage 0 alone: the refill); surviving embeddings move one stage on; the draft's new
+// level (drafted during the step from the tree pruned one step earlier, then pruned too) enters
+// stage 0.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "search/scenarios/specpipe/speculative_tree.hpp"
+
+namespace search::specpipe {
+
+// Where stage 0's input of a step comes from.
+enum class FirstInput {
+  none,             // stage 0 computes nothing this step
+  draft_previous,   // the level the draft sent at the end of the previous step
+  draft_now,        // a tree the draft builds at the start of this step (static-tree baseline)
+  verified_token,   // the token the last stage emitted in the previous step (refill, plain PP)
+};
+
+struct StepPlan {
+  std::vector<int> compute;      // tokens each stage computes (0: idle)
+  std::vector<int> send;         // tokens stage i sends to stage i + 1 after the step (size m - 1)
+  FirstInput first = FirstInput::none;
+  std::vector<int> draft_passes; // widths of the draft's passes in this step (empty: none)
+  int level_tokens = 0;          // tokens the draft sends to stage 0 after its passes
+  bool level_waits_for_verify = false;  // the new level is pruned by this step's token first
+  int emitted = 0;               // tokens the last stage emits at the end of its compute
+  bool verify = false;           // the emitted token is checked against the tree (hit / miss)
+  bool hit = false;
+  bool flush = false;
+  bool prune = false;            // every stage prunes its tree state (paper: ~5 ms, an input)
+};
+
+struct PipelinePlan {
+  std::string method;
+  int stages = 0;
+  std::vector<StepPlan> steps;
+  long long checks = 0, hits = 0;  // verified levels and how many held the target's token
+  long long tokens = 0;            // tokens emitted in all
+  double hit_rate() const { return checks ? double(hits) / double(checks) : 0.0; }
+  long long flushes() const { return checks - hits; }
+};
+
+struct SpecPipeParams {
+  int stages = 8;
+  int width = 64;       // w: nodes per tree level
+  int candidates = 16;  // k: candidates per bottom node
+  long long tokens = 1000;  // tokens to emit after the first one
+  std::uint64_t seed = 1;
+};
+
+// SpecPipe: steps until `tokens` + 1 tokens are emitted (the first one ends the initial fill).
+PipelinePlan plan_specpipe(const SpecPipeParams& p, const RankModel& ranks);
+
+// Plain pipeline parallelism: one token per full pipeline pass, fed back to stage 0.
+PipelinePlan plan_plain_pp(int stages, long long tokens);
+
+// Pipeline parallelism with a static token tree (SpecInfer <1,1,3,1,1,1,1,1>): per iteration the
+// draft builds the tree level by level (one pass per level, after the previous iteration's
+// tokens are known), the whole tree (1 + nodes tokens) passes through the pipeline, and the last
+// stage accepts the longest path that matches the target's greedy tokens plus the bonus token.
+// Acceptance from the rank model: at depth d the target's token is accepted iff its rank among
+// the accepted parent's candidates is <= the tree's branching b_d (every node of a level has the
+// same branching), i.e. P(accept depth d | depth d-1) = H(b_d).
+PipelinePlan plan_static_tree(int stages, const std::vector<int>& branching, long long tokens,
+                              const RankModel& ranks, std::uint64_t seed);
+
+// Expected accepted tokens per iteration (bonus included) of a static tree: 1 + sum_d prod_{e<=d} H(b_e).
+double static_tree_aat(const std::vector<int>& branching, const HitCurve& curve);
+
+}  // namespace search::specpipe

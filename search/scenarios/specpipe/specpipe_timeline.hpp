@@ -1,0 +1,346 @@
+#pragma once
+// A pipeline plan (pipeline_plan.hpp) timed on the system timeline (sim/system/timeline): per
+// step every stage's compute task on its device (seconds from the device engine on the stage
+// graph: the stage's layers, `tokens` = the tokens it holds, the LM head on the last stage, as
+// sim/system/system_step does), the emitted token sent from the last stage to every device that
+// prunes and to the draft, a prune task per stage on the device's host thread (the cost is an
+// input: paper 002 §4.2 measured ~5 ms), surviving embeddings sent stage to stage over the
+// system's links (asynchronously with the prune, as the paper's implementation overlaps them),
+// and the draft's passes on its device with the new level sent to stage 0. Times between tokens
+// are read off the last stage's compute ends.
+//
+// Header-only on purpose: the search library does not link the sim library (CMakeLists.txt), so
+// only binaries that link sim (the specdse CLI, tests/experiments) include this file.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/config_error.hpp"
+#include "models/engine_registry.hpp"
+#include "models/operator_graph.hpp"
+#include "models/system_spec.hpp"
+#include "search/scenarios/specpipe/expected_tbt.hpp"
+#include "search/scenarios/specpipe/pipeline_plan.hpp"
+#include "sim/system/collectives.hpp"
+#include "sim/system/memory_fit.hpp"
+#include "sim/system/timeline.hpp"
+
+namespace search::specpipe {
+
+// Bytes per token id the last stage broadcasts (int32), and per drafted node sent to stage 0
+// (token id and position, int32 each; the node's tree-mask row adds one bit per node of its
+// level), as sim/system/system_step counts them.
+constexpr double kVerifiedTokenBytes = 4.0;
+constexpr double kDraftNodeBytes = 8.0;
+
+struct TimingSetup {
+  models::SystemSpec system;         // placement validated for `target`
+  models::ModelSpec target;
+  std::optional<models::ModelSpec> draft;
+  std::string engine = "roofline";
+  long long context = 1024;          // tokens in the KV cache (held fixed over the run)
+  double prune_s = 5e-3;             // per step and stage; paper 002 §4.2: "pruning takes about ~5 ms"
+};
+
+// Memoised stage and draft times from the device engines.
+class StageTimer {
+ public:
+  explicit StageTimer(const TimingSetup& s) : s_(s) {
+    for (std::size_t k = 0; k < s.system.stages.size(); ++k)
+      if (s.system.stages[k].devices.size() != 1)
+        throw models::InputError(fmt::format("{}: placement.target stage {}: tensor-parallel stages are not modelled by "
+                                             "the SpecPipe scenario (one device per stage)",
+                                             s.system.source_file, k));
+  }
+  int stages() const { return int(s_.system.stages.size()); }
+  int device_of(int stage) const { return s_.system.stages[std::size_t(stage)].devices.front(); }
+  // Compute time of `stage` over `tokens` tokens (0 tokens: 0).
+  double stage_s(int stage, int tokens) const {
+    if (tokens <= 0) return 0.0;
+    auto key = std::make_pair(stage, tokens);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    const auto& st = s_.system.stages[std::size_t(stage)];
+    const bool last = stage + 1 == stages();
+    models::StepShape sh;
+    sh.tokens = tokens;
+    sh.context = s_.context;
+    sh.mask = tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
+    sh.include_lm_head = last && s_.system.devices[std::size_t(device_of(stage))].hardware.verify_includes_lm_head;
+    models::StepGraph g = models::build_verify_graph(s_.target, sh);
+    if (!last) g.tail_ops.clear();
+    g.layer_count = st.last_layer - st.first_layer + 1;
+    const double t = engine(device_of(stage)).step(g).seconds;
+    memo_[key] = t;
+    return t;
+  }
+  double draft_s(int tokens) const {
+    if (!s_.draft || tokens <= 0) return 0.0;
+    auto it = draft_memo_.find(tokens);
+    if (it != draft_memo_.end()) return it->second;
+    models::StepShape sh;
+    sh.tokens = tokens;
+    sh.context = s_.context;
+    sh.mask = tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
+    sh.include_lm_head = true;
+    const double t = engine(s_.system.draft_device).step(models::build_verify_graph(*s_.draft, sh)).seconds;
+    draft_memo_[tokens] = t;
+    return t;
+  }
+  // Link time from device a to b for `bytes` (occupancy + latency); 0 on the same device.
+  double hop_s(int a, int b, double bytes) const {
+    if (a == b) return 0.0;
+    const auto* l = s_.system.link_between(a, b);
+    return l ? l->spec.transfer_s(bytes) : 0.0;
+  }
+  const models::LatencyEngine& engine(int device) const {
+    auto& e = engines_[device];
+    if (!e) e = models::make_engine(s_.engine, s_.system.devices[std::size_t(device)].hardware);
+    return *e;
+  }
+
+ private:
+  const TimingSetup& s_;
+  mutable std::map<int, std::unique_ptr<models::LatencyEngine>> engines_;
+  mutable std::map<std::pair<int, int>, double> memo_;
+  mutable std::map<int, double> draft_memo_;
+};
+
+struct TbtStats {
+  double mean_s = 0, p50_s = 0, p90_s = 0, p99_s = 0;
+  double tokens_per_s = 0;
+  long long samples = 0;
+};
+
+struct TimedPlan {
+  sim::TaskGraph graph;
+  sim::TimelineRun run;
+  std::vector<double> emit_s;          // per emission event: the last stage's compute end
+  std::vector<int> emit_tokens;        // tokens per emission event
+  TbtStats tbt;
+  std::vector<double> stage_utilisation;  // compute busy / window, per stage
+  double window_s = 0;                 // first to last emission
+  double mean_step_s = 0;              // window / steps in the window
+  double link_bytes_per_step = 0;      // all lanes, mean over the run's steps
+  double max_hop_bytes = 0;            // largest single stage-to-stage transfer
+  double draft_utilisation = 0;
+};
+
+// Nearest-rank percentile of sorted samples.
+inline double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0.0;
+  const std::size_t r = std::size_t(std::ceil(q * double(sorted.size())));
+  return sorted[std::min(sorted.size() - 1, r == 0 ? 0 : r - 1)];
+}
+
+// TBT samples: per emission event after the first, the gap to the previous event spread evenly
+// over the tokens it emits (one sample per token; a tree baseline emits several at once).
+inline TbtStats tbt_stats(const std::vector<double>& emit_s, const std::vector<int>& emit_tokens) {
+  TbtStats s;
+  std::vector<double> samples;
+  for (std::size_t e = 1; e < emit_s.size(); ++e)
+    for (int t = 0; t < emit_tokens[e]; ++t) samples.push_back((emit_s[e] - emit_s[e - 1]) / emit_tokens[e]);
+  if (samples.empty()) return s;
+  double sum = 0;
+  for (double v : samples) sum += v;
+  s.samples = (long long)samples.size();
+  s.mean_s = sum / double(samples.size());
+  std::sort(samples.begin(), samples.end());
+  s.p50_s = percentile(samples, 0.50);
+  s.p90_s = percentile(samples, 0.90);
+  s.p99_s = percentile(samples, 0.99);
+  s.tokens_per_s = s.mean_s > 0 ? 1.0 / s.mean_s : 0.0;
+  return s;
+}
+
+inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const StageTimer& timer) {
+  const auto& sys = setup.system;
+  const int m = timer.stages();
+  if (plan.stages != m)
+    throw models::InputError(fmt::format("specpipe: plan has {} stages, the system {}", plan.stages, m));
+  TimedPlan out;
+  sim::TaskGraph& g = out.graph;
+  std::vector<int> dev_res(sys.devices.size()), host_res(sys.devices.size());
+  for (std::size_t i = 0; i < sys.devices.size(); ++i)
+    dev_res[i] = g.add_resource({sys.devices[i].name, sim::ResourceKind::device_stream, sys.devices[i].name});
+  for (std::size_t i = 0; i < sys.devices.size(); ++i)
+    host_res[i] = g.add_resource({"host:" + sys.devices[i].name, sim::ResourceKind::host, sys.devices[i].name});
+  sim::LaneResources lanes;
+  for (const auto& lane : sys.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+  const int draft_dev = sys.draft_device;
+  const bool has_draft = setup.draft.has_value() && draft_dev >= 0;
+  const double emb_bytes = setup.target.hidden_size * setup.target.activation_bytes();
+  auto task = [&](int res, std::string name, std::string cat, double busy, std::vector<int> deps) {
+    sim::TimelineTask t;
+    t.name = std::move(name);
+    t.category = std::move(cat);
+    t.resource = res;
+    t.busy_s = busy;
+    deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
+    t.deps = std::move(deps);
+    return g.add_task(std::move(t));
+  };
+  const int last_dev = timer.device_of(m - 1);
+  // Per-step task ids of the previous step.
+  std::vector<int> prev_send(std::size_t(std::max(0, m - 1)), -1), prev_prune(std::size_t(m), -1);
+  int prev_level_send = -1, prev_token_to_first = -1, prev_token_to_draft = -1;
+  std::vector<int> emit_task;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const StepPlan& st = plan.steps[s];
+    const std::string tag = fmt::format("step {}", s);
+    // The draft's passes (after it learned the previous step's token), then, for a tree built at
+    // the start of the step, its send to stage 0.
+    int draft_done = -1;
+    if (has_draft && !st.draft_passes.empty()) {
+      std::vector<int> deps{prev_token_to_draft};
+      for (int w : st.draft_passes) {
+        draft_done = task(dev_res[std::size_t(draft_dev)], fmt::format("{} draft {} nodes", tag, w), "draft",
+                          timer.draft_s(w), deps);
+        deps = {draft_done};
+      }
+    }
+    auto send_level = [&](std::vector<int> deps) {
+      const double bytes = st.level_tokens * (kDraftNodeBytes + st.level_tokens / 8.0);
+      const int first_dev = timer.device_of(0);
+      if (!has_draft || draft_dev == first_dev) return deps.empty() ? -1 : deps.front();
+      deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
+      return sim::add_send(g, sys, lanes, draft_dev, first_dev, bytes, deps, tag + " level -> stage 0");
+    };
+    int level_now = -1;
+    if (st.first == FirstInput::draft_now && st.level_tokens > 0) level_now = send_level({draft_done});
+    // Stage computes.
+    std::vector<int> comp(std::size_t(m), -1);
+    for (int i = 0; i < m; ++i) {
+      const int n = st.compute[std::size_t(i)];
+      if (n <= 0) continue;
+      std::vector<int> deps{prev_prune[std::size_t(i)]};
+      if (i == 0) {
+        if (st.first == FirstInput::draft_previous) deps.push_back(prev_level_send);
+        if (st.first == FirstInput::draft_now) deps.push_back(level_now);
+        if (st.first == FirstInput::verified_token) deps.push_back(prev_token_to_first);
+      } else {
+        deps.push_back(prev_send[std::size_t(i - 1)]);
+      }
+      const auto& stg = sys.stages[std::size_t(i)];
+      comp[std::size_t(i)] = task(dev_res[std::size_t(timer.device_of(i))],
+                                  fmt::format("{} stage {} layers {}-{}: {} tokens", tag, i, stg.first_layer, stg.last_layer, n),
+                                  "compute", timer.stage_s(i, n), deps);
+    }
+    // The emitted token goes to the devices that need it.
+    std::vector<int> token_at(std::size_t(m), -1);
+    int token_to_draft = -1, token_to_first = -1;
+    if (st.emitted > 0) {
+      const int c_last = comp[std::size_t(m - 1)];
+      emit_task.push_back(c_last);
+      out.emit_tokens.push_back(st.emitted);
+      const bool next_needs_first = s + 1 < plan.steps.size() && plan.steps[s + 1].first == FirstInput::verified_token;
+      const double bytes = kVerifiedTokenBytes * st.emitted;
+      for (int i = 0; i < m; ++i) {
+        const int d = timer.device_of(i);
+        if (!(st.prune || (i == 0 && next_needs_first))) continue;
+        token_at[std::size_t(i)] = d == last_dev ? c_last
+                                                 : sim::add_send(g, sys, lanes, last_dev, d, bytes, {c_last},
+                                                                 fmt::format("{} token -> stage {}", tag, i), "token");
+      }
+      token_to_first = token_at[0];
+      if (has_draft) {
+        token_to_draft = draft_dev == last_dev ? c_last
+                                               : sim::add_send(g, sys, lanes, last_dev, draft_dev, bytes, {c_last},
+                                                               tag + " token -> draft", "token");
+      }
+    }
+    // Prune (host thread of each stage device) and the surviving embeddings on to the next stage.
+    std::vector<int> prune(std::size_t(m), -1), send(std::size_t(std::max(0, m - 1)), -1);
+    for (int i = 0; i < m; ++i) {
+      if (st.prune && setup.prune_s > 0)
+        prune[std::size_t(i)] = task(host_res[std::size_t(timer.device_of(i))], fmt::format("{} prune stage {}", tag, i),
+                                     "host", setup.prune_s, {comp[std::size_t(i)], token_at[std::size_t(i)]});
+      if (i + 1 < m && st.send[std::size_t(i)] > 0) {
+        const int n = st.send[std::size_t(i)];
+        const double bytes = n * (emb_bytes + n / 8.0);
+        send[std::size_t(i)] = sim::add_send(g, sys, lanes, timer.device_of(i), timer.device_of(i + 1), bytes,
+                                             [&] {
+                                               std::vector<int> d{comp[std::size_t(i)]};
+                                               if (token_at[std::size_t(i)] >= 0) d.push_back(token_at[std::size_t(i)]);
+                                               return d;
+                                             }(),
+                                             fmt::format("{} embeddings stage {} -> {}: {} tokens", tag, i, i + 1, n));
+        if (timer.device_of(i) == timer.device_of(i + 1)) send[std::size_t(i)] = comp[std::size_t(i)];
+      }
+    }
+    int level_next = -1;
+    if (st.first != FirstInput::draft_now && st.level_tokens > 0)
+      level_next = send_level({draft_done, st.level_waits_for_verify ? token_to_draft : -1});
+    prev_send = send;
+    prev_prune = prune;
+    prev_level_send = level_next;
+    prev_token_to_first = token_to_first;
+    if (token_to_draft >= 0 || st.emitted > 0) prev_token_to_draft = token_to_draft;
+  }
+  out.run = sim::run_timeline(g);
+  for (int t : emit_task) out.emit_s.push_back(out.run.end_s[std::size_t(t)]);
+  out.tbt = tbt_stats(out.emit_s, out.emit_tokens);
+  if (out.emit_s.size() >= 2) out.window_s = out.emit_s.back() - out.emit_s.front();
+  const double span = out.run.makespan_s > 0 ? out.run.makespan_s : 1.0;
+  for (int i = 0; i < m; ++i) {
+    double busy = 0;
+    for (const auto& t : g.tasks())
+      if (t.resource == dev_res[std::size_t(timer.device_of(i))] && t.category == "compute") busy += t.busy_s;
+    out.stage_utilisation.push_back(busy / span);
+  }
+  if (has_draft) out.draft_utilisation = out.run.resource_busy_s[std::size_t(dev_res[std::size_t(draft_dev)])] / span;
+  double bytes = 0;
+  for (const auto& t : g.tasks()) {
+    bytes += t.bytes;
+    if (t.name.find("embeddings") != std::string::npos) out.max_hop_bytes = std::max(out.max_hop_bytes, t.bytes);
+  }
+  out.link_bytes_per_step = plan.steps.empty() ? 0 : bytes / double(plan.steps.size());
+  // Steps between the first and the last emission.
+  long long first_step = -1, last_step = -1;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    if (plan.steps[s].emitted > 0) {
+      if (first_step < 0) first_step = (long long)s;
+      last_step = (long long)s;
+    }
+  out.mean_step_s = last_step > first_step ? out.window_s / double(last_step - first_step) : 0.0;
+  return out;
+}
+
+// Paper 002's t_i(w) for eq. (1)-(2): stage i's compute over w tokens plus its step overhead as
+// the timeline charges it (the emitted token's trip from the last stage, then the longer of the
+// prune and the w-token hop to the next stage, which overlap).
+inline std::vector<double> paper_step_times(const TimingSetup& setup, const StageTimer& timer, int w) {
+  const int m = timer.stages();
+  const int last = timer.device_of(m - 1);
+  const double emb = setup.target.hidden_size * setup.target.activation_bytes();
+  std::vector<double> t;
+  for (int i = 0; i < m; ++i) {
+    const int d = timer.device_of(i);
+    const double hop = i + 1 < m ? timer.hop_s(d, timer.device_of(i + 1), w * (emb + w / 8.0)) : 0.0;
+    t.push_back(timer.stage_s(i, w) + timer.hop_s(last, d, kVerifiedTokenBytes) + std::max(setup.prune_s, hop));
+  }
+  return t;
+}
+
+// Memory of every device for a SpecPipe run (w-token levels; the system's KV budget or the
+// context); InputError "infeasible: ..." naming the first device that does not fit.
+inline std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width) {
+  sim::MemoryQuery q;
+  q.step_tokens = width;
+  q.kv_tokens = setup.system.memory.kv_tokens > 0 ? setup.system.memory.kv_tokens : setup.context + width;
+  q.parameter_rule = setup.system.memory.parameter_rule;
+  auto mem = sim::system_memory(setup.system, setup.target, setup.draft ? &*setup.draft : nullptr, q);
+  for (const auto& d : mem)
+    if (!d.fits())
+      throw models::InputError(fmt::format("{}: infeasible: device {} ({}) {}", setup.system.name, d.device, d.roles,
+                                           sim::fit_status(d)));
+  return mem;
+}
+
+}  // namespace search::specpipe
