@@ -32,7 +32,7 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
   mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
   const models::ModelSpec* standalone_draft =
-      w.algorithm && w.algorithm->draft.kind == models::DraftKind::standalone && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr;
+      w.algorithm && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr;
   sim::require_fit(hw, w.target, mq, standalone_draft);
   const auto engine = make_engine(a.engine, hw);
 

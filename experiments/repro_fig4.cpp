@@ -25,7 +25,7 @@ struct Fig4Case {
 models::Workload fig4_workload(const models::ConfigRegistry& reg, const Fig4Case& c, std::string* note) {
   auto w = make_workload(reg, c.model, c.algorithm);
   const auto& d = w.algorithm->draft;
-  if (d.kind == models::DraftKind::eagle3 && d.hidden_size != w.target.hidden_size) {
+  if (d.kind == "eagle3" && d.hidden_size != w.target.hidden_size) {
     auto a = std::make_shared<models::AlgorithmSpec>(*w.algorithm);
     a->draft.hidden_size = w.target.hidden_size;
     a->draft.intermediate_size = w.target.intermediate_size;

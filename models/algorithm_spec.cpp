@@ -5,18 +5,10 @@
 #include <numeric>
 
 #include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "models/yaml_reader.hpp"
 
 namespace models {
-
-std::string to_string(DraftKind kind) {
-  switch (kind) {
-    case DraftKind::longspec: return "longspec";
-    case DraftKind::eagle3: return "eagle3";
-    case DraftKind::standalone: return "standalone";
-  }
-  return "?";
-}
 
 std::vector<int> AlgorithmSpec::draft_pass_widths(int x) const {
   if (x < 1) throw InputError(fmt::format("{}: verification length x must be >= 1, got {}", name, x));
@@ -47,26 +39,11 @@ std::vector<int> AlgorithmSpec::draft_pass_widths(int x) const {
 
 namespace {
 
+// The kind's builder reads the rest of the block.
 DraftSpec load_draft(const YamlReader& d) {
   DraftSpec s;
-  const std::string kind = d.one_of("type", {"longspec", "eagle3", "standalone"});
-  if (kind == "longspec") {
-    s.kind = DraftKind::longspec;
-    s.self_attention_window_tokens = int(d.positive_int("self_attention_window_tokens"));
-  } else if (kind == "eagle3") {
-    s.kind = DraftKind::eagle3;
-    s.hidden_size = int(d.positive_int("hidden_size"));
-    s.intermediate_size = int(d.positive_int("intermediate_size"));
-    s.attention_heads = int(d.positive_int("attention_heads"));
-    s.kv_heads = int(d.positive_int("kv_heads"));
-    s.head_dim = int(d.positive_int("head_dim"));
-    s.qkv_input_factor = int(d.positive_int("qkv_input_factor"));
-    s.fused_feature_layers = int(d.positive_int("fused_feature_layers"));
-    s.draft_vocab_size = int(d.positive_int("draft_vocab_size"));
-  } else {
-    s.kind = DraftKind::standalone;
-    s.model_name = d.string("model");
-  }
+  s.kind = d.one_of("type", draft_kinds());
+  draft_builder(s.kind, d.key_path("type")).load(d, s);
   return s;
 }
 
@@ -125,7 +102,7 @@ AlgorithmSpec standalone_chain_algorithm(const ModelSpec& draft_model) {
   a.name = draft_model.name + "-chain";
   a.source_file = draft_model.source_file;
   a.description = "standalone draft model " + draft_model.name + ", chain of gamma = x - 1 tokens";
-  a.draft.kind = DraftKind::standalone;
+  a.draft.kind = "standalone";
   a.draft.model_name = draft_model.name;
   a.draft.model = draft_model;
   a.tree_kind = TreeKind::chain;

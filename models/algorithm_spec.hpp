@@ -10,15 +10,10 @@
 
 namespace models {
 
-enum class DraftKind {
-  longspec,    // 1 decoder layer (sliding self-attn) + cross-attn on the target's last-layer KV
-  eagle3,      // EAGLE-3 head: feature fusion fc + 1 decoder layer + small-vocab LM head
-  standalone,  // an independent small LLM (configs/models) run as the draft
-};
-std::string to_string(DraftKind kind);
-
+// The draft's kind (`draft.type`) names its builder (models/drafts/draft_builder.hpp), which
+// reads and uses the fields of its kind below.
 struct DraftSpec {
-  DraftKind kind = DraftKind::standalone;
+  std::string kind = "standalone";
   // longspec
   int self_attention_window_tokens = 0;
   // eagle3 (the decoder layer's shape; hidden/ffn/heads)
@@ -26,7 +21,7 @@ struct DraftSpec {
   int qkv_input_factor = 1;       // QKV input width = factor * hidden (EAGLE-3: 2d)
   int fused_feature_layers = 0;   // fc from fused_feature_layers * d to d
   int draft_vocab_size = 0;
-  // standalone
+  // standalone (any kind naming a model: ConfigRegistry::algorithm resolves it)
   std::string model_name;
   std::optional<ModelSpec> model;  // resolved standalone draft model
 };

@@ -76,7 +76,7 @@ bool ConfigRegistry::has_algorithm(const std::string& name) const {
 AlgorithmSpec ConfigRegistry::algorithm(const std::string& name) const {
   if (!has_algorithm(name) && has_model(name)) return standalone_chain_algorithm(model(name));
   AlgorithmSpec a = load_algorithm(path("algorithms", name));
-  if (a.draft.kind == DraftKind::standalone) a.draft.model = model(a.draft.model_name);
+  if (!a.draft.model_name.empty()) a.draft.model = model(a.draft.model_name);
   return a;
 }
 

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
+#include "models/drafts/graph_parts.hpp"
 
 namespace models {
 
@@ -20,16 +20,7 @@ std::string to_string(OpKind kind) {
   return "?";
 }
 
-namespace {
-
-// Shape of one transformer layer as the graph builder needs it.
-struct LayerShape {
-  std::int64_t hidden, intermediate, heads, kv_heads, head_dim;
-  std::int64_t qkv_input;  // input width of the QKV projection
-  bool gated;
-  double wbytes, abytes;
-  double dequant = 0;  // SIMD lane-operations per weight to dequantise (0: native format)
-};
+namespace graph_parts {
 
 LayerShape shape_of(const ModelSpec& m) {
   return {m.hidden_size, m.intermediate_size, m.attention_heads, m.kv_heads, m.head_dim,
@@ -92,7 +83,7 @@ void append_attention(std::vector<Op>& ops, const std::string& prefix, const Lay
 // Standard pre-norm decoder layer: norm, QKV, attention, O, residual, norm, MLP, residual.
 void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_t batch,
                           std::int64_t tokens, std::int64_t cached, MaskKind mask,
-                          const std::string& prefix = "") {
+                          const std::string& prefix) {
   const std::int64_t mt = batch * tokens;
   const std::int64_t q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
   ops.push_back(sfu(prefix + "attn_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
@@ -113,6 +104,12 @@ void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_
   }
   ops.push_back(gemm(prefix + (s.gated ? "down_proj" : "fc2"), mt, s.hidden, s.intermediate, s));
 }
+
+}  // namespace graph_parts
+
+namespace {
+
+using namespace graph_parts;
 
 void check_shape(const std::string& what, int tokens, std::int64_t context, int batch) {
   if (tokens < 1) throw InputError(fmt::format("{}: x (tokens per step) must be >= 1, got {}", what, tokens));
@@ -186,56 +183,8 @@ StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape) {
 StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target,
                                  int width, std::int64_t context, int batch) {
   check_shape(algorithm.name + " draft", width, context, batch);
-  const DraftSpec& d = algorithm.draft;
-  if (d.kind == DraftKind::standalone) {
-    if (!d.model) throw InputError(algorithm.name + ": standalone draft model not resolved");
-    StepGraph g = build_verify_graph(*d.model, {width, context, batch, MaskKind::causal, true});
-    g.label = fmt::format("draft {} w={} L={} b={}", d.model->name, width, context, batch);
-    return g;
-  }
-  StepGraph g;
-  g.label = fmt::format("draft {} for {} w={} L={} b={}", algorithm.name, target.name, width,
-                        context, batch);
-  g.tokens = width;
-  g.batch = batch;
-  g.context = context;
-  g.layer_count = 1;
-  const std::int64_t mt = std::int64_t(batch) * width;
-  if (d.kind == DraftKind::longspec) {
-    // Self-attention over its own sliding window, then cross-attention on the target's
-    // last-layer KV cache (full context; K/V are read, not recomputed), then the MLP.
-    LayerShape s = shape_of(target);
-    const std::int64_t window = std::min<std::int64_t>(context, d.self_attention_window_tokens);
-    append_decoder_layer(g.layer_ops, s, batch, width, window, MaskKind::tree, "self_");
-    // Move the MLP behind the cross-attention block: split at the MLP norm.
-    auto mlp_begin = std::find_if(g.layer_ops.begin(), g.layer_ops.end(),
-                                  [](const Op& op) { return op.name == "self_mlp_norm"; });
-    std::vector<Op> mlp(mlp_begin, g.layer_ops.end());
-    g.layer_ops.erase(mlp_begin, g.layer_ops.end());
-    const std::int64_t q = s.heads * s.head_dim;
-    g.layer_ops.push_back(sfu("cross_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
-    g.layer_ops.back().weight_bytes = double(s.hidden) * s.wbytes;
-    g.layer_ops.push_back(gemm("cross_q_proj", mt, q, s.hidden, s));
-    append_attention(g.layer_ops, "cross_attn_", s, batch, width, context, 0, MaskKind::causal, true);
-    g.layer_ops.push_back(gemm("cross_o_proj", mt, s.hidden, q, s));
-    for (auto& op : mlp) op.name = op.name.substr(5);  // "self_mlp_norm" -> "mlp_norm"
-    g.layer_ops.insert(g.layer_ops.end(), mlp.begin(), mlp.end());
-    g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
-    g.tail_ops.push_back(gemm("lm_head", mt, target.vocab_size, s.hidden, s));
-    return g;
-  }
-  // EAGLE-3 head: fuse three target feature layers (3d -> d), one decoder layer whose QKV
-  // input is [embedding, feature] (2d) with its own KV cache over the context, small LM head.
-  LayerShape s{d.hidden_size, d.intermediate_size, d.attention_heads, d.kv_heads, d.head_dim,
-               std::int64_t(d.qkv_input_factor) * d.hidden_size, true,
-               target.weight_bytes_per_param(), target.activation_bytes(),
-               target.dequant_ops_per_weight()};
-  Op fc = gemm("feature_fc", mt, s.hidden, std::int64_t(d.fused_feature_layers) * s.hidden, s);
-  g.layer_ops.push_back(fc);
-  append_decoder_layer(g.layer_ops, s, batch, width, context, MaskKind::tree);
-  g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
-  g.tail_ops.push_back(gemm("lm_head", mt, d.draft_vocab_size, s.hidden, s));
-  return g;
+  return draft_builder(algorithm.draft.kind, algorithm.name)
+      .pass_graph(algorithm, target, width, context, batch);
 }
 
 }  // namespace models

@@ -1,0 +1,65 @@
+#include "models/drafts/draft_builder.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "models/config_error.hpp"
+
+namespace models {
+
+namespace {
+
+// Function-local statics: registrations run during static initialisation, in any order.
+// Builders are never removed, so references handed out stay valid.
+std::map<std::string, std::unique_ptr<const DraftBuilder>>& builders() {
+  static std::map<std::string, std::unique_ptr<const DraftBuilder>> b;
+  return b;
+}
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+DraftBuilderRegistration::DraftBuilderRegistration(const std::string& kind,
+                                                   std::unique_ptr<const DraftBuilder> builder) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  builders()[kind] = std::move(builder);
+}
+
+const DraftBuilder& draft_builder(const std::string& kind, const std::string& what) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto it = builders().find(kind);
+  if (it == builders().end()) {
+    std::string known;
+    for (const auto& [name, b] : builders()) known += (known.empty() ? "" : ", ") + name;
+    throw InputError(fmt::format("{}: draft kind '{}' has no builder (available: {})", what, kind,
+                                 known.empty() ? "none" : known));
+  }
+  return *it->second;
+}
+
+std::vector<std::string> draft_kinds() {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::vector<std::string> kinds;
+  for (const auto& [name, b] : builders()) kinds.push_back(name);
+  return kinds;
+}
+
+StepGraph draft_head_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
+                           std::int64_t context, int batch) {
+  StepGraph g;
+  g.label = fmt::format("draft {} for {} w={} L={} b={}", algorithm.name, target.name, width,
+                        context, batch);
+  g.tokens = width;
+  g.batch = batch;
+  g.context = context;
+  g.layer_count = 1;
+  return g;
+}
+
+}  // namespace models

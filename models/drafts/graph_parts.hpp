@@ -1,0 +1,40 @@
+#pragma once
+// The parts graph builders assemble a step from (defined in models/operator_graph.cpp): the
+// target's verification graph and every draft builder (models/drafts/) share them, so a draft
+// layer is costed op for op like a target layer.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.hpp"
+#include "models/operator_graph.hpp"
+
+namespace models::graph_parts {
+
+// Shape of one transformer layer as the graph builders need it.
+struct LayerShape {
+  std::int64_t hidden, intermediate, heads, kv_heads, head_dim;
+  std::int64_t qkv_input;  // input width of the QKV projection
+  bool gated;
+  double wbytes, abytes;
+  double dequant = 0;  // SIMD lane-operations per weight to dequantise (0: native format)
+};
+
+LayerShape shape_of(const ModelSpec& m);
+
+// A weight GEMM of layer shape `s`: its weights are stored (and dequantised) in s's format.
+Op gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k, const LayerShape& s);
+
+Op sfu(const std::string& name, OpKind kind, double elements, int passes, double abytes);
+
+// QK^T, softmax and PV for `queries` tokens per sequence over `cached + fresh` keys.
+void append_attention(std::vector<Op>& ops, const std::string& prefix, const LayerShape& s,
+                      std::int64_t batch, std::int64_t queries, std::int64_t cached,
+                      std::int64_t fresh, MaskKind mask, bool cross);
+
+// Standard pre-norm decoder layer: norm, QKV, attention, O, residual, norm, MLP, residual.
+void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_t batch,
+                          std::int64_t tokens, std::int64_t cached, MaskKind mask,
+                          const std::string& prefix = "");
+
+}  // namespace models::graph_parts

@@ -1,0 +1,28 @@
+// A standalone draft: an independent small LLM (configs/models, named by `draft.model` and
+// resolved by ConfigRegistry::algorithm) whose pass is its own causal verification step.
+#include <fmt/format.h>
+
+#include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
+
+namespace models {
+namespace {
+
+class StandaloneDraft : public DraftBuilder {
+ public:
+  void load(const YamlReader& d, DraftSpec& s) const override { s.model_name = d.string("model"); }
+
+  StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec&, int width, std::int64_t context,
+                       int batch) const override {
+    const DraftSpec& d = algorithm.draft;
+    if (!d.model) throw InputError(algorithm.name + ": standalone draft model not resolved");
+    StepGraph g = build_verify_graph(*d.model, {width, context, batch, MaskKind::causal, true});
+    g.label = fmt::format("draft {} w={} L={} b={}", d.model->name, width, context, batch);
+    return g;
+  }
+};
+
+const DraftBuilderRegistration registered("standalone", std::make_unique<StandaloneDraft>());
+
+}  // namespace
+}  // namespace models
