@@ -3,17 +3,20 @@
 // (or by a constant draft/target cost ratio).
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "experiments/cli_common.hpp"
 #include "experiments/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/chain_trace.hpp"
 #include "search/window/policies.hpp"
+#include "search/window/policy_registry.hpp"
 
 namespace experiments {
 namespace {
 
 struct PoliciesArgs {
-  std::string trace, synthetic, write_trace, hw, model, draft, engine, format, q_reward;
+  std::string trace, synthetic, write_trace, hw, model, draft, engine, format, q_reward, policies;
   long long context = -1;
   double cost_ratio = -1;
   std::uint64_t seed = 1;
@@ -62,7 +65,10 @@ int run_policies(PoliciesArgs a, const GlobalOptions& g) {
                         a.context, engine->name(), latency.cost_ratio());
   }
 
-  const auto results = search::replay_all_policies(trace, latency, a.options);
+  std::vector<std::string> families;
+  std::stringstream list(a.policies);
+  for (std::string name; std::getline(list, name, ',');) families.push_back(name);
+  const auto results = search::replay_all_policies(trace, latency, a.options, families);
   Table t({"policy", "iterations", "tokens", "time_s", "tokens_per_s", "acceptance_rate", "mean_gamma", "speedup"});
   for (const auto& r : results)
     t.add_row({r.policy, integer(r.iterations), integer(r.tokens), num(r.time_s), num(r.tokens_per_s),
@@ -106,6 +112,10 @@ const RegisterCommand reg{
                      "Q-learning reward: tokens-per-s (iteration speedup over AD), acceptance-rate "
                      "(paper 001 Algorithm 2) or both (one row each)")
           ->default_val("both");
+      sub.add_option("--policies", a->policies,
+                     fmt::format("Policy families to replay, comma-separated, in this order (default: all "
+                                 "registered: {})",
+                                 fmt::join(search::window_policy_names(), ",")));
       sub.add_option("--q-learning-rate", a->options.q.learning_rate, "Q-learning step size")->default_val(0.1);
       sub.add_option("--q-discount", a->options.q.discount, "Q-learning discount (0: myopic)")->default_val(0.0);
       sub.add_option("--q-epsilon", a->options.q.epsilon, "Q-learning exploration probability")->default_val(0.1);

@@ -14,8 +14,8 @@
 #include "models/config_error.hpp"
 #include "search/trees/hardware_aware_tree.hpp"
 #include "search/trees/path_counts.hpp"
-#include "search/trees/sequoia_dp.hpp"
 #include "search/acceptance/trace_generator.hpp"
+#include "search/trees/tree_method.hpp"
 #include "search/trees/tree_search.hpp"
 
 namespace experiments {
@@ -39,12 +39,6 @@ struct MethodTrees {
   std::vector<search::TokenTree> trees;  // index x - 2
   std::vector<double> aat, validation_aat;
 };
-
-std::vector<search::TokenTree> trees_of(const search::NodeRanking& r, int x_max) {
-  std::vector<search::TokenTree> trees;
-  for (int x = 2; x <= std::min(x_max, r.size() + 1); ++x) trees.push_back(r.tree(x - 1));
-  return trees;
-}
 
 double model_aat(const search::TokenTree& tree, const search::PositionalModel& model) {
   double expected = 1;
@@ -85,27 +79,23 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   if (hardware && (a.model.empty() || a.algorithm.empty() || a.context < 0))
     models::throw_input_error("command line", "--hw", "--model, --algorithm and --context with it", "missing");
 
-  const search::PriorScoreOrder prior_order(train);
+  // The hardware-aware rows' prior-score trees under a depth bound, sorted once, on demand.
+  std::optional<search::PriorScoreOrder> prior_order;
   std::map<int, search::NodeRanking> bounded;  // depth bound -> ranking, built on demand
   auto bounded_tree = [&](int depth_bound, int x) {
+    if (!prior_order) prior_order.emplace(train);
     auto it = bounded.find(depth_bound);
-    if (it == bounded.end()) it = bounded.emplace(depth_bound, prior_order.ranking(x_max - 1, depth_bound)).first;
+    if (it == bounded.end()) it = bounded.emplace(depth_bound, prior_order->ranking(x_max - 1, depth_bound)).first;
     return it->second.tree(x - 1);
   };
-  // Every method's trees for x = 2..x_max (baselines stop where their shape is full).
+  // Every registered method's trees for x = 2..x_max (baselines stop where their shape is
+  // full); a method whose input was not given (sequoia-dp without a model) has no rows.
   const auto shape = search::TokenTree::from_widths(
       search::TokenTree::parse_widths(a.baseline_shape, "--baseline-shape"), "--baseline-shape");
+  const search::TreeMethodInput input{train, shape, positional ? &positional->acceptance : nullptr, x_max};
   std::vector<MethodTrees> methods;
-  methods.push_back({"prior-score", trees_of(prior_order.ranking(x_max - 1), x_max), {}, {}});
-  methods.push_back({"width-first", trees_of(search::width_first_ranking(shape), x_max), {}, {}});
-  methods.push_back({"depth-first", trees_of(search::depth_first_ranking(shape), x_max), {}, {}});
-  std::optional<search::SequoiaDp> dp;
-  if (positional) {
-    dp.emplace(positional->acceptance, x_max - 1);
-    MethodTrees m{"sequoia-dp", {}, {}, {}};
-    for (int x = 2; x <= x_max; ++x) m.trees.push_back(dp->tree(x - 1));
-    methods.push_back(std::move(m));
-  }
+  for (const auto& method : search::tree_methods())
+    if (auto trees = method.build(input)) methods.push_back({method.name, std::move(*trees), {}, {}});
   for (auto& m : methods)
     for (const auto& t : m.trees) {
       m.aat.push_back(search::tree_aat(t, train));
@@ -145,11 +135,13 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
                                     std::to_string(a.emit_tree));
         tree = m.trees[std::size_t(a.emit_tree - 2)];
       }
-    if (!tree)
-      models::throw_input_error("command line", "--emit-method",
-                                "prior-score, width-first, depth-first, sequoia-dp (with --acceptance-vector) "
-                                "or hardware-aware (with --hw)",
-                                a.emit_method);
+    if (!tree) {
+      std::string known;
+      for (const auto& m : search::tree_methods())
+        known += m.name + (m.needs.empty() ? "" : " (with " + m.needs + ")") + ", ";
+      known.replace(known.size() - 2, 2, " or hardware-aware (with --hw)");
+      models::throw_input_error("command line", "--emit-method", known, a.emit_method);
+    }
     std::cout << fmt::format("# {} tree, x = {}, shape {}{}\n", a.emit_method, a.emit_tree, tree->shape_string(), note);
     for (const auto& p : tree->rank_paths()) std::cout << search::format_rank_path(p) << '\n';
     return 0;
@@ -235,9 +227,11 @@ const RegisterCommand reg{
       sub.add_option("--baseline-shape", a->baseline_shape,
                      "Fixed tree shape (nodes per depth) the width-first and depth-first baselines fill")
           ->default_val(kPaperBaselineShape);
+      std::string methods;
+      for (const auto& m : search::tree_methods()) methods += m.name + ", ";
       sub.add_option("--emit-tree", a->emit_tree, "Print the tree for this x as rank paths, one per line, instead of the table");
       sub.add_option("--emit-method", a->emit_method,
-                     "Tree --emit-tree prints: prior-score, width-first, depth-first, sequoia-dp, hardware-aware")
+                     "Tree --emit-tree prints: " + methods + "hardware-aware")
           ->default_val("prior-score");
       sub.add_option("--hw", a->hw, "Hardware config name: adds t_verify_s, t_draft_s, p_eff_tokens_per_s");
       sub.add_option("--model", a->model, "Target model config name (with --hw)");

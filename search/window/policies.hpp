@@ -16,6 +16,8 @@
 //               to AD) or acceptance-rate (accepted / drafted, paper 001 Algorithm 2 line 18).
 //               Both run by default: the paper's finding (higher acceptance rate, lower
 //               throughput than online) comes from the acceptance reward.
+// Each family lives in its own file and registers itself (search/window/policy_registry.hpp).
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,6 +58,7 @@ struct PolicyOptions {
   std::vector<QReward> q_rewards = {QReward::tokens_per_s, QReward::acceptance_rate};
 };
 void validate(const PolicyOptions& options);  // throws models::InputError naming the option
+inline int clamp_gamma(int gamma, const PolicyOptions& o) { return std::clamp(gamma, o.gamma_min, o.gamma_max); }
 
 struct IterationOutcome {
   int gamma = 0;
@@ -74,6 +77,8 @@ class WindowPolicy {
   virtual void observe(const IterationOutcome& outcome) = 0;
 };
 
+// Single policies, each defined in its own file with its family's registration
+// (search/window/policy_registry.hpp).
 std::unique_ptr<WindowPolicy> make_static_policy(int gamma);
 std::unique_ptr<WindowPolicy> make_online_policy(const PolicyOptions& o, const ChainLatency& latency);
 std::unique_ptr<WindowPolicy> make_fsm_policy(const PolicyOptions& o);
@@ -93,9 +98,11 @@ struct PolicyResult {
 
 PolicyResult replay_policy(WindowPolicy& policy, const ChainTrace& trace, const ChainLatency& latency);
 
-// Every policy: static-1..static-gamma_max, online, fsm, cache-fsm (only if the trace has cache
-// flags), one q-learning row per reward in options.q_rewards. The latency table must reach options.gamma_max.
+// Every policy of the registered families (or of `families`, in that order), in registry order:
+// static-1..static-gamma_max, online, fsm, cache-fsm (only if the trace has cache flags), one
+// q-learning row per reward in options.q_rewards. The latency table must reach options.gamma_max.
 std::vector<PolicyResult> replay_all_policies(const ChainTrace& trace, const ChainLatency& latency,
-                                              const PolicyOptions& options);
+                                              const PolicyOptions& options,
+                                              const std::vector<std::string>& families = {});
 
 }  // namespace search

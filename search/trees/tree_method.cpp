@@ -1,0 +1,62 @@
+#include "search/trees/tree_method.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "models/config_error.hpp"
+
+namespace search {
+
+namespace {
+
+// Function-local statics: registrations run during static initialisation, in any order.
+std::map<std::string, TreeMethodInfo>& methods() {
+  static std::map<std::string, TreeMethodInfo> m;
+  return m;
+}
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::vector<TreeMethodInfo> ordered() {
+  std::vector<TreeMethodInfo> all;
+  for (const auto& [name, info] : methods()) all.push_back(info);
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+  return all;
+}
+
+}  // namespace
+
+TreeMethodRegistration::TreeMethodRegistration(const std::string& name, int order, const std::string& needs,
+                                               TreeMethodFunction build) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  methods()[name] = {name, order, needs, std::move(build)};
+}
+
+std::vector<TreeMethodInfo> tree_methods() {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  return ordered();
+}
+
+TreeMethodInfo tree_method(const std::string& name) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto it = methods().find(name);
+  if (it != methods().end()) return it->second;
+  std::string known;
+  for (const auto& m : ordered()) known += (known.empty() ? "" : ", ") + m.name;
+  throw models::InputError(
+      fmt::format("tree method '{}' is not registered (available: {})", name, known.empty() ? "none" : known));
+}
+
+std::vector<TokenTree> trees_of(const NodeRanking& ranking, int x_max) {
+  std::vector<TokenTree> trees;
+  for (int x = 2; x <= std::min(x_max, ranking.size() + 1); ++x) trees.push_back(ranking.tree(x - 1));
+  return trees;
+}
+
+}  // namespace search
