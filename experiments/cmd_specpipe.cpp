@@ -28,7 +28,7 @@ struct SpecPipeArgs {
 
 Table result_table() {
   return Table({"method", "w", "k", "tbt_mean_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s", "tokens_per_s", "hit_rate",
-                "flush_rate", "step_s", "e_tbt_eq1_s", "e_tbt_eq2_s", "e_tbt_refill_s", "link_bytes_per_step",
+                "flush_rate", "step_s", "e_tbt_eq1_s", "e_tbt_eq2_s", "e_tbt_mechanism_s", "link_bytes_per_step",
                 "max_hop_bytes", "stage_util_min", "stage_util_max", "draft_util", "speedup_vs_pp", "best"});
 }
 
@@ -39,7 +39,7 @@ void add_result(Table& t, const sp::ScenarioResult& r, double pp_mean, bool best
   const bool spec = r.method == "specpipe";
   t.add_row({r.method, integer(r.w), integer(r.k), num(m.tbt.mean_s), num(m.tbt.p50_s), num(m.tbt.p90_s),
              num(m.tbt.p99_s), num(m.tbt.tokens_per_s), num(r.hit_rate), num(r.flush_rate), num(m.mean_step_s),
-             spec ? num(r.e_eq1_s) : text(""), spec ? num(r.e_eq2_s) : text(""), spec ? num(r.e_refill_s) : text(""),
+             spec ? num(r.e_eq1_s) : text(""), spec ? num(r.e_eq2_s) : text(""), spec ? num(r.e_mech_s) : text(""),
              num(m.link_bytes_per_step), num(m.max_hop_bytes), num(umin), num(umax), num(m.draft_utilisation),
              num(pp_mean > 0 && m.tbt.mean_s > 0 ? pp_mean / m.tbt.mean_s : 0), best ? "*" : ""});
 }

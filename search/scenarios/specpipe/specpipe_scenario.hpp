@@ -24,7 +24,8 @@ struct ScenarioResult {
   TimedPlan timed;
   double hit_rate = 0;  // specpipe: levels holding the target's token; static tree: per-depth acceptance
   double flush_rate = 0;  // flushes per emitted token
-  double e_eq1_s = 0, e_eq2_s = 0, e_refill_s = 0;  // analytic E(T) (specpipe only)
+  double e_eq1_s = 0, e_eq2_s = 0;  // paper 002 eq. (1), (2) (specpipe only)
+  double e_mech_s = 0;              // the mechanism form (expected_tbt.hpp)
 };
 
 inline ScenarioResult run_specpipe(const TimingSetup& setup, const StageTimer& timer, const SpecPipeParams& p,
@@ -42,7 +43,8 @@ inline ScenarioResult run_specpipe(const TimingSetup& setup, const StageTimer& t
   const double tmax = *std::max_element(t.begin(), t.end());
   r.e_eq1_s = expected_tbt_eq1(t, r.hit_rate);
   r.e_eq2_s = expected_tbt_eq2(tmax, p.stages, r.hit_rate);
-  r.e_refill_s = expected_tbt_refill(tmax, p.stages, r.hit_rate);
+  const auto mt = mechanism_times(setup, timer, p.width);
+  r.e_mech_s = expected_tbt_mechanism(mt.t_hit, mt.t_miss, r.hit_rate);
   return r;
 }
 

@@ -191,6 +191,10 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
   std::vector<int> prev_send(std::size_t(std::max(0, m - 1)), -1), prev_prune(std::size_t(m), -1);
   int prev_level_send = -1, prev_token_to_first = -1, prev_token_to_draft = -1;
   std::vector<int> emit_task;
+  // Program order on each device: a resource serves its *ready* tasks first come first served,
+  // so a later step's task that happens to be ready must not overtake an earlier one.
+  std::vector<int> last_compute(std::size_t(m), -1);
+  int last_draft = -1;
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const StepPlan& st = plan.steps[s];
     const std::string tag = fmt::format("step {}", s);
@@ -198,12 +202,13 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
     // the start of the step, its send to stage 0.
     int draft_done = -1;
     if (has_draft && !st.draft_passes.empty()) {
-      std::vector<int> deps{prev_token_to_draft};
+      std::vector<int> deps{prev_token_to_draft, last_draft};
       for (int w : st.draft_passes) {
         draft_done = task(dev_res[std::size_t(draft_dev)], fmt::format("{} draft {} nodes", tag, w), "draft",
                           timer.draft_s(w), deps);
         deps = {draft_done};
       }
+      last_draft = draft_done;
     }
     auto send_level = [&](std::vector<int> deps) {
       const double bytes = st.level_tokens * (kDraftNodeBytes + st.level_tokens / 8.0);
@@ -219,7 +224,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
     for (int i = 0; i < m; ++i) {
       const int n = st.compute[std::size_t(i)];
       if (n <= 0) continue;
-      std::vector<int> deps{prev_prune[std::size_t(i)]};
+      std::vector<int> deps{prev_prune[std::size_t(i)], last_compute[std::size_t(i)]};
       if (i == 0) {
         if (st.first == FirstInput::draft_previous) deps.push_back(prev_level_send);
         if (st.first == FirstInput::draft_now) deps.push_back(level_now);
@@ -231,6 +236,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
       comp[std::size_t(i)] = task(dev_res[std::size_t(timer.device_of(i))],
                                   fmt::format("{} stage {} layers {}-{}: {} tokens", tag, i, stg.first_layer, stg.last_layer, n),
                                   "compute", timer.stage_s(i, n), deps);
+      last_compute[std::size_t(i)] = comp[std::size_t(i)];
     }
     // The emitted token goes to the devices that need it.
     std::vector<int> token_at(std::size_t(m), -1);
@@ -326,6 +332,31 @@ inline std::vector<double> paper_step_times(const TimingSetup& setup, const Stag
     t.push_back(timer.stage_s(i, w) + timer.hop_s(last, d, kVerifiedTokenBytes) + std::max(setup.prune_s, hop));
   }
   return t;
+}
+
+// The two step times of the mechanism form of E(T): T_hit, a step that hits (every stage but the
+// last holds at most w tokens, the last the one verified token; then the emitted token's trip,
+// and the prune overlapped with the hop), and T_miss, the refill after a miss (the token's trip
+// back to stage 0, stage 0's prune, then one token through every stage and link).
+struct MechanismTimes {
+  double t_hit = 0, t_miss = 0;
+};
+
+inline MechanismTimes mechanism_times(const TimingSetup& setup, const StageTimer& timer, int w) {
+  const int m = timer.stages();
+  const int last = timer.device_of(m - 1);
+  const double emb = setup.target.hidden_size * setup.target.activation_bytes();
+  MechanismTimes r;
+  r.t_miss = timer.hop_s(last, timer.device_of(0), kVerifiedTokenBytes) + setup.prune_s;
+  for (int i = 0; i < m; ++i) {
+    const int d = timer.device_of(i);
+    const bool is_last = i + 1 == m;
+    const double hop_w = is_last ? 0.0 : timer.hop_s(d, timer.device_of(i + 1), w * (emb + w / 8.0));
+    r.t_hit = std::max(r.t_hit, timer.stage_s(i, is_last ? 1 : w) + timer.hop_s(last, d, kVerifiedTokenBytes) +
+                                    std::max(setup.prune_s, hop_w));
+    r.t_miss += timer.stage_s(i, 1) + (is_last ? 0.0 : timer.hop_s(d, timer.device_of(i + 1), emb + 1 / 8.0));
+  }
+  return r;
 }
 
 // Memory of every device for a SpecPipe run (w-token levels; the system's KV budget or the
