@@ -104,7 +104,7 @@ double DuoCosts::target_prefill_s(int tokens) const { return cached(target_, tar
 double DuoCosts::draft_prefill_s(int tokens) const { return cached(draft_, draft_memo_, tokens, 0); }
 
 int hardware_aware_budget(const DuoCosts& costs) {
-  return std::max(1, int(std::lround(costs.cost_coefficient())));
+  return std::max(1, int(std::floor(costs.cost_coefficient())));
 }
 
 }  // namespace search::duodecoding

@@ -53,8 +53,10 @@ class DuoCosts {
   double cached(const Cost& f, std::map<std::pair<int, long long>, double>& memo, int tokens, long long ctx) const;
 };
 
-// Paper 003 §3.1's hardware-aware budget: the cost coefficient rounded to the nearest whole
-// number of draft passes, at least 1.
+// Paper 003 §3.1's hardware-aware budget: the cost coefficient rounded down to whole draft
+// passes, at least 1. Down, because the budget's passes must fit inside one target forward: a
+// pass too many idles the GPU (the step gets longer), a pass too few idles only the CPU (the
+// step keeps the target's time; the sweeps show the asymmetry).
 int hardware_aware_budget(const DuoCosts& costs);
 
 }  // namespace search::duodecoding

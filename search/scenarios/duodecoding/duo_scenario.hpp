@@ -3,6 +3,7 @@
 // SpS and AD planned over the same acceptance stream and laid on the same timeline, TTFT, and
 // the budget sweep (paper 003 Table 3's shape). Header-only for the reason duo_timeline.hpp
 // gives.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,10 @@ struct DuoRequest {
   int sps_gamma = 0;           // 0: paper 001's best window for the stream's acceptance
   int sps_gamma_max = 32;      // search range of that window
   int prompt = 256;            // TTFT prompt tokens
+  // SpS's own placement and costs when its draft runs elsewhere than DuoDecoding's (paper 003's
+  // SpS baseline drafts on the GPU with Transformers); unset: the same draft device.
+  std::optional<DuoPlacement> sps_placement;
+  std::optional<DuoCosts> sps_costs;
 };
 
 struct DuoReport {
@@ -37,6 +42,8 @@ struct DuoReport {
 // What names select (the CLI and the reproductions share it).
 struct DuoNames {
   std::string system, model, draft, engine = "roofline", draft_device;
+  std::string sps_draft_device;  // empty: SpS drafts where DuoDecoding does
+  std::string sps_draft;         // empty: SpS drafts with DuoDecoding's draft model
   int prompt = 256;
   long long tokens = 1024;
 };
@@ -56,17 +63,28 @@ inline DuoRequest make_duo_request(const models::ConfigRegistry& reg, const DuoN
   q.draft_vocab = draft.vocab_size;
   q.prompt = n.prompt;
   q.tokens = n.tokens;
+  if (!n.sps_draft_device.empty() || !n.sps_draft.empty()) {
+    const models::ModelSpec sps_draft = n.sps_draft.empty() ? draft : reg.model(n.sps_draft);
+    if (sps_draft.vocab_size != draft.vocab_size)
+      throw models::InputError(fmt::format("--sps-draft: {} has a vocabulary of {}, the draft {} one of {}",
+                                           sps_draft.name, sps_draft.vocab_size, draft.name, draft.vocab_size));
+    q.sps_placement = resolve_placement(system, target, n.sps_draft_device);
+    q.sps_costs = DuoCosts::from_engines(*q.sps_placement, target, sps_draft, n.engine, n.prompt + n.tokens / 2);
+  }
   return q;
 }
 
+inline const DuoPlacement& sps_placement(const DuoRequest& q) { return q.sps_placement ? *q.sps_placement : q.placement; }
+inline const DuoCosts& sps_costs(const DuoRequest& q) { return q.sps_costs ? *q.sps_costs : q.costs; }
+
 inline int resolve_sps_gamma(const DuoRequest& q) {
   if (q.sps_gamma > 0) return q.sps_gamma;
-  const auto& pl = q.placement;
+  const auto& pl = sps_placement(q);
   auto transfers = [&](int g) {
     return link_transfer_s(pl, pl.draft_device, pl.target_device, draft_to_target_bytes(g, q.draft_vocab)) +
            link_transfer_s(pl, pl.target_device, pl.draft_device, target_to_draft_bytes(g));
   };
-  return best_sps_gamma(q.stream.acceptance_estimate(), q.costs, transfers, q.sps_gamma_max);
+  return best_sps_gamma(q.stream.acceptance_estimate(), sps_costs(q), transfers, q.sps_gamma_max);
 }
 
 inline DuoReport run_duo_scenario(const DuoRequest& q) {
@@ -78,9 +96,11 @@ inline DuoReport run_duo_scenario(const DuoRequest& q) {
   r.duo = run_plan(q.placement, q.costs, plan_duo(q.stream, r.budget, q.policy, q.tokens), q.draft_vocab);
   // AD and SpS produce as many tokens as DuoDecoding did (a finite trace may end it early).
   const long long tokens = r.duo.plan.tokens;
-  r.sps = run_plan(q.placement, q.costs, plan_sps(q.stream, r.sps_gamma, tokens), q.draft_vocab);
+  r.sps = run_plan(sps_placement(q), sps_costs(q), plan_sps(q.stream, r.sps_gamma, tokens), q.draft_vocab);
   r.ad = run_plan(q.placement, q.costs, plan_ad(tokens), q.draft_vocab);
   r.ttft = time_to_first_token(q.placement, q.costs, q.prompt, r.sps_gamma, r.budget, q.draft_vocab);
+  if (q.sps_placement)  // SpS's TTFT with its own draft placement
+    r.ttft.sps_s = time_to_first_token(sps_placement(q), sps_costs(q), q.prompt, r.sps_gamma, r.budget, q.draft_vocab).sps_s;
   return r;
 }
 
