@@ -65,6 +65,14 @@ struct StepGraph {
   double total_kv_read_bytes() const;
 };
 
+// The walk every engine makes over a step: fn(ops, count, is_layer) for the layer's ops
+// (count = layer_count) and then the tail's (count = 1), so engines cost a layer once.
+template <class Fn>
+void for_each_op_group(const StepGraph& graph, Fn&& fn) {
+  fn(graph.layer_ops, graph.layer_count, true);
+  fn(graph.tail_ops, 1, false);
+}
+
 struct StepShape {
   int tokens = 1;               // x
   std::int64_t context = 0;     // L, tokens already in the KV cache

@@ -107,7 +107,7 @@ models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool br
   const CpuResidency residency = cpu_residency(graph, rates_);
   models::StepCost cost;
   long long cycles = 0;  // summed in integer cycles, as the sim does (StepCost::cycles is the sim's)
-  auto add = [&](const std::vector<models::Op>& ops, int count) {
+  models::for_each_op_group(graph, [&](const std::vector<models::Op>& ops, int count, bool) {
     for (const auto& op : ops) {
       const CpuKernel k = cpu_kernel(op, rates_, residency);
       const CpuRegionTiming t = cpu_closed_form(k);
@@ -126,9 +126,7 @@ models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool br
       }
       cost.ops.push_back(oc);
     }
-  };
-  add(graph.layer_ops, graph.layer_count);
-  add(graph.tail_ops, 1);
+  });
   cost.seconds = cycles / rates_.clock_hz;
   return cost;
 }

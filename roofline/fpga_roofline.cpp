@@ -65,7 +65,9 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
   // can run ahead only by a KV buffer of the next attention's KV and a weight buffer of weights,
   // and then idles. That idle time is added to the memory side (buffer-capacity stall; the sim
   // shows the same effect instruction by instruction).
-  auto group = [&](const std::vector<Op>& ops, int count, const char* label) {
+  // Each group (all layers together, then the tail) is costed as one overlapped block.
+  models::for_each_op_group(g, [&](const std::vector<Op>& ops, int count, bool is_layer) {
+    const char* label = is_layer ? "(layer)" : "(tail)";
     if (ops.empty() || count == 0) return;
     double weight_bytes = 0, kv_bytes = 0, flops = 0;
     // Phase split for the stall term: ops that stream weights (projections, with their norms
@@ -125,9 +127,7 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
       c.memory_utilisation = (weight_bytes + kv_bytes) / t / hw_.peak_bandwidth_bytes();
       cost.ops.push_back(c);
     }
-  };
-  group(g.layer_ops, g.layer_count, "(layer)");
-  group(g.tail_ops, 1, "(tail)");
+  });
   cost.cycles = std::llround(cost.seconds * hz);
   return cost;
 }

@@ -337,16 +337,14 @@ models::OpCost GpuRooflineEngine::op_cost(const models::Op& op, int sequences) c
 
 models::StepCost GpuRooflineEngine::step(const models::StepGraph& graph, bool breakdown) const {
   models::StepCost cost;
-  auto add = [&](const std::vector<models::Op>& ops, int count) {
+  models::for_each_op_group(graph, [&](const std::vector<models::Op>& ops, int count, bool) {
     for (const auto& op : ops) {
       models::OpCost c = op_cost(op, graph.batch);
       c.count = count;
       cost.cycles += c.cycles * count;
       if (breakdown) cost.ops.push_back(c);
     }
-  };
-  add(graph.layer_ops, graph.layer_count);
-  add(graph.tail_ops, 1);
+  });
   cost.seconds = cost.cycles / model_.clock_hz();
   return cost;
 }

@@ -71,14 +71,14 @@ models::OpCost CpuSimEngine::op_cost(const models::Op& op) const {
 models::StepCost CpuSimEngine::step(const models::StepGraph& graph, bool breakdown) const {
   const roofline::CpuResidency residency = roofline::cpu_residency(graph, rates_);
   std::vector<roofline::CpuKernel> kernels;
-  for (const auto* ops : {&graph.layer_ops, &graph.tail_ops})
-    for (const auto& op : *ops) kernels.push_back(roofline::cpu_kernel(op, rates_, residency));
+  models::for_each_op_group(graph, [&](const std::vector<models::Op>& ops, int, bool) {
+    for (const auto& op : ops) kernels.push_back(roofline::cpu_kernel(op, rates_, residency));
+  });
   const std::vector<long long> cycles = cycles_of(kernels);
   models::StepCost cost;
   std::size_t i = 0;
-  for (const auto* ops : {&graph.layer_ops, &graph.tail_ops}) {
-    const int count = ops == &graph.layer_ops ? graph.layer_count : 1;
-    for (const auto& op : *ops) {
+  models::for_each_op_group(graph, [&](const std::vector<models::Op>& ops, int count, bool) {
+    for (const auto& op : ops) {
       cost.cycles += cycles[i] * count;
       if (breakdown) {
         models::OpCost c = cost_of(op, kernels[i], cycles[i]);
@@ -87,7 +87,7 @@ models::StepCost CpuSimEngine::step(const models::StepGraph& graph, bool breakdo
       }
       ++i;
     }
-  }
+  });
   // The software stack's host work (graph build and sampling per step, a thread-pool barrier
   // per op, framework work per layer) runs on the same cores between the parallel regions, so
   // it adds serially to the simulated regions.

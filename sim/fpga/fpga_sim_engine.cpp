@@ -56,7 +56,9 @@ std::shared_ptr<const FpgaSimEngine::GroupResult> FpgaSimEngine::simulate(const 
 models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown) const {
   const double hz = hw_.fpga->clock_mhz * 1e6;
   models::StepCost cost;
-  auto group = [&](const std::vector<models::Op>& ops, int count, const char* label) {
+  // Each group (all layers together, then the tail) is costed as one overlapped block.
+  models::for_each_op_group(g, [&](const std::vector<models::Op>& ops, int count, bool is_layer) {
+    const char* label = is_layer ? "(layer)" : "(tail)";
     if (ops.empty() || count == 0) return;
     const std::shared_ptr<const GroupResult> result = simulate(ops, g.tokens, count, breakdown);
     const GroupResult& r = *result;
@@ -107,9 +109,7 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
     // Time neither unit hid: the per-layer sync and whatever the buffers could not overlap.
     total.stall_s = std::max(sync_cycles / hz, total.seconds - std::max(total.compute_s, total.memory_s));
     cost.ops.push_back(total);
-  };
-  group(g.layer_ops, g.layer_count, "(layer)");
-  group(g.tail_ops, 1, "(tail)");
+  });
   cost.seconds = cost.cycles / hz;
   return cost;
 }
