@@ -210,21 +210,86 @@ models::HardwareSpec load_hardware_with_overrides(
   }
 }
 
-SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg,
-                        const SweepRunOptions& o, Table* rows_out) {
-  const auto t0 = std::chrono::steady_clock::now();
-  SweepRunStats stats;
-  stats.total = spec.size();
-  const std::string engine_name = o.engine.empty() ? spec.engine : o.engine;
+std::vector<std::size_t> shard_indices(std::size_t total, std::size_t shard_index, std::size_t shard_count) {
+  if (shard_count == 0 || shard_index >= shard_count)
+    throw models::InputError(fmt::format("--shard: expected I/N with 0 <= I < N, got {}/{}", shard_index, shard_count));
+  std::vector<std::size_t> out;
+  for (std::size_t i = shard_index; i < total; i += shard_count) out.push_back(i);
+  return out;
+}
+
+std::string sweep_header(const SweepSpec& spec) { return csv_header(sweep_columns(spec)); }
+
+Table sweep_rows_table(const SweepSpec& spec, const std::vector<std::string>& lines) {
+  Table t(sweep_columns(spec));
+  for (const auto& line : lines) {
+    std::vector<Cell> cells;
+    for (auto& c : split_csv(line)) cells.push_back(text(c));
+    t.add_row(std::move(cells));
+  }
+  return t;
+}
+
+std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
+                                          const std::vector<std::size_t>& indices, std::size_t* keep_bytes) {
+  std::vector<std::string> lines;
+  if (keep_bytes) *keep_bytes = 0;
+  if (path.empty() || !std::filesystem::exists(path)) return lines;
+  std::string existing;
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    existing = ss.str();
+  }
+  if (existing.empty()) return lines;
   const auto columns = sweep_columns(spec);
   const auto point_cols = point_column_names(spec);
   const std::string header = csv_header(columns);
+  const auto eol = existing.find('\n');
+  if (eol == std::string::npos || existing.substr(0, eol) != header) {
+    // A header cut short by an interrupted run is rewritten; anything else is another file.
+    if (eol != std::string::npos || header.compare(0, existing.size(), existing) != 0)
+      throw models::InputError(fmt::format(
+          "{}: expected the header of sweep {} to resume it, got a different file; remove it or "
+          "choose another --out", path, spec.path));
+    return lines;
+  }
+  std::size_t keep = eol + 1, pos = keep;
+  while (pos < existing.size()) {
+    const auto end = existing.find('\n', pos);
+    if (end == std::string::npos) break;  // a partial row from an interrupted run
+    const std::string line = existing.substr(pos, end - pos);
+    if (lines.size() >= indices.size())
+      throw models::InputError(fmt::format("{}: has more rows than sweep {} ({}); remove it or choose "
+                                           "another --out", path, spec.path, indices.size()));
+    const std::size_t k = indices[lines.size()];
+    const std::string expected = csv_row(point_cols, point_cells(spec.point(k))) + ",";
+    if (line.compare(0, expected.size(), expected) != 0 || split_csv(line).size() != columns.size())
+      throw models::InputError(fmt::format("{}: row {}: expected the point '{}' of sweep {}, got '{}'; "
+                                           "remove the file or choose another --out",
+                                           path, lines.size() + 1, expected, spec.path, line));
+    lines.push_back(line);
+    pos = end + 1;
+    keep = pos;
+  }
+  if (keep_bytes) *keep_bytes = keep;
+  return lines;
+}
+
+std::vector<std::string> compute_sweep_rows(
+    const SweepSpec& spec, const models::ConfigRegistry& reg, const std::vector<std::size_t>& indices,
+    unsigned threads_wanted, const std::string& engine_override,
+    const std::function<void(std::size_t, const std::string&)>& on_row) {
+  const std::string engine_name = engine_override.empty() ? spec.engine : engine_override;
+  const auto columns = sweep_columns(spec);
+  const std::size_t total = spec.size();
 
   // Prepare configs, workloads and AAT sources for every point (validates the whole spec
-  // before any work starts).
+  // before any work starts, and the same way in every shard or rank).
   const auto data = search::AcceptanceData::load(reg.dir() + "/acceptance/aat_measurements.csv");
   Prepared prep;
-  for (std::size_t i = 0; i < stats.total; ++i) {
+  for (std::size_t i = 0; i < total; ++i) {
     const SweepPoint p = spec.point(i);
     const auto hk = hardware_key(p);
     if (!prep.hardware.count(hk))
@@ -237,81 +302,6 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     if (!prep.aats.count(ak)) prep.aats[ak] = prepare_aat(data, p, spec.path);
   }
 
-  // Resume: keep the complete rows of an earlier run of the same spec.
-  std::vector<std::string> lines(stats.total);
-  std::size_t first_pending = 0;
-  std::ofstream file;
-  if (!o.out_path.empty()) {
-    std::string existing;
-    if (std::filesystem::exists(o.out_path)) {
-      std::ifstream in(o.out_path, std::ios::binary);
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      existing = ss.str();
-    }
-    std::size_t keep = 0;  // bytes of the file that stay
-    if (!existing.empty()) {
-      const auto eol = existing.find('\n');
-      if (eol == std::string::npos || existing.substr(0, eol) != header) {
-        if (eol != std::string::npos || header.compare(0, existing.size(), existing) != 0)
-          throw models::InputError(fmt::format(
-              "{}: expected the header of sweep {} to resume it, got a different file; remove it or "
-              "choose another --out", o.out_path, spec.path));
-      } else {
-        keep = eol + 1;
-        std::size_t pos = keep;
-        while (pos < existing.size()) {
-          const auto end = existing.find('\n', pos);
-          if (end == std::string::npos) break;  // a partial row from an interrupted run
-          const std::string line = existing.substr(pos, end - pos);
-          const std::size_t k = first_pending;
-          if (k >= stats.total)
-            throw models::InputError(fmt::format("{}: has more rows than sweep {} ({}); remove it or choose "
-                                                 "another --out", o.out_path, spec.path, stats.total));
-          const std::string expected = csv_row(point_cols, point_cells(spec.point(k))) + ",";
-          if (line.compare(0, expected.size(), expected) != 0 ||
-              split_csv(line).size() != columns.size())
-            throw models::InputError(fmt::format("{}: row {}: expected the point '{}' of sweep {}, got '{}'; "
-                                                 "remove the file or choose another --out",
-                                                 o.out_path, k + 1, expected, spec.path, line));
-          lines[k] = line;
-          ++first_pending;
-          pos = end + 1;
-          keep = pos;
-        }
-      }
-    }
-    if (existing.empty() || keep == 0) {
-      std::ofstream init(o.out_path, std::ios::binary | std::ios::trunc);
-      if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", o.out_path));
-      init << header << '\n';
-    } else if (keep < existing.size()) {
-      std::filesystem::resize_file(o.out_path, keep);
-    }
-    file.open(o.out_path, std::ios::binary | std::ios::app);
-    if (!file) throw models::InputError(fmt::format("{}: cannot append to the sweep output", o.out_path));
-  }
-  stats.reused = first_pending;
-  if (o.stream) {
-    *o.stream << header << '\n';
-    for (std::size_t k = 0; k < first_pending; ++k) *o.stream << lines[k] << '\n';
-    o.stream->flush();
-  }
-
-  // Every engine is safe to use from several threads: each SystemC simulation runs in its own
-  // context (sim/sc_session.hpp); their kernels take turns while graph building, memoisation
-  // and the optimiser run in parallel.
-  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t pending = stats.total - first_pending;
-  threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, pending)));
-  stats.threads = threads;
-
-  std::mutex mu;
-  std::condition_variable cv;
-  std::map<std::size_t, std::string> finished;  // reorder buffer
-  std::exception_ptr error;
-  std::atomic<std::size_t> next{first_pending};
-  std::atomic<bool> stop{false};
   auto compute = [&](std::size_t index) {
     const SweepPoint p = spec.point(index);
     const auto& hw = *prep.hardware.at(hardware_key(p));
@@ -351,14 +341,29 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     cells.insert(cells.end(), result.begin(), result.end());
     return csv_row(columns, std::move(cells));
   };
+
+  // Every engine is safe to use from several threads: each SystemC simulation runs in its own
+  // context (sim/sc_session.hpp); their kernels take turns while graph building, memoisation
+  // and the optimiser run in parallel.
+  const std::size_t n = indices.size();
+  unsigned threads = threads_wanted ? threads_wanted : std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, n)));
+
+  std::vector<std::string> lines(n);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::size_t, std::string> finished;  // reorder buffer, by position in `indices`
+  std::exception_ptr error;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
   auto worker = [&] {
     while (!stop) {
-      const std::size_t i = next++;
-      if (i >= stats.total) return;
+      const std::size_t pos = next++;
+      if (pos >= n) return;
       try {
-        std::string line = compute(i);
+        std::string line = compute(indices[pos]);
         std::lock_guard<std::mutex> lock(mu);
-        finished.emplace(i, std::move(line));
+        finished.emplace(pos, std::move(line));
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!error) error = std::current_exception();
@@ -368,47 +373,161 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads && pending > 0; ++t) pool.emplace_back(worker);
-
-  ProgressBar bar(o.progress, stats.total, first_pending);
-  bar.update(first_pending);
-  std::size_t to_write = first_pending;
-  while (to_write < stats.total) {
-    std::string line;
+  for (unsigned t = 0; t < threads && n > 0; ++t) pool.emplace_back(worker);
+  for (std::size_t to_write = 0; to_write < n; ++to_write) {
     {
       std::unique_lock<std::mutex> lock(mu);
       cv.wait(lock, [&] { return error || finished.count(to_write); });
       if (error) break;
-      line = std::move(finished.at(to_write));
+      lines[to_write] = std::move(finished.at(to_write));
       finished.erase(to_write);
     }
-    if (file.is_open()) {
-      file << line << '\n';
-      file.flush();
+    if (on_row) {
+      try {
+        on_row(to_write, lines[to_write]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        break;
+      }
     }
-    if (o.stream) {
-      *o.stream << line << '\n';
-      o.stream->flush();
-    }
-    lines[to_write] = std::move(line);
-    ++to_write;
-    ++stats.computed;
-    bar.update(to_write);
   }
   stop = true;
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
+  return lines;
+}
 
-  if (rows_out) {
-    *rows_out = Table(columns);
-    for (const auto& line : lines) {
-      std::vector<Cell> cells;
-      for (auto& c : split_csv(line)) cells.push_back(text(c));
-      rows_out->add_row(std::move(cells));
+SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg,
+                        const SweepRunOptions& o, Table* rows_out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SweepRunStats stats;
+  const auto indices = shard_indices(spec.size(), o.shard_index, o.shard_count);
+  stats.total = indices.size();
+  const std::string header = sweep_header(spec);
+
+  // Resume: keep the complete rows of an earlier run of the same spec (and shard).
+  std::size_t keep = 0;
+  std::vector<std::string> lines = read_resume_rows(spec, o.out_path, indices, &keep);
+  const std::size_t first_pending = lines.size();
+  std::ofstream file;
+  if (!o.out_path.empty()) {
+    if (keep == 0) {
+      std::ofstream init(o.out_path, std::ios::binary | std::ios::trunc);
+      if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", o.out_path));
+      init << header << '\n';
+    } else if (keep < std::filesystem::file_size(o.out_path)) {
+      std::filesystem::resize_file(o.out_path, keep);
     }
+    file.open(o.out_path, std::ios::binary | std::ios::app);
+    if (!file) throw models::InputError(fmt::format("{}: cannot append to the sweep output", o.out_path));
   }
+  stats.reused = first_pending;
+  if (o.stream) {
+    *o.stream << header << '\n';
+    for (const auto& l : lines) *o.stream << l << '\n';
+    o.stream->flush();
+  }
+
+  const std::vector<std::size_t> pending(indices.begin() + std::ptrdiff_t(first_pending), indices.end());
+  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  stats.threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, pending.size())));
+  ProgressBar bar(o.progress, stats.total, first_pending);
+  bar.update(first_pending);
+  // Rows are appended and flushed in index order as they finish, so an interrupted run leaves
+  // a resumable prefix.
+  auto rows = compute_sweep_rows(spec, reg, pending, stats.threads, o.engine,
+                                 [&](std::size_t pos, const std::string& line) {
+                                   if (file.is_open()) {
+                                     file << line << '\n';
+                                     file.flush();
+                                   }
+                                   if (o.stream) {
+                                     *o.stream << line << '\n';
+                                     o.stream->flush();
+                                   }
+                                   ++stats.computed;
+                                   bar.update(first_pending + pos + 1);
+                                 });
+  for (auto& l : rows) lines.push_back(std::move(l));
+  if (rows_out) *rows_out = sweep_rows_table(spec, lines);
   stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return stats;
+}
+
+std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
+                               const SweepSpec* spec) {
+  if (shard_paths.empty()) throw models::InputError("sweep merge: expected at least one shard file, got none");
+  std::string header;
+  std::map<std::size_t, std::string> rows;  // by point index
+  for (const auto& path : shard_paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw models::InputError(fmt::format("{}: cannot read the sweep shard", path));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string content = ss.str();
+    const auto eol = content.find('\n');
+    if (eol == std::string::npos)
+      throw models::InputError(fmt::format("{}: expected a sweep CSV with a header line, got none", path));
+    const std::string h = content.substr(0, eol);
+    if (header.empty()) {
+      header = h;
+      if (spec && header != sweep_header(*spec))
+        throw models::InputError(fmt::format("{}: expected the header of sweep {}, got '{}'", path, spec->path, h));
+      if (header.rfind("index,", 0) != 0)
+        throw models::InputError(fmt::format("{}: expected a sweep CSV whose first column is index, got '{}'", path, h));
+    } else if (h != header) {
+      throw models::InputError(fmt::format("{}: expected the header of {}, got '{}'", path, shard_paths.front(), h));
+    }
+    std::size_t pos = eol + 1, line_no = 1;
+    while (pos < content.size()) {
+      const auto end = content.find('\n', pos);
+      ++line_no;
+      // An unterminated last line is a row an interrupted shard was writing: that shard is
+      // incomplete, so merging it would lose a point.
+      if (end == std::string::npos)
+        throw models::InputError(fmt::format("{}: line {}: expected a complete row, got a partial one (the shard "
+                                             "was interrupted: run it again to resume it)", path, line_no));
+      const std::string line = content.substr(pos, end - pos);
+      pos = end + 1;
+      const std::string first = line.substr(0, line.find(','));
+      std::size_t index = 0;
+      try {
+        std::size_t used = 0;
+        const long long v = std::stoll(first, &used);
+        if (used != first.size() || v < 0) throw std::invalid_argument("");
+        index = std::size_t(v);
+      } catch (const std::exception&) {
+        throw models::InputError(fmt::format("{}: line {}: index: expected a point index, got '{}'", path, line_no, first));
+      }
+      if (!rows.emplace(index, line).second)
+        throw models::InputError(fmt::format("{}: line {}: expected each point once over the shards, got point {} "
+                                             "again", path, line_no, index));
+    }
+  }
+  const std::size_t n = spec ? spec->size() : (rows.empty() ? 0 : rows.rbegin()->first + 1);
+  std::string out = header + "\n";
+  std::size_t expect = 0;
+  for (const auto& [index, line] : rows) {
+    if (index != expect || index >= n)
+      throw models::InputError(fmt::format("sweep merge: expected point {} in one of the shards, got {}",
+                                           expect, index >= n ? "a point past the sweep's " + std::to_string(n)
+                                                              : "none (missing shard or unfinished run?)"));
+    if (spec) {
+      const auto point_cols = point_column_names(*spec);
+      const std::string expected = csv_row(point_cols, point_cells(spec->point(index))) + ",";
+      if (line.compare(0, expected.size(), expected) != 0)
+        throw models::InputError(fmt::format("sweep merge: point {}: expected '{}' of sweep {}, got '{}'", index,
+                                             expected, spec->path, line));
+    }
+    out += line + "\n";
+    ++expect;
+  }
+  if (expect != n)
+    throw models::InputError(fmt::format("sweep merge: expected {} points of sweep {}, got {} (missing shard or "
+                                         "unfinished run?)", n, spec ? spec->path : "", expect));
+  write_file_atomic(out_path, out);
+  return n;
 }
 
 }  // namespace experiments

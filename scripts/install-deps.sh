@@ -10,7 +10,10 @@ packages=(
   libfmt-dev libyaml-cpp-dev libcli11-dev
   catch2                # unit tests (v2.13)
   libbenchmark-dev      # benchmarks (bench/ targets)
-  python3-matplotlib    # plots, run with /usr/bin/python3
+  python3-matplotlib    # plots
+  pybind11-dev python3-dev python3-numpy python3-pandas  # `import specdse` (experiments/python)
+  python3-nbconvert python3-nbformat python3-nbclient python3-ipykernel jupyter-nbconvert  # notebooks run as tests
+  openmpi-bin libopenmpi-dev  # mpirun specdse sweep (optional at build time)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,431 @@
+// _specdse: the C++ side of `import specdse` (experiments/python/specdse/__init__.py wraps it).
+// Every call does its work with the GIL released and builds its result as columns (numpy
+// arrays for numbers, lists for text) once the work is done, so Python turns them into a
+// DataFrame without touching rows one by one. models::InputError becomes specdse.InputError
+// with the same one-line message.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "experiments/cli_common.hpp"
+#include "experiments/sweep_runner.hpp"
+#include "experiments/sweep_spec.hpp"
+#include "experiments/workload_setup.hpp"
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "models/engine_registry.hpp"
+#include "models/latency_engine.hpp"
+#include "models/system_spec.hpp"
+#include "search/acceptance/aat_fit.hpp"
+#include "search/acceptance/acceptance_data.hpp"
+#include "search/optimizer.hpp"
+#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_step.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// A result table as columns, filled without the GIL and converted once with it.
+class Columns {
+ public:
+  using Column = std::variant<std::vector<double>, std::vector<std::int64_t>, std::vector<std::string>>;
+  std::vector<double>& f(const std::string& name) { return std::get<std::vector<double>>(get(name, Column{std::vector<double>{}})); }
+  std::vector<std::int64_t>& i(const std::string& name) {
+    return std::get<std::vector<std::int64_t>>(get(name, Column{std::vector<std::int64_t>{}}));
+  }
+  std::vector<std::string>& s(const std::string& name) {
+    return std::get<std::vector<std::string>>(get(name, Column{std::vector<std::string>{}}));
+  }
+  void add(std::string name, Column c) { cols_.emplace_back(std::move(name), std::move(c)); }
+
+  // {name: numpy array or list}, in column order (dicts keep insertion order).
+  py::dict to_python() const {
+    py::dict d;
+    for (const auto& [name, col] : cols_) {
+      if (auto* v = std::get_if<std::vector<double>>(&col))
+        d[py::str(name)] = py::array_t<double>(py::ssize_t(v->size()), v->data());
+      else if (auto* v = std::get_if<std::vector<std::int64_t>>(&col))
+        d[py::str(name)] = py::array_t<std::int64_t>(py::ssize_t(v->size()), v->data());
+      else
+        d[py::str(name)] = py::cast(std::get<std::vector<std::string>>(col));
+    }
+    return d;
+  }
+
+ private:
+  Column& get(const std::string& name, Column init) {
+    for (auto& [n, c] : cols_)
+      if (n == name) return c;
+    cols_.emplace_back(name, std::move(init));
+    return cols_.back().second;
+  }
+  // A deque: adding a column keeps references to the others valid.
+  std::deque<std::pair<std::string, Column>> cols_;
+};
+
+models::ConfigRegistry registry(const std::string& config_dir) {
+  return models::ConfigRegistry(config_dir.empty() ? models::ConfigRegistry::default_config_dir() : config_dir);
+}
+
+// Text cells of a CSV column -> int64 when every cell is an integer, float64 (empty -> NaN)
+// when every non-empty cell is a number, else text; `real` forces float64 so a column's dtype
+// does not depend on whether its values happen to be whole. Sweep rows are text (resumed rows
+// come from the file), so the types are recovered per column.
+Columns::Column typed_column(const std::vector<std::string>& cells, bool real) {
+  bool all_int = true, all_num = true, any_value = false;
+  std::vector<double> d(cells.size());
+  std::vector<std::int64_t> n(cells.size());
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    const std::string& c = cells[k];
+    if (c.empty()) {
+      all_int = false;
+      d[k] = std::nan("");
+      continue;
+    }
+    any_value = true;
+    char* end = nullptr;
+    const long long v = std::strtoll(c.c_str(), &end, 10);
+    if (end != c.c_str() + c.size()) all_int = false;
+    else n[k] = v;
+    const double x = std::strtod(c.c_str(), &end);
+    if (end != c.c_str() + c.size()) all_num = false;
+    else d[k] = x;
+  }
+  if (any_value && all_int && !real) return n;
+  if (any_value && all_num) return d;
+  return cells;
+}
+
+Columns sweep_columns_typed(const experiments::SweepSpec& spec, const std::vector<std::string>& lines) {
+  const auto names = experiments::sweep_columns(spec);
+  std::vector<std::vector<std::string>> cells(names.size());
+  for (const auto& line : lines) {
+    std::size_t col = 0, pos = 0;
+    while (col < names.size()) {
+      const auto comma = line.find(',', pos);
+      cells[col].push_back(line.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+      ++col;
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    for (; col < names.size(); ++col) cells[col].push_back("");
+  }
+  // Quantities are real numbers whatever their values; counts, indices and x stay integers.
+  std::vector<std::string> real = {"peak_tflops", "bandwidth_gbs", "flops_per_byte", "ar_tokens_per_s",
+                                   "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s",
+                                   "ridge_x"};
+  for (const auto& k : spec.hardware_keys()) real.push_back(k);
+  Columns out;
+  for (std::size_t c = 0; c < names.size(); ++c)
+    out.add(names[c], typed_column(cells[c], std::find(real.begin(), real.end(), names[c]) != real.end()));
+  return out;
+}
+
+py::dict fit_dict(const search::AatFit& f) {
+  py::dict d;
+  d["a"] = f.a;
+  d["b"] = f.b;
+  d["c"] = f.c;
+  d["r2"] = f.r2;
+  d["rmse"] = f.rmse;
+  d["n"] = f.n;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_specdse, m) {
+  m.doc() = "specdse C++ core (use the specdse package)";
+  py::register_exception<models::InputError>(m, "InputError", PyExc_ValueError);
+
+  py::class_<models::HardwareSpec>(m, "Hardware")
+      .def_readonly("name", &models::HardwareSpec::name)
+      .def_readonly("source_file", &models::HardwareSpec::source_file)
+      .def_readonly("description", &models::HardwareSpec::description)
+      .def_property_readonly("kind", [](const models::HardwareSpec& h) { return models::to_string(h.kind); })
+      .def_property_readonly("peak_tflops", [](const models::HardwareSpec& h) { return h.peak_flops() / 1e12; })
+      .def_property_readonly("bandwidth_gbs", [](const models::HardwareSpec& h) { return h.peak_bandwidth_bytes() / 1e9; })
+      .def_property_readonly("memory_gib",
+                             [](const models::HardwareSpec& h) { return h.memory_capacity_bytes() / double(1ull << 30); })
+      .def("__repr__", [](const models::HardwareSpec& h) {
+        return fmt::format("<specdse.Hardware {} ({}, {:.4g} TFLOP/s, {:.4g} GB/s)>", h.name, models::to_string(h.kind),
+                           h.peak_flops() / 1e12, h.peak_bandwidth_bytes() / 1e9);
+      });
+
+  py::class_<models::ModelSpec>(m, "Model")
+      .def_readonly("name", &models::ModelSpec::name)
+      .def_readonly("source_file", &models::ModelSpec::source_file)
+      .def_readonly("layers", &models::ModelSpec::layers)
+      .def_readonly("hidden_size", &models::ModelSpec::hidden_size)
+      .def_readonly("intermediate_size", &models::ModelSpec::intermediate_size)
+      .def_readonly("attention_heads", &models::ModelSpec::attention_heads)
+      .def_readonly("kv_heads", &models::ModelSpec::kv_heads)
+      .def_readonly("vocab_size", &models::ModelSpec::vocab_size)
+      .def_readonly("weight_format", &models::ModelSpec::weight_format)
+      .def_property_readonly("parameters", &models::ModelSpec::parameters)
+      .def_property_readonly("kv_bytes_per_token", &models::ModelSpec::kv_bytes_per_token)
+      .def("__repr__", [](const models::ModelSpec& s) {
+        return fmt::format("<specdse.Model {} ({:.3g}B parameters, {} layers)>", s.name, s.parameters() / 1e9, s.layers);
+      });
+
+  py::class_<models::SystemSpec>(m, "System")
+      .def_readonly("name", &models::SystemSpec::name)
+      .def_readonly("source_file", &models::SystemSpec::source_file)
+      .def_property_readonly("devices",
+                             [](const models::SystemSpec& s) {
+                               std::vector<std::string> names;
+                               for (const auto& d : s.devices) names.push_back(d.name);
+                               return names;
+                             })
+      .def("__repr__", [](const models::SystemSpec& s) {
+        return fmt::format("<specdse.System {} ({} devices)>", s.name, s.devices.size());
+      });
+
+  m.def("default_config_dir", &models::ConfigRegistry::default_config_dir);
+  m.def("config_names", [](const std::string& folder, const std::string& config_dir) {
+    return registry(config_dir).names(folder);
+  }, py::arg("folder"), py::arg("config_dir") = "");
+  m.def("engine_names", &models::engine_names);
+
+  m.def("load_hardware", [](const std::string& spec, const std::string& config_dir) {
+    return registry(config_dir).hardware(spec);
+  }, py::arg("spec"), py::arg("config_dir") = "");
+  m.def("load_model", [](const std::string& spec, const std::string& config_dir) {
+    return registry(config_dir).model(spec);
+  }, py::arg("spec"), py::arg("config_dir") = "");
+  m.def("load_system", [](const std::string& spec, const std::string& config_dir) {
+    const auto reg = registry(config_dir);
+    return models::load_system(reg.path("systems", spec), reg);
+  }, py::arg("spec"), py::arg("config_dir") = "");
+
+  // T_v (and T_d with a draft) for every (context, x), contexts outermost as in the CLI.
+  m.def("latency", [](const models::HardwareSpec& hw, const models::ModelSpec& model, const std::vector<long long>& xs,
+                      const std::vector<long long>& contexts, int batch, const std::string& engine_name,
+                      const std::string& draft, const std::string& config_dir) {
+    Columns c;
+    {
+      py::gil_scoped_release release;
+      if (xs.empty() || contexts.empty()) throw models::InputError("latency: expected at least one x and one context, got none");
+      for (long long x : xs)
+        if (x < 1) throw models::InputError(fmt::format("latency: x: expected integers >= 1, got {}", x));
+      for (long long L : contexts)
+        if (L < 0) throw models::InputError(fmt::format("latency: context: expected integers >= 0, got {}", L));
+      if (batch < 1) throw models::InputError(fmt::format("latency: batch: expected an integer >= 1, got {}", batch));
+      models::Workload w;
+      w.target = model;
+      w.batch = batch;
+      const auto reg = registry(config_dir);
+      if (!draft.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(draft));
+      // A design that does not fit is infeasible, not timed: check the largest step asked for.
+      sim::MemoryQuery mq;
+      mq.batch = batch;
+      mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
+      mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
+      const models::ModelSpec* standalone =
+          w.algorithm && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr;
+      sim::require_fit(hw, w.target, mq, standalone);
+      const auto engine = experiments::make_engine(engine_name, hw);
+      auto& cx = c.i("x");
+      auto& cl = c.i("context");
+      auto& tv = c.f("t_verify_s");
+      auto& tps = c.f("batch_tokens_per_s");
+      for (long long L : contexts)
+        for (long long x : xs) {
+          const double t = models::t_verify(*engine, w, int(x), L);
+          cx.push_back(x);
+          cl.push_back(L);
+          tv.push_back(t);
+          tps.push_back(double(x) * batch / t);  // tokens of the whole batch per second
+          if (w.algorithm) {
+            const double td = models::t_draft(*engine, w, int(x), L);
+            c.i("draft_passes").push_back(w.algorithm->depth(int(x)));
+            c.f("t_draft_s").push_back(td);
+            c.f("t_step_s").push_back(t + td);
+          }
+        }
+      const std::size_t n = cx.size();
+      c.add("hw", std::vector<std::string>(n, hw.name));
+      c.add("model", std::vector<std::string>(n, w.target.name));
+      c.add("engine", std::vector<std::string>(n, engine->name()));
+      c.add("batch", std::vector<std::int64_t>(n, batch));
+      if (w.algorithm) c.add("draft", std::vector<std::string>(n, w.algorithm->name));
+    }
+    return c.to_python();
+  }, py::arg("hw"), py::arg("model"), py::arg("x"), py::arg("context"), py::arg("batch") = 1,
+     py::arg("engine") = "roofline", py::arg("draft") = "", py::arg("config_dir") = "");
+
+  m.def("fit_points", [](const std::vector<double>& x, const std::vector<double>& aat) {
+    if (x.size() != aat.size())
+      throw models::InputError(fmt::format("fit: expected as many AAT values as x, got {} and {}", aat.size(), x.size()));
+    std::vector<search::AatPoint> pts;
+    for (std::size_t k = 0; k < x.size(); ++k) pts.push_back({x[k], aat[k]});
+    search::AatFit f;
+    {
+      py::gil_scoped_release release;
+      f = search::fit_aat(pts, "fit");
+    }
+    return fit_dict(f);
+  }, py::arg("x"), py::arg("aat"));
+
+  // The fit the optimiser uses for (algorithm, model, task, context): measured points + AAT(1) = 1.
+  m.def("fit_measured", [](const std::string& algorithm, const std::string& model, const std::string& task,
+                           long long context, const std::string& source_table, const std::string& data_path,
+                           const std::string& config_dir) {
+    search::AatSource src;
+    {
+      py::gil_scoped_release release;
+      const auto reg = registry(config_dir);
+      const auto data = search::AcceptanceData::load(data_path.empty() ? reg.dir() + "/acceptance/aat_measurements.csv"
+                                                                       : data_path);
+      src = experiments::aat_source(data, {algorithm, model, task, source_table}, context);
+    }
+    py::dict d = fit_dict(src.fit);
+    std::vector<double> mx, ma;
+    for (const auto& [x, a] : src.measured) {
+      mx.push_back(x);
+      ma.push_back(a);
+    }
+    d["measured_x"] = py::array_t<double>(py::ssize_t(mx.size()), mx.data());
+    d["measured_aat"] = py::array_t<double>(py::ssize_t(ma.size()), ma.data());
+    return d;
+  }, py::arg("algorithm"), py::arg("model"), py::arg("task"), py::arg("context"), py::arg("source_table") = "",
+     py::arg("data") = "", py::arg("config_dir") = "");
+
+  // Best x per context: a summary row per context and the P_eff curve of every evaluated x.
+  m.def("optimize", [](const models::HardwareSpec& hw, const std::string& model, const std::string& algorithm,
+                       const std::vector<long long>& contexts, const std::string& task, int x_max,
+                       const std::string& engine_name, int batch, const std::string& source_table,
+                       const std::string& data_path, const std::string& config_dir) {
+    Columns summary, curve;
+    {
+      py::gil_scoped_release release;
+      if (contexts.empty()) throw models::InputError("optimize: context: expected at least one context, got none");
+      const auto reg = registry(config_dir);
+      const auto w = experiments::make_workload(reg, model, algorithm, batch);
+      const auto engine = experiments::make_engine(engine_name, hw);
+      const auto data = search::AcceptanceData::load(data_path.empty() ? reg.dir() + "/acceptance/aat_measurements.csv"
+                                                                       : data_path);
+      search::OptimizeOptions opt;
+      opt.x_max = x_max;
+      for (long long L : contexts) {
+        // Measured data is keyed by the model's own name, so a model given as a path finds it too.
+        const auto aat = experiments::aat_source(data, {algorithm, w.target.name, task, source_table}, L);
+        const auto r = search::optimize_context(*engine, w, L, aat, opt);
+        summary.i("context").push_back(L);
+        summary.f("ar_tokens_per_s").push_back(r.ar.p_eff());
+        summary.i("best_x").push_back(r.best.x);
+        summary.f("best_tokens_per_s").push_back(r.best.p_eff());
+        summary.f("speedup").push_back(r.speedup());
+        summary.f("aat_at_best").push_back(r.best.aat);
+        summary.f("t_verify_s").push_back(r.best.t_verify_s);
+        summary.f("t_draft_s").push_back(r.best.t_draft_s);
+        summary.f("ridge_x").push_back(r.ridge_x);
+        summary.s("regime").push_back(roofline::to_string(r.regime));
+        // The optimum on the search limit may lie beyond it: flag it rather than hide it.
+        summary.i("at_x_limit").push_back(!r.curve.empty() && r.best.x >= r.curve.back().x ? 1 : 0);
+        for (const auto& p : r.curve) {
+          curve.i("context").push_back(L);
+          curve.i("x").push_back(p.x);
+          curve.f("aat").push_back(p.aat);
+          curve.f("t_verify_s").push_back(p.t_verify_s);
+          curve.f("t_draft_s").push_back(p.t_draft_s);
+          curve.f("tokens_per_s").push_back(p.p_eff());
+        }
+      }
+    }
+    return py::make_tuple(summary.to_python(), curve.to_python());
+  }, py::arg("hw"), py::arg("model"), py::arg("algorithm"), py::arg("context"), py::arg("task") = "govreport",
+     py::arg("x_max") = 128, py::arg("engine") = "roofline", py::arg("batch") = 1, py::arg("source_table") = "",
+     py::arg("data") = "", py::arg("config_dir") = "");
+
+  m.def("system_step", [](const models::SystemSpec& system, const models::ModelSpec& model,
+                          std::optional<models::ModelSpec> draft, int x, long long context, int batch,
+                          const std::string& engine) {
+    sim::SystemStep r;
+    {
+      py::gil_scoped_release release;
+      sim::SystemQuery q;
+      q.target = model;
+      q.draft = std::move(draft);
+      q.x = x;
+      q.context = context;
+      q.batch = batch;
+      q.engine = engine;
+      r = sim::simulate_system_step(system, q);
+    }
+    Columns dev, lanes;
+    for (const auto& d : r.devices) {
+      dev.s("device").push_back(d.device);
+      dev.s("hardware").push_back(d.hardware);
+      dev.s("stack").push_back(d.stack);
+      dev.s("role").push_back(d.role);
+      dev.f("busy_s").push_back(d.busy_s);
+      dev.f("memory_need_gib").push_back(d.memory.need.total() / double(1ull << 30));
+      dev.f("memory_capacity_gib").push_back(d.memory.capacity_bytes / double(1ull << 30));
+      dev.i("fits").push_back(d.memory.fits() ? 1 : 0);
+    }
+    for (const auto& l : r.lanes) {
+      lanes.s("lane").push_back(l.lane);
+      lanes.s("link").push_back(l.link);
+      lanes.f("bytes").push_back(l.bytes);
+      lanes.i("messages").push_back(l.messages);
+      lanes.f("busy_s").push_back(l.busy_s);
+    }
+    py::dict out;
+    out["step_s"] = r.step_s;
+    out["target_s"] = r.target_s;
+    out["feasible"] = r.feasible;
+    out["tokens_per_s"] = r.step_s > 0 ? double(x) * batch / r.step_s : 0.0;
+    out["devices"] = dev.to_python();
+    out["lanes"] = lanes.to_python();
+    return out;
+  }, py::arg("system"), py::arg("model"), py::arg("draft") = py::none(), py::arg("x") = 1, py::arg("context") = 1024,
+     py::arg("batch") = 1, py::arg("engine") = "roofline");
+
+  // The sweep of a spec file, in index order; the same rows `specdse sweep` writes.
+  m.def("sweep", [](const std::string& spec_path, unsigned threads, const std::string& engine,
+                    const std::string& out, const std::string& config_dir) {
+    Columns c;
+    py::dict meta;
+    {
+      py::gil_scoped_release release;
+      const auto reg = registry(config_dir);
+      const auto spec = experiments::load_sweep_spec(spec_path);
+      std::vector<std::string> lines;
+      if (out.empty()) {
+        std::vector<std::size_t> all(spec.size());
+        for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+        lines = experiments::compute_sweep_rows(spec, reg, all, threads, engine);
+      } else {
+        experiments::SweepRunOptions o;
+        o.out_path = out;
+        o.threads = threads;
+        o.engine = engine;
+        experiments::Table rows({});
+        experiments::run_sweep(spec, reg, o, &rows);
+        for (const auto& r : rows.rows()) {
+          std::string line;
+          for (std::size_t k = 0; k < r.size(); ++k) line += (k ? "," : "") + std::get<std::string>(r[k]);
+          lines.push_back(std::move(line));
+        }
+      }
+      c = sweep_columns_typed(spec, lines);
+    }
+    return c.to_python();
+  }, py::arg("spec"), py::arg("threads") = 0, py::arg("engine") = "", py::arg("out") = "", py::arg("config_dir") = "");
+}

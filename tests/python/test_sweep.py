@@ -1,0 +1,93 @@
+"""specdse.sweep: the DataFrame holds the rows `specdse sweep` writes, typed per column; a spec
+given as a dict works; with out= the file is byte-identical to the CLI's for any thread count.
+"""
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+import pandas as pd
+
+import specdse
+
+SPECDSE_EXE = os.environ.get("SPECDSE_EXE", "")
+
+SPEC = {
+    "name": "py_small",
+    "x_max": 64,
+    "axes": {
+        "hardware": "v80",
+        "model": "llama-3.1-8b-instruct",
+        "algorithm": "longspec-tree",
+        "source_table": "t3-4",
+        "context": [128, 1024],
+        "memory.bandwidth_gbs": {"from": 100, "to": 100000, "count": 4, "scale": "log"},
+    },
+}
+
+
+def test_sweep_frame_types_and_cli_bytes():
+    with tempfile.TemporaryDirectory() as d:
+        spec = os.path.join(d, "s.yaml")
+        with open(spec, "w") as f:
+            import json
+            json.dump(SPEC, f)
+        df = specdse.sweep(spec, threads=2)
+        assert len(df) == 8
+        assert list(df["index"]) == list(range(8))
+        for c in ["index", "context", "batch", "best_x", "aat_context"]:
+            assert df[c].dtype == np.int64, (c, df[c].dtype)
+        for c in ["bandwidth_gbs", "speedup", "best_tokens_per_s", "memory.bandwidth_gbs"]:
+            assert df[c].dtype == np.float64, (c, df[c].dtype)
+        assert df["regime"].dtype == object
+        assert np.all(df["speedup"] >= 1.0)
+        # More bandwidth never makes AD slower.
+        for _, g in df.groupby("context"):
+            assert np.all(np.diff(g.sort_values("bandwidth_gbs")["ar_tokens_per_s"].to_numpy()) >= 0)
+        # A dict spec gives the same frame.
+        pd.testing.assert_frame_equal(specdse.sweep(SPEC, threads=1), df)
+        if SPECDSE_EXE:
+            cli_out = os.path.join(d, "cli.csv")
+            subprocess.run([SPECDSE_EXE, "sweep", "--quiet", "--threads", "1", "--spec", spec, "--out", cli_out],
+                           check=True)
+            py_out = os.path.join(d, "py.csv")
+            again = specdse.sweep(spec, threads=2, out=py_out)
+            assert open(cli_out, "rb").read() == open(py_out, "rb").read()
+            pd.testing.assert_frame_equal(again, df)
+            cli = pd.read_csv(cli_out)
+            assert list(cli.columns) == list(df.columns)
+            np.testing.assert_allclose(cli["speedup"].to_numpy(), df["speedup"].to_numpy())
+
+
+def test_sweep_bad_spec_is_input_error():
+    bad = dict(SPEC, axes=dict(SPEC["axes"], hardware="no-such-board"))
+    try:
+        specdse.sweep(bad)
+    except specdse.InputError as e:
+        assert "no-such-board" in str(e)
+    else:
+        raise AssertionError("expected an InputError")
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    failed = 0
+    for name, f in tests:
+        t0 = time.perf_counter()
+        try:
+            f()
+            print(f"PASS {name} ({time.perf_counter() - t0:.2f} s)")
+        except Exception:
+            failed += 1
+            print(f"FAIL {name}")
+            traceback.print_exc()
+    print(f"{len(tests) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
