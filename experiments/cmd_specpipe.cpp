@@ -6,9 +6,13 @@
 // system as baselines. --trace-out writes the best run's timeline (Chrome trace-event JSON).
 #include <fmt/format.h>
 
+#include <cmath>
+#include <optional>
 #include <sstream>
+#include <variant>
 
 #include "experiments/cli_common.hpp"
+#include "search/scenarios/scenario.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 
@@ -19,7 +23,7 @@ namespace sp = search::specpipe;
 
 struct SpecPipeArgs {
   std::string system, model, draft, engine, format, trace, w = "64", k = "16", hit_points, hit_curve;
-  double hit_rate = -1;  // < 0: from the hit curve
+  double hit_rate = std::nan("");  // NaN (not given): from the hit curve
   long long tokens = 2000, context = 1024;
   std::uint64_t seed = 1;
   double prune_ms = 5.0;
@@ -44,12 +48,18 @@ void add_result(Table& t, const sp::ScenarioResult& r, double pp_mean, bool best
              num(pp_mean > 0 && m.tbt.mean_s > 0 ? pp_mean / m.tbt.mean_s : 0), best ? "*" : ""});
 }
 
-int run_specpipe(const SpecPipeArgs& a, const GlobalOptions& g) {
-  const auto reg = registry(g);
+struct SpecPipeOutput {
+  Table table = result_table();
+  std::string footer;
+  std::optional<sp::ScenarioResult> best;
+};
+
+SpecPipeOutput compute_specpipe(const SpecPipeArgs& a, const models::ConfigRegistry& reg) {
   const auto widths = parse_int_list("--w", a.w, 1);
   const auto cands = parse_int_list("--k", a.k, 1);
   if (a.tokens < 1) throw models::InputError(fmt::format("--tokens: {} (must be >= 1)", a.tokens));
-  if (a.hit_rate >= 0 && !(a.hit_rate <= 1))
+  const bool fixed_rate = !std::isnan(a.hit_rate);
+  if (fixed_rate && !(a.hit_rate >= 0 && a.hit_rate <= 1))
     throw models::InputError(fmt::format("--hit-rate: {} is outside [0, 1]", a.hit_rate));
   const sp::TimingSetup setup =
       sp::make_setup(reg, a.system, a.model, a.draft, a.engine, a.context, a.prune_ms * 1e-3);
@@ -64,7 +74,7 @@ int run_specpipe(const SpecPipeArgs& a, const GlobalOptions& g) {
   // Candidates the rank model lists: the largest k asked for and the static tree's branching.
   const int max_k = int(std::max<long long>(cands.back(), 8));
   const sp::RankModel ranks =
-      a.hit_rate >= 0 ? sp::RankModel::fixed(a.hit_rate, curve, max_k) : sp::RankModel::from_curve(curve, max_k);
+      fixed_rate ? sp::RankModel::fixed(a.hit_rate, curve, max_k) : sp::RankModel::from_curve(curve, max_k);
 
   std::vector<sp::ScenarioResult> runs;
   for (long long w : widths)
@@ -87,27 +97,82 @@ int run_specpipe(const SpecPipeArgs& a, const GlobalOptions& g) {
     tree = sp::run_static_tree(setup, timer, a.tokens, ranks, a.seed);
   }
   const double pp_mean = pp ? pp->timed.tbt.mean_s : 0.0;
-  Table t = result_table();
+  SpecPipeOutput out;
+  Table& t = out.table;
   for (std::size_t i = 0; i < runs.size(); ++i) add_result(t, runs[i], pp_mean, i == best);
   if (pp) add_result(t, *pp, pp_mean, false);
   if (tree) add_result(t, *tree, pp_mean, false);
   const auto& b = runs[best];
-  t.set_footer(fmt::format(
+  out.footer = fmt::format(
       "best: w={} k={}: TBT {:.2f} ms (E(T) eq.2 {:.2f} ms), hit rate {:.3f}{}; hit curve '{}' H(k)=1/(1+exp(-({:.3f}+{:.3f} ln k))), "
       "fit R^2={:.4f} over {} points; {} tokens, seed {}, engine {}",
       b.w, b.k, b.timed.tbt.mean_s * 1e3, b.e_eq2_s * 1e3, b.hit_rate,
       pp ? fmt::format("; PP {:.2f} ms ({:.2f}x), PP+SpecInfer tree {:.2f} ms", pp_mean * 1e3,
                        pp_mean / b.timed.tbt.mean_s, tree->timed.tbt.mean_s * 1e3)
          : "",
-      curve.name, curve.a, curve.b, fit.r2, fit.n, a.tokens, a.seed, a.engine));
-  print_table(t, a.format);
+      curve.name, curve.a, curve.b, fit.r2, fit.n, a.tokens, a.seed, a.engine);
+  t.set_footer(out.footer);
+  out.best = std::move(runs[best]);
+  return out;
+}
+
+int run_specpipe(const SpecPipeArgs& a, const GlobalOptions& g) {
+  const SpecPipeOutput out = compute_specpipe(a, registry(g));
+  print_table(out.table, a.format);
   if (!a.trace.empty()) {
     std::ostringstream json;
-    sim::write_chrome_trace(b.timed.graph, b.timed.run, json);
+    sim::write_chrome_trace(out.best->timed.graph, out.best->timed.run, json);
     write_file_atomic(a.trace, json.str());
   }
   return 0;
 }
+
+// `specdse scenario specpipe --model M [--param KEY=VALUE ..]`: the rows of `specpipe`. Registered
+// here, not under search/scenarios/, because the scenario runs on the timeline (sim) and the search
+// library does not link sim (see specpipe_timeline.hpp).
+search::ScenarioResult run_specpipe_scenario_entry(const search::ScenarioContext& ctx) {
+  ctx.require(ctx.workload != nullptr, "--model");
+  ctx.require(ctx.configs != nullptr, "the config registry");
+  const auto& p = ctx.params;
+  SpecPipeArgs a;
+  a.system = p.at("system");
+  a.model = ctx.workload->target.name;
+  a.draft = p.at("draft");
+  a.engine = p.at("engine");
+  a.w = p.at("w");
+  a.k = p.at("k");
+  a.tokens = ctx.int_param("tokens");
+  a.seed = std::uint64_t(ctx.int_param("seed"));
+  a.prune_ms = double(ctx.int_param("prune-us")) * 1e-3;
+  if (!ctx.contexts.empty()) a.context = ctx.contexts.front();
+  const SpecPipeOutput out = compute_specpipe(a, *ctx.configs);
+  search::ScenarioResult r;
+  r.columns = out.table.columns();
+  for (const auto& row : out.table.rows()) {
+    std::vector<search::ScenarioCell> cells;
+    for (const auto& c : row) {
+      if (const auto* n = std::get_if<Number>(&c)) cells.emplace_back(n->value);
+      else if (const auto* i = std::get_if<std::int64_t>(&c)) cells.emplace_back(*i);
+      else cells.emplace_back(std::get<std::string>(c));
+    }
+    r.rows.push_back(std::move(cells));
+  }
+  r.footer = out.footer;
+  return r;
+}
+
+const search::ScenarioRegistration specpipe_scenario_registered(
+    {"specpipe",
+     "SpecPipe (paper 002): tree levels through a pipeline on a system's timeline; TBT per (w, k) vs PP baselines",
+     {{"system", "specpipe-8x3090-pcie", "system config"},
+      {"draft", "llama-3.2-1b", "draft model on the system's draft device"},
+      {"w", "64", "tree widths (list)"},
+      {"k", "16", "candidates per bottom node (list)"},
+      {"tokens", "2000", "tokens per run"},
+      {"seed", "1", "hit-draw seed"},
+      {"prune-us", "5000", "pruning per step and stage in microseconds (paper 002: ~5 ms)"},
+      {"engine", "roofline", "latency engine for every device"}},
+     run_specpipe_scenario_entry});
 
 const RegisterCommand reg{
     "specpipe",
