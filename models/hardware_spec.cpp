@@ -38,18 +38,25 @@ int to_int(long long v) { return static_cast<int>(v); }
 
 FpgaSpec load_fpga(const YamlReader& r) {
   FpgaSpec f;
+  r.allow_only({"name", "kind", "description", "verify_includes_lm_head", "clock_mhz", "compute", "memory", "on_chip",
+                "calibration"});
   f.clock_mhz = r.positive("clock_mhz");
   const YamlReader c = r.child("compute");
+  c.allow_only({"slrs", "mm_mode", "mv_mode", "sfu_lanes"});
   f.slrs = to_int(c.positive_int("slrs"));
   const YamlReader mm = c.child("mm_mode");
+  mm.allow_only({"m", "k", "n"});
   f.mm_m = to_int(mm.positive_int("m"));
   f.mm_k = to_int(mm.positive_int("k"));
   f.mm_n = to_int(mm.positive_int("n"));
   const YamlReader mv = c.child("mv_mode");
+  mv.allow_only({"m", "k"});
   f.mv_m = to_int(mv.positive_int("m"));
   f.mv_k = to_int(mv.positive_int("k"));
   f.sfu_lanes = to_int(c.positive_int("sfu_lanes"));
   const YamlReader m = r.child("memory");
+  m.allow_only({"type", "bandwidth_gbs", "channels", "burst_bytes", "weight_stream_efficiency", "kv_access_efficiency",
+                "kv_channels"});
   f.memory_type = memory_type(m, "type");
   f.bandwidth_gbs = m.positive("bandwidth_gbs");
   f.channels = to_int(m.positive_int("channels"));
@@ -61,6 +68,7 @@ FpgaSpec load_fpga(const YamlReader& r) {
     m.fail("kv_channels", "at most memory.channels (" + std::to_string(f.channels) + ")",
            std::to_string(f.kv_channels));
   const YamlReader b = r.child("on_chip");
+  b.allow_only({"weight_buffer_kib", "weight_chunk_kib", "kv_buffer_kib", "kv_chunk_kib"});
   f.weight_buffer_kib = b.positive("weight_buffer_kib");
   f.weight_chunk_kib = b.positive("weight_chunk_kib");
   if (f.weight_chunk_kib * 2 > f.weight_buffer_kib)
@@ -72,6 +80,7 @@ FpgaSpec load_fpga(const YamlReader& r) {
     b.fail("kv_chunk_kib", "at most half of on_chip.kv_buffer_kib (double buffering)",
            std::to_string(f.kv_chunk_kib));
   const YamlReader cal = r.child("calibration");
+  cal.allow_only({"attention_efficiency", "layer_overhead_cycles", "cross_attention_kv_read_factor"});
   f.attention_efficiency = cal.fraction("attention_efficiency");
   f.layer_overhead_cycles = to_int(cal.non_negative_int("layer_overhead_cycles"));
   f.cross_attention_kv_read_factor = cal.positive("cross_attention_kv_read_factor");
@@ -80,22 +89,28 @@ FpgaSpec load_fpga(const YamlReader& r) {
 
 GpuSpec load_gpu(const YamlReader& r) {
   GpuSpec g;
+  r.allow_only({"name", "kind", "description", "verify_includes_lm_head", "sms", "clock_mhz", "tensor_tflops_fp16",
+                "l2_mib", "memory", "calibration", "kernels", "sm"});
   g.sms = to_int(r.positive_int("sms"));
   g.clock_mhz = r.positive("clock_mhz");
   g.tensor_tflops_fp16 = r.positive("tensor_tflops_fp16");
   g.l2_mib = r.positive("l2_mib");
   const YamlReader m = r.child("memory");
+  m.allow_only({"type", "bandwidth_gbs", "capacity_gib"});
   g.memory_type = memory_type(m, "type");
   g.memory_bandwidth_gbs = m.positive("bandwidth_gbs");
   g.memory_capacity_gib = m.positive("capacity_gib");
   const YamlReader cal = r.child("calibration");
+  cal.allow_only({"memory_efficiency", "tensor_efficiency", "kernel_launch_us"});
   g.memory_efficiency = cal.fraction("memory_efficiency");
   g.tensor_efficiency = cal.fraction("tensor_efficiency");
   g.kernel_launch_us = cal.non_negative("kernel_launch_us");
   const YamlReader k = r.child("kernels");
+  k.allow_only({"cta_tile_m", "cta_tile_n"});
   g.cta_tile_m = to_int(k.positive_int("cta_tile_m"));
   g.cta_tile_n = to_int(k.positive_int("cta_tile_n"));
   const YamlReader sm = r.child("sm");
+  sm.allow_only({"max_threads", "registers", "shared_memory_kib", "max_ctas"});
   g.sm_max_threads = to_int(sm.positive_int("max_threads"));
   g.sm_registers = to_int(sm.positive_int("registers"));
   g.sm_shared_memory_kib = sm.positive("shared_memory_kib");
@@ -105,6 +120,8 @@ GpuSpec load_gpu(const YamlReader& r) {
 
 CpuSpec load_cpu(const YamlReader& r) {
   CpuSpec c;
+  r.allow_only({"name", "kind", "description", "verify_includes_lm_head", "cores", "clock_ghz", "simd_flops_per_cycle",
+                "l2_kib_per_core", "l3_mib", "threads", "memory", "calibration"});
   c.cores = to_int(r.positive_int("cores"));
   c.clock_ghz = r.positive("clock_ghz");
   c.simd_flops_per_cycle = r.positive("simd_flops_per_cycle");
@@ -112,10 +129,12 @@ CpuSpec load_cpu(const YamlReader& r) {
   c.l3_mib = r.positive("l3_mib");
   c.threads = to_int(r.positive_int_or("threads", c.cores));
   const YamlReader m = r.child("memory");
+  m.allow_only({"bandwidth_gbs", "capacity_gib"});
   c.dram_bandwidth_gbs = m.positive("bandwidth_gbs");
   // Optional: DRAM capacity for the memory-fit check (a CPU draft of a few hundred MB fits any server).
   c.memory_capacity_gib = m.has("capacity_gib") ? m.positive("capacity_gib") : 0.0;
   const YamlReader cal = r.child("calibration");
+  cal.allow_only({"compute_efficiency", "memory_efficiency", "op_overhead_us", "gemm_stream_bandwidth_gbs"});
   c.compute_efficiency = cal.fraction("compute_efficiency");
   c.memory_efficiency = cal.fraction("memory_efficiency");
   // Optional: fork/join cost of one parallel region, measured by `specdse calibrate-host`.
