@@ -27,7 +27,7 @@ int run_plot(const SweepArgs& a, const SweepSpec& spec);
 
 struct SweepArgs {
   std::string spec, out, engine, format, shard;
-  std::string merge_out, merge_spec;
+  std::string merge_out, merge_spec, python;
   std::vector<std::string> merge_shards;
   CLI::App* merge = nullptr;
   unsigned threads = 0;
@@ -224,6 +224,20 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
+// The Python that runs plot scripts: --python, else $SPECDSE_PYTHON, else the first of python3
+// on PATH and the system's python3 that imports matplotlib (PATH may hold a pyenv or venv
+// without it, while Debian's python3-matplotlib lives in the system one).
+std::string plot_python(const std::string& option) {
+  if (!option.empty()) return option;
+  if (const char* e = std::getenv("SPECDSE_PYTHON"); e && *e) return e;
+  for (const char* c : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"}) {
+    const std::string probe = std::string(c) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) return c;
+  }
+  throw models::InputError(
+      "--plot: expected a Python with matplotlib (Debian: python3-matplotlib; or --python PATH), found none");
+}
+
 int run_plot(const SweepArgs& a, const SweepSpec& spec) {
   {
     const std::string script = std::string(SPECDSE_SOURCE_DIR) + "/experiments/plots/" + spec.plot + ".py";
@@ -231,7 +245,7 @@ int run_plot(const SweepArgs& a, const SweepSpec& spec) {
     auto dir = std::filesystem::path(a.out).parent_path().string();
     if (dir.empty()) dir = ".";
     // Same convention as `specdse reproduce`: SCRIPT OUT_DIR [ARGS...].
-    const std::string cmd = "/usr/bin/python3 '" + script + "' '" + dir + "' '" + a.out + "' '" + png + "'" +
+    const std::string cmd = "'" + plot_python(a.python) + "' '" + script + "' '" + dir + "' '" + a.out + "' '" + png + "'" +
                             (a.quiet ? " >/dev/null 2>&1" : " >&2");
     if (std::system(cmd.c_str()) != 0) {
       std::cerr << "specdse: warning: plot script failed: " << script << "\n";
@@ -262,6 +276,8 @@ const RegisterCommand reg{
       sub.add_option("--threads", a->threads, "Worker threads (default: all cores)")->default_val(0);
       sub.add_flag("--quiet", a->quiet, "No progress bar or summary on stderr");
       sub.add_flag("--plot", a->plot, "Run the spec's plot script on --out, writing a PNG beside it");
+      sub.add_option("--python", a->python,
+                     "Python for --plot (default: $SPECDSE_PYTHON, else the first python3 with matplotlib)");
       add_engine_option(sub, a->engine);
       a->engine_option = sub.get_option("--engine");
       add_format_option(sub, a->format);
