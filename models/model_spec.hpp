@@ -23,6 +23,18 @@ struct ModelSpec {
   // Storage format of the weights (models/weight_format.hpp), e.g. "q5_k_m"; empty: the native
   // `weight_bits`, used as stored (no dequantisation charged).
   std::string weight_format;
+  // Mixture-of-experts MLPs (Llama 4; optional keys, all absent for a dense model). A MoE layer's
+  // MLP is a router (hidden x num_experts), `shared_experts` always-on experts and
+  // `experts_per_token` (top-k) of `num_experts` routed experts, each a gated MLP of width
+  // `moe_intermediate_size`. Every `moe_layer_step`-th layer is MoE (HF
+  // interleave_moe_layer_step; 1: all layers), the others keep the dense `intermediate_size`.
+  int num_experts = 0;           // 0: dense model
+  int experts_per_token = 0;     // top-k
+  int shared_experts = 0;
+  int moe_intermediate_size = 0;
+  int moe_layer_step = 1;
+  bool is_moe() const { return num_experts > 0; }
+  int moe_layers() const { return is_moe() ? layers / moe_layer_step : 0; }
 
   // Bytes one weight takes in memory: the format's bits (block scales included) when one is
   // set, else weight_bits / 8.
@@ -30,8 +42,12 @@ struct ModelSpec {
   // SIMD lane-operations a CPU spends per weight to dequantise it (0 for the native format).
   double dequant_ops_per_weight() const;
   double activation_bytes() const { return activation_bits / 8.0; }
-  // Parameters of one decoder layer (projections, MLP, two norm vectors).
+  // Parameters of one decoder layer (projections, MLP, two norm vectors); for a MoE model the
+  // mean over the repeating unit of moe_layer_step layers (all experts counted).
   double layer_parameters() const;
+  // Expected distinct routed experts `tokens` tokens touch in one MoE layer under uniform top-k
+  // routing (expected_distinct_experts below); 0 for a dense model.
+  double expected_distinct_experts(double tokens) const;
   double embedding_parameters() const { return double(vocab_size) * hidden_size; }
   // Total parameters: layers + input embedding + (untied) LM head + final norm.
   double parameters() const;
@@ -40,5 +56,11 @@ struct ModelSpec {
 };
 
 ModelSpec load_model(const std::string& path);
+
+// Uniform top-k routing: each token picks k distinct experts of E uniformly, independently of
+// the other tokens, so an expert escapes one token with probability 1 - k/E and all T tokens
+// with (1 - k/E)^T: the expected number of distinct experts touched is E (1 - (1 - k/E)^T).
+// It is k at T = 1 and tends to E as T grows. InputError unless 1 <= k <= E and T >= 0.
+double expected_distinct_experts(int experts, int top_k, double tokens);
 
 }  // namespace models

@@ -25,7 +25,8 @@ namespace graph_parts {
 LayerShape shape_of(const ModelSpec& m) {
   return {m.hidden_size, m.intermediate_size, m.attention_heads, m.kv_heads, m.head_dim,
           m.hidden_size, m.mlp == MlpKind::gated, m.weight_bytes_per_param(), m.activation_bytes(),
-          m.dequant_ops_per_weight()};
+          m.dequant_ops_per_weight(), m.num_experts, m.experts_per_token, m.shared_experts,
+          m.moe_intermediate_size};
 }
 
 // A weight GEMM of layer shape `s`: its weights are stored (and dequantised) in s's format.
@@ -80,6 +81,32 @@ void append_attention(std::vector<Op>& ops, const std::string& prefix, const Lay
   ops.push_back(pv);
 }
 
+void append_moe_mlp(std::vector<Op>& ops, const LayerShape& s, std::int64_t mt,
+                    const std::string& prefix) {
+  const std::int64_t f = s.moe_intermediate;
+  ops.push_back(gemm(prefix + "router", mt, s.experts, s.hidden, s));
+  ops.push_back(sfu(prefix + "router_topk", OpKind::softmax, double(mt) * s.experts, 2, s.abytes));
+  if (s.shared_experts > 0) {
+    const std::int64_t fs = s.shared_experts * f;
+    ops.push_back(gemm(prefix + "shared_gate_up_proj", mt, 2 * fs, s.hidden, s));
+    ops.push_back(sfu(prefix + "shared_silu_mul", OpKind::elementwise, double(mt) * fs, 1, s.abytes));
+    ops.push_back(gemm(prefix + "shared_down_proj", mt, s.hidden, fs, s));
+  }
+  // Routed experts as grouped GEMMs over the mt x top_k (token, expert) rows: FLOPs of every
+  // row, weights of the distinct experts those mt tokens touch (uniform top-k routing).
+  const std::int64_t rows = mt * s.top_k;
+  const double distinct = expected_distinct_experts(int(s.experts), int(s.top_k), double(mt));
+  auto routed = [&](const std::string& name, std::int64_t n, std::int64_t k) {
+    Op op = gemm(prefix + name, rows, n, k, s);
+    op.weight_bytes = distinct * double(n) * k * s.wbytes;
+    if (op.dequant_weights > 0) op.dequant_weights = distinct * double(n) * k;
+    return op;
+  };
+  ops.push_back(routed("experts_gate_up_proj", 2 * f, s.hidden));
+  ops.push_back(sfu(prefix + "experts_silu_mul", OpKind::elementwise, double(rows) * f, 1, s.abytes));
+  ops.push_back(routed("experts_down_proj", s.hidden, f));
+}
+
 // Standard pre-norm decoder layer: norm, QKV, attention, O, residual, norm, MLP, residual.
 void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_t batch,
                           std::int64_t tokens, std::int64_t cached, MaskKind mask,
@@ -95,6 +122,10 @@ void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_
   ops.push_back(gemm(prefix + "o_proj", mt, s.hidden, q, s));
   ops.push_back(sfu(prefix + "mlp_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
   ops.back().weight_bytes = double(s.hidden) * s.wbytes;
+  if (s.experts > 0) {
+    append_moe_mlp(ops, s, mt, prefix);
+    return;
+  }
   if (s.gated) {
     ops.push_back(gemm(prefix + "gate_up_proj", mt, 2 * s.intermediate, s.hidden, s));
     ops.push_back(sfu(prefix + "silu_mul", OpKind::elementwise, double(mt) * s.intermediate, 1, s.abytes));
@@ -172,7 +203,20 @@ StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape) {
   g.batch = shape.batch;
   g.context = shape.context;
   g.layer_count = model.layers;
-  append_decoder_layer(g.layer_ops, s, shape.batch, shape.tokens, shape.context, shape.mask);
+  if (model.is_moe() && model.moe_layer_step > 1) {
+    // Interleaved MoE (Llama 4 Maverick): the repeating unit is moe_layer_step - 1 dense layers
+    // and then one MoE layer (HF Llama4: layer i is MoE when (i + 1) % step == 0), so
+    // layer_ops hold one unit and layer_count counts units.
+    LayerShape dense = s;
+    dense.experts = 0;
+    for (int i = 0; i + 1 < model.moe_layer_step; ++i)
+      append_decoder_layer(g.layer_ops, dense, shape.batch, shape.tokens, shape.context, shape.mask,
+                           fmt::format("dense{}.", i));
+    append_decoder_layer(g.layer_ops, s, shape.batch, shape.tokens, shape.context, shape.mask, "moe.");
+    g.layer_count = model.layers / model.moe_layer_step;
+  } else {
+    append_decoder_layer(g.layer_ops, s, shape.batch, shape.tokens, shape.context, shape.mask);
+  }
   const std::int64_t mt = std::int64_t(shape.batch) * shape.tokens;
   g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
   if (shape.include_lm_head)

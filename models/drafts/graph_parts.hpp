@@ -18,6 +18,8 @@ struct LayerShape {
   bool gated;
   double wbytes, abytes;
   double dequant = 0;  // SIMD lane-operations per weight to dequantise (0: native format)
+  // MoE MLP (ModelSpec's MoE keys); experts = 0: the dense MLP above.
+  std::int64_t experts = 0, top_k = 0, shared_experts = 0, moe_intermediate = 0;
 };
 
 LayerShape shape_of(const ModelSpec& m);
@@ -31,6 +33,13 @@ Op sfu(const std::string& name, OpKind kind, double elements, int passes, double
 void append_attention(std::vector<Op>& ops, const std::string& prefix, const LayerShape& s,
                       std::int64_t batch, std::int64_t queries, std::int64_t cached,
                       std::int64_t fresh, MaskKind mask, bool cross);
+
+// A MoE layer's MLP over `tokens` (batch x tokens) rows: router GEMM and top-k softmax, the
+// shared experts, and the routed experts' gate/up and down GEMMs as grouped GEMMs of
+// tokens x top_k rows whose weight bytes are those of the expected distinct experts the rows
+// touch (models::expected_distinct_experts), not of all experts.
+void append_moe_mlp(std::vector<Op>& ops, const LayerShape& s, std::int64_t tokens,
+                    const std::string& prefix = "");
 
 // Standard pre-norm decoder layer: norm, QKV, attention, O, residual, norm, MLP, residual.
 void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_t batch,

@@ -1,0 +1,64 @@
+#pragma once
+// Positional acceptance model (paper 004's trees, issue 14): the draft's rank-r candidate at
+// depth d is the target's token with probability p_d(r) = alpha_d (1 - alpha_d)^r, given its
+// parent was accepted (rank 0 is the chain's draft; the geometric rank tail is an assumption of
+// this model, not a published figure), independently across depths. A node is accepted when its
+// whole rank path is, so the expected tokens per call of a tree is
+//   TPC = 1 + sum over nodes of prod_{i on its path} p_{d_i}(r_i)
+// (siblings are disjoint events), and of a chain of n, 1 + sum_{d<=n} prod_{i<=d} alpha_i.
+// alpha_d = min(a r^(d-1), kAlphaCap): a level a and a per-depth decay r.
+#include <string>
+#include <vector>
+
+#include "search/acceptance/trace.hpp"
+#include "search/trees/token_tree.hpp"
+
+namespace search {
+
+struct ChainTpcPoint {
+  int length = 0;   // speculation length (draft tokens of the chain)
+  double tpc = 0;   // measured tokens per call
+};
+
+class PositionalAcceptance {
+ public:
+  PositionalAcceptance(double level, double decay, std::string source);
+  double level() const { return level_; }
+  double decay() const { return decay_; }
+  const std::string& source() const { return source_; }
+  double alpha(int depth) const;                    // depth >= 1
+  double rank_probability(int depth, int rank) const;
+  double path_probability(const RankPath& path) const;
+  double chain_tpc(int length) const;
+  double tree_tpc(const TokenTree& tree) const;
+
+ private:
+  double level_, decay_;
+  std::string source_;
+};
+
+// The level a with chain_tpc(length) == tpc at a fixed decay (bisection); InputError when tpc
+// is outside [1, length + 1).
+double solve_level(double decay, const ChainTpcPoint& point);
+// The decay (on a 0.001 grid over [0.80, 1.30]) whose level, solved on points[0], best fits the
+// other points in least squares. InputError for fewer than two points.
+double fit_decay(const std::vector<ChainTpcPoint>& points);
+
+// The model for a target of paper 004 ("llama-3.1-8b-instruct", "llama-3.1-70b",
+// "llama-4-scout", "llama-4-maverick"): decay fitted to the EAGLE-3 chain TPCs at lengths 3/5/7
+// of paper 004 Table 1 (8B row for the 8B, 70B row for the 70B, their mean for the Llama 4
+// models), level solved on the paper's own-EAGLE chain-3 TPC of Table 1 (MT-Bench). Table 2's
+// BF16 chain-3 TPCs are not used. InputError for another model.
+PositionalAcceptance paper004_acceptance(const std::string& target_model);
+std::vector<std::string> paper004_models();
+// Paper 004 Table 2 (MT-Bench, chain of 3, BF16 draft FFN) TPC of a model, for comparisons.
+double paper004_table2_tpc(const std::string& target_model);
+
+// Full tree D_m-BF_n: every node down to depth m has n children (ranks 0..n-1).
+TokenTree full_tree(int depth, int branching);
+// Pruned tree N_i: the i draft nodes of highest prior score (path probability under `model`),
+// grown best-first from the root so the set is prefix-closed; children ranks < max_branching,
+// depth <= max_depth. Ties break on the lexicographically smaller rank path.
+TokenTree pruned_tree(const PositionalAcceptance& model, int nodes, int max_depth, int max_branching);
+
+}  // namespace search

@@ -1,0 +1,76 @@
+#pragma once
+// EAGLE tree dispatcher (paper 004 §3.4, issue 14): per batch size B, the static token tree
+// whose per-sequence decode speed TPC / TTIT is highest (or, with a latency target, the fastest
+// tree whose step meets it), and its speed-up over plain decoding.
+//   TPC   from the positional acceptance model (search/acceptance/positional_acceptance.hpp);
+//   TTIT  = T_verify(B sequences x x tree tokens, per-sequence KV at context L, tree mask)
+//         + T_draft (EAGLE head passes level by level: the root, then every depth's nodes that
+//           have children, each pass over B x width rows)
+//         + host: the stack's per-step sampling/bookkeeping and one graph launch per forward.
+// Plain decoding: T_verify(B x 1) + host with one forward. The engine costs the kernels only
+// (give it a hardware with the bare stack), so host time is counted once, here.
+#include <string>
+#include <vector>
+
+#include "models/latency_engine.hpp"
+#include "models/software_stack.hpp"
+#include "search/acceptance/positional_acceptance.hpp"
+#include "search/trees/token_tree.hpp"
+
+namespace search {
+
+struct EagleTreeCandidate {
+  std::string name;            // "D3-BF1" (full tree), "N8" (pruned)
+  TokenTree tree;
+  double tpc = 0;
+  std::vector<int> pass_widths;  // draft pass widths per sequence
+};
+
+struct EagleDispatchOptions {
+  std::vector<int> batches = {1, 2, 4, 8, 16, 32, 64, 128};
+  long long context = 1024;
+  int max_full_depth = 4, max_full_branching = 4;  // D_m-BF_n for m, n up to these
+  int max_tree_nodes = 64;                         // candidates with at most this many draft nodes
+  std::vector<int> pruned_nodes = {2, 3, 4, 6, 8, 10, 12, 16, 24, 32, 48, 64};
+  int pruned_max_depth = 6, pruned_max_branching = 4;
+  double latency_target_s = 0;  // > 0: TTIT must not exceed it
+};
+
+struct EagleDispatchRow {
+  int batch = 1;
+  std::string tree;
+  int x = 1;                    // verified tokens per sequence (tree nodes + root)
+  double tpc = 1;
+  double t_verify_s = 0, t_draft_s = 0, t_host_s = 0, ttit_s = 0;
+  double tokens_per_s = 0;      // per sequence: TPC / TTIT
+  double ar_step_s = 0;         // plain decoding step (B x 1 tokens + host)
+  double speedup = 1;           // tokens_per_s x ar_step_s
+  double weight_bytes = 0;      // target weights one verify step reads (MoE: distinct experts)
+  double ar_weight_bytes = 0;   // ... and one plain decoding step
+  bool meets_target = true;
+};
+
+// Draft pass widths of an EAGLE drafter building `tree` level by level: the root, then at each
+// depth the nodes that have children (one pass per level; empty for the root alone).
+std::vector<int> eagle_pass_widths(const TokenTree& tree);
+
+// Full trees D_m-BF_n and pruned trees N_i (deduplicated by shape, in a fixed order), with TPC.
+std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance& acceptance,
+                                                      const EagleDispatchOptions& options);
+
+// Host seconds of one decode step with `forwards` captured forwards (1 verify + draft passes).
+double eagle_host_seconds(const models::SoftwareStack& stack, int forwards);
+
+// One candidate at one batch (workload.batch is overridden by `batch`).
+EagleDispatchRow evaluate_eagle_tree(const models::LatencyEngine& engine, models::Workload workload,
+                                     const models::SoftwareStack& stack, const EagleTreeCandidate& tree,
+                                     int batch, long long context);
+
+// The dispatcher's table: per batch, the chosen tree. InputError for batch < 1, a workload
+// without an algorithm, or no candidates.
+std::vector<EagleDispatchRow> eagle_dispatch(const models::LatencyEngine& engine, const models::Workload& workload,
+                                             const models::SoftwareStack& stack,
+                                             const PositionalAcceptance& acceptance,
+                                             const EagleDispatchOptions& options);
+
+}  // namespace search

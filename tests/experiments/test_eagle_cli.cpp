@@ -1,0 +1,81 @@
+// specdse eagle: the dispatcher table for Llama-3.1-8B on an H100 (SD helps at batch 1, the
+// tree does not grow with batch), `scenario eagle-dispatcher` agrees, bad input exits 2.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace {
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::vector<std::vector<std::string>> csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return i;
+  FAIL("no column " << name);
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("specdse eagle: Llama-3.1-8B on H100, speed-up > 1 at batch 1, tree shrinks with batch") {
+  const auto r = run("eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 1,8,128 --context 1024 --format csv");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const auto rows = csv(r.output);
+  REQUIRE(rows.size() >= 4);
+  const auto& h = rows[0];
+  const auto x = column(h, "x"), speedup = column(h, "speedup"), batch = column(h, "batch");
+  CHECK(rows[1][batch] == "1");
+  CHECK(std::stod(rows[1][speedup]) > 1.0);
+  CHECK(std::stoi(rows[2][x]) <= std::stoi(rows[1][x]));
+  CHECK(std::stoi(rows[3][x]) <= std::stoi(rows[2][x]));
+}
+
+TEST_CASE("specdse eagle: bad input is a one-line error with exit 2") {
+  for (const std::string args : {"eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 0",
+                                 "eagle --hw h100-sxm --model opt-125m --batch 1",
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --latency-target-ms -1",
+                                 "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct"}) {
+    const auto r = run(args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 2);
+  }
+}
+
+TEST_CASE("specdse scenario eagle-dispatcher runs on the same inputs") {
+  const auto r = run("scenario eagle-dispatcher --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-chain "
+                     "--context 1024 --param batches=1,4 --format csv");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(csv(r.output).size() >= 3);
+}

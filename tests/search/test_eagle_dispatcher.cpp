@@ -1,0 +1,95 @@
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "models/engine_registry.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+#include "search/scenarios/scenario.hpp"
+
+using namespace search;
+
+namespace {
+struct Setup {
+  models::ConfigRegistry reg;
+  models::HardwareSpec hw = reg.hardware("h100-sxm");
+  std::unique_ptr<models::LatencyEngine> engine = models::make_engine("roofline", hw);
+  models::SoftwareStack stack = models::load_software_stack(reg.path("stacks", "vllm-cuda-graph"));
+  models::Workload workload(const std::string& model) const {
+    return {reg.model(model), std::make_shared<models::AlgorithmSpec>(reg.algorithm("eagle3-chain")), 1};
+  }
+};
+}  // namespace
+
+TEST_CASE("EAGLE pass widths: the root, then each depth's nodes with children") {
+  CHECK(eagle_pass_widths(full_tree(3, 1)) == std::vector<int>{1, 1, 1});
+  CHECK(eagle_pass_widths(full_tree(2, 3)) == std::vector<int>{1, 3});
+  CHECK(eagle_pass_widths(TokenTree()).empty());
+}
+
+TEST_CASE("Dispatcher on H100, Llama-3.1-8B: SD helps at batch 1; the tree shrinks (weakly) with batch") {
+  const Setup s;
+  const auto w = s.workload("llama-3.1-8b-instruct");
+  EagleDispatchOptions o;
+  o.batches = {1, 2, 4, 8, 16, 32, 64, 128};
+  o.context = 1024;
+  const auto rows = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o);
+  REQUIRE(rows.size() == 8);
+  CHECK(rows[0].speedup > 1.0);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    INFO("batch " << rows[i].batch << " tree " << rows[i].tree << " after " << rows[i - 1].tree);
+    CHECK(rows[i].x <= rows[i - 1].x);
+  }
+  // Dense model: the weights a step reads do not depend on batch or tree.
+  CHECK(rows.front().weight_bytes == Approx(rows.back().weight_bytes));
+  CHECK(rows.front().weight_bytes == Approx(rows.front().ar_weight_bytes));
+  // Each row is the best of its batch: no candidate is faster per sequence.
+  const auto cands = eagle_tree_candidates(paper004_acceptance(w.target.name), o);
+  for (const auto& c : cands)
+    CHECK(evaluate_eagle_tree(*s.engine, w, s.stack, c, 4, 1024).tokens_per_s <= rows[2].tokens_per_s + 1e-9);
+}
+
+TEST_CASE("Dispatcher with a latency target keeps the step within it") {
+  const Setup s;
+  const auto w = s.workload("llama-3.1-8b-instruct");
+  EagleDispatchOptions o;
+  o.batches = {1, 64};
+  const auto free = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o);
+  o.latency_target_s = 0.98 * free[0].ttit_s;  // the unconstrained choice misses it
+  const auto held = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o);
+  CHECK(held[0].ttit_s <= o.latency_target_s);
+  CHECK(held[0].meets_target);
+  CHECK(held[0].tokens_per_s <= free[0].tokens_per_s);
+  o.latency_target_s = 1e-6;  // nothing meets a microsecond: the fastest step, flagged
+  CHECK_FALSE(eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o)[0].meets_target);
+}
+
+TEST_CASE("MoE target: verify weight reads grow with batch (distinct experts)") {
+  const Setup s;
+  const auto w = s.workload("llama-4-scout");
+  const auto acc = paper004_acceptance("llama-4-scout");
+  EagleDispatchOptions o;
+  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), acc.tree_tpc(full_tree(3, 1)), {1, 1, 1}};
+  double last = 0;
+  for (int b : {1, 2, 4, 8}) {
+    const auto r = evaluate_eagle_tree(*s.engine, w, s.stack, chain, b, 1024);
+    CHECK(r.weight_bytes > last);
+    CHECK(r.weight_bytes > r.ar_weight_bytes);  // 4 tokens per sequence touch more experts than 1
+    last = r.weight_bytes;
+  }
+}
+
+TEST_CASE("Dispatcher bad input: batch 0, no draft") {
+  const Setup s;
+  const auto acc = paper004_acceptance("llama-3.1-8b-instruct");
+  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), acc.tree_tpc(full_tree(3, 1)), {1, 1, 1}};
+  CHECK_THROWS_AS(evaluate_eagle_tree(*s.engine, s.workload("llama-3.1-8b-instruct"), s.stack, chain, 0, 1024),
+                  models::InputError);
+  models::Workload none{s.reg.model("llama-3.1-8b-instruct"), nullptr, 1};
+  CHECK_THROWS_AS(evaluate_eagle_tree(*s.engine, none, s.stack, chain, 1, 1024), models::InputError);
+}
+
+TEST_CASE("Scenario eagle-dispatcher is registered") {
+  CHECK(scenario("eagle-dispatcher").name == "eagle-dispatcher");
+}
