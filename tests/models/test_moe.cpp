@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "models/operator_graph.hpp"
@@ -98,4 +102,21 @@ TEST_CASE("Maverick's graph repeats a dense + MoE unit 24 times; FLOPs count top
   }
   CHECK(dense == 1);
   CHECK(moe == 1);
+}
+
+TEST_CASE("MoE config with top-k above the expert count is an InputError naming the key") {
+  const std::string path = (std::filesystem::temp_directory_path() / "specdse_test_moe_topk.yaml").string();
+  {
+    std::ofstream f(path);
+    f << "name: bad-moe\nlayers: 2\nhidden_size: 64\nintermediate_size: 128\nattention_heads: 4\nkv_heads: 2\n"
+         "head_dim: 16\nvocab_size: 100\ntied_embeddings: false\nmlp: gated\nweight_bits: 16\nactivation_bits: 16\n"
+         "num_experts: 4\nexperts_per_token: 5\nmoe_intermediate_size: 32\n";
+  }
+  try {
+    load_model(path);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("experts_per_token") != std::string::npos);
+  }
+  std::filesystem::remove(path);
 }
