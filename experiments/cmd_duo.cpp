@@ -11,6 +11,7 @@
 #include "experiments/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
+#include "search/scenarios/scenario.hpp"
 
 namespace experiments {
 namespace {
@@ -19,7 +20,7 @@ namespace duo = search::duodecoding;
 
 struct DuoArgs {
   std::string system, model, draft, engine, format, budget = "auto", sequences = "dynamic", trace, trace_out,
-      draft_device, show = "summary";
+      draft_device, sps_draft_device, sps_draft, show = "summary";
   double alpha = -1;
   int max_sequences = 4, sps_gamma = 0, prompt = 256, sweep_range = 4;
   long long tokens = 1024;
@@ -76,7 +77,16 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   if (a.sweep_range < 0) throw models::InputError(fmt::format("--sweep-range: expected >= 0, got {}", a.sweep_range));
   const int budget = parse_budget(a.budget);
   const duo::SequencePolicy policy = parse_sequences(a.sequences, a.max_sequences);
-  duo::DuoNames names{a.system, a.model, a.draft, a.engine, a.draft_device, a.prompt, a.tokens};
+  duo::DuoNames names;
+  names.system = a.system;
+  names.model = a.model;
+  names.draft = a.draft;
+  names.engine = a.engine;
+  names.draft_device = a.draft_device;
+  names.sps_draft_device = a.sps_draft_device;
+  names.sps_draft = a.sps_draft;
+  names.prompt = a.prompt;
+  names.tokens = a.tokens;
   duo::DuoRequest q = duo::make_duo_request(reg, names);
   q.stream = a.trace.empty() ? duo::PositionStream::calibrated(a.alpha, kGeneratorTopK, a.seed)
                              : duo::acceptance_stream_from_file(a.trace);
@@ -85,8 +95,10 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   q.sps_gamma = a.sps_gamma;
   const duo::DuoReport r = duo::run_duo_scenario(q);
   const auto& sys = q.placement.system;
-  const std::string where = fmt::format("target on {}, draft on {}", sys.devices[std::size_t(q.placement.target_device)].name,
-                                        sys.devices[std::size_t(q.placement.draft_device)].name);
+  const std::string where = fmt::format(
+      "target on {}, draft on {}, SpS draft on {}", sys.devices[std::size_t(q.placement.target_device)].name,
+      sys.devices[std::size_t(q.placement.draft_device)].name,
+      sys.devices[std::size_t(duo::sps_placement(q).draft_device)].name);
   const std::string footer = fmt::format(
       "cost coefficient {:.3f} (target forward {:.4g} s / draft pass {:.4g} s) -> hardware-aware budget {}; budget "
       "used {}; SpS gamma {}; {}; acceptance: {}{}",
@@ -176,6 +188,64 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
+// `specdse scenario duodecoding --model M [--param KEY=VALUE ..]`: the summary rows of `duo`.
+// Registered here, not under search/scenarios/, because the scenario runs on the timeline (sim)
+// and the search library does not link sim (see duo_timeline.hpp).
+search::ScenarioResult run_duo_scenario_entry(const search::ScenarioContext& ctx) {
+  ctx.require(ctx.workload != nullptr, "--model");
+  ctx.require(ctx.configs != nullptr, "the config registry");
+  const auto& p = ctx.params;
+  duo::DuoNames names;
+  names.system = p.at("system");
+  names.model = ctx.workload->target.name;
+  names.draft = p.at("draft");
+  names.engine = p.at("engine");
+  names.draft_device = p.at("draft-device");
+  names.tokens = ctx.int_param("tokens");
+  names.prompt = int(ctx.int_param("prompt"));
+  duo::DuoRequest q = duo::make_duo_request(*ctx.configs, names);
+  double alpha = 0;
+  try {
+    std::size_t used = 0;
+    alpha = std::stod(p.at("alpha"), &used);
+    if (used != p.at("alpha").size()) throw std::invalid_argument("alpha");
+  } catch (const std::exception&) {
+    throw models::InputError(fmt::format("scenario duodecoding: --param alpha: expected a number, got '{}'", p.at("alpha")));
+  }
+  q.stream = duo::PositionStream::calibrated(alpha, kGeneratorTopK, std::uint64_t(ctx.int_param("seed")));
+  q.budget = parse_budget(p.at("budget"));
+  q.policy = parse_sequences(p.at("sequences"), 4);
+  const duo::DuoReport r = duo::run_duo_scenario(q);
+  search::ScenarioResult out;
+  out.columns = {"method", "budget", "tokens", "tokens_per_s", "speedup_vs_ad", "speedup_vs_sps", "target_idle_fraction",
+                 "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "ttft_s"};
+  const double ttft[3] = {r.ttft.ad_s, r.ttft.sps_s, r.ttft.duo_parallel_s};
+  int k = 0;
+  for (const duo::ScenarioRun* run : {&r.ad, &r.sps, &r.duo})
+    out.rows.push_back({duo::to_string(run->plan.method), std::int64_t(run->plan.budget), std::int64_t(run->plan.tokens),
+                        run->tokens_per_s, run->tokens_per_s / r.ad.tokens_per_s, run->tokens_per_s / r.sps.tokens_per_s,
+                        run->target_idle_fraction, run->draft_idle_fraction, run->tokens_per_iteration,
+                        run->mean_iteration_s, ttft[k++]});
+  out.footer = fmt::format("cost coefficient {:.3f} -> hardware-aware budget {}; SpS gamma {}", r.cost_coefficient,
+                           r.hardware_budget, r.sps_gamma);
+  return out;
+}
+
+const search::ScenarioRegistration duo_scenario_registered(
+    {"duodecoding",
+     "DuoDecoding (paper 003): CPU draft in parallel with the GPU target on a system's timeline, vs AD and SpS",
+     {{"system", "duodecoding-a800-xeon", "system config"},
+      {"draft", "llama-68m@q5_k_m", "draft model (MODEL@FORMAT)"},
+      {"draft-device", "", "device running the draft (default: the system's placement.draft)"},
+      {"alpha", "0.435", "per-token acceptance of the calibrated generator (paper 003 Table 4: 0.348 + 0.087)"},
+      {"budget", "auto", "draft passes per iteration or auto (hardware-aware)"},
+      {"sequences", "dynamic", "static:N or dynamic"},
+      {"tokens", "1024", "tokens to generate"},
+      {"prompt", "256", "prompt tokens (TTFT; decode context = prompt + tokens / 2)"},
+      {"seed", "1", "generator seed"},
+      {"engine", "roofline", "latency engine for every device"}},
+     run_duo_scenario_entry});
+
 const RegisterCommand reg{
     "duo",
     "DuoDecoding (paper 003): draft on the CPU in parallel with the target on the GPU, vs AD and SpS, on the timeline",
@@ -187,6 +257,9 @@ const RegisterCommand reg{
           ->required();
       sub.add_option("--draft-device", a->draft_device,
                      "Device of the system that runs the draft (default: the system's placement.draft)");
+      sub.add_option("--sps-draft-device", a->sps_draft_device,
+                     "Device on which the SpS baseline drafts (default: DuoDecoding's draft device)");
+      sub.add_option("--sps-draft", a->sps_draft, "Draft model of the SpS baseline (default: --draft)");
       sub.add_option("--budget", a->budget, "Draft passes per iteration: N >= 1, or auto (hardware-aware)")
           ->default_val("auto");
       sub.add_option("--sequences", a->sequences, "static:N or dynamic (paper 003 §3.2)")->default_val("dynamic");

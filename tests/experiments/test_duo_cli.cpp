@@ -7,10 +7,12 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <sys/wait.h>
 
 #include "models/config_registry.hpp"
+#include "search/acceptance/probability_trace.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
 using namespace search::duodecoding;
@@ -162,4 +164,35 @@ TEST_CASE("duo: bad input gives one line and exit 2") {
   one_line_2(run(kDuo + "--alpha 1.5"));
   one_line_2(run(kDuo + "--alpha 0.5 --sequences static:0"));
   one_line_2(run(kDuo + "--alpha 0.5 --show nothing"));
+}
+
+TEST_CASE("duo: a probability trace file replays with dynamic sequences; a chain trace needs static ones") {
+  const std::string prob = "duo_cli_probability_trace.txt", chain = "duo_cli_chain_trace.txt";
+  {
+    search::ProbabilityGeneratorOptions o;
+    o.alpha = 0.7;
+    o.positions = 400;
+    std::ofstream(prob) << search::format_probability_trace(search::generate_probability_trace(o), "test");
+    std::ofstream(chain) << "0 0 0\n0\n\n0 0 1\n0 0 0 0 0\n";
+  }
+  const auto p = run(kDuo + "--trace " + prob + " --tokens 100000", false);
+  const auto c = run(kDuo + "--trace " + chain + " --sequences static:2 --tokens 100000", false);
+  const auto bad = run(kDuo + "--trace " + chain);
+  std::remove(prob.c_str());
+  std::remove(chain.c_str());
+  CHECK(p.status == 0);
+  CHECK_THAT(p.output, Catch::Contains("trace ended the run"));
+  CHECK(c.status == 0);
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.output, Catch::Contains("no draft probabilities"));
+}
+
+TEST_CASE("duo: SpS may draft on another device; the scenario registry runs duodecoding") {
+  const auto r = run(kDuo + "--alpha 0.8 --sps-draft-device gpu --sps-draft llama-68m --format csv", false);
+  REQUIRE(r.status == 0);
+  CHECK(lines(r.output) == 4);
+  const auto s = run("scenario duodecoding --model llama-2-7b --param alpha=0.8 --format csv", false);
+  REQUIRE(s.status == 0);
+  CHECK_THAT(s.output, Catch::StartsWith("method,budget,tokens,tokens_per_s"));
+  CHECK(lines(s.output) == 4);
 }
