@@ -9,6 +9,7 @@
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+#include "sim/system/memory_fit.hpp"
 
 namespace experiments {
 namespace {
@@ -39,14 +40,30 @@ int run_eagle(const EagleArgs& a, const GlobalOptions& g) {
   o.max_tree_nodes = a.max_nodes;
   o.latency_target_s = a.latency_target_ms * 1e-3;
   Table t({"hw", "model", "context", "batch", "tree", "x", "tpc", "t_verify_ms", "t_draft_ms", "t_host_ms",
-           "ttit_ms", "tokens_per_s_per_seq", "ar_step_ms", "speedup", "weight_gb", "ar_weight_gb", "meets_target"});
+           "ttit_ms", "tokens_per_s_per_seq", "ar_step_ms", "speedup", "weight_gb", "ar_weight_gb", "meets_target", "status"});
   for (long long L : parse_int_list("--context", a.context, 0)) {
     o.context = L;
-    for (const auto& r : search::eagle_dispatch(*engine, w, stack, acceptance, o))
+    for (const auto& r : search::eagle_dispatch(*engine, w, stack, acceptance, o)) {
+      // A batch whose weights and KV cache do not fit the GPU is infeasible: no times.
+      sim::MemoryQuery mq;
+      mq.batch = r.batch;
+      mq.step_tokens = r.x;
+      mq.kv_tokens = L + r.x;
+      models::HardwareSpec deployed = hw;
+      deployed.stack = stack;
+      const sim::DeviceMemory memory = sim::device_memory(deployed, w.target, mq);
+      if (!memory.fits()) {
+        std::vector<Cell> row = {hw.name, w.target.name, integer(L), integer(r.batch)};
+        while (row.size() + 1 < t.columns().size()) row.push_back(text(""));
+        row.push_back(sim::fit_status(memory));
+        t.add_row(row);
+        continue;
+      }
       t.add_row({hw.name, w.target.name, integer(L), integer(r.batch), r.tree, integer(r.x), num(r.tpc, 3),
                  num(r.t_verify_s * 1e3), num(r.t_draft_s * 1e3), num(r.t_host_s * 1e3), num(r.ttit_s * 1e3),
                  num(r.tokens_per_s), num(r.ar_step_s * 1e3), num(r.speedup, 3), num(r.weight_bytes * 1e-9),
-                 num(r.ar_weight_bytes * 1e-9), std::string(r.meets_target ? "yes" : "no")});
+                 num(r.ar_weight_bytes * 1e-9), std::string(r.meets_target ? "yes" : "no"), sim::fit_status(memory)});
+    }
   }
   t.set_footer(fmt::format("acceptance: {}; host per step: stack {} ({} us + graph launches); draft {}",
                            acceptance.source(), stack.name, stack.per_step_host_us, a.draft));
