@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <iostream>
 #include <sstream>
@@ -102,6 +104,19 @@ std::unique_ptr<models::LatencyEngine> make_engine(const std::string& engine,
 
 void print_table(const Table& table, const std::string& format) {
   table.print(std::cout, parse_format(format));
+}
+
+// The Python that runs plot scripts: `option` (--python), else $SPECDSE_PYTHON, else the first of
+// python3 on PATH and the system's python3 that imports matplotlib (PATH may hold a pyenv or venv
+// without it, while Debian's python3-matplotlib lives in the system one). Empty when none has it.
+std::string find_plot_python(const std::string& option) {
+  if (!option.empty()) return option;
+  if (const char* e = std::getenv("SPECDSE_PYTHON"); e && *e) return e;
+  for (const char* c : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"}) {
+    const std::string probe = std::string(c) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) return c;
+  }
+  return "";
 }
 
 }  // namespace experiments

@@ -31,4 +31,7 @@ std::unique_ptr<models::LatencyEngine> make_engine(const std::string& engine,
 
 void print_table(const Table& table, const std::string& format);
 
+// A Python with matplotlib for plot scripts (see cli_common.cpp); empty when none is found.
+std::string find_plot_python(const std::string& option = "");
+
 }  // namespace experiments

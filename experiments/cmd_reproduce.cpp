@@ -30,12 +30,13 @@ std::string manifest(const std::string& name, const ReproduceArgs& a, const Repr
 }
 
 void run_plot(const PlotRequest& p, const std::string& out_dir, bool quiet) {
-  const std::string python = "/usr/bin/python3";
-  if (!std::filesystem::exists(python)) {
-    if (!quiet) std::cerr << "specdse: note: " << python << " not found; skipping plot " << p.script << "\n";
+  static const std::string python = find_plot_python();  // probed once per process
+  if (python.empty()) {
+    if (!quiet) std::cerr << "specdse: note: no Python with matplotlib found (set SPECDSE_PYTHON); skipping plot "
+                          << p.script << "\n";
     return;
   }
-  std::string cmd = python + " '" + p.script + "' '" + out_dir + "'";
+  std::string cmd = "'" + python + "' '" + p.script + "' '" + out_dir + "'";
   for (const auto& arg : p.args) cmd += " '" + arg + "'";
   cmd += quiet ? " >/dev/null 2>&1" : " >&2";
   if (std::system(cmd.c_str()) != 0 && !quiet)

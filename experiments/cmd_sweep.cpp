@@ -224,18 +224,13 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-// The Python that runs plot scripts: --python, else $SPECDSE_PYTHON, else the first of python3
-// on PATH and the system's python3 that imports matplotlib (PATH may hold a pyenv or venv
-// without it, while Debian's python3-matplotlib lives in the system one).
-std::string plot_python(const std::string& option) {
-  if (!option.empty()) return option;
-  if (const char* e = std::getenv("SPECDSE_PYTHON"); e && *e) return e;
-  for (const char* c : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"}) {
-    const std::string probe = std::string(c) + " -c 'import matplotlib' >/dev/null 2>&1";
-    if (std::system(probe.c_str()) == 0) return c;
-  }
-  throw models::InputError(
-      "--plot: expected a Python with matplotlib (Debian: python3-matplotlib; or --python PATH), found none");
+// The Python that runs the plot script: --python, else the first with matplotlib (cli_common).
+std::string sweep_plot_python(const std::string& option) {
+  const std::string python = find_plot_python(option);
+  if (python.empty())
+    throw models::InputError(
+        "--plot: expected a Python with matplotlib (Debian: python3-matplotlib; or --python PATH), found none");
+  return python;
 }
 
 int run_plot(const SweepArgs& a, const SweepSpec& spec) {
@@ -245,7 +240,7 @@ int run_plot(const SweepArgs& a, const SweepSpec& spec) {
     auto dir = std::filesystem::path(a.out).parent_path().string();
     if (dir.empty()) dir = ".";
     // Same convention as `specdse reproduce`: SCRIPT OUT_DIR [ARGS...].
-    const std::string cmd = "'" + plot_python(a.python) + "' '" + script + "' '" + dir + "' '" + a.out + "' '" + png + "'" +
+    const std::string cmd = "'" + sweep_plot_python(a.python) + "' '" + script + "' '" + dir + "' '" + a.out + "' '" + png + "'" +
                             (a.quiet ? " >/dev/null 2>&1" : " >&2");
     if (std::system(cmd.c_str()) != 0) {
       std::cerr << "specdse: warning: plot script failed: " << script << "\n";
