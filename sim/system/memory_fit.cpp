@@ -61,9 +61,7 @@ std::vector<DeviceMemory> system_memory(const models::SystemSpec& s, const model
     out[i].capacity_bytes = s.devices[i].hardware.memory_capacity_bytes();
   }
   auto add = [](DeviceMemory& d, const MemoryNeed& n, const std::string& role) {
-    d.need.weights_bytes += n.weights_bytes;
-    d.need.kv_bytes += n.kv_bytes;
-    d.need.activation_bytes += n.activation_bytes;
+    d.need += n;
     d.roles += (d.roles.empty() ? "" : " + ") + role;
   };
   for (std::size_t k = 0; k < s.stages.size(); ++k) {
@@ -111,10 +109,7 @@ DeviceMemory device_memory(const models::HardwareSpec& hw, const models::ModelSp
   d.need = model_share_memory(model, whole, q);
   d.roles = model.name;
   if (draft) {
-    const MemoryNeed n = model_share_memory(*draft, ModelShare{0, draft->layers - 1, 1, true, true}, q);
-    d.need.weights_bytes += n.weights_bytes;
-    d.need.kv_bytes += n.kv_bytes;
-    d.need.activation_bytes += n.activation_bytes;
+    d.need += model_share_memory(*draft, ModelShare{0, draft->layers - 1, 1, true, true}, q);
     d.roles += " + draft " + draft->name;
   }
   d.need.runtime_bytes = hw.stack.runtime_reserve_gib * kGiB;

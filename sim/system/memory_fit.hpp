@@ -19,6 +19,13 @@ struct MemoryNeed {
   double activation_bytes = 0;
   double runtime_bytes = 0;
   double total() const { return weights_bytes + kv_bytes + activation_bytes + runtime_bytes; }
+  MemoryNeed& operator+=(const MemoryNeed& o) {
+    weights_bytes += o.weights_bytes;
+    kv_bytes += o.kv_bytes;
+    activation_bytes += o.activation_bytes;
+    runtime_bytes += o.runtime_bytes;
+    return *this;
+  }
 };
 
 struct DeviceMemory {

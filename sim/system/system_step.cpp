@@ -240,17 +240,21 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     out.feasible = out.feasible && memory[i].fits();
     out.devices.push_back(d);
   }
+  // Traffic per resource in one pass over the tasks (a TP step has tens of thousands).
+  std::vector<double> bytes_of(g.resources().size(), 0.0);
+  std::vector<long long> messages_of(g.resources().size(), 0);
+  for (const auto& t : g.tasks()) {
+    bytes_of[std::size_t(t.resource)] += t.bytes;
+    ++messages_of[std::size_t(t.resource)];
+  }
   for (std::size_t l = 0; l < s.lanes.size(); ++l) {
     LaneStep ls;
     ls.lane = s.lanes[l];
     ls.link = ls.lane.substr(0, ls.lane.find(':'));
-    const int r = lanes.resource_of_lane[l];
-    ls.busy_s = out.run.resource_busy_s[std::size_t(r)];
-    for (const auto& t : g.tasks())
-      if (t.resource == r) {
-        ls.bytes += t.bytes;
-        ++ls.messages;
-      }
+    const std::size_t r = std::size_t(lanes.resource_of_lane[l]);
+    ls.busy_s = out.run.resource_busy_s[r];
+    ls.bytes = bytes_of[r];
+    ls.messages = messages_of[r];
     out.lanes.push_back(ls);
   }
   return out;

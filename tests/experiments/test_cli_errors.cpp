@@ -1,29 +1,15 @@
 // Bad input through the CLI: one line on stderr naming what was wrong, exit status 2.
 #include <catch2/catch.hpp>
 
+#include "tests/experiments/cli_run.hpp"
+
 #include <array>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <sys/wait.h>
 
-namespace {
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-}  // namespace
+using cli_test::run;
 
 TEST_CASE("Unknown hardware exits 2 with the available names") {
   const auto r = run("latency --hw v81 --model llama-3.1-8b-instruct");

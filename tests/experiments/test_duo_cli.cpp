@@ -5,6 +5,8 @@
 // part is header-only and needs both the search and sim libraries (duo_timeline.hpp).
 #include <catch2/catch.hpp>
 
+#include "tests/experiments/cli_run.hpp"
+
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -19,21 +21,8 @@ using namespace search::duodecoding;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result run(const std::string& args, bool with_stderr = true) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using cli_test::Result;
+using cli_test::run;
 
 int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 

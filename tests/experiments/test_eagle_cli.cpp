@@ -2,6 +2,8 @@
 // tree does not grow with batch), `scenario eagle-dispatcher` agrees, bad input exits 2.
 #include <catch2/catch.hpp>
 
+#include "tests/experiments/cli_run.hpp"
+
 #include <array>
 #include <cstdio>
 #include <sstream>
@@ -10,21 +12,7 @@
 #include <vector>
 
 namespace {
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using cli_test::run;
 
 std::vector<std::vector<std::string>> csv(const std::string& text) {
   std::vector<std::vector<std::string>> rows;

@@ -2,6 +2,8 @@
 // and tree-sd gives `specdse optimize`'s numbers (it runs the same optimiser).
 #include <catch2/catch.hpp>
 
+#include "tests/experiments/cli_run.hpp"
+
 #include <array>
 #include <cstdio>
 #include <sstream>
@@ -10,21 +12,7 @@
 #include <vector>
 
 namespace {
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using cli_test::run;
 
 // CSV lines without the column named `drop`.
 std::vector<std::string> csv_without(const std::string& csv, const std::string& drop) {

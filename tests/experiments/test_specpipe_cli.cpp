@@ -3,6 +3,8 @@
 // the scenario's timeline part needs the sim library, which only the experiments tests link.
 #include <catch2/catch.hpp>
 
+#include "tests/experiments/cli_run.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -18,21 +20,7 @@ namespace sp = search::specpipe;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using cli_test::run;
 
 std::string temp_file(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / ("specdse_specpipe_" + std::to_string(::getpid()));

@@ -12,6 +12,7 @@
 
 #include "experiments/sweep_runner.hpp"
 #include "experiments/sweep_spec.hpp"
+#include "tests/experiments/sweep_test_support.hpp"
 #include "models/config_error.hpp"
 
 namespace fs = std::filesystem;
@@ -19,24 +20,9 @@ using experiments::load_sweep_spec;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("specdse_test_sweep_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string write(const fs::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-  return p.string();
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using sweep_test::read;
+using sweep_test::temp_dir;
+using sweep_test::write;
 
 const char* kSpec = R"(name: small
 x_max: 64

@@ -14,35 +14,20 @@
 #include "experiments/sweep_runner.hpp"
 #include "experiments/sweep_spec.hpp"
 #include "models/config_error.hpp"
+#include "tests/experiments/cli_run.hpp"
+#include "tests/experiments/sweep_test_support.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  auto d = fs::temp_directory_path() / ("specdse_test_shard_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using sweep_test::read;
+using sweep_test::write;
 
-std::string write(const fs::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-  return p.string();
-}
+fs::path temp_dir(const std::string& name) { return sweep_test::temp_dir("shard_" + name); }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-int run(const std::string& args) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>/dev/null";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+// Exit status of the CLI (its stderr dropped).
+int run(const std::string& args) { return cli_test::run(args, false).status; }
 
 // 2 contexts x 5 bandwidths = 10 points: 3 shards get 4, 3 and 3 of them.
 const char* kSpec = R"(name: shard_small

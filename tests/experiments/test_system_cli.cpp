@@ -1,6 +1,8 @@
 // specdse system and the memory-fit check of single-device queries, through the CLI.
 #include <catch2/catch.hpp>
 
+#include "tests/experiments/cli_run.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -9,23 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace {
-struct Result {
-  int status;
-  std::string output;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-}  // namespace
+using cli_test::run;
 
 TEST_CASE("system CLI: a pipelined step prints devices, links and the step, and writes a trace") {
   const auto dir = std::filesystem::temp_directory_path() / ("specdse_system_cli_" + std::to_string(::getpid()));
