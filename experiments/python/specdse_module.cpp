@@ -21,10 +21,10 @@
 #include <variant>
 #include <vector>
 
-#include "experiments/cli_common.hpp"
-#include "experiments/sweep_runner.hpp"
-#include "experiments/sweep_spec.hpp"
-#include "experiments/workload_setup.hpp"
+#include "experiments/cli/cli_common.hpp"
+#include "experiments/sweep/sweep_runner.hpp"
+#include "experiments/sweep/sweep_spec.hpp"
+#include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "models/engine_registry.hpp"

@@ -1,0 +1,122 @@
+#include "experiments/cli/cli_common.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "models/config_error.hpp"
+#include "roofline/analytic_engine.hpp"
+#include "models/engine_registry.hpp"
+#include "sim/sim_engine.hpp"
+
+namespace experiments {
+
+using models::InputError;
+
+namespace {
+long long parse_ll(const std::string& option, const std::string& s) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty())
+    throw InputError(fmt::format("{}: expected an integer, got '{}'", option, s));
+  return v;
+}
+}  // namespace
+
+std::vector<long long> parse_int_list(const std::string& option, const std::string& text,
+                                      long long min_value) {
+  std::vector<long long> out;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) throw InputError(fmt::format("{}: empty item in '{}'", option, text));
+    const auto dash = item.find('-', 1);
+    long long lo = 0, hi = 0;
+    if (dash == std::string::npos) {
+      lo = hi = parse_ll(option, item);
+    } else {
+      lo = parse_ll(option, item.substr(0, dash));
+      hi = parse_ll(option, item.substr(dash + 1));
+      if (hi < lo) throw InputError(fmt::format("{}: range '{}' runs backwards", option, item));
+      if (hi - lo > 1000000) throw InputError(fmt::format("{}: range '{}' is too long", option, item));
+    }
+    if (lo < min_value)
+      throw InputError(fmt::format("{}: values must be >= {}, got {}", option, min_value, lo));
+    for (long long v = lo; v <= hi; ++v) out.push_back(v);
+  }
+  if (out.empty()) throw InputError(fmt::format("{}: no values given", option));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<double> parse_double_list(const std::string& option, const std::string& text) {
+  std::vector<double> out;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty() || !std::isfinite(v))
+      throw InputError(fmt::format("{}: expected a number, got '{}'", option, item));
+    out.push_back(v);
+  }
+  if (out.empty()) throw InputError(fmt::format("{}: no values given", option));
+  return out;
+}
+
+void add_format_option(CLI::App& sub, std::string& format) {
+  sub.add_option("--format", format, "Output format: table, csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->default_val("table");
+}
+
+void add_engine_option(CLI::App& sub, std::string& engine) {
+  sub.add_option("--engine", engine,
+                 "Latency engine: roofline (analytic), sim (event-driven SystemC model) or "
+                 "sim-clocked (cycle-by-cycle reference)")
+      ->check(CLI::IsMember({"roofline", "sim", "sim-clocked"}))
+      ->default_val("roofline");
+}
+
+models::ConfigRegistry registry(const GlobalOptions& g) {
+  return g.config_dir.empty() ? models::ConfigRegistry() : models::ConfigRegistry(g.config_dir);
+}
+
+std::unique_ptr<models::LatencyEngine> make_engine(const std::string& engine,
+                                                  const models::HardwareSpec& hw) {
+  return models::make_engine(engine, hw);
+}
+
+void print_table(const Table& table, const std::string& format) {
+  table.print(std::cout, parse_format(format));
+}
+
+// The Python that runs plot scripts: `option` (--python), else $SPECDSE_PYTHON, else the first of
+// python3 on PATH and the system's python3 that imports matplotlib (PATH may hold a pyenv or venv
+// without it, while Debian's python3-matplotlib lives in the system one). Empty when none has it.
+std::string find_plot_python(const std::string& option) {
+  if (!option.empty()) return option;
+  if (const char* e = std::getenv("SPECDSE_PYTHON"); e && *e) return e;
+  for (const char* c : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"}) {
+    const std::string probe = std::string(c) + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) return c;
+  }
+  return "";
+}
+
+}  // namespace experiments

@@ -1,0 +1,286 @@
+// specdse duo: the DuoDecoding scenario (paper 003): the draft drafts on its device (the CPU of
+// the paper's testbed) while the target verifies the previous draft on the GPU, iteration by
+// iteration on the system timeline, against autoregressive decoding (AD) and sequential
+// speculative decoding (SpS) over the same acceptance stream; the hardware-aware budget, a
+// budget sweep around it, the draft-sequence statistics and TTFT.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "experiments/cli/cli_common.hpp"
+#include "models/config_error.hpp"
+#include "search/scenarios/duodecoding/duo_scenario.hpp"
+#include "search/scenarios/scenario.hpp"
+
+namespace experiments {
+namespace {
+
+namespace duo = search::duodecoding;
+
+struct DuoArgs {
+  std::string system, model, draft, engine, format, budget = "auto", sequences = "dynamic", trace, trace_out,
+      draft_device, sps_draft_device, sps_draft, show = "summary";
+  double alpha = -1;
+  int max_sequences = 4, sps_gamma = 0, prompt = 256, sweep_range = 4;
+  long long tokens = 1024;
+  std::uint64_t seed = 1;
+};
+
+// Top-k probabilities the calibrated generator lists per position: the dynamic rule's cap.
+constexpr int kGeneratorTopK = 8;
+
+int parse_budget(const std::string& text) {
+  if (text == "auto") return 0;
+  try {
+    std::size_t used = 0;
+    const long v = std::stol(text, &used);
+    if (used == text.size() && v >= 1 && v <= 4096) return int(v);
+  } catch (const std::exception&) {
+  }
+  throw models::InputError(fmt::format("--budget: expected auto or an integer in [1, 4096], got '{}'", text));
+}
+
+duo::SequencePolicy parse_sequences(const std::string& text, int max_sequences) {
+  if (max_sequences < 1)
+    throw models::InputError(fmt::format("--max-sequences: expected >= 1, got {}", max_sequences));
+  duo::SequencePolicy p;
+  p.max_sequences = max_sequences;
+  if (text == "dynamic") {
+    p.dynamic = true;
+    return p;
+  }
+  const std::string prefix = "static:";
+  if (text.rfind(prefix, 0) == 0) {
+    try {
+      std::size_t used = 0;
+      const std::string n = text.substr(prefix.size());
+      const int v = std::stoi(n, &used);
+      if (used == n.size() && v >= 1 && v <= 64) {
+        p.static_sequences = v;
+        return p;
+      }
+    } catch (const std::exception&) {
+    }
+  }
+  throw models::InputError(fmt::format("--sequences: expected static:N (1 <= N <= 64) or dynamic, got '{}'", text));
+}
+
+// Paper 003 Table 4 (prediction of the sequence count; rows: top-1 draft accepted or not,
+// columns: one sequence or more), shown beside ours for comparison only.
+constexpr double kPaperConfusion[2][2] = {{0.230, 0.335}, {0.348, 0.087}};  // [accepted][n > 1]
+
+int run_duo(const DuoArgs& a, const GlobalOptions& g) {
+  const auto reg = registry(g);
+  if ((a.alpha >= 0) == !a.trace.empty())
+    throw models::InputError("duo: give exactly one acceptance source: --alpha A or --trace FILE");
+  if (a.sweep_range < 0) throw models::InputError(fmt::format("--sweep-range: expected >= 0, got {}", a.sweep_range));
+  const int budget = parse_budget(a.budget);
+  const duo::SequencePolicy policy = parse_sequences(a.sequences, a.max_sequences);
+  duo::DuoNames names;
+  names.system = a.system;
+  names.model = a.model;
+  names.draft = a.draft;
+  names.engine = a.engine;
+  names.draft_device = a.draft_device;
+  names.sps_draft_device = a.sps_draft_device;
+  names.sps_draft = a.sps_draft;
+  names.prompt = a.prompt;
+  names.tokens = a.tokens;
+  duo::DuoRequest q = duo::make_duo_request(reg, names);
+  q.stream = a.trace.empty() ? duo::PositionStream::calibrated(a.alpha, kGeneratorTopK, a.seed)
+                             : duo::acceptance_stream_from_file(a.trace);
+  q.budget = budget;
+  q.policy = policy;
+  q.sps_gamma = a.sps_gamma;
+  const duo::DuoReport r = duo::run_duo_scenario(q);
+  const auto& sys = q.placement.system;
+  const std::string where = fmt::format(
+      "target on {}, draft on {}, SpS draft on {}", sys.devices[std::size_t(q.placement.target_device)].name,
+      sys.devices[std::size_t(q.placement.draft_device)].name,
+      sys.devices[std::size_t(duo::sps_placement(q).draft_device)].name);
+  const std::string footer = fmt::format(
+      "cost coefficient {:.3f} (target forward {:.4g} s / draft pass {:.4g} s) -> hardware-aware budget {}; budget "
+      "used {}; SpS gamma {}; {}; acceptance: {}{}",
+      r.cost_coefficient, q.costs.target_forward_s(1), q.costs.draft_pass_s(), r.hardware_budget, r.budget, r.sps_gamma,
+      where, q.stream.source(), r.duo.plan.source_exhausted ? " (trace ended the run)" : "");
+
+  if (a.show == "summary") {
+    Table t({"method", "budget", "sequences", "tokens", "time_s", "tokens_per_s", "speedup_vs_ad", "speedup_vs_sps",
+             "target_idle_fraction", "draft_idle_fraction", "tokens_per_iteration", "processed_tokens_per_iteration",
+             "iteration_s", "target_forward_s", "draft_s", "comm_s", "ttft_s", "ttft_vs_ad", "ttft_vs_sps"});
+    auto row = [&](const duo::ScenarioRun& run, const std::string& seq, double ttft) {
+      t.add_row({duo::to_string(run.plan.method), integer(run.plan.budget), seq, integer(run.plan.tokens),
+                 num(run.seconds), num(run.tokens_per_s), num(run.tokens_per_s / r.ad.tokens_per_s),
+                 num(run.tokens_per_s / r.sps.tokens_per_s), num(run.target_idle_fraction),
+                 num(run.draft_idle_fraction), num(run.tokens_per_iteration), num(run.processed_per_iteration),
+                 num(run.mean_iteration_s), num(run.mean_target_s), num(run.mean_draft_s), num(run.mean_comm_s),
+                 num(ttft), num(ttft / r.ttft.ad_s), num(ttft / r.ttft.sps_s)});
+    };
+    row(r.ad, "0", r.ttft.ad_s);
+    row(r.sps, "static:1", r.ttft.sps_s);
+    row(r.duo, a.sequences, r.ttft.duo_parallel_s);
+    t.set_footer(footer);
+    print_table(t, a.format);
+  } else if (a.show == "sequences") {
+    Table t({"kind", "sequences", "top1_accepted", "iterations", "fraction", "paper_fraction"});
+    long long total = 0;
+    for (const auto& [n, c] : r.duo.plan.sequence_counts) total += c;
+    for (const auto& [n, c] : r.duo.plan.sequence_counts)
+      t.add_row({"count", integer(n), "", integer(c), num(double(c) / double(std::max(1LL, total))), ""});
+    const auto& m = r.duo.plan.confusion;
+    const long long verified = m[0][0] + m[0][1] + m[1][0] + m[1][1];
+    for (int acc : {1, 0})
+      for (int many : {0, 1})
+        t.add_row({"confusion", many ? ">1" : "1", acc ? "yes" : "no", integer(m[acc][many]),
+                   num(double(m[acc][many]) / double(std::max(1LL, verified))), num(kPaperConfusion[acc][many])});
+    t.set_footer(footer + "; confusion over the iterations whose draft reached verification (paper 003 Table 4)");
+    print_table(t, a.format);
+  } else if (a.show == "sweep") {
+    std::vector<int> budgets;
+    for (int b = std::max(1, r.hardware_budget - a.sweep_range); b <= r.hardware_budget + a.sweep_range; ++b)
+      budgets.push_back(b);
+    const auto sweep = duo::budget_sweep(q, budgets);
+    const int best = duo::best_budget(sweep);
+    double hw_rate = 0;
+    for (const auto& [b, run] : sweep)
+      if (b == r.hardware_budget) hw_rate = run.tokens_per_s;
+    Table t({"budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
+             "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "best"});
+    for (const auto& [b, run] : sweep)
+      t.add_row({integer(b), integer(b - r.hardware_budget), num(run.tokens_per_s), num(run.tokens_per_s / hw_rate),
+                 num(run.target_idle_fraction), num(run.draft_idle_fraction), num(run.tokens_per_iteration),
+                 num(run.mean_iteration_s), b == best ? "yes" : ""});
+    t.set_footer(footer + fmt::format("; best budget {} (one sequence, as paper 003 Table 3)", best));
+    print_table(t, a.format);
+  } else if (a.show == "ttft") {
+    Table t({"method", "ttft_s", "ttft_vs_ad", "ttft_vs_sps"});
+    auto row = [&](const std::string& m, double v) {
+      t.add_row({m, num(v), num(v / r.ttft.ad_s), num(v / r.ttft.sps_s)});
+    };
+    row("AD", r.ttft.ad_s);
+    row("SpS", r.ttft.sps_s);
+    row("DuoDecoding (sequential layout)", r.ttft.duo_sequential_s);
+    row("DuoDecoding (parallel layout)", r.ttft.duo_parallel_s);
+    t.set_footer(footer + fmt::format("; prompt {} tokens", a.prompt));
+    print_table(t, a.format);
+  } else if (a.show == "iterations") {
+    Table t({"iteration", "x", "draft_passes", "sequences", "tokens_appended", "end_s", "iteration_s", "target_forward_s",
+             "draft_s", "comm_s"});
+    for (std::size_t i = 0; i < r.duo.timing.size(); ++i) {
+      const auto& it = r.duo.plan.iterations[i];
+      const auto& ti = r.duo.timing[i];
+      t.add_row({integer(std::int64_t(i)), integer(it.x), integer(it.draft_passes), integer(it.sequences),
+                 integer(it.gained), num(ti.end_s, 6), num(ti.iteration_s), num(ti.target_s), num(ti.draft_s),
+                 num(ti.comm_s)});
+    }
+    t.set_footer(footer);
+    print_table(t, a.format);
+  } else {
+    throw models::InputError(
+        fmt::format("--show: expected summary, sequences, sweep, ttft or iterations, got '{}'", a.show));
+  }
+  if (!a.trace_out.empty()) {
+    std::ostringstream json;
+    sim::write_chrome_trace(r.duo.graph, r.duo.run, json);
+    write_file_atomic(a.trace_out, json.str());
+  }
+  return 0;
+}
+
+// `specdse scenario duodecoding --model M [--param KEY=VALUE ..]`: the summary rows of `duo`.
+// Registered here, not under search/scenarios/, because the scenario runs on the timeline (sim)
+// and the search library does not link sim (see duo_timeline.hpp).
+search::ScenarioResult run_duo_scenario_entry(const search::ScenarioContext& ctx) {
+  ctx.require(ctx.workload != nullptr, "--model");
+  ctx.require(ctx.configs != nullptr, "the config registry");
+  const auto& p = ctx.params;
+  duo::DuoNames names;
+  names.system = p.at("system");
+  names.model = ctx.workload->target.name;
+  names.draft = p.at("draft");
+  names.engine = p.at("engine");
+  names.draft_device = p.at("draft-device");
+  names.tokens = ctx.int_param("tokens");
+  names.prompt = int(ctx.int_param("prompt"));
+  duo::DuoRequest q = duo::make_duo_request(*ctx.configs, names);
+  double alpha = 0;
+  try {
+    std::size_t used = 0;
+    alpha = std::stod(p.at("alpha"), &used);
+    if (used != p.at("alpha").size()) throw std::invalid_argument("alpha");
+  } catch (const std::exception&) {
+    throw models::InputError(fmt::format("scenario duodecoding: --param alpha: expected a number, got '{}'", p.at("alpha")));
+  }
+  q.stream = duo::PositionStream::calibrated(alpha, kGeneratorTopK, std::uint64_t(ctx.int_param("seed")));
+  q.budget = parse_budget(p.at("budget"));
+  q.policy = parse_sequences(p.at("sequences"), 4);
+  const duo::DuoReport r = duo::run_duo_scenario(q);
+  search::ScenarioResult out;
+  out.columns = {"method", "budget", "tokens", "tokens_per_s", "speedup_vs_ad", "speedup_vs_sps", "target_idle_fraction",
+                 "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "ttft_s"};
+  const double ttft[3] = {r.ttft.ad_s, r.ttft.sps_s, r.ttft.duo_parallel_s};
+  int k = 0;
+  for (const duo::ScenarioRun* run : {&r.ad, &r.sps, &r.duo})
+    out.rows.push_back({duo::to_string(run->plan.method), std::int64_t(run->plan.budget), std::int64_t(run->plan.tokens),
+                        run->tokens_per_s, run->tokens_per_s / r.ad.tokens_per_s, run->tokens_per_s / r.sps.tokens_per_s,
+                        run->target_idle_fraction, run->draft_idle_fraction, run->tokens_per_iteration,
+                        run->mean_iteration_s, ttft[k++]});
+  out.footer = fmt::format("cost coefficient {:.3f} -> hardware-aware budget {}; SpS gamma {}", r.cost_coefficient,
+                           r.hardware_budget, r.sps_gamma);
+  return out;
+}
+
+const search::ScenarioRegistration duo_scenario_registered(
+    {"duodecoding",
+     "DuoDecoding (paper 003): CPU draft in parallel with the GPU target on a system's timeline, vs AD and SpS",
+     {{"system", "duodecoding-a800-xeon", "system config"},
+      {"draft", "llama-68m@q5_k_m", "draft model (MODEL@FORMAT)"},
+      {"draft-device", "", "device running the draft (default: the system's placement.draft)"},
+      {"alpha", "0.435", "per-token acceptance of the calibrated generator (paper 003 Table 4: 0.348 + 0.087)"},
+      {"budget", "auto", "draft passes per iteration or auto (hardware-aware)"},
+      {"sequences", "dynamic", "static:N or dynamic"},
+      {"tokens", "1024", "tokens to generate"},
+      {"prompt", "256", "prompt tokens (TTFT; decode context = prompt + tokens / 2)"},
+      {"seed", "1", "generator seed"},
+      {"engine", "roofline", "latency engine for every device"}},
+     run_duo_scenario_entry});
+
+const RegisterCommand reg{
+    "duo",
+    "DuoDecoding (paper 003): draft on the CPU in parallel with the target on the GPU, vs AD and SpS, on the timeline",
+    [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
+      auto a = std::make_shared<DuoArgs>();
+      sub.add_option("--system", a->system, "System config name (configs/systems) or path")->required();
+      sub.add_option("--model", a->model, "Target model (configs/models)")->required();
+      sub.add_option("--draft", a->draft, "Draft model, MODEL@FORMAT for quantised weights (llama-68m@q5_k_m)")
+          ->required();
+      sub.add_option("--draft-device", a->draft_device,
+                     "Device of the system that runs the draft (default: the system's placement.draft)");
+      sub.add_option("--sps-draft-device", a->sps_draft_device,
+                     "Device on which the SpS baseline drafts (default: DuoDecoding's draft device)");
+      sub.add_option("--sps-draft", a->sps_draft, "Draft model of the SpS baseline (default: --draft)");
+      sub.add_option("--budget", a->budget, "Draft passes per iteration: N >= 1, or auto (hardware-aware)")
+          ->default_val("auto");
+      sub.add_option("--sequences", a->sequences, "static:N or dynamic (paper 003 §3.2)")->default_val("dynamic");
+      sub.add_option("--max-sequences", a->max_sequences, "Cap of the dynamic rule")->default_val(4);
+      sub.add_option("--alpha", a->alpha, "Per-token acceptance of the calibrated seeded generator, in (0, 1)");
+      sub.add_option("--trace", a->trace, "Acceptance trace: a probability trace or a chain trace (DESIGN.md)");
+      sub.add_option("--seed", a->seed, "Generator seed")->default_val(1);
+      sub.add_option("--tokens", a->tokens, "Tokens to generate")->default_val(1024);
+      sub.add_option("--prompt", a->prompt, "Prompt tokens (prefill, TTFT; decode context = prompt + tokens / 2)")
+          ->default_val(256);
+      sub.add_option("--sps-gamma", a->sps_gamma, "SpS window (0: paper 001's best for the acceptance)")
+          ->default_val(0)
+          ->check(CLI::Range(0, 4096));
+      sub.add_option("--sweep-range", a->sweep_range, "--show sweep: budgets hardware-aware +- this")->default_val(4);
+      sub.add_option("--show", a->show, "summary | sequences | sweep | ttft | iterations")->default_val("summary");
+      sub.add_option("--trace-out", a->trace_out, "Write the DuoDecoding run's timeline as Chrome trace JSON");
+      add_engine_option(sub, a->engine);
+      add_format_option(sub, a->format);
+      return [a, &g] { return run_duo(*a, g); };
+    },
+    37};
+
+}  // namespace
+}  // namespace experiments

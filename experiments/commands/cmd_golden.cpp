@@ -1,0 +1,136 @@
+// specdse golden: real kernels next to the sim model's predictions. For a CPU config the
+// golden kernels run here (Eigen GEMM/GEMV at the models' projection shapes, decode and tree
+// attention); for a GPU config the measurements come from a CSV that build/cuda/
+// specdse_cuda_golden printed on that GPU (--measured). Prints kernel, shape, measured_s,
+// predicted_s, error_pct and a summary line with the median absolute error.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "experiments/cli/cli_common.hpp"
+#include "models/config_error.hpp"
+#include "sim/golden/golden_host_calibration.hpp"
+#include "sim/golden/golden_suite.hpp"
+
+namespace experiments {
+
+std::string default_host_config_path();  // cmd_calibrate_host.cpp
+
+namespace {
+
+struct GoldenArgs {
+  std::string hw = "host", measured, models = "llama-68m,llama-3.2-1b", tokens = "1,2,4,8,16,32,64,128,256",
+              contexts = "512,2048", attention_model = "llama-3.2-1b", format;
+  int threads = 0, repeats = 5, warmup = 1, tree_tokens = 16;
+  bool no_flush = false;
+  unsigned long long seed = 1;
+};
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// --hw: "host" (the calibrated host file, calibrating now if there is none), a YAML path, or
+// a config name.
+models::HardwareSpec resolve_hardware(const GoldenArgs& a, const models::ConfigRegistry& reg) {
+  if (a.hw == "host") {
+    const std::string path = default_host_config_path();
+    if (std::filesystem::exists(path)) return models::load_hardware(path);
+    std::cerr << "no " << path << " yet: calibrating this host (run `specdse calibrate-host` to keep it)\n";
+    const auto c = sim::calibrate_host(a.threads, a.repeats);
+    const auto tmp = std::filesystem::temp_directory_path() / "specdse-host-cpu.yaml";
+    write_file_atomic(tmp.string(), c.to_yaml("host"));
+    return models::load_hardware(tmp.string());
+  }
+  if (a.hw.find('/') != std::string::npos || std::filesystem::path(a.hw).extension() == ".yaml")
+    return models::load_hardware(a.hw);
+  return reg.hardware(a.hw);
+}
+
+int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
+  const auto reg = registry(g);
+  const models::HardwareSpec hw = resolve_hardware(a, reg);
+  std::vector<sim::GoldenRow> rows;
+  if (hw.kind == models::HardwareKind::gpu) {
+    if (a.measured.empty())
+      throw models::InputError(fmt::format("--measured: expected a CSV from specdse_cuda_golden run on a '{}' "
+                                           "(no GPU kernels run here), got nothing", hw.name));
+    rows = sim::compare_gpu_measurements(a.measured, hw);
+  } else if (hw.kind == models::HardwareKind::cpu) {
+    if (!a.measured.empty())
+      throw models::InputError("--measured: only for GPU configs; CPU golden kernels run on this host");
+    std::vector<models::ModelSpec> models;
+    for (const auto& name : split_names(a.models)) models.push_back(reg.model(name));
+    std::vector<std::int64_t> tokens, contexts;
+    for (long long t : parse_int_list("--tokens", a.tokens, 1)) tokens.push_back(t);
+    for (long long c : parse_int_list("--contexts", a.contexts, 1)) contexts.push_back(c);
+    auto shapes = sim::projection_shapes(models, tokens);
+    if (!a.attention_model.empty()) {
+      const auto attn = sim::attention_shapes(reg.model(a.attention_model), contexts, a.tree_tokens);
+      shapes.insert(shapes.end(), attn.begin(), attn.end());
+    }
+    sim::CpuGoldenOptions o;
+    o.threads = a.threads > 0 ? a.threads : std::min(hw.cpu->threads, sim::host_core_count());
+    o.repeats = a.repeats;
+    o.warmup = a.warmup;
+    o.flush_bytes = a.no_flush ? 0 : sim::host_cache_flush_bytes();
+    o.seed = a.seed;
+    rows = sim::run_cpu_golden(shapes, hw, o);
+  } else {
+    throw models::InputError(fmt::format("--hw: expected a cpu or gpu config, got fpga '{}'", hw.name));
+  }
+
+  Table t({"hw", "kernel", "source", "m", "n", "k", "measured_s", "measured_median_s", "predicted_s", "error_pct"});
+  for (const auto& r : rows)
+    t.add_row({hw.name, r.shape.kernel, r.shape.source, integer(r.shape.m), integer(r.shape.n), integer(r.shape.k),
+               num(r.measured_s), num(r.measured_median_s), num(r.predicted_s), num(r.error_pct(), 3)});
+  auto count = [&](const std::vector<std::string>& kinds) {
+    int n = 0;
+    for (const auto& r : rows) n += std::count(kinds.begin(), kinds.end(), r.shape.kernel) > 0;
+    return n;
+  };
+  const std::vector<std::string> proj = {"gemm", "gemv"}, attn = {"decode_attention", "tree_attention"};
+  std::string summary = fmt::format("summary: {} median |error| {:.1f} % over {} GEMM/GEMV shapes (minimum times)",
+                                    hw.name, sim::median_abs_error_pct(rows, proj), count(proj));
+  if (count(attn) > 0)
+    summary += fmt::format("; attention {:.1f} % over {} shapes", sim::median_abs_error_pct(rows, attn), count(attn));
+  t.set_footer(summary);
+  print_table(t, a.format);
+  if (parse_format(a.format) != OutputFormat::table) std::cerr << summary << '\n';  // keep stdout parseable
+  return 0;
+}
+
+const RegisterCommand reg{
+    "golden", "Real kernels (Eigen here, CUDA via --measured) vs the sim model: measured_s, predicted_s, error_pct",
+    [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
+      auto a = std::make_shared<GoldenArgs>();
+      sub.add_option("--hw", a->hw, "CPU/GPU config name, a YAML path, or 'host' (calibrate-host's file)")
+          ->default_val("host");
+      sub.add_option("--measured", a->measured, "GPU only: CSV kernel,m,n,k,measured_s from specdse_cuda_golden");
+      sub.add_option("--models", a->models, "Models whose projection shapes (N, K) are run")->default_val(a->models);
+      sub.add_option("--tokens", a->tokens, "GEMM M values (tokens x)")->default_val(a->tokens);
+      sub.add_option("--contexts", a->contexts, "Contexts of the attention kernels")->default_val(a->contexts);
+      sub.add_option("--attention-model", a->attention_model, "Model whose heads the attention kernels use ('' for none)")
+          ->default_val(a->attention_model);
+      sub.add_option("--tree-tokens", a->tree_tokens, "Tree size of the tree-attention kernel")
+          ->default_val(16)->check(CLI::PositiveNumber);
+      sub.add_option("--threads", a->threads, "Threads (default: the config's threads, at most this host's cores)")
+          ->check(CLI::NonNegativeNumber);
+      sub.add_option("--repeats", a->repeats, "Timed repeats per kernel")->default_val(5)->check(CLI::PositiveNumber);
+      sub.add_option("--warmup", a->warmup, "Untimed warm-up runs per kernel")->default_val(1)->check(CLI::NonNegativeNumber);
+      sub.add_flag("--no-flush", a->no_flush, "Do not evict the caches before each timed run");
+      sub.add_option("--seed", a->seed, "Seed of the random operands")->default_val(1);
+      add_format_option(sub, a->format);
+      return [a, &g] { return run_golden(*a, g); };
+    },
+    62};
+
+}  // namespace
+}  // namespace experiments

@@ -1,0 +1,99 @@
+// specdse latency: T_v(x, L) (and T_d with --draft) from an engine, optionally per op.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "experiments/cli/cli_common.hpp"
+#include "models/software_stack.hpp"
+#include "sim/system/memory_fit.hpp"
+
+namespace experiments {
+namespace {
+
+struct LatencyArgs {
+  std::string hw, model, draft, x = "1", context = "1024", engine, format, stack;
+  int batch = 1;
+  bool breakdown = false;
+};
+
+int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
+  const auto reg = registry(g);
+  models::HardwareSpec hw = reg.hardware(a.hw);
+  if (!a.stack.empty()) hw.stack = models::load_software_stack(reg.path("stacks", a.stack));
+  models::Workload w;
+  w.target = reg.model(a.model);
+  w.batch = a.batch;
+  if (!a.draft.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(a.draft));
+  const auto xs = parse_int_list("--x", a.x, 1);
+  const auto contexts = parse_int_list("--context", a.context, 0);
+  // A design that does not fit is infeasible, not timed: check the largest step asked for.
+  sim::MemoryQuery mq;
+  mq.batch = a.batch;
+  mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
+  mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
+  const models::ModelSpec* standalone_draft =
+      w.algorithm && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr;
+  sim::require_fit(hw, w.target, mq, standalone_draft);
+  const auto engine = make_engine(a.engine, hw);
+
+  if (a.breakdown) {
+    Table t({"hw", "model", "engine", "x", "context", "op", "count", "time_s", "cycles",
+             "compute_s", "memory_s", "stall_s", "compute_share", "memory_share", "stall_share",
+             "compute_utilisation", "memory_utilisation"});
+    for (long long L : contexts)
+      for (long long x : xs) {
+        const auto cost = engine->step(models::verify_graph(*engine, w, int(x), L), true);
+        for (const auto& op : cost.ops) {
+          const double busy = op.compute_s + op.memory_s + op.stall_s;
+          auto share = [&](double v) { return busy > 0 ? v / busy : 0.0; };
+          t.add_row({hw.name, w.target.name, engine->name(), integer(x), integer(L), op.op,
+                     integer(op.count), num(op.seconds), integer(op.cycles), num(op.compute_s),
+                     num(op.memory_s), num(op.stall_s), num(share(op.compute_s), 3),
+                     num(share(op.memory_s), 3), num(share(op.stall_s), 3),
+                     num(op.compute_utilisation, 3), num(op.memory_utilisation, 3)});
+        }
+      }
+    print_table(t, a.format);
+    return 0;
+  }
+
+  std::vector<std::string> cols = {"hw", "model", "engine", "batch", "x", "context", "t_verify_s", "tokens_per_s"};
+  if (w.algorithm) cols.insert(cols.end(), {"draft", "draft_passes", "t_draft_s", "t_step_s"});
+  Table t(cols);
+  for (long long L : contexts)
+    for (long long x : xs) {
+      const double tv = models::t_verify(*engine, w, int(x), L);
+      std::vector<Cell> row = {hw.name, w.target.name, engine->name(), integer(a.batch), integer(x),
+                               integer(L), num(tv), num(double(x) * a.batch / tv)};
+      if (w.algorithm) {
+        const double td = models::t_draft(*engine, w, int(x), L);
+        row.insert(row.end(), {w.algorithm->name, integer(w.algorithm->depth(int(x))), num(td), num(tv + td)});
+      }
+      t.add_row(row);
+    }
+  print_table(t, a.format);
+  return 0;
+}
+
+const RegisterCommand reg{
+    "latency", "T_v(x, L) and T_d per verification length and context from a latency engine",
+    [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
+      auto a = std::make_shared<LatencyArgs>();
+      sub.add_option("--hw", a->hw, "Hardware config name (configs/hardware)")->required();
+      sub.add_option("--model", a->model, "Target model config name (configs/models)")->required();
+      sub.add_option("--draft", a->draft,
+                     "SD algorithm (configs/algorithms) or a standalone draft model name: adds T_d");
+      sub.add_option("--x", a->x, "Verification lengths: 1,2,4 or 1-128")->default_val("1");
+      sub.add_option("--context", a->context, "Context lengths L (tokens in the KV cache)")->default_val("1024");
+      sub.add_option("--batch", a->batch, "Sequences per step")->default_val(1)->check(CLI::PositiveNumber);
+      sub.add_option("--stack", a->stack,
+                     "Software stack running the model (configs/stacks: host overheads; sim engines)");
+      sub.add_flag("--breakdown", a->breakdown, "Per-op time, compute/memory/stall shares and utilisations");
+      add_engine_option(sub, a->engine);
+      add_format_option(sub, a->format);
+      return [a, &g] { return run_latency(*a, g); };
+    },
+    10};
+
+}  // namespace
+}  // namespace experiments

@@ -1,0 +1,101 @@
+// specdse reproduce NAME|all: paper tables and figures into <out>/<name>/.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "experiments/cli/cli_common.hpp"
+#include "experiments/reproductions/reproduction.hpp"
+#include "models/config_error.hpp"
+
+namespace experiments {
+namespace {
+
+struct ReproduceArgs {
+  std::string name, engine, out = "notebooks_out", format;
+  bool no_plots = false;
+  bool quiet = false;
+};
+
+std::string manifest(const std::string& name, const ReproduceArgs& a, const ReproductionResult& r,
+                     double wall_s, const std::string& config_dir) {
+  std::string m = fmt::format("reproduction: {}\ntitle: {}\ncommand: specdse reproduce {} --engine {} --out {}\n"
+                              "engine: {}\nconfig_dir: {}\nwall_time_s: {:.3f}\ninputs:\n",
+                              name, r.title, name, a.engine, a.out, a.engine, config_dir, wall_s);
+  for (const auto& in : r.inputs) m += "  - " + in + "\n";
+  return m;
+}
+
+void run_plot(const PlotRequest& p, const std::string& out_dir, bool quiet) {
+  static const std::string python = find_plot_python();  // probed once per process
+  if (python.empty()) {
+    if (!quiet) std::cerr << "specdse: note: no Python with matplotlib found (set SPECDSE_PYTHON); skipping plot "
+                          << p.script << "\n";
+    return;
+  }
+  std::string cmd = "'" + python + "' '" + p.script + "' '" + out_dir + "'";
+  for (const auto& arg : p.args) cmd += " '" + arg + "'";
+  cmd += quiet ? " >/dev/null 2>&1" : " >&2";
+  if (std::system(cmd.c_str()) != 0 && !quiet)
+    std::cerr << "specdse: warning: plot script failed: " << p.script << "\n";
+}
+
+int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
+  const auto reg = registry(g);
+  auto table = reproduction_table();
+  std::stable_sort(table.begin(), table.end(), [](const auto& x, const auto& y) { return x.order < y.order; });
+  std::vector<const Reproduction*> chosen;
+  for (const auto& r : table)
+    if (a.name == "all" || r.name == a.name) chosen.push_back(&r);
+  if (chosen.empty()) {
+    std::vector<std::string> names;
+    for (const auto& r : table) names.push_back(r.name);
+    throw models::InputError(fmt::format("reproduce: unknown name '{}'; available: all, {}", a.name,
+                                         fmt::join(names, ", ")));
+  }
+  for (const Reproduction* r : chosen) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ReproduceContext ctx;
+    ctx.registry = &reg;
+    ctx.engine = a.engine;
+    ctx.out_dir = a.out + "/" + r->name;
+    ctx.quiet = a.quiet;
+    ReproductionResult res = r->run(ctx);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    write_file_atomic(ctx.out_dir + "/" + r->name + ".csv", res.table.to_string(OutputFormat::csv));
+    for (const auto& [file, t] : res.extra_csvs)
+      write_file_atomic(ctx.out_dir + "/" + file, t.to_string(OutputFormat::csv));
+    write_file_atomic(ctx.out_dir + "/" + r->name + ".md",
+                      "# " + res.title + "\n\n" + res.table.to_markdown() + "\n" + res.notes + "\n");
+    write_file_atomic(ctx.out_dir + "/manifest.txt", manifest(r->name, a, res, wall, reg.dir()));
+    if (!a.no_plots)
+      for (const auto& p : res.plots) run_plot(p, ctx.out_dir, a.quiet);
+    if (a.name != "all" || a.format == "table") {
+      if (a.format == "table") std::cout << "== " << res.title << " ==\n";
+      print_table(res.table, a.format);
+      if (a.format == "table" && !res.notes.empty()) std::cout << res.notes << "\n";
+    }
+    if (!a.quiet) std::cerr << fmt::format("specdse: {} done in {:.2f} s -> {}\n", r->name, wall, ctx.out_dir);
+  }
+  return 0;
+}
+
+const RegisterCommand reg{
+    "reproduce", "Reproduce a paper table or figure (or all): CSV, Markdown, manifest and plots",
+    [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
+      auto a = std::make_shared<ReproduceArgs>();
+      sub.add_option("name", a->name, "What to reproduce (e.g. table1), or all")->required();
+      sub.add_option("--out", a->out, "Output folder; results go to <out>/<name>/")->default_val("notebooks_out");
+      sub.add_flag("--no-plots", a->no_plots, "Skip the matplotlib figures");
+      sub.add_flag("--quiet", a->quiet, "No progress lines on stderr");
+      add_engine_option(sub, a->engine);
+      add_format_option(sub, a->format);
+      return [a, &g] { return run_reproduce(*a, g); };
+    },
+    90};
+
+}  // namespace
+}  // namespace experiments

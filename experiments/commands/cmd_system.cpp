@@ -1,0 +1,80 @@
+// specdse system: one decode step of a system (configs/systems/<name>.yaml) on the event-driven
+// timeline: each device's busy time and memory (with a fits / infeasible status), each link
+// lane's traffic and busy time, the step time; --trace writes the timeline as Chrome
+// trace-event JSON for Perfetto (ui.perfetto.dev) or chrome://tracing.
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "experiments/cli/cli_common.hpp"
+#include "models/system_spec.hpp"
+#include "sim/system/system_step.hpp"
+
+namespace experiments {
+namespace {
+
+struct SystemArgs {
+  std::string system, model, draft, engine, format, trace;
+  int x = 1, batch = 1;
+  long long context = 1024;
+};
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+int run_system(const SystemArgs& a, const GlobalOptions& g) {
+  const auto reg = registry(g);
+  const models::SystemSpec spec = models::load_system(reg.path("systems", a.system), reg);
+  sim::SystemQuery q;
+  q.target = reg.model(a.model);
+  if (!a.draft.empty()) q.draft = reg.model(a.draft);
+  q.x = a.x;
+  q.context = a.context;
+  q.batch = a.batch;
+  q.engine = a.engine;
+  const sim::SystemStep step = sim::simulate_system_step(spec, q);
+
+  Table t({"kind", "name", "hardware", "stack", "role", "busy_s", "bytes", "messages", "memory_gib",
+           "capacity_gib", "status"});
+  for (const auto& d : step.devices)
+    t.add_row({"device", d.device, d.hardware, d.stack, d.role, num(d.busy_s), integer(0), integer(0),
+               num(d.memory.need.total() / kGiB, 4), num(d.memory.capacity_bytes / kGiB, 4),
+               d.memory.capacity_bytes <= 0 ? "unchecked" : d.memory.fits() ? "fits" : "infeasible"});
+  for (const auto& l : step.lanes) {
+    if (l.messages == 0) continue;  // lanes this step does not use
+    t.add_row({"link", l.lane, l.link, "", "", num(l.busy_s), integer(std::int64_t(l.bytes)), integer(l.messages),
+               num(0), num(0), ""});
+  }
+  t.add_row({"step", spec.name, "", a.engine, fmt::format("x={} context={} batch={}", a.x, a.context, a.batch),
+             num(step.step_s), integer(0), integer(0), num(0), num(0), step.feasible ? "fits" : "infeasible"});
+  t.set_footer(fmt::format("step {:.4g} s (target pass {:.4g} s){}", step.step_s, step.target_s,
+                           step.feasible ? "" : "; INFEASIBLE: a device's memory does not fit (see status)"));
+  print_table(t, a.format);
+  if (!a.trace.empty()) {
+    std::ostringstream json;
+    sim::write_chrome_trace(step.graph, step.run, json);
+    write_file_atomic(a.trace, json.str());
+  }
+  return 0;
+}
+
+const RegisterCommand reg{
+    "system", "One step of a system of devices and links: per-device time and memory, link traffic, timeline trace",
+    [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
+      auto a = std::make_shared<SystemArgs>();
+      sub.add_option("--system", a->system, "System config name (configs/systems) or path")->required();
+      sub.add_option("--model", a->model, "Target model config name (configs/models)")->required();
+      sub.add_option("--draft", a->draft, "Draft model on the system's draft device (a model name)");
+      sub.add_option("--x", a->x, "Tokens verified per sequence in the step")->default_val(1)->check(CLI::Range(1, 4096));
+      sub.add_option("--context", a->context, "Context length L (tokens in the KV cache)")
+          ->default_val(1024)
+          ->check(CLI::Range(0LL, 10000000LL));
+      sub.add_option("--batch", a->batch, "Sequences per step")->default_val(1)->check(CLI::Range(1, 65536));
+      sub.add_option("--trace", a->trace, "Write the step's timeline as Chrome trace-event JSON (Perfetto)");
+      add_engine_option(sub, a->engine);
+      add_format_option(sub, a->format);
+      return [a, &g] { return run_system(*a, g); };
+    },
+    35};
+
+}  // namespace
+}  // namespace experiments

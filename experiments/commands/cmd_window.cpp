@@ -1,0 +1,123 @@
+// specdse window: the speculation window gamma of a chain draft (paper 001 objective (1)).
+// Either paper 001's idealisation (T_v constant, draft time per token = c * T_v) or latencies
+// from an engine for a target, a chain draft and a context. Per gamma: expected tokens per
+// iteration and tokens/s, the best window marked; with --map, gamma*(a, c) as in Fig. 5.
+#include <fmt/format.h>
+
+#include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/workload_setup.hpp"
+#include "models/config_error.hpp"
+#include "search/window/chain_sd.hpp"
+
+namespace experiments {
+namespace {
+
+struct WindowArgs {
+  std::string alpha, cost_ratio, hw, model, draft, context, engine, format;
+  double t_verify_s = 1.0;
+  int gamma_max = 16;
+  bool map = false;
+};
+
+// One latency table per cost ratio (constant mode) or per context (engine mode).
+struct LatencyCase {
+  std::vector<Cell> key;  // leading cells identifying the case
+  search::ChainLatency latency;
+};
+
+int run_window(const WindowArgs& a, const GlobalOptions& g) {
+  search::require_gamma_max("--gamma-max", a.gamma_max);
+  const auto alphas = parse_double_list("--alpha", a.alpha);
+  for (double al : alphas) search::require_accuracy("--alpha", al);
+  const bool constant_mode = !a.cost_ratio.empty();
+  const bool engine_mode = !a.hw.empty() || !a.model.empty() || !a.draft.empty();
+  if (constant_mode == engine_mode)
+    throw models::InputError(
+        "window: expected either --cost-ratio C (constant T_v) or --hw, --model, --draft and --context "
+        "(latencies from an engine), got " + std::string(constant_mode ? "both" : "neither"));
+
+  std::vector<std::string> key_cols;
+  std::vector<LatencyCase> cases;
+  if (constant_mode) {
+    key_cols = {"cost_ratio"};
+    for (double c : parse_double_list("--cost-ratio", a.cost_ratio))
+      cases.push_back({{num(c)}, search::ChainLatency::constant(c, a.t_verify_s, a.gamma_max)});
+  } else {
+    if (a.hw.empty() || a.model.empty() || a.draft.empty() || a.context.empty())
+      throw models::InputError("window: engine mode: expected --hw, --model, --draft and --context, got "
+                               "only some of them");
+    const auto reg = registry(g);
+    const auto hw = reg.hardware(a.hw);
+    const auto w = make_workload(reg, a.model, a.draft);
+    const auto engine = make_engine(a.engine, hw);
+    key_cols = {"hw", "model", "draft", "engine", "context", "cost_ratio"};
+    for (long long L : parse_int_list("--context", a.context, 0)) {
+      auto lat = search::ChainLatency::from_engine(*engine, w, L, a.gamma_max);
+      cases.push_back({{hw.name, w.target.name, w.algorithm->name, engine->name(), integer(L),
+                        num(lat.cost_ratio())},
+                       std::move(lat)});
+    }
+  }
+
+  if (a.map) {
+    auto cols = key_cols;
+    cols.insert(cols.end(), {"alpha", "gamma_star", "expected_tokens", "tokens_per_s", "speedup"});
+    Table t(cols);
+    for (const auto& c : cases)
+      for (double al : alphas) {
+        const auto best = search::optimal_gamma(al, c.latency);
+        auto row = c.key;
+        row.insert(row.end(), {num(al), integer(best.gamma), num(best.expected_tokens), num(best.tokens_per_s),
+                               num(best.tokens_per_s * c.latency.iteration_s(0))});
+        t.add_row(row);
+      }
+    print_table(t, a.format);
+    return 0;
+  }
+
+  auto cols = key_cols;
+  cols.insert(cols.end(), {"alpha", "gamma", "expected_tokens", "t_draft_s", "t_verify_s", "t_iteration_s",
+                           "tokens_per_s", "speedup", "best"});
+  Table t(cols);
+  for (const auto& c : cases)
+    for (double al : alphas) {
+      const int best = search::optimal_gamma(al, c.latency).gamma;
+      for (int gm = 0; gm <= a.gamma_max; ++gm) {
+        const double tps = search::chain_tokens_per_s(al, gm, c.latency);
+        auto row = c.key;
+        row.insert(row.end(), {num(al), integer(gm), num(search::chain_expected_tokens(al, gm)),
+                               num(c.latency.draft_s(gm)), num(c.latency.verify_s(gm)),
+                               num(c.latency.iteration_s(gm)), num(tps),
+                               num(tps * c.latency.iteration_s(0)), text(gm == best ? "yes" : "no")});
+        t.add_row(row);
+      }
+    }
+  print_table(t, a.format);
+  return 0;
+}
+
+const RegisterCommand reg{
+    "window",
+    "Speculation window gamma of a chain draft: expected tokens and tokens/s per gamma (paper 001 objective (1))",
+    [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
+      auto a = std::make_shared<WindowArgs>();
+      sub.add_option("--alpha", a->alpha, "Token accuracy a in (0, 1); a list (0.5,0.8) evaluates each")
+          ->required();
+      sub.add_option("--cost-ratio", a->cost_ratio,
+                     "Constant mode: draft time per token / T_v (paper 001's c); a list evaluates each");
+      sub.add_option("--t-verify-s", a->t_verify_s, "Constant mode: T_v in seconds")->default_val(1.0);
+      sub.add_option("--hw", a->hw, "Engine mode: hardware config name");
+      sub.add_option("--model", a->model, "Engine mode: target model config name");
+      sub.add_option("--draft", a->draft,
+                     "Engine mode: chain algorithm (longspec-chain, eagle3-chain) or a draft model name");
+      sub.add_option("--context", a->context, "Engine mode: context lengths L (1024 or 128,4096)");
+      sub.add_option("--gamma-max", a->gamma_max, "Largest window considered (>= 1)")->default_val(16);
+      sub.add_flag("--map", a->map, "Print only gamma* per (alpha, cost ratio or context): paper 001 Fig. 5");
+      add_engine_option(sub, a->engine);
+      add_format_option(sub, a->format);
+      return [a, &g] { return run_window(*a, g); };
+    },
+    60};
+
+}  // namespace
+}  // namespace experiments

@@ -1,0 +1,111 @@
+// Paper 003 Table 3: DuoDecoding's tokens/s as the draft budget moves around the hardware-aware
+// budget (one draft sequence), on the paper's testbed (A800 target, 16-core Xeon draft, PCIe
+// 4.0; configs/systems/duodecoding-a800-xeon.yaml), Llama-2-7B FP16 / Llama-68M Q5_K_M.
+// Acceptance: the paper gives no per-token acceptance per task; its Table 4 gives the share of
+// iterations whose top-1 draft token was accepted, 0.348 + 0.087 = 0.435, which is used as alpha;
+// 0.7 and 0.9 are stated alphas that show how the shape depends on acceptance. The calibrated
+// seeded generator (search/acceptance/probability_trace.hpp) produces the positions.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "experiments/reproductions/repro_support.hpp"
+#include "search/scenarios/duodecoding/duo_scenario.hpp"
+
+namespace experiments {
+namespace {
+
+namespace duo = search::duodecoding;
+
+// Paper 003 Table 3 (Llama-2-7B, tokens/s), rows budget - 2 .. budget + 2 (the hardware-aware
+// budget is the middle row; the paper's text: "our baseline being set to 24 tokens"). Display only.
+constexpr int kPaperBudget = 24;
+constexpr double kPaperTable3[5][4] = {{97.44, 128.65, 145.32, 87.47},
+                                       {97.77, 130.75, 147.90, 89.00},
+                                       {98.71, 131.15, 149.68, 89.06},
+                                       {98.08, 130.90, 147.12, 88.00},
+                                       {98.38, 130.37, 148.60, 87.11}};
+constexpr double kTable4Alpha = 0.435;  // paper 003 Table 4: top-1 first token accepted, 0.348 + 0.087
+constexpr int kSweepRange = 6;          // budgets hardware-aware +- this (Table 3 shows +-2)
+constexpr long long kTokens = 2048;
+constexpr std::uint64_t kSeed = 1;
+constexpr double kPlateau = 0.005;      // "ties": within 0.5 % of the best tokens/s
+
+ReproductionResult table3(const ReproduceContext& ctx) {
+  duo::DuoNames n;
+  n.system = "duodecoding-a800-xeon";
+  n.model = "llama-2-7b";
+  n.draft = "llama-68m@q5_k_m";
+  n.engine = ctx.engine;
+  n.tokens = kTokens;
+  duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
+  const int hw = duo::hardware_aware_budget(q.costs);
+
+  ReproductionResult res;
+  res.title = fmt::format(
+      "Paper 003 Table 3: budget sweep around the hardware-aware budget ({} engine; A800 + Xeon, Llama-2-7B / "
+      "Llama-68M Q5_K_M, one sequence)",
+      ctx.engine);
+  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", "llama-2-7b"),
+                ctx.registry->path("models", "llama-68m"),
+                "paper 003 Table 3 (display only) and Table 4 (alpha = 0.435)"};
+  Table t({"alpha", "budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
+           "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "best", "paper_budget", "paper_mt_relative",
+           "paper_trans_relative", "paper_math_relative", "paper_code_relative"});
+  std::string summary;
+  for (double alpha : {kTable4Alpha, 0.7, 0.9}) {
+    q.stream = duo::PositionStream::calibrated(alpha, 4, kSeed);
+    std::vector<int> budgets;
+    for (int b = std::max(1, hw - kSweepRange); b <= hw + kSweepRange; ++b) budgets.push_back(b);
+    const auto sweep = duo::budget_sweep(q, budgets);
+    const int best = duo::best_budget(sweep);
+    double hw_rate = 0, best_rate = 0;
+    for (const auto& [b, run] : sweep) {
+      if (b == hw) hw_rate = run.tokens_per_s;
+      best_rate = std::max(best_rate, run.tokens_per_s);
+    }
+    // Budgets within kPlateau of the best: below the coefficient the step keeps the target's
+    // time, so budgets whose extra tokens are rarely reached tie to a few parts in a thousand.
+    int lo = budgets.back(), hi = budgets.front();
+    for (const auto& [b, run] : sweep)
+      if (run.tokens_per_s >= (1 - kPlateau) * best_rate) lo = std::min(lo, b), hi = std::max(hi, b);
+    for (const auto& [b, run] : sweep) {
+      const int off = b - hw;
+      std::vector<Cell> row{num(alpha), integer(b), integer(off), num(run.tokens_per_s),
+                            num(run.tokens_per_s / hw_rate), num(run.target_idle_fraction),
+                            num(run.draft_idle_fraction), num(run.tokens_per_iteration), num(run.mean_iteration_s),
+                            text(b == best ? "yes" : "")};
+      if (off >= -2 && off <= 2) {
+        row.push_back(integer(kPaperBudget + off));
+        for (int task = 0; task < 4; ++task)
+          row.push_back(num(kPaperTable3[off + 2][task] / kPaperTable3[2][task]));
+      } else {
+        for (int k = 0; k < 5; ++k) row.push_back(text(""));
+      }
+      t.add_row(std::move(row));
+    }
+    summary += fmt::format("{}alpha {}: best budget {} ({:+d}), within 0.5 % of it {}..{}", summary.empty() ? "" : "; ",
+                           alpha, best, best - hw, lo, hi);
+  }
+  res.table = std::move(t);
+  res.notes = fmt::format(
+      "Hardware-aware budget {} = floor(cost coefficient {:.2f}: target forward {:.3f} ms on the A800 / draft pass "
+      "{:.3f} ms on the Xeon, both from the {} engine at context {}); the paper's testbed used 24. {}. Below the "
+      "coefficient the draft finishes early and the CPU idles (draft_idle_fraction), above it the GPU waits "
+      "(target_idle_fraction), the two regimes of the paper's §4.4.1. At alpha 0.435 tokens beyond the first few of "
+      "a draft are rarely reached, so budgets below the coefficient tie (the paper's variations are within 2 % too); "
+      "the best budget then sits at the low end only because a shorter pending draft makes the target's forward a "
+      "few microseconds shorter. "
+      "Paper columns: each task's tokens/s over its budget-24 row, display only; the paper's rows are assumed to be "
+      "budgets 22..26 in order.",
+      hw, q.costs.cost_coefficient(), q.costs.target_forward_s(1) * 1e3, q.costs.draft_pass_s() * 1e3, ctx.engine,
+      q.costs.context(), summary);
+  res.plots.push_back(plot_script("duo_table3"));
+  return res;
+}
+
+const RegisterReproduction reg{"duo-table3", "Paper 003 Table 3: DuoDecoding budget sweep around the hardware-aware budget",
+                               table3, 120};
+
+}  // namespace
+}  // namespace experiments

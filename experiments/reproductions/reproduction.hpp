@@ -1,0 +1,49 @@
+#pragma once
+// Paper reproductions (`specdse reproduce NAME`). Each is one file (repro_*.cpp) that registers
+// itself, computes a table from the project's configs and data, and may ask for a plot. The
+// reproduce command writes <out>/<name>/: <name>.csv, <name>.md, manifest.txt, plots.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "experiments/output/table.hpp"
+#include "models/config_registry.hpp"
+
+namespace experiments {
+
+struct ReproduceContext {
+  const models::ConfigRegistry* registry = nullptr;
+  std::string engine = "roofline";
+  std::string out_dir;       // <out>/<name>
+  bool quiet = false;        // no progress on stderr
+};
+
+struct PlotRequest {
+  std::string script;        // path of a Python script under experiments/plots
+  std::vector<std::string> args;
+};
+
+struct ReproductionResult {
+  std::string title;
+  Table table{{}};
+  std::string notes;                 // Markdown shown under the table
+  std::vector<std::string> inputs;   // files the numbers came from
+  std::vector<std::pair<std::string, Table>> extra_csvs;  // file name -> table
+  std::vector<PlotRequest> plots;
+};
+
+struct Reproduction {
+  std::string name;
+  std::string description;
+  std::function<ReproductionResult(const ReproduceContext&)> run;
+  int order = 100;
+};
+
+std::vector<Reproduction>& reproduction_table();
+
+struct RegisterReproduction {
+  RegisterReproduction(std::string name, std::string description,
+                       std::function<ReproductionResult(const ReproduceContext&)> run, int order = 100);
+};
+
+}  // namespace experiments

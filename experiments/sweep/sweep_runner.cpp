@@ -1,0 +1,533 @@
+#include "experiments/sweep/sweep_runner.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/workload_setup.hpp"
+#include "models/config_error.hpp"
+#include "search/acceptance/acceptance_data.hpp"
+#include "search/optimizer.hpp"
+#include "sim/system/memory_fit.hpp"
+
+namespace experiments {
+namespace {
+
+const std::vector<std::string> kPointColumns = {"index", "hardware", "model", "algorithm", "task",
+                                                "context", "batch"};
+const std::vector<std::string> kResultColumns = {
+    "peak_tflops", "bandwidth_gbs", "flops_per_byte", "aat_context", "ar_tokens_per_s", "best_x",
+    "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime",
+    "sd_case", "status"};
+
+std::vector<Cell> point_cells(const SweepPoint& p) {
+  std::vector<Cell> cells = {integer(std::int64_t(p.index)), p.hardware, p.model, p.algorithm, p.task,
+                             integer(p.context), integer(p.batch)};
+  for (const auto& [k, v] : p.hardware_overrides) cells.push_back(text(v));
+  return cells;
+}
+
+std::vector<std::string> point_column_names(const SweepSpec& spec) {
+  auto cols = kPointColumns;
+  for (const auto& k : spec.hardware_keys()) cols.push_back(k);
+  return cols;
+}
+
+// One CSV row (no header, no newline) formatted exactly as Table writes it.
+std::string csv_row(const std::vector<std::string>& columns, std::vector<Cell> cells) {
+  Table t(columns);
+  t.add_row(std::move(cells));
+  std::string s = t.to_string(OutputFormat::csv);
+  s = s.substr(s.find('\n') + 1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+std::string csv_header(const std::vector<std::string>& columns) {
+  std::string h;
+  for (std::size_t i = 0; i < columns.size(); ++i) h += (i ? "," : "") + columns[i];
+  return h;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string c;
+  std::istringstream in(line);
+  while (std::getline(in, c, ',')) cells.push_back(c);
+  if (!line.empty() && line.back() == ',') cells.push_back("");
+  return cells;
+}
+
+// Everything a point needs, prepared on the main thread (config parsing and Ceres fits stay
+// single-threaded; workers only cost graphs).
+struct Prepared {
+  std::map<std::string, std::shared_ptr<models::HardwareSpec>> hardware;
+  std::map<std::string, std::shared_ptr<models::Workload>> workloads;
+  struct Aat {
+    search::AatSource source;
+    long long context = 0;
+  };
+  std::map<std::string, std::shared_ptr<Aat>> aats;
+};
+
+std::string hardware_key(const SweepPoint& p) {
+  std::string k = p.hardware;
+  for (const auto& [key, v] : p.hardware_overrides) k += "|" + key + "=" + v;
+  return k;
+}
+std::string workload_key(const SweepPoint& p) { return fmt::format("{}|{}|{}", p.model, p.algorithm, p.batch); }
+std::string aat_key(const SweepPoint& p) {
+  return fmt::format("{}|{}|{}|{}|{}", p.algorithm, p.model, p.task, p.source_table, p.context);
+}
+
+// AAT of the measured context nearest to the point's (the data has a handful of contexts).
+std::shared_ptr<Prepared::Aat> prepare_aat(const search::AcceptanceData& data, const SweepPoint& p,
+                                           const std::string& spec_path) {
+  search::AatQuery q;
+  q.algorithm = p.algorithm;
+  q.target_model = p.model;
+  q.task = p.task;
+  if (!p.source_table.empty()) q.source_table = p.source_table;
+  const auto contexts = data.contexts(q);
+  if (contexts.empty())
+    throw models::InputError(fmt::format("{}: axes: no AAT measurements in {} for algorithm {}, model {}, task {}{}",
+                                         spec_path, data.path(), p.algorithm, p.model, p.task,
+                                         p.source_table.empty() ? "" : ", source_table " + p.source_table));
+  long long best = contexts.front();
+  for (long long c : contexts)
+    if (std::llabs(c - p.context) < std::llabs(best - p.context)) best = c;
+  auto a = std::make_shared<Prepared::Aat>();
+  a->context = best;
+  a->source = aat_source(data, {p.algorithm, p.model, p.task, p.source_table}, best);
+  return a;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(bool enabled, std::size_t total, std::size_t done)
+      : enabled_(enabled), total_(total), start_done_(done), start_(std::chrono::steady_clock::now()) {}
+  void update(std::size_t done) {
+    if (!enabled_ || total_ == 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const std::size_t new_done = done - start_done_, left = total_ - done;
+    const double eta = new_done ? elapsed / double(new_done) * double(left) : 0.0;
+    const int width = 30, filled = int(double(width) * double(done) / double(total_));
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu %3.0f%% %.1f s, ETA %.1f s ", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), done, total_, 100.0 * double(done) / double(total_),
+                 elapsed, eta);
+    if (done == total_) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  std::size_t total_, start_done_;
+  std::chrono::steady_clock::time_point start_, last_{};
+};
+
+}  // namespace
+
+std::vector<std::string> sweep_columns(const SweepSpec& spec) {
+  auto cols = point_column_names(spec);
+  cols.insert(cols.end(), kResultColumns.begin(), kResultColumns.end());
+  return cols;
+}
+
+models::HardwareSpec load_hardware_with_overrides(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
+    const std::string& context) {
+  if (overrides.empty()) return models::load_hardware(path);
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw models::InputError(fmt::format("{}: cannot parse: {}", path, e.what()));
+  }
+  std::string what;
+  for (const auto& [key, value] : overrides) {
+    YAML::Node cur;
+    cur.reset(root);
+    std::string walked;
+    std::istringstream parts(key);
+    std::string part;
+    while (std::getline(parts, part, '.')) {
+      walked += (walked.empty() ? "" : ".") + part;
+      if (!cur.IsMap() || !cur[part])
+        throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got no key {}", context, key,
+                                             path, walked));
+      YAML::Node next = cur[part];
+      cur.reset(next);
+    }
+    if (!cur.IsScalar())
+      throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got a {}", context, key, path,
+                                           cur.IsMap() ? "map" : "list"));
+    try {
+      std::size_t used = 0;
+      std::stod(cur.Scalar(), &used);
+      if (used != cur.Scalar().size()) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got '{}'", context, key, path,
+                                           cur.Scalar()));
+    }
+    cur = value;  // assigns through the reference into the loaded tree
+    what += fmt::format("{}{}={}", what.empty() ? "" : ", ", key, value);
+  }
+  YAML::Emitter out;
+  out << root;
+  static std::atomic<unsigned> counter{0};
+  const auto tmp = std::filesystem::temp_directory_path() /
+                   fmt::format("specdse-sweep-{}-{}.yaml", ::getpid(), counter++);
+  {
+    std::ofstream f(tmp);
+    f << out.c_str() << "\n";
+  }
+  try {
+    auto hw = models::load_hardware(tmp.string());
+    std::filesystem::remove(tmp);
+    hw.source_file = fmt::format("{} with {}", path, what);
+    return hw;
+  } catch (const models::InputError& e) {
+    std::filesystem::remove(tmp);
+    throw models::InputError(fmt::format("{}: {} with {}: {}", context, path, what, e.what()));
+  }
+}
+
+std::vector<std::size_t> shard_indices(std::size_t total, std::size_t shard_index, std::size_t shard_count) {
+  if (shard_count == 0 || shard_index >= shard_count)
+    throw models::InputError(fmt::format("--shard: expected I/N with 0 <= I < N, got {}/{}", shard_index, shard_count));
+  std::vector<std::size_t> out;
+  for (std::size_t i = shard_index; i < total; i += shard_count) out.push_back(i);
+  return out;
+}
+
+std::string sweep_header(const SweepSpec& spec) { return csv_header(sweep_columns(spec)); }
+
+Table sweep_rows_table(const SweepSpec& spec, const std::vector<std::string>& lines) {
+  Table t(sweep_columns(spec));
+  for (const auto& line : lines) {
+    std::vector<Cell> cells;
+    for (auto& c : split_csv(line)) cells.push_back(text(c));
+    t.add_row(std::move(cells));
+  }
+  return t;
+}
+
+std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
+                                          const std::vector<std::size_t>& indices, std::size_t* keep_bytes) {
+  std::vector<std::string> lines;
+  if (keep_bytes) *keep_bytes = 0;
+  if (path.empty() || !std::filesystem::exists(path)) return lines;
+  std::string existing;
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    existing = ss.str();
+  }
+  if (existing.empty()) return lines;
+  const auto columns = sweep_columns(spec);
+  const auto point_cols = point_column_names(spec);
+  const std::string header = csv_header(columns);
+  const auto eol = existing.find('\n');
+  if (eol == std::string::npos || existing.substr(0, eol) != header) {
+    // A header cut short by an interrupted run is rewritten; anything else is another file.
+    if (eol != std::string::npos || header.compare(0, existing.size(), existing) != 0)
+      throw models::InputError(fmt::format(
+          "{}: expected the header of sweep {} to resume it, got a different file; remove it or "
+          "choose another --out", path, spec.path));
+    return lines;
+  }
+  std::size_t keep = eol + 1, pos = keep;
+  while (pos < existing.size()) {
+    const auto end = existing.find('\n', pos);
+    if (end == std::string::npos) break;  // a partial row from an interrupted run
+    const std::string line = existing.substr(pos, end - pos);
+    if (lines.size() >= indices.size())
+      throw models::InputError(fmt::format("{}: has more rows than sweep {} ({}); remove it or choose "
+                                           "another --out", path, spec.path, indices.size()));
+    const std::size_t k = indices[lines.size()];
+    const std::string expected = csv_row(point_cols, point_cells(spec.point(k))) + ",";
+    if (line.compare(0, expected.size(), expected) != 0 || split_csv(line).size() != columns.size())
+      throw models::InputError(fmt::format("{}: row {}: expected the point '{}' of sweep {}, got '{}'; "
+                                           "remove the file or choose another --out",
+                                           path, lines.size() + 1, expected, spec.path, line));
+    lines.push_back(line);
+    pos = end + 1;
+    keep = pos;
+  }
+  if (keep_bytes) *keep_bytes = keep;
+  return lines;
+}
+
+std::vector<std::string> compute_sweep_rows(
+    const SweepSpec& spec, const models::ConfigRegistry& reg, const std::vector<std::size_t>& indices,
+    unsigned threads_wanted, const std::string& engine_override,
+    const std::function<void(std::size_t, const std::string&)>& on_row) {
+  const std::string engine_name = engine_override.empty() ? spec.engine : engine_override;
+  const auto columns = sweep_columns(spec);
+  const std::size_t total = spec.size();
+
+  // Prepare configs, workloads and AAT sources for every point (validates the whole spec
+  // before any work starts, and the same way in every shard or rank).
+  const auto data = search::AcceptanceData::load(reg.dir() + "/acceptance/aat_measurements.csv");
+  Prepared prep;
+  for (std::size_t i = 0; i < total; ++i) {
+    const SweepPoint p = spec.point(i);
+    const auto hk = hardware_key(p);
+    if (!prep.hardware.count(hk))
+      prep.hardware[hk] = std::make_shared<models::HardwareSpec>(load_hardware_with_overrides(
+          reg.path("hardware", p.hardware), p.hardware_overrides, spec.path + ": axes"));
+    const auto wk = workload_key(p);
+    if (!prep.workloads.count(wk))
+      prep.workloads[wk] = std::make_shared<models::Workload>(make_workload(reg, p.model, p.algorithm, p.batch));
+    const auto ak = aat_key(p);
+    if (!prep.aats.count(ak)) prep.aats[ak] = prepare_aat(data, p, spec.path);
+  }
+
+  auto compute = [&](std::size_t index) {
+    const SweepPoint p = spec.point(index);
+    const auto& hw = *prep.hardware.at(hardware_key(p));
+    const auto& w = *prep.workloads.at(workload_key(p));
+    const auto& aat = *prep.aats.at(aat_key(p));
+    auto cells = point_cells(p);
+    const double bw = hw.peak_bandwidth_bytes();
+    // A point whose largest step does not fit the device's memory is a result with a status,
+    // not a time: the numeric cells stay empty.
+    sim::MemoryQuery mq;
+    mq.batch = w.batch;
+    mq.step_tokens = spec.x_max;
+    mq.kv_tokens = p.context + spec.x_max;
+    const sim::DeviceMemory memory = sim::device_memory(hw, w.target, mq);
+    if (!memory.fits()) {
+      std::vector<Cell> result = {num(hw.peak_flops() / 1e12), num(bw / 1e9), num(hw.peak_flops() / bw),
+                                  integer(aat.context)};
+      for (std::size_t k = result.size(); k + 1 < kResultColumns.size(); ++k) result.push_back(text(""));
+      result.push_back(text(sim::fit_status(memory)));
+      cells.insert(cells.end(), result.begin(), result.end());
+      return csv_row(columns, std::move(cells));
+    }
+    const auto engine = make_engine(engine_name, hw);
+    search::OptimizeOptions opt;
+    opt.x_max = spec.x_max;
+    const auto r = search::optimize_context(*engine, w, p.context, aat.source, opt);
+    // The observed outcome, in the terms of paper 000 §III-B: no gain, the optimum at or past the
+    // AAT saturation point (the naive set), or an interior optimum set by the compute roof.
+    const std::string sd_case = r.best.x == 1 ? "sd_never_helps"
+                                : r.best.x >= r.naive.x ? "larger_x_better"
+                                                        : "interior_optimum";
+    std::vector<Cell> result = {num(hw.peak_flops() / 1e12), num(bw / 1e9), num(hw.peak_flops() / bw),
+                                integer(aat.context), num(r.ar.p_eff()), integer(r.best.x), num(r.best.p_eff()),
+                                num(r.speedup(), 3), num(r.best.aat), num(r.best.t_verify_s),
+                                num(r.best.t_draft_s), num(r.ridge_x, 3), roofline::to_string(r.regime), sd_case,
+                                text(sim::fit_status(memory))};
+    cells.insert(cells.end(), result.begin(), result.end());
+    return csv_row(columns, std::move(cells));
+  };
+
+  // Every engine is safe to use from several threads: each SystemC simulation runs in its own
+  // context (sim/sc_session.hpp); their kernels take turns while graph building, memoisation
+  // and the optimiser run in parallel.
+  const std::size_t n = indices.size();
+  unsigned threads = threads_wanted ? threads_wanted : std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, n)));
+
+  std::vector<std::string> lines(n);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::size_t, std::string> finished;  // reorder buffer, by position in `indices`
+  std::exception_ptr error;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  auto worker = [&] {
+    while (!stop) {
+      const std::size_t pos = next++;
+      if (pos >= n) return;
+      try {
+        std::string line = compute(indices[pos]);
+        std::lock_guard<std::mutex> lock(mu);
+        finished.emplace(pos, std::move(line));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        stop = true;
+      }
+      cv.notify_one();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads && n > 0; ++t) pool.emplace_back(worker);
+  for (std::size_t to_write = 0; to_write < n; ++to_write) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return error || finished.count(to_write); });
+      if (error) break;
+      lines[to_write] = std::move(finished.at(to_write));
+      finished.erase(to_write);
+    }
+    if (on_row) {
+      try {
+        on_row(to_write, lines[to_write]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        break;
+      }
+    }
+  }
+  stop = true;
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return lines;
+}
+
+SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg,
+                        const SweepRunOptions& o, Table* rows_out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SweepRunStats stats;
+  const auto indices = shard_indices(spec.size(), o.shard_index, o.shard_count);
+  stats.total = indices.size();
+  const std::string header = sweep_header(spec);
+
+  // Resume: keep the complete rows of an earlier run of the same spec (and shard).
+  std::size_t keep = 0;
+  std::vector<std::string> lines = read_resume_rows(spec, o.out_path, indices, &keep);
+  const std::size_t first_pending = lines.size();
+  std::ofstream file;
+  if (!o.out_path.empty()) {
+    if (keep == 0) {
+      std::ofstream init(o.out_path, std::ios::binary | std::ios::trunc);
+      if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", o.out_path));
+      init << header << '\n';
+    } else if (keep < std::filesystem::file_size(o.out_path)) {
+      std::filesystem::resize_file(o.out_path, keep);
+    }
+    file.open(o.out_path, std::ios::binary | std::ios::app);
+    if (!file) throw models::InputError(fmt::format("{}: cannot append to the sweep output", o.out_path));
+  }
+  stats.reused = first_pending;
+  if (o.stream) {
+    *o.stream << header << '\n';
+    for (const auto& l : lines) *o.stream << l << '\n';
+    o.stream->flush();
+  }
+
+  const std::vector<std::size_t> pending(indices.begin() + std::ptrdiff_t(first_pending), indices.end());
+  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  stats.threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, pending.size())));
+  ProgressBar bar(o.progress, stats.total, first_pending);
+  bar.update(first_pending);
+  // Rows are appended and flushed in index order as they finish, so an interrupted run leaves
+  // a resumable prefix.
+  auto rows = compute_sweep_rows(spec, reg, pending, stats.threads, o.engine,
+                                 [&](std::size_t pos, const std::string& line) {
+                                   if (file.is_open()) {
+                                     file << line << '\n';
+                                     file.flush();
+                                   }
+                                   if (o.stream) {
+                                     *o.stream << line << '\n';
+                                     o.stream->flush();
+                                   }
+                                   ++stats.computed;
+                                   bar.update(first_pending + pos + 1);
+                                 });
+  for (auto& l : rows) lines.push_back(std::move(l));
+  if (rows_out) *rows_out = sweep_rows_table(spec, lines);
+  stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return stats;
+}
+
+std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
+                               const SweepSpec* spec) {
+  if (shard_paths.empty()) throw models::InputError("sweep merge: expected at least one shard file, got none");
+  std::string header;
+  std::map<std::size_t, std::string> rows;  // by point index
+  for (const auto& path : shard_paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw models::InputError(fmt::format("{}: cannot read the sweep shard", path));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string content = ss.str();
+    const auto eol = content.find('\n');
+    if (eol == std::string::npos)
+      throw models::InputError(fmt::format("{}: expected a sweep CSV with a header line, got none", path));
+    const std::string h = content.substr(0, eol);
+    if (header.empty()) {
+      header = h;
+      if (spec && header != sweep_header(*spec))
+        throw models::InputError(fmt::format("{}: expected the header of sweep {}, got '{}'", path, spec->path, h));
+      if (header.rfind("index,", 0) != 0)
+        throw models::InputError(fmt::format("{}: expected a sweep CSV whose first column is index, got '{}'", path, h));
+    } else if (h != header) {
+      throw models::InputError(fmt::format("{}: expected the header of {}, got '{}'", path, shard_paths.front(), h));
+    }
+    std::size_t pos = eol + 1, line_no = 1;
+    while (pos < content.size()) {
+      const auto end = content.find('\n', pos);
+      ++line_no;
+      // An unterminated last line is a row an interrupted shard was writing: that shard is
+      // incomplete, so merging it would lose a point.
+      if (end == std::string::npos)
+        throw models::InputError(fmt::format("{}: line {}: expected a complete row, got a partial one (the shard "
+                                             "was interrupted: run it again to resume it)", path, line_no));
+      const std::string line = content.substr(pos, end - pos);
+      pos = end + 1;
+      const std::string first = line.substr(0, line.find(','));
+      std::size_t index = 0;
+      try {
+        std::size_t used = 0;
+        const long long v = std::stoll(first, &used);
+        if (used != first.size() || v < 0) throw std::invalid_argument("");
+        index = std::size_t(v);
+      } catch (const std::exception&) {
+        throw models::InputError(fmt::format("{}: line {}: index: expected a point index, got '{}'", path, line_no, first));
+      }
+      if (!rows.emplace(index, line).second)
+        throw models::InputError(fmt::format("{}: line {}: expected each point once over the shards, got point {} "
+                                             "again", path, line_no, index));
+    }
+  }
+  const std::size_t n = spec ? spec->size() : (rows.empty() ? 0 : rows.rbegin()->first + 1);
+  std::string out = header + "\n";
+  std::size_t expect = 0;
+  for (const auto& [index, line] : rows) {
+    if (index != expect || index >= n)
+      throw models::InputError(fmt::format("sweep merge: expected point {} in one of the shards, got {}",
+                                           expect, index >= n ? "a point past the sweep's " + std::to_string(n)
+                                                              : "none (missing shard or unfinished run?)"));
+    if (spec) {
+      const auto point_cols = point_column_names(*spec);
+      const std::string expected = csv_row(point_cols, point_cells(spec->point(index))) + ",";
+      if (line.compare(0, expected.size(), expected) != 0)
+        throw models::InputError(fmt::format("sweep merge: point {}: expected '{}' of sweep {}, got '{}'", index,
+                                             expected, spec->path, line));
+    }
+    out += line + "\n";
+    ++expect;
+  }
+  if (expect != n)
+    throw models::InputError(fmt::format("sweep merge: expected {} points of sweep {}, got {} (missing shard or "
+                                         "unfinished run?)", n, spec ? spec->path : "", expect));
+  write_file_atomic(out_path, out);
+  return n;
+}
+
+}  // namespace experiments

@@ -1,0 +1,84 @@
+#pragma once
+// Runs a sweep: every point of a SweepSpec is optimised (best x, speedup over AD) on worker
+// threads; rows are emitted in index order through a reorder buffer, so the output bytes do
+// not depend on the thread count. With an output file, rows are appended and flushed as they
+// finish, and a later run with the same spec and file resumes after the last complete row.
+#include <cstddef>
+#include <functional>
+#include <ostream>
+#include <string>
+
+#include "experiments/sweep/sweep_spec.hpp"
+#include "experiments/output/table.hpp"
+#include "models/config_registry.hpp"
+#include "models/hardware_spec.hpp"
+
+namespace experiments {
+
+struct SweepRunOptions {
+  std::string out_path;            // CSV file to append to / resume from; empty: none
+  std::ostream* stream = nullptr;  // also receives the CSV (header + rows) as rows finish
+  unsigned threads = 0;            // 0: all hardware threads
+  bool progress = false;           // progress bar with ETA on stderr
+  std::string engine;              // empty: the spec's engine
+  // Job-array shard: this run computes the points with index % shard_count == shard_index
+  // (round-robin, so every shard gets a similar mix of cheap and expensive points); its file
+  // holds only those rows, in index order, and `merge_sweep_shards` joins the shards.
+  std::size_t shard_index = 0, shard_count = 1;
+};
+
+struct SweepRunStats {
+  std::size_t total = 0;
+  std::size_t reused = 0;     // rows found complete in out_path
+  std::size_t computed = 0;
+  unsigned threads = 1;
+  double wall_s = 0;
+};
+
+// The CSV columns of a sweep's result rows.
+std::vector<std::string> sweep_columns(const SweepSpec& spec);
+
+// Runs the sweep; `rows` (optional) receives every row (reused rows as text cells).
+SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& registry,
+                        const SweepRunOptions& options, Table* rows = nullptr);
+
+// The indices of the points a shard computes, ascending (every index when shard_count is 1).
+std::vector<std::size_t> shard_indices(std::size_t total, std::size_t shard_index, std::size_t shard_count);
+
+// Computes the CSV rows (no newline) of the points `indices` on `threads` worker threads;
+// `on_row(pos, line)` (optional) receives each row in the order of `indices` as soon as it and
+// every earlier one are done. Validates every point (configs, AAT data) before any work starts.
+std::vector<std::string> compute_sweep_rows(
+    const SweepSpec& spec, const models::ConfigRegistry& registry, const std::vector<std::size_t>& indices,
+    unsigned threads, const std::string& engine,
+    const std::function<void(std::size_t, const std::string&)>& on_row = {});
+
+// The complete rows at the start of an existing sweep output `path` (a prefix of `indices`'
+// rows, checked against the spec's points); empty when the file does not exist. InputError
+// when the file belongs to another spec. `keep_bytes` (optional) receives the length of the
+// file's valid part (header + complete rows).
+std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
+                                          const std::vector<std::size_t>& indices,
+                                          std::size_t* keep_bytes = nullptr);
+
+// The CSV header line (no newline) of a sweep's output.
+std::string sweep_header(const SweepSpec& spec);
+
+// A table of text cells from CSV rows (the columns of `spec`).
+Table sweep_rows_table(const SweepSpec& spec, const std::vector<std::string>& lines);
+
+// Joins shard outputs (any order) into `out_path`, written atomically: every shard must have
+// the same header, no index may repeat, and the indices must be 0..n-1 without a gap. With a
+// spec, n must be the spec's size and every row's point cells must match the spec's point.
+// Returns the number of rows written.
+std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
+                               const SweepSpec* spec = nullptr);
+
+// The hardware config `path` with numeric keys replaced (dotted paths, e.g.
+// memory.bandwidth_gbs): the overridden YAML goes through models::load_hardware, so every
+// check of the config still applies. `context` names the caller in error messages.
+models::HardwareSpec load_hardware_with_overrides(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
+    const std::string& context);
+
+}  // namespace experiments

@@ -1,0 +1,198 @@
+#include "experiments/sweep/sweep_spec.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <set>
+
+#include "models/config_error.hpp"
+
+namespace experiments {
+namespace {
+
+const std::vector<std::string> kWorkloadFields = {"hardware", "model", "algorithm", "task",
+                                                  "source_table", "context", "batch"};
+
+std::string describe(const YAML::Node& n) {
+  if (!n) return "nothing";
+  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a map";
+  return "null";
+}
+
+double parse_number(const std::string& file, const std::string& key, const YAML::Node& n) {
+  if (!n || !n.IsScalar()) models::throw_input_error(file, key, "a number", describe(n));
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(n.Scalar(), &used);
+    if (used != n.Scalar().size() || !std::isfinite(v)) throw std::invalid_argument("");
+    return v;
+  } catch (const std::exception&) {
+    models::throw_input_error(file, key, "a number", describe(n));
+  }
+}
+
+std::vector<std::string> generated_values(const std::string& file, const std::string& key,
+                                          const YAML::Node& n) {
+  for (const auto& kv : n) {
+    const auto k = kv.first.as<std::string>();
+    if (k != "from" && k != "to" && k != "count" && k != "scale")
+      models::throw_input_error(file, key + "." + k, "one of from, to, count, scale", "'" + k + "'");
+  }
+  const double from = parse_number(file, key + ".from", n["from"]);
+  const double to = parse_number(file, key + ".to", n["to"]);
+  const double count_d = parse_number(file, key + ".count", n["count"]);
+  if (count_d < 1 || count_d != std::floor(count_d) || count_d > 1e6)
+    models::throw_input_error(file, key + ".count", "an integer in 1..1000000", n["count"].Scalar());
+  const int count = int(count_d);
+  const std::string scale = n["scale"] ? n["scale"].as<std::string>() : "linear";
+  if (scale != "linear" && scale != "log")
+    models::throw_input_error(file, key + ".scale", "linear or log", "'" + scale + "'");
+  if (scale == "log" && (from <= 0 || to <= 0))
+    models::throw_input_error(file, key, "from and to > 0 for a log scale", fmt::format("{} and {}", from, to));
+  std::vector<std::string> values;
+  for (int i = 0; i < count; ++i) {
+    const double t = count == 1 ? 0.0 : double(i) / double(count - 1);
+    const double v = scale == "log" ? from * std::pow(to / from, t) : from + (to - from) * t;
+    values.push_back(fmt::format("{:.6g}", v));
+  }
+  return values;
+}
+
+void validate_values(const std::string& file, const std::string& key, const std::vector<std::string>& values) {
+  const std::string where = "axes." + key;
+  for (const auto& v : values) {
+    if (key == "context" || key == "batch") {
+      long long n = -1;
+      try {
+        std::size_t used = 0;
+        n = std::stoll(v, &used);
+        if (used != v.size()) n = -1;
+      } catch (const std::exception&) {
+        n = -1;
+      }
+      if (key == "context" && n < 0) models::throw_input_error(file, where, "integers >= 0", "'" + v + "'");
+      if (key == "batch" && n < 1) models::throw_input_error(file, where, "integers >= 1", "'" + v + "'");
+    } else if (!is_workload_field(key)) {
+      YAML::Node n(v);
+      parse_number(file, where, n);
+    } else if (v.empty()) {
+      models::throw_input_error(file, where, "a name", "an empty value");
+    }
+  }
+}
+
+}  // namespace
+
+bool is_workload_field(const std::string& key) {
+  for (const auto& f : kWorkloadFields)
+    if (f == key) return true;
+  return false;
+}
+
+std::size_t SweepSpec::size() const {
+  std::size_t n = 1;
+  for (const auto& a : axes) n *= a.values.size();
+  return n;
+}
+
+SweepPoint SweepSpec::point(std::size_t index) const {
+  SweepPoint p;
+  p.index = index;
+  std::vector<std::string> chosen(axes.size());
+  std::size_t rest = index;
+  for (std::size_t i = axes.size(); i-- > 0;) {
+    chosen[i] = axes[i].values[rest % axes[i].values.size()];
+    rest /= axes[i].values.size();
+  }
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const auto& k = axes[i].key;
+    const auto& v = chosen[i];
+    if (k == "hardware") p.hardware = v;
+    else if (k == "model") p.model = v;
+    else if (k == "algorithm") p.algorithm = v;
+    else if (k == "task") p.task = v;
+    else if (k == "source_table") p.source_table = v;
+    else if (k == "context") p.context = std::stoll(v);
+    else if (k == "batch") p.batch = int(std::stoll(v));
+    else p.hardware_overrides.emplace_back(k, v);
+  }
+  return p;
+}
+
+std::vector<std::string> SweepSpec::hardware_keys() const {
+  std::vector<std::string> keys;
+  for (const auto& a : axes)
+    if (!is_workload_field(a.key)) keys.push_back(a.key);
+  return keys;
+}
+
+SweepSpec load_sweep_spec(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw models::InputError(fmt::format("{}: cannot open sweep spec", path));
+  } catch (const YAML::Exception& e) {
+    throw models::InputError(fmt::format("{}: line {}: YAML syntax error: {}", path, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsMap()) models::throw_input_error(path, "(top level)", "a map with an axes: entry", describe(root));
+  SweepSpec s;
+  s.path = path;
+  for (const auto& kv : root) {
+    const auto k = kv.first.as<std::string>();
+    if (k != "name" && k != "engine" && k != "x_max" && k != "plot" && k != "axes" && k != "description")
+      models::throw_input_error(path, k, "one of name, description, engine, x_max, plot, axes", "'" + k + "'");
+  }
+  s.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : std::string("sweep");
+  if (root["engine"]) {
+    if (!root["engine"].IsScalar()) models::throw_input_error(path, "engine", "roofline, sim or sim-clocked", describe(root["engine"]));
+    s.engine = root["engine"].Scalar();
+    if (s.engine != "roofline" && s.engine != "sim" && s.engine != "sim-clocked")
+      models::throw_input_error(path, "engine", "roofline, sim or sim-clocked", "'" + s.engine + "'");
+  }
+  if (root["x_max"]) {
+    const double x = parse_number(path, "x_max", root["x_max"]);
+    if (x < 1 || x != std::floor(x) || x > 100000) models::throw_input_error(path, "x_max", "an integer >= 1", root["x_max"].Scalar());
+    s.x_max = int(x);
+  }
+  if (root["plot"]) {
+    if (!root["plot"].IsScalar()) models::throw_input_error(path, "plot", "a plot script name", describe(root["plot"]));
+    s.plot = root["plot"].Scalar();
+  }
+  const YAML::Node axes = root["axes"];
+  if (!axes || !axes.IsMap() || axes.size() == 0)
+    models::throw_input_error(path, "axes", "a map of axis names to values", describe(axes));
+  std::set<std::string> seen;
+  for (const auto& kv : axes) {
+    SweepAxis a;
+    a.key = kv.first.as<std::string>();
+    if (!seen.insert(a.key).second) models::throw_input_error(path, "axes." + a.key, "each axis once", "a repeat");
+    const YAML::Node& v = kv.second;
+    if (v.IsScalar()) {
+      a.values = {v.Scalar()};
+    } else if (v.IsSequence()) {
+      for (const auto& e : v) {
+        if (!e.IsScalar()) models::throw_input_error(path, "axes." + a.key, "a list of scalars", describe(e));
+        a.values.push_back(e.Scalar());
+      }
+    } else if (v.IsMap()) {
+      if (is_workload_field(a.key) && a.key != "context" && a.key != "batch")
+        models::throw_input_error(path, "axes." + a.key, "a name or a list of names", "a range");
+      a.values = generated_values(path, "axes." + a.key, v);
+    } else {
+      models::throw_input_error(path, "axes." + a.key, "a value, a list or {from, to, count}", describe(v));
+    }
+    if (a.values.empty()) models::throw_input_error(path, "axes." + a.key, "at least one value", "an empty list");
+    validate_values(path, a.key, a.values);
+    s.axes.push_back(std::move(a));
+  }
+  for (const char* required : {"hardware", "model", "algorithm", "context"})
+    if (!seen.count(required)) models::throw_input_error(path, std::string("axes.") + required, "a value or a list", "nothing");
+  if (s.size() > 10000000) models::throw_input_error(path, "axes", "at most 10^7 points", std::to_string(s.size()));
+  return s;
+}
+
+}  // namespace experiments
