@@ -1,14 +1,27 @@
-// specdse bench: speed of the FPGA SystemC model (a benchmark, not a test). Each case builds a
-// fresh engine so the simulation really runs (no memo hits): one Llama-3.1-8B step on V80 at
-// x = 1 and x = 64 (L = 4096) event-driven and clocked, simulated cycles per wall second, the
-// event/clocked speed ratio, and the wall time of the whole `reproduce table4 --engine sim`.
+// specdse bench: speed of the FPGA SystemC model (a benchmark, not a test; timings are never
+// asserted). Cases:
+//  - one Llama-3.1-8B step on V80 at x = 1 and x = 64 (L = 4096), event-driven and clocked, on
+//    fresh engines so the simulation really runs (no memo hits): wall time, simulated cycles per
+//    wall second, event/clocked speed ratio;
+//  - the design-point cost: the regimes sweep (configs/sweeps/compute_bandwidth_ratio.yaml, 82
+//    points, each one board and context optimised over x = 1..128 with target and draft steps)
+//    on the sim engine with one thread, wall time per point; then with two threads, and the
+//    parallel efficiency T1 / (2 T2);
+//  - the whole `reproduce all --engine sim` (every reproduction, in this process, no plots),
+//    wall and CPU time.
+// Wall times are the machine's: on a shared machine the CPU time column is the steadier one.
 #include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/reproductions/reproduction.hpp"
+#include "experiments/sweep/sweep_runner.hpp"
+#include "experiments/sweep/sweep_spec.hpp"
 #include "models/config_error.hpp"
 #include "sim/fpga/fpga_sim_engine.hpp"
 
@@ -18,12 +31,21 @@ namespace {
 struct BenchArgs {
   std::string hw = "v80", model = "llama-3.1-8b-instruct", format;
   long long context = 4096;
-  bool skip_clocked = false, skip_table4 = false;
+  bool skip_clocked = false, skip_sweep = false, skip_reproduce = false;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+// Wall and CPU (user + system, all threads of this process) seconds of a piece of work.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point wall0 = std::chrono::steady_clock::now();
+  double cpu0 = cpu_now();
+  static double cpu_now() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  }
+  double wall() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(); }
+  double cpu() const { return cpu_now() - cpu0; }
+};
 
 int run_bench(const BenchArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
@@ -33,7 +55,8 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
                                          models::to_string(hw.kind)));
   models::Workload w;
   w.target = reg.model(a.model);
-  Table t({"case", "engine", "x", "context", "wall_s", "simulated_cycles", "cycles_per_wall_s", "t_verify_s"});
+  Table t({"case", "engine", "threads", "x", "context", "wall_s", "cpu_s", "simulated_cycles", "cycles_per_wall_s",
+           "t_verify_s"});
   double event_wall[2] = {0, 0}, clocked_wall[2] = {0, 0};
   const int xs[2] = {1, 64};
   for (int k = 0; k < 2; ++k)
@@ -41,52 +64,81 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
       if (mode == sim::SimMode::clocked && a.skip_clocked) continue;
       // Best of five fresh engines (the machine is shared; the minimum is the repeatable one);
       // the clocked reference, a thousand times slower, runs once.
-      double best = 1e30;
+      double best = 1e30, best_cpu = 0;
       models::StepCost cost;
       for (int rep = 0; rep < (mode == sim::SimMode::clocked ? 1 : 5); ++rep) {
         sim::FpgaSimEngine engine(hw, mode);
-        const auto t0 = std::chrono::steady_clock::now();
+        const Stopwatch sw;
         cost = engine.step(models::verify_graph(engine, w, xs[k], a.context), false);
-        best = std::min(best, seconds_since(t0));
+        if (sw.wall() < best) best = sw.wall(), best_cpu = sw.cpu();
       }
       (mode == sim::SimMode::clocked ? clocked_wall : event_wall)[k] = best;
       t.add_row({fmt::format("{} step", w.target.name), mode == sim::SimMode::clocked ? "sim-clocked" : "sim",
-                 integer(xs[k]), integer(a.context), num(best), integer(cost.cycles),
+                 integer(1), integer(xs[k]), integer(a.context), num(best), num(best_cpu), integer(cost.cycles),
                  num(double(cost.cycles) / best), num(cost.seconds)});
     }
-  std::string footer;
+  std::vector<std::string> footer;
   if (!a.skip_clocked)
-    footer = fmt::format("event-driven / clocked speed ratio: x=1 {:.0f}x, x=64 {:.0f}x", clocked_wall[0] / event_wall[0],
-                         clocked_wall[1] / event_wall[1]);
-  if (!a.skip_table4) {
-    for (const auto& r : reproduction_table())
-      if (r.name == "table4") {
-        ReproduceContext ctx;
-        ctx.registry = &reg;
-        ctx.engine = "sim";
-        ctx.quiet = true;
-        const auto t0 = std::chrono::steady_clock::now();
-        r.run(ctx);
-        const double wall = seconds_since(t0);
-        t.add_row({"reproduce table4 (4 boards x 4 contexts x x = 1..128, target + draft)", "sim", integer(0),
-                   integer(0), num(wall), integer(0), num(0), num(0)});
-      }
+    footer.push_back(fmt::format("event-driven / clocked speed ratio: x=1 {:.0f}x, x=64 {:.0f}x",
+                                 clocked_wall[0] / event_wall[0], clocked_wall[1] / event_wall[1]));
+  if (!a.skip_sweep) {
+    const std::string spec_path = reg.dir() + "/sweeps/compute_bandwidth_ratio.yaml";
+    const SweepSpec spec = load_sweep_spec(spec_path);
+    const auto indices = shard_indices(spec.size(), 0, 1);
+    double wall[3] = {0, 0, 0};
+    for (unsigned threads : {1u, 2u}) {
+      const Stopwatch sw;
+      compute_sweep_rows(spec, reg, indices, threads, "sim");
+      wall[threads] = sw.wall();
+      t.add_row({fmt::format("design points: regimes sweep, {} points (board x context, x = 1..128, target + draft)",
+                             indices.size()),
+                 "sim", integer(threads), integer(0), integer(0), num(sw.wall()), num(sw.cpu()), integer(0), num(0),
+                 num(0)});
+    }
+    footer.push_back(fmt::format("design point on the sim engine: {:.1f} ms wall (1 thread); sweep on 2 threads: "
+                                 "{:.2f}x faster, parallel efficiency {:.0f} %",
+                                 1e3 * wall[1] / double(indices.size()), wall[1] / wall[2],
+                                 100.0 * wall[1] / (2.0 * wall[2])));
   }
-  t.set_footer(footer);
+  if (!a.skip_reproduce) {
+    const auto out = std::filesystem::temp_directory_path() / fmt::format("specdse_bench_{}", ::getpid());
+    const Stopwatch all;
+    for (const auto& r : reproduction_table()) {
+      ReproduceContext ctx;
+      ctx.registry = &reg;
+      ctx.engine = "sim";
+      ctx.quiet = true;
+      ctx.out_dir = (out / r.name).string();
+      const Stopwatch sw;
+      r.run(ctx);
+      t.add_row({"reproduce " + r.name, "sim", integer(0), integer(0), integer(0), num(sw.wall()), num(sw.cpu()),
+                 integer(0), num(0), num(0)});
+    }
+    std::filesystem::remove_all(out);
+    t.add_row({"reproduce all (no plots)", "sim", integer(0), integer(0), integer(0), num(all.wall()), num(all.cpu()),
+               integer(0), num(0), num(0)});
+    footer.push_back(fmt::format("reproduce all --engine sim: {:.2f} s wall, {:.2f} s CPU", all.wall(), all.cpu()));
+  }
+  std::string text;
+  for (const auto& f : footer) text += (text.empty() ? "" : "\n") + f;
+  t.set_footer(text);
   print_table(t, a.format);
-  if (a.format != "table" && !footer.empty()) std::cerr << footer << "\n";
+  if (a.format != "table" && !text.empty()) std::cerr << text << "\n";
   return 0;
 }
 
 const RegisterCommand reg{
-    "bench", "Benchmark the FPGA SystemC model: step wall time, cycles/s, event vs clocked, table4 wall time",
+    "bench",
+    "Benchmark the FPGA SystemC model: step wall time, cycles/s, event vs clocked, design-point cost, 2-thread "
+    "sweep efficiency, reproduce all --engine sim wall time",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<BenchArgs>();
       sub.add_option("--hw", a->hw, "FPGA board")->default_val("v80");
       sub.add_option("--model", a->model, "Target model")->default_val("llama-3.1-8b-instruct");
       sub.add_option("--context", a->context, "Context length L")->default_val(4096);
       sub.add_flag("--skip-clocked", a->skip_clocked, "Skip the (slow) clocked reference runs");
-      sub.add_flag("--skip-table4", a->skip_table4, "Skip timing reproduce table4");
+      sub.add_flag("--skip-sweep", a->skip_sweep, "Skip the design-point / 2-thread sweep timing");
+      sub.add_flag("--skip-reproduce", a->skip_reproduce, "Skip timing reproduce all --engine sim");
       add_format_option(sub, a->format);
       return [a, &g] { return run_bench(*a, g); };
     },

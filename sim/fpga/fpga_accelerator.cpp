@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstdlib>
+#include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -45,10 +47,15 @@ SC_MODULE(Accelerator) {
     SC_THREAD(clocked_reference);
   }
 
-  void load(const Program& p, SimMode m) {
+  // The queues and the layer structure are prepared by the caller, outside the SystemC lock.
+  void load(const Program& p, SimMode m, std::unique_ptr<UnitQueues> q, const LayerStructure& layers) {
     program = &p;
-    queues = std::make_unique<UnitQueues>(p);
+    queues = std::move(q);
     mode = m;
+    offset = 0;
+    seen.clear();
+    structure = layers;
+    schedule.fast_forwarded_layers = 0;
     // assign() keeps the vectors' capacity: fresh ~MB buffers every run cost page faults.
     schedule.total_cycles = 0;
     schedule.start.assign(p.instructions.size(), 0);
@@ -66,7 +73,8 @@ SC_MODULE(Accelerator) {
     return -1;
   }
   sc_core::sc_event& finish_event_of(int i) { return finished_on[int(program->instructions[i].unit)]; }
-  long long now() const { return static_cast<long long>((sc_core::sc_time_stamp() - base) / cycle); }
+  // Cycles since the program started; `offset` adds the cycles that fast-forwards skipped.
+  long long now() const { return static_cast<long long>((sc_core::sc_time_stamp() - base) / cycle) + offset; }
   std::array<int, 3> running{-1, -1, -1};  // instruction in flight per unit
   void begin(int i) {
     schedule.start[i] = now();
@@ -157,13 +165,136 @@ SC_MODULE(Accelerator) {
     bool remaining = false;
     for (int q = 0; q < dma_queue_count; ++q) remaining |= dma_head[q] < queues->dma[q].size();
     if (!remaining) return;
-    const int k = pick_transfer(dma_head);
+    int k = pick_transfer(dma_head);
+    if (k >= 0 && structure.copies_from > 0) {
+      const Instruction& next = program->instructions[std::size_t(queues->dma[k][dma_head[k]])];
+      // A layer's first instruction (its overhead) marks the layer boundary.
+      if (next.op < 0 && fast_forward_at(next.layer)) k = pick_transfer(dma_head);
+    }
     if (k < 0) {
       // Sleep until some unit finishes an instruction (a queue head may then be ready).
       next_trigger(any_finished);
       return;
     }
     issue(memory_state, queues->dma[k][dma_head[k]++]);
+  }
+
+  // --- exact layer fast-forward ---------------------------------------------------------
+  // Queues 0-2 are the DMA queues, 3 the matrix engine's, 4 the SFU's (LayerStructure's order).
+  static constexpr int queue_count = dma_queue_count + 2;
+  static constexpr long long none = std::numeric_limits<long long>::min();
+  LayerStructure structure;
+  long long offset = 0;
+  std::map<std::vector<long long>, std::pair<int, long long>> seen;  // boundary state -> (layer, cycle)
+
+  const std::vector<int>& queue(int k) const {
+    return k < dma_queue_count ? queues->dma[k] : k == dma_queue_count ? queues->matrix : queues->sfu;
+  }
+  std::size_t& head(int k) {
+    return k < dma_queue_count ? dma_head[std::size_t(k)] : k == dma_queue_count ? matrix_state.head : sfu_state.head;
+  }
+  long long end_of(int i) const { return schedule.start[std::size_t(i)] + cycles_of(i); }
+
+  // Called when the memory controller is about to issue layer `layer`'s first instruction at
+  // cycle t. The state that decides everything from the beginning of cycle t on is, per queue,
+  // the next instruction not issued before t and, per unit, the instruction it issued last
+  // before t if it ends at or after t, with its remaining cycles (the issue rules only ask
+  // which instructions are issued and finished); indices are taken relative to the layer's
+  // first instruction. If the state equals the one at the start of an earlier layer l0 and the
+  // instructions involved since then are copies of each other layer by layer, every following
+  // period of (layer - l0) layers repeats the last one shifted by its cycles, as long as the
+  // instructions its queue heads reach exist. The model then jumps over n whole periods: it
+  // writes the skipped instructions' times (each one period's cycles after its copy's), moves
+  // the queue heads and the instructions in flight n periods on and adds the skipped cycles to
+  // its clock. Returns whether it jumped.
+  bool fast_forward_at(int layer) {
+    const long long t = now();
+    const long long per = structure.instructions_per_layer;
+    const long long base = layer * per;
+    std::array<std::size_t, queue_count> h{};
+    std::vector<long long> key;
+    key.reserve(queue_count + 6);
+    bool exhausted_queue = false;
+    long long lowest = std::numeric_limits<long long>::max(), highest_head = none;
+    for (int k = 0; k < queue_count; ++k) {
+      const std::vector<int>& q = queue(k);
+      std::size_t x = head(k);
+      if (x > 0 && schedule.start[std::size_t(q[x - 1])] == t) --x;  // issued at t: not yet "before t"
+      h[std::size_t(k)] = x;
+      if (x < q.size()) {
+        key.push_back(q[x] - base);
+        lowest = std::min(lowest, key.back());
+        highest_head = std::max(highest_head, key.back());
+      } else {
+        key.push_back(none);
+        exhausted_queue |= !q.empty();
+      }
+    }
+    auto in_flight = [&](int i) {
+      if (i >= 0 && end_of(i) >= t) {
+        key.push_back(i - base);
+        key.push_back(end_of(i) - t);
+        lowest = std::min(lowest, key[key.size() - 2]);
+      } else {
+        key.push_back(none);
+        key.push_back(0);
+      }
+    };
+    for (int k = dma_queue_count; k < queue_count; ++k)
+      in_flight(h[std::size_t(k)] > 0 ? queue(k)[h[std::size_t(k)] - 1] : -1);
+    int last_transfer = -1;  // the memory controller's last issue before t
+    for (int k = 0; k < dma_queue_count; ++k)
+      if (h[std::size_t(k)] > 0) {
+        const int i = queue(k)[h[std::size_t(k)] - 1];
+        if (last_transfer < 0 || schedule.start[std::size_t(i)] > schedule.start[std::size_t(last_transfer)]) last_transfer = i;
+      }
+    in_flight(last_transfer);
+
+    const auto [it, inserted] = seen.emplace(key, std::make_pair(layer, t));
+    if (inserted || exhausted_queue) return false;
+    const int l0 = it->second.first;
+    const long long period_layers = layer - l0, period_cycles = t - it->second.second;
+    // Everything the reference period touched must lie in layers that are copies of their
+    // predecessors (layer copies_from - 1 is the first whose successors copy it); else the
+    // next repeat is measured from this layer.
+    if (lowest + l0 * per < (structure.copies_from - 1) * per) {
+      it->second = std::make_pair(layer, t);
+      return false;
+    }
+    const long long total = (long long)program->instructions.size();
+    const long long periods = (total - 1 - highest_head - base) / (period_layers * per);
+    if (periods < 1) return false;
+    const long long shift_layers = periods * period_layers, shift = shift_layers * per,
+                    period_shift = period_layers * per, skipped_cycles = periods * period_cycles;
+    // Times of the skipped instructions, queue by queue in program order: each is its copy's
+    // one period earlier plus the period's cycles.
+    for (int k = 0; k < queue_count; ++k) {
+      const std::vector<int>& q = queue(k);
+      const std::size_t count = std::size_t(shift_layers) * std::size_t(structure.per_layer_in_queue[std::size_t(k)]);
+      for (std::size_t pos = h[std::size_t(k)]; pos < h[std::size_t(k)] + count; ++pos) {
+        const std::size_t j = std::size_t(q[pos]);
+        schedule.start[j] = schedule.start[j - std::size_t(period_shift)] + period_cycles;
+        schedule.finish[j] = schedule.start[j] + program->instructions[j].cycles;
+        schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[j]);
+        done[j] = 1;
+      }
+      head(k) += count;
+    }
+    // The instructions in flight become their copies n periods on; the originals finished.
+    for (UnitState* st : {&matrix_state, &sfu_state, &memory_state}) {
+      if (st->busy < 0) continue;
+      const int from = st->busy, to = int(from + shift);
+      schedule.finish[std::size_t(from)] = end_of(from);
+      done[std::size_t(from)] = 1;
+      schedule.start[std::size_t(to)] = schedule.start[std::size_t(from)] + skipped_cycles;
+      done[std::size_t(to)] = 0;
+      st->busy = to;
+      running[int(program->instructions[std::size_t(to)].unit)] = to;
+    }
+    offset += skipped_cycles;
+    schedule.fast_forwarded_layers += int(shift_layers);
+    seen.clear();
+    return true;
   }
 
   // --- clocked reference ----------------------------------------------------------------
@@ -208,15 +339,20 @@ SC_MODULE(Accelerator) {
 
 }  // namespace
 
-Schedule run_on_systemc(const Program& program, SimMode mode) {
+Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff) {
   // A fresh SystemC context and accelerator per program (sim/sc_session.hpp): any number of
   // programs, boards and engines per process. The schedule's ~MB buffers are recycled across
   // runs (fresh buffers every run cost page faults); the session lock guards the scratch.
+  // Everything that needs no SystemC is prepared before the session takes the kernel lock, so
+  // that concurrent callers (sweep threads) overlap it.
+  auto queues = std::make_unique<UnitQueues>(program);
+  const LayerStructure layers =
+      ff == LayerFastForward::exact && mode == SimMode::event_driven ? analyse_layers(program) : LayerStructure{};
   ScSession session;
   static Schedule scratch;
   auto a = std::make_unique<Accelerator>("specdse_fpga_accelerator");
   a->schedule = std::move(scratch);
-  a->load(program, mode);
+  a->load(program, mode, std::move(queues), layers);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; units park on program_ready
   a->base = sc_core::sc_time_stamp();
   a->program_ready.notify(sc_core::SC_ZERO_TIME);

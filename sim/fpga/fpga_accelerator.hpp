@@ -12,6 +12,15 @@
 
 namespace sim {
 
-Schedule run_on_systemc(const Program& program, SimMode mode);
+// Exact layer fast-forward (event-driven mode only): at each layer's start the model takes the
+// state that decides the rest of the run (per queue the next instruction, per unit the
+// instruction in flight and its remaining cycles, all relative to the layer); when it equals the
+// state at an earlier layer's start and the layers in between are copies (analyse_layers), the
+// following periods replay it exactly, shifted by the period's cycles, so the model jumps over
+// every whole period that the program still holds and simulates the remaining layers. Off: every
+// layer is simulated (tests compare the two).
+enum class LayerFastForward { off, exact };
+
+Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff = LayerFastForward::exact);
 
 }  // namespace sim

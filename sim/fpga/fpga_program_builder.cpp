@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 
 #include "roofline/fpga_roofline.hpp"
 
@@ -36,6 +37,13 @@ class SlotRing {
     return consumers_.size() >= std::size_t(slots_) ? consumers_[consumers_.size() - slots_] : -1;
   }
   void consumed_by(int compute) { consumers_.push_back(compute); }
+  // The part of the ring that decides future dependencies: the last `slots` consumers, as
+  // offsets from `base` (a marker for slots not yet used).
+  void append_state(std::vector<long long>& out, long long base) const {
+    for (int k = slots_; k >= 1; --k)
+      out.push_back(consumers_.size() >= std::size_t(k) ? consumers_[consumers_.size() - std::size_t(k)] - base
+                                                         : std::numeric_limits<long long>::min());
+  }
 
  private:
   int slots_;
@@ -61,7 +69,23 @@ class Builder {
                    3 * std::ceil((op.kv_read_bytes * roofline::fpga_kv_read_factor(f_, op) + op.kv_write_bytes) / kv_chunk_);
     p_.instructions.reserve(std::size_t(per_layer * layers));
     for (const auto& op : ops) p_.op_names.push_back(op.name);
+    // A layer's instructions depend only on the builder's state at its start (the previous
+    // compute and the buffer rings, relative to the layer's first instruction): once that
+    // state repeats, every further layer is the previous one shifted, and is copied as such.
+    std::vector<long long> previous_state, state;
+    std::size_t previous_start = 0;
     for (layer_ = 0; layer_ < layers; ++layer_) {
+      const std::size_t start = p_.instructions.size();
+      state.clear();
+      state.push_back(last_compute_ < 0 ? std::numeric_limits<long long>::min() : last_compute_ - (long long)start);
+      weights_.append_state(state, (long long)start);
+      kv_.append_state(state, (long long)start);
+      if (layer_ > 0 && state == previous_state) {
+        copy_previous_layers(start - previous_start, layers);
+        break;
+      }
+      previous_state.swap(state);
+      previous_start = start;
       add_memory(DmaQueue::weights, f_.layer_overhead_cycles, {}, -1);
       for (std::size_t i = 0; i < ops.size(); ++i) {
         if (ops[i].kind == OpKind::attention_qk && i + 2 < ops.size() &&
@@ -77,6 +101,21 @@ class Builder {
   }
 
  private:
+  // Layers layer_..layers-1 as copies of the layer before, `per` instructions each.
+  void copy_previous_layers(std::size_t per, int layers) {
+    for (; layer_ < layers; ++layer_) {
+      const std::size_t start = p_.instructions.size();
+      for (std::size_t i = start - per; i < start; ++i) {
+        Instruction in = p_.instructions[i];
+        Dependencies shifted;
+        for (int d : in.deps) shifted.add(d + int(per));
+        in.deps = shifted;
+        in.layer = layer_;
+        p_.instructions.push_back(in);
+      }
+    }
+  }
+
   int add(Unit u, DmaQueue q, long long cycles, Dependencies deps, int op) {
     p_.instructions.push_back({u, q, std::max(1LL, cycles), deps, op, layer_});
     return int(p_.instructions.size()) - 1;

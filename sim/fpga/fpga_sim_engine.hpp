@@ -1,9 +1,11 @@
 #pragma once
 // The `sim` engine for FPGA boards: lowers each op group (all decoder layers of a step, then
 // the tail) to the accelerator's instruction stream and runs it on the SystemC model. Layers
-// overlap (the KV of layer i + 1 streams during layer i's projections), so every layer is
-// simulated; identical groups (same board, ops, x, layer count) are simulated once and
-// memoised. Every reported duration is an integer number of cycles. (An earlier version
+// overlap (the KV of layer i + 1 streams during layer i's projections), so the whole step is
+// one program; the event-driven model simulates its layers until the state at a layer start
+// repeats and then skips the whole periods exactly (LayerFastForward in fpga_accelerator.hpp:
+// every instruction's cycles are those of simulating all layers, tested); identical groups
+// (same board, ops, x, layer count) are simulated once and memoised. Every reported duration is an integer number of cycles. (An earlier version
 // simulated a 4-layer window and extrapolated its period; the prefetch pattern is not periodic
 // that early, which made T_v(x) dip by up to 0.6 %.)
 #include <map>

@@ -29,6 +29,43 @@ UnitQueues::UnitQueues(const Program& p) {
   }
 }
 
+LayerStructure analyse_layers(const Program& p) {
+  LayerStructure s;
+  const std::size_t n = p.instructions.size();
+  if (p.layers < 2 || n % std::size_t(p.layers) != 0) return s;
+  const std::size_t per = n / std::size_t(p.layers);
+  auto same_work = [&](const Instruction& a, const Instruction& b) {
+    return a.unit == b.unit && (a.unit != Unit::memory || a.queue == b.queue) && a.cycles == b.cycles && a.op == b.op;
+  };
+  for (std::size_t i = per; i < n; ++i)
+    if (!same_work(p.instructions[i], p.instructions[i - per]) || p.instructions[i].layer != int(i / per)) return s;
+  s.uniform = true;
+  s.instructions_per_layer = int(per);
+  for (std::size_t i = 0; i < per; ++i) {
+    const Instruction& in = p.instructions[i];
+    ++s.per_layer_in_queue[in.unit == Unit::memory ? std::size_t(in.queue)
+                                                  : dma_queue_count + (in.unit == Unit::matrix ? 0 : 1)];
+  }
+  auto shifted_deps = [&](std::size_t i) {
+    const Dependencies& a = p.instructions[i].deps;
+    const Dependencies& b = p.instructions[i - per].deps;
+    if (a.end() - a.begin() != b.end() - b.begin()) return false;
+    for (const int *x = a.begin(), *y = b.begin(); x != a.end(); ++x, ++y)
+      if (std::size_t(*x) != std::size_t(*y) + per) return false;
+    return true;
+  };
+  // Scan back from the last layer to the first that is not a copy of its predecessor.
+  int from = p.layers;
+  for (int l = p.layers - 1; l >= 1; --l) {
+    bool copy = true;
+    for (std::size_t i = std::size_t(l) * per; copy && i < std::size_t(l + 1) * per; ++i) copy = shifted_deps(i);
+    if (!copy) break;
+    from = l;
+  }
+  s.copies_from = from < p.layers ? from : -1;
+  return s;
+}
+
 std::vector<long long> Schedule::layer_finish(const Program& p) const {
   std::vector<long long> f(std::size_t(p.layers), 0);
   for (std::size_t i = 0; i < p.instructions.size(); ++i)

@@ -63,6 +63,9 @@ struct Program {
 struct Schedule {
   std::vector<long long> start, finish;
   long long total_cycles = 0;
+  // Layers the event-driven model did not simulate because it proved they repeat exactly
+  // (their times are filled in by shifting the repeating period); 0 for the other schedulers.
+  int fast_forwarded_layers = 0;
   // Finish time of each layer copy (max over its instructions).
   std::vector<long long> layer_finish(const Program& p) const;
 };
@@ -76,5 +79,19 @@ struct UnitQueues {
   std::vector<int> matrix, sfu;
   explicit UnitQueues(const Program& p);
 };
+
+// How a multi-layer program repeats, for the event-driven model's exact layer fast-forward
+// (fpga_accelerator.cpp). Layers are "uniform" when every layer has the same instruction count
+// and the same unit, queue, cycles and op at each position; layer l is a "copy" of layer l - 1
+// when, in addition, every dependency is the previous layer's shifted by one layer (layer 0's
+// buffer slots start empty, so its loads lack the ring dependencies the later layers have).
+struct LayerStructure {
+  bool uniform = false;
+  int instructions_per_layer = 0;
+  int copies_from = -1;  // every layer >= copies_from is a copy of its predecessor (-1: none)
+  // Instructions per layer on each queue: the three DMA queues, then matrix, then SFU.
+  std::array<int, dma_queue_count + 2> per_layer_in_queue{};
+};
+LayerStructure analyse_layers(const Program& p);
 
 }  // namespace sim

@@ -43,6 +43,54 @@ TEST_CASE("Clocked, event-driven and direct schedules give identical cycles on s
   }
 }
 
+// The exact layer fast-forward must reproduce, instruction by instruction, the schedule of
+// simulating every layer (the plain list scheduler below runs them all), and must actually skip
+// layers on full-size steps (else this test could not fail for the right reason).
+TEST_CASE("Layer fast-forward reproduces every instruction's cycles of simulating all layers") {
+  const ConfigRegistry reg;
+  int cases = 0, fast_forwarded = 0;
+  for (const char* board : {"v80", "u280", "vhk158", "u250"}) {
+    const HardwareSpec hw = reg.hardware(board);
+    for (const char* model : {"llama-3.1-8b-instruct", "llama-68m"})
+      for (int x : {1, 2, 13, 64, 128})
+        for (long long L : {128LL, 4096LL, 16384LL}) {
+          StepShape s;
+          s.tokens = x;
+          s.context = L;
+          const StepGraph g = build_verify_graph(reg.model(model), s);
+          const sim::Program p = sim::build_fpga_program(*hw.fpga, g.layer_ops, x, g.layer_count);
+          const sim::Schedule all = sim::schedule_directly(p);
+          const sim::Schedule ff = sim::run_on_systemc(p, sim::SimMode::event_driven, sim::LayerFastForward::exact);
+          INFO(board << " " << model << " x=" << x << " L=" << L << " skipped " << ff.fast_forwarded_layers);
+          CHECK(ff.total_cycles == all.total_cycles);
+          CHECK(ff.start == all.start);
+          CHECK(ff.finish == all.finish);
+          CHECK(ff.fast_forwarded_layers < g.layer_count);
+          if (g.layer_count >= 8) {
+            ++cases;
+            if (ff.fast_forwarded_layers > 0) ++fast_forwarded;
+          }
+        }
+  }
+  // Nearly every 32-layer 8B step settles into a period within a few layers (measured: all but
+  // V80 at x = 13, L = 128; the 2-layer Llama-68M steps have no room for a period).
+  CHECK(cases == 60);
+  CHECK(fast_forwarded * 10 >= cases * 9);
+  // SystemC without the fast-forward gives the same schedule too.
+  const HardwareSpec v80 = reg.hardware("v80");
+  StepShape s;
+  s.tokens = 13;
+  s.context = 4096;
+  const StepGraph g = build_verify_graph(reg.model("llama-3.1-8b-instruct"), s);
+  const sim::Program p = sim::build_fpga_program(*v80.fpga, g.layer_ops, 13, g.layer_count);
+  const sim::Schedule off = sim::run_on_systemc(p, sim::SimMode::event_driven, sim::LayerFastForward::off);
+  const sim::Schedule on = sim::run_on_systemc(p, sim::SimMode::event_driven, sim::LayerFastForward::exact);
+  CHECK(off.fast_forwarded_layers == 0);
+  CHECK(on.fast_forwarded_layers > 0);
+  CHECK(on.start == off.start);
+  CHECK(on.finish == off.finish);
+}
+
 TEST_CASE("Engines sim and sim-clocked report the same step cycles") {
   const HardwareSpec hw = ConfigRegistry().hardware("u280");
   const auto event = sim::make_fpga_sim_engine(hw, sim::SimMode::event_driven);
