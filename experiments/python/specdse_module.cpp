@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/python/columns.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "experiments/sweep/sweep_spec.hpp"
 #include "experiments/cli/workload_setup.hpp"
@@ -40,47 +40,8 @@ namespace py = pybind11;
 
 namespace {
 
-// A result table as columns, filled without the GIL and converted once with it.
-class Columns {
- public:
-  using Column = std::variant<std::vector<double>, std::vector<std::int64_t>, std::vector<std::string>>;
-  std::vector<double>& f(const std::string& name) { return std::get<std::vector<double>>(get(name, Column{std::vector<double>{}})); }
-  std::vector<std::int64_t>& i(const std::string& name) {
-    return std::get<std::vector<std::int64_t>>(get(name, Column{std::vector<std::int64_t>{}}));
-  }
-  std::vector<std::string>& s(const std::string& name) {
-    return std::get<std::vector<std::string>>(get(name, Column{std::vector<std::string>{}}));
-  }
-  void add(std::string name, Column c) { cols_.emplace_back(std::move(name), std::move(c)); }
-
-  // {name: numpy array or list}, in column order (dicts keep insertion order).
-  py::dict to_python() const {
-    py::dict d;
-    for (const auto& [name, col] : cols_) {
-      if (auto* v = std::get_if<std::vector<double>>(&col))
-        d[py::str(name)] = py::array_t<double>(py::ssize_t(v->size()), v->data());
-      else if (auto* v = std::get_if<std::vector<std::int64_t>>(&col))
-        d[py::str(name)] = py::array_t<std::int64_t>(py::ssize_t(v->size()), v->data());
-      else
-        d[py::str(name)] = py::cast(std::get<std::vector<std::string>>(col));
-    }
-    return d;
-  }
-
- private:
-  Column& get(const std::string& name, Column init) {
-    for (auto& [n, c] : cols_)
-      if (n == name) return c;
-    cols_.emplace_back(name, std::move(init));
-    return cols_.back().second;
-  }
-  // A deque: adding a column keeps references to the others valid.
-  std::deque<std::pair<std::string, Column>> cols_;
-};
-
-models::ConfigRegistry registry(const std::string& config_dir) {
-  return models::ConfigRegistry(config_dir.empty() ? models::ConfigRegistry::default_config_dir() : config_dir);
-}
+using specdse_py::Columns;
+using specdse_py::registry;
 
 // Text cells of a CSV column -> int64 when every cell is an integer, float64 (empty -> NaN)
 // when every non-empty cell is a number, else text; `real` forces float64 so a column's dtype
@@ -152,6 +113,9 @@ py::dict fit_dict(const search::AatFit& f) {
 PYBIND11_MODULE(_specdse, m) {
   m.doc() = "specdse C++ core (use the specdse package)";
   py::register_exception<models::InputError>(m, "InputError", PyExc_ValueError);
+  specdse_py::bind_trees(m);
+  specdse_py::bind_window(m);
+  specdse_py::bind_scenarios(m);
 
   py::class_<models::HardwareSpec>(m, "Hardware")
       .def_readonly("name", &models::HardwareSpec::name)

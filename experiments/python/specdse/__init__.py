@@ -1,10 +1,17 @@
-"""specdse from Python: latency engines, AAT fits, the x optimiser, system steps and sweeps.
+"""specdse from Python: latency engines, AAT fits, the x optimiser, token-tree search, speculation
+windows and window policies, every registered scenario, system steps and sweeps.
 
     import specdse
     hw = specdse.hardware("v80")                 # a name, a YAML path, or a dict
     m = specdse.model("llama-3.1-8b-instruct")
     df = specdse.latency(hw, m, x=range(1, 129), context=[1024, 16384])
     best, curve = specdse.optimize(hw, m, "longspec-tree", context=[1024])
+    trace = specdse.trace_gen([0.6, 0.1, 0.05], lines=2000, seed=1)
+    trees = specdse.tree_search(trace, max_nodes=32, hw=hw, model=m, algorithm="longspec-tree", context=1024)
+    gam = specdse.window(alpha=0.8, cost_ratio=[0.05, 0.2])
+    pol = specdse.policies(synthetic="2000:0.9,2000:0.5", cost_ratio=0.1)
+    specdse.scenarios()                          # the registered scenarios and their parameters
+    sp = specdse.scenario.specpipe(model="llama-3.1-70b", w=[16, 64], k=16, tokens=200)
     rows = specdse.sweep("configs/sweeps/compute_bandwidth_ratio.yaml", threads=2)
 
 Results are pandas DataFrames (``frame=False`` gives the dict of numpy columns they are
@@ -12,6 +19,7 @@ built from). Bad inputs raise ``specdse.InputError`` (a ValueError) with the CLI
 message. Calls release the GIL, so threads calling specdse run in parallel.
 """
 
+import contextlib
 import json
 import os
 import tempfile
@@ -23,7 +31,8 @@ from ._specdse import Hardware, InputError, Model, System
 
 __all__ = [
     "Hardware", "Model", "System", "InputError", "hardware", "model", "system", "configs", "engines",
-    "latency", "fit", "optimize", "system_step", "sweep",
+    "latency", "fit", "optimize", "system_step", "sweep", "trace_gen", "tree_methods", "tree_search", "tree",
+    "window", "window_policies", "policies", "scenarios", "scenario",
 ]
 
 
@@ -193,3 +202,303 @@ def sweep(spec, threads=0, engine=None, out=None, frame=True, config_dir=None):
     else:
         cols = _specdse.sweep(os.fspath(spec), *args)
     return _frame(cols, frame)
+
+
+# ---- token trees (paper 000 §III-C) ------------------------------------------------------------
+
+# The fixed shape the width-first and depth-first baselines fill (nodes per depth), as
+# `specdse tree-search --baseline-shape` defaults to.
+PAPER_BASELINE_SHAPE = "4 16 16 16 16 16"
+
+
+def _trace_arg(trace, what):
+    # A path stays a path (the C++ reader streams it); rank paths go over as lists of ints.
+    if trace is None:
+        return None
+    if isinstance(trace, (str, os.PathLike)):
+        return os.fspath(trace)
+    try:
+        return [[int(r) for r in p] for p in trace]
+    except (TypeError, ValueError):
+        raise InputError(f"{what}: expected a trace file path or a sequence of rank paths (sequences of "
+                         f"integers), got {type(trace).__name__}") from None
+
+
+def _floats(values, what):
+    if values is None:
+        return []
+    if isinstance(values, str):
+        try:
+            return [float(v) for v in values.split(",")]
+        except ValueError:
+            raise InputError(f"{what}: expected comma-separated numbers, got '{values}'") from None
+    if isinstance(values, (int, float, np.number)):
+        return [float(values)]
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1:
+        raise InputError(f"{what}: expected a number or a sequence of numbers, got {values!r}")
+    return arr.tolist()
+
+
+@contextlib.contextmanager
+def _spec_path(spec, cls=None):
+    # Configs reach the C++ side by name or path: a loaded object by the file it came from, a
+    # dict through a temporary YAML file (JSON is YAML) that lives for the call.
+    if spec is None:
+        yield ""
+    elif cls is not None and isinstance(spec, cls):
+        yield spec.source_file or spec.name
+    elif isinstance(spec, dict):
+        fd, path = tempfile.mkstemp(prefix="specdse-config-", suffix=".yaml")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(spec, f)
+            yield path
+        finally:
+            os.unlink(path)
+    else:
+        yield os.fspath(spec)
+
+
+def _optional_hw(hw, config_dir):
+    return hardware(hw, config_dir) if hw is not None else None
+
+
+def _bool_columns(cols, names):
+    for n in names:
+        if n in cols:
+            cols[n] = np.asarray(cols[n]).astype(bool)
+    return cols
+
+
+def trace_gen(acceptance_vector, lines, seed=0, depth_decay=1.0, drift_to=None, drift_period=0, max_depth=64,
+              output=None):
+    """A seeded synthetic acceptance trace, as ``specdse trace-gen``.
+
+    At every accepted node its k-th ranked child is accepted with probability
+    ``acceptance_vector[k]`` (times ``depth_decay ** (depth - 1)``), optionally drifting to
+    ``drift_to`` over the trace (or with period ``drift_period`` lines).
+
+    Returns the accepted rank paths, one tuple per iteration (pass them to ``tree_search``);
+    with ``output`` writes the CLI's trace file (same bytes for the same seed) and returns None.
+    """
+    return _specdse.trace_gen(_floats(acceptance_vector, "acceptance_vector"), int(lines), int(seed),
+                              float(depth_decay), _floats(drift_to, "drift_to"), int(drift_period), int(max_depth),
+                              os.fspath(output or ""))
+
+
+def tree_methods():
+    """Registered token-tree methods: {name: what it needs beyond a trace ('' for nothing)}."""
+    return dict(_specdse.tree_methods())
+
+
+def tree_search(trace, *, validation=None, validation_fraction=0.0, max_nodes=128, acceptance_vector=None,
+                baseline_shape=PAPER_BASELINE_SHAPE, hw=None, model=None, algorithm=None, context=None,
+                engine="roofline", paths=False, frame=True, config_dir=None):
+    """Token trees for every verification length x = 2..max_nodes, as ``specdse tree-search``.
+
+    trace: a trace file (one accepted rank path per line) or the rank paths themselves (e.g. from
+    ``trace_gen``). Every registered tree method (``tree_methods()``: prior-score, the
+    width-first / depth-first baselines over ``baseline_shape``, and sequoia-dp when
+    ``acceptance_vector`` is given) gives one row per tree: method, x, draft_nodes, depth,
+    tree_shape, aat (in sample); validation_aat with ``validation`` (another trace) or
+    ``validation_fraction`` (the last fraction of ``trace`` held out); model_aat with
+    ``acceptance_vector``. With ``hw``, ``model``, ``algorithm`` and ``context``: t_verify_s,
+    t_draft_s, p_eff_tokens_per_s, best (each method's best tree) and the hardware-aware rows
+    (depth_bound: the depth limit chosen for that x, 0 = none); ``df.attrs["summary"]`` then holds
+    AD's tokens/s, the paper's x-only choice, the hardware-aware choice and its gain.
+    ``paths=True`` adds rank_paths: each tree's nodes as rank-path tuples, parents first.
+    ``frame=False`` returns (columns, summary).
+    """
+    h = _optional_hw(hw, config_dir)
+    with _spec_path(model, Model) as m:
+        cols, summary = _specdse.tree_search(
+            _trace_arg(trace, "trace"), _trace_arg(validation, "validation"), float(validation_fraction),
+            int(max_nodes), _floats(acceptance_vector, "acceptance_vector"), str(baseline_shape), h, m,
+            algorithm or "", -1 if context is None else int(context), engine, _config_dir(config_dir), bool(paths))
+    _bool_columns(cols, ["best"])
+    if not frame:
+        return cols, summary
+    df = _frame(cols, True)
+    if "depth_bound" in df:
+        df["depth_bound"] = df["depth_bound"].astype("Int64")  # <NA>: no depth bound searched
+    df.attrs["summary"] = summary
+    return df
+
+
+def tree(trace, x, method="prior-score", **kwargs):
+    """The token tree of one method for verification length x, as rank-path tuples (parents first).
+
+    ``method`` is a registered tree method or "hardware-aware" (needs hw, model, algorithm,
+    context); other keyword arguments as ``tree_search``.
+    """
+    x = int(x)
+    if x < 2:
+        raise InputError(f"tree: x: expected a verification length >= 2, got {x}")
+    cols, _ = tree_search(trace, max_nodes=x, paths=True, frame=False, **kwargs)
+    for m, xx, p in zip(cols["method"], cols["x"], cols["rank_paths"]):
+        if m == method and xx == x:
+            return p
+    known = ", ".join(sorted(set(cols["method"])))
+    raise InputError(f"tree: method: expected one of {known} with a tree of x = {x}, got '{method}'")
+
+
+# ---- speculation window and window policies (paper 001) ---------------------------------------
+
+def window(alpha, cost_ratio=None, *, t_verify_s=1.0, hw=None, model=None, draft=None, context=None, gamma_max=16,
+           map=False, engine="roofline", frame=True, config_dir=None):
+    """Expected tokens and tokens/s per speculation window gamma of a chain draft, as ``specdse window``.
+
+    Either paper 001's idealisation (``cost_ratio`` c: draft time per token = c * T_v, T_v =
+    ``t_verify_s``) or latencies from an engine (``hw``, ``model``, ``draft`` — a chain algorithm
+    or a draft model — and ``context``). ``alpha`` and ``cost_ratio`` / ``context`` may be lists:
+    every combination is evaluated. ``best`` marks the best gamma; ``map=True`` gives only gamma*
+    (paper 001 Fig. 5).
+    """
+    h = _optional_hw(hw, config_dir)
+    ctx = [] if context is None else _ints(context, "context")
+    with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
+        cols = _specdse.window(_floats(alpha, "alpha"), _floats(cost_ratio, "cost_ratio"), float(t_verify_s), h, m,
+                               d, ctx, int(gamma_max), bool(map), engine, _config_dir(config_dir))
+    return _frame(_bool_columns(cols, ["best"]), frame)
+
+
+def window_policies():
+    """Registered window-policy families, in output order."""
+    return _specdse.window_policy_names()
+
+
+def _segments(synthetic):
+    # "2000:0.9,2000:0.5" as the CLI takes it, or [(2000, 0.9), (2000, 0.5, 0.3)].
+    if synthetic is None or isinstance(synthetic, str):
+        return synthetic or ""
+    return ",".join(":".join(repr(v) if isinstance(v, float) else str(v) for v in seg) for seg in synthetic)
+
+
+def policies(trace=None, *, synthetic=None, seed=1, hw=None, model=None, draft=None, context=None, cost_ratio=None,
+             gamma_max=8, gamma_min=1, gamma_init=4, history=6, acc_max=0.95, prior_alpha=0.5, q_reward="both",
+             policies=None, q_learning_rate=0.1, q_discount=0.0, q_epsilon=0.1, q_optimistic=False,
+             engine="roofline", frame=True, config_dir=None):
+    """Paper 001's window policies replayed over a chain trace, as ``specdse policies``.
+
+    The trace is a file (``trace``) or generated (``synthetic``: "ITERATIONS:ACCURACY[:CACHE_HIT_P],.."
+    or a list of such tuples, seeded by ``seed``). Latencies from ``cost_ratio`` (T_v = 1 s) or an
+    engine (``hw``, ``model``, ``draft``, ``context``). ``policies`` picks families (default: every
+    registered one, ``window_policies()``). One row per policy: iterations, tokens, time_s,
+    tokens_per_s, acceptance_rate, mean_gamma, speedup (over AD). ``df.attrs["info"]`` names the
+    trace and the latencies. ``frame=False`` returns (columns, info).
+    """
+    h = _optional_hw(hw, config_dir)
+    fams = [] if policies is None else ([policies] if isinstance(policies, str) else list(policies))
+    fams = [f for p in fams for f in p.split(",")]
+    with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
+        cols, info = _specdse.policies(
+            None if trace is None else os.fspath(trace), _segments(synthetic), int(seed), h, m, d,
+            -1 if context is None else int(context), -1.0 if cost_ratio is None else float(cost_ratio),
+            int(gamma_max), int(gamma_min), int(gamma_init), int(history), float(acc_max), float(prior_alpha),
+            q_reward, fams, float(q_learning_rate), float(q_discount), float(q_epsilon), bool(q_optimistic),
+            engine, _config_dir(config_dir))
+    if not frame:
+        return cols, info
+    df = _frame(cols, True)
+    df.attrs["info"] = info
+    return df
+
+
+# ---- scenarios (search/scenarios/scenario.hpp) ------------------------------------------------
+
+def scenarios(frame=True):
+    """The registered scenarios: name, description and their parameters (key, default, help)."""
+    rows = _specdse.scenario_list()
+    cols = {"scenario": [r[0] for r in rows], "description": [r[1] for r in rows],
+            "params": [{k: {"default": d, "help": h} for k, d, h in r[2]} for r in rows]}
+    return _frame(cols, frame)
+
+
+def _param_value(v):
+    # Scenario parameters are KEY=VALUE text, as after --param: lists comma-joined, bools lower case.
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple, range, np.ndarray)):
+        return ",".join(_param_value(e) for e in v)
+    if isinstance(v, (Model, Hardware, System)):
+        return v.source_file or v.name
+    return str(v)
+
+
+class _Scenario:
+    """Runs registered scenarios: ``specdse.scenario("tree-sd", ...)`` or ``specdse.scenario.tree_sd(...)``.
+
+    Each registered scenario is an attribute (dashes become underscores), so one registered in
+    C++ is callable here without binding code; ``help(specdse.scenario.NAME)`` lists its
+    parameters.
+    """
+
+    def __call__(self, name, hw=None, model=None, algorithm=None, context=None, *, batch=1, task="govreport",
+                 data=None, source_table="", engine=None, params=None, frame=True, config_dir=None, **kwparams):
+        """Runs scenario ``name`` as ``specdse scenario NAME`` does.
+
+        Common inputs (each scenario says which it needs): ``hw`` (with ``engine``, default
+        roofline), ``model`` and ``algorithm`` (the workload, ``batch`` sequences), ``context``
+        (one or a list), and the measured acceptance data (``task``, ``data``, ``source_table``).
+        The scenario's own parameters (``scenarios()``) as keyword arguments (``x_max=64`` for
+        x-max; lists become comma lists) or ``params={"x-max": 64}``. A scenario with an
+        ``engine`` parameter also gets ``engine`` there unless it is set explicitly.
+        Returns a DataFrame whose ``attrs["footer"]`` holds the summary line; ``frame=False``
+        returns (columns, footer).
+        """
+        info = {r[0]: r for r in _specdse.scenario_list()}.get(name)
+        declared = [k for k, _, _ in info[2]] if info else []
+        settings = {}
+        for k, v in (params or {}).items():
+            settings[str(k)] = v
+        for k, v in kwparams.items():
+            key = k.replace("_", "-")
+            if info is not None and key not in declared and k not in declared:
+                raise InputError(f"scenario {name}: parameter '{key}' is not declared (declared: "
+                                 f"{', '.join(declared) or 'none'})")
+            settings[key if key in declared else k] = v
+        if engine is not None and "engine" in declared and "engine" not in settings:
+            settings["engine"] = engine
+        h = _optional_hw(hw, config_dir)
+        ctx = [] if context is None else _ints(context, "context")
+        with _spec_path(model, Model) as m, _spec_path(algorithm, Model) as a:
+            cols, footer = _specdse.run_scenario(
+                name, h, m, a, ctx, int(batch), task, os.fspath(data or ""), source_table, engine or "roofline",
+                [f"{k}={_param_value(v)}" for k, v in settings.items()], _config_dir(config_dir))
+        if not frame:
+            return cols, footer
+        df = _frame(cols, True)
+        df.attrs["footer"] = footer
+        return df
+
+    def _runner(self, name, description, params):
+        def run(hw=None, model=None, algorithm=None, context=None, **kwargs):
+            return self(name, hw, model, algorithm, context, **kwargs)
+        run.__name__ = name.replace("-", "_")
+        run.__qualname__ = "scenario." + run.__name__
+        lines = [f"Scenario '{name}': {description}.", "",
+                 "Common inputs as specdse.scenario() (hw, model, algorithm, context, batch, task, engine, ...).",
+                 "Parameters (keyword arguments, default as the CLI's --param):"]
+        for k, d, h in params:
+            lines.append(f"    {k.replace('-', '_')} = {d!r}: {h}")
+        run.__doc__ = "\n".join(lines)
+        return run
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        for name, description, params in _specdse.scenario_list():
+            if name.replace("-", "_") == attr or name == attr:
+                return self._runner(name, description, params)
+        raise AttributeError(f"specdse.scenario has no scenario '{attr}' (registered: "
+                             f"{', '.join(r[0] for r in _specdse.scenario_list())})")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {r[0].replace("-", "_") for r in _specdse.scenario_list()})
+
+    def __repr__(self):
+        return f"<specdse.scenario: {', '.join(r[0] for r in _specdse.scenario_list())}>"
+
+
+scenario = _Scenario()

@@ -1,0 +1,144 @@
+// _specdse: every scenario of the registry (search/scenarios/scenario.hpp) through one call,
+// as `specdse scenario NAME` runs it: the common inputs (hardware and engine, workload,
+// contexts, acceptance data) resolved here, the scenario's own parameters as KEY=VALUE
+// settings. A newly registered scenario is callable from Python without binding code.
+#include <pybind11/stl.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <tuple>
+
+#include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/workload_setup.hpp"
+#include "experiments/python/columns.hpp"
+#include "models/config_error.hpp"
+#include "search/acceptance/acceptance_data.hpp"
+#include "search/scenarios/scenario.hpp"
+
+namespace specdse_py {
+namespace {
+
+struct ScenarioArgs {
+  std::string name;
+  const models::HardwareSpec* hw = nullptr;
+  std::string model, algorithm, task, data, source_table, engine, config_dir;
+  std::vector<long long> contexts;
+  std::vector<std::string> params;
+  int batch = 1;
+};
+
+// A scenario column: integers when every cell is one, reals (empty text -> NaN) when every cell
+// is a number or empty, else text (a number in a text column in its shortest round-trip form).
+Columns::Column scenario_column(const search::ScenarioResult& r, std::size_t col) {
+  bool all_int = true, all_num = true;
+  for (const auto& row : r.rows) {
+    if (col >= row.size()) {
+      all_int = false;
+      continue;
+    }
+    const auto& cell = row[col];
+    if (std::holds_alternative<double>(cell)) all_int = false;
+    if (const auto* s = std::get_if<std::string>(&cell)) {
+      all_int = false;
+      if (!s->empty()) all_num = false;
+    }
+  }
+  if (all_int) {
+    std::vector<std::int64_t> v;
+    for (const auto& row : r.rows) v.push_back(std::get<std::int64_t>(row[col]));
+    return v;
+  }
+  if (all_num) {
+    std::vector<double> v;
+    for (const auto& row : r.rows) {
+      if (col >= row.size()) v.push_back(std::nan(""));
+      else if (const auto* d = std::get_if<double>(&row[col])) v.push_back(*d);
+      else if (const auto* n = std::get_if<std::int64_t>(&row[col])) v.push_back(double(*n));
+      else v.push_back(std::nan(""));  // an empty cell: no value
+    }
+    return v;
+  }
+  std::vector<std::string> v;
+  for (const auto& row : r.rows) {
+    if (col >= row.size()) {
+      v.emplace_back();
+      continue;
+    }
+    v.push_back(std::visit([](const auto& x) -> std::string {
+      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) return x;
+      else return fmt::format("{}", x);
+    }, row[col]));
+  }
+  return v;
+}
+
+std::pair<Columns, std::string> run(const ScenarioArgs& a) {
+  const auto info = search::scenario(a.name);
+  search::ScenarioContext ctx;
+  ctx.scenario = info.name;
+  ctx.params = search::scenario_params(info, a.params);
+  const auto reg = registry(a.config_dir);
+  ctx.configs = &reg;
+  std::unique_ptr<models::LatencyEngine> engine;
+  if (a.hw) {
+    engine = experiments::make_engine(a.engine, *a.hw);
+    ctx.hw = a.hw;
+    ctx.engine = engine.get();
+  }
+  std::optional<models::Workload> workload;
+  if (!a.model.empty()) {
+    workload = experiments::make_workload(reg, a.model, a.algorithm, a.batch);
+    ctx.workload = &*workload;
+  }
+  for (long long L : a.contexts)
+    if (L < 0) models::throw_input_error("scenario " + info.name, "context", "integers >= 0", std::to_string(L));
+  ctx.contexts = a.contexts;
+  std::optional<search::AcceptanceData> data;
+  if (!a.algorithm.empty()) {
+    data = search::AcceptanceData::load(a.data.empty() ? reg.dir() + "/acceptance/aat_measurements.csv" : a.data);
+    ctx.aat = [&data, sel = experiments::AatSelection{a.algorithm, a.model, a.task, a.source_table}](long long L) {
+      return experiments::aat_source(*data, sel, L);
+    };
+  }
+  const auto result = info.run(ctx);
+  Columns c;
+  for (std::size_t k = 0; k < result.columns.size(); ++k) c.add(result.columns[k], scenario_column(result, k));
+  return {std::move(c), result.footer};
+}
+
+}  // namespace
+
+void bind_scenarios(py::module_& m) {
+  // (name, description, [(key, default, help)]) for every registered scenario.
+  m.def("scenario_list", [] {
+    std::vector<std::tuple<std::string, std::string, std::vector<std::tuple<std::string, std::string, std::string>>>> out;
+    for (const auto& s : search::scenarios()) {
+      std::vector<std::tuple<std::string, std::string, std::string>> params;
+      for (const auto& p : s.params) params.emplace_back(p.key, p.default_value, p.help);
+      out.emplace_back(s.name, s.description, std::move(params));
+    }
+    return out;
+  });
+
+  m.def("run_scenario", [](const std::string& name, const models::HardwareSpec* hw, const std::string& model,
+                           const std::string& algorithm, const std::vector<long long>& context, int batch,
+                           const std::string& task, const std::string& data, const std::string& source_table,
+                           const std::string& engine, const std::vector<std::string>& params,
+                           const std::string& config_dir) {
+    ScenarioArgs a{name, hw, model, algorithm, task, data, source_table, engine, config_dir, context, params, batch};
+    std::pair<Columns, std::string> r;
+    {
+      py::gil_scoped_release release;
+      if (batch < 1) models::throw_input_error("scenario " + name, "batch", "an integer >= 1", std::to_string(batch));
+      r = run(a);
+    }
+    return py::make_tuple(r.first.to_python(), r.second);
+  }, py::arg("name"), py::arg("hw").none(true), py::arg("model"), py::arg("algorithm"), py::arg("context"),
+     py::arg("batch"), py::arg("task"), py::arg("data"), py::arg("source_table"), py::arg("engine"), py::arg("params"),
+     py::arg("config_dir"));
+}
+
+}  // namespace specdse_py

@@ -1,0 +1,239 @@
+// _specdse: paper 001's speculation window of a chain draft and its window policies, from
+// search/window, as `specdse window` and `specdse policies` compute them: per window gamma the
+// expected tokens and tokens/s (or gamma* alone), and every registered policy replayed over a
+// chain trace with engine (or constant-ratio) latencies.
+#include <pybind11/stl.h>
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+
+#include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/workload_setup.hpp"
+#include "experiments/python/columns.hpp"
+#include "models/config_error.hpp"
+#include "search/acceptance/chain_trace.hpp"
+#include "search/window/chain_sd.hpp"
+#include "search/window/policies.hpp"
+#include "search/window/policy_registry.hpp"
+
+namespace specdse_py {
+namespace {
+
+// Where the latencies come from: a constant cost ratio (T_v fixed) or an engine for a workload.
+struct LatencySource {
+  const models::HardwareSpec* hw = nullptr;
+  std::string model, draft, engine, config_dir;
+};
+
+bool engine_mode(const LatencySource& s) { return s.hw || !s.model.empty() || !s.draft.empty(); }
+
+void require_engine_inputs(const std::string& what, const LatencySource& s, bool have_context) {
+  if (!s.hw || s.model.empty() || s.draft.empty() || !have_context)
+    throw models::InputError(what + ": engine mode: expected hw, model, draft and context, got only some of them");
+}
+
+Columns window_table(const std::vector<double>& alphas, const std::vector<double>& cost_ratios, double t_verify_s,
+                     const LatencySource& src, const std::vector<long long>& contexts, int gamma_max, bool map) {
+  search::require_gamma_max("gamma_max", gamma_max);
+  for (double al : alphas) search::require_accuracy("alpha", al);
+  const bool constant = !cost_ratios.empty();
+  const bool engine = engine_mode(src);
+  if (constant == engine)
+    throw models::InputError(std::string("window: expected either cost_ratio (constant T_v) or hw, model, draft and "
+                                         "context (latencies from an engine), got ") +
+                             (constant ? "both" : "neither"));
+  Columns c;
+  struct Case {
+    search::ChainLatency latency;
+    long long context;
+    double cost_ratio;  // as given (constant mode) or c from the engine's latencies
+  };
+  std::vector<Case> cases;
+  std::string hw_name, model_name, draft_name, engine_name;
+  if (constant) {
+    for (double r : cost_ratios) cases.push_back({search::ChainLatency::constant(r, t_verify_s, gamma_max), 0, r});
+  } else {
+    require_engine_inputs("window", src, !contexts.empty());
+    const auto reg = registry(src.config_dir);
+    const auto w = experiments::make_workload(reg, src.model, src.draft);
+    const auto e = experiments::make_engine(src.engine, *src.hw);
+    hw_name = src.hw->name;
+    model_name = w.target.name;
+    draft_name = w.algorithm->name;
+    engine_name = e->name();
+    for (long long L : contexts) {
+      if (L < 0) models::throw_input_error("window", "context", "integers >= 0", std::to_string(L));
+      auto lat = search::ChainLatency::from_engine(*e, w, L, gamma_max);
+      const double ratio = lat.cost_ratio();
+      cases.push_back({std::move(lat), L, ratio});
+    }
+  }
+  auto key = [&](const Case& k) {
+    if (!constant) {
+      c.s("hw").push_back(hw_name);
+      c.s("model").push_back(model_name);
+      c.s("draft").push_back(draft_name);
+      c.s("engine").push_back(engine_name);
+      c.i("context").push_back(k.context);
+    }
+    c.f("cost_ratio").push_back(k.cost_ratio);
+  };
+  for (const auto& k : cases)
+    for (double al : alphas) {
+      const auto best = search::optimal_gamma(al, k.latency);
+      if (map) {
+        key(k);
+        c.f("alpha").push_back(al);
+        c.i("gamma_star").push_back(best.gamma);
+        c.f("expected_tokens").push_back(best.expected_tokens);
+        c.f("tokens_per_s").push_back(best.tokens_per_s);
+        c.f("speedup").push_back(best.tokens_per_s * k.latency.iteration_s(0));
+        continue;
+      }
+      for (int g = 0; g <= gamma_max; ++g) {
+        const double tps = search::chain_tokens_per_s(al, g, k.latency);
+        key(k);
+        c.f("alpha").push_back(al);
+        c.i("gamma").push_back(g);
+        c.f("expected_tokens").push_back(search::chain_expected_tokens(al, g));
+        c.f("t_draft_s").push_back(k.latency.draft_s(g));
+        c.f("t_verify_s").push_back(k.latency.verify_s(g));
+        c.f("t_iteration_s").push_back(k.latency.iteration_s(g));
+        c.f("tokens_per_s").push_back(tps);
+        c.f("speedup").push_back(tps * k.latency.iteration_s(0));
+        c.i("best").push_back(g == best.gamma ? 1 : 0);
+      }
+    }
+  return c;
+}
+
+struct PoliciesArgs {
+  std::optional<std::string> trace_path;
+  std::string synthetic;
+  std::uint64_t seed = 1;
+  LatencySource src;
+  long long context = -1;
+  double cost_ratio = -1;
+  search::PolicyOptions options;
+  std::string q_reward = "both";
+  std::vector<std::string> families;
+};
+
+struct PoliciesOut {
+  Columns cols;
+  std::vector<search::PolicyResult> results;
+  search::ChainTrace trace;
+  std::string where;
+  double cost_ratio = 0;
+};
+
+PoliciesOut policies(PoliciesArgs a) {
+  if (a.trace_path.has_value() == !a.synthetic.empty())
+    throw models::InputError(fmt::format("policies: expected exactly one of trace and synthetic, got {}",
+                                         a.trace_path ? "both" : "neither"));
+  if (a.q_reward != "both") a.options.q_rewards = {search::parse_q_reward("q_reward", a.q_reward)};
+  a.options.q.seed = a.seed;
+  search::validate(a.options);
+  PoliciesOut out;
+  out.trace = a.trace_path ? search::read_chain_trace(*a.trace_path)
+                           : search::generate_chain_trace(search::parse_chain_segments("synthetic", a.synthetic), a.seed);
+  const bool constant = a.cost_ratio >= 0;
+  if (constant == engine_mode(a.src))
+    throw models::InputError(std::string("policies: expected either cost_ratio or hw, model, draft and context, got ") +
+                             (constant ? "both" : "neither"));
+  search::ChainLatency latency = search::ChainLatency::constant(0, 1, 1);
+  if (constant) {
+    latency = search::ChainLatency::constant(a.cost_ratio, 1.0, a.options.gamma_max);
+    out.where = fmt::format("constant T_v = 1 s, cost ratio {}", a.cost_ratio);
+  } else {
+    require_engine_inputs("policies", a.src, a.context >= 0);
+    const auto reg = registry(a.src.config_dir);
+    const auto w = experiments::make_workload(reg, a.src.model, a.src.draft);
+    const auto e = experiments::make_engine(a.src.engine, *a.src.hw);
+    latency = search::ChainLatency::from_engine(*e, w, a.context, a.options.gamma_max);
+    out.where = fmt::format("{} {} + {} at L = {} ({})", a.src.hw->name, w.target.name, w.algorithm->name, a.context,
+                            e->name());
+  }
+  out.cost_ratio = latency.cost_ratio();
+  out.results = search::replay_all_policies(out.trace, latency, a.options, a.families);
+  Columns& c = out.cols;
+  for (const auto& r : out.results) {
+    c.s("policy").push_back(r.policy);
+    c.i("iterations").push_back(r.iterations);
+    c.i("tokens").push_back(r.tokens);
+    c.f("time_s").push_back(r.time_s);
+    c.f("tokens_per_s").push_back(r.tokens_per_s);
+    c.f("acceptance_rate").push_back(r.acceptance_rate);
+    c.f("mean_gamma").push_back(r.mean_gamma);
+    c.f("speedup").push_back(r.speedup);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_window(py::module_& m) {
+  m.def("window", [](const std::vector<double>& alpha, const std::vector<double>& cost_ratio, double t_verify_s,
+                     const models::HardwareSpec* hw, const std::string& model, const std::string& draft,
+                     const std::vector<long long>& context, int gamma_max, bool map, const std::string& engine,
+                     const std::string& config_dir) {
+    Columns c;
+    {
+      py::gil_scoped_release release;
+      c = window_table(alpha, cost_ratio, t_verify_s, LatencySource{hw, model, draft, engine, config_dir}, context,
+                       gamma_max, map);
+    }
+    return c.to_python();
+  }, py::arg("alpha"), py::arg("cost_ratio"), py::arg("t_verify_s"), py::arg("hw").none(true), py::arg("model"),
+     py::arg("draft"), py::arg("context"), py::arg("gamma_max"), py::arg("map"), py::arg("engine"),
+     py::arg("config_dir"));
+
+  m.def("window_policy_names", &search::window_policy_names);
+
+  m.def("policies", [](std::optional<std::string> trace, const std::string& synthetic, std::uint64_t seed,
+                       const models::HardwareSpec* hw, const std::string& model, const std::string& draft,
+                       long long context, double cost_ratio, int gamma_max, int gamma_min, int gamma_init, int history,
+                       double acc_max, double prior_alpha, const std::string& q_reward,
+                       const std::vector<std::string>& families, double q_learning_rate, double q_discount,
+                       double q_epsilon, bool q_optimistic, const std::string& engine, const std::string& config_dir) {
+    PoliciesArgs a;
+    a.trace_path = std::move(trace);
+    a.synthetic = synthetic;
+    a.seed = seed;
+    a.src = LatencySource{hw, model, draft, engine, config_dir};
+    a.context = context;
+    a.cost_ratio = cost_ratio;
+    a.options.gamma_max = gamma_max;
+    a.options.gamma_min = gamma_min;
+    a.options.gamma_init = gamma_init;
+    a.options.history = history;
+    a.options.acc_max = acc_max;
+    a.options.prior_accuracy = prior_alpha;
+    a.options.q.learning_rate = q_learning_rate;
+    a.options.q.discount = q_discount;
+    a.options.q.epsilon = q_epsilon;
+    a.options.q.optimistic_start = q_optimistic;
+    a.q_reward = q_reward;
+    a.families = families;
+    PoliciesOut r;
+    {
+      py::gil_scoped_release release;
+      r = policies(std::move(a));
+    }
+    py::dict info;
+    info["trace"] = r.trace.source;
+    info["trace_iterations"] = r.trace.iterations.size();
+    info["mean_top1_run"] = r.trace.mean_matched();
+    info["latency"] = r.where;
+    info["cost_ratio"] = r.cost_ratio;
+    return py::make_tuple(r.cols.to_python(), info);
+  }, py::arg("trace").none(true), py::arg("synthetic"), py::arg("seed"), py::arg("hw").none(true), py::arg("model"),
+     py::arg("draft"), py::arg("context"), py::arg("cost_ratio"), py::arg("gamma_max"), py::arg("gamma_min"),
+     py::arg("gamma_init"), py::arg("history"), py::arg("acc_max"), py::arg("prior_alpha"), py::arg("q_reward"),
+     py::arg("policies"), py::arg("q_learning_rate"), py::arg("q_discount"), py::arg("q_epsilon"),
+     py::arg("q_optimistic"), py::arg("engine"), py::arg("config_dir"));
+}
+
+}  // namespace specdse_py

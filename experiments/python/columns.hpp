@@ -1,0 +1,68 @@
+#pragma once
+// Shared by the binding files of _specdse: result tables as columns (filled without the GIL,
+// converted once with it into {name: numpy array or list}, which Python turns into a DataFrame
+// without touching rows one by one), and the config registry for an optional --config-dir.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "models/config_registry.hpp"
+
+namespace specdse_py {
+
+namespace py = pybind11;
+
+class Columns {
+ public:
+  using Column = std::variant<std::vector<double>, std::vector<std::int64_t>, std::vector<std::string>>;
+  std::vector<double>& f(const std::string& name) { return std::get<std::vector<double>>(get(name, Column{std::vector<double>{}})); }
+  std::vector<std::int64_t>& i(const std::string& name) {
+    return std::get<std::vector<std::int64_t>>(get(name, Column{std::vector<std::int64_t>{}}));
+  }
+  std::vector<std::string>& s(const std::string& name) {
+    return std::get<std::vector<std::string>>(get(name, Column{std::vector<std::string>{}}));
+  }
+  void add(std::string name, Column c) { cols_.emplace_back(std::move(name), std::move(c)); }
+  std::size_t size() const { return cols_.size(); }
+
+  // {name: numpy array or list}, in column order (dicts keep insertion order).
+  py::dict to_python() const {
+    py::dict d;
+    for (const auto& [name, col] : cols_) {
+      if (auto* v = std::get_if<std::vector<double>>(&col))
+        d[py::str(name)] = py::array_t<double>(py::ssize_t(v->size()), v->data());
+      else if (auto* v = std::get_if<std::vector<std::int64_t>>(&col))
+        d[py::str(name)] = py::array_t<std::int64_t>(py::ssize_t(v->size()), v->data());
+      else
+        d[py::str(name)] = py::cast(std::get<std::vector<std::string>>(col));
+    }
+    return d;
+  }
+
+ private:
+  Column& get(const std::string& name, Column init) {
+    for (auto& [n, c] : cols_)
+      if (n == name) return c;
+    cols_.emplace_back(name, std::move(init));
+    return cols_.back().second;
+  }
+  // A deque: adding a column keeps references to the others valid.
+  std::deque<std::pair<std::string, Column>> cols_;
+};
+
+inline models::ConfigRegistry registry(const std::string& config_dir) {
+  return models::ConfigRegistry(config_dir.empty() ? models::ConfigRegistry::default_config_dir() : config_dir);
+}
+
+// The binding files, each adding one group of functions to the module.
+void bind_trees(py::module_& m);      // traces, token-tree search (paper 000 §III-C)
+void bind_window(py::module_& m);     // speculation window, window policies (paper 001)
+void bind_scenarios(py::module_& m);  // every registered scenario (search/scenarios/scenario.hpp)
+
+}  // namespace specdse_py

@@ -1,0 +1,129 @@
+"""import specdse: every registered scenario through specdse.scenario, equal to the CLI's
+`specdse scenario NAME --format csv` for the same inputs; the registry drives the Python side
+(a scenario registered in C++ is callable without binding code). Run by CTest.
+"""
+import sys
+
+import numpy as np
+import pandas as pd
+
+import specdse
+from cli_compare import SPECDSE_EXE, assert_same_table, cli_csv, cli_error, run_tests
+
+# Small inputs per scenario (fast runs); the same ones go to the CLI.
+CASES = {
+    "tree-sd": dict(hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree", context=[1024, 4096],
+                    params={"x-max": 64}),
+    "specpipe": dict(model="llama-3.1-70b", params={"w": [16, 64], "k": 16, "tokens": 200}),
+    "duodecoding": dict(model="llama-2-7b", params={"tokens": 256}),
+    "eagle-dispatcher": dict(hw="h100-sxm", model="llama-3.1-8b-instruct", algorithm="eagle3-tree", context=1024,
+                             params={"batches": [1, 8]}),
+}
+
+
+def _cli_args(name, case):
+    args = ["scenario", name]
+    for k in ["hw", "model", "algorithm"]:
+        if k in case:
+            args += [f"--{k}", case[k]]
+    if "context" in case:
+        c = case["context"]
+        args += ["--context", ",".join(map(str, c)) if isinstance(c, list) else c]
+    for k, v in case["params"].items():
+        args += ["--param", f"{k}=" + (",".join(map(str, v)) if isinstance(v, list) else str(v))]
+    return args
+
+
+def test_registry_listed():
+    s = specdse.scenarios()
+    assert {"tree-sd", "specpipe", "duodecoding", "eagle-dispatcher"} <= set(s["scenario"])
+    for name, params in zip(s["scenario"], s["params"]):
+        assert hasattr(specdse.scenario, name.replace("-", "_")), name
+        doc = getattr(specdse.scenario, name.replace("-", "_")).__doc__
+        for key in params:
+            assert key.replace("-", "_") in doc, (name, key)
+    assert {n.replace("-", "_") for n in s["scenario"]} <= set(dir(specdse.scenario))
+
+
+def test_every_scenario_equals_cli():
+    for name in specdse.scenarios()["scenario"]:
+        case = CASES.get(name)
+        assert case is not None, f"scenario {name} has no test case here: add one to CASES"
+        py = specdse.scenario(name, **{k: v for k, v in case.items() if k != "params"}, params=case["params"])
+        assert len(py) > 0 and py.attrs.get("footer") is not None, name
+        for c in py.columns:  # no NaN or inf where the CLI prints a number
+            if py[c].dtype == np.float64:
+                assert np.isfinite(py[c].dropna()).all(), (name, c)
+        cli = cli_csv(*_cli_args(name, case))
+        if cli is not None:
+            assert_same_table(py, cli, list(cli.columns[:3]))
+
+
+def test_attribute_call_equals_named_call():
+    a = specdse.scenario.tree_sd("v80", "llama-3.1-8b-instruct", "longspec-tree", 2048, x_max=48)
+    b = specdse.scenario("tree-sd", hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree",
+                         context=2048, params={"x-max": "48"})
+    pd.testing.assert_frame_equal(a, b)
+    assert a["best_x"].iloc[0] <= 48
+
+
+def test_tree_sd_equals_optimize():
+    sc = specdse.scenario.tree_sd(hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree",
+                                  context=[1024, 8192])
+    best, _ = specdse.optimize("v80", "llama-3.1-8b-instruct", "longspec-tree", context=[1024, 8192])
+    assert list(sc["best_x"]) == list(best["best_x"])
+    for c in ["ar_tokens_per_s", "best_tokens_per_s", "speedup", "t_verify_s"]:
+        np.testing.assert_allclose(sc[c], best[c], rtol=1e-12, err_msg=c)
+
+
+def test_specpipe_properties():
+    df = specdse.scenario.specpipe(model="llama-3.1-70b", w=[16, 64], k=16, tokens=200, seed=2)
+    sp = df[df.method == "specpipe"]
+    assert len(sp) == 2 and ((sp["hit_rate"] >= 0) & (sp["hit_rate"] <= 1)).all()
+    assert (df["tbt_p50_s"] <= df["tbt_p99_s"] + 1e-15).all()
+    pp = df[df.method == "pp"].iloc[0]
+    np.testing.assert_allclose(df["speedup_vs_pp"], pp["tbt_mean_s"] / df["tbt_mean_s"], rtol=1e-9)
+    # Same seed: the same run, in a second call too.
+    pd.testing.assert_frame_equal(df, specdse.scenario.specpipe(model="llama-3.1-70b", w=[16, 64], k=16,
+                                                                tokens=200, seed=2))
+
+
+def _raises(f, *needles):
+    try:
+        f()
+    except specdse.InputError as e:
+        msg = str(e)
+        assert msg and "\n" not in msg, msg
+        for n in needles:
+            assert n in msg, (n, msg)
+        return msg
+    raise AssertionError("expected specdse.InputError")
+
+
+def test_bad_input_matches_cli_message():
+    checks = [
+        (lambda: specdse.scenario("no-such-scenario"), ["scenario", "no-such-scenario"], ["no-such-scenario"]),
+        (lambda: specdse.scenario("tree-sd", model="llama-3.1-8b-instruct", algorithm="longspec-tree", context=1024),
+         ["scenario", "tree-sd", "--model", "llama-3.1-8b-instruct", "--algorithm", "longspec-tree", "--context",
+          "1024"], ["--hw"]),
+        (lambda: specdse.scenario("tree-sd", params={"nope": 1}), ["scenario", "tree-sd", "--param", "nope=1"],
+         ["nope"]),
+        (lambda: specdse.scenario.specpipe(model="llama-3.1-70b", tokens="many"),
+         ["scenario", "specpipe", "--model", "llama-3.1-70b", "--param", "tokens=many"], ["tokens", "many"]),
+    ]
+    for call, cli_args, needles in checks:
+        msg = _raises(call, *needles)
+        if SPECDSE_EXE:
+            rc, err = cli_error(*cli_args)
+            assert rc == 2 and err == "specdse: error: " + msg, (err, msg)
+    _raises(lambda: specdse.scenario.tree_sd(hw="v80", no_such_param=3), "no-such-param")
+    try:
+        specdse.scenario.no_such_scenario
+    except AttributeError as e:
+        assert "tree-sd" in str(e)
+    else:
+        raise AssertionError("expected AttributeError")
+
+
+if __name__ == "__main__":
+    sys.exit(run_tests(globals()))

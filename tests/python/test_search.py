@@ -1,0 +1,200 @@
+"""import specdse: token-tree search, synthetic traces, speculation windows and window policies.
+
+Properties of the results (prefix-closed trees, AAT bounds, optimality, closed forms) and
+equality with the CLI's CSV for the same inputs. Run by CTest like test_module.py.
+"""
+import os
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+import specdse
+from cli_compare import SPECDSE_EXE, assert_same_table, cli_csv, cli_error, run_tests
+
+ACCEPTANCE = [0.6, 0.15, 0.05]
+TMP = tempfile.mkdtemp(prefix="specdse-pytest-search-")
+TRACE_FILE = os.path.join(TMP, "train.trace")
+specdse.trace_gen(ACCEPTANCE, lines=3000, seed=7, depth_decay=0.9, output=TRACE_FILE)
+TRACE = specdse.trace_gen(ACCEPTANCE, lines=3000, seed=7, depth_decay=0.9)
+HW = dict(hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree", context=1024)
+
+
+def _prefix_closed(paths):
+    s = set(paths)
+    return all(len(p) >= 1 and (len(p) == 1 or p[:-1] in s) for p in paths) and len(s) == len(paths)
+
+
+def test_trace_gen_in_memory_equals_file():
+    from_file = specdse.tree_search(TRACE_FILE, max_nodes=16)
+    in_memory = specdse.tree_search(TRACE, max_nodes=16)
+    pd.testing.assert_frame_equal(from_file, in_memory)
+    assert len(TRACE) == 3000 and all(isinstance(p, tuple) for p in TRACE)
+    # Same seed, same trace; another seed, another one.
+    assert specdse.trace_gen(ACCEPTANCE, lines=3000, seed=7, depth_decay=0.9) == TRACE
+    assert specdse.trace_gen(ACCEPTANCE, lines=3000, seed=8, depth_decay=0.9) != TRACE
+    if SPECDSE_EXE:
+        import subprocess
+        cli_file = os.path.join(TMP, "cli.trace")
+        subprocess.run([SPECDSE_EXE, "trace-gen", "--acceptance-vector", ",".join(map(str, ACCEPTANCE)), "--lines",
+                        "3000", "--seed", "7", "--depth-decay", "0.9", "--output", cli_file], check=True,
+                       capture_output=True)
+        assert open(cli_file, "rb").read() == open(TRACE_FILE, "rb").read()
+
+
+def test_trees_prefix_closed_and_aat_bounded():
+    df = specdse.tree_search(TRACE, max_nodes=40, acceptance_vector=ACCEPTANCE, validation_fraction=0.25,
+                             paths=True)
+    assert {"prior-score", "width-first", "depth-first", "sequoia-dp"} <= set(df["method"]), set(df["method"])
+    for row in df.itertuples():
+        paths = row.rank_paths
+        assert len(paths) == row.x - 1 == row.draft_nodes, (row.method, row.x, len(paths))
+        assert _prefix_closed(paths), (row.method, row.x)
+        assert max(map(len, paths)) == row.depth
+        # AAT counts the bonus token: between 1 and the nodes of the tree (and the depth + 1).
+        assert 1.0 <= row.aat <= min(row.x, row.depth + 1) + 1e-12, (row.method, row.x, row.aat)
+        assert 1.0 <= row.validation_aat <= row.x
+    for method, g in df.groupby("method"):
+        a = g.sort_values("x")["aat"].to_numpy()
+        if method != "sequoia-dp":  # nested rankings: each tree contains the previous one
+            assert np.all(np.diff(a) >= -1e-12), method
+    # Prior score is the in-sample optimum over all trees of a size (path_counts.hpp).
+    best = df[df.method == "prior-score"].set_index("x")["aat"]
+    for method, g in df[df.method != "prior-score"].groupby("method"):
+        for x, aat in zip(g["x"], g["aat"]):
+            assert aat <= best[x] + 1e-12, (method, x, aat, best[x])
+
+
+def test_tree_search_matches_cli():
+    py = specdse.tree_search(TRACE_FILE, max_nodes=24, acceptance_vector=ACCEPTANCE, validation_fraction=0.25,
+                             **HW)
+    cli = cli_csv("tree-search", "--trace", TRACE_FILE, "--max-nodes", 24, "--acceptance-vector",
+                  ",".join(map(str, ACCEPTANCE)), "--validation-fraction", 0.25, "--hw", "v80", "--model",
+                  "llama-3.1-8b-instruct", "--algorithm", "longspec-tree", "--context", 1024)
+    if cli is None:
+        return
+    if "best" in cli:
+        cli["best"] = cli["best"].fillna("").astype(str).str.len() > 0
+    assert_same_table(py, cli, ["method", "x", "aat", "validation_aat", "model_aat", "t_verify_s", "best"])
+
+
+def test_hardware_aware_choice():
+    df = specdse.tree_search(TRACE, max_nodes=48, **HW)
+    s = df.attrs["summary"]
+    hw_rows = df[df.method == "hardware-aware"]
+    assert len(hw_rows) == 47 and hw_rows["best"].sum() == 1
+    top = hw_rows[hw_rows.best].iloc[0]
+    assert top["x"] == s["hardware_aware"]["x"]
+    np.testing.assert_allclose(top["p_eff_tokens_per_s"], s["hardware_aware"]["p_eff_tokens_per_s"], rtol=1e-12)
+    # A depth bound is a wider search than x alone: never worse, and both beat AD here.
+    assert s["gain"] >= 0 and s["hardware_aware"]["p_eff_tokens_per_s"] >= s["x_only"]["p_eff_tokens_per_s"]
+    assert s["x_only"]["speedup"] > 1
+    np.testing.assert_allclose(hw_rows["p_eff_tokens_per_s"].max(), s["hardware_aware"]["p_eff_tokens_per_s"])
+    # P_eff = AAT / (T_v + T_d) on every row (in sample here).
+    np.testing.assert_allclose(df["p_eff_tokens_per_s"], df["aat"] / (df["t_verify_s"] + df["t_draft_s"]))
+    assert str(df["depth_bound"].dtype) == "Int64" and df[df.method == "prior-score"]["depth_bound"].isna().all()
+
+
+def test_tree_one_method():
+    t = specdse.tree(TRACE, 12)
+    assert len(t) == 11 and _prefix_closed(t)
+    df = specdse.tree_search(TRACE, max_nodes=12, paths=True)
+    assert df[(df.method == "prior-score") & (df.x == 12)]["rank_paths"].iloc[0] == t
+    hw = specdse.tree(TRACE, 12, method="hardware-aware", **HW)
+    assert len(hw) == 11 and _prefix_closed(hw)
+
+
+def test_window_closed_form_and_cli():
+    df = specdse.window(alpha=[0.6, 0.9], cost_ratio=[0.05, 0.2], gamma_max=12)
+    assert len(df) == 2 * 2 * 13
+    for (c, a), g in df.groupby(["cost_ratio", "alpha"]):
+        gam = g["gamma"].to_numpy()
+        e = (1 - a ** (gam + 1)) / (1 - a)  # paper 001 eq. 10
+        np.testing.assert_allclose(g["expected_tokens"], e)
+        np.testing.assert_allclose(g["tokens_per_s"], e / (1 + c * gam))  # T_v = 1 s, T_d = c * gamma
+        assert g["best"].sum() == 1 and g.loc[g["tokens_per_s"].idxmax(), "best"]
+    star = specdse.window(alpha=[0.6, 0.9], cost_ratio=[0.05, 0.2], gamma_max=12, map=True)
+    assert list(star["gamma_star"]) == list(df[df.best]["gamma"])
+    cli = cli_csv("window", "--alpha", "0.6,0.9", "--cost-ratio", "0.05,0.2", "--gamma-max", 12)
+    if cli is not None:
+        cli["best"] = cli["best"] == "yes"
+        assert_same_table(df, cli, ["cost_ratio", "alpha", "gamma", "expected_tokens", "tokens_per_s"])
+    eng = specdse.window(alpha=0.8, hw="a100-80gb", model="llama-3.1-8b-instruct", draft="eagle3-chain",
+                         context=[512, 4096])
+    cli = cli_csv("window", "--alpha", 0.8, "--hw", "a100-80gb", "--model", "llama-3.1-8b-instruct", "--draft",
+                  "eagle3-chain", "--context", "512,4096")
+    if cli is not None:
+        cli["best"] = cli["best"] == "yes"
+        assert_same_table(eng, cli, ["context", "gamma", "t_draft_s", "t_verify_s", "tokens_per_s", "best"])
+
+
+def test_policies_match_cli_and_invariants():
+    df = specdse.policies(synthetic=[(1500, 0.9), (1500, 0.5)], seed=3, cost_ratio=0.1, gamma_max=6)
+    assert "static-1" in set(df["policy"]) and "online" in set(df["policy"])
+    assert (df["iterations"] == 3000).all()
+    # T_v = 1 s: the speedup over AD is tokens per second itself; tokens = iterations + accepted.
+    np.testing.assert_allclose(df["speedup"], df["tokens_per_s"])
+    np.testing.assert_allclose(df["tokens_per_s"], df["tokens"] / df["time_s"])
+    assert (df["tokens"] >= df["iterations"]).all() and (df["mean_gamma"] <= 6 + 1e-12).all()
+    again = specdse.policies(synthetic="1500:0.9,1500:0.5", seed=3, cost_ratio=0.1, gamma_max=6)
+    pd.testing.assert_frame_equal(df, again)
+    assert df.attrs["info"]["trace_iterations"] == 3000
+    cli = cli_csv("policies", "--synthetic", "1500:0.9,1500:0.5", "--seed", 3, "--cost-ratio", 0.1, "--gamma-max", 6)
+    if cli is not None:
+        assert_same_table(df, cli, ["policy", "iterations", "tokens", "time_s", "tokens_per_s", "mean_gamma"])
+    eng = specdse.policies(synthetic="2000:0.8", hw="v80", model="llama-3.1-8b-instruct", draft="longspec-chain",
+                           context=2048, policies=["static", "online"])
+    assert set(eng["policy"]) == {f"static-{g}" for g in range(1, 9)} | {"online"}
+    cli = cli_csv("policies", "--synthetic", "2000:0.8", "--hw", "v80", "--model", "llama-3.1-8b-instruct",
+                  "--draft", "longspec-chain", "--context", 2048, "--policies", "static,online")
+    if cli is not None:
+        assert_same_table(eng, cli, ["policy", "tokens_per_s", "speedup"])
+
+
+def _raises(f, *needles):
+    try:
+        f()
+    except specdse.InputError as e:
+        msg = str(e)
+        assert msg and "\n" not in msg, msg
+        for n in needles:
+            assert n in msg, (n, msg)
+        return msg
+    raise AssertionError("expected specdse.InputError")
+
+
+def test_bad_input_raises_input_error():
+    _raises(lambda: specdse.tree_search(TRACE, max_nodes=1), "max_nodes", "1")
+    _raises(lambda: specdse.tree_search([(0, -2)]), "rank", "-2")
+    _raises(lambda: specdse.tree_search([]), "training iteration")
+    _raises(lambda: specdse.tree_search(os.path.join(TMP, "missing.trace")), "missing.trace")
+    _raises(lambda: specdse.tree_search(TRACE, validation=TRACE, validation_fraction=0.2), "validation")
+    _raises(lambda: specdse.tree_search(TRACE, hw="v80"), "model")
+    _raises(lambda: specdse.tree(TRACE, 8, method="no-such-method"), "no-such-method")
+    _raises(lambda: specdse.trace_gen([0.7, 0.6], lines=10), "acceptance")
+    _raises(lambda: specdse.window(alpha=1.5, cost_ratio=0.1), "alpha", "1.5")
+    _raises(lambda: specdse.window(alpha=0.5), "cost_ratio")
+    _raises(lambda: specdse.window(alpha=0.5, cost_ratio=0.1, hw="v80"), "both")
+    _raises(lambda: specdse.window(alpha=0.5, hw="v80", model="llama-3.1-8b-instruct", draft="no-such-draft",
+                                   context=1024), "no-such-draft")
+    _raises(lambda: specdse.policies(cost_ratio=0.1), "trace")
+    _raises(lambda: specdse.policies(synthetic="100:0.5", cost_ratio=0.1, q_reward="speed"), "speed")
+    _raises(lambda: specdse.policies(synthetic="100:0.5", cost_ratio=0.1, policies="nope"), "nope")
+    msg = _raises(lambda: specdse.policies(synthetic="100:1.5", cost_ratio=0.1), "1.5")
+    if SPECDSE_EXE:
+        rc, err = cli_error("policies", "--synthetic", "100:1.5", "--cost-ratio", "0.1")
+        assert rc == 2 and err.endswith(msg.split(":", 1)[1].strip()), (err, msg)
+
+
+def test_many_calls_in_one_process():
+    first = specdse.tree_search(TRACE, max_nodes=16, **HW)
+    for _ in range(10):
+        pd.testing.assert_frame_equal(first, specdse.tree_search(TRACE, max_nodes=16, **HW))
+    sim = [specdse.tree_search(TRACE, max_nodes=8, engine="sim", **HW)["t_verify_s"].to_numpy() for _ in range(3)]
+    for s in sim[1:]:
+        np.testing.assert_array_equal(sim[0], s)
+
+
+if __name__ == "__main__":
+    sys.exit(run_tests(globals()))
