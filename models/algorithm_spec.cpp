@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <numeric>
+#include <algorithm>
 
 #include "models/config_error.hpp"
 #include "models/drafts/draft_builder.hpp"
@@ -47,17 +47,24 @@ DraftSpec load_draft(const YamlReader& d) {
   return s;
 }
 
+// The largest verification length a tree table may list: 64 times the largest tree of paper 000
+// (85 nodes) and of EAGLE / Sequoia (<= 768), far beyond one verification pass of any target,
+// and small enough that node counts stay exact in int.
+constexpr int kMaxTreeX = 1 << 16;
+
 int parse_x_key(const YamlReader& r, const YAML::Node& key_node, const std::string& map_key) {
-  int x = 0;
-  if (!YAML::convert<int>::decode(key_node, x) || x < 2)
-    r.fail(map_key, "verification lengths (integer keys >= 2)", "'" + key_node.Scalar() + "'");
-  return x;
+  long long x = 0;
+  if (!key_node.IsScalar() || !YAML::convert<long long>::decode(key_node, x) || x < 2 || x > kMaxTreeX)
+    r.fail(map_key, fmt::format("verification lengths (integer keys in [2, {}])", kMaxTreeX),
+           "'" + (key_node.IsScalar() ? key_node.Scalar() : std::string("a list or map")) + "'");
+  return int(x);
 }
 
 }  // namespace
 
 AlgorithmSpec load_algorithm(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
+  r.allow_only({"name", "description", "draft", "tree"});
   AlgorithmSpec a;
   a.source_file = path;
   a.name = r.string("name");
@@ -66,16 +73,22 @@ AlgorithmSpec load_algorithm(const std::string& path) {
   const YamlReader t = r.child("tree");
   const std::string kind = t.one_of("kind", {"width_per_depth", "depth_topk", "chain"});
   if (kind == "chain") {
+    t.allow_only({"kind"});
     a.tree_kind = TreeKind::chain;
   } else if (kind == "width_per_depth") {
     a.tree_kind = TreeKind::width_per_depth;
+    t.allow_only({"kind", "shapes"});
     const YamlReader shapes = t.child("shapes");
     for (const auto& kv : shapes.node()) {
       const int x = parse_x_key(shapes, kv.first, "shapes");
       const std::string key = kv.first.Scalar();
       std::vector<int> widths;
-      for (long long w : shapes.positive_int_list(key)) widths.push_back(int(w));
-      const int nodes = std::accumulate(widths.begin(), widths.end(), 0);
+      long long nodes = 0;  // checked before narrowing, so a huge width cannot wrap to a valid count
+      for (long long w : shapes.positive_int_list(key)) {
+        if (w > kMaxTreeX) shapes.fail(key, fmt::format("level widths in [1, {}]", kMaxTreeX), std::to_string(w));
+        nodes += w;
+        widths.push_back(int(w));
+      }
       if (nodes != x - 1)
         shapes.fail(key, fmt::format("{} draft nodes (x - 1)", x - 1), std::to_string(nodes));
       for (std::size_t i = 1; i < widths.size(); ++i)
@@ -85,11 +98,15 @@ AlgorithmSpec load_algorithm(const std::string& path) {
     }
   } else {
     a.tree_kind = TreeKind::depth_topk;
+    t.allow_only({"kind", "depth_topk"});
     const YamlReader trees = t.child("depth_topk");
     for (const auto& kv : trees.node()) {
       const int x = parse_x_key(trees, kv.first, "depth_topk");
       const auto v = trees.positive_int_list(kv.first.Scalar());
       if (v.size() != 2) trees.fail(kv.first.Scalar(), "[depth, top_k]", "a list of " + std::to_string(v.size()));
+      if (v[0] > kMaxTreeX || v[1] > kMaxTreeX)
+        trees.fail(kv.first.Scalar(), fmt::format("depth and top_k in [1, {}]", kMaxTreeX),
+                   fmt::format("[{}, {}]", v[0], v[1]));
       a.depth_topk_by_x[x] = {int(v[0]), int(v[1])};
       a.max_x = std::max(a.max_x, x);
     }

@@ -34,6 +34,11 @@ std::string ConfigRegistry::path(const std::string& folder, const std::string& n
   if (!fs::exists(p)) {
     // Allow a path to a YAML file as well as a name.
     if (fs::exists(name) && fs::path(name).extension() == ".yaml") return name;
+    // Name what the user gave: a path-like argument is reported as that file, not as a config
+    // name with ".yaml" appended ("nope.yaml.yaml").
+    if (fs::path(name).extension() == ".yaml" || name.find('/') != std::string::npos)
+      throw InputError(fmt::format("unknown {} '{}': no such file, and no config of that name in {}; available: {}",
+                                   folder, name, (fs::path(dir_) / folder).string(), fmt::join(names(folder), ", ")));
     throw InputError(fmt::format("unknown {} '{}' (no {}); available: {}", folder, name,
                                  p.string(), fmt::join(names(folder), ", ")));
   }

@@ -1,5 +1,7 @@
 #include "models/hardware_spec.hpp"
 
+#include <limits>
+
 #include "models/config_error.hpp"
 #include "models/yaml_reader.hpp"
 
@@ -34,7 +36,9 @@ MemoryType memory_type(const YamlReader& r, const std::string& key) {
   return MemoryType::ddr5;
 }
 
-int to_int(long long v) { return static_cast<int>(v); }
+// Counts of hardware units (channels, SMs, cores, tile sizes) are stored in int: a value past
+// its range is an error naming the key, never a wrapped count (issue 18).
+constexpr long long kIntMax = std::numeric_limits<int>::max();
 
 FpgaSpec load_fpga(const YamlReader& r) {
   FpgaSpec f;
@@ -43,27 +47,27 @@ FpgaSpec load_fpga(const YamlReader& r) {
   f.clock_mhz = r.positive("clock_mhz");
   const YamlReader c = r.child("compute");
   c.allow_only({"slrs", "mm_mode", "mv_mode", "sfu_lanes"});
-  f.slrs = to_int(c.positive_int("slrs"));
+  f.slrs = c.int_in("slrs", 1, kIntMax);
   const YamlReader mm = c.child("mm_mode");
   mm.allow_only({"m", "k", "n"});
-  f.mm_m = to_int(mm.positive_int("m"));
-  f.mm_k = to_int(mm.positive_int("k"));
-  f.mm_n = to_int(mm.positive_int("n"));
+  f.mm_m = mm.int_in("m", 1, kIntMax);
+  f.mm_k = mm.int_in("k", 1, kIntMax);
+  f.mm_n = mm.int_in("n", 1, kIntMax);
   const YamlReader mv = c.child("mv_mode");
   mv.allow_only({"m", "k"});
-  f.mv_m = to_int(mv.positive_int("m"));
-  f.mv_k = to_int(mv.positive_int("k"));
-  f.sfu_lanes = to_int(c.positive_int("sfu_lanes"));
+  f.mv_m = mv.int_in("m", 1, kIntMax);
+  f.mv_k = mv.int_in("k", 1, kIntMax);
+  f.sfu_lanes = c.int_in("sfu_lanes", 1, kIntMax);
   const YamlReader m = r.child("memory");
   m.allow_only({"type", "bandwidth_gbs", "channels", "burst_bytes", "weight_stream_efficiency", "kv_access_efficiency",
                 "kv_channels"});
   f.memory_type = memory_type(m, "type");
   f.bandwidth_gbs = m.positive("bandwidth_gbs");
-  f.channels = to_int(m.positive_int("channels"));
-  f.burst_bytes = to_int(m.positive_int("burst_bytes"));
+  f.channels = m.int_in("channels", 1, kIntMax);
+  f.burst_bytes = m.int_in("burst_bytes", 1, kIntMax);
   f.weight_stream_efficiency = m.fraction("weight_stream_efficiency");
   f.kv_access_efficiency = m.fraction("kv_access_efficiency");
-  f.kv_channels = to_int(m.positive_int("kv_channels"));
+  f.kv_channels = m.int_in("kv_channels", 1, kIntMax);
   if (f.kv_channels > f.channels)
     m.fail("kv_channels", "at most memory.channels (" + std::to_string(f.channels) + ")",
            std::to_string(f.kv_channels));
@@ -82,7 +86,7 @@ FpgaSpec load_fpga(const YamlReader& r) {
   const YamlReader cal = r.child("calibration");
   cal.allow_only({"attention_efficiency", "layer_overhead_cycles", "cross_attention_kv_read_factor"});
   f.attention_efficiency = cal.fraction("attention_efficiency");
-  f.layer_overhead_cycles = to_int(cal.non_negative_int("layer_overhead_cycles"));
+  f.layer_overhead_cycles = cal.int_in("layer_overhead_cycles", 0, kIntMax);
   f.cross_attention_kv_read_factor = cal.positive("cross_attention_kv_read_factor");
   return f;
 }
@@ -91,7 +95,7 @@ GpuSpec load_gpu(const YamlReader& r) {
   GpuSpec g;
   r.allow_only({"name", "kind", "description", "verify_includes_lm_head", "sms", "clock_mhz", "tensor_tflops_fp16",
                 "l2_mib", "memory", "calibration", "kernels", "sm"});
-  g.sms = to_int(r.positive_int("sms"));
+  g.sms = r.int_in("sms", 1, kIntMax);
   g.clock_mhz = r.positive("clock_mhz");
   g.tensor_tflops_fp16 = r.positive("tensor_tflops_fp16");
   g.l2_mib = r.positive("l2_mib");
@@ -107,14 +111,14 @@ GpuSpec load_gpu(const YamlReader& r) {
   g.kernel_launch_us = cal.non_negative("kernel_launch_us");
   const YamlReader k = r.child("kernels");
   k.allow_only({"cta_tile_m", "cta_tile_n"});
-  g.cta_tile_m = to_int(k.positive_int("cta_tile_m"));
-  g.cta_tile_n = to_int(k.positive_int("cta_tile_n"));
+  g.cta_tile_m = k.int_in("cta_tile_m", 1, kIntMax);
+  g.cta_tile_n = k.int_in("cta_tile_n", 1, kIntMax);
   const YamlReader sm = r.child("sm");
   sm.allow_only({"max_threads", "registers", "shared_memory_kib", "max_ctas"});
-  g.sm_max_threads = to_int(sm.positive_int("max_threads"));
-  g.sm_registers = to_int(sm.positive_int("registers"));
+  g.sm_max_threads = sm.int_in("max_threads", 1, kIntMax);
+  g.sm_registers = sm.int_in("registers", 1, kIntMax);
   g.sm_shared_memory_kib = sm.positive("shared_memory_kib");
-  g.sm_max_ctas = to_int(sm.positive_int("max_ctas"));
+  g.sm_max_ctas = sm.int_in("max_ctas", 1, kIntMax);
   return g;
 }
 
@@ -122,12 +126,12 @@ CpuSpec load_cpu(const YamlReader& r) {
   CpuSpec c;
   r.allow_only({"name", "kind", "description", "verify_includes_lm_head", "cores", "clock_ghz", "simd_flops_per_cycle",
                 "l2_kib_per_core", "l3_mib", "threads", "memory", "calibration"});
-  c.cores = to_int(r.positive_int("cores"));
+  c.cores = r.int_in("cores", 1, kIntMax);
   c.clock_ghz = r.positive("clock_ghz");
   c.simd_flops_per_cycle = r.positive("simd_flops_per_cycle");
   c.l2_kib_per_core = r.positive("l2_kib_per_core");
   c.l3_mib = r.positive("l3_mib");
-  c.threads = to_int(r.positive_int_or("threads", c.cores));
+  c.threads = r.int_in_or("threads", 1, kIntMax, c.cores);
   const YamlReader m = r.child("memory");
   m.allow_only({"bandwidth_gbs", "capacity_gib"});
   c.dram_bandwidth_gbs = m.positive("bandwidth_gbs");

@@ -55,21 +55,40 @@ double ModelSpec::kv_bytes_per_token() const {
   return 2.0 * layers * kv_heads * head_dim * activation_bytes();
 }
 
+namespace {
+
+// Upper bounds of a model's sizes: far above every published LLM (Llama 3.1 405B: 126 layers,
+// hidden 16384, MLP 53248, 128 heads of 128; Gemma 3: vocabulary 262144; Llama 4 Maverick: 128
+// experts) so that any real or hypothetical model loads, and low enough that sizes, their products
+// in int64 and the counts stored in int cannot overflow. A value above them is a typo or a unit
+// mistake, reported instead of wrapped (issue 18: layers 2^32 + 32 used to load as 32).
+constexpr long long kMaxLayers = 1 << 16;
+constexpr long long kMaxWidth = 1 << 22;  // hidden, MLP and expert widths
+constexpr long long kMaxHeads = 1 << 16;
+constexpr long long kMaxHeadDim = 1 << 16;
+constexpr long long kMaxVocabulary = 1 << 26;
+constexpr long long kMaxExperts = 1 << 16;
+
+}  // namespace
+
 ModelSpec load_model(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
+  r.allow_only({"name", "description", "layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads",
+                "head_dim", "vocab_size", "tied_embeddings", "weight_bits", "activation_bits", "mlp", "weight_format",
+                "num_experts", "experts_per_token", "moe_intermediate_size", "shared_experts", "moe_layer_step"});
   ModelSpec m;
   m.source_file = path;
   m.name = r.string("name");
-  m.layers = int(r.positive_int("layers"));
-  m.hidden_size = int(r.positive_int("hidden_size"));
-  m.intermediate_size = int(r.positive_int("intermediate_size"));
-  m.attention_heads = int(r.positive_int("attention_heads"));
-  m.kv_heads = int(r.positive_int("kv_heads"));
-  m.head_dim = int(r.positive_int("head_dim"));
-  m.vocab_size = int(r.positive_int("vocab_size"));
+  m.layers = r.int_in("layers", 1, kMaxLayers);
+  m.hidden_size = r.int_in("hidden_size", 1, kMaxWidth);
+  m.intermediate_size = r.int_in("intermediate_size", 1, kMaxWidth);
+  m.attention_heads = r.int_in("attention_heads", 1, kMaxHeads);
+  m.kv_heads = r.int_in("kv_heads", 1, kMaxHeads);
+  m.head_dim = r.int_in("head_dim", 1, kMaxHeadDim);
+  m.vocab_size = r.int_in("vocab_size", 1, kMaxVocabulary);
   m.tied_embeddings = r.boolean("tied_embeddings");
-  m.weight_bits = int(r.positive_int("weight_bits"));
-  m.activation_bits = int(r.positive_int("activation_bits"));
+  m.weight_bits = r.int_in("weight_bits", 1, 32);
+  m.activation_bits = r.int_in("activation_bits", 1, 32);
   m.mlp = r.one_of("mlp", {"gated", "plain"}) == "gated" ? MlpKind::gated : MlpKind::plain;
   // Optional: a quantised storage format (models/weight_format.hpp); absent: native weight_bits.
   if (r.has("weight_format"))
@@ -77,11 +96,11 @@ ModelSpec load_model(const std::string& path) {
   // Optional MoE keys (Llama 4 config.json: num_local_experts, num_experts_per_tok,
   // intermediate_size of one expert, interleave_moe_layer_step); absent: a dense model.
   if (r.has("num_experts")) {
-    m.num_experts = int(r.positive_int("num_experts"));
-    m.experts_per_token = int(r.positive_int("experts_per_token"));
-    m.moe_intermediate_size = int(r.positive_int("moe_intermediate_size"));
-    m.shared_experts = r.has("shared_experts") ? int(r.non_negative("shared_experts")) : 0;
-    m.moe_layer_step = int(r.positive_int_or("moe_layer_step", 1));
+    m.num_experts = r.int_in("num_experts", 1, kMaxExperts);
+    m.experts_per_token = r.int_in("experts_per_token", 1, kMaxExperts);
+    m.moe_intermediate_size = r.int_in("moe_intermediate_size", 1, kMaxWidth);
+    m.shared_experts = r.int_in_or("shared_experts", 0, kMaxExperts, 0);
+    m.moe_layer_step = r.int_in_or("moe_layer_step", 1, kMaxLayers, 1);
     if (m.experts_per_token > m.num_experts)
       r.fail("experts_per_token", "at most num_experts (" + std::to_string(m.num_experts) + ")",
              std::to_string(m.experts_per_token));
@@ -89,6 +108,9 @@ ModelSpec load_model(const std::string& path) {
       r.fail("moe_layer_step", "a divisor of layers (" + std::to_string(m.layers) + ")",
              std::to_string(m.moe_layer_step));
     if (m.mlp != MlpKind::gated) r.fail("mlp", "gated (MoE experts are gated MLPs)", "plain");
+  } else {
+    for (const char* key : {"experts_per_token", "moe_intermediate_size", "shared_experts", "moe_layer_step"})
+      if (r.has(key)) r.fail(key, "num_experts with it (MoE keys of a dense model)", "no num_experts");
   }
   if (m.attention_heads % m.kv_heads != 0)
     r.fail("kv_heads", "a divisor of attention_heads (" + std::to_string(m.attention_heads) + ")",

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 #include <fstream>
 
@@ -12,9 +13,22 @@
 namespace models {
 
 namespace {
+// A scalar as the error message shows it: on one line, printable, and short (a binary file or a
+// pasted paragraph must not turn the one-line error into many lines of noise).
+std::string printable(const std::string& s) {
+  constexpr std::size_t kShown = 60;
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < kShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    out += (c >= 0x20 && c < 0x7f) ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
+  }
+  if (s.size() > kShown) out += fmt::format("... ({} bytes)", s.size());
+  return out;
+}
+
 std::string describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
-  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsScalar()) return "'" + printable(n.Scalar()) + "'";
   if (n.IsSequence()) return "a list";
   return "a map";
 }
@@ -67,7 +81,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 void YamlReader::allow_only(const std::vector<std::string>& known) const {
   for (const auto& kv : node_) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) fail("(key)", "a plain key name", describe(kv.first));
+    const std::string key = printable(kv.first.Scalar());
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     std::string closest;
     std::size_t best = std::string::npos;
@@ -169,6 +184,20 @@ long long YamlReader::non_negative_int(const std::string& key) const {
 
 long long YamlReader::positive_int_or(const std::string& key, long long fallback) const {
   return has(key) ? positive_int(key) : fallback;
+}
+
+int YamlReader::int_in(const std::string& key, long long lo, long long hi) const {
+  hi = std::min<long long>(hi, std::numeric_limits<int>::max());
+  lo = std::max<long long>(lo, std::numeric_limits<int>::min());
+  YAML::Node n = required(key);
+  long long v = 0;
+  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < lo || v > hi)
+    fail(key, fmt::format("an integer in [{}, {}]", lo, hi), describe(n));
+  return int(v);
+}
+
+int YamlReader::int_in_or(const std::string& key, long long lo, long long hi, int fallback) const {
+  return has(key) ? int_in(key, lo, hi) : fallback;
 }
 
 bool YamlReader::boolean(const std::string& key) const {

@@ -33,6 +33,10 @@ class YamlReader {
   long long positive_int(const std::string& key) const;       // integer >= 1
   long long non_negative_int(const std::string& key) const;   // integer >= 0
   long long positive_int_or(const std::string& key, long long fallback) const;
+  // An integer in [lo, hi] that fits an int: configs hold sizes that later code multiplies and
+  // stores in int, so a value past a sane bound is an error naming it, never a wrapped number.
+  int int_in(const std::string& key, long long lo, long long hi) const;
+  int int_in_or(const std::string& key, long long lo, long long hi, int fallback) const;
   bool boolean(const std::string& key) const;
   bool boolean_or(const std::string& key, bool fallback) const;
   std::vector<long long> positive_int_list(const std::string& key) const;

@@ -8,17 +8,28 @@ namespace {
 
 using namespace graph_parts;
 
+// Bounds of the head's sizes: those of a target model (models/model_spec.cpp), and 64 for the
+// input factors (EAGLE-3: 2 and 3), so nothing wraps in int.
+constexpr long long kMaxDraftWidth = 1 << 22;
+constexpr long long kMaxDraftHeads = 1 << 16;
+constexpr long long kMaxDraftVocabulary = 1 << 26;
+constexpr long long kMaxFactor = 64;
+
 class Eagle3Draft : public DraftBuilder {
  public:
   void load(const YamlReader& d, DraftSpec& s) const override {
-    s.hidden_size = int(d.positive_int("hidden_size"));
-    s.intermediate_size = int(d.positive_int("intermediate_size"));
-    s.attention_heads = int(d.positive_int("attention_heads"));
-    s.kv_heads = int(d.positive_int("kv_heads"));
-    s.head_dim = int(d.positive_int("head_dim"));
-    s.qkv_input_factor = int(d.positive_int("qkv_input_factor"));
-    s.fused_feature_layers = int(d.positive_int("fused_feature_layers"));
-    s.draft_vocab_size = int(d.positive_int("draft_vocab_size"));
+    d.allow_only({"type", "hidden_size", "intermediate_size", "attention_heads", "kv_heads", "head_dim",
+                  "qkv_input_factor", "fused_feature_layers", "draft_vocab_size"});
+    // The head's sizes share the target model's bounds (models/model_spec.cpp).
+    s.hidden_size = d.int_in("hidden_size", 1, kMaxDraftWidth);
+    s.intermediate_size = d.int_in("intermediate_size", 1, kMaxDraftWidth);
+    s.attention_heads = d.int_in("attention_heads", 1, kMaxDraftHeads);
+    s.kv_heads = d.int_in("kv_heads", 1, kMaxDraftHeads);
+    s.head_dim = d.int_in("head_dim", 1, kMaxDraftHeads);
+    // QKV input = factor x hidden and fc input = layers x hidden: EAGLE-3 uses 2 and 3.
+    s.qkv_input_factor = d.int_in("qkv_input_factor", 1, kMaxFactor);
+    s.fused_feature_layers = d.int_in("fused_feature_layers", 1, kMaxFactor);
+    s.draft_vocab_size = d.int_in("draft_vocab_size", 1, kMaxDraftVocabulary);
   }
 
   StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "models/drafts/draft_builder.hpp"
 #include "models/drafts/graph_parts.hpp"
@@ -15,7 +16,9 @@ using namespace graph_parts;
 class LongSpecDraft : public DraftBuilder {
  public:
   void load(const YamlReader& d, DraftSpec& s) const override {
-    s.self_attention_window_tokens = int(d.positive_int("self_attention_window_tokens"));
+    d.allow_only({"type", "self_attention_window_tokens"});
+    // A window above the int range is a typo; a window longer than the context just reads it all.
+    s.self_attention_window_tokens = d.int_in("self_attention_window_tokens", 1, std::numeric_limits<int>::max());
   }
 
   StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,

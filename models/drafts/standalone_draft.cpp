@@ -10,7 +10,10 @@ namespace {
 
 class StandaloneDraft : public DraftBuilder {
  public:
-  void load(const YamlReader& d, DraftSpec& s) const override { s.model_name = d.string("model"); }
+  void load(const YamlReader& d, DraftSpec& s) const override {
+    d.allow_only({"type", "model"});
+    s.model_name = d.string("model");
+  }
 
   StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec&, int width, std::int64_t context,
                        int batch) const override {

@@ -13,6 +13,11 @@ namespace search {
 
 namespace {
 
+// Bounds of u = ln(x_min - C): C stays below the smallest x (the log's argument positive) and
+// no more than e^8 below it (beyond that the curve is a straight line in ln x).
+constexpr double kLogGapMin = -20.0;
+constexpr double kLogGapMax = 8.0;
+
 struct LogResidual {
   LogResidual(double x, double y, double x_min) : x_(x), y_(y), x_min_(x_min) {}
   template <typename T>
@@ -40,8 +45,9 @@ std::pair<double, double> linear_ab(const std::vector<AatPoint>& pts, double c) 
 }  // namespace
 
 double AatFit::operator()(double x) const {
-  if (x <= 1.0) return 1.0;
+  if (!(x > 1.0) || !(x > c)) return 1.0;  // AD, or below the log's pole (also catches NaN x)
   const double v = a + b * std::log(x - c);
+  if (std::isnan(v)) return 1.0;
   return std::clamp(v, 1.0, x);
 }
 
@@ -69,8 +75,8 @@ AatFit fit_aat(const std::vector<AatPoint>& points, const std::string& what) {
       problem.AddResidualBlock(new ceres::AutoDiffCostFunction<LogResidual, 1, 2, 1>(
                                    new LogResidual(p.x, p.aat, x_min)),
                                nullptr, ab, u);
-    problem.SetParameterLowerBound(u, 0, -20.0);  // C at most x_min - 2e-9
-    problem.SetParameterUpperBound(u, 0, 8.0);    // C no lower than x_min - 2981
+    problem.SetParameterLowerBound(u, 0, kLogGapMin);  // C at most x_min - 2e-9
+    problem.SetParameterUpperBound(u, 0, kLogGapMax);  // C no lower than x_min - 2981
     ceres::Solver::Options opt;
     opt.max_num_iterations = 200;
     opt.function_tolerance = 1e-12;
@@ -84,6 +90,8 @@ AatFit fit_aat(const std::vector<AatPoint>& points, const std::string& what) {
       best.a = ab[0];
       best.b = ab[1];
       best.c = x_min - std::exp(u[0]);
+      // Within 1e-6 of a bound in u: the optimum lies on (or past) the bound.
+      best.c_at_bound = u[0] < kLogGapMin + 1e-6 || u[0] > kLogGapMax - 1e-6;
     }
   }
   if (!std::isfinite(best_cost))

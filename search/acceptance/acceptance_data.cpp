@@ -67,12 +67,23 @@ AcceptanceData AcceptanceData::load(const std::string& path) {
     m.target_model = cells[col[1]];
     m.task = cells[col[2]];
     m.tree_shape = cells[col[5]];
+    // Whole cells only: "12abc" or "1.8 x" is an error, not 12 or 1.8.
+    const auto whole = [&](const std::string& cell, std::size_t used) {
+      if (used != cell.size())
+        throw InputError(fmt::format("{}: line {}: context, draft_nodes and aat must be numbers, got '{}'", path,
+                                     line_no, cell));
+    };
     try {
       std::size_t used = 0;
       m.context = std::stoll(cells[col[3]], &used);
-      m.draft_nodes = std::stoi(cells[col[4]]);
-      m.aat = std::stod(cells[col[6]]);
+      whole(cells[col[3]], used);
+      m.draft_nodes = std::stoi(cells[col[4]], &used);
+      whole(cells[col[4]], used);
+      m.aat = std::stod(cells[col[6]], &used);
+      whole(cells[col[6]], used);
       if (samples_col >= 0 && !cells[samples_col].empty()) m.samples = std::stoi(cells[samples_col]);
+    } catch (const InputError&) {
+      throw;
     } catch (const std::exception&) {
       throw InputError(fmt::format("{}: line {}: context, draft_nodes and aat must be numbers", path, line_no));
     }
@@ -102,6 +113,14 @@ std::vector<AatMeasurement> AcceptanceData::select(const AatQuery& q) const {
 std::vector<long long> AcceptanceData::contexts(const AatQuery& q) const {
   std::vector<long long> out;
   for (const auto& r : select(q)) out.push_back(r.context);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::string> AcceptanceData::source_tables(const AatQuery& q) const {
+  std::vector<std::string> out;
+  for (const auto& r : select(q)) out.push_back(r.source_table);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

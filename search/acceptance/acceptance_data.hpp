@@ -28,6 +28,9 @@ class AcceptanceData {
   static AcceptanceData load(const std::string& path);
   std::vector<AatMeasurement> select(const AatQuery& q) const;
   std::vector<long long> contexts(const AatQuery& q) const;
+  // Distinct source tables of the rows `q` selects, sorted. More than one means a fit over those
+  // rows pools tables (e.g. a tree-shape study beside the main table); callers say so.
+  std::vector<std::string> source_tables(const AatQuery& q) const;
   const std::vector<AatMeasurement>& rows() const { return rows_; }
   const std::string& path() const { return path_; }
 
