@@ -72,6 +72,10 @@ const std::vector<WeightFormat>& weight_formats() {
        "ggml block_q8_0: 32 int8 + one fp16 scale per 32 weights = 34 B -> 8.5 bits"},
       {"q4_0", 4.5, kNibbleUnpack + kWiden + kConvert + kScale,
        "ggml block_q4_0: 16 B nibbles + one fp16 scale per 32 weights = 18 B -> 4.5 bits"},
+      // GPU formats of paper 004 Table 2's draft FFN (a CPU would decode them like q8_0 / q4_0).
+      {"fp8", 8, kWiden + kConvert + kScale, "OCP FP8 E4M3 (H100 tensor cores), one scale per tensor: 8 bits"},
+      {"int4", 4.125, kNibbleUnpack + kWiden + kConvert + kScale,
+       "W4A16 group-wise INT4 (GPTQ/AWQ layout): 4-bit weights + one 16-bit scale per 128 = 4.125 bits"},
       {"q4_k", kQ4kBits, kQ4kCost, "ggml block_q4_K: 144 B per 256 weights -> 4.5 bits"},
       {"q5_k", kQ5kBits, kQ5kCost, "ggml block_q5_K: 176 B per 256 weights -> 5.5 bits"},
       {"q6_k", kQ6kBits, kQ6kCost, "ggml block_q6_K: 210 B per 256 weights -> 6.5625 bits"},

@@ -57,6 +57,52 @@ std::vector<int> add_ring_all_reduce(TaskGraph& g, const models::SystemSpec& s, 
   return ring(g, s, lanes, ranks, bytes, ready, name, steps, "all-reduce");
 }
 
+std::vector<int> add_one_shot_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                         const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                         const std::string& name) {
+  const std::size_t n = ranks.size();
+  if (n <= 1) return ready;
+  std::vector<std::vector<int>> arrived(n);  // per receiver: the sends it waits for
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 1; k < n; ++k) {
+      const std::size_t to = (i + k) % n;  // staggered so that no receiver is everyone's first
+      arrived[to].push_back(
+          add_send(g, s, lanes, ranks[i], ranks[to], bytes, {ready[i]}, name + " all-reduce push", "collective"));
+    }
+  // The local reduction ends the kernel: a zero-time task on the rank's own port after its own
+  // pushes (FIFO) and every incoming buffer.
+  std::vector<int> done(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const models::SystemLink* out = s.link_between(ranks[j], ranks[(j + 1) % n]);
+    TimelineTask t;
+    t.name = name + " all-reduce reduce";
+    t.category = "collective";
+    t.resource = lanes.resource_of_lane[std::size_t(out->lane)];
+    t.deps = arrived[j];
+    t.deps.push_back(ready[j]);
+    done[j] = g.add_task(std::move(t));
+  }
+  return done;
+}
+
+std::vector<int> add_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                const std::string& name) {
+  const std::size_t n = ranks.size();
+  if (n <= 1) return ready;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i != j && !s.link_between(ranks[i], ranks[j]))
+        return add_ring_all_reduce(g, s, lanes, ranks, bytes, ready, name);
+  // Estimates on the first pair's link: ring 2 (N - 1) dependent steps of B / N; one-shot N - 1
+  // pushes of B serialised on a rank's port, then one flight.
+  const models::LinkSpec& link = s.link_between(ranks[0], ranks[1])->spec;
+  const double ring_s = 2.0 * double(n - 1) * link.transfer_s(bytes / double(n));
+  const double one_shot_s = double(n - 1) * link.occupancy_s(bytes) + link.latency_us * 1e-6;
+  return one_shot_s < ring_s ? add_one_shot_all_reduce(g, s, lanes, ranks, bytes, ready, name)
+                             : add_ring_all_reduce(g, s, lanes, ranks, bytes, ready, name);
+}
+
 std::vector<int> add_ring_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                      const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                      const std::string& name) {

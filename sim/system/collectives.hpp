@@ -27,6 +27,20 @@ int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lan
 std::vector<int> add_ring_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                      const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                      const std::string& name);
+// One-shot all-reduce: every rank pushes its whole buffer to each other rank (N - 1 sends of B
+// bytes from its port) and reduces locally when all have arrived: one link latency instead of the
+// ring's 2 (N - 1), at (N - 1) B bytes per rank instead of 2 (N - 1) B / N. Needs a link between
+// every pair of ranks (a switch). The custom all-reduce kernels of vLLM and TensorRT-LLM and
+// NCCL's small-message algorithms exist because the ring's per-step cost dominates small
+// tensor-parallel messages (decode activations are tens of KiB).
+std::vector<int> add_one_shot_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                         const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                         const std::string& name);
+// The all-reduce a tuner would pick: one-shot when every pair of ranks is linked and the link
+// model predicts it faster than the ring for `bytes`, else the ring.
+std::vector<int> add_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                const std::string& name);
 std::vector<int> add_ring_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                      const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                      const std::string& name);

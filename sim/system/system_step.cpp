@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -19,18 +20,72 @@ namespace {
 constexpr double kTokenBytes = 8.0;
 // Bytes per verified token sent back to the draft (int32 id).
 constexpr double kVerifiedTokenBytes = 4.0;
+// Bytes of one candidate a sharded head's rank all-gathers: token id (int32) and score (fp32).
+constexpr double kCandidateBytes = 8.0;
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The decoder layers of one repeating unit of a graph's layer_ops (one layer for most models;
+// Llama 4 Maverick: a dense and a MoE layer), each starting at its attention norm.
+std::vector<std::vector<models::Op>> unit_layers(const std::vector<models::Op>& ops) {
+  std::vector<std::vector<models::Op>> out;
+  for (const auto& op : ops) {
+    if (out.empty() || ends_with(op.name, "attn_norm")) out.emplace_back();
+    out.back().push_back(op);
+  }
+  return out;
+}
+
+// Tensor-parallel slices of a run of ops (Megatron-style): each ends where the activations are
+// all-reduced, after a row-parallel projection: the attention output projection, the MLP's
+// down projection (end of a layer) and an EAGLE head's input fc.
+std::vector<std::vector<models::Op>> tp_slices(const std::vector<models::Op>& ops) {
+  std::vector<std::vector<models::Op>> out(1);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (i > 0 && ends_with(ops[i].name, "attn_norm") && !out.back().empty()) out.emplace_back();
+    out.back().push_back(ops[i]);
+    if ((ends_with(ops[i].name, "o_proj") || ops[i].name == "feature_fc") && i + 1 < ops.size()) out.emplace_back();
+  }
+  return out;
+}
+
+// One rank's share of an EAGLE head: heads, KV heads, MLP width and draft vocabulary divided by
+// tp (its QKV and gate/up column-parallel, o/down row-parallel, the input fc row-parallel).
+models::AlgorithmSpec shard_head(const models::AlgorithmSpec& a, int tp, const std::string& where) {
+  if (tp <= 1) return a;
+  models::AlgorithmSpec s = a;
+  models::DraftSpec& d = s.draft;
+  if (d.attention_heads % tp != 0 || d.intermediate_size % tp != 0)
+    throw models::InputError(fmt::format("{}: tensor_parallel: {} does not divide the {} head's {} attention heads and {} MLP width",
+                                         where, tp, a.name, d.attention_heads, d.intermediate_size));
+  d.attention_heads /= tp;
+  d.kv_heads = std::max(1, d.kv_heads / tp);
+  d.intermediate_size /= tp;
+  d.draft_vocab_size = (d.draft_vocab_size + tp - 1) / tp;
+  return s;
+}
 
 }  // namespace
 
+void quantise_head_ffn(models::StepGraph& graph, double bytes_per_weight) {
+  for (auto& op : graph.layer_ops)
+    if (op.kind == models::OpKind::gemm && (ends_with(op.name, "gate_up_proj") || ends_with(op.name, "down_proj")))
+      op.weight_bytes = double(op.n) * double(op.k) * bytes_per_weight;
+}
+
 models::ModelSpec tensor_parallel_shard(const models::ModelSpec& m, int tp, const std::string& where) {
   if (tp <= 1) return m;
-  if (m.attention_heads % tp != 0 || m.intermediate_size % tp != 0)
-    throw models::InputError(fmt::format("{}: tensor_parallel: {} does not divide {}'s {} attention heads and {} MLP width",
-                                         where, tp, m.name, m.attention_heads, m.intermediate_size));
+  if (m.attention_heads % tp != 0 || m.intermediate_size % tp != 0 || m.moe_intermediate_size % tp != 0)
+    throw models::InputError(fmt::format(
+        "{}: tensor_parallel: {} does not divide {}'s {} attention heads, {} MLP width and {} expert width", where, tp,
+        m.name, m.attention_heads, m.intermediate_size, m.moe_intermediate_size));
   models::ModelSpec s = m;
   s.attention_heads = m.attention_heads / tp;
   s.kv_heads = std::max(1, m.kv_heads / tp);
   s.intermediate_size = m.intermediate_size / tp;
+  s.moe_intermediate_size = m.moe_intermediate_size / tp;
   s.vocab_size = (m.vocab_size + tp - 1) / tp;
   return s;
 }
@@ -43,6 +98,18 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
   if (s.stages.empty()) throw models::InputError(fmt::format("{}: placement.target: no stages", s.source_file));
   if (q.draft && s.draft_device < 0)
     throw models::InputError(fmt::format("{}: placement.draft: a draft model was given but the system places no draft", s.source_file));
+
+  if (q.head && q.head->draft.kind != "eagle3")
+    throw models::InputError(fmt::format("system step: '{}' is not an EAGLE head (draft type eagle3)", q.head->name));
+  for (int w : q.head_pass_widths)
+    if (w < 1) throw models::InputError(fmt::format("system step: head pass width must be >= 1, got {}", w));
+  if (!q.verify && (!q.head || q.head_pass_widths.empty()))
+    throw models::InputError("system step: nothing to run (no verification and no head passes)");
+  if (q.kernels_only)
+    for (auto& d : s.devices) {
+      models::SoftwareStack& st = d.hardware.stack;
+      st.kernel_launch_host_us = st.per_layer_host_us = st.per_step_host_us = st.graph_launch_host_us = 0;
+    }
 
   SystemStep out;
   TaskGraph& g = out.graph;
@@ -123,10 +190,90 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     }
   }
 
+  auto deps_of = [](int t) { return t < 0 ? std::vector<int>{} : std::vector<int>{t}; };
+  // One forward over a tensor-parallel group: each slice on every rank, then an all-reduce of
+  // `ar_bytes`; `have` holds per rank the task after which its input is ready (-1: at once).
+  auto tp_forward = [&](const std::vector<int>& group, std::vector<int> have, const std::vector<double>& slice_s,
+                        double ar_bytes, const std::string& label, const std::string& category, int& first_task) {
+    for (std::size_t k = 0; k < slice_s.size(); ++k) {
+      std::vector<int> done(group.size());
+      for (std::size_t r = 0; r < group.size(); ++r) {
+        done[r] = compute(group[r], fmt::format("{} slice {}", label, k), category, slice_s[k], deps_of(have[r]));
+        if (first_task < 0) first_task = done[r];
+      }
+      have = add_all_reduce(g, s, lanes, group, ar_bytes, done, label);
+    }
+    return have;
+  };
+  auto slice_seconds = [&](int d, const std::vector<models::Op>& ops, const models::StepGraph& like) {
+    models::StepGraph part = like;
+    part.tail_ops.clear();
+    part.layer_ops = ops;
+    part.layer_count = 1;
+    return slice_engine_of(d).step(part).seconds;
+  };
+
+  // EAGLE head: its passes, one after another (each needs the previous level's tokens).
+  std::vector<int> stage0_ready;  // per rank of stage 0 when the head ran on that group
+  int head_first = -1, head_last = -1;
+  if (q.head && !q.head_pass_widths.empty()) {
+    const auto& first_group = s.stages.front().devices;
+    const int dd = s.draft_device >= 0 ? s.draft_device : first_group.front();
+    const bool on_group = std::find(first_group.begin(), first_group.end(), dd) != first_group.end();
+    const std::vector<int> group = on_group ? first_group : std::vector<int>{dd};
+    const int tp = int(group.size());
+    const models::AlgorithmSpec shard = shard_head(*q.head, tp, s.source_file + ": placement (EAGLE head)");
+    std::vector<int> have(group.size(), start_deps.empty() ? -1 : start_deps.front());
+    int first_head = -1;
+    for (std::size_t p = 0; p < q.head_pass_widths.size(); ++p) {
+      const int w = q.head_pass_widths[p];
+      models::StepGraph hg = models::build_draft_pass_graph(shard, q.target, w, q.context, q.batch);
+      if (q.head_ffn_bytes_per_weight > 0) quantise_head_ffn(hg, q.head_ffn_bytes_per_weight);
+      for (auto& op : hg.layer_ops)
+        if (op.name == "feature_fc" && tp > 1) {  // row-parallel: 1/tp of its input and weights
+          op.k /= tp;
+          op.flops /= tp;
+          op.weight_bytes /= tp;
+          op.dequant_weights /= tp;
+        }
+      const std::string label = fmt::format("head pass {} (width {})", p + 1, w);
+      if (tp == 1) {
+        const double t = engine_of(dd).step(hg).seconds;
+        have[0] = compute(dd, label, "draft", t, deps_of(have[0]));
+        if (first_head < 0) first_head = have[0];
+        continue;
+      }
+      std::vector<double> slice_s;
+      for (const auto& ops : tp_slices(hg.layer_ops)) slice_s.push_back(slice_seconds(dd, ops, hg));
+      const double ar_bytes = double(q.batch) * w * q.head->draft.hidden_size * q.target.activation_bytes();
+      have = tp_forward(group, have, slice_s, ar_bytes, label, "draft", first_head);
+      models::StepGraph tail = hg;
+      tail.layer_ops.clear();
+      tail.layer_count = 0;
+      const double t_tail = slice_engine_of(dd).step(tail).seconds;
+      for (int r = 0; r < tp; ++r)
+        have[std::size_t(r)] = compute(group[std::size_t(r)], label + " lm_head (vocab shard)", "draft", t_tail,
+                                       deps_of(have[std::size_t(r)]));
+      have = add_ring_all_gather(g, s, lanes, group, double(q.batch) * w * kHeadCandidates * kCandidateBytes * tp, have,
+                                 label + " candidates");
+    }
+    head_first = first_head;
+    head_last = have[0];
+    if (on_group) {
+      stage0_ready = have;
+      start_deps = {have[0]};
+    } else if (dd != first_group.front()) {
+      const double bytes = double(q.batch) * q.x * (kTokenBytes + q.x / 8.0);
+      start_deps = {add_send(g, s, lanes, dd, first_group.front(), bytes, {have[0]}, "head tokens -> stage 0")};
+    } else {
+      start_deps = {have[0]};
+    }
+  }
+
   const double activation_bytes = double(q.batch) * q.x * q.target.hidden_size * q.target.activation_bytes();
   std::vector<int> prev_done = start_deps;  // tasks after which the next stage's input is on its rank 0
   int first_target_task = -1, last_stage_task = -1;
-  for (std::size_t k = 0; k < s.stages.size(); ++k) {
+  for (std::size_t k = 0; q.verify && k < s.stages.size(); ++k) {
     const auto& st = s.stages[k];
     const int tp = int(st.devices.size());
     const bool last = k + 1 == s.stages.size();
@@ -142,7 +289,9 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
 
     // Stage input: rank 0 has it after prev_done; other ranks receive it from rank 0.
     std::vector<int> ready(static_cast<std::size_t>(tp));
-    if (prev_done.empty()) {
+    if (k == 0 && !stage0_ready.empty()) {
+      ready = stage0_ready;  // the head ran on this group: every rank has the tokens
+    } else if (prev_done.empty()) {
       for (int r = 0; r < tp; ++r) ready[std::size_t(r)] = -1;
     } else {
       // Rank 0 has the input; it is passed along the group's ring to the other ranks.
@@ -152,30 +301,38 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
                                          activation_bytes, {ready[std::size_t(r - 1)]},
                                          label + " input -> rank " + std::to_string(r));
     }
-    auto deps_of = [](int t) { return t < 0 ? std::vector<int>{} : std::vector<int>{t}; };
+    // The graph's layer_ops are one repeating unit of `unit.size()` layers (layer l is the unit's
+    // layer l mod size: Maverick's odd layers are MoE), and layer_count counts units.
+    const auto unit = unit_layers(graph.layer_ops);
+    const int unit_size = std::max<int>(1, int(unit.size()));
+    if (k == 0) {
+      // Per rank over this stage's layers (the graph counts the whole model's units).
+      const double share = double(layers) / double(q.target.layers);
+      double tail_w = 0, tail_kv = 0;
+      for (const auto& op : graph.tail_ops) tail_w += op.weight_bytes, tail_kv += op.kv_read_bytes;
+      out.rank_weight_bytes = (graph.total_weight_bytes() - tail_w) * share + tail_w;
+      out.rank_kv_read_bytes = (graph.total_kv_read_bytes() - tail_kv) * share + tail_kv;
+    }
 
     if (tp == 1) {
-      graph.layer_count = layers;
+      if (layers % unit_size != 0 || st.first_layer % unit_size != 0)
+        throw models::InputError(fmt::format("{}: layers {}-{} split {}'s repeating unit of {} layers (moe_layer_step)",
+                                             where, st.first_layer, st.last_layer, q.target.name, unit_size));
+      graph.layer_count = layers / unit_size;
       const double t = engine_of(lead).step(graph).seconds;
       const int task = compute(lead, label, "compute", t, deps_of(ready[0]));
       if (first_target_task < 0) first_target_task = task;
       prev_done = {task};
       last_stage_task = task;
     } else {
-      // Attention half (up to the output projection) and MLP half of one layer, each followed
-      // by an all-reduce of the activations over the group.
-      models::StepGraph attn = graph, mlp = graph;
-      attn.tail_ops.clear();
-      mlp.tail_ops.clear();
-      attn.layer_count = mlp.layer_count = 1;
-      std::size_t split = 0;
-      while (split < graph.layer_ops.size() && graph.layer_ops[split].name != "o_proj") ++split;
-      split = std::min(split + 1, graph.layer_ops.size());
-      attn.layer_ops.assign(graph.layer_ops.begin(), graph.layer_ops.begin() + long(split));
-      mlp.layer_ops.assign(graph.layer_ops.begin() + long(split), graph.layer_ops.end());
-      // The roofline engine ignores stacks, so its slices are the bare kernels either way.
-      const double t_attn = slice_engine_of(lead).step(attn).seconds;
-      const double t_mlp = slice_engine_of(lead).step(mlp).seconds;
+      // Per layer of the unit: its attention half (up to the output projection) and MLP half,
+      // each followed by an all-reduce of the activations over the group. The roofline engine
+      // ignores stacks, so its slices are the bare kernels either way.
+      std::vector<std::vector<double>> slice_s;
+      for (const auto& layer_ops : unit) {
+        slice_s.emplace_back();
+        for (const auto& ops : tp_slices(layer_ops)) slice_s.back().push_back(slice_seconds(lead, ops, graph));
+      }
       double t_tail = 0;
       if (!graph.tail_ops.empty()) {
         models::StepGraph tail = graph;
@@ -188,19 +345,9 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
       if (q.engine != "roofline")
         for (int r = 0; r < tp; ++r)
           have[std::size_t(r)] = step_host_task(st.devices[std::size_t(r)], deps_of(have[std::size_t(r)]));
-      for (int l = st.first_layer; l <= st.last_layer; ++l) {
-        for (int half = 0; half < 2; ++half) {
-          std::vector<int> done(static_cast<std::size_t>(tp));
-          for (int r = 0; r < tp; ++r) {
-            const int d = st.devices[std::size_t(r)];
-            done[std::size_t(r)] = compute(d, fmt::format("layer {} {}", l, half ? "mlp" : "attention"), "compute",
-                                           half ? t_mlp : t_attn, deps_of(have[std::size_t(r)]));
-            if (first_target_task < 0) first_target_task = done[std::size_t(r)];
-          }
-          have = add_ring_all_reduce(g, s, lanes, st.devices, activation_bytes, done,
-                                     fmt::format("layer {} {}", l, half ? "mlp" : "attention"));
-        }
-      }
+      for (int l = st.first_layer; l <= st.last_layer; ++l)
+        have = tp_forward(st.devices, have, slice_s[std::size_t(l % unit_size)], activation_bytes,
+                          fmt::format("layer {}", l), "compute", first_target_task);
       if (t_tail > 0)
         for (int r = 0; r < tp; ++r)
           have[std::size_t(r)] = compute(st.devices[std::size_t(r)], "lm_head (vocab shard)", "compute", t_tail,
@@ -214,13 +361,22 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
                             fmt::format("activations stage {} -> {}", k, k + 1))};
     }
   }
-  if (q.draft && s.draft_device != s.stages.back().devices.front())
+  if (q.verify && q.draft && s.draft_device != s.stages.back().devices.front())
     add_send(g, s, lanes, s.stages.back().devices.front(), s.draft_device,
              double(q.batch) * q.x * kVerifiedTokenBytes, {last_stage_task}, "verified tokens -> draft");
 
   out.run = run_timeline(g);
   out.step_s = out.run.makespan_s;
-  out.target_s = out.run.end_s[std::size_t(last_stage_task)] - out.run.start_s[std::size_t(first_target_task)];
+  if (q.verify)
+    out.target_s = out.run.end_s[std::size_t(last_stage_task)] - out.run.start_s[std::size_t(first_target_task)];
+  if (head_first >= 0) out.head_s = out.run.end_s[std::size_t(head_last)] - out.run.start_s[std::size_t(head_first)];
+  {
+    const int lead = s.stages.front().devices.front();
+    out.lead_compute_s = out.run.resource_busy_s[std::size_t(device_resource[std::size_t(lead)])];
+    const double host =
+        host_resource[std::size_t(lead)] < 0 ? 0.0 : out.run.resource_busy_s[std::size_t(host_resource[std::size_t(lead)])];
+    out.lead_wait_s = std::max(0.0, out.step_s - out.lead_compute_s - host);
+  }
 
   // Reports per device and lane.
   MemoryQuery mq;

@@ -6,11 +6,14 @@
 // the links; the last stage runs the LM head and sends the verified tokens back to the draft.
 // Device times come from the device engines (roofline or SystemC, per device, with the
 // device's software stack); link times from the link model; memory from memory_fit.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/algorithm_spec.hpp"
 #include "models/model_spec.hpp"
+#include "models/operator_graph.hpp"
 #include "models/system_spec.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/timeline.hpp"
@@ -24,6 +27,16 @@ struct SystemQuery {
   long long context = 0;
   int batch = 1;
   std::string engine = "roofline";
+  // An EAGLE-style head (an algorithm whose draft is a head on the target's features) drafting
+  // before the verification, one pass per entry of head_pass_widths over batch x width rows.
+  // It runs tensor parallel over the first stage's group when the system's draft device is in
+  // that group (as vLLM and SGLang run EAGLE heads: the target's TP degree), else on the draft
+  // device alone; each sharded pass all-gathers its candidates (kHeadCandidates per row).
+  std::shared_ptr<const models::AlgorithmSpec> head;
+  std::vector<int> head_pass_widths;
+  double head_ffn_bytes_per_weight = 0;  // > 0: the head's FFN stored in this format (paper 004 Table 2)
+  bool verify = true;         // false: the head's passes alone (the dispatcher times them apart)
+  bool kernels_only = false;  // devices' host costs zeroed (a caller that adds host time itself)
 };
 
 struct DeviceStep {
@@ -47,14 +60,33 @@ struct SystemStep {
   TimelineRun run;
   double step_s = 0;       // draft + pipelined target pass + return of the verified tokens
   double target_s = 0;     // first stage start to last stage end
+  double head_s = 0;       // the head's passes, first start to last end (0 without a head)
+  // The first stage's lead device over the step: seconds its stream computed and seconds it sat
+  // waiting for collectives and transfers (step - compute - its host work): the exposed
+  // communication a breakdown shows.
+  double lead_compute_s = 0, lead_wait_s = 0;
+  // Per device of the first stage (one TP rank), in one verification: weight and KV-cache bytes
+  // its kernels read.
+  double rank_weight_bytes = 0, rank_kv_read_bytes = 0;
   bool feasible = true;    // every device's memory fits
 };
 
 SystemStep simulate_system_step(models::SystemSpec system, const SystemQuery& query);
 
 // The model one rank of a tensor-parallel group holds: heads, KV heads, MLP width and
-// vocabulary divided by `tp` (KV heads replicated when fewer than tp). InputError when the
-// attention heads do not divide.
+// vocabulary divided by `tp` (KV heads replicated when fewer than tp). MoE layers are tensor
+// parallel over every expert's FFN (each rank holds 1/tp of each routed and shared expert's
+// moe_intermediate_size, the router whole): vLLM's FusedMoE default and Megatron's
+// expert-tensor-parallel mode; expert parallelism would place whole experts per GPU with the
+// same memory per GPU but uneven reads. InputError when heads or widths do not divide.
 models::ModelSpec tensor_parallel_shard(const models::ModelSpec& m, int tp, const std::string& where);
+
+// A head pass graph with its FFN (gate/up and down projections) stored at `bytes_per_weight`
+// (FP8, INT4: paper 004 Table 2 quantises the draft's FFN only); its FLOPs are unchanged.
+void quantise_head_ffn(models::StepGraph& graph, double bytes_per_weight);
+
+// Candidates per row each rank of a sharded head sends in its all-gather (token id and score,
+// 8 bytes each): the dispatcher's largest branching factor, so any tree can be grown.
+constexpr int kHeadCandidates = 4;
 
 }  // namespace sim

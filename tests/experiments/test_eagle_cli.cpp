@@ -6,6 +6,9 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -53,11 +56,50 @@ TEST_CASE("specdse eagle: bad input is a one-line error with exit 2") {
   for (const std::string args : {"eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 0",
                                  "eagle --hw h100-sxm --model opt-125m --batch 1",
                                  "eagle --hw h100-sxm --model llama-3.1-8b-instruct --latency-target-ms -1",
-                                 "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct"}) {
+                                 "eagle --hw h100-sxm --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct",
+                                 "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --batch 0",
+                                 "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree D7-BF1",
+                                 "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree D2-BF5",
+                                 "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree N100"}) {
     const auto r = run(args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);
   }
+}
+
+TEST_CASE("specdse eagle: an MoE config with top-k above its experts is a one-line error, exit 2") {
+  const auto dir = std::filesystem::temp_directory_path() / ("specdse_eagle_cli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "bad-moe.yaml").string();
+  std::ofstream(path) << "name: llama-4-scout\nlayers: 48\nhidden_size: 5120\nintermediate_size: 16384\n"
+                         "attention_heads: 40\nkv_heads: 8\nhead_dim: 128\nvocab_size: 202048\n"
+                         "tied_embeddings: false\nmlp: gated\nweight_bits: 16\nactivation_bits: 16\n"
+                         "num_experts: 16\nexperts_per_token: 32\nshared_experts: 1\n"
+                         "moe_intermediate_size: 8192\nmoe_layer_step: 1\n";
+  const auto r = run("eagle --system eagle-8xh100-nvlink --model " + path + " --batch 1");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("experts_per_token") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("specdse eagle --system: batch 128 x 8k fits the 8x H100 host (infeasible on one H100)") {
+  const auto tp = run("eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --batch 1,128 --context 8192 "
+                      "--format csv");
+  INFO(tp.output);
+  REQUIRE(tp.status == 0);
+  const auto rows = csv(tp.output);
+  REQUIRE(rows.size() >= 3);
+  const auto status = column(rows[0], "status"), x = column(rows[0], "x"), wait = column(rows[0], "t_wait_ms");
+  CHECK(rows[2][status] == "ok");
+  CHECK(std::stoi(rows[2][x]) <= std::stoi(rows[1][x]));
+  CHECK(std::stod(rows[1][wait]) > 0);  // the all-reduces are on the step's critical path
+  const auto one = run("eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 128 --context 8192 --format csv");
+  INFO(one.output);
+  REQUIRE(one.status == 0);
+  const auto one_rows = csv(one.output);
+  REQUIRE(one_rows.size() >= 2);
+  CHECK(one_rows[1][column(one_rows[0], "status")].find("infeasible") == 0);
 }
 
 TEST_CASE("specdse scenario eagle-dispatcher runs on the same inputs") {

@@ -201,6 +201,32 @@ TEST_CASE("system: pipelining 8 stages costs the per-stage times plus the transf
   CHECK(messages == 7);
 }
 
+TEST_CASE("system: all-reduce picks one-shot for small messages on a switch and the ring for large ones") {
+  const models::SystemSpec s = named_system("eagle-8xh100-nvlink");
+  const std::vector<int> ranks = {0, 1, 2, 3, 4, 5, 6, 7};
+  auto time_of = [&](double bytes, int algorithm) {  // 0: auto, 1: ring, 2: one-shot
+    TaskGraph g;
+    LaneResources lanes;
+    for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, ResourceKind::link, "links"}));
+    const int dev = g.add_resource({"gpu0", ResourceKind::device_stream, "gpu0"});
+    const int start = g.add_task({"start", "compute", dev, 0, 0, 0, {}});
+    const std::vector<int> ready(8, start);
+    const auto done = algorithm == 1   ? add_ring_all_reduce(g, s, lanes, ranks, bytes, ready, "ar")
+                      : algorithm == 2 ? add_one_shot_all_reduce(g, s, lanes, ranks, bytes, ready, "ar")
+                                       : add_all_reduce(g, s, lanes, ranks, bytes, ready, "ar");
+    const TimelineRun r = run_timeline(g);
+    double end = 0;
+    for (int t : done) end = std::max(end, r.end_s[std::size_t(t)]);
+    return end;
+  };
+  const double small = 64e3, large = 64e6;
+  CHECK(time_of(small, 2) < time_of(small, 1));
+  CHECK(time_of(large, 1) < time_of(large, 2));
+  CHECK(time_of(small, 0) == Approx(time_of(small, 2)));
+  CHECK(time_of(large, 0) == Approx(time_of(large, 1)));
+  CHECK(time_of(2 * small, 0) > time_of(small, 0));  // more bytes never take less time
+}
+
 TEST_CASE("system: tensor parallelism over NVLink beats one H100 for a 70B step, and pays all-reduces") {
   const models::ConfigRegistry reg;
   SystemQuery q;
@@ -210,7 +236,9 @@ TEST_CASE("system: tensor parallelism over NVLink beats one H100 for a 70B step,
   const SystemStep tp8 = simulate_system_step(named_system("eagle-8xh100-nvlink"), q);
   long long collective = 0;
   for (const auto& t : tp8.graph.tasks()) collective += t.category == "collective";
-  CHECK(collective == 80 * 2 * 2 * 7 * 8);  // layers x halves x 2(N-1) steps x N ranks
+  // A decode step's all-reduce (4 tokens x 8192 x 2 bytes) is small: the one-shot algorithm, per
+  // layer and half N(N-1) pushes and N local reductions.
+  CHECK(collective == 80 * 2 * (8 * 7 + 8));
   const auto one = models::make_engine("roofline", reg.hardware("h100-sxm"));
   models::Workload w;
   w.target = q.target;

@@ -1,6 +1,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include <fmt/format.h>
@@ -34,8 +35,43 @@ std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance
     for (int n = 1; n <= o.max_full_branching; ++n) add(fmt::format("D{}-BF{}", m, n), full_tree(m, n));
   for (int i : o.pruned_nodes)
     add(fmt::format("N{}", i), pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching));
+  if (!o.only_trees.empty()) {
+    out.clear();
+    for (const auto& name : o.only_trees) out.push_back(eagle_named_tree(acceptance, name, o));
+  }
   if (out.empty()) throw models::InputError("eagle dispatcher: no candidate tree within --max-nodes");
   return out;
+}
+
+EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, const std::string& name,
+                                    const EagleDispatchOptions& o) {
+  int m = 0, n = 0, i = 0;
+  char tail = 0;
+  TokenTree tree;
+  if (std::sscanf(name.c_str(), "D%d-BF%d%c", &m, &n, &tail) == 2) {
+    if (m < 1 || n < 1)
+      throw models::InputError(fmt::format("eagle: --tree '{}': depth and branching must be >= 1", name));
+    if (m > kMaxDraftDepth || n > kMaxDraftBranching)
+      throw models::InputError(fmt::format("eagle: --tree '{}': the EAGLE head drafts at most {} levels of {} candidates",
+                                           name, kMaxDraftDepth, kMaxDraftBranching));
+    double nodes = 0, level = 1;
+    for (int d = 0; d < m; ++d) nodes += (level *= n);
+    if (nodes > o.max_tree_nodes)
+      throw models::InputError(fmt::format("eagle: --tree '{}': {} draft nodes, more than --max-nodes {}", name,
+                                           nodes, o.max_tree_nodes));
+    tree = full_tree(m, n);
+  } else if (std::sscanf(name.c_str(), "N%d%c", &i, &tail) == 1) {
+    if (i < 1 || i > o.max_tree_nodes)
+      throw models::InputError(fmt::format("eagle: --tree '{}': nodes must be in 1..--max-nodes ({})", name,
+                                           o.max_tree_nodes));
+    tree = pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching);
+    if (tree.draft_nodes() < i)
+      throw models::InputError(fmt::format("eagle: --tree '{}': the head drafts at most {} nodes ({} levels of {})",
+                                           name, tree.draft_nodes(), o.pruned_max_depth, o.pruned_max_branching));
+  } else {
+    throw models::InputError(fmt::format("eagle: --tree '{}': expected D<m>-BF<n> or N<i>", name));
+  }
+  return {name, tree, acceptance.tree_tpc(tree), eagle_pass_widths(tree)};
 }
 
 double eagle_host_seconds(const models::SoftwareStack& stack, int forwards) {
@@ -44,45 +80,76 @@ double eagle_host_seconds(const models::SoftwareStack& stack, int forwards) {
   return (stack.per_step_host_us + (stack.cuda_graphs ? stack.graph_launch_host_us * forwards : 0.0)) * 1e-6;
 }
 
-EagleDispatchRow evaluate_eagle_tree(const models::LatencyEngine& engine, models::Workload w,
-                                     const models::SoftwareStack& stack, const EagleTreeCandidate& c,
-                                     int batch, long long context) {
+EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTreeCandidate& c, int batch,
+                                     long long context) {
   if (batch < 1) throw models::InputError(fmt::format("eagle dispatcher: batch must be >= 1, got {}", batch));
-  if (!w.algorithm) throw models::InputError("eagle dispatcher: a draft (--draft) is required");
-  w.batch = batch;
+  if (!costs.workload().algorithm) throw models::InputError("eagle dispatcher: a draft (--draft) is required");
   EagleDispatchRow r;
   r.batch = batch;
   r.tree = c.name;
   r.x = c.tree.verification_length();
   r.tpc = c.tpc;
-  r.t_verify_s = models::t_verify(engine, w, r.x, context);
-  r.t_draft_s = c.pass_widths.empty() ? 0.0 : models::t_draft_passes(engine, w, c.pass_widths, context);
-  r.t_host_s = eagle_host_seconds(stack, 1 + int(c.pass_widths.size()));
+  const EagleForwardCost v = costs.verify(r.x, batch, context);
+  r.t_verify_s = v.seconds;
+  r.t_wait_s = v.wait_s;
+  for (int width : c.pass_widths) {
+    const EagleForwardCost d = costs.draft_pass(width, batch, context);
+    r.t_draft_s += d.seconds;
+    r.t_wait_s += d.wait_s;
+  }
+  r.t_host_s = costs.host_s(1 + int(c.pass_widths.size()));
   r.ttit_s = r.t_verify_s + r.t_draft_s + r.t_host_s;
   r.tokens_per_s = r.tpc / r.ttit_s;
-  r.ar_step_s = models::t_verify(engine, w, 1, context) + eagle_host_seconds(stack, 1);
+  const EagleForwardCost ar = costs.verify(1, batch, context);
+  r.ar_step_s = ar.seconds + costs.host_s(1);
+  r.ar_wait_s = ar.wait_s;
   r.speedup = r.tokens_per_s * r.ar_step_s;
-  r.weight_bytes = models::verify_graph(engine, w, r.x, context).total_weight_bytes();
-  r.ar_weight_bytes = models::verify_graph(engine, w, 1, context).total_weight_bytes();
+  r.weight_bytes = v.weight_bytes;
+  r.ar_weight_bytes = ar.weight_bytes;
+  r.kv_bytes = v.kv_bytes;
+  r.status = costs.memory_status(r.x, batch, context);
+  r.feasible = r.status.rfind("infeasible", 0) != 0;
   return r;
+}
+
+EagleDispatchRow evaluate_eagle_tree(const models::LatencyEngine& engine, models::Workload w,
+                                     const models::SoftwareStack& stack, const EagleTreeCandidate& c,
+                                     int batch, long long context) {
+  return evaluate_eagle_tree(*make_engine_eagle_costs(engine, std::move(w), stack), c, batch, context);
 }
 
 std::vector<EagleDispatchRow> eagle_dispatch(const models::LatencyEngine& engine, const models::Workload& w,
                                              const models::SoftwareStack& stack,
                                              const PositionalAcceptance& acceptance,
                                              const EagleDispatchOptions& o) {
+  return eagle_dispatch(*make_engine_eagle_costs(engine, w, stack), acceptance, o);
+}
+
+std::vector<EagleDispatchRow> eagle_dispatch(const EagleCostModel& costs, const PositionalAcceptance& acceptance,
+                                             const EagleDispatchOptions& o) {
   if (o.batches.empty()) throw models::InputError("eagle dispatcher: no batch sizes");
+  for (int b : o.batches)
+    if (b < 1) throw models::InputError(fmt::format("eagle dispatcher: batch must be >= 1, got {}", b));
   const auto candidates = eagle_tree_candidates(acceptance, o);
   std::vector<EagleDispatchRow> out;
   for (int b : o.batches) {
-    EagleDispatchRow best, fastest;
-    bool have = false, have_fast = false;
+    EagleDispatchRow best, fastest, infeasible;
+    bool have = false, have_fast = false, any = false;
     for (const auto& c : candidates) {
-      EagleDispatchRow r = evaluate_eagle_tree(engine, w, stack, c, b, o.context);
+      EagleDispatchRow r = evaluate_eagle_tree(costs, c, b, o.context);
+      if (!r.feasible) {  // memory does not fit: never chosen
+        if (!any) infeasible = r, any = true;
+        continue;
+      }
       if (!have_fast || r.ttit_s < fastest.ttit_s) fastest = r, have_fast = true;
       if (o.latency_target_s > 0 && r.ttit_s > o.latency_target_s) continue;
       // Strictly better speed wins; ties keep the earlier (smaller-index) candidate.
       if (!have || r.tokens_per_s > best.tokens_per_s) best = r, have = true;
+    }
+    if (!have_fast) {  // no candidate fits memory: the row reports the smallest tree's need
+      infeasible.meets_target = false;
+      out.push_back(infeasible);
+      continue;
     }
     if (!have) {  // nothing meets the target: the fastest step, flagged
       best = fastest;

@@ -7,12 +7,14 @@
 //         + T_draft (EAGLE head passes level by level: the root, then every depth's nodes that
 //           have children, each pass over B x width rows)
 //         + host: the stack's per-step sampling/bookkeeping and one graph launch per forward.
-// Plain decoding: T_verify(B x 1) + host with one forward. The engine costs the kernels only
-// (give it a hardware with the bare stack), so host time is counted once, here.
+// Plain decoding: T_verify(B x 1) + host with one forward. The forwards are costed by an
+// EagleCostModel (eagle_costs.hpp): one GPU's engine (kernels only, so host time is counted
+// once, here) or a tensor-parallel system on the SystemC timeline (collectives included).
 #include <string>
 #include <vector>
 
 #include "models/latency_engine.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "models/software_stack.hpp"
 #include "search/acceptance/positional_acceptance.hpp"
 #include "search/trees/token_tree.hpp"
@@ -32,7 +34,10 @@ struct EagleDispatchOptions {
   int max_full_depth = 4, max_full_branching = 4;  // D_m-BF_n for m, n up to these
   int max_tree_nodes = 64;                         // candidates with at most this many draft nodes
   std::vector<int> pruned_nodes = {2, 3, 4, 6, 8, 10, 12, 16, 24, 32, 48, 64};
+  // Pruned trees grow to this depth and branching; no candidate goes beyond them (kMaxDraftDepth,
+  // kMaxDraftBranching below).
   int pruned_max_depth = 6, pruned_max_branching = 4;
+  std::vector<std::string> only_trees;  // non-empty: these candidates alone ("D3-BF1", "N8")
   double latency_target_s = 0;  // > 0: TTIT must not exceed it
 };
 
@@ -45,10 +50,24 @@ struct EagleDispatchRow {
   double tokens_per_s = 0;      // per sequence: TPC / TTIT
   double ar_step_s = 0;         // plain decoding step (B x 1 tokens + host)
   double speedup = 1;           // tokens_per_s x ar_step_s
-  double weight_bytes = 0;      // target weights one verify step reads (MoE: distinct experts)
+  double t_wait_s = 0;          // of TTIT: exposed collectives / transfers (verify + draft)
+  double ar_wait_s = 0;         // ... of the plain decoding step
+  double weight_bytes = 0;      // target weights one verify step reads per GPU (MoE: distinct experts)
   double ar_weight_bytes = 0;   // ... and one plain decoding step
+  double kv_bytes = 0;          // target KV cache one verify step reads per GPU (shared by the tree)
   bool meets_target = true;
+  bool feasible = true;         // false: no candidate fits memory at this batch (no times)
+  std::string status = "ok";    // memory: "ok", "unchecked" or "infeasible: needs X of Y"
 };
+
+// Deepest tree and widest node an EAGLE head drafts: EAGLE-2's dynamic trees stop at depth 6
+// (its default total depth) and the head returns its top kHeadCandidates (sim/system) tokens.
+constexpr int kMaxDraftDepth = 6, kMaxDraftBranching = 4;
+
+// The candidate named `name` ("D3-BF1", "N8"): InputError for an unknown form, a depth beyond
+// kMaxDraftDepth, a branching beyond kMaxDraftBranching or more nodes than `max_nodes`.
+EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, const std::string& name,
+                                    const EagleDispatchOptions& options);
 
 // Draft pass widths of an EAGLE drafter building `tree` level by level: the root, then at each
 // depth the nodes that have children (one pass per level; empty for the root alone).
@@ -60,6 +79,15 @@ std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance
 
 // Host seconds of one decode step with `forwards` captured forwards (1 verify + draft passes).
 double eagle_host_seconds(const models::SoftwareStack& stack, int forwards);
+
+// One candidate at one batch on a deployment; memory is checked (status) and times are given
+// either way.
+EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTreeCandidate& tree, int batch,
+                                     long long context);
+// The dispatcher's table on a deployment: per batch, the best feasible tree (an infeasible row
+// when none fits memory).
+std::vector<EagleDispatchRow> eagle_dispatch(const EagleCostModel& costs, const PositionalAcceptance& acceptance,
+                                             const EagleDispatchOptions& options);
 
 // One candidate at one batch (workload.batch is overridden by `batch`).
 EagleDispatchRow evaluate_eagle_tree(const models::LatencyEngine& engine, models::Workload workload,

@@ -1,0 +1,26 @@
+"""Paper 004 Fig. 8: TPC against TTIT per candidate tree at batch 1, one panel per model."""
+from plotlib import OURS, PAPER, fnum, out_dir, plt, read_csv, save, style
+
+d = out_dir()
+rows = read_csv(d + "/eagle-fig8.csv")
+style()
+models = list(dict.fromkeys(r["model"] for r in rows))
+fig, axes = plt.subplots(1, len(models), figsize=(6 * len(models), 4.5), squeeze=False)
+for ax, model in zip(axes[0], models):
+    rs = [r for r in rows if r["model"] == model]
+    ax.scatter([fnum(r["ttit_ms"]) for r in rs], [fnum(r["tpc"]) for r in rs], s=14, color=OURS)
+    for r in rs:
+        ax.annotate(r["tree"], (fnum(r["ttit_ms"]), fnum(r["tpc"])), fontsize=6, xytext=(2, 2),
+                    textcoords="offset points")
+    for r in rs:
+        if r["dispatcher_choice"] == "*":
+            ax.plot([fnum(r["ttit_ms"])], [fnum(r["tpc"])], "*", ms=14, color=OURS, label="dispatcher: " + r["tree"])
+        if r["paper_production_tree"] == "*":
+            ax.plot([fnum(r["ttit_ms"])], [fnum(r["tpc"])], "o", ms=12, mfc="none", color=PAPER,
+                    label="paper's production tree: " + r["tree"])
+    ax.set_title(model)
+    ax.set_xlabel("TTIT, one decode step (ms)")
+    ax.set_ylabel("TPC (tokens per call)")
+    ax.legend(fontsize=8)
+fig.suptitle("Paper 004 Fig. 8 (reproduced): batch 1, 8x H100 tensor parallel")
+save(fig, d + "/eagle_fig8.png")

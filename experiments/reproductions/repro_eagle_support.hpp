@@ -1,0 +1,27 @@
+#pragma once
+// Shared by the paper-004 reproductions (repro_eagle_*.cpp): the paper's deployment (Llama
+// target and its EAGLE head, tensor parallel over the 8x H100 NVLink host on the system
+// timeline) as a dispatcher cost model.
+#include <memory>
+#include <string>
+
+#include "experiments/reproductions/reproduction.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+
+namespace experiments {
+
+// Paper 004's host: configs/systems/eagle-8xh100-nvlink.yaml.
+inline const char* kPaper004System = "eagle-8xh100-nvlink";
+
+struct Paper004Deployment {
+  models::Workload workload;  // target + EAGLE head shaped as the target's layer
+  std::unique_ptr<search::EagleCostModel> costs;
+  std::vector<std::string> inputs;  // config files used
+};
+
+// `model` on the paper's 8x H100 system with the eagle3-chain head (its FFN stored at
+// ffn_bytes_per_weight when > 0).
+Paper004Deployment paper004_deployment(const ReproduceContext& ctx, const std::string& model,
+                                       double ffn_bytes_per_weight = 0);
+
+}  // namespace experiments

@@ -1,0 +1,168 @@
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/config_error.hpp"
+#include "models/operator_graph.hpp"
+#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_step.hpp"
+
+namespace search {
+
+namespace {
+
+// Host seconds of one decode step: the stack's sampling and bookkeeping once per step and one
+// graph launch per captured forward (paper 004 §3.4 captures each whole model execution).
+double step_host_s(const models::SoftwareStack& stack, int forwards) {
+  return (stack.per_step_host_us + (stack.cuda_graphs ? stack.graph_launch_host_us * forwards : 0.0)) * 1e-6;
+}
+
+// Memory of the head on one GPU holding 1/tp of it: its weights (those of one pass graph) and its
+// own KV cache (one layer) for batch x kv_tokens tokens.
+sim::MemoryNeed head_memory(const models::Workload& w, int batch, long long kv_tokens, int tp) {
+  sim::MemoryNeed n;
+  if (!w.algorithm) return n;
+  const auto& d = w.algorithm->draft;
+  n.weights_bytes = models::build_draft_pass_graph(*w.algorithm, w.target, 1, 0, 1).total_weight_bytes() / tp;
+  const double kv_heads = std::ceil(double(d.kv_heads) / tp);
+  n.kv_bytes = double(batch) * double(kv_tokens) * 2.0 * kv_heads * d.head_dim * w.target.activation_bytes();
+  return n;
+}
+
+std::string status_of(const sim::DeviceMemory& m) { return sim::fit_status(m); }
+
+class EngineCosts : public EagleCostModel {
+ public:
+  EngineCosts(const models::LatencyEngine& e, models::Workload w, models::SoftwareStack st, double ffn_bytes)
+      : engine_(e), w_(std::move(w)), stack_(std::move(st)), ffn_bytes_(ffn_bytes) {}
+  std::string where() const override { return engine_.hardware().name; }
+  const models::Workload& workload() const override { return w_; }
+  EagleForwardCost verify(int x, int batch, long long context) const override {
+    models::Workload w = w_;
+    w.batch = batch;
+    const models::StepGraph g = models::verify_graph(engine_, w, x, context);
+    return {engine_.step(g).seconds, 0.0, g.total_weight_bytes(), g.total_kv_read_bytes()};
+  }
+  EagleForwardCost draft_pass(int width, int batch, long long context) const override {
+    if (!w_.algorithm) throw models::InputError("eagle dispatcher: a draft (--draft) is required");
+    models::StepGraph g = models::build_draft_pass_graph(*w_.algorithm, w_.target, width, context, batch);
+    if (ffn_bytes_ > 0) sim::quantise_head_ffn(g, ffn_bytes_);
+    return {engine_.step(g).seconds, 0.0, 0.0, 0.0};
+  }
+  double host_s(int forwards) const override { return step_host_s(stack_, forwards); }
+  std::string memory_status(int x, int batch, long long context) const override {
+    sim::MemoryQuery mq;
+    mq.batch = batch;
+    mq.step_tokens = x;
+    mq.kv_tokens = context + x;
+    models::HardwareSpec deployed = engine_.hardware();
+    deployed.stack = stack_;
+    sim::DeviceMemory m = sim::device_memory(deployed, w_.target, mq);
+    m.need += head_memory(w_, batch, mq.kv_tokens, 1);
+    return status_of(m);
+  }
+
+ private:
+  const models::LatencyEngine& engine_;
+  models::Workload w_;
+  models::SoftwareStack stack_;
+  double ffn_bytes_ = 0;
+};
+
+class SystemCosts : public EagleCostModel {
+ public:
+  SystemCosts(models::SystemSpec s, models::Workload w, std::string engine, double ffn_bytes)
+      : s_(std::move(s)), w_(std::move(w)), engine_(std::move(engine)), ffn_bytes_(ffn_bytes) {
+    s_.validate_placement(w_.target);
+    stack_ = s_.devices[std::size_t(s_.stages.front().devices.front())].hardware.stack;
+  }
+  std::string where() const override { return s_.name; }
+  const models::Workload& workload() const override { return w_; }
+  EagleForwardCost verify(int x, int batch, long long context) const override {
+    const auto key = std::make_tuple(x, batch, context);
+    auto it = verify_memo_.find(key);
+    if (it != verify_memo_.end()) return it->second;
+    sim::SystemQuery q = query(batch, context);
+    q.x = x;
+    const sim::SystemStep st = sim::simulate_system_step(s_, q);
+    return verify_memo_[key] = {st.step_s, st.lead_wait_s, st.rank_weight_bytes, st.rank_kv_read_bytes};
+  }
+  EagleForwardCost draft_pass(int width, int batch, long long context) const override {
+    if (!w_.algorithm) throw models::InputError("eagle dispatcher: a draft (--draft) is required");
+    const auto key = std::make_tuple(width, batch, context);
+    auto it = draft_memo_.find(key);
+    if (it != draft_memo_.end()) return it->second;
+    sim::SystemQuery q = query(batch, context);
+    q.head = w_.algorithm;
+    q.head_pass_widths = {width};
+    q.head_ffn_bytes_per_weight = ffn_bytes_;
+    q.verify = false;
+    const sim::SystemStep st = sim::simulate_system_step(s_, q);
+    return draft_memo_[key] = {st.head_s, st.lead_wait_s, 0.0, 0.0};
+  }
+  double host_s(int forwards) const override { return step_host_s(stack_, forwards); }
+  std::string memory_status(int x, int batch, long long context) const override {
+    sim::MemoryQuery mq;
+    mq.batch = batch;
+    mq.step_tokens = x;
+    mq.kv_tokens = s_.memory.kv_tokens > 0 ? s_.memory.kv_tokens : context + x;
+    mq.parameter_rule = s_.memory.parameter_rule;
+    auto devices = sim::system_memory(s_, w_.target, nullptr, mq);
+    // The head sits with the first stage's group (tensor parallel) or on the draft device.
+    const auto& group = s_.stages.front().devices;
+    const int dd = s_.draft_device >= 0 ? s_.draft_device : group.front();
+    const bool on_group = std::find(group.begin(), group.end(), dd) != group.end();
+    if (on_group)
+      for (int d : group) devices[std::size_t(d)].need += head_memory(w_, batch, mq.kv_tokens, int(group.size()));
+    else
+      devices[std::size_t(dd)].need += head_memory(w_, batch, mq.kv_tokens, 1);
+    for (const auto& d : devices)
+      if (!d.fits()) return status_of(d);
+    return status_of(devices.front());
+  }
+
+ private:
+  sim::SystemQuery query(int batch, long long context) const {
+    sim::SystemQuery q;
+    q.target = w_.target;
+    q.context = context;
+    q.batch = batch;
+    q.engine = engine_;
+    q.kernels_only = true;  // host time is added per decode step by the dispatcher
+    return q;
+  }
+  models::SystemSpec s_;
+  models::Workload w_;
+  std::string engine_;
+  models::SoftwareStack stack_;
+  double ffn_bytes_ = 0;
+  mutable std::map<std::tuple<int, int, long long>, EagleForwardCost> verify_memo_, draft_memo_;
+};
+
+}  // namespace
+
+models::AlgorithmSpec eagle_head_for_target(const models::AlgorithmSpec& a, const models::ModelSpec& t) {
+  if (a.draft.kind != "eagle3")
+    throw models::InputError(fmt::format("eagle dispatcher: '{}' is not an EAGLE head (draft type eagle3)", a.name));
+  models::AlgorithmSpec h = a;
+  h.draft.hidden_size = t.hidden_size;
+  h.draft.attention_heads = t.attention_heads;
+  h.draft.kv_heads = t.kv_heads;
+  h.draft.head_dim = t.head_dim;
+  h.draft.intermediate_size = t.intermediate_size;  // the dense MLP (Llama 4: intermediate_size_mlp)
+  return h;
+}
+
+std::unique_ptr<EagleCostModel> make_engine_eagle_costs(const models::LatencyEngine& engine, models::Workload w,
+                                                        models::SoftwareStack stack, double head_ffn_bytes_per_weight) {
+  return std::make_unique<EngineCosts>(engine, std::move(w), std::move(stack), head_ffn_bytes_per_weight);
+}
+
+std::unique_ptr<EagleCostModel> make_system_eagle_costs(models::SystemSpec system, models::Workload w,
+                                                        std::string engine, double head_ffn_bytes_per_weight) {
+  return std::make_unique<SystemCosts>(std::move(system), std::move(w), std::move(engine), head_ffn_bytes_per_weight);
+}
+
+}  // namespace search
