@@ -196,5 +196,35 @@ def test_many_calls_in_one_process():
         np.testing.assert_array_equal(sim[0], s)
 
 
+
+def test_concurrent_calls_agree():
+    # Calls release the GIL: threads running the SystemC engine at once get the sequential result.
+    import threading
+    ref = specdse.tree_search(TRACE, max_nodes=8, engine="sim", **HW)
+    out = [None, None]
+
+    def work(k):
+        out[k] = specdse.tree_search(TRACE, max_nodes=8, engine="sim", **HW)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    for r in out:
+        pd.testing.assert_frame_equal(r, ref)
+
+
+def test_model_from_dict():
+    # A dict is a model config: twice the layers, a relatively cheaper draft, a longer best window.
+    from test_module import _model_dict  # the config file's keys, read without a YAML package
+    d = _model_dict("llama-3.1-8b-instruct")
+    a = specdse.window(alpha=0.8, hw="v80", model="llama-3.1-8b-instruct", draft="longspec-chain", context=1024,
+                       map=True)
+    b = specdse.window(alpha=0.8, hw="v80", model=dict(d, name="deeper", layers=2 * d["layers"]),
+                       draft="longspec-chain", context=1024, map=True)
+    assert b["cost_ratio"][0] < a["cost_ratio"][0] and b["gamma_star"][0] >= a["gamma_star"][0]
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))
