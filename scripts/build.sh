@@ -1,9 +1,27 @@
 #!/usr/bin/env bash
-# Configures and builds specdse into ./build (Release, -j2). Never writes into the source folders.
+# Configures and builds specdse (Release, -j2). Never writes into the source folders.
+#   scripts/build.sh         -> build/       the normal build
+#   scripts/build.sh asan    -> build-asan/  every target under ASan + UBSan (SPECDSE_SANITIZE);
+#                               without the Python module (an instrumented extension cannot load
+#                               into an uninstrumented interpreter) and without MPI (Open MPI's
+#                               own allocations are reported as leaks); .ci/run runs its tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache (when installed) keeps rebuilds of unchanged files cheap; it changes no output.
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
-cmake --build build -j"${SPECDSE_JOBS:-2}"
+case "${1:-}" in
+  "")
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+    cmake --build build -j"${SPECDSE_JOBS:-2}"
+    ;;
+  asan)
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DSPECDSE_SANITIZE=address,undefined \
+      -DSPECDSE_PYTHON_MODULE=OFF -DSPECDSE_MPI=OFF -DSPECDSE_CUDA=OFF "${launcher[@]}" >/dev/null
+    cmake --build build-asan -j"${SPECDSE_JOBS:-2}"
+    ;;
+  *)
+    echo "usage: scripts/build.sh [asan]" >&2
+    exit 2
+    ;;
+esac

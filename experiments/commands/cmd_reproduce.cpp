@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/output/output_lock.hpp"
 #include "experiments/reproductions/reproduction.hpp"
 #include "models/config_error.hpp"
 
@@ -56,6 +57,9 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
     throw models::InputError(fmt::format("reproduce: unknown name '{}'; available: all, {}", a.name,
                                          fmt::join(names, ", ")));
   }
+  // One run per output folder at a time: two at once would mix their files (a second one is
+  // refused with exit 2); also the first check that --out can be written at all.
+  const OutputLock out_lock(OutputLock::for_folder(a.out), a.out);
   for (const Reproduction* r : chosen) {
     const auto t0 = std::chrono::steady_clock::now();
     ReproduceContext ctx;

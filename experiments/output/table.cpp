@@ -1,8 +1,12 @@
 #include "experiments/output/table.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -149,17 +153,35 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   const fs::path p(path);
   std::error_code ec;
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  const fs::path tmp = p.string() + ".tmp";
+  if (p.has_parent_path()) {
+    fs::create_directories(p.parent_path(), ec);
+    if (ec)
+      throw models::InputError(
+          fmt::format("{}: cannot create the folder {}: {}", path, p.parent_path().string(), ec.message()));
+  }
+  if (fs::is_directory(p)) throw models::InputError(fmt::format("{}: is a folder, expected a file path", path));
+  // A temporary name of its own per process and call, so two writers never share one; hidden,
+  // and ending in .tmp, so a run killed before the rename leaves nothing that looks like output.
+  static std::atomic<unsigned> counter{0};
+  const fs::path tmp = p.parent_path() / fmt::format(".{}.{}.{}.tmp", p.filename().string(), ::getpid(), counter++);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw models::InputError(fmt::format("{}: cannot write", tmp.string()));
+    if (!out) throw models::InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
     out << content;
     out.flush();
-    if (!out) throw models::InputError(fmt::format("{}: write failed", tmp.string()));
+    if (!out) {
+      const int err = errno;
+      out.close();
+      fs::remove(tmp, ec);
+      throw models::InputError(fmt::format("{}: write failed: {}", path, std::strerror(err)));
+    }
   }
   fs::rename(tmp, p, ec);
-  if (ec) throw models::InputError(fmt::format("{}: cannot rename into place: {}", path, ec.message()));
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw models::InputError(fmt::format("{}: cannot rename into place: {}", path, why));
+  }
 }
 
 }  // namespace experiments

@@ -7,7 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -15,11 +17,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
+#include "experiments/output/output_lock.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
@@ -406,21 +410,39 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   stats.total = indices.size();
   const std::string header = sweep_header(spec);
 
-  // Resume: keep the complete rows of an earlier run of the same spec (and shard).
+  // One run per output file at a time (a second one is refused, never interleaved). Rows go
+  // to the journal OUT.partial as they finish and the journal becomes OUT by a rename at the
+  // end, so OUT is only ever absent, an earlier complete result, or this run's complete result.
+  // Resume: keep the complete rows of an earlier run of the same spec (and shard), from the
+  // journal a killed run left, else from OUT itself (a finished run, or a cut-short file).
+  std::optional<OutputLock> lock;
+  const std::string journal = o.out_path.empty() ? "" : sweep_journal_path(o.out_path);
+  std::string resume_from = o.out_path;
+  if (!o.out_path.empty()) {
+    if (std::filesystem::is_directory(o.out_path))
+      throw models::InputError(fmt::format("{}: is a folder; --out takes the sweep's CSV file path", o.out_path));
+    lock.emplace(OutputLock::for_file(o.out_path), o.out_path);
+    if (std::filesystem::exists(journal)) resume_from = journal;
+  }
   std::size_t keep = 0;
-  std::vector<std::string> lines = read_resume_rows(spec, o.out_path, indices, &keep);
+  std::vector<std::string> lines = read_resume_rows(spec, resume_from, indices, &keep);
   const std::size_t first_pending = lines.size();
   std::ofstream file;
   if (!o.out_path.empty()) {
-    if (keep == 0) {
-      std::ofstream init(o.out_path, std::ios::binary | std::ios::trunc);
-      if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", o.out_path));
+    if (resume_from != journal || keep == 0) {
+      // A fresh journal, holding the rows kept from OUT (if any).
+      std::ofstream init(journal, std::ios::binary | std::ios::trunc);
+      if (!init)
+        throw models::InputError(fmt::format("{}: cannot write the sweep output: {}", journal, std::strerror(errno)));
       init << header << '\n';
-    } else if (keep < std::filesystem::file_size(o.out_path)) {
-      std::filesystem::resize_file(o.out_path, keep);
+      for (const auto& l : lines) init << l << '\n';
+      init.flush();
+      if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", journal));
+    } else if (keep < std::filesystem::file_size(journal)) {
+      std::filesystem::resize_file(journal, keep);  // a row cut short by the kill
     }
-    file.open(o.out_path, std::ios::binary | std::ios::app);
-    if (!file) throw models::InputError(fmt::format("{}: cannot append to the sweep output", o.out_path));
+    file.open(journal, std::ios::binary | std::ios::app);
+    if (!file) throw models::InputError(fmt::format("{}: cannot append to the sweep output", journal));
   }
   stats.reused = first_pending;
   if (o.stream) {
@@ -450,10 +472,19 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
                                    bar.update(first_pending + pos + 1);
                                  });
   for (auto& l : rows) lines.push_back(std::move(l));
+  if (file.is_open()) {
+    file.close();
+    if (!file) throw models::InputError(fmt::format("{}: cannot write the sweep output", journal));
+    std::error_code ec;
+    std::filesystem::rename(journal, o.out_path, ec);
+    if (ec) throw models::InputError(fmt::format("{}: cannot rename {} into place: {}", o.out_path, journal, ec.message()));
+  }
   if (rows_out) *rows_out = sweep_rows_table(spec, lines);
   stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return stats;
 }
+
+std::string sweep_journal_path(const std::string& out_path) { return out_path + ".partial"; }
 
 std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
                                const SweepSpec* spec) {

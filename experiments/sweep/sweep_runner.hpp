@@ -1,8 +1,10 @@
 #pragma once
 // Runs a sweep: every point of a SweepSpec is optimised (best x, speedup over AD) on worker
 // threads; rows are emitted in index order through a reorder buffer, so the output bytes do
-// not depend on the thread count. With an output file, rows are appended and flushed as they
-// finish, and a later run with the same spec and file resumes after the last complete row.
+// not depend on the thread count. With an output file, rows are appended and flushed to its
+// journal (sweep_journal_path) as they finish, the journal is renamed to the file at the end,
+// and a later run with the same spec and file resumes after the last complete row. One run
+// per output file at a time (experiments/output/output_lock.hpp).
 #include <cstddef>
 #include <functional>
 #include <ostream>
@@ -60,6 +62,10 @@ std::vector<std::string> compute_sweep_rows(
 std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
                                           const std::vector<std::size_t>& indices,
                                           std::size_t* keep_bytes = nullptr);
+
+// Where a sweep writing `out_path` keeps its rows while it runs (OUT.partial): renamed to
+// `out_path` when the last row is done, resumed from when a run was killed.
+std::string sweep_journal_path(const std::string& out_path);
 
 // The CSV header line (no newline) of a sweep's output.
 std::string sweep_header(const SweepSpec& spec);

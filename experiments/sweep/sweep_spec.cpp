@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "models/config_error.hpp"
@@ -22,6 +23,13 @@ std::string describe(const YAML::Node& n) {
   return "null";
 }
 
+// A map key as text; a key that is itself a list or a map ("? [a, b]: 1") is an InputError, not
+// the yaml-cpp conversion error that as<std::string>() would throw.
+std::string key_text(const std::string& file, const std::string& where, const YAML::Node& key) {
+  if (!key.IsScalar()) models::throw_input_error(file, where, "keys that are names", describe(key));
+  return key.Scalar();
+}
+
 double parse_number(const std::string& file, const std::string& key, const YAML::Node& n) {
   if (!n || !n.IsScalar()) models::throw_input_error(file, key, "a number", describe(n));
   try {
@@ -37,7 +45,7 @@ double parse_number(const std::string& file, const std::string& key, const YAML:
 std::vector<std::string> generated_values(const std::string& file, const std::string& key,
                                           const YAML::Node& n) {
   for (const auto& kv : n) {
-    const auto k = kv.first.as<std::string>();
+    const auto k = key_text(file, key, kv.first);
     if (k != "from" && k != "to" && k != "count" && k != "scale")
       models::throw_input_error(file, key + "." + k, "one of from, to, count, scale", "'" + k + "'");
   }
@@ -47,7 +55,9 @@ std::vector<std::string> generated_values(const std::string& file, const std::st
   if (count_d < 1 || count_d != std::floor(count_d) || count_d > 1e6)
     models::throw_input_error(file, key + ".count", "an integer in 1..1000000", n["count"].Scalar());
   const int count = int(count_d);
-  const std::string scale = n["scale"] ? n["scale"].as<std::string>() : "linear";
+  if (n["scale"] && !n["scale"].IsScalar())
+    models::throw_input_error(file, key + ".scale", "linear or log", describe(n["scale"]));
+  const std::string scale = n["scale"] ? n["scale"].Scalar() : "linear";
   if (scale != "linear" && scale != "log")
     models::throw_input_error(file, key + ".scale", "linear or log", "'" + scale + "'");
   if (scale == "log" && (from <= 0 || to <= 0))
@@ -74,7 +84,9 @@ void validate_values(const std::string& file, const std::string& key, const std:
         n = -1;
       }
       if (key == "context" && n < 0) models::throw_input_error(file, where, "integers >= 0", "'" + v + "'");
-      if (key == "batch" && n < 1) models::throw_input_error(file, where, "integers >= 1", "'" + v + "'");
+      // SweepPoint::batch is an int: a larger value would wrap instead of being refused.
+      if (key == "batch" && (n < 1 || n > std::numeric_limits<int>::max()))
+        models::throw_input_error(file, where, "integers in 1..2147483647", "'" + v + "'");
     } else if (!is_workload_field(key)) {
       YAML::Node n(v);
       parse_number(file, where, n);
@@ -142,7 +154,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
   SweepSpec s;
   s.path = path;
   for (const auto& kv : root) {
-    const auto k = kv.first.as<std::string>();
+    const auto k = key_text(path, "(top level)", kv.first);
     if (k != "name" && k != "engine" && k != "x_max" && k != "plot" && k != "axes" && k != "description")
       models::throw_input_error(path, k, "one of name, description, engine, x_max, plot, axes", "'" + k + "'");
   }
@@ -168,7 +180,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
   std::set<std::string> seen;
   for (const auto& kv : axes) {
     SweepAxis a;
-    a.key = kv.first.as<std::string>();
+    a.key = key_text(path, "axes", kv.first);
     if (!seen.insert(a.key).second) models::throw_input_error(path, "axes." + a.key, "each axis once", "a repeat");
     const YAML::Node& v = kv.second;
     if (v.IsScalar()) {
@@ -191,7 +203,15 @@ SweepSpec load_sweep_spec(const std::string& path) {
   }
   for (const char* required : {"hardware", "model", "algorithm", "context"})
     if (!seen.count(required)) models::throw_input_error(path, std::string("axes.") + required, "a value or a list", "nothing");
-  if (s.size() > 10000000) models::throw_input_error(path, "axes", "at most 10^7 points", std::to_string(s.size()));
+  // The product is checked axis by axis: SweepSpec::size() would wrap past 2^64 (five axes of
+  // 10^6 generated values) and pass a wrapped count.
+  constexpr std::size_t kMaxPoints = 10000000;
+  std::size_t points = 1;
+  for (const auto& a : s.axes) {
+    if (a.values.size() > kMaxPoints / points)
+      models::throw_input_error(path, "axes", "at most 10^7 points", fmt::format("more than {}", kMaxPoints));
+    points *= a.values.size();
+  }
   return s;
 }
 

@@ -1,0 +1,92 @@
+// Output files (issue 18): written atomically (no temporary left behind, a folder path
+// refused), one reproduce run per output folder at a time, and --out at a path that cannot be
+// written (a read-only folder, a path through a regular file, a folder where a file is
+// expected) is a one-line error with exit status 2 before any work.
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "experiments/output/output_lock.hpp"
+#include "experiments/output/table.hpp"
+#include "models/config_error.hpp"
+#include "tests/experiments/cli_run.hpp"
+#include "tests/experiments/sweep_test_support.hpp"
+
+using namespace sweep_test;
+
+namespace {
+
+std::size_t lines_of(const std::string& s) { return std::size_t(std::count(s.begin(), s.end(), '\n')); }
+
+// Expects exit status 2 and a single line of output that contains `what`.
+void expect_one_line_error(const std::string& args, const std::string& what) {
+  INFO("specdse " << args);
+  const auto r = cli_test::run(args);
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(lines_of(r.output) == 1);
+  CHECK(r.output.find(what) != std::string::npos);
+}
+
+const char* const kSpec = R"(name: out_paths
+axes:
+  hardware: v80
+  model: llama-3.1-8b-instruct
+  algorithm: longspec-tree
+  context: 128
+)";
+
+}  // namespace
+
+TEST_CASE("write_file_atomic replaces the file whole and leaves no temporary file", "[safe-output]") {
+  const auto d = temp_dir("atomic");
+  const auto p = d / "sub" / "t.csv";
+  experiments::write_file_atomic(p.string(), "a,b\n1,2\n");
+  experiments::write_file_atomic(p.string(), "a,b\n3,4\n");
+  CHECK(read(p) == "a,b\n3,4\n");
+  std::size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(d / "sub")) entries += e.path() == p ? 0 : 1;
+  CHECK(entries == 0);
+  CHECK_THROWS_AS(experiments::write_file_atomic((d / "sub").string(), "x"), models::InputError);
+  write(d / "plain", "x");
+  CHECK_THROWS_AS(experiments::write_file_atomic((d / "plain" / "t.csv").string(), "x"), models::InputError);
+  fs::remove_all(d);
+}
+
+TEST_CASE("a second reproduce into a folder that a live run holds is refused", "[safe-output]") {
+  const auto d = temp_dir("repro_lock");
+  {
+    const experiments::OutputLock held(experiments::OutputLock::for_folder(d.string()), d.string());
+    expect_one_line_error("reproduce table1 --no-plots --out " + d.string(), "another specdse run is writing it");
+    // The same lock taken twice in one process is refused too (each holder opens its own file).
+    CHECK_THROWS_AS(experiments::OutputLock(experiments::OutputLock::for_folder(d.string()), d.string()),
+                    models::InputError);
+  }
+  // Released with its holder.
+  const experiments::OutputLock again(experiments::OutputLock::for_folder(d.string()), d.string());
+  fs::remove_all(d);
+}
+
+TEST_CASE("--out at a path that cannot be written is a one-line error, exit 2", "[safe-output]") {
+  const auto d = temp_dir("bad_out");
+  const std::string spec = write(d / "s.yaml", kSpec);
+  const std::string file = write(d / "a_file", "not a folder\n");
+  // A path through a regular file.
+  expect_one_line_error("sweep --spec " + spec + " --out " + file + "/out.csv", file);
+  expect_one_line_error("reproduce table1 --no-plots --out " + file, file);
+  // A folder where the sweep's CSV file is expected.
+  expect_one_line_error("sweep --spec " + spec + " --out " + d.string(), "is a folder");
+  // A read-only folder. Root writes through permission bits, so as root the read-only place
+  // is /proc (no regular files can be created there).
+  std::string read_only = (d / "read_only").string();
+  fs::create_directories(read_only);
+  ::chmod(read_only.c_str(), 0555);
+  if (::geteuid() == 0) read_only = "/proc";
+  expect_one_line_error("sweep --spec " + spec + " --out " + read_only + "/out.csv", read_only);
+  expect_one_line_error("reproduce table1 --no-plots --out " + read_only, read_only);
+  ::chmod((d / "read_only").c_str(), 0755);
+  fs::remove_all(d);
+}
