@@ -4,6 +4,8 @@
 """
 import sys
 
+sys.dont_write_bytecode = True  # importing cli_compare must not write __pycache__ into the source tree
+
 import numpy as np
 import pandas as pd
 

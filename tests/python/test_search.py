@@ -5,6 +5,8 @@ equality with the CLI's CSV for the same inputs. Run by CTest like test_module.p
 """
 import os
 import sys
+
+sys.dont_write_bytecode = True  # importing cli_compare must not write __pycache__ into the source tree
 import tempfile
 
 import numpy as np
