@@ -109,3 +109,17 @@ TEST_CASE("specdse scenario eagle-dispatcher runs on the same inputs") {
   REQUIRE(r.status == 0);
   CHECK(csv(r.output).size() >= 3);
 }
+
+TEST_CASE("specdse scenario eagle-dispatcher over the TP system agrees with specdse eagle --system") {
+  const auto sc = run("scenario eagle-dispatcher --model llama-3.1-8b-instruct --algorithm eagle3-chain --context 8192 "
+                      "--param batches=1,128 --param system=eagle-8xh100-nvlink --format csv");
+  INFO(sc.output);
+  REQUIRE(sc.status == 0);
+  const auto ev = run("eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --batch 1,128 --context 8192 "
+                      "--format csv");
+  REQUIRE(ev.status == 0);
+  const auto a = csv(sc.output), b = csv(ev.output);
+  REQUIRE(a.size() >= 3);
+  REQUIRE(b.size() >= 3);
+  for (int i : {1, 2}) CHECK(a[i][column(a[0], "tree")] == b[i][column(b[0], "tree")]);
+}
