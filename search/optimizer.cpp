@@ -40,7 +40,7 @@ AatSource AatSource::from_measurements(const std::vector<AatMeasurement>& rows,
 
 roofline::PerfPoint evaluate_x(const models::LatencyEngine& engine, const models::Workload& w,
                                long long context, const AatSource& aat, int x,
-                               const std::vector<int>* widths) {
+                               const std::vector<int>* widths, const DraftPlacement* placement) {
   roofline::PerfPoint p;
   p.x = x;
   p.aat = aat.at(x);
@@ -50,8 +50,12 @@ roofline::PerfPoint evaluate_x(const models::LatencyEngine& engine, const models
       auto it = aat.measured_widths.find(x);
       if (it != aat.measured_widths.end()) widths = &it->second;
     }
-    p.t_draft_s = widths ? models::t_draft_passes(engine, w, *widths, context)
-                         : models::t_draft(engine, w, x, context);
+    if (placement && !placement->is_same_device())
+      p.t_draft_s = widths ? placement->t_draft_passes(engine, w, *widths, x, context)
+                           : placement->t_draft(engine, w, x, context);
+    else
+      p.t_draft_s = widths ? models::t_draft_passes(engine, w, *widths, context)
+                           : models::t_draft(engine, w, x, context);
   }
   return p;
 }
@@ -66,7 +70,7 @@ OptimizeResult optimize_context(const models::LatencyEngine& engine, const model
   r.context = context;
   for (int x = 1; x <= x_max; ++x) {
     if (o.measured_x_only && x > 1 && !aat.measured.count(x)) continue;
-    r.curve.push_back(evaluate_x(engine, w, context, aat, x));
+    r.curve.push_back(evaluate_x(engine, w, context, aat, x, nullptr, &o.draft_placement));
   }
   r.ar = r.curve.front();
   r.best = *std::max_element(r.curve.begin(), r.curve.end(),
@@ -74,10 +78,10 @@ OptimizeResult optimize_context(const models::LatencyEngine& engine, const model
   int naive_x = x_max;
   for (int x = 2; x <= x_max; ++x)
     if (aat.fit.slope(x) < o.naive_slope) { naive_x = x; break; }
-  r.naive = evaluate_x(engine, w, context, aat, naive_x);
+  r.naive = evaluate_x(engine, w, context, aat, naive_x, nullptr, &o.draft_placement);
   if (o.original_x)
     r.original = evaluate_x(engine, w, context, aat, *o.original_x,
-                            o.original_widths ? &*o.original_widths : nullptr);
+                            o.original_widths ? &*o.original_widths : nullptr, &o.draft_placement);
   r.ridge_x = roofline::ridge_point(r.curve);
   r.regime = roofline::classify(r.ridge_x, naive_x);
   return r;

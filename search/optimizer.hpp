@@ -12,6 +12,7 @@
 #include "roofline/performance.hpp"
 #include "search/acceptance/aat_fit.hpp"
 #include "search/acceptance/acceptance_data.hpp"
+#include "search/draft_placement.hpp"
 
 namespace search {
 
@@ -32,6 +33,7 @@ struct OptimizeOptions {
   double naive_slope = 0.02;    // naive set: AAT slope below this (tokens per extra node)
   std::optional<int> original_x;            // e.g. 69: LongSpec's default 68-node tree
   std::optional<std::vector<int>> original_widths;  // its per-level widths, if not the table's
+  DraftPlacement draft_placement;  // where the draft runs (default: the target's device)
 };
 
 struct OptimizeResult {
@@ -48,7 +50,8 @@ struct OptimizeResult {
 
 roofline::PerfPoint evaluate_x(const models::LatencyEngine& engine, const models::Workload& w,
                                long long context, const AatSource& aat, int x,
-                               const std::vector<int>* widths = nullptr);
+                               const std::vector<int>* widths = nullptr,
+                               const DraftPlacement* placement = nullptr);
 
 OptimizeResult optimize_context(const models::LatencyEngine& engine, const models::Workload& w,
                                 long long context, const AatSource& aat,

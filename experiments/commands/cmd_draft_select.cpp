@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/window/draft_select.hpp"
@@ -18,6 +19,7 @@ struct DraftSelectArgs {
   std::string hw, model, drafts, alpha, training, features, engine, format;
   long long context = 1024, answer_tokens = 256;
   int gamma_max = 16;
+  DraftPlacementNames placement;
 };
 
 std::vector<std::string> split_names(const std::string& option, const std::string& text) {
@@ -70,13 +72,14 @@ int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
   const auto hw = reg.hardware(a.hw);
   const auto engine = make_engine(a.engine, hw);
+  const auto placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
   std::vector<search::DraftCandidate> candidates;
   std::string target_name;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto w = make_workload(reg, a.model, names[i]);
     target_name = w.target.name;
     candidates.push_back({names[i], accuracies[i], sources[i],
-                          search::ChainLatency::from_engine(*engine, w, a.context, a.gamma_max)});
+                          search::ChainLatency::from_engine(*engine, w, a.context, a.gamma_max, placement)});
   }
   const auto evals = search::evaluate_drafts(candidates, a.answer_tokens);
   Table t({"hw", "model", "engine", "context", "draft", "alpha", "alpha_source", "cost_ratio", "gamma",
@@ -94,7 +97,11 @@ int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
   }
   t.set_footer(fmt::format("Theorem 2 (paper 001): a larger draft wins if delta_n > (delta_c / delta_rho) L, "
                            "L = {} answer tokens, against the draft with the smallest cost ratio",
-                           a.answer_tokens));
+                           a.answer_tokens) +
+               (placement.is_same_device()
+                    ? std::string()
+                    : fmt::format("; drafts on {} over {}: t_draft_s is their passes there plus both link transfers",
+                                  placement.device(), placement.link())));
   print_table(t, a.format);
   return 0;
 }
@@ -117,6 +124,7 @@ const RegisterCommand reg{
       sub.add_option("--gamma-max", a->gamma_max, "Largest window considered (>= 1)")->default_val(16);
       sub.add_option("--answer-tokens", a->answer_tokens, "L of Theorem 2: answer length in tokens")
           ->default_val(256);
+      add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
       return [a, &g] { return run_draft_select(*a, g); };

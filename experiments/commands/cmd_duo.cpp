@@ -11,7 +11,6 @@
 #include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
-#include "search/scenarios/scenario.hpp"
 
 namespace experiments {
 namespace {
@@ -27,45 +26,6 @@ struct DuoArgs {
   std::uint64_t seed = 1;
 };
 
-// Top-k probabilities the calibrated generator lists per position: the dynamic rule's cap.
-constexpr int kGeneratorTopK = 8;
-
-int parse_budget(const std::string& text) {
-  if (text == "auto") return 0;
-  try {
-    std::size_t used = 0;
-    const long v = std::stol(text, &used);
-    if (used == text.size() && v >= 1 && v <= 4096) return int(v);
-  } catch (const std::exception&) {
-  }
-  throw models::InputError(fmt::format("--budget: expected auto or an integer in [1, 4096], got '{}'", text));
-}
-
-duo::SequencePolicy parse_sequences(const std::string& text, int max_sequences) {
-  if (max_sequences < 1)
-    throw models::InputError(fmt::format("--max-sequences: expected >= 1, got {}", max_sequences));
-  duo::SequencePolicy p;
-  p.max_sequences = max_sequences;
-  if (text == "dynamic") {
-    p.dynamic = true;
-    return p;
-  }
-  const std::string prefix = "static:";
-  if (text.rfind(prefix, 0) == 0) {
-    try {
-      std::size_t used = 0;
-      const std::string n = text.substr(prefix.size());
-      const int v = std::stoi(n, &used);
-      if (used == n.size() && v >= 1 && v <= 64) {
-        p.static_sequences = v;
-        return p;
-      }
-    } catch (const std::exception&) {
-    }
-  }
-  throw models::InputError(fmt::format("--sequences: expected static:N (1 <= N <= 64) or dynamic, got '{}'", text));
-}
-
 // Paper 003 Table 4 (prediction of the sequence count; rows: top-1 draft accepted or not,
 // columns: one sequence or more), shown beside ours for comparison only.
 constexpr double kPaperConfusion[2][2] = {{0.230, 0.335}, {0.348, 0.087}};  // [accepted][n > 1]
@@ -75,8 +35,8 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   if ((a.alpha >= 0) == !a.trace.empty())
     throw models::InputError("duo: give exactly one acceptance source: --alpha A or --trace FILE");
   if (a.sweep_range < 0) throw models::InputError(fmt::format("--sweep-range: expected >= 0, got {}", a.sweep_range));
-  const int budget = parse_budget(a.budget);
-  const duo::SequencePolicy policy = parse_sequences(a.sequences, a.max_sequences);
+  const int budget = duo::parse_budget(a.budget);
+  const duo::SequencePolicy policy = duo::parse_sequences(a.sequences, a.max_sequences);
   duo::DuoNames names;
   names.system = a.system;
   names.model = a.model;
@@ -88,7 +48,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   names.prompt = a.prompt;
   names.tokens = a.tokens;
   duo::DuoRequest q = duo::make_duo_request(reg, names);
-  q.stream = a.trace.empty() ? duo::PositionStream::calibrated(a.alpha, kGeneratorTopK, a.seed)
+  q.stream = a.trace.empty() ? duo::PositionStream::calibrated(a.alpha, duo::kGeneratorTopK, a.seed)
                              : duo::acceptance_stream_from_file(a.trace);
   q.budget = budget;
   q.policy = policy;
@@ -188,64 +148,6 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-// `specdse scenario duodecoding --model M [--param KEY=VALUE ..]`: the summary rows of `duo`.
-// Registered here, not under search/scenarios/, because the scenario runs on the timeline (sim)
-// and the search library does not link sim (see duo_timeline.hpp).
-search::ScenarioResult run_duo_scenario_entry(const search::ScenarioContext& ctx) {
-  ctx.require(ctx.workload != nullptr, "--model");
-  ctx.require(ctx.configs != nullptr, "the config registry");
-  const auto& p = ctx.params;
-  duo::DuoNames names;
-  names.system = p.at("system");
-  names.model = ctx.workload->target.name;
-  names.draft = p.at("draft");
-  names.engine = p.at("engine");
-  names.draft_device = p.at("draft-device");
-  names.tokens = ctx.int_param("tokens");
-  names.prompt = int(ctx.int_param("prompt"));
-  duo::DuoRequest q = duo::make_duo_request(*ctx.configs, names);
-  double alpha = 0;
-  try {
-    std::size_t used = 0;
-    alpha = std::stod(p.at("alpha"), &used);
-    if (used != p.at("alpha").size()) throw std::invalid_argument("alpha");
-  } catch (const std::exception&) {
-    throw models::InputError(fmt::format("scenario duodecoding: --param alpha: expected a number, got '{}'", p.at("alpha")));
-  }
-  q.stream = duo::PositionStream::calibrated(alpha, kGeneratorTopK, std::uint64_t(ctx.int_param("seed")));
-  q.budget = parse_budget(p.at("budget"));
-  q.policy = parse_sequences(p.at("sequences"), 4);
-  const duo::DuoReport r = duo::run_duo_scenario(q);
-  search::ScenarioResult out;
-  out.columns = {"method", "budget", "tokens", "tokens_per_s", "speedup_vs_ad", "speedup_vs_sps", "target_idle_fraction",
-                 "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "ttft_s"};
-  const double ttft[3] = {r.ttft.ad_s, r.ttft.sps_s, r.ttft.duo_parallel_s};
-  int k = 0;
-  for (const duo::ScenarioRun* run : {&r.ad, &r.sps, &r.duo})
-    out.rows.push_back({duo::to_string(run->plan.method), std::int64_t(run->plan.budget), std::int64_t(run->plan.tokens),
-                        run->tokens_per_s, run->tokens_per_s / r.ad.tokens_per_s, run->tokens_per_s / r.sps.tokens_per_s,
-                        run->target_idle_fraction, run->draft_idle_fraction, run->tokens_per_iteration,
-                        run->mean_iteration_s, ttft[k++]});
-  out.footer = fmt::format("cost coefficient {:.3f} -> hardware-aware budget {}; SpS gamma {}", r.cost_coefficient,
-                           r.hardware_budget, r.sps_gamma);
-  return out;
-}
-
-const search::ScenarioRegistration duo_scenario_registered(
-    {"duodecoding",
-     "DuoDecoding (paper 003): CPU draft in parallel with the GPU target on a system's timeline, vs AD and SpS",
-     {{"system", "duodecoding-a800-xeon", "system config"},
-      {"draft", "llama-68m@q5_k_m", "draft model (MODEL@FORMAT)"},
-      {"draft-device", "", "device running the draft (default: the system's placement.draft)"},
-      {"alpha", "0.435", "per-token acceptance of the calibrated generator (paper 003 Table 4: 0.348 + 0.087)"},
-      {"budget", "auto", "draft passes per iteration or auto (hardware-aware)"},
-      {"sequences", "dynamic", "static:N or dynamic"},
-      {"tokens", "1024", "tokens to generate"},
-      {"prompt", "256", "prompt tokens (TTFT; decode context = prompt + tokens / 2)"},
-      {"seed", "1", "generator seed"},
-      {"engine", "roofline", "latency engine for every device"}},
-     run_duo_scenario_entry});
-
 const RegisterCommand reg{
     "duo",
     "DuoDecoding (paper 003): draft on the CPU in parallel with the target on the GPU, vs AD and SpS, on the timeline",
@@ -268,7 +170,7 @@ const RegisterCommand reg{
       sub.add_option("--trace", a->trace, "Acceptance trace: a probability trace or a chain trace (DESIGN.md)");
       sub.add_option("--seed", a->seed, "Generator seed")->default_val(1);
       sub.add_option("--tokens", a->tokens, "Tokens to generate")->default_val(1024);
-      sub.add_option("--prompt", a->prompt, "Prompt tokens (prefill, TTFT; decode context = prompt + tokens / 2)")
+      sub.add_option("--prompt", a->prompt, "Prompt tokens (prefill, TTFT); decode steps start at this context and grow with the generated tokens")
           ->default_val(256);
       sub.add_option("--sps-gamma", a->sps_gamma, "SpS window (0: paper 001's best for the acceptance)")
           ->default_val(0)

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
 
 namespace experiments {
@@ -11,6 +12,7 @@ struct OptimizeArgs {
   std::string hw, model, algorithm, task = "govreport", context, data, source_table, engine, format;
   int x_max = 128;
   bool measured_only = false;
+  DraftPlacementNames placement;
 };
 
 int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
@@ -22,6 +24,7 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
   search::OptimizeOptions opt;
   opt.x_max = a.x_max;
   opt.measured_x_only = a.measured_only;
+  opt.draft_placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
   Table t({"hw", "model", "algorithm", "task", "context", "ar_tokens_per_s", "best_x",
            "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime"});
   for (long long L : parse_int_list("--context", a.context, 0)) {
@@ -32,6 +35,9 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
                num(r.best.t_verify_s), num(r.best.t_draft_s), num(r.ridge_x, 3),
                roofline::to_string(r.regime)});
   }
+  if (!opt.draft_placement.is_same_device())
+    t.set_footer(fmt::format("draft on {} over {}: t_draft_s is its passes there plus both link transfers",
+                             opt.draft_placement.device(), opt.draft_placement.link()));
   print_table(t, a.format);
   return 0;
 }
@@ -49,6 +55,7 @@ const RegisterCommand reg{
       sub.add_option("--source-table", a->source_table, "Only AAT rows from this source table");
       sub.add_option("--x-max", a->x_max, "Largest verification length considered")->default_val(128);
       sub.add_flag("--measured-only", a->measured_only, "Evaluate only x with a measured AAT");
+      add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
       return [a, &g] { return run_optimize(*a, g); };

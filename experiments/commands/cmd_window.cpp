@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/window/chain_sd.hpp"
@@ -17,6 +18,7 @@ struct WindowArgs {
   double t_verify_s = 1.0;
   int gamma_max = 16;
   bool map = false;
+  DraftPlacementNames placement;
 };
 
 // One latency table per cost ratio (constant mode) or per context (engine mode).
@@ -36,6 +38,9 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
         "window: expected either --cost-ratio C (constant T_v) or --hw, --model, --draft and --context "
         "(latencies from an engine), got " + std::string(constant_mode ? "both" : "neither"));
 
+  if (constant_mode && !a.placement.empty())
+    throw models::InputError("window: a draft placement (--draft-hw, --system) needs engine mode (--hw, --model, "
+                             "--draft, --context), not --cost-ratio");
   std::vector<std::string> key_cols;
   std::vector<LatencyCase> cases;
   if (constant_mode) {
@@ -50,12 +55,15 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
     const auto hw = reg.hardware(a.hw);
     const auto w = make_workload(reg, a.model, a.draft);
     const auto engine = make_engine(a.engine, hw);
+    const auto placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
     key_cols = {"hw", "model", "draft", "engine", "context", "cost_ratio"};
+    if (!a.placement.empty()) key_cols.push_back("draft_device");  // default: the columns as before
     for (long long L : parse_int_list("--context", a.context, 0)) {
-      auto lat = search::ChainLatency::from_engine(*engine, w, L, a.gamma_max);
-      cases.push_back({{hw.name, w.target.name, w.algorithm->name, engine->name(), integer(L),
-                        num(lat.cost_ratio())},
-                       std::move(lat)});
+      auto lat = search::ChainLatency::from_engine(*engine, w, L, a.gamma_max, placement);
+      std::vector<Cell> key{hw.name, w.target.name, w.algorithm->name, engine->name(), integer(L),
+                            num(lat.cost_ratio())};
+      if (!a.placement.empty()) key.push_back(placement.device());
+      cases.push_back({std::move(key), std::move(lat)});
     }
   }
 
@@ -113,6 +121,7 @@ const RegisterCommand reg{
       sub.add_option("--context", a->context, "Engine mode: context lengths L (1024 or 128,4096)");
       sub.add_option("--gamma-max", a->gamma_max, "Largest window considered (>= 1)")->default_val(16);
       sub.add_flag("--map", a->map, "Print only gamma* per (alpha, cost ratio or context): paper 001 Fig. 5");
+      add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
       return [a, &g] { return run_window(*a, g); };

@@ -19,7 +19,6 @@ namespace duo = search::duodecoding;
 constexpr double kTable4Alpha = 0.435;  // paper 003 Table 4
 constexpr long long kTokens = 2048;
 constexpr std::uint64_t kSeed = 1;
-constexpr int kGeneratorTopK = 8;  // candidates listed per position (the rule's cap is 4)
 // Paper 003 §4.4.2 (Fig. 4's text): tokens processed per iteration, display only.
 constexpr int kPaperProcessed[3] = {1, 5, 24};  // AD, SpS, DuoDecoding
 // The paper's SpS baseline runs in Transformers, so its draft (FP16) shares the GPU.
@@ -28,14 +27,10 @@ constexpr const char* kSpsGpuDraft = "llama-68m";
 constexpr double kPaperConfusion[2][2] = {{0.230, 0.335}, {0.348, 0.087}};
 
 ReproductionResult fig4(const ReproduceContext& ctx) {
-  duo::DuoNames n;
-  n.system = "duodecoding-a800-xeon";
-  n.model = "llama-2-7b";
-  n.draft = "llama-68m@q5_k_m";
-  n.engine = ctx.engine;
+  duo::DuoNames n = duo::paper003_testbed(ctx.engine);
   n.tokens = kTokens;
   duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
-  q.stream = duo::PositionStream::calibrated(kTable4Alpha, kGeneratorTopK, kSeed);
+  q.stream = duo::PositionStream::calibrated(kTable4Alpha, duo::kGeneratorTopK, kSeed);
   q.policy.dynamic = true;
   const duo::DuoReport r = duo::run_duo_scenario(q);
   duo::DuoNames ng = n;
@@ -52,7 +47,7 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
       "Paper 003 Fig. 4: iteration profile of AD, SpS and DuoDecoding ({} engine; A800 + Xeon, Llama-2-7B / "
       "Llama-68M Q5_K_M, alpha {})",
       ctx.engine, kTable4Alpha);
-  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", "llama-2-7b"),
+  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
                 ctx.registry->path("models", "llama-68m"),
                 "paper 003 Table 4 (alpha = 0.435; confusion, display only), §4.4.2 (tokens per iteration, display only)"};
   Table t({"method", "budget", "iteration_s", "target_forward_s", "draft_s", "comm_s", "target_idle_fraction",

@@ -32,11 +32,7 @@ constexpr std::uint64_t kSeed = 1;
 constexpr double kPlateau = 0.005;      // "ties": within 0.5 % of the best tokens/s
 
 ReproductionResult table3(const ReproduceContext& ctx) {
-  duo::DuoNames n;
-  n.system = "duodecoding-a800-xeon";
-  n.model = "llama-2-7b";
-  n.draft = "llama-68m@q5_k_m";
-  n.engine = ctx.engine;
+  duo::DuoNames n = duo::paper003_testbed(ctx.engine);
   n.tokens = kTokens;
   duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
   const int hw = duo::hardware_aware_budget(q.costs);
@@ -46,7 +42,7 @@ ReproductionResult table3(const ReproduceContext& ctx) {
       "Paper 003 Table 3: budget sweep around the hardware-aware budget ({} engine; A800 + Xeon, Llama-2-7B / "
       "Llama-68M Q5_K_M, one sequence)",
       ctx.engine);
-  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", "llama-2-7b"),
+  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
                 ctx.registry->path("models", "llama-68m"),
                 "paper 003 Table 3 (display only) and Table 4 (alpha = 0.435)"};
   Table t({"alpha", "budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "experiments/output/output_lock.hpp"
 #include "models/config_error.hpp"
@@ -43,12 +44,14 @@ std::vector<Cell> point_cells(const SweepPoint& p) {
   std::vector<Cell> cells = {integer(std::int64_t(p.index)), p.hardware, p.model, p.algorithm, p.task,
                              integer(p.context), integer(p.batch)};
   for (const auto& [k, v] : p.hardware_overrides) cells.push_back(text(v));
+  for (const auto& [k, v] : p.draft_placement) cells.push_back(text(v));
   return cells;
 }
 
 std::vector<std::string> point_column_names(const SweepSpec& spec) {
   auto cols = kPointColumns;
   for (const auto& k : spec.hardware_keys()) cols.push_back(k);
+  for (const auto& k : spec.draft_placement_keys()) cols.push_back(k);
   return cols;
 }
 
@@ -87,12 +90,24 @@ struct Prepared {
     long long context = 0;
   };
   std::map<std::string, std::shared_ptr<Aat>> aats;
+  std::map<std::string, std::shared_ptr<search::DraftPlacement>> placements;
 };
 
 std::string hardware_key(const SweepPoint& p) {
   std::string k = p.hardware;
   for (const auto& [key, v] : p.hardware_overrides) k += "|" + key + "=" + v;
   return k;
+}
+std::string placement_key(const SweepPoint& p) {
+  std::string k = p.hardware;
+  for (const auto& [key, v] : p.draft_placement) k += "|" + key + "=" + v;
+  return k;
+}
+DraftPlacementNames placement_names(const SweepPoint& p) {
+  DraftPlacementNames n;
+  for (const auto& [key, v] : p.draft_placement)
+    (key == "draft_hw" ? n.draft_hw : key == "draft_link" ? n.draft_link : key == "system" ? n.system : n.draft_device) = v;
+  return n;
 }
 std::string workload_key(const SweepPoint& p) { return fmt::format("{}|{}|{}", p.model, p.algorithm, p.batch); }
 std::string aat_key(const SweepPoint& p) {
@@ -304,6 +319,10 @@ std::vector<std::string> compute_sweep_rows(
       prep.workloads[wk] = std::make_shared<models::Workload>(make_workload(reg, p.model, p.algorithm, p.batch));
     const auto ak = aat_key(p);
     if (!prep.aats.count(ak)) prep.aats[ak] = prepare_aat(data, p, spec.path);
+    const auto pk = placement_key(p);
+    if (!prep.placements.count(pk))
+      prep.placements[pk] = std::make_shared<search::DraftPlacement>(
+          resolve_draft_placement(reg, placement_names(p), engine_name, p.hardware));
   }
 
   auto compute = [&](std::size_t index) {
@@ -331,6 +350,7 @@ std::vector<std::string> compute_sweep_rows(
     const auto engine = make_engine(engine_name, hw);
     search::OptimizeOptions opt;
     opt.x_max = spec.x_max;
+    opt.draft_placement = *prep.placements.at(placement_key(p));
     const auto r = search::optimize_context(*engine, w, p.context, aat.source, opt);
     // The observed outcome, in the terms of paper 000 §III-B: no gain, the optimum at or past the
     // AAT saturation point (the naive set), or an interior optimum set by the compute roof.

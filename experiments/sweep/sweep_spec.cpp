@@ -13,7 +13,9 @@ namespace experiments {
 namespace {
 
 const std::vector<std::string> kWorkloadFields = {"hardware", "model", "algorithm", "task",
-                                                  "source_table", "context", "batch"};
+                                                  "source_table", "context", "batch", "draft_hw",
+                                                  "draft_link", "system", "draft_device"};
+const std::vector<std::string> kDraftPlacementFields = {"draft_hw", "draft_link", "system", "draft_device"};
 
 std::string describe(const YAML::Node& n) {
   if (!n) return "nothing";
@@ -98,6 +100,12 @@ void validate_values(const std::string& file, const std::string& key, const std:
 
 }  // namespace
 
+bool is_draft_placement_field(const std::string& key) {
+  for (const auto& f : kDraftPlacementFields)
+    if (f == key) return true;
+  return false;
+}
+
 bool is_workload_field(const std::string& key) {
   for (const auto& f : kWorkloadFields)
     if (f == key) return true;
@@ -129,9 +137,17 @@ SweepPoint SweepSpec::point(std::size_t index) const {
     else if (k == "source_table") p.source_table = v;
     else if (k == "context") p.context = std::stoll(v);
     else if (k == "batch") p.batch = int(std::stoll(v));
+    else if (is_draft_placement_field(k)) p.draft_placement.emplace_back(k, v);
     else p.hardware_overrides.emplace_back(k, v);
   }
   return p;
+}
+
+std::vector<std::string> SweepSpec::draft_placement_keys() const {
+  std::vector<std::string> keys;
+  for (const auto& a : axes)
+    if (is_draft_placement_field(a.key)) keys.push_back(a.key);
+  return keys;
 }
 
 std::vector<std::string> SweepSpec::hardware_keys() const {

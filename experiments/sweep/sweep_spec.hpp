@@ -3,7 +3,10 @@
 // workloads to optimise. Axis keys are the workload fields (hardware, model, algorithm, task,
 // source_table, context, batch) or any numeric key of the hardware YAML, written as its dotted
 // path (memory.bandwidth_gbs, compute.mm_mode.k, clock_mhz). A scalar is a one-value axis; a
-// list gives the values; {from, to, count, scale: linear|log} generates them.
+// list gives the values; {from, to, count, scale: linear|log} generates them. The draft's
+// placement axes draft_hw, draft_link, system, draft_device (experiments/cli/
+// draft_placement_options.hpp; absent: the draft on the target's device) become CSV columns
+// when present.
 //
 //   name: compute_bandwidth_ratio
 //   engine: roofline            # optional (the CLI's --engine overrides it)
@@ -35,6 +38,7 @@ struct SweepPoint {
   long long context = 0;
   int batch = 1;
   std::vector<std::pair<std::string, std::string>> hardware_overrides;  // key -> value text
+  std::vector<std::pair<std::string, std::string>> draft_placement;     // placement axis -> value
 };
 
 struct SweepSpec {
@@ -49,10 +53,14 @@ struct SweepSpec {
   SweepPoint point(std::size_t index) const;
   // Keys of the hardware-override axes, in file order (they become CSV columns).
   std::vector<std::string> hardware_keys() const;
+  // Keys of the draft-placement axes, in file order (CSV columns after the hardware keys).
+  std::vector<std::string> draft_placement_keys() const;
 };
 
 // Workload fields an axis may name; every other key is a hardware YAML key.
 bool is_workload_field(const std::string& key);
+// draft_hw, draft_link, system, draft_device.
+bool is_draft_placement_field(const std::string& key);
 
 // Parses and validates a spec; errors are models::InputError "FILE: KEY: expected X, got Y".
 SweepSpec load_sweep_spec(const std::string& path);

@@ -48,7 +48,7 @@ ChainLatency ChainLatency::constant(double cost_ratio, double t_verify_s, int ga
 }
 
 ChainLatency ChainLatency::from_engine(const models::LatencyEngine& engine, const models::Workload& w,
-                                       long long context, int gamma_max) {
+                                       long long context, int gamma_max, const DraftPlacement& placement) {
   require_gamma_max("--gamma-max", gamma_max);
   if (!w.algorithm)
     throw models::InputError("--draft: expected a chain draft (algorithm or draft model), got none");
@@ -61,7 +61,7 @@ ChainLatency ChainLatency::from_engine(const models::LatencyEngine& engine, cons
   ChainLatency l;
   for (int g = 0; g <= gamma_max; ++g) {
     l.verify_s_.push_back(models::t_verify(engine, w, g + 1, context));
-    l.draft_s_.push_back(g == 0 ? 0.0 : models::t_draft(engine, w, g + 1, context));
+    l.draft_s_.push_back(g == 0 ? 0.0 : placement.t_draft(engine, w, g + 1, context));
   }
   return l;
 }

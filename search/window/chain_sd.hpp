@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/latency_engine.hpp"
+#include "search/draft_placement.hpp"
 
 namespace search {
 
@@ -24,9 +25,11 @@ class ChainLatency {
   // Paper 001's idealisation: T_v constant, draft time per token = cost_ratio * T_v.
   static ChainLatency constant(double cost_ratio, double t_verify_s, int gamma_max);
   // From an engine: draft_s(gamma) = t_draft(x = gamma + 1, L), verify_s(gamma) = t_verify(gamma + 1, L).
-  // The workload's algorithm must be a chain draft.
+  // The workload's algorithm must be a chain draft. With a placement, draft_s is the draft's
+  // passes on its own device plus the link transfers (search/draft_placement.hpp).
   static ChainLatency from_engine(const models::LatencyEngine& engine, const models::Workload& w,
-                                  long long context, int gamma_max);
+                                  long long context, int gamma_max,
+                                  const DraftPlacement& placement = DraftPlacement::same_device());
 
   int gamma_max() const { return int(draft_s_.size()) - 1; }
   double draft_s(int gamma) const { return draft_s_.at(std::size_t(gamma)); }

@@ -1,8 +1,7 @@
 // DuoDecoding on the timeline (paper 003) and its command: the step time is the slower side's
 // (target forward with a fast draft; draft passes plus the link round trip with a slow one), the
 // best budget of a sweep lies within +-2 of the hardware-aware budget, bad input exits 2 with
-// one line, same seed gives the same bytes. These live with the CLI tests because the timeline
-// part is header-only and needs both the search and sim libraries (duo_timeline.hpp).
+// one line, same seed gives the same bytes.
 #include <catch2/catch.hpp>
 
 #include "tests/experiments/cli_run.hpp"
@@ -30,10 +29,7 @@ const std::string kDuo = "duo --system duodecoding-a800-xeon --model llama-2-7b 
 
 DuoRequest testbed_request(long long tokens = 1024) {
   const models::ConfigRegistry reg;
-  DuoNames n;
-  n.system = "duodecoding-a800-xeon";
-  n.model = "llama-2-7b";
-  n.draft = "llama-68m@q5_k_m";
+  DuoNames n = paper003_testbed();
   n.tokens = tokens;
   return make_duo_request(reg, n);
 }
@@ -66,9 +62,9 @@ TEST_CASE("DuoDecoding with a draft much slower than the target: each iteration 
     // The draft waits for the previous verdict, drafts, sends; the target meets it.
     const double expect = budget * pass +
                           link_transfer_s(pl, pl.draft_device, pl.target_device,
-                                          draft_to_target_bytes(plan.iterations[i].draft_tokens, q.draft_vocab)) +
+                                          search::draft_to_target_bytes(plan.iterations[i].draft_tokens, q.draft_vocab)) +
                           link_transfer_s(pl, pl.target_device, pl.draft_device,
-                                          target_to_draft_bytes(plan.iterations[i - 1].gained));
+                                          search::verdict_bytes(plan.iterations[i - 1].gained));
     CHECK(r.timing[i].iteration_s == Approx(expect).epsilon(1e-9));
   }
   CHECK(r.draft_idle_fraction < 0.01);
@@ -78,9 +74,7 @@ TEST_CASE("DuoDecoding with a draft much slower than the target: each iteration 
 TEST_CASE("The best budget of a sweep lies within +-2 of the hardware-aware budget (A800 + Xeon, both engines' costs)") {
   for (const char* draft : {"llama-68m@q5_k_m", "llama-68m"}) {
     const models::ConfigRegistry reg;
-    DuoNames n;
-    n.system = "duodecoding-a800-xeon";
-    n.model = "llama-2-7b";
+    DuoNames n = paper003_testbed();
     n.draft = draft;
     n.tokens = 3000;
     DuoRequest q = make_duo_request(reg, n);
@@ -184,4 +178,20 @@ TEST_CASE("duo: SpS may draft on another device; the scenario registry runs duod
   REQUIRE(s.status == 0);
   CHECK_THAT(s.output, Catch::StartsWith("method,budget,tokens,tokens_per_s"));
   CHECK(lines(s.output) == 4);
+}
+
+TEST_CASE("DuoDecoding timeline: the decode context grows with the generated tokens") {
+  DuoRequest q = testbed_request(2048);
+  const ScenarioRun r = run_plan(q.placement, q.costs, plan_ad(2048), q.draft_vocab);
+  REQUIRE(r.timing.size() == 2048);
+  // AD: one token per step; step i runs at the prompt plus the i tokens before it (in kContextStep
+  // steps), so the last step reads far more KV than the first and takes clearly longer.
+  for (std::size_t i = 0; i < r.timing.size(); ++i)
+    CHECK(r.timing[i].target_s == Approx(q.costs.target_forward_at(1, (long long)i)).epsilon(1e-12));
+  CHECK(q.costs.target_forward_at(1, 2047) == q.costs.target_forward_at(1, 2047 / kContextStep * kContextStep));
+  CHECK(r.timing.back().target_s > 1.01 * r.timing.front().target_s);
+  CHECK(q.costs.decode_context(0) == 256);
+  CHECK(q.costs.decode_context(2047) == 256 + 2047 / kContextStep * kContextStep);
+  // The budget is chosen once, at the mean context of the generation.
+  CHECK(q.costs.context() == 256 + 1024);
 }

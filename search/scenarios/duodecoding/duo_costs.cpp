@@ -48,8 +48,10 @@ DuoPlacement resolve_placement(const models::SystemSpec& system, const models::M
 }
 
 DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::ModelSpec& target,
-                                const models::ModelSpec& draft, const std::string& engine, long long context) {
+                                const models::ModelSpec& draft, const std::string& engine, long long prompt,
+                                long long context) {
   if (context < 0) throw models::InputError(fmt::format("--context: expected >= 0, got {}", context));
+  if (prompt < 0) throw models::InputError(fmt::format("--prompt: expected >= 0, got {}", prompt));
   const auto& thw = placement.system.devices[std::size_t(placement.target_device)].hardware;
   const auto& dhw = placement.system.devices[std::size_t(placement.draft_device)].hardware;
   std::shared_ptr<const models::LatencyEngine> te = models::make_engine(engine, thw);
@@ -57,6 +59,7 @@ DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::Mod
   const bool t_head = thw.verify_includes_lm_head;
   DuoCosts c;
   c.context_ = context;
+  c.prompt_ = prompt;
   // A chain of x new tokens attends causally (no tree branches), in decode and in prefill.
   c.target_ = [te, target, t_head](int tokens, long long ctx) {
     models::StepShape s;
@@ -100,6 +103,12 @@ double DuoCosts::cached(const Cost& f, std::map<std::pair<int, long long>, doubl
 
 double DuoCosts::target_forward_s(int x) const { return cached(target_, target_memo_, x, context_); }
 double DuoCosts::draft_pass_s() const { return cached(draft_, draft_memo_, 1, context_); }
+double DuoCosts::target_forward_at(int x, long long generated) const {
+  return cached(target_, target_memo_, x, decode_context(generated));
+}
+double DuoCosts::draft_pass_at(long long generated) const {
+  return cached(draft_, draft_memo_, 1, decode_context(generated));
+}
 double DuoCosts::target_prefill_s(int tokens) const { return cached(target_, target_memo_, tokens, 0); }
 double DuoCosts::draft_prefill_s(int tokens) const { return cached(draft_, draft_memo_, tokens, 0); }
 

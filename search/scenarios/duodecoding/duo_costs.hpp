@@ -28,27 +28,43 @@ struct DuoPlacement {
 DuoPlacement resolve_placement(const models::SystemSpec& system, const models::ModelSpec& target,
                                const std::string& draft_device);
 
+// Decode steps see the KV length at their iteration's start rounded down to a multiple of this:
+// one engine call per 64 tokens of growth instead of one per token. 64 tokens of Llama-2-7B KV
+// (32 MiB) are 0.25 % of a step's 13.5 GB of weight reads, so the rounding moves no step by more.
+inline constexpr long long kContextStep = 64;
+
 class DuoCosts {
  public:
-  // Engine costs at decode context `context` (the KV length held for every decode step).
+  // Engine costs. Decode steps start at context `prompt` and grow with the generated tokens
+  // (target_forward_at / draft_pass_at); `reference_context` is the KV length at which the
+  // budget and SpS's window are chosen once, before decoding (the mean over the generation).
   static DuoCosts from_engines(const DuoPlacement& placement, const models::ModelSpec& target,
-                               const models::ModelSpec& draft, const std::string& engine, long long context);
+                               const models::ModelSpec& draft, const std::string& engine, long long prompt,
+                               long long reference_context);
   // Fixed costs (tests, what-if studies): every target forward takes target_forward_s whatever
-  // x, every draft pass draft_pass_s; prefill likewise per pass.
+  // x and context, every draft pass draft_pass_s; prefill likewise per pass.
   static DuoCosts constant(double target_forward_s, double draft_pass_s);
 
-  double target_forward_s(int x) const;     // target forward over x new tokens (decode context)
-  double draft_pass_s() const;              // one draft forward of one token (decode context)
+  double target_forward_s(int x) const;     // target forward over x new tokens (reference context)
+  double draft_pass_s() const;              // one draft forward of one token (reference context)
+  // The same after `generated` tokens were appended to the prompt (context grows as they are).
+  double target_forward_at(int x, long long generated) const;
+  double draft_pass_at(long long generated) const;
   double target_prefill_s(int tokens) const;  // target forward over the prompt (empty cache)
   double draft_prefill_s(int tokens) const;   // draft forward over the prompt (empty cache)
   // Paper 003 §3.1: target forward time on its device over draft forward time on its device.
   double cost_coefficient() const { return target_forward_s(1) / draft_pass_s(); }
   long long context() const { return context_; }
+  long long prompt() const { return prompt_; }
+  // KV length of a decode step after `generated` tokens (rounded down to kContextStep).
+  long long decode_context(long long generated) const {
+    return prompt_ + generated / kContextStep * kContextStep;
+  }
 
  private:
   using Cost = std::function<double(int tokens, long long context)>;
   Cost target_, draft_;
-  long long context_ = 0;
+  long long context_ = 0, prompt_ = 0;
   mutable std::map<std::pair<int, long long>, double> target_memo_, draft_memo_;
   double cached(const Cost& f, std::map<std::pair<int, long long>, double>& memo, int tokens, long long ctx) const;
 };

@@ -1,0 +1,22 @@
+"""Paper 003 §4.3: TTFT relative to autoregressive decoding per prompt length, for SpS (draft on
+CPU / GPU) and DuoDecoding with and without the parallel layout."""
+from plotlib import COLORS, fnum, out_dir, plt, read_csv, save, style
+
+d = out_dir()
+rows = read_csv(d + "/duo-ttft.csv")
+style()
+fig, ax = plt.subplots(figsize=(7, 4))
+methods = []
+for r in rows:
+    if r["method"] not in methods:
+        methods.append(r["method"])
+for i, m in enumerate(methods):
+    sel = [r for r in rows if r["method"] == m]
+    ax.plot([int(r["prompt_tokens"]) for r in sel], [fnum(r["ttft_vs_ad"]) for r in sel], "o-", color=COLORS[i],
+            label=m)
+ax.set_xscale("log", base=2)
+ax.set_xlabel("prompt tokens")
+ax.set_ylabel("TTFT relative to autoregressive decoding")
+ax.set_title("TTFT (A800 + Xeon, Llama-2-7B / Llama-68M Q5_K_M)", fontsize=9)
+ax.legend(fontsize=8)
+save(fig, d + "/duo-ttft.png")

@@ -1,0 +1,122 @@
+// Paper 003 Table 2: DuoDecoding's draft-sequence strategies (static 1..4 sequences vs the
+// dynamic rule of §3.2) on the paper's testbed (A800 + Xeon, Llama-2-7B / Llama-68M Q5_K_M) at the
+// hardware-aware budget: tokens/s and speed-ups over AD and SpS.
+// Acceptance: the paper publishes no per-task acceptance for its draft; Table 4 gives the share of
+// iterations whose top-1 first draft token was accepted, 0.348 + 0.087 = 0.435, used as alpha,
+// with 0.6 and 0.8 as stated alphas to show how the ranking moves with acceptance. The calibrated
+// seeded generator (search/acceptance/probability_trace.hpp) draws the draft's probabilities; its
+// spread over the lower candidates is a modelling choice (DESIGN.md "Probability traces"), not
+// fitted. Table 2's values are display only (relative to each task's one-sequence row).
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "experiments/reproductions/repro_support.hpp"
+#include "search/scenarios/duodecoding/duo_scenario.hpp"
+
+namespace experiments {
+namespace {
+
+namespace duo = search::duodecoding;
+
+constexpr double kTable4Alpha = 0.435;  // paper 003 Table 4: top-1 first token accepted, 0.348 + 0.087
+constexpr long long kTokens = 2048;
+constexpr std::uint64_t kSeed = 1;
+constexpr int kMaxStatic = 4;           // static:1..4, the dynamic rule's cap
+// Paper 003 Table 2 (Llama-2-7B, tokens/s; MT, Trans, Math, Code), rows static 1, 2, 3, dynamic.
+constexpr int kPaperRows = 4;
+constexpr double kPaperTable2[kPaperRows][4] = {{98.71, 131.15, 149.68, 89.06},
+                                                {102.30, 118.48, 136.00, 84.15},
+                                                {101.22, 113.42, 124.76, 80.54},
+                                                {101.67, 139.08, 150.67, 89.52}};
+
+double mean_sequences(const duo::Plan& p) {
+  long long n = 0, sum = 0;
+  for (const auto& [s, c] : p.sequence_counts) n += c, sum += s * c;
+  return n ? double(sum) / double(n) : 0.0;
+}
+
+ReproductionResult table2(const ReproduceContext& ctx) {
+  duo::DuoNames n = duo::paper003_testbed(ctx.engine);
+  n.tokens = kTokens;
+  duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
+  const int budget = duo::hardware_aware_budget(q.costs);
+
+  ReproductionResult res;
+  res.title = fmt::format(
+      "Paper 003 Table 2: draft-sequence strategies at the hardware-aware budget {} ({} engine; A800 + Xeon, "
+      "Llama-2-7B / Llama-68M Q5_K_M)",
+      budget, ctx.engine);
+  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
+                ctx.registry->path("models", "llama-68m"),
+                "paper 003 Table 4 (alpha = 0.435) and Table 2 (display only)"};
+  Table t({"alpha", "strategy", "budget", "mean_sequences", "tokens_per_s", "relative_to_static1", "speedup_vs_ad",
+           "speedup_vs_sps", "tokens_per_iteration", "iteration_s", "best", "paper_mt_relative", "paper_trans_relative",
+           "paper_math_relative", "paper_code_relative"});
+  std::string summary;
+  for (double alpha : {kTable4Alpha, 0.6, 0.8}) {
+    q.stream = duo::PositionStream::calibrated(alpha, duo::kGeneratorTopK, kSeed);
+    q.budget = budget;
+    q.policy = duo::SequencePolicy{};
+    q.policy.dynamic = true;
+    // AD and SpS (draft on the same CPU) once per alpha, from the dynamic run's token count.
+    const duo::DuoReport dyn = duo::run_duo_scenario(q);
+    struct Row {
+      std::string name;
+      duo::ScenarioRun run;
+      int paper_row;  // -1: the paper has no such row
+    };
+    std::vector<Row> rows;
+    for (int s = 1; s <= kMaxStatic; ++s) {
+      duo::SequencePolicy p;
+      p.static_sequences = s;
+      rows.push_back({fmt::format("static:{}", s),
+                      duo::run_plan(q.placement, q.costs, duo::plan_duo(q.stream, budget, p, q.tokens), q.draft_vocab),
+                      s <= 3 ? s - 1 : -1});
+    }
+    rows.push_back({"dynamic", dyn.duo, 3});
+    const double static1 = rows.front().run.tokens_per_s;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+      if (rows[i].run.tokens_per_s > rows[best].run.tokens_per_s) best = i;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      std::vector<Cell> row{num(alpha),
+                            text(r.name),
+                            integer(budget),
+                            num(r.name == "dynamic" ? mean_sequences(r.run.plan) : double(i + 1)),
+                            num(r.run.tokens_per_s),
+                            num(r.run.tokens_per_s / static1),
+                            num(r.run.tokens_per_s / dyn.ad.tokens_per_s),
+                            num(r.run.tokens_per_s / dyn.sps.tokens_per_s),
+                            num(r.run.tokens_per_iteration),
+                            num(r.run.mean_iteration_s),
+                            text(i == best ? "yes" : "")};
+      for (int task = 0; task < 4; ++task)
+        row.push_back(r.paper_row >= 0 ? num(kPaperTable2[r.paper_row][task] / kPaperTable2[0][task]) : text(""));
+      t.add_row(std::move(row));
+    }
+    summary += fmt::format("{}alpha {}: best {} ({:.2f} tokens/s), dynamic {:.3f}x static:1", summary.empty() ? "" : "; ",
+                           alpha, rows[best].name, rows[best].run.tokens_per_s, rows.back().run.tokens_per_s / static1);
+  }
+  res.table = std::move(t);
+  res.notes = fmt::format(
+      "Budget {} passes (hardware-aware, cost coefficient {:.2f} at context {}), shared by the sequences: n sequences "
+      "get 1 + (budget - 1) / n tokens each, so more sequences mean shorter ones (paper 003 §4.4.1). {}. "
+      "speedup_vs_sps is over SpS with the draft on the same CPU (paper 001's best window). Paper columns: each "
+      "task's tokens/s over its one-sequence row, display only. Every iteration verifies only the first token of the "
+      "new draft (paper 003 §3.3), so extra sequences pay only when the top-1 first token is rejected and a lower "
+      "one is the target's; how often that happens depends on the spread of the draft's lower candidates, which the "
+      "generator does not know from any published figure.",
+      budget, q.costs.cost_coefficient(), q.costs.context(), summary);
+  res.plots.push_back(plot_script("duo_table2"));
+  return res;
+}
+
+const RegisterReproduction reg{"duo-table2",
+                               "Paper 003 Table 2: DuoDecoding draft-sequence strategies (static 1..4 vs dynamic)",
+                               table2, 119};
+
+}  // namespace
+}  // namespace experiments

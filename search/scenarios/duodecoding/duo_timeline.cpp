@@ -1,0 +1,150 @@
+#include "search/scenarios/duodecoding/duo_timeline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/config_error.hpp"
+#include "sim/system/collectives.hpp"
+
+namespace search::duodecoding {
+
+double link_transfer_s(const DuoPlacement& pl, int a, int b, double bytes) {
+  if (a == b) return 0;
+  const auto* l = pl.system.link_between(a, b);
+  return l ? l->spec.transfer_s(bytes) : 0;
+}
+
+ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan, int draft_vocab) {
+  ScenarioRun out;
+  out.plan = plan;
+  sim::TaskGraph& g = out.graph;
+  const auto& s = pl.system;
+  const int tdev = pl.target_device, ddev = pl.draft_device;
+  const int tres = g.add_resource({s.devices[std::size_t(tdev)].name, sim::ResourceKind::device_stream,
+                                   s.devices[std::size_t(tdev)].name});
+  const int dres = pl.same_device() ? tres
+                                    : g.add_resource({s.devices[std::size_t(ddev)].name, sim::ResourceKind::device_stream,
+                                                      s.devices[std::size_t(ddev)].name});
+  sim::LaneResources lanes;
+  for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+
+  auto task = [&](int res, std::string name, std::string category, double busy, std::vector<int> deps) {
+    sim::TimelineTask t;
+    t.name = std::move(name);
+    t.category = std::move(category);
+    t.resource = res;
+    t.busy_s = busy;
+    t.deps = std::move(deps);
+    return g.add_task(std::move(t));
+  };
+  auto send = [&](int a, int b, double bytes, int after, const std::string& name) {
+    if (a == b) return after;
+    return sim::add_send(g, s, lanes, a, b, bytes, {after}, name);
+  };
+  auto deps_of = [](int t) { return t < 0 ? std::vector<int>{} : std::vector<int>{t}; };
+
+  struct Ids { int target = -1, draft = -1, to_target = -1, verify = -1, to_draft = -1; };
+  std::vector<Ids> ids;
+  ids.reserve(plan.iterations.size());
+  int prev_verify = -1, prev_verdict = -1;
+  long long generated = 0;  // tokens appended before this iteration: the KV grows with them
+  for (std::size_t i = 0; i < plan.iterations.size(); ++i) {
+    const auto& it = plan.iterations[i];
+    const double t_pass = c.draft_pass_at(generated);
+    Ids k;
+    const std::string n = std::to_string(i);
+    if (plan.method == Method::ad) {
+      k.target = task(tres, "AD forward " + n, "compute", c.target_forward_at(1, generated),
+                      deps_of(prev_verify));
+      k.verify = k.target;
+    } else if (plan.method == Method::sps) {
+      k.draft = task(dres, fmt::format("draft {} x{}", n, it.draft_passes), "draft",
+                     it.draft_passes * t_pass, deps_of(prev_verdict));
+      k.to_target = send(ddev, tdev, draft_to_target_bytes(it.draft_tokens, draft_vocab), k.draft, "draft -> target " + n);
+      k.target = task(tres, fmt::format("verify {} x={}", n, it.x), "compute", c.target_forward_at(it.x, generated),
+                      deps_of(k.to_target));
+      k.verify = task(tres, "verdict " + n, "host", 0, {k.target});
+      k.to_draft = send(tdev, ddev, verdict_bytes(it.gained), k.verify, "verdict -> draft " + n);
+    } else {
+      k.target = task(tres, fmt::format("target {} x={}", n, it.x), "compute", c.target_forward_at(it.x, generated),
+                      deps_of(prev_verify));
+      k.draft = task(dres, fmt::format("draft {} x{} seq{}", n, it.draft_passes, it.sequences), "draft",
+                     it.draft_passes * t_pass, deps_of(prev_verdict));
+      k.to_target = send(ddev, tdev, draft_to_target_bytes(it.draft_tokens, draft_vocab), k.draft, "draft -> target " + n);
+      std::vector<int> meet{k.target};
+      if (k.to_target != k.target) meet.push_back(k.to_target);
+      k.verify = task(tres, "verify " + n, "host", 0, meet);
+      k.to_draft = send(tdev, ddev, verdict_bytes(it.gained), k.verify, "verdict -> draft " + n);
+    }
+    generated += it.gained;
+    prev_verify = k.verify;
+    prev_verdict = k.to_draft >= 0 ? k.to_draft : k.verify;
+    ids.push_back(k);
+  }
+  out.run = sim::run_timeline(g);
+  const auto& r = out.run;
+
+  double prev_end = 0;
+  auto dur = [&](int t) { return t < 0 ? 0.0 : r.end_s[std::size_t(t)] - r.start_s[std::size_t(t)]; };
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& k = ids[i];
+    IterationTiming ti;
+    ti.end_s = r.end_s[std::size_t(k.verify)];
+    ti.iteration_s = ti.end_s - prev_end;
+    prev_end = ti.end_s;
+    ti.target_s = g.task(k.target).busy_s;
+    ti.draft_s = k.draft >= 0 ? g.task(k.draft).busy_s : 0;
+    ti.comm_s = (k.to_target >= 0 && k.to_target != k.draft ? dur(k.to_target) : 0) +
+                (k.to_draft >= 0 && k.to_draft != k.verify ? dur(k.to_draft) : 0);
+    out.timing.push_back(ti);
+  }
+  out.seconds = prev_end;
+  for (std::size_t t = 0; t < g.tasks().size(); ++t) {
+    const auto& tk = g.tasks()[t];
+    if (tk.resource == tres && tk.category == "compute") out.target_busy_s += tk.busy_s;
+    if (tk.resource == dres && tk.category == "draft") out.draft_busy_s += tk.busy_s;
+    if (g.resources()[std::size_t(tk.resource)].kind == sim::ResourceKind::link) out.link_busy_s += tk.busy_s;
+  }
+  const double n = double(std::max<std::size_t>(1, ids.size()));
+  if (out.seconds > 0) {
+    out.tokens_per_s = double(plan.tokens) / out.seconds;
+    // A shared device is idle when neither model runs on it.
+    const double on_target = out.target_busy_s + (pl.same_device() ? out.draft_busy_s : 0);
+    out.target_idle_fraction = std::max(0.0, 1 - on_target / out.seconds);
+    out.draft_idle_fraction = plan.method == Method::ad ? 1.0
+                              : pl.same_device()        ? out.target_idle_fraction
+                                                        : std::max(0.0, 1 - out.draft_busy_s / out.seconds);
+  }
+  long long processed = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    out.mean_iteration_s += out.timing[i].iteration_s / n;
+    out.mean_target_s += out.timing[i].target_s / n;
+    out.mean_draft_s += out.timing[i].draft_s / n;
+    out.mean_comm_s += out.timing[i].comm_s / n;
+    processed += plan.iterations[i].x;
+  }
+  out.tokens_per_iteration = double(plan.tokens) / n;
+  out.processed_per_iteration = double(processed) / n;
+  return out;
+}
+
+TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma,
+                                      int budget, int draft_vocab) {
+  if (prompt < 1) throw models::InputError(fmt::format("--prompt: expected >= 1 tokens, got {}", prompt));
+  TtftResult t;
+  const int tdev = pl.target_device, ddev = pl.draft_device;
+  t.ad_s = c.target_prefill_s(prompt);
+  const double draft_sps = c.draft_prefill_s(prompt) + sps_gamma * c.draft_pass_s();
+  t.sps_s = draft_sps + link_transfer_s(pl, ddev, tdev, draft_to_target_bytes(sps_gamma, draft_vocab)) +
+            c.target_prefill_s(prompt + sps_gamma);
+  const double draft_duo = c.draft_prefill_s(prompt) + budget * c.draft_pass_s();
+  const double to_target = link_transfer_s(pl, ddev, tdev, draft_to_target_bytes(budget, draft_vocab));
+  // On one device the two prefills share the stream: no overlap.
+  t.duo_parallel_s = pl.same_device() ? draft_duo + c.target_prefill_s(prompt)
+                                      : std::max(c.target_prefill_s(prompt), draft_duo + to_target);
+  t.duo_sequential_s = draft_duo + to_target + c.target_prefill_s(prompt);
+  return t;
+}
+
+}  // namespace search::duodecoding
