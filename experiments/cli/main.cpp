@@ -7,12 +7,15 @@
 #include <iostream>
 
 #include "experiments/cli/command_registry.hpp"
+#include "experiments/cli/version.hpp"
 #include "models/config_error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"specdse: when and how speculative decoding pays off on FPGAs, GPUs and CPUs"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
+  app.set_version_flag("--version", "specdse " + experiments::version() + " (git commit " +
+                                        experiments::git_commit() + ")");
   experiments::GlobalOptions global;
   app.add_option("--config-dir", global.config_dir,
                  "Folder with hardware/, models/, algorithms/ and acceptance/ (default: the "
@@ -30,6 +33,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);

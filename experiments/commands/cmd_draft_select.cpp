@@ -84,7 +84,7 @@ int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
   const auto evals = search::evaluate_drafts(candidates, a.answer_tokens);
   Table t({"hw", "model", "engine", "context", "draft", "alpha", "alpha_source", "cost_ratio", "gamma",
            "expected_tokens", "t_draft_s", "t_verify_s", "tokens_per_s", "speedup", "rho", "steps", "delta_n",
-           "theorem2_bound", "theorem2", "faster_than_baseline", "chosen"});
+           "theorem2_bound", "theorem2", "faster_than_baseline", "chosen", "at_search_limit"});
   for (std::size_t i = 0; i < evals.size(); ++i) {
     const auto& e = evals[i];
     const auto& lat = candidates[i].latency;
@@ -93,7 +93,9 @@ int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
                num(lat.verify_s(e.best.gamma)), num(e.best.tokens_per_s), num(e.speedup), num(e.rho), num(e.steps),
                num(e.delta_n), num(e.theorem2_bound), e.theorem2,
                text(e.theorem2 == "baseline" ? "-" : (e.faster_than_baseline ? "yes" : "no")),
-               text(e.chosen ? "yes" : "no")});
+               text(e.chosen ? "yes" : "no"),
+               // A best window on the largest one searched may only be the edge of the search.
+               e.best.gamma >= a.gamma_max ? fmt::format("gamma = {}: raise --gamma-max", a.gamma_max) : std::string()});
   }
   t.set_footer(fmt::format("Theorem 2 (paper 001): a larger draft wins if delta_n > (delta_c / delta_rho) L, "
                            "L = {} answer tokens, against the draft with the smallest cost ratio",

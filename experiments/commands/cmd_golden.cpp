@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "experiments/cli/cli_common.hpp"
@@ -54,10 +55,29 @@ models::HardwareSpec resolve_hardware(const GoldenArgs& a, const models::ConfigR
   return reg.hardware(a.hw);
 }
 
+// A CPU config describes this host when calibrate-host wrote it (its header line says so) on a
+// machine with this host's core count. Any other CPU config (e.g. xeon-16c) describes another
+// machine: timing kernels here against it measures the difference between two machines, not the
+// model's error.
+std::string foreign_host_warning(const models::HardwareSpec& hw) {
+  std::ifstream in(hw.source_file);
+  std::string first;
+  std::getline(in, first);
+  const bool calibrated_here = first.find("calibrated by `specdse calibrate-host`") != std::string::npos;
+  const int host_cores = sim::host_core_count();
+  if (calibrated_here && hw.cpu->cores == host_cores) return "";
+  return fmt::format(
+      "warning: '{}' ({} cores) is not a calibration of this host ({} cores){}: the kernels run here, so "
+      "error_pct compares two different machines, not the model with its hardware; run `specdse "
+      "calibrate-host` and `specdse golden --hw host` to validate the CPU model on this machine",
+      hw.name, hw.cpu->cores, host_cores, calibrated_here ? ", calibrated on another machine" : "");
+}
+
 int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
   const models::HardwareSpec hw = resolve_hardware(a, reg);
   std::vector<sim::GoldenRow> rows;
+  std::string warning;  // CPU configs that do not describe this host
   if (hw.kind == models::HardwareKind::gpu) {
     if (a.measured.empty())
       throw models::InputError(fmt::format("--measured: expected a CSV from specdse_cuda_golden run on a '{}' "
@@ -82,6 +102,8 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     o.warmup = a.warmup;
     o.flush_bytes = a.no_flush ? 0 : sim::host_cache_flush_bytes();
     o.seed = a.seed;
+    warning = foreign_host_warning(hw);
+    if (!warning.empty()) std::cerr << "specdse: " << warning << "\n";
     rows = sim::run_cpu_golden(shapes, hw, o);
   } else {
     throw models::InputError(fmt::format("--hw: expected a cpu or gpu config, got fpga '{}'", hw.name));
@@ -101,7 +123,8 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
                                     hw.name, sim::median_abs_error_pct(rows, proj), count(proj));
   if (count(attn) > 0)
     summary += fmt::format("; attention {:.1f} % over {} shapes", sim::median_abs_error_pct(rows, attn), count(attn));
-  t.set_footer(summary);
+  // Table output repeats the warning under the table, where it is read with the errors.
+  t.set_footer(warning.empty() || parse_format(a.format) != OutputFormat::table ? summary : summary + "\n" + warning);
   print_table(t, a.format);
   if (parse_format(a.format) != OutputFormat::table) std::cerr << summary << '\n';  // keep stdout parseable
   return 0;

@@ -57,7 +57,8 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
     return 0;
   }
 
-  std::vector<std::string> cols = {"hw", "model", "engine", "batch", "x", "context", "t_verify_s", "tokens_per_s"};
+  std::vector<std::string> cols = {"hw", "model", "engine", "batch", "x", "context", "t_verify_s",
+                                   "tokens_per_s_total"};  // x * batch / T_v: the whole batch
   if (w.algorithm) cols.insert(cols.end(), {"draft", "draft_passes", "t_draft_s", "t_step_s"});
   Table t(cols);
   for (long long L : contexts)

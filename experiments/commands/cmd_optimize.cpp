@@ -1,6 +1,7 @@
 // specdse optimize: best verification length per context, speedup over AD and the regime.
 #include <fmt/format.h>
 
+#include "experiments/cli/acceptance_source.hpp"
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
@@ -9,7 +10,8 @@ namespace experiments {
 namespace {
 
 struct OptimizeArgs {
-  std::string hw, model, algorithm, task = "govreport", context, data, source_table, engine, format;
+  std::string hw, model, algorithm, task = "govreport", context, engine, format;
+  AcceptanceOptions acceptance;
   int x_max = 128;
   bool measured_only = false;
   DraftPlacementNames placement;
@@ -20,20 +22,31 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
   const auto hw = reg.hardware(a.hw);
   const auto w = make_workload(reg, a.model, a.algorithm);
   const auto engine = make_engine(a.engine, hw);
-  const auto data = search::AcceptanceData::load(a.data.empty() ? search::default_acceptance_path() : a.data);
   search::OptimizeOptions opt;
   opt.x_max = a.x_max;
   opt.measured_x_only = a.measured_only;
   opt.draft_placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
   Table t({"hw", "model", "algorithm", "task", "context", "ar_tokens_per_s", "best_x",
-           "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime"});
+           "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "aat_source", "at_search_limit", "aat_source_tables"});
+  // The largest x searched: --x-max, or the algorithm's largest tree when that is smaller. A best
+  // x there may only be the edge of the search, not the optimum.
+  const bool tree_bound = w.algorithm && w.algorithm->max_x > 0 && w.algorithm->max_x < a.x_max;
+  const int x_limit = tree_bound ? w.algorithm->max_x : a.x_max;
+  const std::string limit_note =
+      tree_bound ? fmt::format("x = {}: the algorithm's largest tree", x_limit)
+                 : fmt::format("x = {}: raise --x-max", x_limit);
+  // Measurements are keyed by the model config's own name, so a model given as a YAML path
+  // finds them too.
+  const AatResolver resolver(reg, a.acceptance, {w.target.name, a.algorithm, a.task}, w.algorithm.get(), a.x_max);
   for (long long L : parse_int_list("--context", a.context, 0)) {
-    const auto aat = aat_source(data, {a.algorithm, a.model, a.task, a.source_table}, L);
-    const auto r = search::optimize_context(*engine, w, L, aat, opt);
+    require_workload_fits(hw, w, L, a.x_max);
+    const auto aat = resolver.at(L);
+    const auto r = search::optimize_context(*engine, w, L, aat.source, opt);
     t.add_row({hw.name, w.target.name, a.algorithm, a.task, integer(L), num(r.ar.p_eff()),
                integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3), num(r.best.aat),
                num(r.best.t_verify_s), num(r.best.t_draft_s), num(r.ridge_x, 3),
-               roofline::to_string(r.regime)});
+               roofline::to_string(r.regime), aat.description,
+               r.best.x >= x_limit && x_limit > 1 ? limit_note : std::string(), aat.source_tables});
   }
   if (!opt.draft_placement.is_same_device())
     t.set_footer(fmt::format("draft on {} over {}: t_draft_s is its passes there plus both link transfers",
@@ -48,12 +61,21 @@ const RegisterCommand reg{
       auto a = std::make_shared<OptimizeArgs>();
       sub.add_option("--hw", a->hw, "Hardware config name")->required();
       sub.add_option("--model", a->model, "Target model config name")->required();
-      sub.add_option("--algorithm", a->algorithm, "SD algorithm (configs/algorithms)")->required();
+      // --algorithm names what drafts: an SD algorithm (configs/algorithms) or a draft model
+      // (a standalone chain draft), as --draft does in latency / window / system; --draft is kept
+      // here as a hidden alias so either spelling works.
+      auto* algorithm = sub.add_option("--algorithm", a->algorithm,
+                                       "SD algorithm (configs/algorithms) or a draft model name (chain draft)");
+      auto* draft_alias = sub.add_option("--draft", a->algorithm)->group("");
+      algorithm->excludes(draft_alias);
+      sub.callback([algorithm, draft_alias] {
+        if (algorithm->count() + draft_alias->count() == 0)
+          throw CLI::RequiredError("--algorithm");
+      });
       sub.add_option("--context", a->context, "Context lengths: 128,1024 or a range")->required();
       sub.add_option("--task", a->task, "Task whose measured AAT to use")->default_val("govreport");
-      sub.add_option("--data", a->data, "AAT CSV (default: configs/acceptance/aat_measurements.csv)");
-      sub.add_option("--source-table", a->source_table, "Only AAT rows from this source table");
-      sub.add_option("--x-max", a->x_max, "Largest verification length considered")->default_val(128);
+      add_acceptance_options(sub, a->acceptance);
+      sub.add_option("--x-max", a->x_max, "Largest verification length considered")->default_val(128)->check(integer_in(1, kMaxVerificationLength));
       sub.add_flag("--measured-only", a->measured_only, "Evaluate only x with a measured AAT");
       add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);

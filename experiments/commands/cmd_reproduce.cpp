@@ -9,6 +9,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
+#include "experiments/reproductions/manifest.hpp"
 #include "experiments/reproductions/reproduction.hpp"
 #include "models/config_error.hpp"
 
@@ -20,15 +21,6 @@ struct ReproduceArgs {
   bool no_plots = false;
   bool quiet = false;
 };
-
-std::string manifest(const std::string& name, const ReproduceArgs& a, const ReproductionResult& r,
-                     double wall_s, const std::string& config_dir) {
-  std::string m = fmt::format("reproduction: {}\ntitle: {}\ncommand: specdse reproduce {} --engine {} --out {}\n"
-                              "engine: {}\nconfig_dir: {}\nwall_time_s: {:.3f}\ninputs:\n",
-                              name, r.title, name, a.engine, a.out, a.engine, config_dir, wall_s);
-  for (const auto& in : r.inputs) m += "  - " + in + "\n";
-  return m;
-}
 
 void run_plot(const PlotRequest& p, const std::string& out_dir, bool quiet) {
   static const std::string python = find_plot_python();  // probed once per process
@@ -57,9 +49,15 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
     throw models::InputError(fmt::format("reproduce: unknown name '{}'; available: all, {}", a.name,
                                          fmt::join(names, ", ")));
   }
+  // One CSV holds one table, so `all --format csv` prints none and says where they are.
+  if (a.name == "all" && a.format == "csv" && !a.quiet)
+    std::cerr << fmt::format("specdse: note: reproduce all --format csv writes each table to {}/<name>/<name>.csv "
+                             "and prints none (--format json prints them all)\n", a.out);
+  // --format json with all: one JSON object, reproduction name -> its table's rows.
   // One run per output folder at a time: two at once would mix their files (a second one is
   // refused with exit 2); also the first check that --out can be written at all.
   const OutputLock out_lock(OutputLock::for_folder(a.out), a.out);
+  std::string all_json;
   for (const Reproduction* r : chosen) {
     const auto t0 = std::chrono::steady_clock::now();
     ReproduceContext ctx;
@@ -74,16 +72,23 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
       write_file_atomic(ctx.out_dir + "/" + file, t.to_string(OutputFormat::csv));
     write_file_atomic(ctx.out_dir + "/" + r->name + ".md",
                       "# " + res.title + "\n\n" + res.table.to_markdown() + "\n" + res.notes + "\n");
-    write_file_atomic(ctx.out_dir + "/manifest.txt", manifest(r->name, a, res, wall, reg.dir()));
+    ManifestInfo m{r->name, res.title, a.engine, reg.dir(), res.inputs, {r->name + ".csv", r->name + ".md"}};
+    for (const auto& extra : res.extra_csvs) m.outputs.push_back(extra.first);
+    write_file_atomic(ctx.out_dir + "/manifest.txt", manifest_yaml(m));
     if (!a.no_plots)
       for (const auto& p : res.plots) run_plot(p, ctx.out_dir, a.quiet);
-    if (a.name != "all" || a.format == "table") {
+    if (a.name == "all" && a.format == "json") {
+      std::string rows = res.table.to_string(OutputFormat::json);
+      while (!rows.empty() && rows.back() == '\n') rows.pop_back();
+      all_json += fmt::format("{}\n  \"{}\": {}", all_json.empty() ? "{" : ",", r->name, rows);
+    } else if (a.name != "all" || a.format == "table") {
       if (a.format == "table") std::cout << "== " << res.title << " ==\n";
       print_table(res.table, a.format);
       if (a.format == "table" && !res.notes.empty()) std::cout << res.notes << "\n";
     }
     if (!a.quiet) std::cerr << fmt::format("specdse: {} done in {:.2f} s -> {}\n", r->name, wall, ctx.out_dir);
   }
+  if (!all_json.empty()) std::cout << all_json << "\n}\n";
   return 0;
 }
 
@@ -97,6 +102,9 @@ const RegisterCommand reg{
       sub.add_flag("--quiet", a->quiet, "No progress lines on stderr");
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
+      sub.get_option("--format")->description(
+          "Output format: table, csv or json (with all: table prints every table, json one object of "
+          "all tables, csv only writes the files; files are written in every format)");
       return [a, &g] { return run_reproduce(*a, g); };
     },
     90};

@@ -1,6 +1,9 @@
 """Shared helpers for the specdse plot scripts (run by Debian's /usr/bin/python3 with matplotlib).
 
-Every script is called as: SCRIPT OUT_DIR [ARGS...] and writes PNGs into OUT_DIR.
+Every script is called as: SCRIPT OUT_DIR [ARGS...] and writes each figure into OUT_DIR as a PNG
+and, beside it, a PDF of the same name (vector, for papers). Both are byte-for-byte repeatable:
+no creation dates, no software versions in the metadata, fixed hash salt for SVG/PDF ids, so
+regenerating a figure from the same CSV leaves git clean.
 """
 import csv
 import os
@@ -9,6 +12,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "specdse"  # deterministic ids in vector output
 import matplotlib.pyplot as plt  # noqa: E402
 
 OURS = "#1f77b4"
@@ -46,8 +50,17 @@ def style():
     })
 
 
+# Metadata written into every figure: a fixed creator and no dates or versions (matplotlib
+# writes CreationDate and its own version otherwise, which changes the bytes on every run).
+PNG_METADATA = {"Software": None}
+PDF_METADATA = {"Creator": "specdse", "Producer": None, "CreationDate": None, "ModDate": None}
+
+
 def save(fig, path):
+    """Writes `path` (a .png) and the same figure as a .pdf beside it."""
     fig.tight_layout()
-    fig.savefig(path, bbox_inches="tight")
+    stem = os.path.splitext(path)[0]
+    fig.savefig(stem + ".png", bbox_inches="tight", metadata=PNG_METADATA)
+    fig.savefig(stem + ".pdf", bbox_inches="tight", metadata=PDF_METADATA)
     plt.close(fig)
-    print("wrote", path)
+    print("wrote", stem + ".png", "and", stem + ".pdf")

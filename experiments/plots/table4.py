@@ -1,4 +1,6 @@
 """Paper 000 Table IV: AD and best-set throughput and speedup per board and context."""
+from matplotlib.lines import Line2D
+
 from plotlib import COLORS, PAPER, fnum, out_dir, plt, read_csv, save, style
 
 d = out_dir()
@@ -14,21 +16,19 @@ for i, b in enumerate(boards):
     ctx = [int(r["context"]) for r in rs]
     c = [k for k in COLORS if k != PAPER][i % (len(COLORS) - 1)]  # red is the paper's
     label = "%s (%.1f TFLOP/s, %.0f GB/s)" % (b, fnum(rs[0]["peak_tflops"]), fnum(rs[0]["bandwidth_gbs"]))
-    ax1.plot(ctx, [fnum(r["best_tokens_per_s"]) for r in rs], "-o", color=c, label=label + " best")
-    ax1.plot(ctx, [fnum(r["ar_tokens_per_s"]) for r in rs], ":", color=c, label=b + " AD")
+    ax1.plot(ctx, [fnum(r["best_tokens_per_s"]) for r in rs], "-o", color=c, label=label)
+    ax1.plot(ctx, [fnum(r["ar_tokens_per_s"]) for r in rs], ":", color=c)
     ax2.plot(ctx, [fnum(r["speedup"]) for r in rs], "-o", color=c, label=label)
     ax3.plot(ctx, [int(r["best_x"]) for r in rs], "-o", color=c, label=label)
     paper = [(int(r["context"]), r) for r in rs if r["paper_speedup"]]
     if paper:
         pc = [p[0] for p in paper]
         ax1.plot(pc, [fnum(p[1]["paper_best_tokens_per_s"]) for p in paper], "*", ms=12, color=PAPER,
-                 label="paper 000 (%s) best" % b)
+                 label="paper 000 (%s): best set" % b)
         ax1.plot(pc, [fnum(p[1]["paper_ar_tokens_per_s"]) for p in paper], "x", ms=9, color=PAPER,
-                 label="paper 000 (%s) AD" % b)
-        ax2.plot(pc, [fnum(p[1]["paper_speedup"]) for p in paper], "*", ms=12, color=PAPER,
-                 label="paper 000 (%s)" % b)
-        ax3.plot(pc, [fnum(p[1]["paper_best_x"]) for p in paper], "*", ms=12, color=PAPER,
-                 label="paper 000 (%s)" % b)
+                 label="paper 000 (%s): AD" % b)
+        ax2.plot(pc, [fnum(p[1]["paper_speedup"]) for p in paper], "*", ms=12, color=PAPER)
+        ax3.plot(pc, [fnum(p[1]["paper_best_x"]) for p in paper], "*", ms=12, color=PAPER)
 for ax in (ax1, ax2, ax3):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("context length L (tokens)")
@@ -39,7 +39,10 @@ ax3.set_ylabel("best verification length x (tokens)")
 ax1.set_title("AD and best-set performance")
 ax2.set_title("speedup")
 ax3.set_title("best x")
-ax1.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.24))
-ax2.legend(fontsize=7)
+# One legend for the three panels, below them, so no panel's curves sit under a legend box.
+handles, labels = ax1.get_legend_handles_labels()
+handles.append(Line2D([], [], ls=":", color="k"))
+labels.append("dotted: AD (x = 1) on the board of that colour; solid: best set")
+fig.legend(handles, labels, fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, 0.0))
 fig.suptitle("Table IV: LongSpec on Llama-3.1-8B-Instruct across FPGA boards")
 save(fig, d + "/table4.png")

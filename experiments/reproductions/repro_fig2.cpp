@@ -29,7 +29,7 @@ ReproductionResult fig2(const ReproduceContext& ctx) {
   Table summary({"context", "ar_tokens_per_s", "p_max_tokens_per_s", "ridge_x", "best_x",
                  "best_tokens_per_s", "speedup", "regime"});
   Table curves({"context", "x", "t_verify_s", "t_draft_s", "p_tokens_per_s", "p_disc_tokens_per_s", "aat",
-                "ar", "p_eff_tokens_per_s"});
+                "acceptance_rate", "p_eff_tokens_per_s"});
   for (long long L : contexts) {
     const auto aat = aat_source(data, {"longspec-tree", "llama-3.1-8b-instruct", "govreport", "t3-4"}, L);
     const auto r = search::optimize_context(*engine, w, L, aat, opt);

@@ -1,0 +1,28 @@
+#pragma once
+// manifest.txt of a reproduction (<out>/<name>/manifest.txt): a YAML map naming what produced
+// the results — reproduction, title, command, specdse version, git commit, engine, config folder
+// and every input file with its FNV-1a 64-bit content hash. It holds no wall time and no absolute
+// path, so regenerating results from the same sources rewrites the same bytes (a fresh clone
+// stays clean after `specdse reproduce all`).
+#include <string>
+#include <vector>
+
+namespace experiments {
+
+struct ManifestInfo {
+  std::string reproduction, title, engine;
+  std::string config_dir;                // the registry's folder
+  std::vector<std::string> inputs;       // "PATH" or "PATH (note)"
+  std::vector<std::string> outputs;      // file names inside the output folder
+};
+
+std::string manifest_yaml(const ManifestInfo& m);
+
+// A YAML double-quoted scalar (backslash and quote escaped, control characters as \uXXXX).
+std::string yaml_quote(const std::string& s);
+
+// `path` relative to the project root when it lies in it, else relative to `config_dir` as
+// "<config_dir>/..." when it lies there, else its file name only (never an absolute path).
+std::string portable_path(const std::string& path, const std::string& config_dir);
+
+}  // namespace experiments
