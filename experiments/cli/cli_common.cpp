@@ -33,7 +33,7 @@ long long parse_ll(const std::string& option, const std::string& s) {
 }  // namespace
 
 std::vector<long long> parse_int_list(const std::string& option, const std::string& text,
-                                      long long min_value) {
+                                      long long min_value, long long max_value) {
   std::vector<long long> out;
   std::istringstream in(text);
   std::string item;
@@ -51,12 +51,32 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
     }
     if (lo < min_value)
       throw InputError(fmt::format("{}: values must be >= {}, got {}", option, min_value, lo));
+    if (hi > max_value)
+      throw InputError(fmt::format("{}: values must be <= {}, got {}", option, max_value, hi));
     for (long long v = lo; v <= hi; ++v) out.push_back(v);
   }
   if (out.empty()) throw InputError(fmt::format("{}: no values given", option));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+CLI::Validator integer_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+          v = std::stoll(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (!text.empty() && used == text.size() && v >= lo && v <= hi) return "";
+        const bool list = text.find_first_of(",-", 1) != std::string::npos;
+        return fmt::format("expected one integer in [{}, {}]{}, got '{}'", lo, hi,
+                           list ? " (this command takes one value, not a list)" : "", text);
+      },
+      fmt::format("INT in [{}, {}]", lo, hi));
 }
 
 std::vector<double> parse_double_list(const std::string& option, const std::string& text) {

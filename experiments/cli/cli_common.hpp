@@ -3,6 +3,7 @@
 // --engine options, and building a workload from names.
 #include <CLI/CLI.hpp>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,9 +15,25 @@
 
 namespace experiments {
 
-// "1-128", "1,2,4", "1-8,16,32" -> sorted unique integers >= min_value; errors name the option.
+// "1-128", "1,2,4", "1-8,16,32" -> sorted unique integers in [min_value, max_value]; errors
+// name the option.
 std::vector<long long> parse_int_list(const std::string& option, const std::string& text,
-                                      long long min_value);
+                                      long long min_value,
+                                      long long max_value = std::numeric_limits<long long>::max());
+
+// Bounds of the command-line integers (issue 18: a value past them is a one-line error, not a
+// wrapped int, an hour of work or an allocation failure).
+// Verification length x: tokens of one target forward pass; 64 Ki is far past every tree and
+// chain in the papers (at most 768 nodes) and past a whole prefill chunk.
+constexpr long long kMaxVerificationLength = 1 << 16;
+// Sequences per step: 64 Ki, far past serving practice (vLLM's default max_num_seqs is 256).
+constexpr long long kMaxBatch = 1 << 16;
+// Worker threads: more than any one host here has cores.
+constexpr long long kMaxThreads = 1024;
+
+// A CLI11 check for an option that takes one integer in [lo, hi]: the project's one-line message
+// ("expected one integer in [1, 65536], got '1,8'") instead of CLI11's range dump.
+CLI::Validator integer_in(long long lo, long long hi);
 std::vector<double> parse_double_list(const std::string& option, const std::string& text);
 
 void add_format_option(CLI::App& sub, std::string& format);

@@ -5,10 +5,17 @@
 
 #include <algorithm>
 #include <iostream>
+#include <new>
+#include <string>
 
 #include "experiments/cli/command_registry.hpp"
 #include "experiments/cli/version.hpp"
 #include "models/config_error.hpp"
+
+namespace {
+// Error messages are one line; a message that carries a newline is cut there.
+std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"specdse: when and how speculative decoding pays off on FPGAs, GPUs and CPUs"};
@@ -28,6 +35,15 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners.emplace_back(sub, c.setup(*sub, global));
   }
+  // An unknown command is named, with the commands there are (CLI11 would only say that a
+  // subcommand is required).
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(commands.begin(), commands.end(), [&](const auto& c) { return c.name == argv[1]; })) {
+    std::string names;
+    for (const auto& c : commands) names += (names.empty() ? "" : ", ") + c.name;
+    std::cerr << "specdse: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -37,14 +53,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // CLI11 adds a "Run with --help" line; bad input is one line naming the option (README).
+    std::cerr << "specdse: error: " << first_line(e.what()) << " (see --help)\n";
     return 2;
   }
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) return run();
   } catch (const models::InputError& e) {
-    std::cerr << "specdse: error: " << e.what() << "\n";
+    std::cerr << "specdse: error: " << first_line(e.what()) << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // Every size the user controls is bounded or checked against the device's memory; what is
+    // left (a huge input file, a request near the limits) is still the input's doing.
+    std::cerr << "specdse: error: out of memory on this machine: the request is too large "
+                 "(context, batch, sweep or input file)\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "specdse: internal error: " << e.what() << "\n";

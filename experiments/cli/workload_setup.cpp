@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/config_error.hpp"
+#include "sim/system/memory_fit.hpp"
 
 namespace experiments {
 
@@ -13,6 +14,15 @@ models::Workload make_workload(const models::ConfigRegistry& reg, const std::str
   w.batch = batch;
   if (!algorithm.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(algorithm));
   return w;
+}
+
+void require_workload_fits(const models::HardwareSpec& hw, const models::Workload& w, long long context,
+                           int max_x) {
+  sim::MemoryQuery q;
+  q.batch = w.batch;
+  q.step_tokens = max_x;
+  q.kv_tokens = context + max_x;
+  sim::require_fit(hw, w.target, q, w.algorithm && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr);
 }
 
 search::AatSource aat_source(const search::AcceptanceData& data, const AatSelection& sel,

@@ -14,6 +14,12 @@ namespace experiments {
 models::Workload make_workload(const models::ConfigRegistry& reg, const std::string& model,
                                const std::string& algorithm, int batch = 1);
 
+// A design that does not fit the device's memory is infeasible, not timed: InputError
+// "infeasible: ..." (sim/system/memory_fit) when the workload's weights, the KV cache of `context`
+// + `max_x` tokens per sequence and the step's activations exceed the device's stated capacity.
+void require_workload_fits(const models::HardwareSpec& hw, const models::Workload& w, long long context,
+                           int max_x);
+
 struct AatSelection {
   std::string algorithm, model, task;
   std::string source_table;  // empty: any

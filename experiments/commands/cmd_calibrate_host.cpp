@@ -44,7 +44,7 @@ const RegisterCommand reg{
       auto a = std::make_shared<CalibrateArgs>();
       sub.add_option("--out", a->out, "Output YAML path (default: host-cpu.yaml beside the specdse binary)");
       sub.add_option("--name", a->name, "Config name written into the file")->default_val("host");
-      sub.add_option("--threads", a->threads, "Threads (default: all cores)")->check(CLI::NonNegativeNumber);
+      sub.add_option("--threads", a->threads, "Threads (default: all cores)")->check(integer_in(1, kMaxThreads));
       sub.add_option("--repeats", a->repeats, "Timed repeats per kernel (minimum is used)")
           ->default_val(10)->check(CLI::PositiveNumber);
       return [a] { return run_calibrate(*a); };

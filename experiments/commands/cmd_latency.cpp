@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "experiments/cli/cli_common.hpp"
+#include "models/config_error.hpp"
 #include "models/software_stack.hpp"
 #include "sim/system/memory_fit.hpp"
 
@@ -11,8 +12,7 @@ namespace experiments {
 namespace {
 
 struct LatencyArgs {
-  std::string hw, model, draft, x = "1", context = "1024", engine, format, stack;
-  int batch = 1;
+  std::string hw, model, draft, x = "1", context = "1024", batch = "1", engine, format, stack;
   bool breakdown = false;
 };
 
@@ -22,13 +22,13 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   if (!a.stack.empty()) hw.stack = models::load_software_stack(reg.path("stacks", a.stack));
   models::Workload w;
   w.target = reg.model(a.model);
-  w.batch = a.batch;
   if (!a.draft.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(a.draft));
-  const auto xs = parse_int_list("--x", a.x, 1);
+  const auto xs = parse_int_list("--x", a.x, 1, kMaxVerificationLength);
   const auto contexts = parse_int_list("--context", a.context, 0);
+  const auto batches = parse_int_list("--batch", a.batch, 1, kMaxBatch);
   // A design that does not fit is infeasible, not timed: check the largest step asked for.
   sim::MemoryQuery mq;
-  mq.batch = a.batch;
+  mq.batch = int(batches.back());
   mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
   mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
   const models::ModelSpec* standalone_draft =
@@ -40,6 +40,9 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
     Table t({"hw", "model", "engine", "x", "context", "op", "count", "time_s", "cycles",
              "compute_s", "memory_s", "stall_s", "compute_share", "memory_share", "stall_share",
              "compute_utilisation", "memory_utilisation"});
+    w.batch = int(batches.front());
+    if (batches.size() > 1)
+      throw models::InputError("--breakdown: expected one --batch value, got " + a.batch);
     for (long long L : contexts)
       for (long long x : xs) {
         const auto cost = engine->step(models::verify_graph(*engine, w, int(x), L), true);
@@ -61,17 +64,20 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
                                    "tokens_per_s_total"};  // x * batch / T_v: the whole batch
   if (w.algorithm) cols.insert(cols.end(), {"draft", "draft_passes", "t_draft_s", "t_step_s"});
   Table t(cols);
-  for (long long L : contexts)
-    for (long long x : xs) {
-      const double tv = models::t_verify(*engine, w, int(x), L);
-      std::vector<Cell> row = {hw.name, w.target.name, engine->name(), integer(a.batch), integer(x),
-                               integer(L), num(tv), num(double(x) * a.batch / tv)};
-      if (w.algorithm) {
-        const double td = models::t_draft(*engine, w, int(x), L);
-        row.insert(row.end(), {w.algorithm->name, integer(w.algorithm->depth(int(x))), num(td), num(tv + td)});
+  for (long long b : batches) {
+    w.batch = int(b);
+    for (long long L : contexts)
+      for (long long x : xs) {
+        const double tv = models::t_verify(*engine, w, int(x), L);
+        std::vector<Cell> row = {hw.name, w.target.name, engine->name(), integer(b), integer(x),
+                                 integer(L), num(tv), num(double(x) * double(b) / tv)};
+        if (w.algorithm) {
+          const double td = models::t_draft(*engine, w, int(x), L);
+          row.insert(row.end(), {w.algorithm->name, integer(w.algorithm->depth(int(x))), num(td), num(tv + td)});
+        }
+        t.add_row(row);
       }
-      t.add_row(row);
-    }
+  }
   print_table(t, a.format);
   return 0;
 }
@@ -84,9 +90,11 @@ const RegisterCommand reg{
       sub.add_option("--model", a->model, "Target model config name (configs/models)")->required();
       sub.add_option("--draft", a->draft,
                      "SD algorithm (configs/algorithms) or a standalone draft model name: adds T_d");
-      sub.add_option("--x", a->x, "Verification lengths: 1,2,4 or 1-128")->default_val("1");
+      sub.add_option("--x", a->x,
+                     fmt::format("Verification lengths: 1,2,4 or 1-128 (at most {})", kMaxVerificationLength))
+          ->default_val("1");
       sub.add_option("--context", a->context, "Context lengths L (tokens in the KV cache)")->default_val("1024");
-      sub.add_option("--batch", a->batch, "Sequences per step")->default_val(1)->check(CLI::PositiveNumber);
+      sub.add_option("--batch", a->batch, "Sequences per step: 1, a list 1,8 or a range 1-64")->default_val("1");
       sub.add_option("--stack", a->stack,
                      "Software stack running the model (configs/stacks: host overheads; sim engines)");
       sub.add_flag("--breakdown", a->breakdown, "Per-op time, compute/memory/stall shares and utilisations");

@@ -268,7 +268,7 @@ const RegisterCommand reg{
                      "with `specdse sweep merge`); a shard's file resumes like any --out");
       sub.add_option("--out", a->out, "CSV file: rows are appended as they finish; an existing partial file of "
                                       "the same spec is resumed");
-      sub.add_option("--threads", a->threads, "Worker threads (default: all cores)")->default_val(0);
+      sub.add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(integer_in(1, kMaxThreads));
       sub.add_flag("--quiet", a->quiet, "No progress bar or summary on stderr");
       sub.add_flag("--plot", a->plot, "Run the spec's plot script on --out, writing a PNG beside it");
       sub.add_option("--python", a->python,

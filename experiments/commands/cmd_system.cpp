@@ -68,7 +68,7 @@ const RegisterCommand reg{
       sub.add_option("--context", a->context, "Context length L (tokens in the KV cache)")
           ->default_val(1024)
           ->check(CLI::Range(0LL, 10000000LL));
-      sub.add_option("--batch", a->batch, "Sequences per step")->default_val(1)->check(CLI::Range(1, 65536));
+      sub.add_option("--batch", a->batch, "Sequences per step")->default_val(1)->check(integer_in(1, kMaxBatch));
       sub.add_option("--trace", a->trace, "Write the step's timeline as Chrome trace-event JSON (Perfetto)");
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);

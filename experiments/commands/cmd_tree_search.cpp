@@ -26,6 +26,11 @@ namespace {
 // fillings reproduce every baseline row of configs/acceptance/tree_methods.csv.
 constexpr const char* kPaperBaselineShape = "4 16 16 16 16 16";
 
+// Largest --max-nodes: the searches are quadratic in it (about 10 s at 1024 on this 2-core
+// machine, under load), and 1024 holds every tree size the papers use (paper 000: 85 nodes,
+// Sequoia: up to 768).
+constexpr int kMaxTreeNodes = 1024;
+
 struct TreeSearchArgs {
   std::string trace, validation, acceptance, baseline_shape = kPaperBaselineShape, emit_method = "prior-score";
   std::string hw, model, algorithm, engine, format;
@@ -47,8 +52,9 @@ double model_aat(const search::TokenTree& tree, const search::PositionalModel& m
 }
 
 int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
-  if (a.max_nodes < 2)
-    models::throw_input_error("command line", "--max-nodes", "a verification length >= 2", std::to_string(a.max_nodes));
+  if (a.max_nodes < 2 || a.max_nodes > kMaxTreeNodes)
+    models::throw_input_error("command line", "--max-nodes", fmt::format("a verification length in [2, {}]", kMaxTreeNodes),
+                              std::to_string(a.max_nodes));
   const int x_max = a.max_nodes;
   if (!a.validation.empty() && a.validation_fraction != 0)
     models::throw_input_error("command line", "--validation-fraction", "either --validation or --validation-fraction",
@@ -109,8 +115,10 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   std::optional<search::HardwareAwareResult> hw_result;
   if (hardware) {
     const auto reg = registry(g);
-    engine = make_engine(a.engine, reg.hardware(a.hw));
+    const auto hw_spec = reg.hardware(a.hw);
     workload = make_workload(reg, a.model, a.algorithm);
+    require_workload_fits(hw_spec, workload, a.context, x_max);
+    engine = make_engine(a.engine, hw_spec);
     latency.emplace(*engine, workload, a.context);
     hw_result = search::hardware_aware_tree_search(train, validation ? *validation : train, *latency, x_max);
   }
@@ -219,7 +227,8 @@ const RegisterCommand reg{
       sub.add_option("--validation-fraction", a->validation_fraction,
                      "Instead of --validation: hold out this last fraction of --trace's iterations (0..1)");
       sub.add_option("--max-nodes", a->max_nodes,
-                     "Largest verification length x_max (tree nodes including the root); trees for x = 2..x_max")
+                     fmt::format("Largest verification length x_max (tree nodes including the root); trees for "
+                                 "x = 2..x_max; at most {}", kMaxTreeNodes))
           ->default_val(128);
       sub.add_option("--acceptance-vector", a->acceptance,
                      "Positional model p_k (e.g. 0.6,0.1,0.05): adds sequoia-dp rows and each tree's model_aat "

@@ -13,6 +13,11 @@
 namespace experiments {
 namespace {
 
+// Largest --gamma-max: the table has gamma_max + 1 rows per case and each row sums a geometric
+// series of gamma terms (quadratic work); engine mode times gamma_max + 1 verification lengths.
+// Paper 001's windows are at most tens of tokens; 1024 leaves ample room.
+constexpr int kMaxGamma = 1024;
+
 struct WindowArgs {
   std::string alpha, cost_ratio, hw, model, draft, context, engine, format;
   double t_verify_s = 1.0;
@@ -29,6 +34,8 @@ struct LatencyCase {
 
 int run_window(const WindowArgs& a, const GlobalOptions& g) {
   search::require_gamma_max("--gamma-max", a.gamma_max);
+  if (a.gamma_max > kMaxGamma)
+    throw models::InputError(fmt::format("--gamma-max: expected a window limit <= {}, got {}", kMaxGamma, a.gamma_max));
   const auto alphas = parse_double_list("--alpha", a.alpha);
   for (double al : alphas) search::require_accuracy("--alpha", al);
   const bool constant_mode = !a.cost_ratio.empty();
@@ -59,6 +66,7 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
     key_cols = {"hw", "model", "draft", "engine", "context", "cost_ratio"};
     if (!a.placement.empty()) key_cols.push_back("draft_device");  // default: the columns as before
     for (long long L : parse_int_list("--context", a.context, 0)) {
+      require_workload_fits(hw, w, L, a.gamma_max + 1);
       auto lat = search::ChainLatency::from_engine(*engine, w, L, a.gamma_max, placement);
       std::vector<Cell> key{hw.name, w.target.name, w.algorithm->name, engine->name(), integer(L),
                             num(lat.cost_ratio())};
@@ -119,7 +127,7 @@ const RegisterCommand reg{
       sub.add_option("--draft", a->draft,
                      "Engine mode: chain algorithm (longspec-chain, eagle3-chain) or a draft model name");
       sub.add_option("--context", a->context, "Engine mode: context lengths L (1024 or 128,4096)");
-      sub.add_option("--gamma-max", a->gamma_max, "Largest window considered (>= 1)")->default_val(16);
+      sub.add_option("--gamma-max", a->gamma_max, fmt::format("Largest window considered (1..{})", kMaxGamma))->default_val(16);
       sub.add_flag("--map", a->map, "Print only gamma* per (alpha, cost ratio or context): paper 001 Fig. 5");
       add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);

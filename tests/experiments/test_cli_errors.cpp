@@ -3,6 +3,7 @@
 
 #include "tests/experiments/cli_run.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <memory>
@@ -43,4 +44,30 @@ TEST_CASE("latency prints CSV with SI units in the header and JSON on request") 
   const auto json = run("latency --hw h100-sxm --model llama-3.1-8b-instruct --draft eagle3-tree --x 8 --format json");
   CHECK(json.status == 0);
   CHECK_THAT(json.output, Catch::Contains("\"t_draft_s\": "));
+}
+
+TEST_CASE("latency takes a batch list: one row per batch, same T_v at batch 1 as the single value") {
+  const auto list = run("latency --hw h100-sxm --model llama-3.1-8b-instruct --x 4 --context 1024 --batch 1,8 --format csv",
+                        false);
+  REQUIRE(list.status == 0);
+  const auto one = run("latency --hw h100-sxm --model llama-3.1-8b-instruct --x 4 --context 1024 --format csv", false);
+  REQUIRE(one.status == 0);
+  // Header + batch 1 + batch 8; the batch-1 row is the single-value run's row.
+  CHECK(std::count(list.output.begin(), list.output.end(), '\n') == 3);
+  const auto first_row = [](const std::string& csv) {
+    const auto a = csv.find('\n') + 1;
+    return csv.substr(a, csv.find('\n', a) - a);
+  };
+  CHECK(first_row(list.output) == first_row(one.output));
+  CHECK_THAT(list.output, Catch::Contains(",8,4,1024,"));
+}
+
+TEST_CASE("CLI11 parse errors are one project line, with exit 2") {
+  const auto r = run("latency --hw v80 --model llama-3.1-8b-instruct --format xml");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::StartsWith("specdse: error: --format"));
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  const auto help = run("latency --help");
+  CHECK(help.status == 0);
+  CHECK_THAT(help.output, Catch::Contains("--batch"));
 }
