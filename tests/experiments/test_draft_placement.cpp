@@ -57,7 +57,7 @@ models::Workload chain_workload(const models::ConfigRegistry& reg, const std::st
 
 }  // namespace
 
-TEST_CASE("Draft placement: T_d is the draft's passes on its device plus both transfers; same device is unchanged") {
+TEST_CASE("Draft placement: T_d is the draft's passes on its device plus both transfers, same device is unchanged") {
   const models::ConfigRegistry reg;
   const auto w = chain_workload(reg, "llama-2-7b", "llama-68m");
   const auto cpu = models::make_engine("roofline", reg.hardware("xeon-16c"));
@@ -125,7 +125,7 @@ TEST_CASE("Draft placement from names: a system's device, a device it lacks, a m
   CHECK_THROWS_AS(experiments::resolve_draft_placement(reg, link_only, "roofline", "a800"), models::InputError);
 }
 
-TEST_CASE("optimize / window / draft-select: the default placement gives the same bytes; a faster draft device lowers T_d") {
+TEST_CASE("optimize / window / draft-select: the default placement gives the same bytes, a faster draft device lowers T_d") {
   const std::string opt = "optimize --hw a800 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024 "
                           "--format csv";
   // The system's own target device is the default placement: byte-identical output.
@@ -175,7 +175,7 @@ TEST_CASE("Draft placement errors: one line, exit 2") {
              "with --system");
 }
 
-TEST_CASE("sweep: draft_hw / draft_link axes become columns and move T_d; a device the system lacks is exit 2") {
+TEST_CASE("sweep: draft_hw / draft_link axes become columns and move T_d, a device the system lacks is exit 2") {
   const auto dir = sweep_test::temp_dir("draft_placement");
   const std::string base = R"(name: placed
 x_max: 32

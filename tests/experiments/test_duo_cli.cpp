@@ -95,7 +95,7 @@ TEST_CASE("The best budget of a sweep lies within +-2 of the hardware-aware budg
   }
 }
 
-TEST_CASE("duo: the testbed runs end to end; DuoDecoding overlaps, SpS does not") {
+TEST_CASE("duo: the testbed runs end to end, DuoDecoding overlaps, SpS does not") {
   const auto r = run(kDuo + "--alpha 0.8 --format csv", false);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.output, Catch::StartsWith("method,budget,sequences,tokens,time_s,tokens_per_s,speedup_vs_ad"));
@@ -149,7 +149,7 @@ TEST_CASE("duo: bad input gives one line and exit 2") {
   one_line_2(run(kDuo + "--alpha 0.5 --show nothing"));
 }
 
-TEST_CASE("duo: a probability trace file replays with dynamic sequences; a chain trace needs static ones") {
+TEST_CASE("duo: a probability trace file replays with dynamic sequences, a chain trace needs static ones") {
   const std::string prob = "duo_cli_probability_trace.txt", chain = "duo_cli_chain_trace.txt";
   {
     search::ProbabilityGeneratorOptions o;
@@ -170,7 +170,7 @@ TEST_CASE("duo: a probability trace file replays with dynamic sequences; a chain
   CHECK_THAT(bad.output, Catch::Contains("no draft probabilities"));
 }
 
-TEST_CASE("duo: SpS may draft on another device; the scenario registry runs duodecoding") {
+TEST_CASE("duo: SpS may draft on another device, the scenario registry runs duodecoding") {
   const auto r = run(kDuo + "--alpha 0.8 --sps-draft-device gpu --sps-draft llama-68m --format csv", false);
   REQUIRE(r.status == 0);
   CHECK(lines(r.output) == 4);
