@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -80,9 +81,15 @@ std::vector<HitPoint> load_hit_points(const std::string& path) {
       std::size_t used = 0;
       const double k = std::stod(row["k"], &used);
       if (used != row["k"].size() || k != std::floor(k)) throw std::invalid_argument("k");
+      // Checked before the conversion: int(3e20) or int(inf) is undefined (found by fuzzing).
+      if (!(k >= 1 && k <= std::numeric_limits<int>::max()))
+        throw models::InputError(fmt::format("{}:{}: k: {} (must be an integer in 1..{})", path, lineno, row["k"],
+                                             std::numeric_limits<int>::max()));
       p.k = int(k);
       p.hit = std::stod(row["hit"], &used);
       if (used != row["hit"].size()) throw std::invalid_argument("hit");
+    } catch (const models::InputError&) {
+      throw;
     } catch (const std::exception&) {
       throw models::InputError(fmt::format("{}:{}: k must be an integer and hit a number (got k='{}', hit='{}')", path,
                                            lineno, row["k"], row["hit"]));
