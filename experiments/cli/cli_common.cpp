@@ -47,12 +47,17 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
       lo = parse_ll(option, item.substr(0, dash));
       hi = parse_ll(option, item.substr(dash + 1));
       if (hi < lo) throw InputError(fmt::format("{}: range '{}' runs backwards", option, item));
-      if (hi - lo > 1000000) throw InputError(fmt::format("{}: range '{}' is too long", option, item));
+      // In unsigned arithmetic: hi - lo overflows a long long for "-9223372036854775807-9223372036854775807".
+      if (static_cast<unsigned long long>(hi) - static_cast<unsigned long long>(lo) > 1000000ULL)
+        throw InputError(fmt::format("{}: range '{}' is too long", option, item));
     }
     if (lo < min_value)
       throw InputError(fmt::format("{}: values must be >= {}, got {}", option, min_value, lo));
     if (hi > max_value)
       throw InputError(fmt::format("{}: values must be <= {}, got {}", option, max_value, hi));
+    // Ranges are capped one by one, so a list of many long ranges is capped as a whole too.
+    if (out.size() + std::size_t(hi - lo) + 1 > 1000000)
+      throw InputError(fmt::format("{}: '{}' lists more than 1000000 values", option, text.size() > 60 ? text.substr(0, 60) + "..." : text));
     for (long long v = lo; v <= hi; ++v) out.push_back(v);
   }
   if (out.empty()) throw InputError(fmt::format("{}: no values given", option));
