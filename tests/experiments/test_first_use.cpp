@@ -247,7 +247,7 @@ TEST_CASE("import-model CLI: writes a YAML that latency loads by path; bad files
   CHECK(r.status == 2);
 }
 
-TEST_CASE("--version prints the version and a git commit", "[first-use]") {
+TEST_CASE("specdse --version prints the version and a git commit", "[first-use]") {
   const auto r = run("--version", false);
   CHECK(r.status == 0);
   CHECK(r.output.find("specdse 0.") == 0);
