@@ -70,7 +70,7 @@ TEST_CASE("a second reproduce into a folder that a live run holds is refused", "
   fs::remove_all(d);
 }
 
-TEST_CASE("--out at a path that cannot be written is a one-line error, exit 2", "[safe-output]") {
+TEST_CASE("sweep and reproduce: --out at a path that cannot be written is a one-line error, exit 2", "[safe-output]") {
   const auto d = temp_dir("bad_out");
   const std::string spec = write(d / "s.yaml", kSpec);
   const std::string file = write(d / "a_file", "not a folder\n");
