@@ -191,7 +191,7 @@ TEST_CASE("import-model: Llama 4 Scout's nested text_config and MoE keys give th
   expect_same_shape(im.model, models::load_model(kConfigs + "/models/llama-4-scout.yaml"));
 }
 
-TEST_CASE("import-model: Mixtral and Qwen-MoE expert keys; the YAML loads back to the same model", "[first-use]") {
+TEST_CASE("import-model: Mixtral and Qwen-MoE expert keys, the YAML loads back to the same model", "[first-use]") {
   const auto mixtral = models::import_hf_config(hf("mixtral-8x7b.json"), "mixtral-8x7b");
   CHECK(mixtral.model.num_experts == 8);
   CHECK(mixtral.model.experts_per_token == 2);
@@ -215,7 +215,7 @@ TEST_CASE("import-model: Mixtral and Qwen-MoE expert keys; the YAML loads back t
   }
 }
 
-TEST_CASE("import-model CLI: writes a YAML that latency loads by path; bad files are one-line errors", "[first-use]") {
+TEST_CASE("import-model CLI: writes a YAML that latency loads by path, bad files are one-line errors", "[first-use]") {
   const auto dir = temp_dir("import_cli");
   const auto out = dir / "l8b.yaml";
   auto r = run("import-model " + hf("llama-3.1-8b-instruct.json") + " --name l8b --out '" + out.string() + "'");

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "experiments/reproduction.hpp"
+#include "experiments/reproductions/reproduction.hpp"
 
 namespace fs = std::filesystem;
 

@@ -75,7 +75,7 @@ TEST_CASE("specpipe timeline: hit rate 1 gives one token per step and the paper'
   CHECK(std::abs(r.timed.tbt.mean_s / r.e_eq1_s - 1) < 0.02);
 }
 
-TEST_CASE("specpipe timeline: with misses the simulation follows Algorithm 1's refill; eq. 2 charges one step more") {
+TEST_CASE("specpipe timeline: with misses the simulation follows Algorithm 1's refill, eq. 2 charges one step more") {
   const auto setup = sp::make_setup(reg(), "specpipe-8x3090-pcie", "llama-3.1-70b", "llama-3.2-1b", "roofline", 1024, 5e-3);
   const sp::StageTimer timer(setup);
   const auto curve = paper_curve("llama-3.2-1b");
@@ -147,7 +147,7 @@ TEST_CASE("specpipe: a placement that does not fit the devices' memory is report
   CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
 }
 
-TEST_CASE("specpipe CLI: TBT per (w, k), the best marked, baselines; same seed same bytes; trace written") {
+TEST_CASE("specpipe CLI: TBT per (w, k), the best marked, baselines, same seed same bytes, trace written") {
   const std::string trace = temp_file("trace.json", "");
   const std::string args = "specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --draft llama-3.2-1b "
                            "--w 16,64,80 --k 4,16 --tokens 300 --format csv";

@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "experiments/sweep_runner.hpp"
-#include "experiments/sweep_spec.hpp"
+#include "experiments/sweep/sweep_runner.hpp"
+#include "experiments/sweep/sweep_spec.hpp"
 #include "tests/experiments/sweep_test_support.hpp"
 #include "models/config_error.hpp"
 

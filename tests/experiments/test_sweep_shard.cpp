@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "experiments/sweep_runner.hpp"
-#include "experiments/sweep_spec.hpp"
+#include "experiments/sweep/sweep_runner.hpp"
+#include "experiments/sweep/sweep_spec.hpp"
 #include "models/config_error.hpp"
 #include "tests/experiments/cli_run.hpp"
 #include "tests/experiments/sweep_test_support.hpp"

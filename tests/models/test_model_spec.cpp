@@ -43,7 +43,7 @@ TEST_CASE("Verify graph FLOPs are 2 x weights x tokens plus attention") {
   }
 }
 
-TEST_CASE("KV bytes read grow linearly with context; the LM head can be left out") {
+TEST_CASE("KV bytes read grow linearly with context, the LM head can be left out") {
   const ModelSpec m = ConfigRegistry().model("llama-3.1-8b-instruct");
   StepShape s;
   s.tokens = 4;

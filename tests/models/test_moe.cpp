@@ -84,7 +84,7 @@ TEST_CASE("MoE weight reads grow with batch x tokens towards all experts") {
   CHECK(active_layers + scout.embedding_parameters() == Approx(17e9).epsilon(0.03));
 }
 
-TEST_CASE("Maverick's graph repeats a dense + MoE unit 24 times; FLOPs count top-k rows only") {
+TEST_CASE("Maverick's graph repeats a dense + MoE unit 24 times, FLOPs count top-k rows only") {
   const ModelSpec m = ConfigRegistry().model("llama-4-maverick");
   StepShape shape;
   shape.batch = 8;

@@ -14,7 +14,7 @@
 
 using namespace models;
 
-TEST_CASE("draft builders: every shipped kind is registered; an unknown kind names the available ones") {
+TEST_CASE("draft builders: every shipped kind is registered, an unknown kind names the available ones") {
   CHECK(draft_kinds() == std::vector<std::string>{"eagle3", "longspec", "standalone"});
   CHECK_THROWS_WITH(draft_builder("medusa", "test"),
                     Catch::Contains("'medusa'") && Catch::Contains("available: eagle3, longspec, standalone"));

@@ -28,7 +28,7 @@ TEST_CASE("EAGLE pass widths: the root, then each depth's nodes with children") 
   CHECK(eagle_pass_widths(TokenTree()).empty());
 }
 
-TEST_CASE("Dispatcher on H100, Llama-3.1-8B: SD helps at batch 1; the tree shrinks (weakly) with batch") {
+TEST_CASE("Dispatcher on H100, Llama-3.1-8B: SD helps at batch 1, the tree shrinks (weakly) with batch") {
   const Setup s;
   const auto w = s.workload("llama-3.1-8b-instruct");
   EagleDispatchOptions o;

@@ -15,7 +15,7 @@
 
 using namespace search;
 
-TEST_CASE("tree methods: registered in tree-search's order; sequoia-dp needs an acceptance model") {
+TEST_CASE("tree methods: registered in tree-search's order, sequoia-dp needs an acceptance model") {
   std::vector<std::string> names;
   for (const auto& m : tree_methods()) names.push_back(m.name);
   CHECK(names == std::vector<std::string>{"prior-score", "width-first", "depth-first", "sequoia-dp"});
@@ -41,7 +41,7 @@ TEST_CASE("tree methods: registered in tree-search's order; sequoia-dp needs an 
   CHECK(tree_aat(prior->front(), train) == Approx(1.75));  // node 0 accepted in 3 of 4 lines
 }
 
-TEST_CASE("window policies: families in output order; an unknown family names the available ones") {
+TEST_CASE("window policies: families in output order, an unknown family names the available ones") {
   CHECK(window_policy_names() == std::vector<std::string>{"static", "online", "fsm", "cache-fsm", "q-learning"});
   PolicyOptions o;
   o.gamma_max = 3;
@@ -59,7 +59,7 @@ TEST_CASE("window policies: families in output order; an unknown family names th
   CHECK(rs.back().policy == "static-3");
 }
 
-TEST_CASE("scenarios: tree-sd is registered; unknown names and parameters name the available ones") {
+TEST_CASE("scenarios: tree-sd is registered, unknown names and parameters name the available ones") {
   std::vector<std::string> names;
   for (const auto& s : scenarios()) names.push_back(s.name);
   CHECK(std::find(names.begin(), names.end(), "tree-sd") != names.end());

@@ -146,7 +146,7 @@ TEST_CASE("specpipe plan: levels never exceed w, sends carry what survives, prun
   CHECK(plan.hit_rate() < 1.0);
 }
 
-TEST_CASE("specpipe plan: w = 1 hits at the curve's top-1 rate; a narrow k lowers the hit rate") {
+TEST_CASE("specpipe plan: w = 1 hits at the curve's top-1 rate, a narrow k lowers the hit rate") {
   const auto fit = paper_fit();
   const auto& c = fit.curve("llama-3.1-8b-instruct");
   const auto ranks = sp::RankModel::from_curve(c, 32);
@@ -167,7 +167,7 @@ TEST_CASE("specpipe plan: w = 1 hits at the curve's top-1 rate; a narrow k lower
   CHECK(wide > one.hit_rate());
 }
 
-TEST_CASE("specpipe plan: same seed, same plan; another seed, another draw") {
+TEST_CASE("specpipe plan: same seed, same plan, another seed, another draw") {
   const auto fit = paper_fit();
   const auto ranks = sp::RankModel::from_curve(fit.curve("llama-3.2-1b"), 16);
   sp::SpecPipeParams p;

@@ -37,7 +37,7 @@ const OpCost& op_named(const StepCost& c, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("cpu sim: cores share the DRAM bandwidth; even deals meet the closed form, ragged ones run past it") {
+TEST_CASE("cpu sim: cores share the DRAM bandwidth, even deals meet the closed form, ragged ones run past it") {
   // 32 items on 16 cores: every core streams the same, so the shared bandwidth is used to the
   // end and the region takes the closed form's max(compute, memory) (memory-bound, compute-bound
   // and balanced items).

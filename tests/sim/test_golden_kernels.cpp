@@ -78,7 +78,7 @@ TEST_CASE("golden: projection shapes come from the model configs") {
   CHECK(shapes[5].n == 2 * 8192);
 }
 
-TEST_CASE("golden: GPU measurements are compared with the GPU model; bad CSVs are refused") {
+TEST_CASE("golden: GPU measurements are compared with the GPU model, bad CSVs are refused") {
   const auto hw = models::ConfigRegistry().hardware("h100-sxm");
   const auto good = temp_file("good.csv", "kernel,m,n,k,measured_s\ngemv,1,4096,4096,2.0e-5\n"
                                           "tree_attention_h32_kv8,16,4096,128,3.0e-5\n");

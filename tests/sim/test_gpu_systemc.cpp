@@ -150,7 +150,7 @@ TEST_CASE("gpu sim: a co-located draft stream slows the target step through SM a
   CHECK(big_both[1].end_s > 1.5 * big_alone);
 }
 
-TEST_CASE("gpu sim: a slow host leaves the GPU idle (launch-bound); a CUDA graph removes it") {
+TEST_CASE("gpu sim: a slow host leaves the GPU idle (launch-bound), a CUDA graph removes it") {
   const ConfigRegistry reg;
   const HardwareSpec bare = reg.hardware("h100-sxm");
   const StepGraph g = verify_step(reg.model("llama-3.1-8b-instruct"), 4, 1024);
