@@ -1,4 +1,6 @@
 // Draft-model choice (paper 001 §5): OLS accuracy model, best (draft, gamma), Theorem 2.
+#include <algorithm>
+#include <sstream>
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -57,7 +59,27 @@ TEST_CASE("specdse draft-select CLI: given and OLS-predicted accuracies, bad inp
   INFO(given.output);
   REQUIRE(given.exit_code == 0);
   CHECK(given.output.find("bloom-560m,0.6,given") != std::string::npos);
-  CHECK(given.output.find(",yes\n") != std::string::npos);  // one draft chosen
+  {  // exactly one draft row is chosen (read by the header's "chosen" column, not its position)
+    std::istringstream lines(given.output);
+    std::string line;
+    std::getline(lines, line);
+    const auto split = [](const std::string& text) {
+      std::vector<std::string> cells;
+      std::stringstream ss(text);
+      for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+      if (!text.empty() && text.back() == ',') cells.push_back("");
+      return cells;
+    };
+    const auto header = split(line);
+    const auto col = std::find(header.begin(), header.end(), "chosen") - header.begin();
+    REQUIRE(col < static_cast<long>(header.size()));
+    int chosen = 0;
+    while (std::getline(lines, line)) {
+      const auto cells = split(line);
+      if (static_cast<long>(cells.size()) > col && cells[col] == "yes") ++chosen;
+    }
+    CHECK(chosen == 1);
+  }
 
   const auto training = window_test::temp_path("training.csv");
   window_test::write_text(training,
