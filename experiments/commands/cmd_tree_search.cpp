@@ -53,7 +53,7 @@ double model_aat(const search::TokenTree& tree, const search::PositionalModel& m
 
 int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   if (a.max_nodes < 2 || a.max_nodes > kMaxTreeNodes)
-    models::throw_input_error("command line", "--max-nodes", fmt::format("a verification length in [2, {}]", kMaxTreeNodes),
+    models::throw_input_error("command line", "--x-max", fmt::format("a verification length in [2, {}]", kMaxTreeNodes),
                               std::to_string(a.max_nodes));
   const int x_max = a.max_nodes;
   if (!a.validation.empty() && a.validation_fraction != 0)
@@ -209,7 +209,10 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
         "AD {:.4g} tokens/s. Paper (x only): x = {}, shape {}, P_eff {:.4g} tokens/s ({:.3f}x AD). "
         "Hardware-aware: x = {}, depth <= {}, shape {}, P_eff {:.4g} tokens/s ({:.3f}x AD), {:+.2f} % over x only.",
         ad, p.x, p.shape, p.p_eff(), p.p_eff() / ad, h.x, h.depth_bound ? h.depth_bound : h.depth, h.shape,
-        h.p_eff(), h.p_eff() / ad, 100 * hw_result->gain()));
+        h.p_eff(), h.p_eff() / ad, 100 * hw_result->gain()) +
+        (h.x == x_max || p.x == x_max
+             ? fmt::format(" At search limit: the best x is the largest searched ({}); raise --x-max.", x_max)
+             : std::string()));
   }
   print_table(table, a.format);
   return 0;
@@ -226,10 +229,12 @@ const RegisterCommand reg{
       sub.add_option("--validation", a->validation, "Validation trace: AAT of the trained trees out of sample");
       sub.add_option("--validation-fraction", a->validation_fraction,
                      "Instead of --validation: hold out this last fraction of --trace's iterations (0..1)");
-      sub.add_option("--max-nodes", a->max_nodes,
+      sub.add_option("--x-max", a->max_nodes,
                      fmt::format("Largest verification length x_max (tree nodes including the root); trees for "
                                  "x = 2..x_max; at most {}", kMaxTreeNodes))
           ->default_val(128);
+      // The name tree-search had before --x-max became the one name across subcommands; kept working.
+      sub.add_option("--max-nodes", a->max_nodes)->group("");
       sub.add_option("--acceptance-vector", a->acceptance,
                      "Positional model p_k (e.g. 0.6,0.1,0.05): adds sequoia-dp rows and each tree's model_aat "
                      "(expected AAT under that model, without depth decay, as Sequoia assumes)");

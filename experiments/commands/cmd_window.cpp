@@ -77,14 +77,15 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
 
   if (a.map) {
     auto cols = key_cols;
-    cols.insert(cols.end(), {"alpha", "gamma_star", "expected_tokens", "tokens_per_s", "speedup"});
+    cols.insert(cols.end(), {"alpha", "gamma_star", "expected_tokens", "tokens_per_s", "speedup", "at_search_limit"});
     Table t(cols);
     for (const auto& c : cases)
       for (double al : alphas) {
         const auto best = search::optimal_gamma(al, c.latency);
         auto row = c.key;
         row.insert(row.end(), {num(al), integer(best.gamma), num(best.expected_tokens), num(best.tokens_per_s),
-                               num(best.tokens_per_s * c.latency.iteration_s(0))});
+                               num(best.tokens_per_s * c.latency.iteration_s(0)),
+                               text(best.gamma == a.gamma_max ? "yes" : "no")});
         t.add_row(row);
       }
     print_table(t, a.format);
@@ -95,9 +96,11 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
   cols.insert(cols.end(), {"alpha", "gamma", "expected_tokens", "t_draft_s", "t_verify_s", "t_iteration_s",
                            "tokens_per_s", "speedup", "best"});
   Table t(cols);
+  bool best_at_limit = false;
   for (const auto& c : cases)
     for (double al : alphas) {
       const int best = search::optimal_gamma(al, c.latency).gamma;
+      best_at_limit = best_at_limit || best == a.gamma_max;
       for (int gm = 0; gm <= a.gamma_max; ++gm) {
         const double tps = search::chain_tokens_per_s(al, gm, c.latency);
         auto row = c.key;
@@ -108,6 +111,8 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
         t.add_row(row);
       }
     }
+  if (best_at_limit)
+    t.set_footer(fmt::format("At search limit: a best gamma equals --gamma-max ({}); raise --gamma-max.", a.gamma_max));
   print_table(t, a.format);
   return 0;
 }

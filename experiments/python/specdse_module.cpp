@@ -207,7 +207,7 @@ PYBIND11_MODULE(_specdse, m) {
       auto& cx = c.i("x");
       auto& cl = c.i("context");
       auto& tv = c.f("t_verify_s");
-      auto& tps = c.f("batch_tokens_per_s");
+      auto& tps = c.f("tokens_per_s_total");
       for (long long L : contexts)
         for (long long x : xs) {
           const double t = models::t_verify(*engine, w, int(x), L);

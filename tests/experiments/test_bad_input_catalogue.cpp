@@ -318,7 +318,8 @@ TEST_CASE("catalogue 38: window --gamma-max beyond its documented limit") {
 
 TEST_CASE("catalogue 39: tree-search --max-nodes beyond its documented limit") {
   const auto f = write_file("ok_trace.txt", "0 0\n0\n\n1 0\n");
-  expect_rejected("tree-search --trace " + f + " --max-nodes 100000", {"--max-nodes", "100000"});
+  expect_rejected("tree-search --trace " + f + " --x-max 100000", {"--x-max", "100000"});
+  expect_rejected("tree-search --trace " + f + " --max-nodes 100000", {"--x-max", "100000"});  // the old name
 }
 
 TEST_CASE("catalogue 40: mismatched list lengths (two drafts, one accuracy)") {

@@ -36,14 +36,14 @@ def test_latency_columns_and_dtypes():
     df = specdse.latency("a100-80gb", "llama-3.1-8b-instruct", x=[1, 2, 4], context=512, batch=4,
                          draft="eagle3-tree")
     assert list(df.columns[:8]) == ["hw", "model", "engine", "batch", "x", "context", "t_verify_s",
-                                    "batch_tokens_per_s"], list(df.columns)
+                                    "tokens_per_s_total"], list(df.columns)
     for c in ["draft", "draft_passes", "t_draft_s", "t_step_s"]:
         assert c in df.columns, c
     assert df["x"].dtype == np.int64 and df["context"].dtype == np.int64 and df["batch"].dtype == np.int64
     assert df["t_verify_s"].dtype == np.float64 and df["t_step_s"].dtype == np.float64
     assert df["hw"].dtype == object and set(df["hw"]) == {"a100-80gb"}
     # Tokens of the whole batch: x * batch / T_v.
-    np.testing.assert_allclose(df["batch_tokens_per_s"], df["x"] * 4 / df["t_verify_s"])
+    np.testing.assert_allclose(df["tokens_per_s_total"], df["x"] * 4 / df["t_verify_s"])
     np.testing.assert_allclose(df["t_step_s"], df["t_verify_s"] + df["t_draft_s"])
     # frame=False: the numpy columns the frame is built from.
     cols = specdse.latency("a100-80gb", "llama-3.1-8b-instruct", x=np.arange(1, 5), frame=False)

@@ -106,6 +106,17 @@ TEST_CASE("specdse window CLI: per-gamma table, best marked once, bad input exit
   const auto line_start = ok.output.rfind('\n', yes_at) + 1;
   CHECK(ok.output.substr(line_start, 11) == "0.05,0.8,8,");  // gamma* = 8 is the marked row
 
+  // A best gamma on --gamma-max is flagged: gamma* = 8 above, so a limit of 4 cuts it off, 10 does not.
+  CHECK(ok.output.find("At search limit") == std::string::npos);
+  const auto cut = run_cli("window --alpha 0.8 --cost-ratio 0.05 --gamma-max 4");
+  REQUIRE(cut.exit_code == 0);
+  CHECK(cut.output.find("At search limit: a best gamma equals --gamma-max (4)") != std::string::npos);
+  const auto map = run_cli("window --alpha 0.8 --cost-ratio 0.05,0.5 --gamma-max 4 --map --format csv");
+  REQUIRE(map.exit_code == 0);
+  CHECK(map.output.find(",at_search_limit\n") != std::string::npos);
+  CHECK(map.output.find(",4,") != std::string::npos);
+  CHECK(map.output.find(",yes\n") != std::string::npos);
+
   const auto engine = run_cli("window --hw a100-80gb --model llama-3.1-8b-instruct --draft eagle3-chain "
                               "--context 1024 --alpha 0.8 --format json");
   CHECK(engine.exit_code == 0);

@@ -105,14 +105,14 @@ def _frame(columns, frame, order=None):
     return pd.DataFrame(columns)
 
 
-_LATENCY_ORDER = ["hw", "model", "engine", "batch", "x", "context", "t_verify_s", "batch_tokens_per_s",
+_LATENCY_ORDER = ["hw", "model", "engine", "batch", "x", "context", "t_verify_s", "tokens_per_s_total",
                   "draft", "draft_passes", "t_draft_s", "t_step_s"]
 
 
 def latency(hw, model_, x=1, context=1024, batch=1, engine="roofline", draft=None, frame=True, config_dir=None):
     """T_v(x, L) per (context, x) — and T_d, T_v + T_d with a draft (algorithm or draft model).
 
-    ``batch_tokens_per_s`` is x * batch / T_v: tokens of the whole batch per second.
+    ``tokens_per_s_total`` is x * batch / T_v: tokens of the whole batch per second.
     """
     h = hardware(hw, config_dir)
     m = model(model_, config_dir)
