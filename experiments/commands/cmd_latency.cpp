@@ -90,6 +90,7 @@ const RegisterCommand reg{
       sub.add_option("--model", a->model, "Target model config name (configs/models)")->required();
       sub.add_option("--draft", a->draft,
                      "SD algorithm (configs/algorithms) or a standalone draft model name: adds T_d");
+      sub.add_option("--algorithm", a->draft)->group("");  // optimize's name for the same thing
       sub.add_option("--x", a->x,
                      fmt::format("Verification lengths: 1,2,4 or 1-128 (at most {})", kMaxVerificationLength))
           ->default_val("1");

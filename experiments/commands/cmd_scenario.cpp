@@ -92,6 +92,7 @@ const RegisterCommand reg{
       sub.add_option("--hw", a->hw, "Hardware config name");
       sub.add_option("--model", a->model, "Target model config name");
       sub.add_option("--algorithm", a->algorithm, "SD algorithm (configs/algorithms) or draft model name");
+      sub.add_option("--draft", a->algorithm)->group("");  // latency's / window's name for the same thing
       sub.add_option("--context", a->context, "Context lengths: 128,1024 or a range");
       sub.add_option("--batch", a->batch, "Sequences decoded together")->default_val(1)->check(integer_in(1, kMaxBatch));
       sub.add_option("--task", a->task, "Task whose measured AAT to use")->default_val("govreport");

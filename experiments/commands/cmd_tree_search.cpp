@@ -250,6 +250,7 @@ const RegisterCommand reg{
       sub.add_option("--hw", a->hw, "Hardware config name: adds t_verify_s, t_draft_s, p_eff_tokens_per_s");
       sub.add_option("--model", a->model, "Target model config name (with --hw)");
       sub.add_option("--algorithm", a->algorithm, "SD algorithm whose draft makes the tree (with --hw)");
+      sub.add_option("--draft", a->algorithm)->group("");  // latency's / window's name for the same thing
       sub.add_option("--context", a->context, "Context length L in tokens (with --hw)");
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);

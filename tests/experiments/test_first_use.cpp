@@ -306,3 +306,20 @@ TEST_CASE("reproduction plots: a PDF beside every PNG, byte-identical when regen
   CHECK(read(dir / "table4/table4.png") == png);
   CHECK(read(dir / "table4/table4.pdf") == pdf);
 }
+
+TEST_CASE("draft and algorithm options name the same thing in every command that takes one", "[first-use]") {
+  // optimize, tree-search and scenario call it --algorithm; latency, window and policies --draft;
+  // each takes the other spelling too and gives the same bytes.
+  const std::string lat = "latency --hw v80 --model llama-3.1-8b-instruct --x 4 --context 1024 --format csv ";
+  const auto by_draft = run(lat + "--draft longspec-tree", false);
+  REQUIRE(by_draft.status == 0);
+  CHECK(run(lat + "--algorithm longspec-tree", false).output == by_draft.output);
+  const std::string win = "window --hw a100-80gb --model llama-3.1-8b-instruct --context 1024 --alpha 0.8 --format csv ";
+  const auto w = run(win + "--draft eagle3-chain");
+  REQUIRE(w.status == 0);
+  CHECK(run(win + "--algorithm eagle3-chain").output == w.output);
+  const std::string opt = "optimize --hw v80 --model llama-3.1-8b-instruct --context 1024 --format csv ";
+  const auto o = run(opt + "--algorithm longspec-tree");
+  REQUIRE(o.status == 0);
+  CHECK(run(opt + "--draft longspec-tree").output == o.output);
+}
