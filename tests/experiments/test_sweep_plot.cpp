@@ -43,6 +43,7 @@ TEST_CASE("sweep --plot: --python is the interpreter used, and the default finds
   if (has_matplotlib("python3") || has_matplotlib("/usr/bin/python3") || has_matplotlib("/usr/local/bin/python3")) {
     CHECK(run("sweep --quiet --spec " + spec + " --out " + (d / "b.csv").string() + " --plot") == 0);
     CHECK(fs::file_size(d / "b.png") > 1000);
+    CHECK(fs::file_size(d / "b.pdf") > 1000);  // a PDF beside every PNG
   }
   fs::remove_all(d);
 }
