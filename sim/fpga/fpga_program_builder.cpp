@@ -5,7 +5,14 @@
 #include <deque>
 #include <limits>
 
+#include "models/config_error.hpp"
 #include "roofline/fpga_roofline.hpp"
+
+#include <fmt/format.h>
+
+// The largest instruction program one simulated step may allocate: far above any paper workload
+// (an 8B step at 16K tokens is ~56 000 instructions, a few MB) and well inside a workstation.
+constexpr double kMaxProgramBytes = 16.0 * (1ull << 30);
 
 namespace sim {
 
@@ -67,6 +74,16 @@ class Builder {
     for (const auto& op : ops)
       per_layer += 3 + 2 * std::ceil(op.weight_bytes / weight_chunk_) +
                    3 * std::ceil((op.kv_read_bytes * roofline::fpga_kv_read_factor(f_, op) + op.kv_write_bytes) / kv_chunk_);
+    // A step whose program would not fit this machine's memory (a context of ~10^12 tokens) is
+    // refused before allocating: a failed multi-terabyte allocation is not a clean bad_alloc
+    // under every allocator (AddressSanitizer aborts instead of throwing).
+    const double program_bytes = per_layer * layers * double(sizeof(Instruction));
+    if (!(program_bytes <= kMaxProgramBytes))
+      models::throw_input_error("command line", "--context",
+                                fmt::format("a step whose SystemC program fits this machine's memory ({:.0f} GiB "
+                                            "at most; use --engine roofline for this context)",
+                                            kMaxProgramBytes / double(1ull << 30)),
+                                fmt::format("one needing {:.3g} GiB", program_bytes / double(1ull << 30)));
     p_.instructions.reserve(std::size_t(per_layer * layers));
     for (const auto& op : ops) p_.op_names.push_back(op.name);
     // A layer's instructions depend only on the builder's state at its start (the previous

@@ -46,7 +46,8 @@ TEST_CASE("specpipe hit curve: the Ceres fit stays close to every published Fig.
 }
 
 TEST_CASE("specpipe hit curve: sampled ranks follow the curve (inverse CDF)") {
-  const auto& c = paper_fit().curve("llama-3.2-1b");
+  const auto fit = paper_fit();  // the curve refers into the fit: keep it alive
+  const auto& c = fit.curve("llama-3.2-1b");
   for (double u : {0.01, 0.2, 0.4, 0.5, 0.9, 0.99, 0.999}) {
     const long long j = c.rank_for_quantile(u);
     CHECK(c(double(j)) >= u);
