@@ -3,6 +3,7 @@
 // larger x always better, interior optimum) against the compute-to-bandwidth ratio.
 #include <fmt/format.h>
 
+#include "experiments/reproductions/manifest.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 
@@ -23,9 +24,9 @@ ReproductionResult regimes(const ReproduceContext& ctx) {
   res.inputs = {spec_path, reg.path("hardware", "v80"), reg.dir() + "/acceptance/aat_measurements.csv"};
   res.table = std::move(rows);
   res.notes = fmt::format(
-      "Sweep of {} points ({} thread(s)). sd_case: sd_never_helps (best x = 1), larger_x_better (best x "
+      "Sweep of {} points. sd_case: sd_never_helps (best x = 1), larger_x_better (best x "
       "= the largest x evaluated), interior_optimum (otherwise). Same rows as `specdse sweep --spec {}`.",
-      stats.total, stats.threads, spec_path);
+      stats.total, portable_path(spec_path, reg.dir()));
   res.plots.push_back(plot_script("sweep_regimes", {ctx.out_dir + "/regimes.csv", ctx.out_dir + "/regimes.png"}));
   return res;
 }

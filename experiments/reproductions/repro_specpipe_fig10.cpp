@@ -5,6 +5,7 @@
 // sensitivity, the 8B draft's curve). The paper's own TBT values are held out (validation set).
 #include <fmt/format.h>
 
+#include "experiments/reproductions/manifest.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
@@ -81,7 +82,8 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
       "over {} points; the 1B curve's location rests on its one published value, top-32 = 0.99). The tree is simulated "
       "as rank paths (w best of k candidates per bottom node by cumulative probability, the draft calibrated on average). "
       "The paper picks w = 64, k = 16; its measured TBTs are held out.",
-      summary, kTokens, kSeed, kContext, kPruneS * 1e3, ctx.engine, points, fit.r2, fit.n);
+      summary, kTokens, kSeed, kContext, kPruneS * 1e3, ctx.engine, portable_path(points, reg.dir()), fit.r2,
+      fit.n);
   res.plots.push_back(plot_script("specpipe_fig10"));
   return res;
 }
