@@ -7,7 +7,7 @@ namespace models {
 SoftwareStack load_software_stack(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
   r.allow_only({"name", "description", "kernel_launch_host_us", "per_layer_host_us", "per_step_host_us",
-                "cuda_graphs", "graph_launch_host_us", "runtime_reserve_gib"});
+                "cuda_graphs", "graph_launch_host_us", "runtime_reserve_gib", "ragged_batch_overhead_ratio"});
   SoftwareStack s;
   s.source_file = path;
   s.name = r.string("name");
@@ -18,6 +18,7 @@ SoftwareStack load_software_stack(const std::string& path) {
   s.cuda_graphs = r.boolean("cuda_graphs");
   s.graph_launch_host_us = s.cuda_graphs ? r.non_negative("graph_launch_host_us") : 0.0;
   s.runtime_reserve_gib = r.non_negative("runtime_reserve_gib");
+  s.ragged_batch_overhead_ratio = r.has("ragged_batch_overhead_ratio") ? r.non_negative("ragged_batch_overhead_ratio") : 0.0;
   return s;
 }
 

@@ -19,6 +19,10 @@ struct SoftwareStack {
   bool cuda_graphs = false;          // a captured step: one graph launch instead of per-kernel launches
   double graph_launch_host_us = 0;   // host time to launch a captured step
   double runtime_reserve_gib = 0;    // device memory the runtime keeps (CUDA context, allocator pools)
+  // Device time of packing a batch of ragged sequences (different tree levels per request) into
+  // one step without fused kernels, as a multiple of the step's compute; applies to steps of two
+  // or more sequences with different token counts (SpecPipe-DB). 0: batching is free.
+  double ragged_batch_overhead_ratio = 0;
 };
 
 SoftwareStack load_software_stack(const std::string& path);

@@ -186,7 +186,7 @@ void SystemSpec::validate_placement(const ModelSpec& target) {
 
 SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
   const YamlReader r = YamlReader::open(path);
-  r.allow_only({"name", "description", "devices", "links", "placement", "memory"});
+  r.allow_only({"name", "description", "devices", "links", "placement", "memory", "baseline_stacks"});
   SystemSpec s;
   s.source_file = path;
   s.name = r.string("name");
@@ -215,6 +215,13 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
     s.memory.kv_tokens = m->has("kv_tokens") ? m->positive_int("kv_tokens") : 0;
     s.memory.parameter_rule = m->has("parameter_rule") ? m->one_of("parameter_rule", {"exact", "dense-attention"}) : "exact";
   }
+  if (auto b = r.optional_child("baseline_stacks")) {
+    for (const auto& kv : b->node()) {
+      if (!kv.first.IsScalar() || kv.first.Scalar().empty()) b->fail("", "method names as keys", "a non-text key");
+      const std::string method = kv.first.Scalar();
+      s.baseline_stacks[method] = load_software_stack(reg.path("stacks", b->string(method)));
+    }
+  }
   // Every device the target's activations or the draft's tokens must cross to needs a link.
   auto require_link = [&](int a, int b, const std::string& why) {
     if (a != b && !s.link_between(a, b))
@@ -235,6 +242,12 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
     require_link(s.stages.back().devices.front(), s.draft_device, "verified tokens back to the draft");
   }
   return s;
+}
+
+SystemSpec with_target_stack(SystemSpec system, const SoftwareStack& stack) {
+  for (const auto& st : system.stages)
+    for (int d : st.devices) system.devices[std::size_t(d)].hardware.stack = stack;
+  return system;
 }
 
 }  // namespace models

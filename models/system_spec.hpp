@@ -58,6 +58,10 @@ struct SystemSpec {
   bool even_layers = false;                  // stage layer ranges split evenly when the model is known
   int draft_device = -1;                     // -1: no draft placed
   MemoryOptions memory;
+  // Baselines that run the same placement under another software stack (`baseline_stacks:` of
+  // method name -> stack config), e.g. paper 002's PP-vLLM: the target's devices with vLLM's
+  // CUDA-graph engine instead of the system's own stack.
+  std::map<std::string, SoftwareStack> baseline_stacks;
 
   int device_index(const std::string& name) const;  // -1 if absent
   // The link from device a to device b, or null.
@@ -68,5 +72,9 @@ struct SystemSpec {
 };
 
 SystemSpec load_system(const std::string& path, const ConfigRegistry& registry);
+
+// The system with every device of the target's stages running `stack` (the draft's device keeps
+// its own).
+SystemSpec with_target_stack(SystemSpec system, const SoftwareStack& stack);
 
 }  // namespace models

@@ -49,7 +49,8 @@ MemoryNeed model_share_memory(const models::ModelSpec& m, const ModelShare& shar
   if (layers > 0)
     need.activation_bytes = tokens * (kResidualCopies * m.hidden_size + kMlpCopies * m.intermediate_size / tp) *
                             m.activation_bytes();
-  if (share.lm_head) need.activation_bytes += tokens * m.vocab_size / tp * kLogitBytes;
+  const double logit_tokens = q.lm_head_tokens >= 0 ? double(q.lm_head_tokens) : tokens;
+  if (share.lm_head) need.activation_bytes += logit_tokens * m.vocab_size / tp * kLogitBytes;
   return need;
 }
 

@@ -47,6 +47,9 @@ struct MemoryQuery {
   int batch = 1;
   long long kv_tokens = 0;     // KV slots per sequence (context + tokens of the step, or a reserve)
   int step_tokens = 1;         // tokens per sequence in one step (x)
+  // Tokens whose logits the LM head produces in one step, all sequences together (-1: every
+  // token of the step; SpecPipe's last stage holds only each request's verified token).
+  long long lm_head_tokens = -1;
   std::string parameter_rule = "exact";  // see models::MemoryOptions
 };
 

@@ -26,7 +26,7 @@ StepPlan empty_step(int m) {
 
 PipelinePlan plan_specpipe(const SpecPipeParams& p, const RankModel& ranks) {
   check_common(p.stages, p.tokens);
-  SpeculativeTree tree(p.width, p.candidates, ranks);
+  SpeculativeTree tree(p.width, p.candidates, ranks, p.verification, p.top_p);
   std::mt19937_64 rng(p.seed);
   const int m = p.stages;
   PipelinePlan plan;
@@ -37,7 +37,8 @@ PipelinePlan plan_specpipe(const SpecPipeParams& p, const RankModel& ranks) {
   std::vector<long long> slot(std::size_t(m), -1);
   slot[0] = 0;
   FirstInput first = FirstInput::verified_token;
-  while (plan.tokens < p.tokens + 1) {
+  auto more = [&] { return p.steps > 0 ? (long long)plan.steps.size() < p.steps : plan.tokens < p.tokens + 1; };
+  while (more()) {
     StepPlan st = empty_step(m);
     for (int i = 0; i < m; ++i) st.compute[std::size_t(i)] = slot[std::size_t(i)] >= 0 ? tree.size(slot[std::size_t(i)]) : 0;
     st.first = st.compute[0] > 0 ? first : FirstInput::none;
@@ -54,8 +55,10 @@ PipelinePlan plan_specpipe(const SpecPipeParams& p, const RankModel& ranks) {
       st.verify = st.prune = true;
       ++plan.tokens;
       ++plan.checks;
-      st.hit = tree.verify(e);
+      const VerifyOutcome o = tree.verify_with(e, rng);
+      st.hit = o != VerifyOutcome::miss;
       plan.hits += st.hit ? 1 : 0;
+      plan.substituted += o == VerifyOutcome::substituted ? 1 : 0;
       st.flush = !st.hit;
       tree.drop_through(last);
     }
@@ -73,6 +76,75 @@ PipelinePlan plan_specpipe(const SpecPipeParams& p, const RankModel& ranks) {
       first = FirstInput::draft_previous;
     }
     plan.steps.push_back(std::move(st));
+  }
+  return plan;
+}
+
+PipelinePlan plan_specpipe_db(const SpecPipeParams& p, int requests, const RankModel& ranks) {
+  check_common(p.stages, p.tokens);
+  if (requests < 1) throw models::InputError(fmt::format("--batch: {} requests (must be >= 1)", requests));
+  const int m = p.stages;
+  // Each request's own run (seed mixed with its index; request 0 is the single-request run), all
+  // as long as the slowest so that every request is in every step.
+  auto request_params = [&](int r) {
+    SpecPipeParams q = p;
+    q.seed = p.seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(r);
+    return q;
+  };
+  long long steps = 0;
+  for (int r = 0; r < requests; ++r) steps = std::max<long long>(steps, (long long)plan_specpipe(request_params(r), ranks).steps.size());
+  std::vector<PipelinePlan> runs;
+  for (int r = 0; r < requests; ++r) {
+    SpecPipeParams q = request_params(r);
+    q.steps = steps;
+    runs.push_back(plan_specpipe(q, ranks));
+  }
+  PipelinePlan plan;
+  plan.method = "specpipe-db";
+  plan.stages = m;
+  plan.requests = requests;
+  plan.ragged_batches = requests > 1;
+  for (long long s = 0; s < steps; ++s) {
+    StepPlan st = empty_step(m);
+    st.batch.assign(std::size_t(m), 0);
+    int drafting = 0, drafted = 0;
+    bool any_level = false;
+    for (int r = 0; r < requests; ++r) {
+      const StepPlan& x = runs[std::size_t(r)].steps[std::size_t(s)];
+      for (int i = 0; i < m; ++i) {
+        st.compute[std::size_t(i)] += x.compute[std::size_t(i)];
+        st.batch[std::size_t(i)] += x.compute[std::size_t(i)] > 0 ? 1 : 0;
+      }
+      for (int i = 0; i + 1 < m; ++i) st.send[std::size_t(i)] += x.send[std::size_t(i)];
+      if (x.first == FirstInput::draft_previous) any_level = true;
+      if (x.first == FirstInput::verified_token) st.first_needs_token = true;
+      for (int w : x.draft_passes) drafting += w, ++drafted;
+      st.level_tokens += x.level_tokens;
+      if (x.emitted > 0) {
+        st.emitted += x.emitted;
+        st.emitted_by.push_back(r);
+        st.emitted_each.push_back(x.emitted);
+      }
+      st.verify = st.verify || x.verify;
+      st.prune = st.prune || x.prune;
+      st.flush = st.flush || x.flush;
+    }
+    st.first = any_level ? FirstInput::draft_previous : st.first_needs_token ? FirstInput::verified_token : FirstInput::none;
+    if (st.first == FirstInput::verified_token) st.first_needs_token = false;
+    st.hit = st.verify && !st.flush;
+    st.level_waits_for_verify = true;
+    if (drafted > 0) {
+      // One batched draft pass over every request's bottom nodes.
+      st.draft_passes = {(drafting + drafted - 1) / drafted};
+      st.draft_batch = drafted;
+    }
+    plan.steps.push_back(std::move(st));
+  }
+  for (const auto& r : runs) {
+    plan.checks += r.checks;
+    plan.hits += r.hits;
+    plan.substituted += r.substituted;
+    plan.tokens += r.tokens;
   }
   return plan;
 }
@@ -97,8 +169,116 @@ PipelinePlan plan_plain_pp(int stages, long long tokens) {
   return plan;
 }
 
+namespace {
+
+// Requests per micro-batch: `requests` over min(requests, stages) micro-batches, the first ones
+// taking the remainder.
+std::vector<int> micro_batches(int stages, int requests) {
+  const int g = std::min(stages, requests);
+  std::vector<int> size(std::size_t(g), requests / g);
+  for (int j = 0; j < requests % g; ++j) ++size[std::size_t(j)];
+  return size;
+}
+
+}  // namespace
+
+PipelinePlan plan_multibatch_pp(int stages, int requests, long long tokens) {
+  check_common(stages, tokens);
+  if (requests < 1) throw models::InputError(fmt::format("--batch: {} requests (must be >= 1)", requests));
+  if (requests == 1) return plan_plain_pp(stages, tokens);
+  const std::vector<int> size = micro_batches(stages, requests);
+  const int g = int(size.size());
+  PipelinePlan plan;
+  plan.method = "pp";
+  plan.stages = stages;
+  plan.requests = requests;
+  std::vector<long long> emitted(std::size_t(g), 0);  // tokens per request of each micro-batch
+  auto done = [&] { return *std::min_element(emitted.begin(), emitted.end()) >= tokens + 1; };
+  for (long long s = 0; !done(); ++s) {
+    StepPlan st = empty_step(stages);
+    st.batch.assign(std::size_t(stages), 0);
+    int first_request = 0;
+    for (int j = 0; j < g; first_request += size[std::size_t(j)], ++j) {
+      if (s < j) continue;
+      const int at = int((s - j) % stages);
+      const int n = size[std::size_t(j)];
+      st.compute[std::size_t(at)] = n;
+      st.batch[std::size_t(at)] = n;
+      if (at == 0) st.first = FirstInput::verified_token;
+      if (at + 1 < stages) st.send[std::size_t(at)] = n;
+      if (at == stages - 1) {
+        st.emitted += n;
+        for (int r = 0; r < n; ++r) st.emitted_by.push_back(first_request + r), st.emitted_each.push_back(1);
+        plan.tokens += n;
+        ++emitted[std::size_t(j)];
+      }
+    }
+    plan.steps.push_back(std::move(st));
+  }
+  return plan;
+}
+
+PipelinePlan plan_tree_iterations(const TreeIterations& it,
+                                  const std::function<int(std::mt19937_64&, long long)>& accepted) {
+  check_common(it.stages, it.tokens);
+  if (it.requests < 1) throw models::InputError(fmt::format("--batch: {} requests (must be >= 1)", it.requests));
+  const int m = it.stages;
+  const int x = it.tree_tokens;
+  const std::vector<int> size = micro_batches(m, it.requests);
+  const int g = int(size.size());
+  std::mt19937_64 rng(it.seed);
+  PipelinePlan plan;
+  plan.method = it.method;
+  plan.stages = m;
+  plan.requests = it.requests;
+  plan.draft_on_last_stage = it.draft_on_last_stage;
+  plan.hop_payload_factor = it.hop_payload_factor;
+  std::vector<long long> position(std::size_t(it.requests), 0);  // tokens each request emitted
+  long long tried = 0;
+  auto done = [&] { return *std::min_element(position.begin(), position.end()) >= it.tokens + 1; };
+  for (long long s = 0; !done(); ++s) {
+    StepPlan st = empty_step(m);
+    if (it.requests > 1) st.batch.assign(std::size_t(m), 0);
+    int first_request = 0;
+    for (int j = 0; j < g; first_request += size[std::size_t(j)], ++j) {
+      if (s < j) continue;
+      const int at = int((s - j) % m);
+      const int n = size[std::size_t(j)];
+      st.compute[std::size_t(at)] = n * x;
+      if (!st.batch.empty()) st.batch[std::size_t(at)] = n;
+      if (at == 0) {
+        // The draft builds this micro-batch's trees, level by level, now that its tokens are known.
+        st.first = FirstInput::draft_now;
+        st.draft_passes = it.passes;
+        st.draft_batch = n;
+        st.level_tokens = n * x;
+      }
+      if (at + 1 < m) st.send[std::size_t(at)] = n * x;
+      if (at == m - 1) {
+        st.verify = st.prune = true;
+        for (int r = first_request; r < first_request + n; ++r) {
+          const int a = accepted(rng, position[std::size_t(r)]);
+          st.emitted += a + 1;
+          st.emitted_by.push_back(r);
+          st.emitted_each.push_back(a + 1);
+          st.hit = a == it.depth;
+          ++plan.checks;
+          plan.hits += a;  // accepted draft tokens (see the per-depth rate below)
+          plan.tokens += a + 1;
+          tried += std::min(a + 1, it.depth);
+          position[std::size_t(r)] += a + 1;
+        }
+      }
+    }
+    plan.steps.push_back(std::move(st));
+  }
+  // The "hit rate" of a static tree is its per-depth acceptance: accepted / draft depths tried.
+  plan.checks = tried;
+  return plan;
+}
+
 PipelinePlan plan_static_tree(int stages, const std::vector<int>& branching, long long tokens, const RankModel& ranks,
-                              std::uint64_t seed) {
+                              std::uint64_t seed, int requests) {
   check_common(stages, tokens);
   if (branching.empty()) throw models::InputError("static tree: no levels");
   std::vector<int> level_nodes;  // nodes per level below the root
@@ -109,47 +289,27 @@ PipelinePlan plan_static_tree(int stages, const std::vector<int>& branching, lon
     nodes *= b;
     level_nodes.push_back(nodes);
   }
-  const int x = 1 + [&] { int s = 0; for (int n : level_nodes) s += n; return s; }();
-  std::mt19937_64 rng(seed);
-  PipelinePlan plan;
-  plan.method = "static-tree";
-  plan.stages = stages;
+  TreeIterations it;
+  it.method = "static-tree";
+  it.stages = stages;
+  it.requests = requests;
+  it.tree_tokens = 1 + [&] { int s = 0; for (int n : level_nodes) s += n; return s; }();
   // The first iteration's tree has the prompt's last token as its root; later trees are rooted at
   // the bonus token of the previous iteration. The draft extends the tree one level per pass.
-  std::vector<int> passes{1};
-  for (std::size_t d = 0; d + 1 < level_nodes.size(); ++d) passes.push_back(level_nodes[d]);
-  for (long long s = 0; plan.tokens < tokens + 1; ++s) {
-    StepPlan st = empty_step(stages);
-    const int at = int(s % stages);
-    st.compute[std::size_t(at)] = x;
-    if (at == 0) {
-      st.first = FirstInput::draft_now;
-      st.draft_passes = passes;
-      st.level_tokens = x;
+  it.passes = {1};
+  for (std::size_t d = 0; d + 1 < level_nodes.size(); ++d) it.passes.push_back(level_nodes[d]);
+  it.depth = int(branching.size());
+  it.tokens = tokens;
+  it.seed = seed;
+  // Accepted depth: the target's token at depth d must rank within the branching b_d.
+  return plan_tree_iterations(it, [&](std::mt19937_64& rng, long long position) {
+    int a = 0;
+    for (int b : branching) {
+      if (ranks.draw(rng, position + a + 1) > b) break;
+      ++a;
     }
-    if (at + 1 < stages) st.send[std::size_t(at)] = x;
-    if (at == stages - 1) {
-      // Accepted depth: the target's token at depth d must rank within the branching b_d.
-      int accepted = 0;
-      for (int b : branching) {
-        if (ranks.draw(rng) > b) break;
-        ++accepted;
-      }
-      st.emitted = accepted + 1;
-      st.verify = st.prune = true;
-      st.hit = accepted == int(branching.size());
-      ++plan.checks;
-      plan.hits += accepted;  // hits counts accepted draft tokens here (see hit_rate below)
-      plan.tokens += st.emitted;
-    }
-    plan.steps.push_back(std::move(st));
-  }
-  // For a static tree the "hit rate" is the per-depth acceptance: accepted / draft depths tried.
-  long long tried = 0;
-  for (const auto& st : plan.steps)
-    if (st.emitted > 0) tried += std::min<long long>(st.emitted, (long long)branching.size());
-  plan.checks = tried;
-  return plan;
+    return a;
+  });
 }
 
 double static_tree_aat(const std::vector<int>& branching, const HitCurve& curve) {

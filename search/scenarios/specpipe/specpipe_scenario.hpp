@@ -2,9 +2,16 @@
 // The SpecPipe scenario and its baselines, end to end: a plan (pipeline_plan.hpp) timed on the
 // system timeline (specpipe_timeline.hpp), with paper 002's analytic E(T) beside the simulated
 // TBT. Header-only for the same reason as specpipe_timeline.hpp (search does not link sim).
+#include <fmt/ranges.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "search/acceptance/positional_acceptance.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+#include "search/scenarios/specpipe/eagle_pipeline.hpp"
 #include "search/scenarios/specpipe/expected_tbt.hpp"
 #include "search/scenarios/specpipe/pipeline_plan.hpp"
 #include "search/scenarios/specpipe/specpipe_timeline.hpp"
@@ -18,8 +25,10 @@ inline const std::vector<int>& specinfer_branching() {
 }
 
 struct ScenarioResult {
-  std::string method;   // "specpipe", "pp", "pp+specinfer-tree"
+  std::string method;   // "specpipe", "specpipe-db", "pp", "pp-vllm", "pp+specinfer-tree", "pp+eagle3"
   int w = 0, k = 0;     // tree width and candidates (specpipe); tokens per pass otherwise
+  int batch = 1;        // requests decoded together
+  std::string tree;     // the static tree's name (EAGLE-3: N<i>), empty otherwise
   PipelinePlan plan;
   TimedPlan timed;
   double hit_rate = 0;  // specpipe: levels holding the target's token; static tree: per-depth acceptance
@@ -38,6 +47,7 @@ inline ScenarioResult run_specpipe(const TimingSetup& setup, const StageTimer& t
   r.timed = time_plan(r.plan, setup, timer);
   r.hit_rate = r.plan.hit_rate();
   r.flush_rate = r.plan.tokens ? double(r.plan.flushes()) / double(r.plan.tokens) : 0.0;
+  if (p.verification != Verification::greedy) r.method = std::string("specpipe/") + verification_name(p.verification);
   // E(T) with P(w) = the run's hit rate (a dynamic tree's P has no closed form here).
   const auto t = paper_step_times(setup, timer, p.width);
   const double tmax = *std::max_element(t.begin(), t.end());
@@ -48,23 +58,56 @@ inline ScenarioResult run_specpipe(const TimingSetup& setup, const StageTimer& t
   return r;
 }
 
-inline ScenarioResult run_plain_pp(const TimingSetup& setup, const StageTimer& timer, long long tokens) {
+// SpecPipe-DB: `requests` SpecPipe requests packed into every step (dynamic batching).
+inline ScenarioResult run_specpipe_db(const TimingSetup& setup, const StageTimer& timer, const SpecPipeParams& p,
+                                      int requests, const RankModel& ranks) {
   ScenarioResult r;
-  r.method = "pp";
+  r.method = "specpipe-db";
+  r.w = p.width;
+  r.k = p.candidates;
+  r.batch = requests;
+  r.plan = plan_specpipe_db(p, requests, ranks);
+  r.timed = time_plan(r.plan, setup, timer);
+  r.hit_rate = r.plan.hit_rate();
+  r.flush_rate = r.plan.tokens ? double(r.plan.flushes()) / double(r.plan.tokens) : 0.0;
+  return r;
+}
+
+// Plain pipeline parallelism: one token per full pass; with several requests, micro-batches
+// cycle through the pipeline (plan_multibatch_pp).
+inline ScenarioResult run_plain_pp(const TimingSetup& setup, const StageTimer& timer, long long tokens,
+                                   int requests = 1, const std::string& method = "pp") {
+  ScenarioResult r;
+  r.method = method;
   r.w = r.k = 1;
-  r.plan = plan_plain_pp(timer.stages(), tokens);
+  r.batch = requests;
+  r.plan = requests == 1 ? plan_plain_pp(timer.stages(), tokens) : plan_multibatch_pp(timer.stages(), requests, tokens);
   TimingSetup no_draft = setup;  // plain PP has no draft and prunes nothing
   no_draft.draft.reset();
   r.timed = time_plan(r.plan, no_draft, timer);
   return r;
 }
 
+// The system's baseline_stacks (e.g. PP-vLLM): plain PP on the same placement under each stack.
+inline std::vector<ScenarioResult> run_stack_baselines(const TimingSetup& setup, long long tokens, int requests = 1) {
+  std::vector<ScenarioResult> out;
+  for (const auto& [method, stack] : setup.system.baseline_stacks) {
+    TimingSetup s = setup;
+    s.system = models::with_target_stack(setup.system, stack);
+    const StageTimer timer(s);
+    out.push_back(run_plain_pp(s, timer, tokens, requests, method));
+  }
+  return out;
+}
+
 inline ScenarioResult run_static_tree(const TimingSetup& setup, const StageTimer& timer, long long tokens,
-                                      const RankModel& ranks, std::uint64_t seed) {
+                                      const RankModel& ranks, std::uint64_t seed, int requests = 1) {
   ScenarioResult r;
   r.method = "pp+specinfer-tree";
-  r.plan = plan_static_tree(timer.stages(), specinfer_branching(), tokens, ranks, seed);
-  r.w = r.plan.steps.front().compute.front();  // tokens per pass (root + tree nodes)
+  r.batch = requests;
+  r.plan = plan_static_tree(timer.stages(), specinfer_branching(), tokens, ranks, seed, requests);
+  r.w = 1;  // tokens per tree: the root and every level's nodes
+  for (int n = 1; int b : specinfer_branching()) r.w += (n *= b);
   r.k = *std::max_element(specinfer_branching().begin(), specinfer_branching().end());
   r.timed = time_plan(r.plan, setup, timer);
   r.hit_rate = r.plan.hit_rate();
@@ -72,6 +115,39 @@ inline ScenarioResult run_static_tree(const TimingSetup& setup, const StageTimer
   for (const auto& st : r.plan.steps) rejected += st.verify && !st.hit ? 1 : 0;
   r.flush_rate = r.plan.tokens ? double(rejected) / double(r.plan.tokens) : 0.0;
   return r;
+}
+
+// EAGLE-3 in the pipeline with the static tree `tree` (eagle_pipeline.hpp); `setup.head` set.
+inline ScenarioResult run_eagle_pipeline(const TimingSetup& setup, const StageTimer& timer, const std::string& tree_name,
+                                         const TokenTree& tree, const PositionalAcceptance& acceptance,
+                                         long long tokens, std::uint64_t seed, int requests = 1) {
+  ScenarioResult r;
+  r.method = "pp+eagle3";
+  r.tree = tree_name;
+  r.batch = requests;
+  EaglePipelineParams p;
+  p.stages = timer.stages();
+  p.requests = requests;
+  p.tokens = tokens;
+  p.seed = seed;
+  std::vector<int> last_layers;
+  for (const auto& st : setup.system.stages) last_layers.push_back(st.last_layer);
+  p.hop_payload_factor = hop_payload_factors(last_layers, eagle3_feature_layers(setup.target.layers));
+  r.plan = plan_eagle_pipeline(p, tree, acceptance);
+  r.w = tree.verification_length();
+  r.k = tree.depth();
+  r.timed = time_plan(r.plan, setup, timer);
+  r.hit_rate = r.plan.hit_rate();
+  long long rejected = 0;
+  for (const auto& st : r.plan.steps) rejected += st.verify && !st.hit ? 1 : 0;
+  r.flush_rate = r.plan.tokens ? double(rejected) / double(r.plan.tokens) : 0.0;
+  return r;
+}
+
+// Pruned trees N_i a head is tried with (paper 004's tree family; the lowest TBT is reported).
+inline const std::vector<int>& eagle_pipeline_tree_sizes() {
+  static const std::vector<int> n{1, 2, 4, 8, 16, 32, 64};
+  return n;
 }
 
 }  // namespace search::specpipe
@@ -105,6 +181,33 @@ inline TimingSetup make_setup(const models::ConfigRegistry& reg, const std::stri
   s.context = context;
   s.prune_s = prune_s;
   return s;
+}
+
+// The EAGLE-3 baseline of a setup: its head (configs/algorithms/eagle3-tree.yaml resized to the
+// target, search::eagle_head_for_target) on the last stage's device, the target's paper 004
+// positional acceptance, and the best pruned tree N_i by simulated mean TBT. nullopt (with
+// `why` set) when the target has no EAGLE-3 acceptance model.
+inline std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& reg, const TimingSetup& setup,
+                                                        long long tokens, std::uint64_t seed, int requests,
+                                                        std::string* why = nullptr) {
+  const auto models = paper004_models();
+  if (std::find(models.begin(), models.end(), setup.target.name) == models.end()) {
+    if (why) *why = fmt::format("no EAGLE-3 acceptance model for {} (paper 004 covers {})", setup.target.name,
+                                fmt::join(models, ", "));
+    return std::nullopt;
+  }
+  TimingSetup s = setup;
+  s.head = eagle_head_for_target(reg.algorithm("eagle3-tree"), setup.target);
+  const StageTimer timer(s);
+  const PositionalAcceptance acc = paper004_acceptance(setup.target.name);
+  std::optional<ScenarioResult> best;
+  for (int n : eagle_pipeline_tree_sizes()) {
+    // Paper 004's pruned-tree family (the dispatcher's depth and branching bounds).
+    const TokenTree tree = pruned_tree(acc, n, kMaxDraftDepth, kMaxDraftBranching);
+    auto r = run_eagle_pipeline(s, timer, fmt::format("N{}", n), tree, acc, tokens, seed, requests);
+    if (!best || r.timed.tbt.mean_s < best->timed.tbt.mean_s) best = std::move(r);
+  }
+  return best;
 }
 
 }  // namespace search::specpipe

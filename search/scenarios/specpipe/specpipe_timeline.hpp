@@ -21,7 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "models/algorithm_spec.hpp"
 #include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "models/engine_registry.hpp"
 #include "models/operator_graph.hpp"
 #include "models/system_spec.hpp"
@@ -46,6 +48,8 @@ struct TimingSetup {
   std::string engine = "roofline";
   long long context = 1024;          // tokens in the KV cache (held fixed over the run)
   double prune_s = 5e-3;             // per step and stage; paper 002 §4.2: "pruning takes about ~5 ms"
+  // An EAGLE head drafting on the last stage's device (plans with draft_on_last_stage).
+  std::optional<models::AlgorithmSpec> head;
 };
 
 // Memoised stage and draft times from the device engines.
@@ -60,18 +64,21 @@ class StageTimer {
   }
   int stages() const { return int(s_.system.stages.size()); }
   int device_of(int stage) const { return s_.system.stages[std::size_t(stage)].devices.front(); }
-  // Compute time of `stage` over `tokens` tokens (0 tokens: 0).
-  double stage_s(int stage, int tokens) const {
+  // Compute time of `stage` over `tokens` tokens of `batch` sequences (0 tokens: 0); each
+  // sequence holds ceil(tokens / batch) of them against its own context.
+  double stage_s(int stage, int tokens, int batch = 1) const {
     if (tokens <= 0) return 0.0;
-    auto key = std::make_pair(stage, tokens);
+    batch = std::max(1, std::min(batch, tokens));
+    auto key = std::make_tuple(stage, tokens, batch);
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     const auto& st = s_.system.stages[std::size_t(stage)];
     const bool last = stage + 1 == stages();
     models::StepShape sh;
-    sh.tokens = tokens;
+    sh.tokens = (tokens + batch - 1) / batch;
+    sh.batch = batch;
     sh.context = s_.context;
-    sh.mask = tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
+    sh.mask = sh.tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
     sh.include_lm_head = last && s_.system.devices[std::size_t(device_of(stage))].hardware.verify_includes_lm_head;
     models::StepGraph g = models::build_verify_graph(s_.target, sh);
     if (!last) g.tail_ops.clear();
@@ -80,17 +87,33 @@ class StageTimer {
     memo_[key] = t;
     return t;
   }
-  double draft_s(int tokens) const {
+  // One pass of the draft model on the draft device over `tokens` tokens per sequence.
+  double draft_s(int tokens, int batch = 1) const {
     if (!s_.draft || tokens <= 0) return 0.0;
-    auto it = draft_memo_.find(tokens);
+    auto key = std::make_pair(tokens, batch);
+    auto it = draft_memo_.find(key);
     if (it != draft_memo_.end()) return it->second;
     models::StepShape sh;
     sh.tokens = tokens;
+    sh.batch = batch;
     sh.context = s_.context;
     sh.mask = tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
     sh.include_lm_head = true;
     const double t = engine(s_.system.draft_device).step(models::build_verify_graph(*s_.draft, sh)).seconds;
-    draft_memo_[tokens] = t;
+    draft_memo_[key] = t;
+    return t;
+  }
+  // One pass of the EAGLE head on the last stage's device over `width` tokens per sequence.
+  double head_s(int width, int batch = 1) const {
+    if (!s_.head || width <= 0) return 0.0;
+    auto key = std::make_pair(width, batch);
+    auto it = head_memo_.find(key);
+    if (it != head_memo_.end()) return it->second;
+    const auto& builder = models::draft_builder(s_.head->draft.kind, s_.head->source_file);
+    const double t = engine(device_of(stages() - 1))
+                         .step(builder.pass_graph(*s_.head, s_.target, width, s_.context, batch))
+                         .seconds;
+    head_memo_[key] = t;
     return t;
   }
   // Link time from device a to b for `bytes` (occupancy + latency); 0 on the same device.
@@ -108,8 +131,8 @@ class StageTimer {
  private:
   const TimingSetup& s_;
   mutable std::map<int, std::unique_ptr<models::LatencyEngine>> engines_;
-  mutable std::map<std::pair<int, int>, double> memo_;
-  mutable std::map<int, double> draft_memo_;
+  mutable std::map<std::tuple<int, int, int>, double> memo_;
+  mutable std::map<std::pair<int, int>, double> draft_memo_, head_memo_;
 };
 
 struct TbtStats {
@@ -123,7 +146,8 @@ struct TimedPlan {
   sim::TimelineRun run;
   std::vector<double> emit_s;          // per emission event: the last stage's compute end
   std::vector<int> emit_tokens;        // tokens per emission event
-  TbtStats tbt;
+  TbtStats tbt;                        // per request (several requests: pooled over them)
+  double tokens_per_s_total = 0;       // all requests' tokens per second between first and last emission
   std::vector<double> stage_utilisation;  // compute busy / window, per stage
   double window_s = 0;                 // first to last emission
   double mean_step_s = 0;              // window / steps in the window
@@ -159,6 +183,27 @@ inline TbtStats tbt_stats(const std::vector<double>& emit_s, const std::vector<i
   return s;
 }
 
+// TBT samples of several requests: per request, the gap between consecutive emissions spread
+// over the tokens it emitted at the later one; pooled over requests.
+inline TbtStats request_tbt_stats(const std::vector<std::vector<std::pair<double, int>>>& per_request) {
+  TbtStats s;
+  std::vector<double> samples;
+  for (const auto& ev : per_request)
+    for (std::size_t e = 1; e < ev.size(); ++e)
+      for (int t = 0; t < ev[e].second; ++t) samples.push_back((ev[e].first - ev[e - 1].first) / ev[e].second);
+  if (samples.empty()) return s;
+  double sum = 0;
+  for (double v : samples) sum += v;
+  s.samples = (long long)samples.size();
+  s.mean_s = sum / double(samples.size());
+  std::sort(samples.begin(), samples.end());
+  s.p50_s = percentile(samples, 0.50);
+  s.p90_s = percentile(samples, 0.90);
+  s.p99_s = percentile(samples, 0.99);
+  s.tokens_per_s = s.mean_s > 0 ? 1.0 / s.mean_s : 0.0;
+  return s;
+}
+
 inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const StageTimer& timer) {
   const auto& sys = setup.system;
   const int m = timer.stages();
@@ -173,8 +218,14 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
     host_res[i] = g.add_resource({"host:" + sys.devices[i].name, sim::ResourceKind::host, sys.devices[i].name});
   sim::LaneResources lanes;
   for (const auto& lane : sys.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
-  const int draft_dev = sys.draft_device;
-  const bool has_draft = setup.draft.has_value() && draft_dev >= 0;
+  const int draft_dev = plan.draft_on_last_stage ? timer.device_of(m - 1) : sys.draft_device;
+  const bool has_draft = plan.draft_on_last_stage ? setup.head.has_value() : setup.draft.has_value() && draft_dev >= 0;
+  if (plan.draft_on_last_stage && !setup.head)
+    throw models::InputError(fmt::format("{}: the plan drafts with an EAGLE head but none is set up", plan.method));
+  auto hop_factor = [&](int i) {
+    return std::size_t(i) < plan.hop_payload_factor.size() ? plan.hop_payload_factor[std::size_t(i)] : 1.0;
+  };
+  auto batch_of = [](const StepPlan& st, int i) { return st.batch.empty() ? 1 : std::max(1, st.batch[std::size_t(i)]); };
   const double emb_bytes = setup.target.hidden_size * setup.target.activation_bytes();
   auto task = [&](int res, std::string name, std::string cat, double busy, std::vector<int> deps) {
     sim::TimelineTask t;
@@ -191,6 +242,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
   std::vector<int> prev_send(std::size_t(std::max(0, m - 1)), -1), prev_prune(std::size_t(m), -1);
   int prev_level_send = -1, prev_token_to_first = -1, prev_token_to_draft = -1;
   std::vector<int> emit_task;
+  std::vector<std::vector<std::pair<int, int>>> request_emits(std::size_t(std::max(1, plan.requests)));  // (task, tokens)
   // Program order on each device: a resource serves its *ready* tasks first come first served,
   // so a later step's task that happens to be ready must not overtake an earlier one.
   std::vector<int> last_compute(std::size_t(m), -1);
@@ -204,14 +256,17 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
     if (has_draft && !st.draft_passes.empty()) {
       std::vector<int> deps{prev_token_to_draft, last_draft};
       for (int w : st.draft_passes) {
-        draft_done = task(dev_res[std::size_t(draft_dev)], fmt::format("{} draft {} nodes", tag, w), "draft",
-                          timer.draft_s(w), deps);
+        const double busy = plan.draft_on_last_stage ? timer.head_s(w, st.draft_batch) : timer.draft_s(w, st.draft_batch);
+        draft_done = task(dev_res[std::size_t(draft_dev)],
+                          st.draft_batch > 1 ? fmt::format("{} draft {} x {} nodes", tag, st.draft_batch, w)
+                                             : fmt::format("{} draft {} nodes", tag, w),
+                          "draft", busy, deps);
         deps = {draft_done};
       }
       last_draft = draft_done;
     }
     auto send_level = [&](std::vector<int> deps) {
-      const double bytes = st.level_tokens * (kDraftNodeBytes + st.level_tokens / 8.0);
+      const double bytes = st.level_tokens * (kDraftNodeBytes + st.level_tokens / std::max(1, st.draft_batch) / 8.0);
       const int first_dev = timer.device_of(0);
       if (!has_draft || draft_dev == first_dev) return deps.empty() ? -1 : deps.front();
       deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
@@ -228,14 +283,21 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
       if (i == 0) {
         if (st.first == FirstInput::draft_previous) deps.push_back(prev_level_send);
         if (st.first == FirstInput::draft_now) deps.push_back(level_now);
-        if (st.first == FirstInput::verified_token) deps.push_back(prev_token_to_first);
+        if (st.first == FirstInput::verified_token || st.first_needs_token) deps.push_back(prev_token_to_first);
       } else {
         deps.push_back(prev_send[std::size_t(i - 1)]);
       }
       const auto& stg = sys.stages[std::size_t(i)];
+      const int b = batch_of(st, i);
+      double busy = timer.stage_s(i, n, b);
+      if (plan.ragged_batches && b > 1)
+        busy *= 1.0 + sys.devices[std::size_t(timer.device_of(i))].hardware.stack.ragged_batch_overhead_ratio;
       comp[std::size_t(i)] = task(dev_res[std::size_t(timer.device_of(i))],
-                                  fmt::format("{} stage {} layers {}-{}: {} tokens", tag, i, stg.first_layer, stg.last_layer, n),
-                                  "compute", timer.stage_s(i, n), deps);
+                                  b > 1 ? fmt::format("{} stage {} layers {}-{}: {} tokens of {} requests", tag, i,
+                                                      stg.first_layer, stg.last_layer, n, b)
+                                        : fmt::format("{} stage {} layers {}-{}: {} tokens", tag, i, stg.first_layer,
+                                                      stg.last_layer, n),
+                                  "compute", busy, deps);
       last_compute[std::size_t(i)] = comp[std::size_t(i)];
     }
     // The emitted token goes to the devices that need it.
@@ -245,7 +307,12 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
       const int c_last = comp[std::size_t(m - 1)];
       emit_task.push_back(c_last);
       out.emit_tokens.push_back(st.emitted);
-      const bool next_needs_first = s + 1 < plan.steps.size() && plan.steps[s + 1].first == FirstInput::verified_token;
+      if (st.emitted_by.empty()) request_emits[0].emplace_back(c_last, st.emitted);
+      for (std::size_t e = 0; e < st.emitted_by.size(); ++e)
+        request_emits[std::size_t(st.emitted_by[e])].emplace_back(
+            c_last, e < st.emitted_each.size() ? st.emitted_each[e] : 1);
+      const bool next_needs_first = s + 1 < plan.steps.size() && (plan.steps[s + 1].first == FirstInput::verified_token ||
+                                                                  plan.steps[s + 1].first_needs_token);
       const double bytes = kVerifiedTokenBytes * st.emitted;
       for (int i = 0; i < m; ++i) {
         const int d = timer.device_of(i);
@@ -269,7 +336,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
                                      "host", setup.prune_s, {comp[std::size_t(i)], token_at[std::size_t(i)]});
       if (i + 1 < m && st.send[std::size_t(i)] > 0) {
         const int n = st.send[std::size_t(i)];
-        const double bytes = n * (emb_bytes + n / 8.0);
+        const double bytes = n * (emb_bytes * hop_factor(i) + double(n) / batch_of(st, i) / 8.0);
         send[std::size_t(i)] = sim::add_send(g, sys, lanes, timer.device_of(i), timer.device_of(i + 1), bytes,
                                              [&] {
                                                std::vector<int> d{comp[std::size_t(i)]};
@@ -291,8 +358,20 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
   }
   out.run = sim::run_timeline(g);
   for (int t : emit_task) out.emit_s.push_back(out.run.end_s[std::size_t(t)]);
-  out.tbt = tbt_stats(out.emit_s, out.emit_tokens);
+  if (plan.requests > 1) {
+    std::vector<std::vector<std::pair<double, int>>> per(request_emits.size());
+    for (std::size_t r = 0; r < request_emits.size(); ++r)
+      for (const auto& [t, n] : request_emits[r]) per[r].emplace_back(out.run.end_s[std::size_t(t)], n);
+    out.tbt = request_tbt_stats(per);
+  } else {
+    out.tbt = tbt_stats(out.emit_s, out.emit_tokens);
+  }
   if (out.emit_s.size() >= 2) out.window_s = out.emit_s.back() - out.emit_s.front();
+  {
+    long long after_first = 0;
+    for (std::size_t e = 1; e < out.emit_tokens.size(); ++e) after_first += out.emit_tokens[e];
+    out.tokens_per_s_total = out.window_s > 0 ? double(after_first) / out.window_s : 0.0;
+  }
   const double span = out.run.makespan_s > 0 ? out.run.makespan_s : 1.0;
   for (int i = 0; i < m; ++i) {
     double busy = 0;
@@ -361,10 +440,26 @@ inline MechanismTimes mechanism_times(const TimingSetup& setup, const StageTimer
 
 // Memory of every device for a SpecPipe run (w-token levels; the system's KV budget or the
 // context); InputError "infeasible: ..." naming the first device that does not fit.
-inline std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width) {
+// With several requests the system's KV budget (paper 002 §4.5: 81,920 tokens "for all requests")
+// is shared: it must hold every request's context and level, or the run is infeasible; without a
+// budget each request reserves its own context.
+inline std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width, int requests = 1) {
   sim::MemoryQuery q;
   q.step_tokens = width;
   q.kv_tokens = setup.system.memory.kv_tokens > 0 ? setup.system.memory.kv_tokens : setup.context + width;
+  if (setup.system.memory.kv_tokens > 0) {
+    const long long need = (long long)requests * (setup.context + width);
+    if (need > setup.system.memory.kv_tokens)
+      throw models::InputError(fmt::format("{}: infeasible: {} requests x (context {} + {} tree tokens) = {} KV slots exceed "
+                                           "the system's KV budget of {} tokens (memory.kv_tokens)",
+                                           setup.system.name, requests, setup.context, width, need,
+                                           setup.system.memory.kv_tokens));
+    q.step_tokens = width * requests;  // one KV pool; the step's activations hold every request's level
+  } else {
+    q.batch = requests;
+  }
+  // The last stage computes each request's verified token only (its level was pruned to it).
+  q.lm_head_tokens = requests;
   q.parameter_rule = setup.system.memory.parameter_rule;
   auto mem = sim::system_memory(setup.system, setup.target, setup.draft ? &*setup.draft : nullptr, q);
   for (const auto& d : mem)

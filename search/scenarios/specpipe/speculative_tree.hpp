@@ -12,12 +12,23 @@
 // Cumulative probabilities: the draft is assumed calibrated on average, so its rank-j candidate
 // carries probability P(rank = j) of the hit curve at every position (the beam's order is
 // therefore the same at every depth; position-to-position variation of the draft's confidence is
-// not modelled).
+// not modelled). With a probability trace the ranks are the trace's and the beam order its mean
+// listed probabilities.
+//
+// Verification (paper 002 §3.4): greedy (lossless, the target's top-1 token must be in the level),
+// relaxed (the level's best candidate is taken when the target's token is not there: no stall
+// unless the level is empty) or top-p (a candidate within the target's top-p set is taken; the set
+// holds the nucleus_size() tokens at which the rank distribution first reaches p, each at an
+// independent rank among the parent's candidates: the calibrated-draft assumption again). After a
+// substitution the text follows the substituted token, so the deeper levels' target tokens are
+// drawn again below it.
 #include <cstdint>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "search/acceptance/probability_trace.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 
 namespace search::specpipe {
@@ -31,16 +42,34 @@ class RankModel {
   // probability p, else outside every candidate list. The beam order uses `order`'s rank
   // probabilities (any curve; only the order matters).
   static RankModel fixed(double p, const HitCurve& order, int max_k);
-  long long draw(std::mt19937_64& rng) const;
+  // Ranks replayed from a probability trace (DESIGN.md "Probability traces"): the target's token
+  // at depth d (tokens after the prompt) ranks as the trace's position d mod N says (RANK + 1;
+  // unlisted: outside every list), the same at every visit of that depth, as in the text the
+  // target produced. Beam order: the mean of each listed probability over the trace, so k is at
+  // most the number of probabilities every position lists (InputError otherwise).
+  static RankModel from_probability_trace(const ProbabilityTrace& trace, int max_k);
+  // The target's token rank (>= 1) at `depth`; > max_k() when outside every candidate list.
+  long long draw(std::mt19937_64& rng, long long depth) const;
   // log P(rank = j) used for cumulative probabilities, j = 1..max_k (non-increasing in j).
   double log_prob(int j) const { return log_prob_[std::size_t(j - 1)]; }
   int max_k() const { return int(log_prob_.size()); }
+  // Tokens in the target's top-p set: the smallest s with P(rank <= s) >= p (at least 1; capped
+  // at max_k(), beyond which no candidate list reaches).
+  int nucleus_size(double p) const;
+  std::string describe() const;  // "hit curve NAME", "fixed hit rate P", "trace FILE"
 
  private:
   HitCurve curve_copy_;
-  double fixed_p_ = -1;  // < 0: use the curve
+  double fixed_p_ = -1;              // < 0: use the curve (or the trace)
+  std::vector<long long> trace_ranks_;  // non-empty: replay these (1-based; huge: unlisted)
+  std::string trace_source_;
   std::vector<double> log_prob_;
 };
+
+enum class Verification { greedy, relaxed, top_p };
+// "greedy" / "relaxed" / "top-p"; InputError naming --verify otherwise.
+Verification parse_verification(const std::string& name);
+const char* verification_name(Verification v);
 
 struct TreeNode {
   int parent = -1;      // index in the previous level
@@ -52,11 +81,16 @@ struct TreeLevel {
   long long depth = 0;
   std::vector<TreeNode> nodes;
   int on_path = -1;     // the node that is the target's token at this depth, -1 if absent
+  std::vector<int> in_nucleus;  // top-p: nodes in the target's top-p set (best first)
 };
+
+// What a verification found.
+enum class VerifyOutcome { hit, substituted, miss };
 
 class SpeculativeTree {
  public:
-  SpeculativeTree(int width, int candidates, const RankModel& ranks);
+  SpeculativeTree(int width, int candidates, const RankModel& ranks, Verification verification = Verification::greedy,
+                  double top_p = 0.9);
   // Start over from a verified token at `depth` (decode start, or after a flush).
   void reset(long long depth);
   // Layer appending from the deepest level; returns the new level's depth. `bottom_nodes` (if
@@ -64,15 +98,23 @@ class SpeculativeTree {
   long long append_level(std::mt19937_64& rng, int* bottom_nodes = nullptr);
   // The target verified its token at `depth`: true (hit) when that level holds it, and every
   // level is pruned to its subtree; false (miss) empties the tree and re-roots it at `depth`.
+  // Greedy verification only (relaxed and top-p need the draws of verify_with).
   bool verify(long long depth);
+  // Verification under the tree's rule: hit (the target's token), substituted (relaxed / top-p
+  // took another candidate; the deeper levels' target tokens are drawn anew below it) or miss.
+  VerifyOutcome verify_with(long long depth, std::mt19937_64& rng);
   bool has_level(long long depth) const { return levels_.count(depth) != 0; }
   int size(long long depth) const;  // nodes at that depth (0 when absent)
   void drop_through(long long depth);  // forget levels at or above `depth` (computed and done)
   long long deepest() const { return levels_.rbegin()->first; }
 
  private:
+  void mark_target(TreeLevel& level, int parent_on_path, std::mt19937_64& rng);
+  void prune_below(std::map<long long, TreeLevel>::iterator it, std::mt19937_64* redraw);
   int width_, candidates_;
   const RankModel& ranks_;
+  Verification verification_;
+  int nucleus_ = 1;
   std::map<long long, TreeLevel> levels_;
 };
 
