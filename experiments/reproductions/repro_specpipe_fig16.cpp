@@ -1,7 +1,8 @@
 // reproduce specpipe-fig16: paper 002 Figs. 16 and 17, throughput against time between tokens
 // over the number of concurrent requests B in {1, 2, 4, 8, 16, 32} on the single-server testbed:
 // SpecPipe-DB (every request's tree level packed into each pipeline step, ragged batching at the
-// cost the paper's profile gives, configs/stacks/pytorch-eager.yaml), PP and PP-vLLM in
+// cost the paper's profile gives, configs/stacks/pytorch-eager.yaml; with w = 64 per request and,
+// as specpipe-db/shared-64, with the 64-token level shared by the requests), PP and PP-vLLM in
 // micro-batches (vLLM's virtual engines: up to one micro-batch per stage), PP with SpecInfer's
 // static tree (iteration-based: one request's tree per micro-batch slot), and single-request
 // SpecPipe at B = 1 (its B > 1 points, iteration-level interleaving of requests in one pipeline,
@@ -37,7 +38,7 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
   res.inputs = {setup.system.source_file, reg.path("models", "llama-3.1-70b"), reg.path("models", "llama-3.2-1b"), points,
                 reg.path("stacks", "pytorch-eager"), reg.path("stacks", "vllm-cuda-graph")};
   const sp::StageTimer timer(setup);
-  Table t({"method", "batch", "tokens_per_s_total", "tbt_mean_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s", "hit_rate",
+  Table t({"method", "batch", "w", "tokens_per_s_total", "tbt_mean_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s", "hit_rate",
            "status"});
   std::map<std::string, std::pair<double, double>> at32;  // method -> (tokens/s, TBT) at the largest B
   for (int b : kBatches) {
@@ -57,16 +58,24 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
       p.seed = kSeed;
       if (b == 1) rows.push_back(sp::run_specpipe(setup, timer, p, ranks));
       rows.push_back(sp::run_specpipe_db(setup, timer, p, b, ranks));
+      // The same 64-token level per step shared by the requests (w = 64 / B each): the step stays
+      // on the GEMM tile paper 002 §3.3.3 chose w for, at the cost of narrower trees.
+      if (b > 1) {
+        sp::SpecPipeParams shared = p;
+        shared.width = std::max(1, kWidth / b);
+        rows.push_back(sp::run_specpipe_db(setup, timer, shared, b, ranks));
+        rows.back().method = "specpipe-db/shared-64";
+      }
       rows.push_back(sp::run_plain_pp(setup, timer, kTokens, b));
       for (auto& r : sp::run_stack_baselines(setup, kTokens, b)) rows.push_back(std::move(r));
       rows.push_back(sp::run_static_tree(setup, timer, kTokens, ranks, kSeed, b));
     }
     for (const auto& r : rows) {
-      t.add_row({r.method, integer(b), num(r.timed.tokens_per_s_total), num(r.timed.tbt.mean_s), num(r.timed.tbt.p50_s),
+      t.add_row({r.method, integer(b), integer(r.w), num(r.timed.tokens_per_s_total), num(r.timed.tbt.mean_s), num(r.timed.tbt.p50_s),
                  num(r.timed.tbt.p90_s), num(r.timed.tbt.p99_s), num(r.hit_rate), "ok"});
       at32[r.method] = {r.timed.tokens_per_s_total, r.timed.tbt.mean_s};
     }
-    if (rows.empty()) t.add_row({"all", integer(b), text(""), text(""), text(""), text(""), text(""), text(""), status});
+    if (rows.empty()) t.add_row({"all", integer(b), text(""), text(""), text(""), text(""), text(""), text(""), text(""), status});
   }
   res.table = std::move(t);
   std::string last;
@@ -74,7 +83,7 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
     last += fmt::format("{}{} {:.1f} tokens/s at TBT {:.1f} ms", last.empty() ? "" : ", ", m, v.first, v.second * 1e3);
   res.notes = fmt::format(
       "At B = {}: {}. Each request decodes {} tokens (seed {} mixed with the request index), context {}, pruning {} ms "
-      "per step, w = {}, k = {}; the KV budget of the system file (81,920 tokens for all requests, paper 002 §4.5) "
+      "per step, w = {} per request (specpipe-db/shared-64: the 64-token level shared, w = 64 / B each), k = {}; the KV budget of the system file (81,920 tokens for all requests, paper 002 §4.5) "
       "bounds B. SpecPipe-DB charges the ragged batching at the stack's ragged_batch_overhead_ratio (paper 002 §4.4's "
       "profile: batching costs about as much as the inference). Micro-batches: min(B, 8), requests spread evenly. The "
       "paper's throughput and TBT values are held out.",

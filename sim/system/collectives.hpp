@@ -21,6 +21,11 @@ struct LaneResources {
 int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
              std::vector<int> deps, const std::string& name, const std::string& category = "transfer");
 
+// As add_send, but through one relay device when a and b share no link (store and forward: two
+// sends, the relay's first in system order); InputError when no relay joins them either.
+int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
+                    std::vector<int> deps, const std::string& name, const std::string& category = "transfer");
+
 // Ring all-reduce / all-gather among `ranks` (device indices, in ring order); `ready[i]` is the
 // task after which rank i's input is ready. Returns, per rank, the task after which it holds
 // the result (its last receive).

@@ -116,11 +116,17 @@ class StageTimer {
     head_memo_[key] = t;
     return t;
   }
-  // Link time from device a to b for `bytes` (occupancy + latency); 0 on the same device.
+  // Link time from device a to b for `bytes` (occupancy + latency); 0 on the same device; through
+  // a relay as sim::add_routed_send does when a and b share no link.
   double hop_s(int a, int b, double bytes) const {
     if (a == b) return 0.0;
-    const auto* l = s_.system.link_between(a, b);
-    return l ? l->spec.transfer_s(bytes) : 0.0;
+    if (const auto* l = s_.system.link_between(a, b)) return l->spec.transfer_s(bytes);
+    for (int r = 0; r < int(s_.system.devices.size()); ++r) {
+      const auto* x = r == a || r == b ? nullptr : s_.system.link_between(a, r);
+      const auto* y = x ? s_.system.link_between(r, b) : nullptr;
+      if (y) return x->spec.transfer_s(bytes) + y->spec.transfer_s(bytes);
+    }
+    return 0.0;
   }
   const models::LatencyEngine& engine(int device) const {
     auto& e = engines_[device];
@@ -318,14 +324,14 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
         const int d = timer.device_of(i);
         if (!(st.prune || (i == 0 && next_needs_first))) continue;
         token_at[std::size_t(i)] = d == last_dev ? c_last
-                                                 : sim::add_send(g, sys, lanes, last_dev, d, bytes, {c_last},
-                                                                 fmt::format("{} token -> stage {}", tag, i), "token");
+                                                 : sim::add_routed_send(g, sys, lanes, last_dev, d, bytes, {c_last},
+                                                                        fmt::format("{} token -> stage {}", tag, i), "token");
       }
       token_to_first = token_at[0];
       if (has_draft) {
         token_to_draft = draft_dev == last_dev ? c_last
-                                               : sim::add_send(g, sys, lanes, last_dev, draft_dev, bytes, {c_last},
-                                                               tag + " token -> draft", "token");
+                                               : sim::add_routed_send(g, sys, lanes, last_dev, draft_dev, bytes, {c_last},
+                                                                      tag + " token -> draft", "token");
       }
     }
     // Prune (host thread of each stage device) and the surviving embeddings on to the next stage.
