@@ -10,7 +10,7 @@ namespace experiments {
 namespace {
 
 struct OptimizeArgs {
-  std::string hw, model, algorithm, task = "govreport", context, engine, format;
+  std::string hw, model, algorithm, task = "govreport", context, batch = "1", engine, format;
   AcceptanceOptions acceptance;
   int x_max = 128;
   bool measured_only = false;
@@ -26,7 +26,7 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
   opt.x_max = a.x_max;
   opt.measured_x_only = a.measured_only;
   opt.draft_placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
-  Table t({"hw", "model", "algorithm", "task", "context", "ar_tokens_per_s", "best_x",
+  Table t({"hw", "model", "algorithm", "task", "context", "batch", "ar_tokens_per_s", "best_x",
            "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "aat_source", "at_search_limit", "aat_source_tables"});
   // The largest x searched: --x-max, or the algorithm's largest tree when that is smaller. A best
   // x there may only be the edge of the search, not the optimum.
@@ -38,16 +38,23 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
   // Measurements are keyed by the model config's own name, so a model given as a YAML path
   // finds them too.
   const AatResolver resolver(reg, a.acceptance, {w.target.name, a.algorithm, a.task}, w.algorithm.get(), a.x_max);
-  for (long long L : parse_int_list("--context", a.context, 0)) {
-    require_workload_fits(hw, w, L, a.x_max);
-    const auto aat = resolver.at(L);
-    const auto r = search::optimize_context(*engine, w, L, aat.source, opt);
-    t.add_row({hw.name, w.target.name, a.algorithm, a.task, integer(L), num(r.ar.p_eff()),
-               integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3), num(r.best.aat),
-               num(r.best.t_verify_s), num(r.best.t_draft_s), num(r.ridge_x, 3),
-               roofline::to_string(r.regime), aat.description,
-               r.best.x >= x_limit && x_limit > 1 ? limit_note : std::string(), aat.source_tables});
-  }
+  // Every sequence of a batch verifies its own tree against its own context: T_v and T_d grow
+  // with B, AAT does not; tokens/s are per sequence (DESIGN.md), the speed-up is over AD at the
+  // same batch.
+  const auto batches = parse_int_list("--batch", a.batch, 1, kMaxBatch);
+  for (long long L : parse_int_list("--context", a.context, 0))
+    for (long long b : batches) {
+      models::Workload wb = w;
+      wb.batch = int(b);
+      require_workload_fits(hw, wb, L, a.x_max);
+      const auto aat = resolver.at(L);
+      const auto r = search::optimize_context(*engine, wb, L, aat.source, opt);
+      t.add_row({hw.name, w.target.name, a.algorithm, a.task, integer(L), integer(b), num(r.ar.p_eff()),
+                 integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3), num(r.best.aat),
+                 num(r.best.t_verify_s), num(r.best.t_draft_s), num(r.ridge_x, 3),
+                 roofline::to_string(r.regime), aat.description,
+                 r.best.x >= x_limit && x_limit > 1 ? limit_note : std::string(), aat.source_tables});
+    }
   if (!opt.draft_placement.is_same_device())
     t.set_footer(fmt::format("draft on {} over {}: t_draft_s is its passes there plus both link transfers",
                              opt.draft_placement.device(), opt.draft_placement.link()));
@@ -73,6 +80,9 @@ const RegisterCommand reg{
           throw CLI::RequiredError("--algorithm");
       });
       sub.add_option("--context", a->context, "Context lengths: 128,1024 or a range")->required();
+      sub.add_option("--batch", a->batch,
+                     "Sequences per step B, e.g. 1,8,32 (each with its own tree and context); tokens/s per sequence")
+          ->default_val("1");
       sub.add_option("--task", a->task, "Task whose measured AAT to use")->default_val("govreport");
       add_acceptance_options(sub, a->acceptance);
       sub.add_option("--x-max", a->x_max, "Largest verification length considered")->default_val(128)->check(integer_in(1, kMaxVerificationLength));

@@ -33,7 +33,7 @@ constexpr int kMaxTreeNodes = 1024;
 
 struct TreeSearchArgs {
   std::string trace, validation, acceptance, baseline_shape = kPaperBaselineShape, emit_method = "prior-score";
-  std::string hw, model, algorithm, engine, format;
+  std::string hw, model, algorithm, engine, format, batch = "1";
   long long context = -1;
   double validation_fraction = 0;
   int max_nodes = 128, emit_tree = 0;
@@ -108,20 +108,31 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
       if (validation) m.validation_aat.push_back(search::tree_aat(t, *validation));
     }
 
-  // Hardware: latency per tree, and the (x, depth bound) search.
+  // Hardware: latency per tree, and the (x, depth bound) search, per batch size (each sequence
+  // verifies its own tree against its own context).
+  const auto batches = parse_int_list("--batch", a.batch, 1, kMaxBatch);
+  if (!hardware && a.batch != "1") models::throw_input_error("command line", "--batch", "--hw with --batch", "no --hw");
   std::unique_ptr<models::LatencyEngine> engine;
-  models::Workload workload;
-  std::optional<search::TreeLatency> latency;
-  std::optional<search::HardwareAwareResult> hw_result;
+  std::vector<models::Workload> workloads;
+  std::vector<search::TreeLatency> latencies;
+  std::vector<search::HardwareAwareResult> hw_results;
   if (hardware) {
     const auto reg = registry(g);
     const auto hw_spec = reg.hardware(a.hw);
-    workload = make_workload(reg, a.model, a.algorithm);
-    require_workload_fits(hw_spec, workload, a.context, x_max);
     engine = make_engine(a.engine, hw_spec);
-    latency.emplace(*engine, workload, a.context);
-    hw_result = search::hardware_aware_tree_search(train, validation ? *validation : train, *latency, x_max);
+    workloads.reserve(batches.size());  // TreeLatency keeps a reference to its workload
+    latencies.reserve(batches.size());
+    for (long long b : batches) {
+      workloads.push_back(make_workload(reg, a.model, a.algorithm));
+      workloads.back().batch = int(b);
+      require_workload_fits(hw_spec, workloads.back(), a.context, x_max);
+      latencies.emplace_back(*engine, workloads.back(), a.context);
+      hw_results.push_back(
+          search::hardware_aware_tree_search(train, validation ? *validation : train, latencies.back(), x_max));
+    }
   }
+  search::TreeLatency* latency = hardware ? &latencies.front() : nullptr;  // memoises, so not const
+  const search::HardwareAwareResult* hw_result = hardware ? &hw_results.front() : nullptr;
 
   if (a.emit_tree != 0) {
     if (a.emit_tree < 2 || a.emit_tree > x_max)
@@ -131,6 +142,8 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
     std::string note;
     if (a.emit_method == "hardware-aware") {
       if (!hw_result) models::throw_input_error("command line", "--emit-method", "--hw with hardware-aware", "no --hw");
+      if (batches.size() > 1)
+        models::throw_input_error("command line", "--batch", "one batch size with --emit-tree", a.batch);
       const auto& c = hw_result->per_x_best[std::size_t(a.emit_tree - 2)];
       tree = bounded_tree(c.depth_bound, a.emit_tree);
       note = c.depth_bound ? fmt::format(", depth bound {}", c.depth_bound) : ", no depth bound";
@@ -158,62 +171,69 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   std::vector<std::string> cols = {"method", "x", "draft_nodes", "depth", "tree_shape", "aat"};
   if (validation) cols.push_back("validation_aat");
   if (positional) cols.push_back("model_aat");
-  if (hardware) cols.insert(cols.end(), {"depth_bound", "t_verify_s", "t_draft_s", "p_eff_tokens_per_s", "best"});
+  if (hardware) cols.insert(cols.end(), {"batch", "depth_bound", "t_verify_s", "t_draft_s", "p_eff_tokens_per_s", "best"});
   Table table(cols);
+  std::string footer;
+  for (std::size_t bi = 0; bi < (hardware ? batches.size() : 1); ++bi) {
+    if (hardware) latency = &latencies[bi], hw_result = &hw_results[bi];
+    const long long batch = batches[bi];
 
-  auto add = [&](const std::string& method, const search::TokenTree& tree, double aat, std::optional<double> val,
-                 std::optional<int> depth_bound, bool best) {
-    std::vector<Cell> row = {method, integer(tree.verification_length()), integer(tree.draft_nodes()),
-                             integer(tree.depth()), tree.shape_string(), num(aat)};
-    if (validation) row.push_back(num(*val));
-    if (positional) row.push_back(num(model_aat(tree, *positional)));
-    if (hardware) {
-      const double tv = latency->t_verify_s(tree.verification_length());
-      const double td = latency->t_draft_s(tree.widths_per_depth());
-      row.push_back(depth_bound ? integer(*depth_bound) : text(""));
-      row.insert(row.end(), {num(tv), num(td), num((val ? *val : aat) / (tv + td)), text(best ? "best" : "")});
-    }
-    table.add_row(row);
-  };
-  for (const auto& m : methods) {
-    std::size_t best = 0;
-    if (hardware) {
-      double best_p = -1;
-      for (std::size_t i = 0; i < m.trees.size(); ++i) {
-        const auto& t = m.trees[i];
-        const double aat = validation ? m.validation_aat[i] : m.aat[i];
-        const double p = aat / (latency->t_verify_s(t.verification_length()) + latency->t_draft_s(t.widths_per_depth()));
-        if (p > best_p) {
-          best_p = p;
-          best = i;
+    auto add = [&](const std::string& method, const search::TokenTree& tree, double aat, std::optional<double> val,
+                   std::optional<int> depth_bound, bool best) {
+      std::vector<Cell> row = {method, integer(tree.verification_length()), integer(tree.draft_nodes()),
+                               integer(tree.depth()), tree.shape_string(), num(aat)};
+      if (validation) row.push_back(num(*val));
+      if (positional) row.push_back(num(model_aat(tree, *positional)));
+      if (hardware) {
+        const double tv = latency->t_verify_s(tree.verification_length());
+        const double td = latency->t_draft_s(tree.widths_per_depth());
+        row.push_back(integer(batch));
+        row.push_back(depth_bound ? integer(*depth_bound) : text(""));
+        row.insert(row.end(), {num(tv), num(td), num((val ? *val : aat) / (tv + td)), text(best ? "best" : "")});
+      }
+      table.add_row(row);
+    };
+    for (const auto& m : methods) {
+      std::size_t best = 0;
+      if (hardware) {
+        double best_p = -1;
+        for (std::size_t i = 0; i < m.trees.size(); ++i) {
+          const auto& t = m.trees[i];
+          const double aat = validation ? m.validation_aat[i] : m.aat[i];
+          const double p = aat / (latency->t_verify_s(t.verification_length()) + latency->t_draft_s(t.widths_per_depth()));
+          if (p > best_p) {
+            best_p = p;
+            best = i;
+          }
         }
       }
+      for (std::size_t i = 0; i < m.trees.size(); ++i)
+        add(m.method, m.trees[i], m.aat[i], validation ? std::optional<double>(m.validation_aat[i]) : std::nullopt,
+            std::nullopt, hardware && i == best);
     }
-    for (std::size_t i = 0; i < m.trees.size(); ++i)
-      add(m.method, m.trees[i], m.aat[i], validation ? std::optional<double>(m.validation_aat[i]) : std::nullopt,
-          std::nullopt, hardware && i == best);
-  }
-  if (hardware) {
-    // Per x, the best depth bound (0 = none, the paper's tree).
-    for (const auto& c : hw_result->per_x_best) {
-      const auto tree = bounded_tree(c.depth_bound, c.x);
-      const double in_sample = search::tree_aat(tree, train);
-      const bool best = c.x == hw_result->best.x && c.depth_bound == hw_result->best.depth_bound;
-      add("hardware-aware", tree, in_sample, validation ? std::optional<double>(c.aat) : std::nullopt,
-          c.depth_bound, best);
+    if (hardware) {
+      // Per x, the best depth bound (0 = none, the paper's tree).
+      for (const auto& c : hw_result->per_x_best) {
+        const auto tree = bounded_tree(c.depth_bound, c.x);
+        const double in_sample = search::tree_aat(tree, train);
+        const bool best = c.x == hw_result->best.x && c.depth_bound == hw_result->best.depth_bound;
+        add("hardware-aware", tree, in_sample, validation ? std::optional<double>(c.aat) : std::nullopt,
+            c.depth_bound, best);
+      }
+      const auto& p = hw_result->best_x_only;
+      const auto& h = hw_result->best;
+      const double ad = hw_result->autoregressive.p_eff();
+      footer += (footer.empty() ? "" : "\n") + (batches.size() > 1 ? fmt::format("batch {}: ", batch) : std::string()) + fmt::format(
+          "AD {:.4g} tokens/s. Paper (x only): x = {}, shape {}, P_eff {:.4g} tokens/s ({:.3f}x AD). "
+          "Hardware-aware: x = {}, depth <= {}, shape {}, P_eff {:.4g} tokens/s ({:.3f}x AD), {:+.2f} % over x only.",
+          ad, p.x, p.shape, p.p_eff(), p.p_eff() / ad, h.x, h.depth_bound ? h.depth_bound : h.depth, h.shape,
+          h.p_eff(), h.p_eff() / ad, 100 * hw_result->gain()) +
+          (h.x == x_max || p.x == x_max
+               ? fmt::format(" At search limit: the best x is the largest searched ({}); raise --x-max.", x_max)
+               : std::string());
     }
-    const auto& p = hw_result->best_x_only;
-    const auto& h = hw_result->best;
-    const double ad = hw_result->autoregressive.p_eff();
-    table.set_footer(fmt::format(
-        "AD {:.4g} tokens/s. Paper (x only): x = {}, shape {}, P_eff {:.4g} tokens/s ({:.3f}x AD). "
-        "Hardware-aware: x = {}, depth <= {}, shape {}, P_eff {:.4g} tokens/s ({:.3f}x AD), {:+.2f} % over x only.",
-        ad, p.x, p.shape, p.p_eff(), p.p_eff() / ad, h.x, h.depth_bound ? h.depth_bound : h.depth, h.shape,
-        h.p_eff(), h.p_eff() / ad, 100 * hw_result->gain()) +
-        (h.x == x_max || p.x == x_max
-             ? fmt::format(" At search limit: the best x is the largest searched ({}); raise --x-max.", x_max)
-             : std::string()));
   }
+  if (!footer.empty()) table.set_footer(footer);
   print_table(table, a.format);
   return 0;
 }
@@ -252,6 +272,9 @@ const RegisterCommand reg{
       sub.add_option("--algorithm", a->algorithm, "SD algorithm whose draft makes the tree (with --hw)");
       sub.add_option("--draft", a->algorithm)->group("");  // latency's / window's name for the same thing
       sub.add_option("--context", a->context, "Context length L in tokens (with --hw)");
+      sub.add_option("--batch", a->batch,
+                     "Sequences per step (with --hw), e.g. 1,8,32: each verifies its own tree; rows per batch size")
+          ->default_val("1");
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
       return [a, &g] { return run_tree_search(*a, g); };
