@@ -15,8 +15,7 @@ namespace {
 
 // Largest --gamma-max: the table has gamma_max + 1 rows per case and each row sums a geometric
 // series of gamma terms (quadratic work); engine mode times gamma_max + 1 verification lengths.
-// Paper 001's windows are at most tens of tokens; 1024 leaves ample room.
-constexpr int kMaxGamma = 1024;
+constexpr int kMaxGamma = search::kMaxWindowLimit;
 
 struct WindowArgs {
   std::string alpha, cost_ratio, hw, model, draft, context, engine, format;

@@ -15,8 +15,9 @@ void require_accuracy(const std::string& what, double accuracy) {
 }
 
 void require_gamma_max(const std::string& what, int gamma_max) {
-  if (gamma_max < 1)
-    throw models::InputError(fmt::format("{}: expected a window limit >= 1, got {}", what, gamma_max));
+  if (gamma_max < 1 || gamma_max > kMaxWindowLimit)
+    throw models::InputError(
+        fmt::format("{}: expected a window limit in [1, {}], got {}", what, kMaxWindowLimit, gamma_max));
 }
 
 double chain_expected_tokens(double accuracy, int gamma) {

@@ -66,6 +66,10 @@ std::vector<GammaStarCell> gamma_star_map(const std::vector<double>& accuracies,
 
 // Input checks shared by the CLI and library: throw models::InputError naming `what`.
 void require_accuracy(const std::string& what, double accuracy);  // 0 < a < 1
-void require_gamma_max(const std::string& what, int gamma_max);   // >= 1
+// The largest window limit any command accepts: a latency table holds gamma_max + 1 engine
+// steps and the policies replay every window up to it (work grows with the limit); paper 001's
+// windows are tens of tokens, so 1024 leaves ample room (as `window --gamma-max`).
+constexpr int kMaxWindowLimit = 1024;
+void require_gamma_max(const std::string& what, int gamma_max);   // in [1, kMaxWindowLimit]
 
 }  // namespace search

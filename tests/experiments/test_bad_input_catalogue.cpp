@@ -346,3 +346,10 @@ TEST_CASE("catalogue 43: a missing --trace file") {
 TEST_CASE("catalogue 44: context beyond what a sweep can represent is a one-line error") {
   expect_rejected(kLatency + "--context 99999999999999999999", {"--context", "99999999999999999999"});
 }
+
+TEST_CASE("catalogue 45: draft-select and policies --gamma-max beyond the window limit") {
+  expect_rejected("draft-select --hw v80 --model llama-3.1-8b-instruct --drafts llama-3.2-1b --alpha 0.7 --context 1024 "
+                  "--gamma-max 100000",
+                  {"--gamma-max", "100000"});
+  expect_rejected("policies --synthetic 200:0.7 --cost-ratio 0.1 --gamma-max 100000", {"--gamma-max", "100000"});
+}
