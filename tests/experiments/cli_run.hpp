@@ -5,8 +5,10 @@
 
 #include <array>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 namespace cli_test {
 
@@ -24,6 +26,28 @@ inline Result run(const std::string& args, bool with_stderr = true) {
   while (fgets(buf.data(), buf.size(), p)) out += buf.data();
   const int st = pclose(p);
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+// The rows of a CSV table as cells (header first); '#' lines (footers) and empty lines skipped.
+inline std::vector<std::vector<std::string>> csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// The index of column `name` in a header row (fails the test when absent).
+inline std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return i;
+  FAIL("no column " << name);
+  return 0;
 }
 
 }  // namespace cli_test

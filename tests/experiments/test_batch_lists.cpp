@@ -14,28 +14,8 @@ namespace {
 
 using cli_test::run;
 
-// The CSV rows of `text` (header first) as cells.
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    std::istringstream l(line);
-    std::string c;
-    while (std::getline(l, c, ',')) cells.push_back(c);
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
-std::size_t column(const std::vector<std::string>& header, const std::string& name) {
-  for (std::size_t i = 0; i < header.size(); ++i)
-    if (header[i] == name) return i;
-  FAIL("no column " << name);
-  return 0;
-}
+using cli_test::column;
+using cli_test::csv;
 
 }  // namespace
 
@@ -43,7 +23,7 @@ TEST_CASE("optimize --batch 1,8,32: a row per batch, T_v grows and the best x sh
   const auto r = run("optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-tree --context 1024 "
                      "--batch 1,8,32 --format csv", false);
   REQUIRE(r.status == 0);
-  const auto rows = csv_rows(r.output);
+  const auto rows = csv(r.output);
   REQUIRE(rows.size() == 4);
   const auto b = column(rows[0], "batch"), x = column(rows[0], "best_x"), tv = column(rows[0], "t_verify_s");
   CHECK(rows[1][b] == "1");
@@ -53,7 +33,7 @@ TEST_CASE("optimize --batch 1,8,32: a row per batch, T_v grows and the best x sh
   // The single-batch row is the plain optimize row.
   const auto one = run("optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-tree --context 1024 "
                        "--format csv", false);
-  CHECK(csv_rows(one.output)[1] == rows[1]);
+  CHECK(csv(one.output)[1] == rows[1]);
   const auto bad = run("optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-tree --context 1024 "
                        "--batch 0");
   CHECK(bad.status == 2);
@@ -73,7 +53,7 @@ TEST_CASE("tree-search --batch 1,64 with --hw: rows per batch, a smaller best tr
   const auto r = run("tree-search --trace " + path + " --x-max 16 --hw h100-sxm --model llama-3.1-8b-instruct "
                      "--algorithm eagle3-tree --context 1024 --batch 1,64 --format csv", false);
   REQUIRE(r.status == 0);
-  const auto rows = csv_rows(r.output);
+  const auto rows = csv(r.output);
   const auto m = column(rows[0], "method"), b = column(rows[0], "batch"), x = column(rows[0], "x"),
              best = column(rows[0], "best");
   int best_x[2] = {0, 0};

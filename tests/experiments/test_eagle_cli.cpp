@@ -17,25 +17,8 @@
 namespace {
 using cli_test::run;
 
-std::vector<std::vector<std::string>> csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    std::istringstream l(line);
-    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
-std::size_t column(const std::vector<std::string>& header, const std::string& name) {
-  for (std::size_t i = 0; i < header.size(); ++i)
-    if (header[i] == name) return i;
-  FAIL("no column " << name);
-  return 0;
-}
+using cli_test::column;
+using cli_test::csv;
 }  // namespace
 
 TEST_CASE("specdse eagle: Llama-3.1-8B on H100, speed-up > 1 at batch 1, tree shrinks with batch") {

@@ -37,6 +37,14 @@ struct ScenarioResult {
   double e_mech_s = 0;              // the mechanism form (expected_tbt.hpp)
 };
 
+// Hit rate (per-depth acceptance) and rejections per emitted token of a static-tree run.
+inline void set_tree_rates(ScenarioResult& r) {
+  r.hit_rate = r.plan.hit_rate();
+  long long rejected = 0;
+  for (const auto& st : r.plan.steps) rejected += st.verify && !st.hit ? 1 : 0;
+  r.flush_rate = r.plan.tokens ? double(rejected) / double(r.plan.tokens) : 0.0;
+}
+
 inline ScenarioResult run_specpipe(const TimingSetup& setup, const StageTimer& timer, const SpecPipeParams& p,
                                    const RankModel& ranks) {
   ScenarioResult r;
@@ -110,10 +118,7 @@ inline ScenarioResult run_static_tree(const TimingSetup& setup, const StageTimer
   for (int n = 1; int b : specinfer_branching()) r.w += (n *= b);
   r.k = *std::max_element(specinfer_branching().begin(), specinfer_branching().end());
   r.timed = time_plan(r.plan, setup, timer);
-  r.hit_rate = r.plan.hit_rate();
-  long long rejected = 0;
-  for (const auto& st : r.plan.steps) rejected += st.verify && !st.hit ? 1 : 0;
-  r.flush_rate = r.plan.tokens ? double(rejected) / double(r.plan.tokens) : 0.0;
+  set_tree_rates(r);
   return r;
 }
 
@@ -137,10 +142,7 @@ inline ScenarioResult run_eagle_pipeline(const TimingSetup& setup, const StageTi
   r.w = tree.verification_length();
   r.k = tree.depth();
   r.timed = time_plan(r.plan, setup, timer);
-  r.hit_rate = r.plan.hit_rate();
-  long long rejected = 0;
-  for (const auto& st : r.plan.steps) rejected += st.verify && !st.hit ? 1 : 0;
-  r.flush_rate = r.plan.tokens ? double(rejected) / double(r.plan.tokens) : 0.0;
+  set_tree_rates(r);
   return r;
 }
 

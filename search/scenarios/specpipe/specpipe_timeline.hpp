@@ -169,13 +169,9 @@ inline double percentile(const std::vector<double>& sorted, double q) {
   return sorted[std::min(sorted.size() - 1, r == 0 ? 0 : r - 1)];
 }
 
-// TBT samples: per emission event after the first, the gap to the previous event spread evenly
-// over the tokens it emits (one sample per token; a tree baseline emits several at once).
-inline TbtStats tbt_stats(const std::vector<double>& emit_s, const std::vector<int>& emit_tokens) {
+// Mean, percentiles and rate of TBT samples (seconds).
+inline TbtStats stats_of(std::vector<double> samples) {
   TbtStats s;
-  std::vector<double> samples;
-  for (std::size_t e = 1; e < emit_s.size(); ++e)
-    for (int t = 0; t < emit_tokens[e]; ++t) samples.push_back((emit_s[e] - emit_s[e - 1]) / emit_tokens[e]);
   if (samples.empty()) return s;
   double sum = 0;
   for (double v : samples) sum += v;
@@ -189,25 +185,23 @@ inline TbtStats tbt_stats(const std::vector<double>& emit_s, const std::vector<i
   return s;
 }
 
+// TBT samples: per emission event after the first, the gap to the previous event spread evenly
+// over the tokens it emits (one sample per token; a tree baseline emits several at once).
+inline TbtStats tbt_stats(const std::vector<double>& emit_s, const std::vector<int>& emit_tokens) {
+  std::vector<double> samples;
+  for (std::size_t e = 1; e < emit_s.size(); ++e)
+    for (int t = 0; t < emit_tokens[e]; ++t) samples.push_back((emit_s[e] - emit_s[e - 1]) / emit_tokens[e]);
+  return stats_of(std::move(samples));
+}
+
 // TBT samples of several requests: per request, the gap between consecutive emissions spread
 // over the tokens it emitted at the later one; pooled over requests.
 inline TbtStats request_tbt_stats(const std::vector<std::vector<std::pair<double, int>>>& per_request) {
-  TbtStats s;
   std::vector<double> samples;
   for (const auto& ev : per_request)
     for (std::size_t e = 1; e < ev.size(); ++e)
       for (int t = 0; t < ev[e].second; ++t) samples.push_back((ev[e].first - ev[e - 1].first) / ev[e].second);
-  if (samples.empty()) return s;
-  double sum = 0;
-  for (double v : samples) sum += v;
-  s.samples = (long long)samples.size();
-  s.mean_s = sum / double(samples.size());
-  std::sort(samples.begin(), samples.end());
-  s.p50_s = percentile(samples, 0.50);
-  s.p90_s = percentile(samples, 0.90);
-  s.p99_s = percentile(samples, 0.99);
-  s.tokens_per_s = s.mean_s > 0 ? 1.0 / s.mean_s : 0.0;
-  return s;
+  return stats_of(std::move(samples));
 }
 
 inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const StageTimer& timer) {
