@@ -107,7 +107,8 @@ SpecPipeOutput compute_specpipe(const SpecPipeArgs& a, const models::ConfigRegis
         p.seed = a.seed;
         p.verification = verification;
         p.top_p = a.top_p;
-        runs.push_back(b == 1 ? sp::run_specpipe(setup, timer, p, ranks) : sp::run_specpipe_db(setup, timer, p, b, ranks));
+        runs.push_back(sp::run_specpipe(setup, timer, p, ranks, b));
+        if (b > 1) runs.push_back(sp::run_specpipe_db(setup, timer, p, b, ranks));
       }
     std::size_t best = 0;
     for (std::size_t i = 1; i < runs.size(); ++i)

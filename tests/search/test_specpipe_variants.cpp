@@ -173,3 +173,39 @@ TEST_CASE("specpipe-db: the same inputs give the same plan") {
   CHECK(a.steps.size() == b.steps.size());
   CHECK(a.hits == b.hits);
 }
+
+TEST_CASE("specpipe without dynamic batching: requests take turns at stage 0, a level apiece per step") {
+  const auto always = sp::RankModel::fixed(1.0, curve_1b(), 16);
+  const auto p = params(16, 8, 100);
+  // One request is SpecPipe itself.
+  const auto one = sp::plan_specpipe_interleaved(p, 1, always);
+  const auto single = sp::plan_specpipe(p, always);
+  REQUIRE(one.steps.size() == single.steps.size());
+  // Two requests with every level hit: a token per step once full, the requests alternating, so
+  // each request emits every second step; no stage ever holds two levels.
+  const auto two = sp::plan_specpipe_interleaved(p, 2, always);
+  CHECK(two.requests == 2);
+  CHECK(two.flushes() == 0);
+  std::vector<long long> last(2, -1);
+  bool alternate = true;
+  for (std::size_t s = 0; s < two.steps.size(); ++s) {
+    const auto& st = two.steps[s];
+    if (st.emitted == 0) continue;
+    REQUIRE(st.emitted_by.size() == 1);
+    const int r = st.emitted_by[0];
+    if (last[std::size_t(r)] >= 0) alternate = alternate && long(s) - last[std::size_t(r)] == 2;
+    last[std::size_t(r)] = long(s);
+  }
+  CHECK(alternate);
+  CHECK(two.tokens == 2 * 101);
+  // As many requests as stages: a request's next level is drafted only when its token is verified,
+  // so each emits once per pipeline pass, one token per stage and step: plain PP in micro-batches.
+  const auto eight = sp::plan_specpipe_interleaved(p, 8, always);
+  for (std::size_t s = 8; s < eight.steps.size(); ++s)
+    for (int c : eight.steps[s].compute) CHECK(c <= 1);
+  CHECK(double(eight.steps.size()) == Approx(8.0 * 101).epsilon(0.02));
+  // Misses flush only the missing request's levels.
+  const auto mixed = sp::plan_specpipe_interleaved(params(4, 2, 200), 3, sp::RankModel::from_curve(curve_1b(), 16));
+  CHECK(mixed.flushes() > 0);
+  CHECK(mixed.hit_rate() > 0.0);
+}

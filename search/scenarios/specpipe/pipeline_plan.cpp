@@ -149,6 +149,98 @@ PipelinePlan plan_specpipe_db(const SpecPipeParams& p, int requests, const RankM
   return plan;
 }
 
+PipelinePlan plan_specpipe_interleaved(const SpecPipeParams& p, int requests, const RankModel& ranks) {
+  check_common(p.stages, p.tokens);
+  if (requests < 1) throw models::InputError(fmt::format("--batch: {} requests (must be >= 1)", requests));
+  if (requests == 1) return plan_specpipe(p, ranks);
+  const int m = p.stages;
+  struct Request {
+    SpeculativeTree tree;
+    std::mt19937_64 rng;
+    long long tokens = 0;
+    bool refill = true;       // its verified token (decode start: the prompt's last) must enter stage 0
+    long long pending = -1;   // depth of the level drafted for its next turn (-1: none)
+  };
+  std::vector<Request> req;
+  req.reserve(std::size_t(requests));
+  for (int r = 0; r < requests; ++r)
+    req.push_back({SpeculativeTree(p.width, p.candidates, ranks, p.verification, p.top_p),
+                   std::mt19937_64(p.seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(r))});
+  PipelinePlan plan;
+  plan.method = "specpipe";
+  plan.stages = m;
+  plan.requests = requests;
+  // slot[i]: (request, depth) of what stage i holds; request -1: empty. Request 0's prompt token
+  // (depth 0) enters first, the others at their turns.
+  std::vector<std::pair<int, long long>> slot(std::size_t(m), {-1, -1});
+  slot[0] = {0, 0};
+  req[0].refill = false;
+  FirstInput entered = FirstInput::verified_token;  // what entered stage 0 for the coming step
+  auto done = [&] {
+    for (const auto& r : req)
+      if (r.tokens < p.tokens + 1) return false;
+    return true;
+  };
+  for (long long s = 0; !done(); ++s) {
+    StepPlan st = empty_step(m);
+    for (int i = 0; i < m; ++i) {
+      const auto [r, d] = slot[std::size_t(i)];
+      st.compute[std::size_t(i)] = r >= 0 ? req[std::size_t(r)].tree.size(d) : 0;
+    }
+    st.first = st.compute[0] > 0 ? entered : FirstInput::none;
+    // Whose turn at stage 0 next step: the draft drafts that request's level during this one.
+    const int next = int((s + 1) % requests);
+    Request& nx = req[std::size_t(next)];
+    if (!nx.refill) {
+      int bottom = 0;
+      nx.pending = nx.tree.append_level(nx.rng, &bottom);
+      if (bottom > 0) st.draft_passes = {bottom};
+      st.level_waits_for_verify = true;
+    }
+    const auto [lr, last] = slot[std::size_t(m - 1)];
+    if (lr >= 0) {
+      Request& r = req[std::size_t(lr)];
+      const long long e = last + 1;
+      st.emitted = 1;
+      st.emitted_by = {lr};
+      st.emitted_each = {1};
+      st.verify = st.prune = true;
+      ++r.tokens;
+      ++plan.tokens;
+      ++plan.checks;
+      const VerifyOutcome o = r.tree.verify_with(e, r.rng);
+      st.hit = o != VerifyOutcome::miss;
+      plan.hits += st.hit ? 1 : 0;
+      plan.substituted += o == VerifyOutcome::substituted ? 1 : 0;
+      st.flush = !st.hit;
+      r.tree.drop_through(last);
+      if (st.flush) {
+        // Its levels in flight are gone; its verified token re-enters at its next turn.
+        for (auto& sl : slot)
+          if (sl.first == lr) sl = {-1, -1};
+        r.refill = true;
+        r.pending = -1;
+      }
+    }
+    for (int i = m - 1; i > 0; --i) slot[std::size_t(i)] = slot[std::size_t(i - 1)];
+    for (int i = 0; i + 1 < m; ++i) {
+      const auto [r, d] = slot[std::size_t(i + 1)];
+      st.send[std::size_t(i)] = r >= 0 ? req[std::size_t(r)].tree.size(d) : 0;
+    }
+    if (nx.refill) {
+      slot[0] = {next, nx.tree.deepest()};
+      nx.refill = false;
+      entered = FirstInput::verified_token;
+    } else {
+      slot[0] = {next, nx.pending};
+      st.level_tokens = nx.tree.size(nx.pending);
+      entered = FirstInput::draft_previous;
+    }
+    plan.steps.push_back(std::move(st));
+  }
+  return plan;
+}
+
 PipelinePlan plan_plain_pp(int stages, long long tokens) {
   check_common(stages, tokens);
   PipelinePlan plan;

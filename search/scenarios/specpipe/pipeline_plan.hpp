@@ -85,6 +85,14 @@ PipelinePlan plan_specpipe(const SpecPipeParams& p, const RankModel& ranks);
 // on its own. Runs until every request has emitted `tokens` + 1 tokens.
 PipelinePlan plan_specpipe_db(const SpecPipeParams& p, int requests, const RankModel& ranks);
 
+// SpecPipe without dynamic batching (paper 002 §4.4's iteration-based scheduling): `requests`
+// sequences share one pipeline and take turns at stage 0, one request's level (or refill token)
+// entering per step, round robin; a stage computes the one level it holds. Each request has its
+// own tree and hit draws, verifies when its token leaves the last stage and flushes only its own
+// levels. With B requests a request's levels are B stages apart; with B >= stages its level is
+// not yet in the pipeline when its token is verified, so it decodes as plain PP.
+PipelinePlan plan_specpipe_interleaved(const SpecPipeParams& p, int requests, const RankModel& ranks);
+
 // Plain pipeline parallelism: one token per full pipeline pass, fed back to stage 0.
 PipelinePlan plan_plain_pp(int stages, long long tokens);
 

@@ -45,13 +45,16 @@ inline void set_tree_rates(ScenarioResult& r) {
   r.flush_rate = r.plan.tokens ? double(rejected) / double(r.plan.tokens) : 0.0;
 }
 
+// SpecPipe; with several requests they take turns at stage 0 (plan_specpipe_interleaved), and
+// E(T), a single-request formula, is still that of one request.
 inline ScenarioResult run_specpipe(const TimingSetup& setup, const StageTimer& timer, const SpecPipeParams& p,
-                                   const RankModel& ranks) {
+                                   const RankModel& ranks, int requests = 1) {
   ScenarioResult r;
   r.method = "specpipe";
   r.w = p.width;
   r.k = p.candidates;
-  r.plan = plan_specpipe(p, ranks);
+  r.batch = requests;
+  r.plan = requests == 1 ? plan_specpipe(p, ranks) : plan_specpipe_interleaved(p, requests, ranks);
   r.timed = time_plan(r.plan, setup, timer);
   r.hit_rate = r.plan.hit_rate();
   r.flush_rate = r.plan.tokens ? double(r.plan.flushes()) / double(r.plan.tokens) : 0.0;
