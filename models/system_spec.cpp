@@ -186,7 +186,8 @@ void SystemSpec::validate_placement(const ModelSpec& target) {
 
 SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
   const YamlReader r = YamlReader::open(path);
-  r.allow_only({"name", "description", "devices", "links", "placement", "memory", "baseline_stacks"});
+  r.allow_only({"name", "description", "devices", "links", "placement", "memory", "baseline_stacks",
+                "baseline_tp_stacks"});
   SystemSpec s;
   s.source_file = path;
   s.name = r.string("name");
@@ -215,11 +216,14 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
     s.memory.kv_tokens = m->has("kv_tokens") ? m->positive_int("kv_tokens") : 0;
     s.memory.parameter_rule = m->has("parameter_rule") ? m->one_of("parameter_rule", {"exact", "dense-attention"}) : "exact";
   }
-  if (auto b = r.optional_child("baseline_stacks")) {
-    for (const auto& kv : b->node()) {
-      if (!kv.first.IsScalar() || kv.first.Scalar().empty()) b->fail("", "method names as keys", "a non-text key");
-      const std::string method = kv.first.Scalar();
-      s.baseline_stacks[method] = load_software_stack(reg.path("stacks", b->string(method)));
+  for (const char* key : {"baseline_stacks", "baseline_tp_stacks"}) {
+    auto& into = std::string(key) == "baseline_stacks" ? s.baseline_stacks : s.baseline_tp_stacks;
+    if (auto b = r.optional_child(key)) {
+      for (const auto& kv : b->node()) {
+        if (!kv.first.IsScalar() || kv.first.Scalar().empty()) b->fail("", "method names as keys", "a non-text key");
+        const std::string method = kv.first.Scalar();
+        into[method] = load_software_stack(reg.path("stacks", b->string(method)));
+      }
     }
   }
   // Every device the target's activations or the draft's tokens must cross to needs a link.
@@ -242,6 +246,31 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
     require_link(s.stages.back().devices.front(), s.draft_device, "verified tokens back to the draft");
   }
   return s;
+}
+
+SystemSpec with_group_tensor_parallel(SystemSpec system) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<int>> members;
+  for (const auto& st : system.stages)
+    for (int d : st.devices) {
+      const std::string& g = system.devices[std::size_t(d)].group;
+      if (!members.count(g)) order.push_back(g);
+      members[g].push_back(d);
+    }
+  system.stages.clear();
+  for (const auto& g : order) {
+    PipelineStage st;
+    st.devices = members[g];
+    const std::size_t n = st.devices.size();
+    for (std::size_t r = 0; r < n && n > 1; ++r)
+      if (!system.link_between(st.devices[r], st.devices[(r + 1) % n]))
+        throw InputError(fmt::format("{}: links: no link from {} to {} for a tensor-parallel group '{}'",
+                                     system.source_file, system.devices[std::size_t(st.devices[r])].name,
+                                     system.devices[std::size_t(st.devices[(r + 1) % n])].name, g));
+    system.stages.push_back(std::move(st));
+  }
+  system.even_layers = true;
+  return system;
 }
 
 SystemSpec with_target_stack(SystemSpec system, const SoftwareStack& stack) {

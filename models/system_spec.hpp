@@ -62,6 +62,10 @@ struct SystemSpec {
   // method name -> stack config), e.g. paper 002's PP-vLLM: the target's devices with vLLM's
   // CUDA-graph engine instead of the system's own stack.
   std::map<std::string, SoftwareStack> baseline_stacks;
+  // Baselines that regroup the target's devices: one pipeline stage per device group of the
+  // `devices:` list, tensor parallel within it (`baseline_tp_stacks:` of method name -> stack),
+  // e.g. paper 002's TP/PP-vLLM: tensor parallel inside each server, pipelined across servers.
+  std::map<std::string, SoftwareStack> baseline_tp_stacks;
 
   int device_index(const std::string& name) const;  // -1 if absent
   // The link from device a to device b, or null.
@@ -76,5 +80,10 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& registry);
 // The system with every device of the target's stages running `stack` (the draft's device keeps
 // its own).
 SystemSpec with_target_stack(SystemSpec system, const SoftwareStack& stack);
+
+// The system with the target's devices regrouped: one stage per device group (in the order the
+// current stages reach them), tensor parallel within it, layers split evenly; InputError naming
+// the system when a group's devices have no ring of links.
+SystemSpec with_group_tensor_parallel(SystemSpec system);
 
 }  // namespace models

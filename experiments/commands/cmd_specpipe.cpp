@@ -117,6 +117,8 @@ SpecPipeOutput compute_specpipe(const SpecPipeArgs& a, const models::ConfigRegis
     if (a.baselines) {
       base.push_back(sp::run_plain_pp(setup, timer, a.tokens, b));
       for (auto& r : sp::run_stack_baselines(setup, a.tokens, b)) base.push_back(std::move(r));
+      if (b == 1)
+        for (auto& r : sp::run_tp_stack_baselines(setup)) base.push_back(std::move(r));
       // The static tree needs ranks up to its widest branching.
       if (a.rank_trace.empty() || ranks.max_k() >= 3) base.push_back(sp::run_static_tree(setup, timer, a.tokens, ranks, a.seed, b));
       if (auto e = sp::run_eagle_baseline(reg, setup, a.tokens, a.seed, b, &eagle_note)) base.push_back(std::move(*e));

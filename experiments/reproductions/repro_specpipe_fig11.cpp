@@ -1,7 +1,8 @@
 // reproduce specpipe-fig11: paper 002 Figs. 11 and 13, the average TBT of every pipeline method on
 // the single-server (8x RTX 3090 over PCIe) and the two-server (4x RTX 3090 + 4x RTX 4090 over
 // 10 GbE) testbeds, single request: plain PP (eager PyTorch, the paper's own framework), PP-vLLM
-// (the system's baseline_stacks: vLLM's CUDA-graph engine), PP with SpecInfer's static tree, PP
+// (the system's baseline_stacks: vLLM's CUDA-graph engine), TP/PP-vLLM on the two-server testbed
+// (baseline_tp_stacks: tensor parallel inside each server), PP with SpecInfer's static tree, PP
 // with EAGLE-3 (single server only, as in the paper, where its implementation could not span two
 // servers), and SpecPipe at the paper's w = 64, k = 16. Every device runs the SystemC GPU model
 // (engine "sim"), because the methods differ in host work (eager dispatch vs CUDA graphs) that
@@ -45,6 +46,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
     std::vector<sp::ScenarioResult> rows;
     rows.push_back(sp::run_plain_pp(setup, timer, kTokens));
     for (auto& r : sp::run_stack_baselines(setup, kTokens)) rows.push_back(std::move(r));
+    for (auto& r : sp::run_tp_stack_baselines(setup)) rows.push_back(std::move(r));
     rows.push_back(sp::run_static_tree(setup, timer, kTokens, ranks, kSeed));
     const bool single_server = std::string(system) == "specpipe-8x3090-pcie";
     if (single_server) {

@@ -163,3 +163,23 @@ TEST_CASE("specpipe CLI: --batch adds SpecPipe-DB and batched baselines, PP-vLLM
     CHECK(std::count(b.output.begin(), b.output.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("TP/PP-vLLM: the two-server testbed regrouped as TP 4 per server x PP 2, faster than its PP-vLLM") {
+  const auto setup = sp::make_setup(reg(), "specpipe-2srv-3090-4090-eth", "llama-3.1-70b", "llama-3.2-1b", "roofline",
+                                    1024, 5e-3);
+  const auto tp = sp::run_tp_stack_baselines(setup);
+  REQUIRE(tp.size() == 1);
+  CHECK(tp[0].method == "tp-pp-vllm");
+  CHECK(tp[0].tree == "TP 4 x PP 2");
+  const auto pp = sp::run_stack_baselines(setup, 16);
+  REQUIRE(pp.size() == 1);
+  // Four GPUs share each half of the model: well under the 8-stage pass, even with all-reduces
+  // over PCIe and the 10 GbE hop.
+  CHECK(tp[0].timed.tbt.mean_s < 0.5 * pp[0].timed.tbt.mean_s);
+  // The single-server file names no TP baseline.
+  CHECK(sp::run_tp_stack_baselines(paper_setup()).empty());
+  // A device group without a ring of links cannot be tensor parallel.
+  auto broken = setup.system;
+  broken.links.clear();
+  CHECK_THROWS_WITH(models::with_group_tensor_parallel(broken), Catch::Contains("tensor-parallel group"));
+}

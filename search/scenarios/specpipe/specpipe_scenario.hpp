@@ -111,6 +111,43 @@ inline std::vector<ScenarioResult> run_stack_baselines(const TimingSetup& setup,
   return out;
 }
 
+// The system's baseline_tp_stacks (e.g. TP/PP-vLLM): plain PP of one request over tensor-parallel
+// stages, one per device group. Every token takes the same pass at a fixed context, so one
+// decode step on the system timeline (sim/system/system_step: TP slices, all-reduces, stage hops,
+// the token's return) is the TBT.
+inline std::vector<ScenarioResult> run_tp_stack_baselines(const TimingSetup& setup) {
+  std::vector<ScenarioResult> out;
+  for (const auto& [method, stack] : setup.system.baseline_tp_stacks) {
+    models::SystemSpec sys = models::with_group_tensor_parallel(models::with_target_stack(setup.system, stack));
+    sys.validate_placement(setup.target);
+    sim::SystemQuery q;
+    q.target = setup.target;
+    q.x = 1;
+    q.context = setup.context;
+    q.engine = setup.engine;
+    const sim::SystemStep step = sim::simulate_system_step(sys, q);
+    if (!step.feasible) continue;  // the regrouped placement does not fit: no baseline to compare with
+    ScenarioResult r;
+    r.method = method;
+    r.w = r.k = 1;
+    r.tree = fmt::format("TP {} x PP {}", sys.stages.front().devices.size(), sys.stages.size());
+    auto& t = r.timed.tbt;
+    t.mean_s = t.p50_s = t.p90_s = t.p99_s = step.step_s;
+    t.tokens_per_s = step.step_s > 0 ? 1.0 / step.step_s : 0.0;
+    t.samples = 1;
+    r.timed.tokens_per_s_total = t.tokens_per_s;
+    r.timed.mean_step_s = step.step_s;
+    for (const auto& l : step.lanes) r.timed.link_bytes_per_step += l.bytes;
+    for (const auto& st : sys.stages) {
+      double busy = 0;
+      for (int d : st.devices) busy = std::max(busy, step.devices[std::size_t(d)].busy_s);
+      r.timed.stage_utilisation.push_back(step.step_s > 0 ? busy / step.step_s : 0.0);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 inline ScenarioResult run_static_tree(const TimingSetup& setup, const StageTimer& timer, long long tokens,
                                       const RankModel& ranks, std::uint64_t seed, int requests = 1) {
   ScenarioResult r;

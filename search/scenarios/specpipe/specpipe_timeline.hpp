@@ -31,6 +31,7 @@
 #include "search/scenarios/specpipe/pipeline_plan.hpp"
 #include "sim/system/collectives.hpp"
 #include "sim/system/memory_fit.hpp"
+#include "sim/system/system_step.hpp"
 #include "sim/system/timeline.hpp"
 
 namespace search::specpipe {
