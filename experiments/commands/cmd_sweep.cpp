@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/output/output_lock.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "models/config_error.hpp"
 
@@ -90,9 +91,17 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
   unsigned long long n_done = 0;
   int read_error = 0;
   std::string read_message;
+  // Rank 0 writes --out: it holds the output's lock for the whole run (a second writer is refused,
+  // as in the threaded path) and resumes from a killed threaded run's journal when there is one.
+  std::optional<OutputLock> lock;
   if (mpi.rank == 0) {
     try {
-      done = read_resume_rows(spec, a.out, all);
+      std::string resume_from = a.out;
+      if (!a.out.empty()) {
+        lock.emplace(OutputLock::for_file(a.out), a.out);
+        if (std::filesystem::exists(sweep_journal_path(a.out))) resume_from = sweep_journal_path(a.out);
+      }
+      done = read_resume_rows(spec, resume_from, all);
       n_done = done.size();
     } catch (const models::InputError& e) {
       read_error = 1;
@@ -157,7 +166,11 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
   }
   std::string csv = sweep_header(spec) + "\n";
   for (const auto& l : lines) csv += l + "\n";
-  if (!a.out.empty()) write_file_atomic(a.out, csv);
+  if (!a.out.empty()) {
+    write_file_atomic(a.out, csv);
+    std::error_code ignored;  // the journal's rows are all in --out now
+    std::filesystem::remove(sweep_journal_path(a.out), ignored);
+  }
   if (format == "csv") std::cout << csv << std::flush;
   if (format == "table" || format == "json") print_table(sweep_rows_table(spec, lines), format);
   if (!a.quiet)

@@ -43,6 +43,25 @@ run_mpi --spec "$work/spec.yaml" --out "$work/partial.csv"
 cmp "$work/single.csv" "$work/partial.csv"
 echo "2-rank MPI resume of a partial file: byte-identical"
 
+# Resume from the journal a killed single-process run left (OUT.partial): its rows are kept and
+# the journal is gone afterwards.
+head -n 6 "$work/single.csv" > "$work/journal.csv.partial"
+run_mpi --spec "$work/spec.yaml" --out "$work/journal.csv"
+cmp "$work/single.csv" "$work/journal.csv"
+[[ ! -e "$work/journal.csv.partial" ]]
+echo "2-rank MPI resume of a journal: byte-identical, journal removed"
+
+# A second writer of the same output is refused (one line, exit 2), as in the threaded path:
+# flock(1) holds the output's lock file while the MPI sweep tries to write.
+if command -v flock > /dev/null; then
+  status=0
+  flock "$work/.locked.csv.lock" bash -c "$(declare -f run_mpi); $(declare -p root); mpiexec=$mpiexec exe=$exe;
+    run_mpi --spec '$work/spec.yaml' --out '$work/locked.csv'" > "$work/lock.out" 2>&1 || status=$?
+  [[ $status == 2 ]] || { cat "$work/lock.out"; echo "expected exit 2 for a locked output, got $status"; exit 1; }
+  grep -q "another specdse run" "$work/lock.out" || { cat "$work/lock.out"; exit 1; }
+  echo "2-rank MPI sweep into a locked output: refused"
+fi
+
 # Without --out, rank 0 prints the CSV once.
 run_mpi --spec "$work/spec.yaml" > "$work/stdout.csv"
 cmp "$work/single.csv" "$work/stdout.csv"
