@@ -112,6 +112,7 @@ struct TreeSearchArgs {
   const models::HardwareSpec* hw = nullptr;
   std::string model, algorithm, engine, config_dir;
   long long context = -1;
+  int batch = 1;  // sequences per step, each verifying its own tree (with hw)
   bool paths = false;
 };
 
@@ -167,6 +168,10 @@ TreeSearchOut tree_search(const TreeSearchArgs& a) {
     const auto reg = registry(a.config_dir);
     engine = experiments::make_engine(a.engine, *a.hw);
     workload = experiments::make_workload(reg, a.model, a.algorithm);
+    if (a.batch < 1 || a.batch > experiments::kMaxBatch)
+      models::throw_input_error("tree_search", "batch", fmt::format("an integer in [1, {}]", experiments::kMaxBatch),
+                                std::to_string(a.batch));
+    workload.batch = a.batch;
     latency.emplace(*engine, workload, a.context);
     out.hw = search::hardware_aware_tree_search(train, validation ? *validation : train, *latency, x_max);
   }
@@ -246,7 +251,8 @@ void bind_trees(py::module_& m) {
   m.def("tree_search", [](const py::object& trace, const py::object& validation, double validation_fraction,
                           int max_nodes, const std::vector<double>& acceptance, const std::string& baseline_shape,
                           const models::HardwareSpec* hw, const std::string& model, const std::string& algorithm,
-                          long long context, const std::string& engine, const std::string& config_dir, bool paths) {
+                          long long context, int batch, const std::string& engine, const std::string& config_dir,
+                          bool paths) {
     TreeSearchArgs a;
     a.train = trace_input(trace, "trace");
     if (!validation.is_none()) {
@@ -261,6 +267,7 @@ void bind_trees(py::module_& m) {
     a.model = model;
     a.algorithm = algorithm;
     a.context = context;
+    a.batch = batch;
     a.engine = engine;
     a.config_dir = config_dir;
     a.paths = paths;
@@ -282,7 +289,8 @@ void bind_trees(py::module_& m) {
     return py::make_tuple(cols, summary);
   }, py::arg("trace"), py::arg("validation"), py::arg("validation_fraction"), py::arg("max_nodes"),
      py::arg("acceptance"), py::arg("baseline_shape"), py::arg("hw").none(true), py::arg("model"),
-     py::arg("algorithm"), py::arg("context"), py::arg("engine"), py::arg("config_dir"), py::arg("paths"));
+     py::arg("algorithm"), py::arg("context"), py::arg("batch"), py::arg("engine"), py::arg("config_dir"),
+     py::arg("paths"));
 
   // A seeded synthetic trace (`specdse trace-gen`): the rank paths, or the CLI's file when `output` is set.
   m.def("trace_gen", [](const std::vector<double>& acceptance, long long lines, unsigned long long seed,

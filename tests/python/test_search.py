@@ -98,6 +98,20 @@ def test_hardware_aware_choice():
     assert str(df["depth_bound"].dtype) == "Int64" and df[df.method == "prior-score"]["depth_bound"].isna().all()
 
 
+def test_tree_search_batch_matches_cli():
+    py = specdse.tree_search(TRACE_FILE, max_nodes=16, batch=8, **HW)
+    cli = cli_csv("tree-search", "--trace", TRACE_FILE, "--max-nodes", 16, "--hw", "v80", "--model",
+                  "llama-3.1-8b-instruct", "--algorithm", "longspec-tree", "--context", 1024, "--batch", 8)
+    if cli is not None:
+        if "best" in cli:
+            cli["best"] = cli["best"].fillna("").astype(str).str.len() > 0
+        assert_same_table(py, cli, ["method", "x", "aat", "t_verify_s", "t_draft_s", "best"])
+    one = specdse.tree_search(TRACE_FILE, max_nodes=16, **HW)
+    assert (py["t_verify_s"] > one["t_verify_s"]).all()  # eight sequences verify their trees
+    _raises(lambda: specdse.tree_search(TRACE, max_nodes=8, batch=0, **HW), "batch", "0")
+    _raises(lambda: specdse.tree_search(TRACE, max_nodes=8, batch=[1, 8], **HW), "batch", "[1, 8]")
+
+
 def test_tree_one_method():
     t = specdse.tree(TRACE, 12)
     assert len(t) == 11 and _prefix_closed(t)

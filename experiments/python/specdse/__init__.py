@@ -96,6 +96,13 @@ def _ints(values, what):
     return [int(v) for v in arr]
 
 
+def _one_int(value, what):
+    values = _ints(value, what)
+    if len(values) != 1:
+        raise InputError(f"{what}: expected one integer, got {value!r}")
+    return values[0]
+
+
 def _frame(columns, frame, order=None):
     if not frame:
         return columns
@@ -294,7 +301,7 @@ def tree_methods():
 
 def tree_search(trace, *, validation=None, validation_fraction=0.0, max_nodes=128, acceptance_vector=None,
                 baseline_shape=PAPER_BASELINE_SHAPE, hw=None, model=None, algorithm=None, context=None,
-                engine="roofline", paths=False, frame=True, config_dir=None):
+                batch=1, engine="roofline", paths=False, frame=True, config_dir=None):
     """Token trees for every verification length x = 2..max_nodes, as ``specdse tree-search``.
 
     trace: a trace file (one accepted rank path per line) or the rank paths themselves (e.g. from
@@ -305,7 +312,8 @@ def tree_search(trace, *, validation=None, validation_fraction=0.0, max_nodes=12
     ``validation_fraction`` (the last fraction of ``trace`` held out); model_aat with
     ``acceptance_vector``. With ``hw``, ``model``, ``algorithm`` and ``context``: t_verify_s,
     t_draft_s, p_eff_tokens_per_s, best (each method's best tree) and the hardware-aware rows
-    (depth_bound: the depth limit chosen for that x, 0 = none); ``df.attrs["summary"]`` then holds
+    (depth_bound: the depth limit chosen for that x, 0 = none) for ``batch`` sequences per step,
+    each verifying its own tree (``tree-search --batch``); ``df.attrs["summary"]`` then holds
     AD's tokens/s, the paper's x-only choice, the hardware-aware choice and its gain.
     ``paths=True`` adds rank_paths: each tree's nodes as rank-path tuples, parents first.
     ``frame=False`` returns (columns, summary).
@@ -315,7 +323,8 @@ def tree_search(trace, *, validation=None, validation_fraction=0.0, max_nodes=12
         cols, summary = _specdse.tree_search(
             _trace_arg(trace, "trace"), _trace_arg(validation, "validation"), float(validation_fraction),
             int(max_nodes), _floats(acceptance_vector, "acceptance_vector"), str(baseline_shape), h, m,
-            algorithm or "", -1 if context is None else int(context), engine, _config_dir(config_dir), bool(paths))
+            algorithm or "", -1 if context is None else int(context), _one_int(batch, "batch"), engine,
+            _config_dir(config_dir), bool(paths))
     _bool_columns(cols, ["best"])
     if not frame:
         return cols, summary
