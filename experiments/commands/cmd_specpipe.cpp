@@ -6,6 +6,7 @@
 // system as baselines. --trace-out writes the best run's timeline (Chrome trace-event JSON).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <sstream>
@@ -119,8 +120,10 @@ SpecPipeOutput compute_specpipe(const SpecPipeArgs& a, const models::ConfigRegis
       for (auto& r : sp::run_stack_baselines(setup, a.tokens, b)) base.push_back(std::move(r));
       if (b == 1)
         for (auto& r : sp::run_tp_stack_baselines(setup)) base.push_back(std::move(r));
-      // The static tree needs ranks up to its widest branching.
-      if (a.rank_trace.empty() || ranks.max_k() >= 3) base.push_back(sp::run_static_tree(setup, timer, a.tokens, ranks, a.seed, b));
+      // The static tree needs ranks up to its widest branching (a trace may list fewer).
+      const auto& branching = sp::specinfer_branching();
+      if (ranks.max_k() >= *std::max_element(branching.begin(), branching.end()))
+        base.push_back(sp::run_static_tree(setup, timer, a.tokens, ranks, a.seed, b));
       if (auto e = sp::run_eagle_baseline(reg, setup, a.tokens, a.seed, b, &eagle_note)) base.push_back(std::move(*e));
     }
     const double pp_mean = base.empty() ? 0.0 : base.front().timed.tbt.mean_s;

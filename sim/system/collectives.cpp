@@ -23,12 +23,16 @@ int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lan
   return g.add_task(std::move(t));
 }
 
+int relay_device(const models::SystemSpec& s, int a, int b) {
+  for (int r = 0; r < int(s.devices.size()); ++r)
+    if (r != a && r != b && s.link_between(a, r) && s.link_between(r, b)) return r;
+  return -1;
+}
+
 int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
                     std::vector<int> deps, const std::string& name, const std::string& category) {
   if (s.link_between(a, b)) return add_send(g, s, lanes, a, b, bytes, std::move(deps), name, category);
-  // Store and forward through the first device (in system order) that both ends reach.
-  for (int r = 0; r < int(s.devices.size()); ++r) {
-    if (r == a || r == b || !s.link_between(a, r) || !s.link_between(r, b)) continue;
+  if (const int r = relay_device(s, a, b); r >= 0) {
     const std::string via = fmt::format("{} (via {})", name, s.devices[std::size_t(r)].name);
     const int first = add_send(g, s, lanes, a, r, bytes, std::move(deps), via, category);
     return add_send(g, s, lanes, r, b, bytes, {first}, via, category);

@@ -122,12 +122,9 @@ class StageTimer {
   double hop_s(int a, int b, double bytes) const {
     if (a == b) return 0.0;
     if (const auto* l = s_.system.link_between(a, b)) return l->spec.transfer_s(bytes);
-    for (int r = 0; r < int(s_.system.devices.size()); ++r) {
-      const auto* x = r == a || r == b ? nullptr : s_.system.link_between(a, r);
-      const auto* y = x ? s_.system.link_between(r, b) : nullptr;
-      if (y) return x->spec.transfer_s(bytes) + y->spec.transfer_s(bytes);
-    }
-    return 0.0;
+    const int r = sim::relay_device(s_.system, a, b);
+    if (r < 0) return 0.0;
+    return s_.system.link_between(a, r)->spec.transfer_s(bytes) + s_.system.link_between(r, b)->spec.transfer_s(bytes);
   }
   const models::LatencyEngine& engine(int device) const {
     auto& e = engines_[device];
