@@ -236,8 +236,8 @@ const RegisterCommand reg{
       sub.add_option("--trace", a->rank_trace,
                      "Probability trace (DESIGN.md) whose ranks and draft probabilities replace the hit curve");
       sub.add_option("--batch", a->batch,
-                     "Requests decoded together, e.g. 1,2,4-32 (> 1: SpecPipe-DB, dynamic batching; baselines in "
-                     "micro-batches)")
+                     "Requests decoded together, e.g. 1,2,4-32 (> 1: SpecPipe with the requests taking turns at "
+                     "stage 0 and SpecPipe-DB, dynamic batching; baselines in micro-batches)")
           ->default_val("1");
       sub.add_option("--verify", a->verify,
                      "greedy (lossless, top-1 of the target), relaxed (the level's best candidate, no stall) or top-p "
