@@ -54,39 +54,55 @@ SC_MODULE(Accelerator) {
     mode = m;
     offset = 0;
     seen.clear();
+    jumped = false;
     structure = layers;
     schedule.fast_forwarded_layers = 0;
     // assign() keeps the vectors' capacity: fresh ~MB buffers every run cost page faults.
     schedule.total_cycles = 0;
-    schedule.start.assign(p.instructions.size(), 0);
-    schedule.finish.assign(p.instructions.size(), 0);
-    done.assign(p.instructions.size(), 0);
+    schedule.start.assign(p.size(), 0);
+    schedule.finish.assign(p.size(), 0);
+    // The event-driven units know what is done from the queue heads (is_done); the clocked
+    // reference keeps a flag per instruction.
+    done.assign(m == SimMode::clocked ? p.size() : 0, 0);
     running.fill(-1);
     matrix_state = sfu_state = memory_state = UnitState{};
     dma_head.fill(0);
   }
 
+  // The stored instruction behind index i (implicit copies of a compact program share it).
+  const Instruction& stored(int i) const { return program->instructions[program->source(std::size_t(i)).index]; }
+  Unit unit_of(int i) const { return stored(i).unit; }
+  // An instruction is done once its unit has retired it: event-driven, when its queue's head
+  // has passed it and it is not the one its unit still runs (this holds for the instructions a
+  // fast-forward skipped too, without writing a flag for each).
+  bool is_done(int d) const {
+    if (mode == SimMode::clocked) return done[std::size_t(d)] != 0;
+    const Instruction& in = stored(d);
+    const int k = queue_index(in);
+    return queues->position(*program, std::size_t(d), k) < head(k) && running[int(in.unit)] != d;
+  }
   bool deps_done(int i) const { return pending_dep(i) < 0; }
   int pending_dep(int i) const {
-    for (int d : program->instructions[i].deps)
-      if (!done[d]) return d;
+    const Program::Source s = program->source(std::size_t(i));
+    const int shift = int(s.copy * program->period_size());
+    for (int d : program->instructions[s.index].deps)
+      if (!is_done(d + shift)) return d + shift;
     return -1;
   }
-  sc_core::sc_event& finish_event_of(int i) { return finished_on[int(program->instructions[i].unit)]; }
+  sc_core::sc_event& finish_event_of(int i) { return finished_on[int(unit_of(i))]; }
   // Cycles since the program started; `offset` adds the cycles that fast-forwards skipped.
   long long now() const { return static_cast<long long>((sc_core::sc_time_stamp() - base) / cycle) + offset; }
   std::array<int, 3> running{-1, -1, -1};  // instruction in flight per unit
   void begin(int i) {
     schedule.start[i] = now();
-    running[int(program->instructions[i].unit)] = i;
+    running[int(unit_of(i))] = i;
   }
   // Whether another unit finishes an instruction in this very cycle (its finish may not be
   // recorded yet in this delta cycle).
   bool another_unit_finishing_now(Unit self) const {
     for (int u = 0; u < 3; ++u) {
       const int i = running[u];
-      if (u != int(self) && i >= 0 && !done[i] &&
-          schedule.start[i] + program->instructions[i].cycles == now())
+      if (u != int(self) && i >= 0 && schedule.start[i] + cycles_of(i) == now())
         return true;
     }
     return false;
@@ -94,8 +110,8 @@ SC_MODULE(Accelerator) {
   void end(int i) {
     schedule.finish[i] = now();
     schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[i]);
-    done[i] = 1;
-    running[int(program->instructions[i].unit)] = -1;
+    if (mode == SimMode::clocked) done[i] = 1;
+    running[int(unit_of(i))] = -1;
   }
 
   // --- event-driven units ---------------------------------------------------------------
@@ -111,7 +127,7 @@ SC_MODULE(Accelerator) {
   sc_core::sc_event any_finished;  // wakes the memory controller when it has nothing ready
   std::array<std::size_t, dma_queue_count> dma_head{};
 
-  long long cycles_of(int i) const { return program->instructions[i].cycles; }
+  long long cycles_of(int i) const { return stored(i).cycles; }
   void retire(UnitState& st) {
     end(st.busy);
     finish_event_of(st.busy).notify(sc_core::SC_ZERO_TIME);
@@ -124,7 +140,7 @@ SC_MODULE(Accelerator) {
     next_trigger(double(cycles_of(i)), SC_NS);
   }
 
-  void in_order_unit(const std::vector<int>& q, UnitState& st) {
+  void in_order_unit(const InstructionQueue& q, UnitState& st) {
     if (mode != SimMode::event_driven) return;
     if (st.busy >= 0) retire(st);
     if (st.head >= q.size()) return;  // program done: back to waiting for program_ready
@@ -166,10 +182,11 @@ SC_MODULE(Accelerator) {
     for (int q = 0; q < dma_queue_count; ++q) remaining |= dma_head[q] < queues->dma[q].size();
     if (!remaining) return;
     int k = pick_transfer(dma_head);
-    if (k >= 0 && structure.copies_from > 0) {
-      const Instruction& next = program->instructions[std::size_t(queues->dma[k][dma_head[k]])];
+    if (k >= 0 && structure.copies_from > 0 && !jumped) {
+      const int i = queues->dma[k][dma_head[k]];
       // A layer's first instruction (its overhead) marks the layer boundary.
-      if (next.op < 0 && fast_forward_at(next.layer)) k = pick_transfer(dma_head);
+      if (stored(i).op < 0 && fast_forward_at(stored(i).layer + int(program->source(std::size_t(i)).copy)))
+        k = pick_transfer(dma_head);
     }
     if (k < 0) {
       // Sleep until some unit finishes an instruction (a queue head may then be ready).
@@ -185,12 +202,16 @@ SC_MODULE(Accelerator) {
   static constexpr long long none = std::numeric_limits<long long>::min();
   LayerStructure structure;
   long long offset = 0;
+  // A compact program's skipped instructions get no times (nothing reads them), so the model
+  // jumps once: a second jump would key on times it did not write.
+  bool jumped = false;
   std::map<std::vector<long long>, std::pair<int, long long>> seen;  // boundary state -> (layer, cycle)
 
-  const std::vector<int>& queue(int k) const {
-    return k < dma_queue_count ? queues->dma[k] : k == dma_queue_count ? queues->matrix : queues->sfu;
-  }
+  const InstructionQueue& queue(int k) const { return queues->queue(k); }
   std::size_t& head(int k) {
+    return k < dma_queue_count ? dma_head[std::size_t(k)] : k == dma_queue_count ? matrix_state.head : sfu_state.head;
+  }
+  std::size_t head(int k) const {
     return k < dma_queue_count ? dma_head[std::size_t(k)] : k == dma_queue_count ? matrix_state.head : sfu_state.head;
   }
   long long end_of(int i) const { return schedule.start[std::size_t(i)] + cycles_of(i); }
@@ -217,7 +238,7 @@ SC_MODULE(Accelerator) {
     bool exhausted_queue = false;
     long long lowest = std::numeric_limits<long long>::max(), highest_head = none;
     for (int k = 0; k < queue_count; ++k) {
-      const std::vector<int>& q = queue(k);
+      const InstructionQueue& q = queue(k);
       std::size_t x = head(k);
       if (x > 0 && schedule.start[std::size_t(q[x - 1])] == t) --x;  // issued at t: not yet "before t"
       h[std::size_t(k)] = x;
@@ -261,23 +282,25 @@ SC_MODULE(Accelerator) {
       it->second = std::make_pair(layer, t);
       return false;
     }
-    const long long total = (long long)program->instructions.size();
+    const long long total = (long long)program->size();
     const long long periods = (total - 1 - highest_head - base) / (period_layers * per);
     if (periods < 1) return false;
     const long long shift_layers = periods * period_layers, shift = shift_layers * per,
                     period_shift = period_layers * per, skipped_cycles = periods * period_cycles;
     // Times of the skipped instructions, queue by queue in program order: each is its copy's
-    // one period earlier plus the period's cycles.
+    // one period earlier plus the period's cycles. A compact program's run reports only its
+    // total, so it skips this: every skipped instruction except those in flight (moved below)
+    // has finished by the new clock, before the instructions still to simulate.
     for (int k = 0; k < queue_count; ++k) {
-      const std::vector<int>& q = queue(k);
+      const InstructionQueue& q = queue(k);
       const std::size_t count = std::size_t(shift_layers) * std::size_t(structure.per_layer_in_queue[std::size_t(k)]);
-      for (std::size_t pos = h[std::size_t(k)]; pos < h[std::size_t(k)] + count; ++pos) {
-        const std::size_t j = std::size_t(q[pos]);
-        schedule.start[j] = schedule.start[j - std::size_t(period_shift)] + period_cycles;
-        schedule.finish[j] = schedule.start[j] + program->instructions[j].cycles;
-        schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[j]);
-        done[j] = 1;
-      }
+      if (!program->compact())
+        for (std::size_t pos = h[std::size_t(k)]; pos < h[std::size_t(k)] + count; ++pos) {
+          const std::size_t j = std::size_t(q[pos]);
+          schedule.start[j] = schedule.start[j - std::size_t(period_shift)] + period_cycles;
+          schedule.finish[j] = schedule.start[j] + cycles_of(int(j));
+          schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[j]);
+        }
       head(k) += count;
     }
     // The instructions in flight become their copies n periods on; the originals finished.
@@ -285,15 +308,14 @@ SC_MODULE(Accelerator) {
       if (st->busy < 0) continue;
       const int from = st->busy, to = int(from + shift);
       schedule.finish[std::size_t(from)] = end_of(from);
-      done[std::size_t(from)] = 1;
       schedule.start[std::size_t(to)] = schedule.start[std::size_t(from)] + skipped_cycles;
-      done[std::size_t(to)] = 0;
       st->busy = to;
-      running[int(program->instructions[std::size_t(to)].unit)] = to;
+      running[int(unit_of(to))] = to;
     }
     offset += skipped_cycles;
     schedule.fast_forwarded_layers += int(shift_layers);
     seen.clear();
+    jumped = program->compact();
     return true;
   }
 
@@ -307,7 +329,7 @@ SC_MODULE(Accelerator) {
       std::size_t head_matrix = 0, head_sfu = 0;
       std::array<std::size_t, dma_queue_count> head{};
       std::size_t retired = 0;
-      const std::size_t total = program->instructions.size();
+      const std::size_t total = program->size();
       for (;;) {
         for (Busy* b : {&matrix, &sfu, &memory})
           if (b->instr >= 0 && b->remaining == 0) {
@@ -316,10 +338,10 @@ SC_MODULE(Accelerator) {
             ++retired;
           }
         if (retired == total) break;
-        auto try_issue = [&](Busy& b, const std::vector<int>& q, std::size_t& h) {
+        auto try_issue = [&](Busy& b, const InstructionQueue& q, std::size_t& h) {
           if (b.instr < 0 && h < q.size() && deps_done(q[h])) {
             b.instr = q[h++];
-            b.remaining = program->instructions[b.instr].cycles;
+            b.remaining = cycles_of(b.instr);
             begin(b.instr);
           }
         };
@@ -357,7 +379,13 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   a->base = sc_core::sc_time_stamp();
   a->program_ready.notify(sc_core::SC_ZERO_TIME);
   session.run();  // until every unit has retired its queue
-  Schedule result = a->schedule;
+  Schedule result;
+  if (program.compact()) {  // only the totals: the skipped instructions have no times
+    result.total_cycles = a->schedule.total_cycles;
+    result.fast_forwarded_layers = a->schedule.fast_forwarded_layers;
+  } else {
+    result = a->schedule;
+  }
   scratch = std::move(a->schedule);
   return result;
 }

@@ -66,7 +66,7 @@ class Builder {
         weights_(int(f.weight_buffer_kib / f.weight_chunk_kib)),
         kv_(int(f.kv_buffer_kib / f.kv_chunk_kib)) {}
 
-  Program build(const std::vector<Op>& ops, int layers) {
+  Program build(const std::vector<Op>& ops, int layers, ProgramForm form) {
     p_.layers = layers;
     // Reserve once: growing a vector of ~10^5 instructions page-faults its way through fresh
     // memory on every reallocation, which cost more than building the program.
@@ -84,7 +84,8 @@ class Builder {
                                             "at most; use --engine roofline for this context)",
                                             kMaxProgramBytes / double(1ull << 30)),
                                 fmt::format("one needing {:.3g} GiB", program_bytes / double(1ull << 30)));
-    p_.instructions.reserve(std::size_t(per_layer * layers));
+    // A compact program stores a few layers; the first two are reserved, the rest grow.
+    p_.instructions.reserve(std::size_t(per_layer * (form == ProgramForm::full ? layers : std::min(layers, 2))));
     for (const auto& op : ops) p_.op_names.push_back(op.name);
     // A layer's instructions depend only on the builder's state at its start (the previous
     // compute and the buffer rings, relative to the layer's first instruction): once that
@@ -98,7 +99,12 @@ class Builder {
       weights_.append_state(state, (long long)start);
       kv_.append_state(state, (long long)start);
       if (layer_ > 0 && state == previous_state) {
-        copy_previous_layers(start - previous_start, layers);
+        if (form == ProgramForm::compact) {
+          p_.materialised_layers = layer_;
+          p_.period_start = previous_start;
+        } else {
+          copy_previous_layers(start - previous_start, layers);
+        }
         break;
       }
       previous_state.swap(state);
@@ -211,8 +217,9 @@ class Builder {
 
 }  // namespace
 
-Program build_fpga_program(const models::FpgaSpec& f, const std::vector<Op>& ops, int tokens, int layers) {
-  return Builder(f, tokens).build(ops, layers);
+Program build_fpga_program(const models::FpgaSpec& f, const std::vector<Op>& ops, int tokens, int layers,
+                           ProgramForm form) {
+  return Builder(f, tokens).build(ops, layers, form);
 }
 
 }  // namespace sim

@@ -21,8 +21,12 @@
 
 namespace sim {
 
+// full: every layer stored; compact: the layers after the builder's state first repeats are
+// implicit copies (Program::compact, for the event-driven model when no schedule is wanted).
+enum class ProgramForm { full, compact };
+
 Program build_fpga_program(const models::FpgaSpec& f, const std::vector<models::Op>& ops, int tokens,
-                           int layers = 1);
+                           int layers = 1, ProgramForm form = ProgramForm::full);
 
 long long dma_cycles(const models::FpgaSpec& f, double bytes, int channels, double efficiency);
 

@@ -39,7 +39,10 @@ std::shared_ptr<const FpgaSimEngine::GroupResult> FpgaSimEngine::simulate(const 
   }
   auto r = std::make_shared<GroupResult>();
   // Layer i prefetches KV for layer i + 1, so layers are not independent: simulate them all.
-  r->program = build_fpga_program(*hw_.fpga, ops, tokens, layers);
+  // Without a breakdown only the cycle count is kept, so the event-driven model runs the compact
+  // program (the layers after the builder's state repeats are implicit copies, never stored).
+  const ProgramForm form = detailed || mode_ != SimMode::event_driven ? ProgramForm::full : ProgramForm::compact;
+  r->program = build_fpga_program(*hw_.fpga, ops, tokens, layers, form);
   r->schedule = run_on_systemc(r->program, mode_);
   r->cycles = r->schedule.total_cycles;
   r->detailed = detailed;

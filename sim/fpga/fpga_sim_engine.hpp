@@ -5,7 +5,10 @@
 // one program; the event-driven model simulates its layers until the state at a layer start
 // repeats and then skips the whole periods exactly (LayerFastForward in fpga_accelerator.hpp:
 // every instruction's cycles are those of simulating all layers, tested); identical groups
-// (same board, ops, x, layer count) are simulated once and memoised. Every reported duration is an integer number of cycles. (An earlier version
+// (same board, ops, x, layer count) are simulated once and memoised. Without a breakdown a step
+// runs as a compact program (Program::compact: the repeating layers are implicit copies, never
+// stored), with the same cycles (tested). Every reported duration is an integer number of
+// cycles. (An earlier version
 // simulated a 4-layer window and extrapolated its period; the prefetch pattern is not periodic
 // that early, which made T_v(x) dip by up to 0.6 %.)
 #include <map>

@@ -15,29 +15,64 @@ const char* to_string(Unit u) {
   return "?";
 }
 
+Instruction Program::at(std::size_t i) const {
+  const Source s = source(i);
+  Instruction in = instructions[s.index];
+  if (s.copy == 0) return in;
+  const int shift = int(s.copy * period_size());
+  Dependencies shifted;
+  for (int d : in.deps) shifted.add(d + shift);
+  in.deps = shifted;
+  in.layer += int(s.copy);
+  return in;
+}
+
+Program Program::expanded() const {
+  if (!compact()) return *this;
+  Program full;
+  full.op_names = op_names;
+  full.layers = layers;
+  const std::size_t n = size();
+  full.instructions.reserve(n);
+  full.instructions = instructions;
+  for (std::size_t i = instructions.size(); i < n; ++i) full.instructions.push_back(at(i));
+  return full;
+}
+
 UnitQueues::UnitQueues(const Program& p) {
+  position_.resize(p.instructions.size());
+  InstructionQueue* queues[dma_queue_count + 2] = {&dma[0], &dma[1], &dma[2], &matrix, &sfu};
   for (std::size_t i = 0; i < p.instructions.size(); ++i) {
     const Instruction& in = p.instructions[i];
     for (int d : in.deps)
       if (d < 0 || std::size_t(d) >= i) throw std::logic_error("instruction depends on a later one");
     if (in.cycles < 1) throw std::logic_error("instruction shorter than one cycle");
-    switch (in.unit) {
-      case Unit::memory: dma[int(in.queue)].push_back(int(i)); break;
-      case Unit::matrix: matrix.push_back(int(i)); break;
-      case Unit::sfu: sfu.push_back(int(i)); break;
-    }
+    InstructionQueue& q = *queues[queue_index(in)];
+    position_[i] = int(q.listed_.size());
+    q.listed_.push_back(int(i));
+    if (p.compact() && i >= p.period_start) ++q.per_copy_;
   }
+  if (p.compact())
+    for (InstructionQueue* q : queues) {
+      q->copies_ = std::size_t(p.layers - p.materialised_layers);
+      q->shift_ = p.period_size();
+    }
 }
 
 LayerStructure analyse_layers(const Program& p) {
   LayerStructure s;
-  const std::size_t n = p.instructions.size();
+  // A compact program's implicit layers are copies of the period layer by construction: only
+  // the stored layers need checking.
+  const std::size_t n = p.size();
   if (p.layers < 2 || n % std::size_t(p.layers) != 0) return s;
   const std::size_t per = n / std::size_t(p.layers);
+  if (p.compact() && (p.period_size() != per || p.period_start % per != 0)) return s;
+  const std::size_t stored = p.instructions.size();
+  const int stored_layers = p.compact() ? p.materialised_layers : p.layers;
   auto same_work = [&](const Instruction& a, const Instruction& b) {
     return a.unit == b.unit && (a.unit != Unit::memory || a.queue == b.queue) && a.cycles == b.cycles && a.op == b.op;
   };
-  for (std::size_t i = per; i < n; ++i)
+  for (std::size_t i = per; i < stored; ++i)
     if (!same_work(p.instructions[i], p.instructions[i - per]) || p.instructions[i].layer != int(i / per)) return s;
   s.uniform = true;
   s.instructions_per_layer = int(per);
@@ -55,8 +90,8 @@ LayerStructure analyse_layers(const Program& p) {
     return true;
   };
   // Scan back from the last layer to the first that is not a copy of its predecessor.
-  int from = p.layers;
-  for (int l = p.layers - 1; l >= 1; --l) {
+  int from = stored_layers;
+  for (int l = stored_layers - 1; l >= 1; --l) {
     bool copy = true;
     for (std::size_t i = std::size_t(l) * per; copy && i < std::size_t(l + 1) * per; ++i) copy = shifted_deps(i);
     if (!copy) break;
@@ -67,13 +102,15 @@ LayerStructure analyse_layers(const Program& p) {
 }
 
 std::vector<long long> Schedule::layer_finish(const Program& p) const {
+  if (p.compact()) throw std::logic_error("layer_finish needs the expanded program");
   std::vector<long long> f(std::size_t(p.layers), 0);
   for (std::size_t i = 0; i < p.instructions.size(); ++i)
     f[std::size_t(p.instructions[i].layer)] = std::max(f[std::size_t(p.instructions[i].layer)], finish[i]);
   return f;
 }
 
-Schedule schedule_directly(const Program& p) {
+Schedule schedule_directly(const Program& compact_or_full) {
+  const Program p = compact_or_full.expanded();
   const UnitQueues q(p);
   const std::size_t n = p.instructions.size();
   constexpr long long unset = std::numeric_limits<long long>::max();

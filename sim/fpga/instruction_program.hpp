@@ -58,6 +58,36 @@ struct Program {
   std::vector<Instruction> instructions;
   std::vector<std::string> op_names;
   int layers = 1;
+  // Compact form (ProgramForm::compact): once the builder's state at a layer start repeats,
+  // every further layer is the previous one shifted by one layer, so only layers
+  // [0, materialised_layers) are stored and each later layer is an implicit copy of the last
+  // stored one (the "period layer", from period_start on), its dependencies shifted by one
+  // layer per copy. 0: every layer is stored. The event-driven model runs compact programs
+  // without expanding them; everything that needs the full schedule expands first.
+  int materialised_layers = 0;
+  std::size_t period_start = 0;
+
+  bool compact() const { return materialised_layers > 0 && materialised_layers < layers; }
+  std::size_t period_size() const { return instructions.size() - period_start; }
+  // Instructions including the implicit copies.
+  std::size_t size() const {
+    return compact() ? period_start + period_size() * std::size_t(layers - materialised_layers + 1)
+                     : instructions.size();
+  }
+  // Instruction i is the stored instruction `index`, `copy` layers on (0 for a stored one).
+  struct Source {
+    std::size_t index;
+    std::size_t copy;
+  };
+  Source source(std::size_t i) const {
+    if (i < instructions.size()) return {i, 0};
+    const std::size_t per = period_size(), off = i - period_start;
+    return {period_start + off % per, off / per};
+  }
+  // Instruction i with its dependencies and layer shifted (a copy for implicit ones).
+  Instruction at(std::size_t i) const;
+  // The same program with every layer stored.
+  Program expanded() const;
 };
 
 struct Schedule {
@@ -73,11 +103,49 @@ struct Schedule {
 // Reference scheduler without SystemC: the same rules as a plain discrete-event loop.
 Schedule schedule_directly(const Program& p);
 
-// Per-queue program-order lists of instruction indices (memory queues, matrix, sfu).
+// One unit's (or DMA queue's) instructions in program order. For a compact program the stored
+// layers' instructions are listed and the implicit copies are computed: the period layer's
+// entries shifted by one layer per copy.
+class InstructionQueue {
+ public:
+  std::size_t size() const { return listed_.size() + per_copy_ * copies_; }
+  bool empty() const { return size() == 0; }
+  int operator[](std::size_t pos) const {
+    if (pos < listed_.size()) return listed_[pos];
+    const std::size_t j = pos - listed_.size();
+    return listed_[listed_.size() - per_copy_ + j % per_copy_] + int((j / per_copy_ + 1) * shift_);
+  }
+
+ private:
+  friend struct UnitQueues;
+  std::vector<int> listed_;
+  std::size_t per_copy_ = 0;  // entries in the period layer
+  std::size_t copies_ = 0;    // implicit copies of the period layer
+  std::size_t shift_ = 0;     // instructions per layer
+};
+
+// Queue index of an instruction: the three DMA queues, then matrix (3), then SFU (4).
+inline int queue_index(const Instruction& in) {
+  return in.unit == Unit::memory ? int(in.queue) : dma_queue_count + (in.unit == Unit::matrix ? 0 : 1);
+}
+
+// Per-queue program-order lists of instruction indices (memory queues, matrix, sfu), and each
+// instruction's position in its queue.
 struct UnitQueues {
-  std::vector<int> dma[dma_queue_count];
-  std::vector<int> matrix, sfu;
+  InstructionQueue dma[dma_queue_count];
+  InstructionQueue matrix, sfu;
   explicit UnitQueues(const Program& p);
+  const InstructionQueue& queue(int k) const {
+    return k < dma_queue_count ? dma[k] : k == dma_queue_count ? matrix : sfu;
+  }
+  // Position of instruction i in its queue (k = queue_index of i).
+  std::size_t position(const Program& p, std::size_t i, int k) const {
+    const Program::Source s = p.source(i);
+    return std::size_t(position_[s.index]) + s.copy * queue(k).per_copy_;
+  }
+
+ private:
+  std::vector<int> position_;  // stored instructions only
 };
 
 // How a multi-layer program repeats, for the event-driven model's exact layer fast-forward
