@@ -4,6 +4,7 @@
 
 #include "sim/sc_session.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <limits>
@@ -23,9 +24,12 @@ const sc_time cycle(1, SC_NS);
 
 SC_MODULE(Accelerator) {
   sc_core::sc_event program_ready;
-  // One event per unit, notified when an instruction on that unit finishes: a waiting unit
-  // sleeps on the unit that runs its first unfinished dependency (no spurious wake-ups).
-  std::array<sc_core::sc_event, 3> finished_on;
+  // One wake-up event per unit. A unit that cannot issue names the instruction it waits for
+  // (waiting_on; the memory controller one per DMA queue head) and sleeps on its event, which
+  // the retire of that very instruction notifies: no unit wakes for a finish it does not need.
+  std::array<sc_core::sc_event, 3> wake;
+  std::array<int, 2> waiting_on{-1, -1};                 // matrix engine, SFU
+  std::array<int, dma_queue_count> memory_waiting_on{};  // per DMA queue head (-1: none)
 
   const Program* program = nullptr;
   std::unique_ptr<UnitQueues> queues;
@@ -59,12 +63,21 @@ SC_MODULE(Accelerator) {
     schedule.fast_forwarded_layers = 0;
     // assign() keeps the vectors' capacity: fresh ~MB buffers every run cost page faults.
     schedule.total_cycles = 0;
-    schedule.start.assign(p.size(), 0);
-    schedule.finish.assign(p.size(), 0);
+    // The buffers only grow (steps of 1 and 32 layers alternate; they hold at least p.size()
+    // times). A compact program's run reads a time only after writing it (it reports the
+    // total), so its part is not cleared; a full program's part is, and is returned.
+    if (schedule.start.size() < p.size()) schedule.start.resize(p.size());
+    if (schedule.finish.size() < p.size()) schedule.finish.resize(p.size());
+    if (!p.compact()) {
+      std::fill_n(schedule.start.begin(), p.size(), 0);
+      std::fill_n(schedule.finish.begin(), p.size(), 0);
+    }
     // The event-driven units know what is done from the queue heads (is_done); the clocked
     // reference keeps a flag per instruction.
     done.assign(m == SimMode::clocked ? p.size() : 0, 0);
     running.fill(-1);
+    waiting_on.fill(-1);
+    memory_waiting_on.fill(-1);
     matrix_state = sfu_state = memory_state = UnitState{};
     dma_head.fill(0);
   }
@@ -77,9 +90,10 @@ SC_MODULE(Accelerator) {
   // fast-forward skipped too, without writing a flag for each).
   bool is_done(int d) const {
     if (mode == SimMode::clocked) return done[std::size_t(d)] != 0;
-    const Instruction& in = stored(d);
+    const Program::Source s = program->source(std::size_t(d));
+    const Instruction& in = program->instructions[s.index];
     const int k = queue_index(in);
-    return queues->position(*program, std::size_t(d), k) < head(k) && running[int(in.unit)] != d;
+    return queues->position(s, k) < head(k) && running[int(in.unit)] != d;
   }
   bool deps_done(int i) const { return pending_dep(i) < 0; }
   int pending_dep(int i) const {
@@ -89,9 +103,10 @@ SC_MODULE(Accelerator) {
       if (!is_done(d + shift)) return d + shift;
     return -1;
   }
-  sc_core::sc_event& finish_event_of(int i) { return finished_on[int(unit_of(i))]; }
   // Cycles since the program started; `offset` adds the cycles that fast-forwards skipped.
-  long long now() const { return static_cast<long long>((sc_core::sc_time_stamp() - base) / cycle) + offset; }
+  long long now() const {
+    return static_cast<long long>((sc_core::sc_time_stamp() - base).value() / cycle.value()) + offset;
+  }
   std::array<int, 3> running{-1, -1, -1};  // instruction in flight per unit
   void begin(int i) {
     schedule.start[i] = now();
@@ -124,46 +139,65 @@ SC_MODULE(Accelerator) {
     int busy = -1;
   };
   UnitState matrix_state, sfu_state, memory_state;
-  sc_core::sc_event any_finished;  // wakes the memory controller when it has nothing ready
   std::array<std::size_t, dma_queue_count> dma_head{};
 
   long long cycles_of(int i) const { return stored(i).cycles; }
   void retire(UnitState& st) {
-    end(st.busy);
-    finish_event_of(st.busy).notify(sc_core::SC_ZERO_TIME);
-    any_finished.notify(sc_core::SC_ZERO_TIME);
+    const int i = st.busy;
+    end(i);
     st.busy = -1;
+    // Wake whoever waits for this instruction; it runs in the next delta cycle, after every
+    // unit finishing in this cycle has retired (all finishes happen in the cycle's first delta).
+    for (int u = 0; u < 2; ++u)
+      if (waiting_on[std::size_t(u)] == i) {
+        waiting_on[std::size_t(u)] = -1;
+        wake[std::size_t(u == 0 ? int(Unit::matrix) : int(Unit::sfu))].notify(sc_core::SC_ZERO_TIME);
+      }
+    for (int w : memory_waiting_on)
+      if (w == i) {
+        memory_waiting_on.fill(-1);
+        wake[int(Unit::memory)].notify(sc_core::SC_ZERO_TIME);
+        break;
+      }
   }
   void issue(UnitState& st, int i) {
     begin(i);
     st.busy = i;
-    next_trigger(double(cycles_of(i)), SC_NS);
+    next_trigger(sc_time::from_value(sc_time::value_type(cycles_of(i)) * cycle.value()));
   }
 
-  void in_order_unit(const InstructionQueue& q, UnitState& st) {
+  // slot: 0 matrix engine, 1 SFU.
+  void in_order_unit(const InstructionQueue& q, UnitState& st, int slot, Unit unit) {
     if (mode != SimMode::event_driven) return;
     if (st.busy >= 0) retire(st);
     if (st.head >= q.size()) return;  // program done: back to waiting for program_ready
     const int i = q[st.head];
     const int d = pending_dep(i);
     if (d >= 0) {
-      next_trigger(finish_event_of(d));
+      waiting_on[std::size_t(slot)] = d;
+      next_trigger(wake[int(unit)]);
       return;
     }
     ++st.head;
     issue(st, i);
   }
-  void matrix_engine() { in_order_unit(queues->matrix, matrix_state); }
-  void special_function_unit() { in_order_unit(queues->sfu, sfu_state); }
+  void matrix_engine() { in_order_unit(queues->matrix, matrix_state, 0, Unit::matrix); }
+  void special_function_unit() { in_order_unit(queues->sfu, sfu_state, 1, Unit::sfu); }
 
-  // Ready head of the DMA queues with the lowest program index, or -1.
-  int pick_transfer(std::array<std::size_t, dma_queue_count>& head) const {
-    int pick = -1;
-    for (int k = 0; k < dma_queue_count; ++k)
+  // Ready head of the DMA queues with the lowest program index, or -1; `pending` (if given)
+  // receives each head's first unfinished dependency (-1: ready, or the queue is empty).
+  int pick_transfer(const std::array<std::size_t, dma_queue_count>& head,
+                    std::array<int, dma_queue_count>* pending = nullptr) const {
+    int pick = -1, pick_index = 0;
+    for (int k = 0; k < dma_queue_count; ++k) {
+      int d = -1;
       if (head[k] < queues->dma[k].size()) {
         const int i = queues->dma[k][head[k]];
-        if (deps_done(i) && (pick < 0 || i < queues->dma[pick][head[pick]])) pick = k;
+        d = pending_dep(i);
+        if (d < 0 && (pick < 0 || i < pick_index)) pick = k, pick_index = i;
       }
+      if (pending) (*pending)[std::size_t(k)] = d;
+    }
     return pick;
   }
 
@@ -181,16 +215,19 @@ SC_MODULE(Accelerator) {
     bool remaining = false;
     for (int q = 0; q < dma_queue_count; ++q) remaining |= dma_head[q] < queues->dma[q].size();
     if (!remaining) return;
-    int k = pick_transfer(dma_head);
+    std::array<int, dma_queue_count> pending{};
+    int k = pick_transfer(dma_head, &pending);
     if (k >= 0 && structure.copies_from > 0 && !jumped) {
       const int i = queues->dma[k][dma_head[k]];
       // A layer's first instruction (its overhead) marks the layer boundary.
       if (stored(i).op < 0 && fast_forward_at(stored(i).layer + int(program->source(std::size_t(i)).copy)))
-        k = pick_transfer(dma_head);
+        k = pick_transfer(dma_head, &pending);
     }
     if (k < 0) {
-      // Sleep until some unit finishes an instruction (a queue head may then be ready).
-      next_trigger(any_finished);
+      // Sleep until a queue head's first unfinished dependency finishes (the head may then be
+      // ready; if it still waits for another, the controller names that one and sleeps again).
+      memory_waiting_on = pending;
+      next_trigger(wake[int(Unit::memory)]);
       return;
     }
     issue(memory_state, queues->dma[k][dma_head[k]++]);
@@ -312,6 +349,12 @@ SC_MODULE(Accelerator) {
       st->busy = to;
       running[int(unit_of(to))] = to;
     }
+    // A unit asleep waits for an instruction of the old layers: wake it to name the shifted one.
+    for (int u = 0; u < 2; ++u)
+      if (waiting_on[std::size_t(u)] >= 0) {
+        waiting_on[std::size_t(u)] = -1;
+        wake[std::size_t(u == 0 ? int(Unit::matrix) : int(Unit::sfu))].notify(sc_core::SC_ZERO_TIME);
+      }
     offset += skipped_cycles;
     schedule.fast_forwarded_layers += int(shift_layers);
     seen.clear();
@@ -384,7 +427,10 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
     result.total_cycles = a->schedule.total_cycles;
     result.fast_forwarded_layers = a->schedule.fast_forwarded_layers;
   } else {
-    result = a->schedule;
+    result.total_cycles = a->schedule.total_cycles;
+    result.fast_forwarded_layers = a->schedule.fast_forwarded_layers;
+    result.start.assign(a->schedule.start.begin(), a->schedule.start.begin() + std::ptrdiff_t(program.size()));
+    result.finish.assign(a->schedule.finish.begin(), a->schedule.finish.begin() + std::ptrdiff_t(program.size()));
   }
   scratch = std::move(a->schedule);
   return result;

@@ -102,6 +102,7 @@ class Builder {
         if (form == ProgramForm::compact) {
           p_.materialised_layers = layer_;
           p_.period_start = previous_start;
+          p_.period = FastDivisor(start - previous_start);
         } else {
           copy_previous_layers(start - previous_start, layers);
         }

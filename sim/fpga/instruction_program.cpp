@@ -56,6 +56,7 @@ UnitQueues::UnitQueues(const Program& p) {
     for (InstructionQueue* q : queues) {
       q->copies_ = std::size_t(p.layers - p.materialised_layers);
       q->shift_ = p.period_size();
+      q->per_copy_divisor_ = FastDivisor(q->per_copy_);
     }
 }
 

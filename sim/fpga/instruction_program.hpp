@@ -45,6 +45,26 @@ class Dependencies {
   std::size_t count_ = 0;
 };
 
+// Quotient by a fixed divisor through a floating-point reciprocal and an exact correction: the
+// simulation loop maps every index of a compact program's implicit layers to its stored
+// instruction, and a hardware division per dependency check was a large part of its time.
+class FastDivisor {
+ public:
+  FastDivisor() = default;
+  explicit FastDivisor(std::size_t d) : d_(d == 0 ? 1 : d), inverse_(1.0 / double(d_)) {}
+  std::size_t divisor() const { return d_; }
+  std::size_t quotient(std::size_t n) const {
+    std::size_t q = std::size_t(double(n) * inverse_);
+    while (q > 0 && q * d_ > n) --q;
+    while ((q + 1) * d_ <= n) ++q;
+    return q;
+  }
+
+ private:
+  std::size_t d_ = 1;
+  double inverse_ = 1.0;
+};
+
 struct Instruction {
   Unit unit = Unit::matrix;
   DmaQueue queue = DmaQueue::weights;  // memory instructions only
@@ -66,6 +86,7 @@ struct Program {
   // without expanding them; everything that needs the full schedule expands first.
   int materialised_layers = 0;
   std::size_t period_start = 0;
+  FastDivisor period;  // by period_size()
 
   bool compact() const { return materialised_layers > 0 && materialised_layers < layers; }
   std::size_t period_size() const { return instructions.size() - period_start; }
@@ -81,8 +102,8 @@ struct Program {
   };
   Source source(std::size_t i) const {
     if (i < instructions.size()) return {i, 0};
-    const std::size_t per = period_size(), off = i - period_start;
-    return {period_start + off % per, off / per};
+    const std::size_t off = i - period_start, copy = period.quotient(off);
+    return {period_start + off - copy * period.divisor(), copy};
   }
   // Instruction i with its dependencies and layer shifted (a copy for implicit ones).
   Instruction at(std::size_t i) const;
@@ -112,14 +133,15 @@ class InstructionQueue {
   bool empty() const { return size() == 0; }
   int operator[](std::size_t pos) const {
     if (pos < listed_.size()) return listed_[pos];
-    const std::size_t j = pos - listed_.size();
-    return listed_[listed_.size() - per_copy_ + j % per_copy_] + int((j / per_copy_ + 1) * shift_);
+    const std::size_t j = pos - listed_.size(), copy = per_copy_divisor_.quotient(j);
+    return listed_[listed_.size() - per_copy_ + (j - copy * per_copy_)] + int((copy + 1) * shift_);
   }
 
  private:
   friend struct UnitQueues;
   std::vector<int> listed_;
   std::size_t per_copy_ = 0;  // entries in the period layer
+  FastDivisor per_copy_divisor_;
   std::size_t copies_ = 0;    // implicit copies of the period layer
   std::size_t shift_ = 0;     // instructions per layer
 };
@@ -138,9 +160,8 @@ struct UnitQueues {
   const InstructionQueue& queue(int k) const {
     return k < dma_queue_count ? dma[k] : k == dma_queue_count ? matrix : sfu;
   }
-  // Position of instruction i in its queue (k = queue_index of i).
-  std::size_t position(const Program& p, std::size_t i, int k) const {
-    const Program::Source s = p.source(i);
+  // Position in its queue k (queue_index) of the instruction with source s.
+  std::size_t position(const Program::Source& s, int k) const {
     return std::size_t(position_[s.index]) + s.copy * queue(k).per_copy_;
   }
 
