@@ -5,8 +5,9 @@
 //    wall second, event/clocked speed ratio;
 //  - the design-point cost: the regimes sweep (configs/sweeps/compute_bandwidth_ratio.yaml, 82
 //    points, each one board and context optimised over x = 1..128 with target and draft steps)
-//    on the sim engine with one thread, wall time per point; then with two threads, and the
-//    parallel efficiency T1 / (2 T2);
+//    on the sim engine with one worker, wall time per point; then with two workers (forked
+//    processes, experiments/sweep/process_pool.hpp, or threads where this process may not fork),
+//    and the parallel efficiency T1 / (2 T2);
 //  - the whole `reproduce all --engine sim` (every reproduction, in this process, no plots),
 //    wall and CPU time.
 // Wall times are the machine's: on a shared machine the CPU time column is the steadier one.
@@ -34,14 +35,20 @@ struct BenchArgs {
   bool skip_clocked = false, skip_sweep = false, skip_reproduce = false;
 };
 
-// Wall and CPU (user + system, all threads of this process) seconds of a piece of work.
+// Wall and CPU (user + system, all threads of this process and its worker processes) seconds of a
+// piece of work.
 struct Stopwatch {
   std::chrono::steady_clock::time_point wall0 = std::chrono::steady_clock::now();
   double cpu0 = cpu_now();
+  // This process and its reaped children (a sweep's worker processes).
   static double cpu_now() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    double total = 0;
+    for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+      rusage u{};
+      getrusage(who, &u);
+      total += double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    }
+    return total;
   }
   double wall() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(); }
   double cpu() const { return cpu_now() - cpu0; }
@@ -55,7 +62,7 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
                                          models::to_string(hw.kind)));
   models::Workload w;
   w.target = reg.model(a.model);
-  Table t({"case", "engine", "threads", "x", "context", "wall_s", "cpu_s", "simulated_cycles", "cycles_per_wall_s",
+  Table t({"case", "engine", "workers", "x", "context", "wall_s", "cpu_s", "simulated_cycles", "cycles_per_wall_s",
            "t_verify_s"});
   double event_wall[2] = {0, 0}, clocked_wall[2] = {0, 0};
   const int xs[2] = {1, 64};
@@ -86,18 +93,23 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
     const SweepSpec spec = load_sweep_spec(spec_path);
     const auto indices = shard_indices(spec.size(), 0, 1);
     double wall[3] = {0, 0, 0};
+    double cpu1 = 0;
+    bool processes = false;
     for (unsigned threads : {1u, 2u}) {
+      processes = sweep_uses_processes("sim", threads);
       const Stopwatch sw;
       compute_sweep_rows(spec, reg, indices, threads, "sim");
       wall[threads] = sw.wall();
-      t.add_row({fmt::format("design points: regimes sweep, {} points (board x context, x = 1..128, target + draft)",
-                             indices.size()),
+      if (threads == 1) cpu1 = sw.cpu();
+      t.add_row({fmt::format("design points: regimes sweep, {} points (board x context, x = 1..128, target + draft){}",
+                             indices.size(), processes ? ", worker processes" : ""),
                  "sim", integer(threads), integer(0), integer(0), num(sw.wall()), num(sw.cpu()), integer(0), num(0),
                  num(0)});
     }
-    footer.push_back(fmt::format("design point on the sim engine: {:.1f} ms wall (1 thread); sweep on 2 threads: "
-                                 "{:.2f}x faster, parallel efficiency {:.0f} %",
-                                 1e3 * wall[1] / double(indices.size()), wall[1] / wall[2],
+    footer.push_back(fmt::format("design point on the sim engine: {:.1f} ms wall, {:.1f} ms CPU (1 worker); sweep on 2 "
+                                 "workers ({}): {:.2f}x faster, parallel efficiency {:.0f} %",
+                                 1e3 * wall[1] / double(indices.size()), 1e3 * cpu1 / double(indices.size()),
+                                 processes ? "processes" : "threads", wall[1] / wall[2],
                                  100.0 * wall[1] / (2.0 * wall[2])));
   }
   if (!a.skip_reproduce) {

@@ -230,8 +230,9 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   const auto stats = run_sweep(spec, reg, o, format == "table" || format == "json" ? &rows : nullptr);
   if (format == "table" || format == "json") print_table(rows, format);
   if (!a.quiet)
-    std::cerr << fmt::format("specdse: sweep {}: {} points ({} resumed, {} computed) on {} thread(s) in {:.2f} s{}\n",
-                             spec.name, stats.total, stats.reused, stats.computed, stats.threads, stats.wall_s,
+    std::cerr << fmt::format("specdse: sweep {}: {} points ({} resumed, {} computed) on {} {} in {:.2f} s{}\n",
+                             spec.name, stats.total, stats.reused, stats.computed, stats.threads,
+                             stats.worker_processes ? "worker processes" : "thread(s)", stats.wall_s,
                              a.out.empty() ? "" : " -> " + a.out);
   if (a.plot) return run_plot(a, spec);
   return 0;
@@ -281,7 +282,7 @@ const RegisterCommand reg{
                      "with `specdse sweep merge`); a shard's file resumes like any --out");
       sub.add_option("--out", a->out, "CSV file: rows are appended as they finish; an existing partial file of "
                                       "the same spec is resumed");
-      sub.add_option("--threads", a->threads, "Worker threads (default: all cores)")->check(integer_in(1, kMaxThreads));
+      sub.add_option("--threads", a->threads, "Workers (default: all cores): threads, or forked processes on the SystemC engines (sim, sim-clocked), whose simulations would take turns across threads")->check(integer_in(1, kMaxThreads));
       sub.add_flag("--quiet", a->quiet, "No progress bar or summary on stderr");
       sub.add_flag("--plot", a->plot, "Run the spec's plot script on --out, writing a PNG beside it");
       sub.add_option("--python", a->python,

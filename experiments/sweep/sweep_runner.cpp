@@ -25,6 +25,7 @@
 #include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "experiments/output/output_lock.hpp"
+#include "experiments/sweep/process_pool.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
@@ -296,6 +297,10 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
   return lines;
 }
 
+bool sweep_uses_processes(const std::string& engine, unsigned workers) {
+  return workers > 1 && (engine == "sim" || engine == "sim-clocked") && fork_is_safe();
+}
+
 std::vector<std::string> compute_sweep_rows(
     const SweepSpec& spec, const models::ConfigRegistry& reg, const std::vector<std::size_t>& indices,
     unsigned threads_wanted, const std::string& engine_override,
@@ -366,14 +371,34 @@ std::vector<std::string> compute_sweep_rows(
     return csv_row(columns, std::move(cells));
   };
 
-  // Every engine is safe to use from several threads: each SystemC simulation runs in its own
-  // context (sim/sc_session.hpp); their kernels take turns while graph building, memoisation
-  // and the optimiser run in parallel.
   const std::size_t n = indices.size();
   unsigned threads = threads_wanted ? threads_wanted : std::max(1u, std::thread::hardware_concurrency());
   threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, n)));
-
   std::vector<std::string> lines(n);
+
+  // The SystemC engines keep one kernel per process, so their simulations take turns across
+  // threads: on them the workers are forked processes (experiments/sweep/process_pool.hpp)
+  // whenever this process may fork; a point's row is the same bytes either way.
+  if (sweep_uses_processes(engine_name, threads)) {
+    std::map<std::size_t, std::string> done;  // reorder buffer, by position in `indices`
+    std::size_t to_write = 0;
+    run_in_worker_processes(
+        n, threads, [&](std::size_t pos) { return compute(indices[pos]); },
+        [&](std::size_t pos, const std::string& line) {
+          done.emplace(pos, line);
+          for (auto it = done.find(to_write); it != done.end(); it = done.find(to_write)) {
+            lines[to_write] = std::move(it->second);
+            done.erase(it);
+            if (on_row) on_row(to_write, lines[to_write]);
+            ++to_write;
+          }
+        });
+    return lines;
+  }
+
+  // Otherwise threads. Every engine is safe to use from several threads: each SystemC
+  // simulation runs in its own context (sim/sc_session.hpp); their kernels take turns while
+  // graph building, memoisation and the optimiser run in parallel.
   std::mutex mu;
   std::condition_variable cv;
   std::map<std::size_t, std::string> finished;  // reorder buffer, by position in `indices`
@@ -474,6 +499,7 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   const std::vector<std::size_t> pending(indices.begin() + std::ptrdiff_t(first_pending), indices.end());
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   stats.threads = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(threads, pending.size())));
+  stats.worker_processes = sweep_uses_processes(o.engine.empty() ? spec.engine : o.engine, stats.threads);
   ProgressBar bar(o.progress, stats.total, first_pending);
   bar.update(first_pending);
   // Rows are appended and flushed in index order as they finish, so an interrupted run leaves

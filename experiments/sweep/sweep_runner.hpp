@@ -33,9 +33,15 @@ struct SweepRunStats {
   std::size_t total = 0;
   std::size_t reused = 0;     // rows found complete in out_path
   std::size_t computed = 0;
-  unsigned threads = 1;
+  unsigned threads = 1;          // workers
+  bool worker_processes = false;  // the workers were forked processes (sweep_uses_processes)
   double wall_s = 0;
 };
+
+// Whether a sweep on `engine` with `workers` > 1 runs them as forked processes rather than
+// threads: on the SystemC engines, whose simulations take turns across the threads of one
+// process, whenever this process may fork (experiments/sweep/process_pool.hpp).
+bool sweep_uses_processes(const std::string& engine, unsigned workers);
 
 // The CSV columns of a sweep's result rows.
 std::vector<std::string> sweep_columns(const SweepSpec& spec);

@@ -155,7 +155,8 @@ inline ScenarioResult run_static_tree(const TimingSetup& setup, const StageTimer
   r.batch = requests;
   r.plan = plan_static_tree(timer.stages(), specinfer_branching(), tokens, ranks, seed, requests);
   r.w = 1;  // tokens per tree: the root and every level's nodes
-  for (int n = 1; int b : specinfer_branching()) r.w += (n *= b);
+  int level_nodes = 1;
+  for (int b : specinfer_branching()) r.w += (level_nodes *= b);
   r.k = *std::max_element(specinfer_branching().begin(), specinfer_branching().end());
   r.timed = time_plan(r.plan, setup, timer);
   set_tree_rates(r);
