@@ -6,11 +6,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <thread>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
 #include "experiments/reproductions/manifest.hpp"
 #include "experiments/reproductions/reproduction.hpp"
+#include "experiments/sweep/process_pool.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -20,10 +23,10 @@ struct ReproduceArgs {
   std::string name, engine, out = "notebooks_out", format;
   bool no_plots = false;
   bool quiet = false;
+  unsigned jobs = 0;  // 0: all cores
 };
 
-void run_plot(const PlotRequest& p, const std::string& out_dir, bool quiet) {
-  static const std::string python = find_plot_python();  // probed once per process
+void run_plot(const PlotRequest& p, const std::string& python, const std::string& out_dir, bool quiet) {
   if (python.empty()) {
     if (!quiet) std::cerr << "specdse: note: no Python with matplotlib found (set SPECDSE_PYTHON); skipping plot "
                           << p.script << "\n";
@@ -34,6 +37,53 @@ void run_plot(const PlotRequest& p, const std::string& out_dir, bool quiet) {
   cmd += quiet ? " >/dev/null 2>&1" : " >&2";
   if (std::system(cmd.c_str()) != 0 && !quiet)
     std::cerr << "specdse: warning: plot script failed: " << p.script << "\n";
+}
+
+// What one reproduction prints: its stdout part (the table, or its JSON rows with all --format
+// json) and its progress line for stderr.
+struct ReproductionOutput {
+  std::string out, progress;
+  // One string through a worker process's pipe (experiments/sweep/process_pool.hpp).
+  static constexpr char kSeparator = '\x1e';
+  std::string pack() const { return out + kSeparator + progress; }
+  static ReproductionOutput unpack(const std::string& s) {
+    const auto k = s.rfind(kSeparator);
+    return {s.substr(0, k), k == std::string::npos ? "" : s.substr(k + 1)};
+  }
+};
+
+// Runs one reproduction and writes its files (CSV, Markdown, manifest, plots) under out/name/.
+ReproductionOutput run_one(const Reproduction& r, const ReproduceArgs& a, const models::ConfigRegistry& reg,
+                           const std::string& python) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ReproduceContext ctx;
+  ctx.registry = &reg;
+  ctx.engine = a.engine;
+  ctx.out_dir = a.out + "/" + r.name;
+  ctx.quiet = a.quiet;
+  ReproductionResult res = r.run(ctx);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  write_file_atomic(ctx.out_dir + "/" + r.name + ".csv", res.table.to_string(OutputFormat::csv));
+  for (const auto& [file, t] : res.extra_csvs)
+    write_file_atomic(ctx.out_dir + "/" + file, t.to_string(OutputFormat::csv));
+  write_file_atomic(ctx.out_dir + "/" + r.name + ".md",
+                    "# " + res.title + "\n\n" + res.table.to_markdown() + "\n" + res.notes + "\n");
+  ManifestInfo m{r.name, res.title, a.engine, reg.dir(), res.inputs, {r.name + ".csv", r.name + ".md"}};
+  for (const auto& extra : res.extra_csvs) m.outputs.push_back(extra.first);
+  write_file_atomic(ctx.out_dir + "/manifest.txt", manifest_yaml(m));
+  if (!a.no_plots)
+    for (const auto& p : res.plots) run_plot(p, python, ctx.out_dir, a.quiet);
+  ReproductionOutput o;
+  if (a.name == "all" && a.format == "json") {
+    o.out = res.table.to_string(OutputFormat::json);
+    while (!o.out.empty() && o.out.back() == '\n') o.out.pop_back();
+  } else if (a.name != "all" || a.format == "table") {
+    if (a.format == "table") o.out = "== " + res.title + " ==\n";
+    o.out += res.table.to_string(parse_format(a.format));
+    if (a.format == "table" && !res.notes.empty()) o.out += res.notes + "\n";
+  }
+  if (!a.quiet) o.progress = fmt::format("specdse: {} done in {:.2f} s -> {}\n", r.name, wall, ctx.out_dir);
+  return o;
 }
 
 int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
@@ -53,40 +103,38 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
   if (a.name == "all" && a.format == "csv" && !a.quiet)
     std::cerr << fmt::format("specdse: note: reproduce all --format csv writes each table to {}/<name>/<name>.csv "
                              "and prints none (--format json prints them all)\n", a.out);
-  // --format json with all: one JSON object, reproduction name -> its table's rows.
   // One run per output folder at a time: two at once would mix their files (a second one is
   // refused with exit 2); also the first check that --out can be written at all.
   const OutputLock out_lock(OutputLock::for_folder(a.out), a.out);
+  const std::string python = a.no_plots ? "" : find_plot_python();  // probed once, before any fork
+  // Output in the order of `chosen`, whichever worker finishes first; with all --format json
+  // one JSON object, reproduction name -> its table's rows.
   std::string all_json;
-  for (const Reproduction* r : chosen) {
-    const auto t0 = std::chrono::steady_clock::now();
-    ReproduceContext ctx;
-    ctx.registry = &reg;
-    ctx.engine = a.engine;
-    ctx.out_dir = a.out + "/" + r->name;
-    ctx.quiet = a.quiet;
-    ReproductionResult res = r->run(ctx);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    write_file_atomic(ctx.out_dir + "/" + r->name + ".csv", res.table.to_string(OutputFormat::csv));
-    for (const auto& [file, t] : res.extra_csvs)
-      write_file_atomic(ctx.out_dir + "/" + file, t.to_string(OutputFormat::csv));
-    write_file_atomic(ctx.out_dir + "/" + r->name + ".md",
-                      "# " + res.title + "\n\n" + res.table.to_markdown() + "\n" + res.notes + "\n");
-    ManifestInfo m{r->name, res.title, a.engine, reg.dir(), res.inputs, {r->name + ".csv", r->name + ".md"}};
-    for (const auto& extra : res.extra_csvs) m.outputs.push_back(extra.first);
-    write_file_atomic(ctx.out_dir + "/manifest.txt", manifest_yaml(m));
-    if (!a.no_plots)
-      for (const auto& p : res.plots) run_plot(p, ctx.out_dir, a.quiet);
-    if (a.name == "all" && a.format == "json") {
-      std::string rows = res.table.to_string(OutputFormat::json);
-      while (!rows.empty() && rows.back() == '\n') rows.pop_back();
-      all_json += fmt::format("{}\n  \"{}\": {}", all_json.empty() ? "{" : ",", r->name, rows);
-    } else if (a.name != "all" || a.format == "table") {
-      if (a.format == "table") std::cout << "== " << res.title << " ==\n";
-      print_table(res.table, a.format);
-      if (a.format == "table" && !res.notes.empty()) std::cout << res.notes << "\n";
-    }
-    if (!a.quiet) std::cerr << fmt::format("specdse: {} done in {:.2f} s -> {}\n", r->name, wall, ctx.out_dir);
+  auto emit = [&](std::size_t k, const ReproductionOutput& o) {
+    if (a.name == "all" && a.format == "json")
+      all_json += fmt::format("{}\n  \"{}\": {}", all_json.empty() ? "{" : ",", chosen[k]->name, o.out);
+    else
+      std::cout << o.out << std::flush;
+    std::cerr << o.progress;
+  };
+  const unsigned jobs = std::max(1u, a.jobs ? a.jobs : std::thread::hardware_concurrency());
+  if (chosen.size() > 1 && jobs > 1 && fork_is_safe()) {
+    // Reproductions are independent (each writes only its own folder), so worker processes run
+    // them side by side; their files and printed tables are the same as one after another.
+    std::map<std::size_t, ReproductionOutput> done;
+    std::size_t next = 0;
+    run_in_worker_processes(
+        chosen.size(), jobs, [&](std::size_t k) { return run_one(*chosen[k], a, reg, python).pack(); },
+        [&](std::size_t k, const std::string& packed) {
+          done.emplace(k, ReproductionOutput::unpack(packed));
+          for (auto it = done.find(next); it != done.end(); it = done.find(next)) {
+            emit(next, it->second);
+            done.erase(it);
+            ++next;
+          }
+        });
+  } else {
+    for (std::size_t k = 0; k < chosen.size(); ++k) emit(k, run_one(*chosen[k], a, reg, python));
   }
   if (!all_json.empty()) std::cout << all_json << "\n}\n";
   return 0;
@@ -100,6 +148,10 @@ const RegisterCommand reg{
       sub.add_option("--out", a->out, "Output folder; results go to <out>/<name>/")->default_val("notebooks_out");
       sub.add_flag("--no-plots", a->no_plots, "Skip the matplotlib figures");
       sub.add_flag("--quiet", a->quiet, "No progress lines on stderr");
+      sub.add_option("--jobs", a->jobs,
+                     "With all: reproductions run side by side in this many worker processes (default: all cores; "
+                     "1: one after another); files and output are the same either way")
+          ->check(integer_in(1, kMaxThreads));
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
       sub.get_option("--format")->description(
