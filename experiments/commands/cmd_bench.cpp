@@ -8,8 +8,8 @@
 //    on the sim engine with one worker, wall time per point; then with two workers (forked
 //    processes, experiments/sweep/process_pool.hpp, or threads where this process may not fork),
 //    and the parallel efficiency T1 / (2 T2);
-//  - the whole `reproduce all --engine sim` (every reproduction, in this process, no plots),
-//    wall and CPU time.
+//  - the whole `reproduce all --engine sim` (every reproduction, no plots, in worker processes
+//    as `reproduce all` runs them), wall and CPU time, and each reproduction's.
 // Wall times are the machine's: on a shared machine the CPU time column is the steadier one.
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -18,9 +18,12 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
+#include <thread>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/reproductions/reproduction.hpp"
+#include "experiments/sweep/process_pool.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "experiments/sweep/sweep_spec.hpp"
 #include "models/config_error.hpp"
@@ -114,22 +117,39 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
   }
   if (!a.skip_reproduce) {
     const auto out = std::filesystem::temp_directory_path() / fmt::format("specdse_bench_{}", ::getpid());
-    const Stopwatch all;
-    for (const auto& r : reproduction_table()) {
+    // As `reproduce all` runs them: side by side in worker processes where this process may fork.
+    const auto& table = reproduction_table();
+    const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+    const bool processes = workers > 1 && fork_is_safe();
+    auto run_one = [&](std::size_t k) {
       ReproduceContext ctx;
       ctx.registry = &reg;
       ctx.engine = "sim";
       ctx.quiet = true;
-      ctx.out_dir = (out / r.name).string();
+      ctx.out_dir = (out / table[k].name).string();
       const Stopwatch sw;
-      r.run(ctx);
-      t.add_row({"reproduce " + r.name, "sim", integer(0), integer(0), integer(0), num(sw.wall()), num(sw.cpu()),
+      table[k].run(ctx);
+      return fmt::format("{} {}", sw.wall(), sw.cpu());
+    };
+    std::vector<std::string> times(table.size());
+    const Stopwatch all;
+    if (processes)
+      run_in_worker_processes(table.size(), workers, run_one,
+                              [&](std::size_t k, const std::string& text) { times[k] = text; });
+    else
+      for (std::size_t k = 0; k < table.size(); ++k) times[k] = run_one(k);
+    const double all_wall = all.wall(), all_cpu = all.cpu();
+    for (std::size_t k = 0; k < table.size(); ++k) {
+      double wall = 0, cpu = 0;
+      std::istringstream(times[k]) >> wall >> cpu;
+      t.add_row({"reproduce " + table[k].name, "sim", integer(1), integer(0), integer(0), num(wall), num(cpu),
                  integer(0), num(0), num(0)});
     }
     std::filesystem::remove_all(out);
-    t.add_row({"reproduce all (no plots)", "sim", integer(0), integer(0), integer(0), num(all.wall()), num(all.cpu()),
-               integer(0), num(0), num(0)});
-    footer.push_back(fmt::format("reproduce all --engine sim: {:.2f} s wall, {:.2f} s CPU", all.wall(), all.cpu()));
+    t.add_row({"reproduce all (no plots)", "sim", integer(processes ? workers : 1), integer(0), integer(0),
+               num(all_wall), num(all_cpu), integer(0), num(0), num(0)});
+    footer.push_back(fmt::format("reproduce all --engine sim: {:.2f} s wall on {} {}, {:.2f} s CPU", all_wall,
+                                 processes ? workers : 1, processes ? "worker processes" : "thread", all_cpu));
   }
   std::string text;
   for (const auto& f : footer) text += (text.empty() ? "" : "\n") + f;
