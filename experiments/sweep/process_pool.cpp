@@ -11,7 +11,10 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <cstdio>
 #include <fstream>
+#include <iostream>
+#include <new>
 #include <stdexcept>
 #include <vector>
 
@@ -19,6 +22,10 @@
 
 namespace experiments {
 namespace {
+
+// Set in a worker process: a worker never forks workers of its own (a sweep inside a
+// reproduction would otherwise fork all-cores grandchildren per worker).
+bool in_worker_process = false;
 
 bool write_all(int fd, const void* data, std::size_t n) {
   const char* p = static_cast<const char*>(data);
@@ -46,7 +53,7 @@ bool read_all(int fd, void* data, std::size_t n) {
 
 // What a worker sends back per point: its index, how it ended and the text (the result, or
 // the error message).
-enum class Outcome : std::uint64_t { ok = 0, input_error = 1, error = 2 };
+enum class Outcome : std::uint64_t { ok = 0, input_error = 1, error = 2, out_of_memory = 3 };
 struct RecordHeader {
   std::uint64_t index = 0;
   Outcome outcome = Outcome::ok;
@@ -57,6 +64,7 @@ struct RecordHeader {
 // It leaves by _exit, never by returning or exit(): it must not run the parent's atexit
 // handlers, destructors or flush the parent's buffered output a second time.
 [[noreturn]] void worker_main(int task_fd, int result_fd, const std::function<std::string(std::size_t)>& compute) {
+  in_worker_process = true;
   for (;;) {
     std::uint64_t k = 0;
     if (!read_all(task_fd, &k, sizeof k)) _exit(0);
@@ -68,6 +76,8 @@ struct RecordHeader {
     } catch (const models::InputError& e) {
       h.outcome = Outcome::input_error;
       text = e.what();
+    } catch (const std::bad_alloc&) {
+      h.outcome = Outcome::out_of_memory;
     } catch (const std::exception& e) {
       h.outcome = Outcome::error;
       text = e.what();
@@ -87,25 +97,38 @@ struct Worker {
   bool busy = false;
 };
 
-// Stops and reaps every worker still running, closes the pipes and restores SIGPIPE, whether
-// the pool ends normally or by an exception.
+// Writes to a worker's pipe with SIGPIPE ignored for the call only: a worker that died closed
+// its end, and that must be an error here, not a fatal signal; elsewhere (the caller printing
+// to a closed stdout, say) SIGPIPE keeps its usual meaning.
+bool write_to_worker(int fd, const void* data, std::size_t n) {
+  struct sigaction ignore {}, saved {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &saved);
+  const bool ok = write_all(fd, data, n);
+  sigaction(SIGPIPE, &saved, nullptr);
+  return ok;
+}
+
+pid_t wait_for(pid_t pid, int* status) {
+  pid_t r;
+  do r = ::waitpid(pid, status, 0);
+  while (r < 0 && errno == EINTR);
+  return r;
+}
+
+// Stops and reaps every worker still running and closes the pipes, whether the pool ends
+// normally or by an exception.
 class Pool {
  public:
-  explicit Pool(unsigned n) : workers_(n) {
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    // A worker that died closes its pipe: writing to it must be an error, not a fatal signal.
-    sigaction(SIGPIPE, &ignore, &saved_sigpipe_);
-  }
+  explicit Pool(unsigned n) : workers_(n) {}
   ~Pool() {
     for (Worker& w : workers_) {
       close_fd(w.task);
       close_fd(w.result);
       if (w.pid > 0 && !finished_) ::kill(w.pid, SIGKILL);
-      if (w.pid > 0) ::waitpid(w.pid, nullptr, 0);
+      if (w.pid > 0) wait_for(w.pid, nullptr);
     }
-    sigaction(SIGPIPE, &saved_sigpipe_, nullptr);
   }
   std::vector<Worker>& workers() { return workers_; }
   static void close_fd(int& fd) {
@@ -118,7 +141,7 @@ class Pool {
       close_fd(w.task);
       close_fd(w.result);
       int status = 0;
-      if (w.pid > 0 && ::waitpid(w.pid, &status, 0) == w.pid) {
+      if (w.pid > 0 && wait_for(w.pid, &status) == w.pid) {
         w.pid = -1;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
           throw std::runtime_error(fmt::format("a sweep worker process ended abnormally ({})", describe(status)));
@@ -134,13 +157,13 @@ class Pool {
 
  private:
   std::vector<Worker> workers_;
-  struct sigaction saved_sigpipe_ {};
   bool finished_ = false;
 };
 
 }  // namespace
 
 bool fork_is_safe() {
+  if (in_worker_process) return false;
 #ifdef __linux__
   std::ifstream in("/proc/self/status");
   std::string line;
@@ -157,10 +180,19 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
   const unsigned count = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(workers_wanted, n)));
   Pool pool(count);
   auto& workers = pool.workers();
+  // Buffered output written before the fork would otherwise sit in every child's copy too.
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
   for (unsigned c = 0; c < count; ++c) {
     int task[2], result[2];
-    if (::pipe2(task, O_CLOEXEC) != 0 || ::pipe2(result, O_CLOEXEC) != 0)
+    if (::pipe2(task, O_CLOEXEC) != 0)
       throw std::runtime_error(fmt::format("cannot create a pipe for a sweep worker: {}", std::strerror(errno)));
+    if (::pipe2(result, O_CLOEXEC) != 0) {
+      const int e = errno;
+      ::close(task[0]), ::close(task[1]);
+      throw std::runtime_error(fmt::format("cannot create a pipe for a sweep worker: {}", std::strerror(e)));
+    }
     const pid_t pid = ::fork();
     if (pid < 0) {
       ::close(task[0]), ::close(task[1]), ::close(result[0]), ::close(result[1]);
@@ -188,7 +220,7 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
   auto hand_out = [&](Worker& w) {
     if (next < n) {
       const std::uint64_t k = next++;
-      if (!write_all(w.task, &k, sizeof k))
+      if (!write_to_worker(w.task, &k, sizeof k))
         throw std::runtime_error("a sweep worker process stopped taking points");
       w.busy = true;
     } else {
@@ -214,7 +246,7 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
       throw std::runtime_error(fmt::format("waiting for the sweep worker processes: {}", std::strerror(errno)));
     }
     for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) continue;
       Worker& w = *polled[i];
       RecordHeader h;
       std::string text;
@@ -225,11 +257,13 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
       }
       if (!ok) {
         int status = 0;
-        ::waitpid(w.pid, &status, 0);
+        const bool reaped = wait_for(w.pid, &status) == w.pid;
         w.pid = -1;
-        throw std::runtime_error(fmt::format("a sweep worker process died ({})", Pool::describe(status)));
+        throw std::runtime_error(fmt::format("a sweep worker process died ({})",
+                                             reaped ? Pool::describe(status) : "its status is unknown"));
       }
       if (h.outcome == Outcome::input_error) throw models::InputError(text);
+      if (h.outcome == Outcome::out_of_memory) throw std::bad_alloc();
       if (h.outcome == Outcome::error) throw std::runtime_error(text);
       on_result(std::size_t(h.index), text);
       hand_out(w);

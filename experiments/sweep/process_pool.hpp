@@ -15,13 +15,15 @@
 
 namespace experiments {
 
-// Whether this process may fork workers now: Linux, and this is its only thread.
+// Whether this process may fork workers now: Linux, this is its only thread, and it is not
+// itself a worker (a sweep inside a worker's reproduction runs on threads, not grandchildren).
 bool fork_is_safe();
 
 // Runs compute(k) for k = 0..n-1 on `workers` forked processes; on_result(k, text) runs in this
 // process for each, in completion order. An exception in a worker is rethrown here as the same
-// kind (models::InputError for bad input, else std::runtime_error, with its message) after the
-// other workers are stopped; a worker that dies is reported as an error naming its signal.
+// kind (models::InputError for bad input, std::bad_alloc, else std::runtime_error, with its
+// message) after the other workers are stopped; a worker that dies is reported as an error
+// naming its signal. Output buffered before the call is flushed first.
 void run_in_worker_processes(std::size_t n, unsigned workers,
                              const std::function<std::string(std::size_t)>& compute,
                              const std::function<void(std::size_t, const std::string&)>& on_result);

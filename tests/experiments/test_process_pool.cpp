@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -57,6 +58,23 @@ TEST_CASE("a worker's bad-input error and other errors reach the caller with the
   } catch (const std::runtime_error& e) {
     CHECK(std::string(e.what()) == "engine failure");
   }
+}
+
+TEST_CASE("a worker's out-of-memory stays one, and workers do not fork workers of their own", "[sweep]") {
+  CHECK_THROWS_AS(experiments::run_in_worker_processes(
+                      4, 2,
+                      [](std::size_t k) -> std::string {
+                        if (k == 1) throw std::bad_alloc();
+                        return "ok";
+                      },
+                      [](std::size_t, const std::string&) {}),
+                  std::bad_alloc);
+  std::string nested;
+  experiments::run_in_worker_processes(
+      1, 2, [](std::size_t) { return std::string(experiments::fork_is_safe() ? "fork" : "threads"); },
+      [&](std::size_t, const std::string& text) { nested = text; });
+  CHECK(nested == "threads");
+  CHECK(experiments::fork_is_safe());  // this process still may
 }
 
 TEST_CASE("a worker process that dies is reported, not waited for forever", "[sweep]") {
