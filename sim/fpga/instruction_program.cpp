@@ -40,6 +40,9 @@ Program Program::expanded() const {
 }
 
 UnitQueues::UnitQueues(const Program& p) {
+  // A compact program's cached divisor must match its period (only the builder makes them).
+  if (p.compact() && (p.period.divisor() != p.period_size() || p.period_start >= p.instructions.size()))
+    throw std::logic_error("compact program with an inconsistent period");
   position_.resize(p.instructions.size());
   InstructionQueue* queues[dma_queue_count + 2] = {&dma[0], &dma[1], &dma[2], &matrix, &sfu};
   for (std::size_t i = 0; i < p.instructions.size(); ++i) {
