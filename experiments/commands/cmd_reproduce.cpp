@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <thread>
 
 #include "experiments/cli/cli_common.hpp"
@@ -121,18 +120,9 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
   if (chosen.size() > 1 && jobs > 1 && fork_is_safe()) {
     // Reproductions are independent (each writes only its own folder), so worker processes run
     // them side by side; their files and printed tables are the same as one after another.
-    std::map<std::size_t, ReproductionOutput> done;
-    std::size_t next = 0;
-    run_in_worker_processes(
+    run_in_worker_processes(  // delivers the outputs in the order of `chosen`
         chosen.size(), jobs, [&](std::size_t k) { return run_one(*chosen[k], a, reg, python).pack(); },
-        [&](std::size_t k, const std::string& packed) {
-          done.emplace(k, ReproductionOutput::unpack(packed));
-          for (auto it = done.find(next); it != done.end(); it = done.find(next)) {
-            emit(next, it->second);
-            done.erase(it);
-            ++next;
-          }
-        });
+        [&](std::size_t k, const std::string& packed) { emit(k, ReproductionOutput::unpack(packed)); });
   } else {
     for (std::size_t k = 0; k < chosen.size(); ++k) emit(k, run_one(*chosen[k], a, reg, python));
   }

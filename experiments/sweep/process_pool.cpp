@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <new>
 #include <stdexcept>
 #include <vector>
@@ -230,6 +231,9 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
   };
   for (Worker& w : workers) hand_out(w);
 
+  // Results come in completion order and leave in index order.
+  std::map<std::size_t, std::string> arrived;
+  std::size_t next_out = 0;
   std::vector<pollfd> fds;
   std::vector<Worker*> polled;
   for (;;) {
@@ -265,7 +269,11 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
       if (h.outcome == Outcome::input_error) throw models::InputError(text);
       if (h.outcome == Outcome::out_of_memory) throw std::bad_alloc();
       if (h.outcome == Outcome::error) throw std::runtime_error(text);
-      on_result(std::size_t(h.index), text);
+      arrived.emplace(std::size_t(h.index), std::move(text));
+      for (auto it = arrived.find(next_out); it != arrived.end(); it = arrived.find(next_out)) {
+        on_result(next_out++, it->second);
+        arrived.erase(it);
+      }
       hand_out(w);
     }
   }

@@ -20,7 +20,7 @@ namespace experiments {
 bool fork_is_safe();
 
 // Runs compute(k) for k = 0..n-1 on `workers` forked processes; on_result(k, text) runs in this
-// process for each, in completion order. An exception in a worker is rethrown here as the same
+// process for each, in the order k = 0, 1, ... as soon as a result and every earlier one are in. An exception in a worker is rethrown here as the same
 // kind (models::InputError for bad input, std::bad_alloc, else std::runtime_error, with its
 // message) after the other workers are stopped; a worker that dies is reported as an error
 // naming its signal. Output buffered before the call is flushed first.

@@ -380,18 +380,11 @@ std::vector<std::string> compute_sweep_rows(
   // threads: on them the workers are forked processes (experiments/sweep/process_pool.hpp)
   // whenever this process may fork; a point's row is the same bytes either way.
   if (sweep_uses_processes(engine_name, threads)) {
-    std::map<std::size_t, std::string> done;  // reorder buffer, by position in `indices`
-    std::size_t to_write = 0;
-    run_in_worker_processes(
+    run_in_worker_processes(  // delivers the rows in the order of `indices`
         n, threads, [&](std::size_t pos) { return compute(indices[pos]); },
         [&](std::size_t pos, const std::string& line) {
-          done.emplace(pos, line);
-          for (auto it = done.find(to_write); it != done.end(); it = done.find(to_write)) {
-            lines[to_write] = std::move(it->second);
-            done.erase(it);
-            if (on_row) on_row(to_write, lines[to_write]);
-            ++to_write;
-          }
+          lines[pos] = line;
+          if (on_row) on_row(pos, lines[pos]);
         });
     return lines;
   }

@@ -423,12 +423,9 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   a->program_ready.notify(sc_core::SC_ZERO_TIME);
   session.run();  // until every unit has retired its queue
   Schedule result;
-  if (program.compact()) {  // only the totals: the skipped instructions have no times
-    result.total_cycles = a->schedule.total_cycles;
-    result.fast_forwarded_layers = a->schedule.fast_forwarded_layers;
-  } else {
-    result.total_cycles = a->schedule.total_cycles;
-    result.fast_forwarded_layers = a->schedule.fast_forwarded_layers;
+  result.total_cycles = a->schedule.total_cycles;
+  result.fast_forwarded_layers = a->schedule.fast_forwarded_layers;
+  if (!program.compact()) {  // a compact run has only the totals: its skipped instructions have no times
     result.start.assign(a->schedule.start.begin(), a->schedule.start.begin() + std::ptrdiff_t(program.size()));
     result.finish.assign(a->schedule.finish.begin(), a->schedule.finish.begin() + std::ptrdiff_t(program.size()));
   }

@@ -20,13 +20,16 @@
 
 namespace fs = std::filesystem;
 
-TEST_CASE("worker processes return every result, computed outside this process", "[sweep]") {
+TEST_CASE("worker processes return every result in index order, computed outside this process", "[sweep]") {
   REQUIRE(experiments::fork_is_safe());  // a test case runs single-threaded in its own process
   const std::string parent = std::to_string(::getpid());
   std::map<std::size_t, std::string> got;
   experiments::run_in_worker_processes(
       25, 3, [](std::size_t k) { return std::to_string(k * k) + " " + std::to_string(::getpid()); },
-      [&](std::size_t k, const std::string& text) { CHECK(got.emplace(k, text).second); });
+      [&](std::size_t k, const std::string& text) {
+        CHECK(k == got.size());  // in index order, whichever worker finished first
+        CHECK(got.emplace(k, text).second);
+      });
   REQUIRE(got.size() == 25);
   for (const auto& [k, text] : got) {
     const auto space = text.find(' ');
