@@ -188,14 +188,24 @@ GpuKernel GpuKernelModel::memory_kernel(const std::string& name, double bytes, d
   return g;
 }
 
+AttentionKeys attention_keys(const models::Op& qk) {
+  // One query per sequence (plain decode, or one chain token) needs no mask: its keys are the
+  // whole cache plus its own, which the serving stacks append to the cache before one
+  // flash-decoding kernel. Only several queries (a tree or chain of x > 1) need the masked
+  // suffix over this step's keys and the merge (paper 004 §3.1).
+  if (qk.m == 1) return {qk.cached_keys + qk.new_keys, 0};
+  return {qk.cached_keys, qk.new_keys};
+}
+
 std::vector<GpuKernel> GpuKernelModel::attention_kernels(const models::Op& qk, int sequences) const {
   // Flash-decoding splits the cached KV sequence into chunks so that enough CTAs exist to
   // fill the SMs; like a tuned library, take the split whose kernels finish first (ties: the
   // smaller split). Each candidate's time grows with x, so the minimum does too.
   std::vector<GpuKernel> best;
   std::int64_t best_cycles = -1;
+  const std::int64_t prefix_keys = attention_keys(qk).prefix;
   for (int split = 1; split <= kMaxSplit; split *= 2) {
-    if (split > 1 && qk.cached_keys / split < kMinSplitSlice) break;
+    if (split > 1 && prefix_keys / split < kMinSplitSlice) break;
     auto kernels = attention_kernels_with_split(qk, sequences, split);
     std::int64_t cycles = 0;
     for (const auto& k : kernels) cycles += time(k).total_cycles;
@@ -214,7 +224,8 @@ std::vector<GpuKernel> GpuKernelModel::attention_kernels_with_split(const models
   const std::int64_t heads = std::max<std::int64_t>(1, qk.batch / seqs);
   const std::int64_t kv_heads = qk.kv_heads > 0 ? qk.kv_heads : heads;
   const std::int64_t group = std::max<std::int64_t>(1, heads / kv_heads);
-  const std::int64_t x = qk.m, d = qk.k, cached = qk.cached_keys, fresh = qk.new_keys;
+  const AttentionKeys split_keys = attention_keys(qk);
+  const std::int64_t x = qk.m, d = qk.k, cached = split_keys.prefix, fresh = split_keys.suffix;
   const std::int64_t keys = cached + fresh;
   const double denom = double(seqs) * x * heads * (d + keys);
   const double elem = denom > 0 ? qk.activation_bytes / denom : 2.0;  // bytes per element

@@ -53,6 +53,14 @@ struct KernelTiming {
   std::int64_t waves = 0;
 };
 
+// How an attention op's keys split between the mask-free prefix kernel (flash-decoding over
+// the cache) and the masked suffix kernel over this step's own keys.
+struct AttentionKeys {
+  std::int64_t prefix = 0;
+  std::int64_t suffix = 0;
+};
+AttentionKeys attention_keys(const models::Op& qk);
+
 class GpuKernelModel {
  public:
   explicit GpuKernelModel(const models::GpuSpec& gpu);

@@ -7,6 +7,8 @@
 // memory are reported infeasible, not timed.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
@@ -24,6 +26,7 @@ struct EagleArgs {
   std::vector<std::string> trees;
   double latency_target_ms = 0;
   int max_nodes = 64;
+  int max_depth = search::kMaxDraftDepth;
 };
 
 int run_eagle(const EagleArgs& a, const GlobalOptions& g) {
@@ -31,6 +34,9 @@ int run_eagle(const EagleArgs& a, const GlobalOptions& g) {
     throw models::InputError("eagle: give exactly one of --hw (one GPU) and --system (tensor parallel)");
   if (a.latency_target_ms < 0)
     throw models::InputError(fmt::format("eagle: --latency-target-ms must be >= 0, got {}", a.latency_target_ms));
+  if (a.max_depth < 1 || a.max_depth > search::kMaxDraftDepth)
+    throw models::InputError(fmt::format("eagle: --max-depth must be in 1..{} (the levels the EAGLE head drafts), got {}",
+                                         search::kMaxDraftDepth, a.max_depth));
   const auto reg = registry(g);
   auto w = make_workload(reg, a.model, a.draft);
   if (!w.algorithm) throw models::InputError("eagle: --draft: an EAGLE head algorithm is required");
@@ -57,6 +63,8 @@ int run_eagle(const EagleArgs& a, const GlobalOptions& g) {
   o.batches.clear();
   for (long long b : parse_int_list("--batch", a.batch, 1)) o.batches.push_back(int(b));
   o.max_tree_nodes = a.max_nodes;
+  o.max_full_depth = std::min(o.max_full_depth, a.max_depth);
+  o.pruned_max_depth = std::min(o.pruned_max_depth, a.max_depth);
   o.latency_target_s = a.latency_target_ms * 1e-3;
   o.only_trees = a.trees;
   Table t({"where", "model", "context", "batch", "tree", "x", "tpc", "t_verify_ms", "t_draft_ms", "t_host_ms",
@@ -103,6 +111,10 @@ const RegisterCommand reg{
           ->default_val(0);
       sub.add_option("--stack", a->stack, "Software stack for host costs (configs/stacks)")->default_val("vllm-cuda-graph");
       sub.add_option("--max-nodes", a->max_nodes, "Largest candidate tree (draft nodes)")->default_val(64);
+      sub.add_option("--max-depth", a->max_depth,
+                     "Deepest candidate tree (draft levels); paper 004's production trees have a speculation "
+                     "length of 3")
+          ->default_val(search::kMaxDraftDepth);
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
       return [a, &g] { return run_eagle(*a, g); };

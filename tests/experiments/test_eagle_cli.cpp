@@ -43,7 +43,9 @@ TEST_CASE("specdse eagle: bad input is a one-line error with exit 2") {
                                  "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --batch 0",
                                  "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree D7-BF1",
                                  "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree D2-BF5",
-                                 "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree N100"}) {
+                                 "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree N100",
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 0",
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 7"}) {
     const auto r = run(args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);
