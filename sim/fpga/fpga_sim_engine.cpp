@@ -72,14 +72,18 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
     const int last = r.program.layers / 2;  // mid-step: a layer with a predecessor and a successor
     const auto finish = r.schedule.layer_finish(r.program);
     const std::size_t nops = r.program.op_names.size();
-    std::vector<long long> end(nops, 0), compute(nops, 0), memory(nops, 0);
+    // Busy cycles per op and unit. The matrix engine and the SFU run side by side, so an op's
+    // (and the layer's) compute time is the busier unit's, as in the analytic engine
+    // (roofline/fpga_roofline): max, not sum, so that compute never exceeds the wall time.
+    std::vector<long long> end(nops, 0), matrix(nops, 0), sfu(nops, 0), memory(nops, 0);
     long long sync_cycles = 0;
     for (std::size_t i = 0; i < r.program.instructions.size(); ++i) {
       const Instruction& in = r.program.instructions[i];
       if (in.layer != last) continue;
       if (in.op < 0) { sync_cycles += in.cycles; continue; }
       end[in.op] = std::max(end[in.op], r.schedule.finish[i]);
-      if (in.unit == Unit::matrix || in.unit == Unit::sfu) compute[in.op] += in.cycles;
+      if (in.unit == Unit::matrix) matrix[in.op] += in.cycles;
+      else if (in.unit == Unit::sfu) sfu[in.op] += in.cycles;
       else memory[in.op] += in.cycles;
     }
     long long frontier = last > 0 ? finish[last - 1] : 0;
@@ -91,7 +95,7 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
       c.cycles = std::max(0LL, end[k] - frontier);
       frontier = std::max(frontier, end[k]);
       c.seconds = c.cycles / hz;
-      c.compute_s = compute[k] / hz;
+      c.compute_s = std::max(matrix[k], sfu[k]) / hz;
       c.memory_s = memory[k] / hz;
       c.stall_s = std::max(0.0, c.seconds - std::max(c.compute_s, c.memory_s));
       const double busy = std::max(c.compute_s, c.memory_s);
@@ -105,10 +109,13 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
     total.count = count;
     total.cycles = last > 0 ? finish[last] - finish[last - 1] : finish[last];
     total.seconds = total.cycles / hz;
+    long long matrix_total = 0, sfu_total = 0;
     for (std::size_t k = 0; k < nops; ++k) {
-      total.compute_s += compute[k] / hz;
+      matrix_total += matrix[k];
+      sfu_total += sfu[k];
       total.memory_s += memory[k] / hz;
     }
+    total.compute_s = std::max(matrix_total, sfu_total) / hz;
     // Time neither unit hid: the per-layer sync and whatever the buffers could not overlap.
     total.stall_s = std::max(sync_cycles / hz, total.seconds - std::max(total.compute_s, total.memory_s));
     cost.ops.push_back(total);

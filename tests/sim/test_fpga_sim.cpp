@@ -182,6 +182,33 @@ TEST_CASE("Sim and roofline agree within 5 % over x = 1..128 and L = 128..16384 
   }
 }
 
+TEST_CASE("Sim and roofline breakdowns count a layer's compute alike: the busier unit, never above the wall time") {
+  // The matrix engine and the SFU overlap: both engines report a layer's compute as the busier
+  // unit's time (issue 17: the sim summed the units, so compute could exceed the layer's time).
+  const ConfigRegistry reg;
+  const Workload w = workload("llama-3.1-8b-instruct");
+  for (const char* board : {"v80", "u250"}) {
+    const HardwareSpec hw = reg.hardware(board);
+    const auto s = sim::make_fpga_sim_engine(hw, sim::SimMode::event_driven);
+    const auto r = roofline::make_analytic_engine(hw);
+    for (long long L : {128LL, 16384LL})
+      for (int x : {1, 32, 128}) {
+        INFO(board << " L=" << L << " x=" << x);
+        const auto layer = [&](const LatencyEngine& e) {
+          for (const auto& c : e.step(verify_graph(e, w, x, L), true).ops)
+            if (c.op == "(layer)") return c;
+          FAIL("no (layer) row");
+          return OpCost{};
+        };
+        const OpCost cs = layer(*s), cr = layer(*r);
+        CHECK(cs.compute_s <= cs.seconds * (1 + 1e-9));
+        CHECK(cs.memory_s <= cs.seconds * (1 + 1e-9));
+        CHECK(cs.compute_s == Approx(cr.compute_s).epsilon(0.01));
+        CHECK(cs.memory_s == Approx(cr.memory_s).epsilon(0.01));
+      }
+  }
+}
+
 TEST_CASE("Layer simulations are memoised, not skipped") {
   const auto e = std::make_unique<sim::FpgaSimEngine>(ConfigRegistry().hardware("v80"), sim::SimMode::event_driven);
   const Workload w = workload("llama-3.1-8b-instruct");
