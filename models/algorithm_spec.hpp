@@ -21,6 +21,9 @@ struct DraftSpec {
   int qkv_input_factor = 1;       // QKV input width = factor * hidden (EAGLE-3: 2d)
   int fused_feature_layers = 0;   // fc from fused_feature_layers * d to d
   int draft_vocab_size = 0;
+  // Decoder layers of the head: EAGLE-3 has one; paper 004's final drafts are dense stacks of
+  // three (§2.3). Only the first takes [embedding, fused feature] as its QKV input.
+  int decoder_layers = 1;
   // standalone (any kind naming a model: ConfigRegistry::algorithm resolves it)
   std::string model_name;
   std::optional<ModelSpec> model;  // resolved standalone draft model

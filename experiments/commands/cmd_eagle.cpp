@@ -21,7 +21,7 @@ namespace experiments {
 namespace {
 
 struct EagleArgs {
-  std::string hw, system, model, draft = "eagle3-chain", batch = "1,2,4,8,16,32,64,128", context = "1024",
+  std::string hw, system, model, draft = "eagle-dense3-chain", batch = "1,2,4,8,16,32,64,128", context = "1024",
               stack = "vllm-cuda-graph", engine, format;
   std::vector<std::string> trees;
   double latency_target_ms = 0;
@@ -104,7 +104,10 @@ const RegisterCommand reg{
                      "System config (e.g. eagle-8xh100-nvlink): target and head tensor parallel on the timeline");
       sub.add_option("--tree", a->trees, "Only these trees (D<m>-BF<n>, N<i>; comma separated)")->delimiter(',');
       sub.add_option("--model", a->model, "Target model (one of paper 004's four)")->required();
-      sub.add_option("--draft", a->draft, "EAGLE draft algorithm (configs/algorithms)")->default_val("eagle3-chain");
+      sub.add_option("--draft", a->draft,
+                     "EAGLE draft algorithm (configs/algorithms; default: paper 004's 3-layer dense draft, whose "
+                     "acceptance the TPC model carries; eagle3-chain: a one-layer EAGLE-3 head)")
+          ->default_val("eagle-dense3-chain");
       sub.add_option("--batch", a->batch, "Batch sizes: 1,2,4 or a range")->default_val("1,2,4,8,16,32,64,128");
       sub.add_option("--context", a->context, "Context lengths per sequence")->default_val("1024");
       sub.add_option("--latency-target-ms", a->latency_target_ms, "Step (TTIT) target in ms; 0: maximise speed")

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/reproductions/repro_eagle_support.hpp"
 #include "experiments/reproductions/reproduction.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
@@ -19,9 +20,9 @@ ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
   hw.stack = models::SoftwareStack{};  // kernels only; host per step from the stack below
   const auto stack = models::load_software_stack(reg.path("stacks", "vllm-cuda-graph"));
   const auto engine = make_engine(ctx.engine, hw);
-  const auto w = make_workload(reg, "llama-3.1-8b-instruct", "eagle3-chain");
+  const auto w = make_workload(reg, "llama-3.1-8b-instruct", kPaper004Draft);
   const auto acceptance = search::paper004_acceptance(w.target.name);
-  res.inputs = {hw.source_file, reg.path("models", "llama-3.1-8b-instruct"), reg.path("algorithms", "eagle3-chain"),
+  res.inputs = {hw.source_file, reg.path("models", "llama-3.1-8b-instruct"), reg.path("algorithms", kPaper004Draft),
                 stack.source_file};
   search::EagleDispatchOptions o;  // batches 1, 2, 4, ..., 128; context 1024
   Table t({"batch", "tree", "x", "tpc", "t_verify_ms", "t_draft_ms", "t_host_ms", "ttit_ms",
@@ -41,7 +42,7 @@ ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
   res.extra_csvs.push_back({"eagle-dispatcher-candidates.csv", std::move(all)});
   res.notes = fmt::format(
       "TPC: positional acceptance model, {}. TTIT: {} engine on h100-sxm (kernels), verify of B x x tokens with "
-      "per-sequence KV and a tree mask, EAGLE-3 head passes level by level over B x width, host {} us per step "
+      "per-sequence KV and a tree mask, the paper's 3-layer dense EAGLE draft's passes level by level over B x width, host {} us per step "
       "(stack {}) plus a graph launch per forward. Candidates: full trees D1..4-BF1..4 and pruned trees N_i "
       "(<= 64 nodes). Paper 004's headline ms-per-token figures are held out and not used.",
       acceptance.source(), ctx.engine, stack.per_step_host_us, stack.name);

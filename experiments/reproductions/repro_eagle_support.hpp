@@ -19,8 +19,13 @@ struct Paper004Deployment {
   std::vector<std::string> inputs;  // config files used
 };
 
-// `model` on the paper's 8x H100 system with the eagle3-chain head (its FFN stored at
-// ffn_bytes_per_weight when > 0).
+// Paper 004's final draft (§2.3): three dense decoder layers. Its acceptance (the positional
+// model's level, paper 004 Table 1 "EAGLE (Ours)") was measured with this draft, so its cost
+// must be this draft's too.
+inline constexpr const char* kPaper004Draft = "eagle-dense3-chain";
+
+// `model` on the paper's 8x H100 system with the paper's draft shaped as the target's layers
+// (its FFN stored at ffn_bytes_per_weight when > 0).
 Paper004Deployment paper004_deployment(const ReproduceContext& ctx, const std::string& model,
                                        double ffn_bytes_per_weight = 0);
 

@@ -56,10 +56,10 @@ ReproductionResult eagle_table2(const ReproduceContext& ctx) {
   res.notes = fmt::format(
       "Drafting latency: {} EAGLE head passes of one token at batch 1, context {}, on {} ({} engine per GPU, kernels "
       "and all-reduces, no host time), the head's gate/up/down projections stored in the format (its attention, fc "
-      "and LM head stay BF16). The head is one decoder layer shaped as the target's (the paper's final drafts have "
-      "three dense layers, §2.3, whose FFN share is larger). TPC: the positional acceptance model, which does not "
+      "and LM head stay BF16). The head is the paper's final draft ({}: three dense decoder layers, §2.3), each "
+      "shaped as the target's layer. TPC: the positional acceptance model, which does not "
       "model quantisation error, so it is the same for every format; the paper measures a change of at most 0.03.",
-      kChainTokens, kContext, kPaper004System, ctx.engine);
+      kChainTokens, kContext, kPaper004System, ctx.engine, kPaper004Draft);
   return res;
 }
 

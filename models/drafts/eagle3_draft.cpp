@@ -1,5 +1,9 @@
 // EAGLE-3 head: fuse three target feature layers (3d -> d), one decoder layer whose QKV input is
 // [embedding, feature] (2d) with its own KV cache over the context, small-vocabulary LM head.
+// `decoder_layers` > 1 stacks further dense layers (QKV input d) behind the first, each with its
+// own KV cache: the multi-layer dense drafts of paper 004 §2.3.
+#include <fmt/format.h>
+
 #include "models/drafts/draft_builder.hpp"
 #include "models/drafts/graph_parts.hpp"
 
@@ -14,12 +18,14 @@ constexpr long long kMaxDraftWidth = 1 << 22;
 constexpr long long kMaxDraftHeads = 1 << 16;
 constexpr long long kMaxDraftVocabulary = 1 << 26;
 constexpr long long kMaxFactor = 64;
+// A head is a few layers (paper 004 §2.3 found no gain beyond 3); 64 bounds the work per pass.
+constexpr long long kMaxDecoderLayers = 64;
 
 class Eagle3Draft : public DraftBuilder {
  public:
   void load(const YamlReader& d, DraftSpec& s) const override {
     d.allow_only({"type", "hidden_size", "intermediate_size", "attention_heads", "kv_heads", "head_dim",
-                  "qkv_input_factor", "fused_feature_layers", "draft_vocab_size"});
+                  "qkv_input_factor", "fused_feature_layers", "draft_vocab_size", "decoder_layers"});
     // The head's sizes share the target model's bounds (models/model_spec.cpp).
     s.hidden_size = d.int_in("hidden_size", 1, kMaxDraftWidth);
     s.intermediate_size = d.int_in("intermediate_size", 1, kMaxDraftWidth);
@@ -30,6 +36,7 @@ class Eagle3Draft : public DraftBuilder {
     s.qkv_input_factor = d.int_in("qkv_input_factor", 1, kMaxFactor);
     s.fused_feature_layers = d.int_in("fused_feature_layers", 1, kMaxFactor);
     s.draft_vocab_size = d.int_in("draft_vocab_size", 1, kMaxDraftVocabulary);
+    s.decoder_layers = d.has("decoder_layers") ? d.int_in("decoder_layers", 1, kMaxDecoderLayers) : 1;
   }
 
   StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
@@ -44,6 +51,10 @@ class Eagle3Draft : public DraftBuilder {
                  target.dequant_ops_per_weight()};
     g.layer_ops.push_back(gemm("feature_fc", mt, s.hidden, std::int64_t(d.fused_feature_layers) * s.hidden, s));
     append_decoder_layer(g.layer_ops, s, batch, width, context, MaskKind::tree);
+    LayerShape dense = s;
+    dense.qkv_input = d.hidden_size;
+    for (int l = 2; l <= d.decoder_layers; ++l)
+      append_decoder_layer(g.layer_ops, dense, batch, width, context, MaskKind::tree, fmt::format("layer{}_", l));
     g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
     g.tail_ops.push_back(gemm("lm_head", mt, d.draft_vocab_size, s.hidden, s));
     return g;

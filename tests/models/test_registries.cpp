@@ -29,6 +29,15 @@ TEST_CASE("draft builders: each algorithm's pass is built by its kind's builder"
   CHECK(longspec.layer_count == 1);
   const auto eagle = build_draft_pass_graph(reg.algorithm("eagle3-tree"), target, 4, 1024);
   CHECK(eagle.layer_ops.front().name == "feature_fc");
+  // Paper 004's 3-layer dense draft: the fc once, three decoder layers; only the first layer's
+  // QKV reads [embedding, feature] (2d), the others the hidden state (d).
+  const auto dense3 = build_draft_pass_graph(reg.algorithm("eagle-dense3-chain"), target, 4, 1024);
+  std::vector<std::int64_t> qkv_inputs;
+  for (const auto& op : dense3.layer_ops)
+    if (op.name.size() >= 8 && op.name.compare(op.name.size() - 8, 8, "qkv_proj") == 0) qkv_inputs.push_back(op.k);
+  CHECK(qkv_inputs == std::vector<std::int64_t>{2 * target.hidden_size, target.hidden_size, target.hidden_size});
+  CHECK(dense3.layer_ops.front().name == "feature_fc");
+  CHECK(dense3.total_weight_bytes() > 2.5 * eagle.total_weight_bytes() - 2 * eagle.tail_ops.back().weight_bytes);
   const auto standalone = build_draft_pass_graph(reg.algorithm("llama-68m"), target, 1, 1024);
   CHECK(standalone.layer_count == reg.model("llama-68m").layers);
   CHECK(standalone.label.rfind("draft llama-68m", 0) == 0);

@@ -105,6 +105,10 @@ TEST_CASE("A misspelt algorithm key is an error at the top, in the draft block a
 }
 
 TEST_CASE("Algorithm integers beyond their range are errors") {
+  CHECK_THAT(algorithm_error("eagle-dense3-chain", "decoder_layers: 3", "decoder_layers: 0"),
+             Catch::Contains("draft.decoder_layers") && Catch::Contains("'0'"));
+  CHECK_THAT(algorithm_error("eagle-dense3-chain", "decoder_layers: 3", "decoder_layers: 65"),
+             Catch::Contains("draft.decoder_layers"));
   CHECK_THAT(algorithm_error("eagle3-tree", "draft_vocab_size: 32000", "draft_vocab_size: 4294999296"),
              Catch::Contains("draft.draft_vocab_size") && Catch::Contains("'4294999296'"));
   CHECK_THAT(algorithm_error("longspec-tree", "self_attention_window_tokens: 512",

@@ -20,14 +20,15 @@ double step_host_s(const models::SoftwareStack& stack, int forwards) {
 }
 
 // Memory of the head on one GPU holding 1/tp of it: its weights (those of one pass graph) and its
-// own KV cache (one layer) for batch x kv_tokens tokens.
+// own KV cache (one per decoder layer) for batch x kv_tokens tokens.
 sim::MemoryNeed head_memory(const models::Workload& w, int batch, long long kv_tokens, int tp) {
   sim::MemoryNeed n;
   if (!w.algorithm) return n;
   const auto& d = w.algorithm->draft;
   n.weights_bytes = models::build_draft_pass_graph(*w.algorithm, w.target, 1, 0, 1).total_weight_bytes() / tp;
   const double kv_heads = std::ceil(double(d.kv_heads) / tp);
-  n.kv_bytes = double(batch) * double(kv_tokens) * 2.0 * kv_heads * d.head_dim * w.target.activation_bytes();
+  n.kv_bytes = double(d.decoder_layers) * double(batch) * double(kv_tokens) * 2.0 * kv_heads * d.head_dim *
+               w.target.activation_bytes();
   return n;
 }
 
