@@ -29,18 +29,36 @@ std::vector<std::string> ConfigRegistry::names(const std::string& folder) const 
   return out;
 }
 
+namespace {
+
+// Whether a file exists, without throwing: a name the file system cannot even look up (too
+// long, say) is simply not there, and the caller reports it as an unknown config.
+bool exists_quietly(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec) && !ec;
+}
+
+// A name as error messages show it: at most 80 characters (fuzzed or mistyped names can be
+// kilobytes long).
+std::string shown(const std::string& name) {
+  constexpr std::size_t kMaxShown = 80;
+  return name.size() <= kMaxShown ? name : name.substr(0, kMaxShown) + "...";
+}
+
+}  // namespace
+
 std::string ConfigRegistry::path(const std::string& folder, const std::string& name) const {
   const fs::path p = fs::path(dir_) / folder / (name + ".yaml");
-  if (!fs::exists(p)) {
+  if (!exists_quietly(p)) {
     // Allow a path to a YAML file as well as a name.
-    if (fs::exists(name) && fs::path(name).extension() == ".yaml") return name;
+    if (exists_quietly(name) && fs::path(name).extension() == ".yaml") return name;
     // Name what the user gave: a path-like argument is reported as that file, not as a config
     // name with ".yaml" appended ("nope.yaml.yaml").
     if (fs::path(name).extension() == ".yaml" || name.find('/') != std::string::npos)
       throw InputError(fmt::format("unknown {} '{}': no such file, and no config of that name in {}; available: {}",
-                                   folder, name, (fs::path(dir_) / folder).string(), fmt::join(names(folder), ", ")));
-    throw InputError(fmt::format("unknown {} '{}' (no {}); available: {}", folder, name,
-                                 p.string(), fmt::join(names(folder), ", ")));
+                                   folder, shown(name), (fs::path(dir_) / folder).string(), fmt::join(names(folder), ", ")));
+    throw InputError(fmt::format("unknown {} '{}' (no {}.yaml in {}); available: {}", folder, shown(name),
+                                 shown(name), (fs::path(dir_) / folder).string(), fmt::join(names(folder), ", ")));
   }
   return p.string();
 }
@@ -71,11 +89,11 @@ ModelSpec ConfigRegistry::model(const std::string& name) const {
 }
 
 bool ConfigRegistry::has_model(const std::string& name) const {
-  return fs::exists(fs::path(dir_) / "models" / (split_format(name).first + ".yaml"));
+  return exists_quietly(fs::path(dir_) / "models" / (split_format(name).first + ".yaml"));
 }
 
 bool ConfigRegistry::has_algorithm(const std::string& name) const {
-  return fs::exists(fs::path(dir_) / "algorithms" / (name + ".yaml"));
+  return exists_quietly(fs::path(dir_) / "algorithms" / (name + ".yaml"));
 }
 
 AlgorithmSpec ConfigRegistry::algorithm(const std::string& name) const {

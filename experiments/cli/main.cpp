@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <string>
@@ -69,6 +70,12 @@ int main(int argc, char** argv) {
     // left (a huge input file, a request near the limits) is still the input's doing.
     std::cerr << "specdse: error: out of memory on this machine: the request is too large "
                  "(context, batch, sweep or input file)\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave that the file system refuses (too long, a component that is a
+    // file, no permission): their input, reported as such with the path it names.
+    std::cerr << "specdse: error: " << first_line(e.path1().string().substr(0, 200)) << ": "
+              << e.code().message() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "specdse: internal error: " << e.what() << "\n";

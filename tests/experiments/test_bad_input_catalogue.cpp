@@ -353,3 +353,12 @@ TEST_CASE("catalogue 45: draft-select and policies --gamma-max beyond the window
                   {"--gamma-max", "100000"});
   expect_rejected("policies --synthetic 200:0.7 --cost-ratio 0.1 --gamma-max 100000", {"--gamma-max", "100000"});
 }
+
+TEST_CASE("catalogue 46: a config name or output path too long for the file system") {
+  // Found by fuzz_system_yaml: the config lookup let std::filesystem's "File name too long"
+  // escape as an internal error. Now an unknown config (name shortened), or the path refused.
+  const std::string long_name(5000, 'k');
+  expect_rejected("latency --hw " + long_name + " --model llama-3.1-8b-instruct", {"unknown hardware", "kkkk..."});
+  expect_rejected("reproduce table1 --no-plots --quiet --out " + (scratch_dir() / long_name).string() + "/x",
+                  {"kkkk"});
+}
