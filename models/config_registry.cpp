@@ -31,11 +31,17 @@ std::vector<std::string> ConfigRegistry::names(const std::string& folder) const 
 
 namespace {
 
-// Whether a file exists, without throwing: a name the file system cannot even look up (too
-// long, say) is simply not there, and the caller reports it as an unknown config.
+// Whether a file exists. A name the file system cannot even look up (too long) is simply not
+// there, and the caller reports it as an unknown config; any other failure (no permission, a
+// component that is a file) is an error naming the path.
 bool exists_quietly(const fs::path& p) {
   std::error_code ec;
-  return fs::exists(p, ec) && !ec;
+  const bool there = fs::exists(p, ec);
+  if (!ec) return there;
+  if (ec == std::errc::filename_too_long || ec == std::errc::no_such_file_or_directory ||
+      ec == std::errc::not_a_directory)
+    return false;
+  throw InputError(fmt::format("{}: cannot look it up: {}", p.string().substr(0, 200), ec.message()));
 }
 
 // A name as error messages show it: at most 80 characters (fuzzed or mistyped names can be

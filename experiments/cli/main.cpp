@@ -74,8 +74,11 @@ int main(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that the file system refuses (too long, a component that is a
     // file, no permission): their input, reported as such with the path it names.
-    std::cerr << "specdse: error: " << first_line(e.path1().string().substr(0, 200)) << ": "
-              << e.code().message() << "\n";
+    if (e.path1().empty())
+      std::cerr << "specdse: error: " << first_line(e.what()) << "\n";
+    else
+      std::cerr << "specdse: error: " << first_line(e.path1().string().substr(0, 200)) << ": "
+                << e.code().message() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "specdse: internal error: " << e.what() << "\n";

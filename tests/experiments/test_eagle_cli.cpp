@@ -45,7 +45,8 @@ TEST_CASE("specdse eagle: bad input is a one-line error with exit 2") {
                                  "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree D2-BF5",
                                  "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree N100",
                                  "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 0",
-                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 7"}) {
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 7",
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 3 --tree D5-BF1"}) {
     const auto r = run(args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);
@@ -108,4 +109,22 @@ TEST_CASE("specdse scenario eagle-dispatcher over the TP system agrees with spec
   REQUIRE(a.size() >= 3);
   REQUIRE(b.size() >= 3);
   for (int i : {1, 2}) CHECK(a[i][column(a[0], "tree")] == b[i][column(b[0], "tree")]);
+}
+
+TEST_CASE("specdse eagle --max-depth bounds every candidate tree, down to a single level") {
+  for (int depth : {1, 2, 3}) {
+    const auto r = run("eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 1,64 --context 1024 --max-depth " +
+                       std::to_string(depth) + " --format csv");
+    INFO("--max-depth " << depth << "\n" << r.output);
+    REQUIRE(r.status == 0);
+    const auto rows = csv(r.output);
+    REQUIRE(rows.size() == 3);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      const std::string tree = rows[i][column(rows[0], "tree")];
+      const int x = std::stoi(rows[i][column(rows[0], "x")]);
+      // A tree of depth <= D holds at most 4 + 16 + ... nodes and, as a chain, D + 1 tokens.
+      if (tree[0] == 'D') CHECK(std::stoi(tree.substr(1)) <= depth);
+      if (depth == 1) CHECK(x <= 5);  // the root and at most 4 candidates
+    }
+  }
 }

@@ -9,6 +9,7 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "roofline/gpu_roofline.hpp"
 #include "sim/gpu/gpu_device.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
 #include "tests/test_workload.hpp"
@@ -37,8 +38,9 @@ TEST_CASE("gpu: T_v(x) is flat while memory-bound, then rises, and never falls")
   const auto w = workload("llama-3.1-8b-instruct");
   const double t1 = t_verify(e, w, 1, 2048);
   const double t2 = t_verify(e, w, 2, 2048);
-  // x = 1 is plain decode (one flash-decoding kernel per layer); from x = 2 on a tree needs the
-  // masked suffix and the merge kernel as well (paper 004 §3.1), two small kernels per layer.
+  // x = 1 is plain decode (flash-decoding over the cache and the new key); from x = 2 on a tree
+  // needs the masked suffix kernel too, and a merge even where the cache is not split (paper 004
+  // §3.1): one or two small kernels more per layer.
   CHECK(t2 > t1);
   CHECK(t2 < 1.10 * t1);
   CHECK(t_verify(e, w, 16, 2048) < 1.05 * t2);   // weights dominate: 16 tokens cost ~ 2
@@ -218,4 +220,26 @@ TEST_CASE("gpu: bad input is refused with a one-line InputError") {
   }
   const auto e = gpu_engine("h100-sxm");
   CHECK_THROWS_AS(t_verify(e, workload("llama-2-7b"), 0, 100), InputError);
+}
+
+TEST_CASE("gpu: plain decode runs no tree suffix kernel, a tree of two does") {
+  const HardwareSpec hw = ConfigRegistry().hardware("h100-sxm");
+  const roofline::GpuKernelModel model(*hw.gpu);
+  const auto w = workload("llama-3.1-8b-instruct");
+  const auto e = gpu_engine("h100-sxm");
+  auto kernel_names = [&](int x, long long context) {
+    std::string names;
+    for (const auto& op : verify_graph(e, w, x, context).layer_ops)
+      if (op.kind == OpKind::attention_qk)
+        for (const auto& k : model.kernels_for(op, 1)) names += k.name + " ";
+    return names;
+  };
+  for (long long context : {128LL, 32768LL}) {
+    INFO("context " << context << ": x = 1 " << kernel_names(1, context) << "| x = 2 " << kernel_names(2, context));
+    CHECK(kernel_names(1, context).find("_suffix") == std::string::npos);
+    CHECK(kernel_names(2, context).find("_suffix") != std::string::npos);
+    CHECK(kernel_names(2, context).find("_merge") != std::string::npos);
+  }
+  // Short context, one sequence: no split, so plain decode is a single kernel.
+  CHECK(kernel_names(1, 128).find("_merge") == std::string::npos);
 }

@@ -33,8 +33,12 @@ std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance
   };
   for (int m = 1; m <= o.max_full_depth; ++m)
     for (int n = 1; n <= o.max_full_branching; ++n) add(fmt::format("D{}-BF{}", m, n), full_tree(m, n));
+  // A pruned tree cannot hold more nodes than the full tree of the same depth and branching.
+  double most_nodes = 0, level = 1;
+  for (int d = 0; d < o.pruned_max_depth; ++d) most_nodes += (level *= o.pruned_max_branching);
   for (int i : o.pruned_nodes)
-    add(fmt::format("N{}", i), pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching));
+    if (i <= most_nodes && i <= o.max_tree_nodes)
+      add(fmt::format("N{}", i), pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching));
   if (!o.only_trees.empty()) {
     out.clear();
     for (const auto& name : o.only_trees) out.push_back(eagle_named_tree(acceptance, name, o));
@@ -54,6 +58,9 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
     if (m > kMaxDraftDepth || n > kMaxDraftBranching)
       throw models::InputError(fmt::format("eagle: --tree '{}': the EAGLE head drafts at most {} levels of {} candidates",
                                            name, kMaxDraftDepth, kMaxDraftBranching));
+    // The deepest tree asked for (pruned_max_depth: --max-depth) bounds named trees too.
+    if (m > o.pruned_max_depth)
+      throw models::InputError(fmt::format("eagle: --tree '{}': deeper than --max-depth {}", name, o.pruned_max_depth));
     double nodes = 0, level = 1;
     for (int d = 0; d < m; ++d) nodes += (level *= n);
     if (nodes > o.max_tree_nodes)
