@@ -22,7 +22,7 @@ void require_workload_fits(const models::HardwareSpec& hw, const models::Workloa
   q.batch = w.batch;
   q.step_tokens = max_x;
   q.kv_tokens = context + max_x;
-  sim::require_fit(hw, w.target, q, w.algorithm && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr);
+  sim::require_workload_fit(hw, w.target, w.algorithm.get(), q);
 }
 
 search::AatSource aat_source(const search::AcceptanceData& data, const AatSelection& sel,

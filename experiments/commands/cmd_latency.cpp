@@ -31,9 +31,7 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   mq.batch = int(batches.back());
   mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
   mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
-  const models::ModelSpec* standalone_draft =
-      w.algorithm && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr;
-  sim::require_fit(hw, w.target, mq, standalone_draft);
+  sim::require_workload_fit(hw, w.target, w.algorithm.get(), mq);
   const auto engine = make_engine(a.engine, hw);
 
   if (a.breakdown) {

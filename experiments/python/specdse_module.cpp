@@ -200,9 +200,7 @@ PYBIND11_MODULE(_specdse, m) {
       mq.batch = batch;
       mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
       mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
-      const models::ModelSpec* standalone =
-          w.algorithm && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr;
-      sim::require_fit(hw, w.target, mq, standalone);
+      sim::require_workload_fit(hw, w.target, w.algorithm.get(), mq);
       const auto engine = experiments::make_engine(engine_name, hw);
       auto& cx = c.i("x");
       auto& cl = c.i("context");

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/config_error.hpp"
+#include "models/operator_graph.hpp"
 
 namespace sim {
 
@@ -117,15 +118,53 @@ DeviceMemory device_memory(const models::HardwareSpec& hw, const models::ModelSp
   return d;
 }
 
+namespace {
+
+[[noreturn]] void throw_infeasible(const DeviceMemory& d, const models::HardwareSpec& hw, const MemoryQuery& q) {
+  throw models::InputError(fmt::format(
+      "infeasible: {} on {} needs {} (weights {}, KV cache {} for batch {} x {} tokens, activations {}) "
+      "but the device has {}",
+      d.roles, hw.name, format_gib(d.need.total()), format_gib(d.need.weights_bytes), format_gib(d.need.kv_bytes),
+      q.batch, q.kv_tokens, format_gib(d.need.activation_bytes), format_gib(d.capacity_bytes)));
+}
+
+}  // namespace
+
+MemoryNeed draft_head_memory(const models::AlgorithmSpec& a, const models::ModelSpec& target, int batch,
+                             long long kv_tokens, int tp) {
+  MemoryNeed n;
+  const models::DraftSpec& d = a.draft;
+  if (d.model || d.kind == "standalone") return n;
+  tp = std::max(1, tp);
+  n.weights_bytes = models::build_draft_pass_graph(a, target, 1, 0, 1).total_weight_bytes() / tp;
+  const double abytes = target.activation_bytes();
+  if (d.kind == "eagle3") {
+    const double kv_heads = std::ceil(double(d.kv_heads) / tp);
+    n.kv_bytes = double(d.decoder_layers) * double(batch) * double(kv_tokens) * 2.0 * kv_heads * d.head_dim * abytes;
+  } else if (d.kind == "longspec") {  // its self-attention layer has the target's shape
+    const double window = double(std::min<long long>(kv_tokens, d.self_attention_window_tokens));
+    const double kv_heads = std::ceil(double(target.kv_heads) / tp);
+    n.kv_bytes = double(batch) * window * 2.0 * kv_heads * target.head_dim * abytes;
+  }
+  return n;
+}
+
+DeviceMemory require_workload_fit(const models::HardwareSpec& hw, const models::ModelSpec& target,
+                                  const models::AlgorithmSpec* algorithm, const MemoryQuery& q) {
+  if (!algorithm || algorithm->draft.model) return require_fit(hw, target, q, algorithm ? &*algorithm->draft.model : nullptr);
+  DeviceMemory d = device_memory(hw, target, q);
+  d.need += draft_head_memory(*algorithm, target, q.batch, q.kv_tokens);
+  d.roles += " + draft head " + algorithm->name;
+  if (!d.fits())
+    throw_infeasible(d, hw, q);
+  return d;
+}
+
 DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,
                          const models::ModelSpec* draft) {
   const DeviceMemory d = device_memory(hw, model, q, draft);
   if (!d.fits())
-    throw models::InputError(fmt::format(
-        "infeasible: {} on {} needs {} (weights {}, KV cache {} for batch {} x {} tokens, activations {}) "
-        "but the device has {}",
-        d.roles, hw.name, format_gib(d.need.total()), format_gib(d.need.weights_bytes), format_gib(d.need.kv_bytes),
-        q.batch, q.kv_tokens, format_gib(d.need.activation_bytes), format_gib(d.capacity_bytes)));
+    throw_infeasible(d, hw, q);
   return d;
 }
 

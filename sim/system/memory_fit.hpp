@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/algorithm_spec.hpp"
 #include "models/hardware_spec.hpp"
 #include "models/model_spec.hpp"
 #include "models/system_spec.hpp"
@@ -69,6 +70,18 @@ std::string fit_status(const DeviceMemory& d);
 // the device, the need and the capacity when it does not fit.
 DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec& model, const MemoryQuery& q,
                          const models::ModelSpec* draft = nullptr);
+
+// What a draft head (an EAGLE or LongSpec head: no model of its own) needs beside its target on
+// a device holding 1/tp of it: the weights of its pass graph and its own KV caches (EAGLE: one
+// per decoder layer over the whole context; LongSpec: its self-attention window). Zero for a
+// standalone draft model, which model_share_memory counts.
+MemoryNeed draft_head_memory(const models::AlgorithmSpec& algorithm, const models::ModelSpec& target, int batch,
+                             long long kv_tokens, int tp = 1);
+
+// require_fit for a workload: the target whole on one device with its draft, a standalone draft
+// model or a head, beside it.
+DeviceMemory require_workload_fit(const models::HardwareSpec& hw, const models::ModelSpec& target,
+                                  const models::AlgorithmSpec* algorithm, const MemoryQuery& q);
 
 std::string format_gib(double bytes);
 

@@ -362,3 +362,11 @@ TEST_CASE("catalogue 46: a config name or output path too long for the file syst
   expect_rejected("reproduce table1 --no-plots --quiet --out " + (scratch_dir() / long_name).string() + "/x",
                   {"kkkk"});
 }
+
+TEST_CASE("catalogue 47: a draft head's weights and KV caches count in the memory check") {
+  // Llama-3.1-8B at batch 30 x 16k fits an H100 alone (75 GiB); paper 004's 3-layer EAGLE draft
+  // adds 1.6 GiB of weights and three KV caches (5.6 GiB): infeasible, not timed.
+  const std::string args = "latency --hw h100-sxm --model llama-3.1-8b-instruct --context 16384 --batch 30 --x 1";
+  CHECK(run_split(args).status == 0);
+  expect_rejected(args + " --draft eagle-dense3-chain", {"infeasible", "draft head eagle-dense3-chain", "80.00 GiB"});
+}

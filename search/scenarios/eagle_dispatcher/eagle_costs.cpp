@@ -19,17 +19,10 @@ double step_host_s(const models::SoftwareStack& stack, int forwards) {
   return (stack.per_step_host_us + (stack.cuda_graphs ? stack.graph_launch_host_us * forwards : 0.0)) * 1e-6;
 }
 
-// Memory of the head on one GPU holding 1/tp of it: its weights (those of one pass graph) and its
-// own KV cache (one per decoder layer) for batch x kv_tokens tokens.
+// Memory of the head on one GPU holding 1/tp of it (sim::draft_head_memory).
 sim::MemoryNeed head_memory(const models::Workload& w, int batch, long long kv_tokens, int tp) {
-  sim::MemoryNeed n;
-  if (!w.algorithm) return n;
-  const auto& d = w.algorithm->draft;
-  n.weights_bytes = models::build_draft_pass_graph(*w.algorithm, w.target, 1, 0, 1).total_weight_bytes() / tp;
-  const double kv_heads = std::ceil(double(d.kv_heads) / tp);
-  n.kv_bytes = double(d.decoder_layers) * double(batch) * double(kv_tokens) * 2.0 * kv_heads * d.head_dim *
-               w.target.activation_bytes();
-  return n;
+  if (!w.algorithm) return {};
+  return sim::draft_head_memory(*w.algorithm, w.target, batch, kv_tokens, tp);
 }
 
 std::string status_of(const sim::DeviceMemory& m) { return sim::fit_status(m); }
