@@ -10,6 +10,15 @@
 
 namespace search {
 
+namespace {
+// Draft nodes of the full tree D<depth>-BF<branching> (the root excluded).
+double full_tree_nodes(int depth, int branching) {
+  double nodes = 0, level = 1;
+  for (int d = 0; d < depth; ++d) nodes += (level *= branching);
+  return nodes;
+}
+}  // namespace
+
 std::vector<int> eagle_pass_widths(const TokenTree& tree) {
   if (tree.draft_nodes() == 0) return {};
   std::set<RankPath> parents;
@@ -34,8 +43,7 @@ std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance
   for (int m = 1; m <= o.max_full_depth; ++m)
     for (int n = 1; n <= o.max_full_branching; ++n) add(fmt::format("D{}-BF{}", m, n), full_tree(m, n));
   // A pruned tree cannot hold more nodes than the full tree of the same depth and branching.
-  double most_nodes = 0, level = 1;
-  for (int d = 0; d < o.pruned_max_depth; ++d) most_nodes += (level *= o.pruned_max_branching);
+  const double most_nodes = full_tree_nodes(o.pruned_max_depth, o.pruned_max_branching);
   for (int i : o.pruned_nodes)
     if (i <= most_nodes && i <= o.max_tree_nodes)
       add(fmt::format("N{}", i), pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching));
@@ -61,8 +69,7 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
     // The deepest tree asked for (pruned_max_depth: --max-depth) bounds named trees too.
     if (m > o.pruned_max_depth)
       throw models::InputError(fmt::format("eagle: --tree '{}': deeper than --max-depth {}", name, o.pruned_max_depth));
-    double nodes = 0, level = 1;
-    for (int d = 0; d < m; ++d) nodes += (level *= n);
+    const double nodes = full_tree_nodes(m, n);
     if (nodes > o.max_tree_nodes)
       throw models::InputError(fmt::format("eagle: --tree '{}': {} draft nodes, more than --max-nodes {}", name,
                                            nodes, o.max_tree_nodes));
