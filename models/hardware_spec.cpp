@@ -59,18 +59,24 @@ FpgaSpec load_fpga(const YamlReader& r) {
   f.mv_k = mv.int_in("k", 1, kIntMax);
   f.sfu_lanes = c.int_in("sfu_lanes", 1, kIntMax);
   const YamlReader m = r.child("memory");
-  m.allow_only({"type", "bandwidth_gbs", "channels", "burst_bytes", "weight_stream_efficiency", "kv_access_efficiency",
-                "kv_channels"});
+  m.allow_only({"type", "bandwidth_gbs", "channels", "burst_bytes", "tensor_mapping"});
   f.memory_type = memory_type(m, "type");
   f.bandwidth_gbs = m.positive("bandwidth_gbs");
   f.channels = m.int_in("channels", 1, kIntMax);
   f.burst_bytes = m.int_in("burst_bytes", 1, kIntMax);
-  f.weight_stream_efficiency = m.fraction("weight_stream_efficiency");
-  f.kv_access_efficiency = m.fraction("kv_access_efficiency");
-  f.kv_channels = m.int_in("kv_channels", 1, kIntMax);
-  if (f.kv_channels > f.channels)
-    m.fail("kv_channels", "at most memory.channels (" + std::to_string(f.channels) + ")",
-           std::to_string(f.kv_channels));
+  const YamlReader map = m.child("tensor_mapping");
+  map.allow_only({"weights", "activation_loads", "stores"});
+  auto group = [&](const std::string& key) {
+    const YamlReader g = map.child(key);
+    g.allow_only({"channels", "efficiency"});
+    FpgaChannelGroup out;
+    out.channels = g.int_in("channels", 1, f.channels);
+    out.efficiency = g.fraction("efficiency");
+    return out;
+  };
+  f.weights = group("weights");
+  f.activation_loads = group("activation_loads");
+  f.stores = group("stores");
   const YamlReader b = r.child("on_chip");
   b.allow_only({"weight_buffer_kib", "weight_chunk_kib", "kv_buffer_kib", "kv_chunk_kib"});
   f.weight_buffer_kib = b.positive("weight_buffer_kib");
@@ -83,11 +89,14 @@ FpgaSpec load_fpga(const YamlReader& r) {
   if (f.kv_chunk_kib * 2 > f.kv_buffer_kib)
     b.fail("kv_chunk_kib", "at most half of on_chip.kv_buffer_kib (double buffering)",
            std::to_string(f.kv_chunk_kib));
-  const YamlReader cal = r.child("calibration");
-  cal.allow_only({"attention_efficiency", "layer_overhead_cycles", "cross_attention_kv_read_factor"});
-  f.attention_efficiency = cal.fraction("attention_efficiency");
-  f.layer_overhead_cycles = cal.int_in("layer_overhead_cycles", 0, kIntMax);
-  f.cross_attention_kv_read_factor = cal.positive("cross_attention_kv_read_factor");
+  // Optional knobs for users who calibrate a board of their own; each defaults to neutral.
+  if (const auto cal = r.optional_child("calibration")) {
+    cal->allow_only({"attention_efficiency", "layer_overhead_cycles", "cross_attention_kv_read_factor"});
+    if (cal->has("attention_efficiency")) f.attention_efficiency = cal->fraction("attention_efficiency");
+    if (cal->has("layer_overhead_cycles")) f.layer_overhead_cycles = cal->int_in("layer_overhead_cycles", 0, kIntMax);
+    if (cal->has("cross_attention_kv_read_factor"))
+      f.cross_attention_kv_read_factor = cal->positive("cross_attention_kv_read_factor");
+  }
   return f;
 }
 

@@ -14,6 +14,13 @@ std::string to_string(HardwareKind kind);
 enum class MemoryType { hbm, ddr4, gddr6x, ddr5 };
 std::string to_string(MemoryType type);
 
+// A share of the off-chip channels: `channels` of FpgaSpec::channels, each at `efficiency` of its
+// peak bandwidth.
+struct FpgaChannelGroup {
+  int channels = 0;
+  double efficiency = 0;
+};
+
 // FlightLLM-like accelerator: per SLR a matrix engine (MM mode for x > 1, MV mode for x = 1),
 // an SFU, DMA engines and on-chip buffers; HBM pseudo-channels or DDR channels off-chip.
 struct FpgaSpec {
@@ -28,9 +35,14 @@ struct FpgaSpec {
   double bandwidth_gbs = 0;          // whole device, all channels
   int channels = 0;                  // HBM pseudo-channels or DDR channels
   int burst_bytes = 0;               // bytes per burst on one channel
-  double weight_stream_efficiency = 0;  // same-channel streaming, fraction of channel peak
-  double kv_access_efficiency = 0;      // cross-channel activation / KV traffic
-  int kv_channels = 0;                  // channels carrying KV / activation traffic in decode
+  // Which channels carry each tensor class, at what fraction of a channel's peak (paper 000's
+  // accelerator, as its authors' simulator maps it): weights are striped over every channel
+  // and stream at the same-channel efficiency; activation loads (KV cache, attention scores,
+  // operator inputs) and stores go over a few channels, loads at the lower cross-channel
+  // efficiency. Loads of both groups share one DMA stream; stores have their own.
+  FpgaChannelGroup weights;
+  FpgaChannelGroup activation_loads;
+  FpgaChannelGroup stores;
   // On-chip buffers: weight chunks stream into weight_buffer_kib / weight_chunk_kib slots and
   // KV chunks into kv_buffer_kib / kv_chunk_kib slots (at least two each: double buffering),
   // so each DMA queue can run that far ahead of the compute that consumes it.
@@ -38,9 +50,10 @@ struct FpgaSpec {
   double weight_chunk_kib = 0;
   double kv_buffer_kib = 0;
   double kv_chunk_kib = 0;
-  // Calibrated mapping constants (each documented in the board YAML).
-  double attention_efficiency = 0;       // matrix-engine utilisation on QK^T / PV
-  int layer_overhead_cycles = 0;         // per-layer fill/drain + non-overlapped SFU work
+  // Optional calibration knobs (YAML `calibration:`), neutral by default; the shipped boards
+  // set none (issue 17: the structure above replaced them).
+  double attention_efficiency = 1;       // matrix-engine utilisation on QK^T / PV
+  int layer_overhead_cycles = 0;         // per-layer fill/drain not hidden by streaming
   // Reads of the target KV per KV head in a cross-attention, capped per op at the GQA group size
   // (heads / kv_heads): a head group cannot read its K/V more often than it has query heads.
   double cross_attention_kv_read_factor = 1;
@@ -48,9 +61,8 @@ struct FpgaSpec {
   double macs_per_cycle_mm() const { return double(slrs) * mm_m * mm_k * mm_n; }
   double macs_per_cycle_mv() const { return double(slrs) * mv_m * mv_k; }
   double channel_bandwidth_gbs() const { return bandwidth_gbs / channels; }
-  double weight_bandwidth_gbs() const { return bandwidth_gbs * weight_stream_efficiency; }
-  double kv_bandwidth_gbs() const {
-    return channel_bandwidth_gbs() * kv_channels * kv_access_efficiency;
+  double group_bandwidth_gbs(const FpgaChannelGroup& g) const {
+    return channel_bandwidth_gbs() * g.channels * g.efficiency;
   }
 };
 

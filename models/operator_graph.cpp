@@ -42,6 +42,10 @@ Op sfu(const std::string& name, OpKind kind, double elements, int passes, double
   op.sfu_passes = passes;
   op.flops = 5.0 * elements;  // a few flops per element; never the bottleneck's main term
   op.activation_bytes = 2.0 * elements * abytes;
+  if (kind != OpKind::softmax) {  // the attention softmax runs on PV's way in (operator_graph.hpp)
+    op.activation_load_bytes = elements * abytes;
+    op.activation_store_bytes = elements * abytes;
+  }
   return op;
 }
 
@@ -67,6 +71,11 @@ void append_attention(std::vector<Op>& ops, const std::string& prefix, const Lay
   qk.mask = mask;
   qk.cross_attention = cross;
   qk.activation_bytes = double(batch) * queries * s.heads * (s.head_dim + keys) * s.abytes;
+  // Off-chip: Q and the step's own K in, the scores out.
+  const double scores_bytes = double(batch) * queries * s.heads * keys * s.abytes;
+  const double fresh_kv_bytes = double(batch) * fresh * s.kv_heads * kv_head_bytes;  // K (or V) of the step's tokens
+  qk.activation_load_bytes = double(batch) * queries * s.heads * kv_head_bytes + fresh_kv_bytes;
+  qk.activation_store_bytes = scores_bytes;
   ops.push_back(qk);
 
   ops.push_back(sfu(prefix + "softmax", OpKind::softmax, double(batch) * s.heads * queries * keys,
@@ -78,6 +87,9 @@ void append_attention(std::vector<Op>& ops, const std::string& prefix, const Lay
   pv.n = s.head_dim;
   pv.k = keys;
   pv.activation_bytes = double(batch) * queries * s.heads * (keys + s.head_dim) * s.abytes;
+  // Off-chip: the scores and the step's own V in, the attention output out.
+  pv.activation_load_bytes = scores_bytes + fresh_kv_bytes;
+  pv.activation_store_bytes = double(batch) * queries * s.heads * kv_head_bytes;
   ops.push_back(pv);
 }
 
@@ -117,6 +129,7 @@ void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_
   ops.back().weight_bytes = double(s.hidden) * s.wbytes;
   Op qkv = gemm(prefix + "qkv_proj", mt, q + 2 * kv, s.qkv_input, s);
   qkv.kv_write_bytes = double(mt) * 2 * kv * s.abytes;
+  qkv.activation_store_bytes -= qkv.kv_write_bytes;  // the new K/V are the cache write
   ops.push_back(qkv);
   append_attention(ops, prefix + "attn_", s, batch, tokens, cached, tokens, mask, false);
   ops.push_back(gemm(prefix + "o_proj", mt, s.hidden, q, s));
@@ -161,6 +174,8 @@ Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::in
   op.flops = 2.0 * m * n * k;
   op.weight_bytes = double(n) * k * wbytes;
   op.activation_bytes = double(m) * (n + k) * abytes;
+  op.activation_load_bytes = double(m) * k * abytes;
+  op.activation_store_bytes = double(m) * n * abytes;
   if (dequant_ops_per_weight > 0) {
     op.dequant_weights = double(n) * k;
     op.dequant_ops_per_weight = dequant_ops_per_weight;

@@ -33,7 +33,14 @@ struct Op {
   double weight_bytes = 0;           // streamed weights
   double kv_read_bytes = 0;          // KV-cache bytes read from off-chip memory
   double kv_write_bytes = 0;         // new K/V written back
-  double activation_bytes = 0;       // activations read + written (on-chip on FPGAs)
+  double activation_bytes = 0;       // activations read + written (GPU / CPU cache traffic)
+  // The same activations as off-chip loads and stores, for designs that keep activations in
+  // off-chip memory between operators (paper 000's FPGA accelerator): an op loads its inputs
+  // (attention: Q, the step's own K/V and, for PV, the scores QK^T stored) and stores its
+  // outputs (attention: QK^T stores the scores). The softmax is applied on chip as PV loads the
+  // scores, so it moves nothing. New K/V written to the cache are kv_write_bytes, not here.
+  double activation_load_bytes = 0;
+  double activation_store_bytes = 0;
   // Quantised weights (models/weight_format.hpp): weights a CPU decodes to fp32 before its FMAs,
   // once per op, and the SIMD lane-operations each takes. CPU engines charge them on the compute
   // side; GPU and FPGA engines ignore them.

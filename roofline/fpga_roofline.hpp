@@ -1,10 +1,12 @@
 #pragma once
-// Analytic FPGA engine: per decoder layer, weights stream over all channels while KV traffic
-// crosses a few channels, and the matrix engine runs the layer's GEMMs and attention; double
-// buffering overlaps the two, so a layer takes max(memory, compute) plus a fixed fill/drain
-// overhead, plus the time memory idles once the prefetch buffers are full (compute-bound
-// projections in front of a long KV stream). sim/ models the same board cycle by cycle and is
-// the reference (README); the two agree within 2 % on every board.
+// Analytic FPGA engine: per decoder layer, the load stream reads weights over their channel
+// group and activations (KV cache, scores, operator inputs) over theirs, the store stream
+// writes outputs over its own, and the matrix engine and SFU run the layer's work; double
+// buffering overlaps them, so a layer takes max(loads, stores, compute) plus an optional
+// fill/drain overhead, plus the time loads idle once the prefetch buffers are full
+// (compute-bound projections in front of a long KV stream). The channel groups are the board's
+// memory.tensor_mapping (models/hardware_spec.hpp). sim/ models the same board cycle by cycle
+// and is the reference (README).
 #include "models/latency_engine.hpp"
 
 namespace roofline {
@@ -14,8 +16,10 @@ namespace roofline {
 struct FpgaOpWork {
   double matrix_cycles = 0;     // matrix engine busy cycles
   double sfu_cycles = 0;        // SFU busy cycles
-  double weight_bytes = 0;      // streamed on the weight channels
-  double kv_bytes = 0;          // KV reads (after the cross-attention factor) + writes
+  double weight_bytes = 0;      // loaded over the weight channels
+  double load_bytes = 0;        // loaded over the activation channels: KV reads (after the
+                                // cross-attention factor) + activation loads
+  double store_bytes = 0;       // stored over the store channels: new K/V + activation stores
 };
 FpgaOpWork fpga_op_work(const models::FpgaSpec& f, const models::Op& op, int tokens);
 

@@ -27,8 +27,8 @@ SC_MODULE(Accelerator) {
   // One wake-up event per unit. A unit that cannot issue names the instruction it waits for
   // (waiting_on; the memory controller one per DMA queue head) and sleeps on its event, which
   // the retire of that very instruction notifies: no unit wakes for a finish it does not need.
-  std::array<sc_core::sc_event, 3> wake;
-  std::array<int, 2> waiting_on{-1, -1};                 // matrix engine, SFU
+  std::array<sc_core::sc_event, unit_count> wake;
+  std::array<int, 3> waiting_on{-1, -1, -1};             // matrix engine, SFU, store port
   std::array<int, dma_queue_count> memory_waiting_on{};  // per DMA queue head (-1: none)
 
   const Program* program = nullptr;
@@ -46,6 +46,9 @@ SC_MODULE(Accelerator) {
     sensitive << program_ready;
     dont_initialize();
     SC_METHOD(memory_controller);
+    sensitive << program_ready;
+    dont_initialize();
+    SC_METHOD(store_port);
     sensitive << program_ready;
     dont_initialize();
     SC_THREAD(clocked_reference);
@@ -78,7 +81,7 @@ SC_MODULE(Accelerator) {
     running.fill(-1);
     waiting_on.fill(-1);
     memory_waiting_on.fill(-1);
-    matrix_state = sfu_state = memory_state = UnitState{};
+    matrix_state = sfu_state = memory_state = store_state = UnitState{};
     dma_head.fill(0);
   }
 
@@ -107,7 +110,7 @@ SC_MODULE(Accelerator) {
   long long now() const {
     return static_cast<long long>((sc_core::sc_time_stamp() - base).value() / cycle.value()) + offset;
   }
-  std::array<int, 3> running{-1, -1, -1};  // instruction in flight per unit
+  std::array<int, unit_count> running{-1, -1, -1, -1};  // instruction in flight per unit
   void begin(int i) {
     schedule.start[i] = now();
     running[int(unit_of(i))] = i;
@@ -115,7 +118,7 @@ SC_MODULE(Accelerator) {
   // Whether another unit finishes an instruction in this very cycle (its finish may not be
   // recorded yet in this delta cycle).
   bool another_unit_finishing_now(Unit self) const {
-    for (int u = 0; u < 3; ++u) {
+    for (int u = 0; u < unit_count; ++u) {
       const int i = running[u];
       if (u != int(self) && i >= 0 && schedule.start[i] + cycles_of(i) == now())
         return true;
@@ -138,7 +141,7 @@ SC_MODULE(Accelerator) {
     std::size_t head = 0;
     int busy = -1;
   };
-  UnitState matrix_state, sfu_state, memory_state;
+  UnitState matrix_state, sfu_state, memory_state, store_state;  // store_state.head: the store queue's
   std::array<std::size_t, dma_queue_count> dma_head{};
 
   long long cycles_of(int i) const { return stored(i).cycles; }
@@ -148,10 +151,10 @@ SC_MODULE(Accelerator) {
     st.busy = -1;
     // Wake whoever waits for this instruction; it runs in the next delta cycle, after every
     // unit finishing in this cycle has retired (all finishes happen in the cycle's first delta).
-    for (int u = 0; u < 2; ++u)
+    for (int u = 0; u < 3; ++u)
       if (waiting_on[std::size_t(u)] == i) {
         waiting_on[std::size_t(u)] = -1;
-        wake[std::size_t(u == 0 ? int(Unit::matrix) : int(Unit::sfu))].notify(sc_core::SC_ZERO_TIME);
+        wake[std::size_t(slot_unit(u))].notify(sc_core::SC_ZERO_TIME);
       }
     for (int w : memory_waiting_on)
       if (w == i) {
@@ -166,7 +169,10 @@ SC_MODULE(Accelerator) {
     next_trigger(sc_time::from_value(sc_time::value_type(cycles_of(i)) * cycle.value()));
   }
 
-  // slot: 0 matrix engine, 1 SFU.
+  // slot: 0 matrix engine, 1 SFU, 2 store port.
+  static int slot_unit(int slot) {
+    return slot == 0 ? int(Unit::matrix) : slot == 1 ? int(Unit::sfu) : int(Unit::store);
+  }
   void in_order_unit(const InstructionQueue& q, UnitState& st, int slot, Unit unit) {
     if (mode != SimMode::event_driven) return;
     if (st.busy >= 0) retire(st);
@@ -183,13 +189,14 @@ SC_MODULE(Accelerator) {
   }
   void matrix_engine() { in_order_unit(queues->matrix, matrix_state, 0, Unit::matrix); }
   void special_function_unit() { in_order_unit(queues->sfu, sfu_state, 1, Unit::sfu); }
+  void store_port() { in_order_unit(queues->dma[int(DmaQueue::store)], store_state, 2, Unit::store); }
 
-  // Ready head of the DMA queues with the lowest program index, or -1; `pending` (if given)
+  // Ready head of the load queues with the lowest program index, or -1; `pending` (if given)
   // receives each head's first unfinished dependency (-1: ready, or the queue is empty).
   int pick_transfer(const std::array<std::size_t, dma_queue_count>& head,
                     std::array<int, dma_queue_count>* pending = nullptr) const {
     int pick = -1, pick_index = 0;
-    for (int k = 0; k < dma_queue_count; ++k) {
+    for (int k = 0; k < load_queue_count; ++k) {
       int d = -1;
       if (head[k] < queues->dma[k].size()) {
         const int i = queues->dma[k][head[k]];
@@ -213,7 +220,7 @@ SC_MODULE(Accelerator) {
       }
     }
     bool remaining = false;
-    for (int q = 0; q < dma_queue_count; ++q) remaining |= dma_head[q] < queues->dma[q].size();
+    for (int q = 0; q < load_queue_count; ++q) remaining |= dma_head[q] < queues->dma[q].size();
     if (!remaining) return;
     std::array<int, dma_queue_count> pending{};
     int k = pick_transfer(dma_head, &pending);
@@ -234,7 +241,7 @@ SC_MODULE(Accelerator) {
   }
 
   // --- exact layer fast-forward ---------------------------------------------------------
-  // Queues 0-2 are the DMA queues, 3 the matrix engine's, 4 the SFU's (LayerStructure's order).
+  // Queues 0 to dma_queue_count - 1 are the DMA queues, then the matrix engine's, then the SFU's (LayerStructure's order).
   static constexpr int queue_count = dma_queue_count + 2;
   static constexpr long long none = std::numeric_limits<long long>::min();
   LayerStructure structure;
@@ -246,11 +253,11 @@ SC_MODULE(Accelerator) {
 
   const InstructionQueue& queue(int k) const { return queues->queue(k); }
   std::size_t& head(int k) {
-    return k < dma_queue_count ? dma_head[std::size_t(k)] : k == dma_queue_count ? matrix_state.head : sfu_state.head;
+    return k < load_queue_count ? dma_head[std::size_t(k)]
+           : k == int(DmaQueue::store) ? store_state.head
+           : k == dma_queue_count ? matrix_state.head : sfu_state.head;
   }
-  std::size_t head(int k) const {
-    return k < dma_queue_count ? dma_head[std::size_t(k)] : k == dma_queue_count ? matrix_state.head : sfu_state.head;
-  }
+  std::size_t head(int k) const { return const_cast<Accelerator*>(this)->head(k); }
   long long end_of(int i) const { return schedule.start[std::size_t(i)] + cycles_of(i); }
 
   // Called when the memory controller is about to issue layer `layer`'s first instruction at
@@ -298,10 +305,11 @@ SC_MODULE(Accelerator) {
         key.push_back(0);
       }
     };
-    for (int k = dma_queue_count; k < queue_count; ++k)
+    // The in-order units (store port, matrix engine, SFU): each one's last issue before t.
+    for (int k = int(DmaQueue::store); k < queue_count; ++k)
       in_flight(h[std::size_t(k)] > 0 ? queue(k)[h[std::size_t(k)] - 1] : -1);
     int last_transfer = -1;  // the memory controller's last issue before t
-    for (int k = 0; k < dma_queue_count; ++k)
+    for (int k = 0; k < load_queue_count; ++k)
       if (h[std::size_t(k)] > 0) {
         const int i = queue(k)[h[std::size_t(k)] - 1];
         if (last_transfer < 0 || schedule.start[std::size_t(i)] > schedule.start[std::size_t(last_transfer)]) last_transfer = i;
@@ -341,7 +349,7 @@ SC_MODULE(Accelerator) {
       head(k) += count;
     }
     // The instructions in flight become their copies n periods on; the originals finished.
-    for (UnitState* st : {&matrix_state, &sfu_state, &memory_state}) {
+    for (UnitState* st : {&matrix_state, &sfu_state, &memory_state, &store_state}) {
       if (st->busy < 0) continue;
       const int from = st->busy, to = int(from + shift);
       schedule.finish[std::size_t(from)] = end_of(from);
@@ -350,10 +358,10 @@ SC_MODULE(Accelerator) {
       running[int(unit_of(to))] = to;
     }
     // A unit asleep waits for an instruction of the old layers: wake it to name the shifted one.
-    for (int u = 0; u < 2; ++u)
+    for (int u = 0; u < 3; ++u)
       if (waiting_on[std::size_t(u)] >= 0) {
         waiting_on[std::size_t(u)] = -1;
-        wake[std::size_t(u == 0 ? int(Unit::matrix) : int(Unit::sfu))].notify(sc_core::SC_ZERO_TIME);
+        wake[std::size_t(slot_unit(u))].notify(sc_core::SC_ZERO_TIME);
       }
     offset += skipped_cycles;
     schedule.fast_forwarded_layers += int(shift_layers);
@@ -368,13 +376,13 @@ SC_MODULE(Accelerator) {
       wait(program_ready);
       if (mode != SimMode::clocked) continue;
       struct Busy { int instr = -1; long long remaining = 0; };
-      Busy matrix, sfu, memory;
+      Busy matrix, sfu, memory, store;
       std::size_t head_matrix = 0, head_sfu = 0;
       std::array<std::size_t, dma_queue_count> head{};
       std::size_t retired = 0;
       const std::size_t total = program->size();
       for (;;) {
-        for (Busy* b : {&matrix, &sfu, &memory})
+        for (Busy* b : {&matrix, &sfu, &memory, &store})
           if (b->instr >= 0 && b->remaining == 0) {
             end(b->instr);
             b->instr = -1;
@@ -390,12 +398,13 @@ SC_MODULE(Accelerator) {
         };
         try_issue(matrix, queues->matrix, head_matrix);
         try_issue(sfu, queues->sfu, head_sfu);
+        try_issue(store, queues->dma[int(DmaQueue::store)], head[int(DmaQueue::store)]);
         if (memory.instr < 0) {
           const int k = pick_transfer(head);
           if (k >= 0) try_issue(memory, queues->dma[k], head[k]);
         }
         wait(cycle);
-        for (Busy* b : {&matrix, &sfu, &memory})
+        for (Busy* b : {&matrix, &sfu, &memory, &store})
           if (b->instr >= 0) --b->remaining;
       }
     }

@@ -72,8 +72,9 @@ class Builder {
     // memory on every reallocation, which cost more than building the program.
     double per_layer = 1;
     for (const auto& op : ops)
-      per_layer += 3 + 2 * std::ceil(op.weight_bytes / weight_chunk_) +
-                   3 * std::ceil((op.kv_read_bytes * roofline::fpga_kv_read_factor(f_, op) + op.kv_write_bytes) / kv_chunk_);
+      per_layer += 4 + 2 * std::ceil(op.weight_bytes / weight_chunk_) +
+                   4 * std::ceil((op.kv_read_bytes * roofline::fpga_kv_read_factor(f_, op) + op.activation_load_bytes +
+                                  op.activation_store_bytes) / kv_chunk_);
     // A step whose program would not fit this machine's memory (a context of ~10^12 tokens) is
     // refused before allocating: a failed multi-terabyte allocation is not a clean bad_alloc
     // under every allocator (AddressSanitizer aborts instead of throwing).
@@ -148,63 +149,86 @@ class Builder {
     return add(Unit::memory, q, cycles, deps, op);
   }
 
-  int load(SlotRing& ring, double bytes, bool kv, int op) {
-    const long long cycles = kv ? dma_cycles(f_, bytes, f_.kv_channels, f_.kv_access_efficiency)
-                                : dma_cycles(f_, bytes, f_.channels, f_.weight_stream_efficiency);
-    return add_memory(kv ? DmaQueue::kv : DmaQueue::weights, cycles, {ring.load_dependency()}, op);
+  // A load into the next slot of `ring` (the weight ring, or the activation ring for
+  // activations and the KV cache) over that tensor class's channel group; `after` is an extra
+  // dependency (a load of scores waits for their store, and goes to the scores queue).
+  int load(SlotRing& ring, double bytes, bool activations, int op, int after = -1) {
+    const models::FpgaChannelGroup& g = activations ? f_.activation_loads : f_.weights;
+    const DmaQueue q = !activations ? DmaQueue::weights : after >= 0 ? DmaQueue::scores : DmaQueue::kv;
+    return add_memory(q, dma_cycles(f_, bytes, g.channels, g.efficiency), {ring.load_dependency(), after}, op);
+  }
+  int store(double bytes, int after, int op) {
+    if (bytes <= 0) return -1;
+    return add(Unit::store, DmaQueue::store, dma_cycles(f_, bytes, f_.stores.channels, f_.stores.efficiency), {after},
+               op);
   }
 
+  // A projection, norm or elementwise op: its activation inputs and its weights stream in chunk
+  // by chunk (compute chunk c waits for weight chunk c and activation chunk c), then its
+  // outputs (and new K/V) leave through the store port.
   void plain_op(const Op& op, int index) {
     const roofline::FpgaOpWork w = roofline::fpga_op_work(f_, op, tokens_);
     const bool on_sfu = w.sfu_cycles > 0 && w.matrix_cycles == 0;
     const Unit unit = on_sfu ? Unit::sfu : Unit::matrix;
     const long long compute = static_cast<long long>(on_sfu ? w.sfu_cycles : w.matrix_cycles);
-    const bool kv = op.weight_bytes == 0;
-    const double streamed = kv ? w.kv_bytes - op.kv_write_bytes : op.weight_bytes;
-    SlotRing& ring = kv ? kv_ : weights_;
-    const double chunk = kv ? kv_chunk_ : weight_chunk_;
-    const int chunks = streamed > 0 ? int(std::ceil(streamed / chunk)) : 1;
+    const double weights = w.weight_bytes, inputs = w.load_bytes;
+    const int weight_chunks = int(std::ceil(weights / weight_chunk_));
+    const int input_chunks = int(std::ceil(inputs / kv_chunk_));
+    const int chunks = std::max({1, weight_chunks, input_chunks});
     for (int c = 0; c < chunks; ++c) {
       Dependencies deps{last_compute_};
-      if (streamed > 0) deps.add(load(ring, std::min(chunk, streamed - c * chunk), kv, index));
+      const bool weight_load = c < weight_chunks, input_load = c < input_chunks;
+      if (weight_load) deps.add(load(weights_, std::min(weight_chunk_, weights - c * weight_chunk_), false, index));
+      if (input_load) deps.add(load(kv_, std::min(kv_chunk_, inputs - c * kv_chunk_), true, index));
       last_compute_ = add(unit, DmaQueue::weights, share(compute, chunks, c), deps, index);
-      if (streamed > 0) ring.consumed_by(last_compute_);
+      if (weight_load) weights_.consumed_by(last_compute_);
+      if (input_load) kv_.consumed_by(last_compute_);
     }
-    if (op.kv_write_bytes > 0)
-      add_memory(DmaQueue::store, dma_cycles(f_, op.kv_write_bytes, f_.kv_channels, f_.kv_access_efficiency),
-                 {last_compute_}, index);
+    store(w.store_bytes, last_compute_, index);
   }
 
   // QK^T -> softmax -> PV over KV chunks, software-pipelined: QK of chunk c + 1 is issued
-  // before PV of chunk c, so the SFU's softmax of chunk c overlaps with matrix work.
+  // before PV of chunk c, so the SFU's softmax of chunk c overlaps with matrix work. QK^T loads
+  // Q and the step's own K with its first chunk and stores each chunk's scores; the softmax
+  // normalises them as they are loaded back (after their store), and PV takes them with its V
+  // chunk (V, like K, is prefetched through the ring) and stores the attention output at the end.
   void attention(const Op& qk, const Op& softmax, const Op& pv, int index) {
     const roofline::FpgaOpWork wq = roofline::fpga_op_work(f_, qk, tokens_);
     const roofline::FpgaOpWork ws = roofline::fpga_op_work(f_, softmax, tokens_);
     const roofline::FpgaOpWork wp = roofline::fpga_op_work(f_, pv, tokens_);
-    const double k_bytes = wq.kv_bytes, v_bytes = wp.kv_bytes;
-    const int chunks = std::max(1, int(std::ceil(std::max(k_bytes, v_bytes) / kv_chunk_)));
-    std::vector<int> qk_ids, softmax_ids;
+    const double k_bytes = wq.load_bytes - qk.activation_load_bytes, v_bytes = wp.load_bytes - pv.activation_load_bytes;
+    const double scores = qk.activation_store_bytes;  // = PV's score loads
+    const double fresh_v = pv.activation_load_bytes - scores;
+    const int chunks = std::max(1, int(std::ceil(std::max({k_bytes, v_bytes, scores}) / kv_chunk_)));
+    std::vector<int> softmax_ids;
     int previous = last_compute_;
+    // A load through the activation ring of `bytes` (none if empty), consumed by the compute
+    // instruction the caller adds next.
+    auto ring_load = [&](double bytes, int op, int after = -1) { return bytes > 0 ? load(kv_, bytes, true, op, after) : -1; };
     auto issue_qk = [&](int c) {
-      Dependencies deps{previous};
-      if (k_bytes > 0) deps.add(load(kv_, k_bytes / chunks, true, index));
+      const int k_load = ring_load(k_bytes / chunks + (c == 0 ? qk.activation_load_bytes : 0), index);
       previous = add(Unit::matrix, DmaQueue::weights, share(static_cast<long long>(wq.matrix_cycles), chunks, c),
-                     deps, index);
-      qk_ids.push_back(previous);
-      if (k_bytes > 0) kv_.consumed_by(previous);
-      softmax_ids.push_back(add(Unit::sfu, DmaQueue::weights,
-                                share(static_cast<long long>(ws.sfu_cycles), chunks, c), {previous}, index + 1));
+                     {previous, k_load}, index);
+      if (k_load >= 0) kv_.consumed_by(previous);
+      const int stored = store(scores / chunks, previous, index);
+      const int score_load = ring_load(scores / chunks, index + 1, stored);
+      softmax_ids.push_back(add(Unit::sfu, DmaQueue::weights, share(static_cast<long long>(ws.sfu_cycles), chunks, c),
+                                {score_load >= 0 ? score_load : previous}, index + 1));
+      if (score_load >= 0) kv_.consumed_by(softmax_ids.back());
     };
-    issue_qk(0);
+    // QK^T runs `lead` chunks ahead of PV: the scores' round trip through off-chip memory
+    // (store, then load) hides behind the QK^T chunks in between.
+    constexpr int lead = 2;
+    for (int c = 0; c < std::min(lead, chunks); ++c) issue_qk(c);
     for (int c = 0; c < chunks; ++c) {
-      if (c + 1 < chunks) issue_qk(c + 1);
-      Dependencies deps{softmax_ids[c], previous};
-      if (v_bytes > 0) deps.add(load(kv_, v_bytes / chunks, true, index + 2));
+      if (c + lead < chunks) issue_qk(c + lead);
+      const int v_load = ring_load(v_bytes / chunks + (c == 0 ? fresh_v : 0), index + 2);
       previous = add(Unit::matrix, DmaQueue::weights, share(static_cast<long long>(wp.matrix_cycles), chunks, c),
-                     deps, index + 2);
-      if (v_bytes > 0) kv_.consumed_by(previous);
+                     {softmax_ids[std::size_t(c)], previous, v_load}, index + 2);
+      if (v_load >= 0) kv_.consumed_by(previous);
     }
     last_compute_ = previous;
+    store(wp.store_bytes, last_compute_, index + 2);
   }
 
   const models::FpgaSpec& f_;

@@ -1,18 +1,20 @@
 #pragma once
 // Lowers an op group (one decoder layer, repeated `layers` times, or the tail) onto the
 // FlightLLM-like accelerator's instruction stream:
-// - weights stream in weight_chunk_kib chunks into weight_buffer_kib / weight_chunk_kib slots
-//   and KV reads in kv_chunk_kib chunks into kv_buffer_kib / kv_chunk_kib slots: the load of
-//   chunk g waits until the compute that consumed chunk g - slots has finished, so each queue
-//   runs at most a buffer ahead (the KV queue into the next layer's attention);
-// - attention runs chunk by chunk: QK^T (matrix), softmax (SFU), PV (matrix), software-
-//   pipelined so the SFU overlaps the matrix engine (online softmax);
+// - weights stream in weight_chunk_kib chunks into weight_buffer_kib / weight_chunk_kib slots,
+//   activation loads (operator inputs, the KV cache, attention scores) in kv_chunk_kib chunks
+//   into kv_buffer_kib / kv_chunk_kib slots: the load of chunk g waits until the compute that
+//   consumed chunk g - slots has finished, so each queue runs at most a buffer ahead (the
+//   activation queue into the next layer's attention);
+// - attention runs chunk by chunk: QK^T (matrix) stores its scores, softmax (SFU), PV (matrix)
+//   loads them back with its V chunk, software-pipelined so the SFU overlaps the matrix engine;
 // - an op's first compute waits for the previous op's last compute (activation dependency);
-// - new K/V leave through the store queue after the projection that made them;
-// - every layer starts with layer_overhead_cycles on the memory controller (DMA descriptor
-//   set-up and HBM turnaround; calibrated, see the board YAML).
-// A DMA transfer lasts the cycles its busiest channel needs for its bursts at the access
-// pattern's efficiency (weights: all channels, streaming; KV: kv_channels, cross-channel).
+// - outputs and new K/V leave through the store port after the compute that made them;
+// - every layer starts with layer_overhead_cycles on the memory controller (optional
+//   calibration, 0 on the shipped boards: the instruction then takes one cycle and only marks
+//   the layer boundary).
+// A DMA transfer lasts the cycles its busiest channel needs for its bursts at the efficiency
+// of its tensor class's channel group (memory.tensor_mapping in the board YAML).
 #include <vector>
 
 #include "models/hardware_spec.hpp"

@@ -21,9 +21,9 @@ namespace {
 std::string group_key(const std::vector<models::Op>& ops, int tokens) {
   std::string key = std::to_string(tokens);
   for (const auto& op : ops)
-    key += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", op.name, int(op.kind), op.m, op.n, op.k,
-                       op.batch, op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes, op.sfu_elements,
-                       op.cross_attention ? 1 : 0, op.heads, op.kv_heads);
+    key += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", op.name, int(op.kind), op.m, op.n, op.k,
+                       op.batch, op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes, op.activation_load_bytes,
+                       op.activation_store_bytes, op.sfu_elements, op.cross_attention ? 1 : 0, op.heads, op.kv_heads);
   return key;
 }
 }  // namespace
@@ -75,7 +75,8 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
     // Busy cycles per op and unit. The matrix engine and the SFU run side by side, so an op's
     // (and the layer's) compute time is the busier unit's, as in the analytic engine
     // (roofline/fpga_roofline): max, not sum, so that compute never exceeds the wall time.
-    std::vector<long long> end(nops, 0), matrix(nops, 0), sfu(nops, 0), memory(nops, 0);
+    // Memory time is the busier stream's, loads or stores (they run side by side).
+    std::vector<long long> end(nops, 0), matrix(nops, 0), sfu(nops, 0), memory(nops, 0), stores(nops, 0);
     long long sync_cycles = 0;
     for (std::size_t i = 0; i < r.program.instructions.size(); ++i) {
       const Instruction& in = r.program.instructions[i];
@@ -84,7 +85,8 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
       end[in.op] = std::max(end[in.op], r.schedule.finish[i]);
       if (in.unit == Unit::matrix) matrix[in.op] += in.cycles;
       else if (in.unit == Unit::sfu) sfu[in.op] += in.cycles;
-      else memory[in.op] += in.cycles;
+      else if (in.unit == Unit::memory) memory[in.op] += in.cycles;
+      else stores[in.op] += in.cycles;
     }
     long long frontier = last > 0 ? finish[last - 1] : 0;
     for (std::size_t k = 0; k < nops; ++k) {
@@ -96,11 +98,12 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
       frontier = std::max(frontier, end[k]);
       c.seconds = c.cycles / hz;
       c.compute_s = std::max(matrix[k], sfu[k]) / hz;
-      c.memory_s = memory[k] / hz;
+      c.memory_s = std::max(memory[k], stores[k]) / hz;
       c.stall_s = std::max(0.0, c.seconds - std::max(c.compute_s, c.memory_s));
       const double busy = std::max(c.compute_s, c.memory_s);
       c.compute_utilisation = busy > 0 ? op.flops / busy / hw_.peak_flops() : 0;
-      c.memory_utilisation = busy > 0 ? (op.weight_bytes + op.kv_read_bytes + op.kv_write_bytes) / busy /
+      c.memory_utilisation = busy > 0 ? (op.weight_bytes + op.kv_read_bytes + op.kv_write_bytes +
+                                         op.activation_load_bytes + op.activation_store_bytes) / busy /
                                             hw_.peak_bandwidth_bytes() : 0;
       cost.ops.push_back(c);
     }
@@ -109,12 +112,14 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
     total.count = count;
     total.cycles = last > 0 ? finish[last] - finish[last - 1] : finish[last];
     total.seconds = total.cycles / hz;
-    long long matrix_total = 0, sfu_total = 0;
+    long long matrix_total = 0, sfu_total = 0, load_total = 0, store_total = 0;
     for (std::size_t k = 0; k < nops; ++k) {
       matrix_total += matrix[k];
       sfu_total += sfu[k];
-      total.memory_s += memory[k] / hz;
+      load_total += memory[k];
+      store_total += stores[k];
     }
+    total.memory_s = std::max(load_total, store_total) / hz;
     total.compute_s = std::max(matrix_total, sfu_total) / hz;
     // Time neither unit hid: the per-layer sync and whatever the buffers could not overlap.
     total.stall_s = std::max(sync_cycles / hz, total.seconds - std::max(total.compute_s, total.memory_s));

@@ -11,6 +11,7 @@ const char* to_string(Unit u) {
     case Unit::memory: return "memory";
     case Unit::matrix: return "matrix";
     case Unit::sfu: return "sfu";
+    case Unit::store: return "store";
   }
   return "?";
 }
@@ -44,7 +45,7 @@ UnitQueues::UnitQueues(const Program& p) {
   if (p.compact() && (p.period.divisor() != p.period_size() || p.period_start >= p.instructions.size()))
     throw std::logic_error("compact program with an inconsistent period");
   position_.resize(p.instructions.size());
-  InstructionQueue* queues[dma_queue_count + 2] = {&dma[0], &dma[1], &dma[2], &matrix, &sfu};
+  InstructionQueue* queues[dma_queue_count + 2] = {&dma[0], &dma[1], &dma[2], &dma[3], &matrix, &sfu};
   for (std::size_t i = 0; i < p.instructions.size(); ++i) {
     const Instruction& in = p.instructions[i];
     for (int d : in.deps)
@@ -74,7 +75,7 @@ LayerStructure analyse_layers(const Program& p) {
   const std::size_t stored = p.instructions.size();
   const int stored_layers = p.compact() ? p.materialised_layers : p.layers;
   auto same_work = [&](const Instruction& a, const Instruction& b) {
-    return a.unit == b.unit && (a.unit != Unit::memory || a.queue == b.queue) && a.cycles == b.cycles && a.op == b.op;
+    return a.unit == b.unit && a.queue == b.queue && a.cycles == b.cycles && a.op == b.op;
   };
   for (std::size_t i = per; i < stored; ++i)
     if (!same_work(p.instructions[i], p.instructions[i - per]) || p.instructions[i].layer != int(i / per)) return s;
@@ -82,8 +83,7 @@ LayerStructure analyse_layers(const Program& p) {
   s.instructions_per_layer = int(per);
   for (std::size_t i = 0; i < per; ++i) {
     const Instruction& in = p.instructions[i];
-    ++s.per_layer_in_queue[in.unit == Unit::memory ? std::size_t(in.queue)
-                                                  : dma_queue_count + (in.unit == Unit::matrix ? 0 : 1)];
+    ++s.per_layer_in_queue[std::size_t(queue_index(in))];
   }
   auto shifted_deps = [&](std::size_t i) {
     const Dependencies& a = p.instructions[i].deps;
@@ -126,8 +126,8 @@ Schedule schedule_directly(const Program& compact_or_full) {
       if (s.finish[d] > t) return false;
     return true;
   };
-  std::size_t head_matrix = 0, head_sfu = 0, head_dma[dma_queue_count] = {0, 0, 0};
-  long long free_matrix = 0, free_sfu = 0, free_memory = 0;
+  std::size_t head_matrix = 0, head_sfu = 0, head_dma[dma_queue_count] = {};
+  long long free_matrix = 0, free_sfu = 0, free_memory = 0, free_store = 0;
   std::size_t issued = 0;
   long long t = 0;
   auto issue = [&](int i, long long& unit_free) {
@@ -141,9 +141,12 @@ Schedule schedule_directly(const Program& compact_or_full) {
       issue(q.matrix[head_matrix++], free_matrix);
     if (free_sfu <= t && head_sfu < q.sfu.size() && ready(q.sfu[head_sfu], t))
       issue(q.sfu[head_sfu++], free_sfu);
+    const std::size_t store = std::size_t(DmaQueue::store);
+    if (free_store <= t && head_dma[store] < q.dma[store].size() && ready(q.dma[store][head_dma[store]], t))
+      issue(q.dma[store][head_dma[store]++], free_store);
     if (free_memory <= t) {
       int pick = -1;
-      for (int k = 0; k < dma_queue_count; ++k)
+      for (int k = 0; k < load_queue_count; ++k)
         if (head_dma[k] < q.dma[k].size()) {
           const int i = q.dma[k][head_dma[k]];
           if (ready(i, t) && (pick < 0 || i < q.dma[pick][head_dma[pick]])) pick = k;
@@ -152,7 +155,7 @@ Schedule schedule_directly(const Program& compact_or_full) {
     }
     // Next event: the earliest unit to become free after t.
     long long next = unset;
-    for (long long f : {free_matrix, free_sfu, free_memory})
+    for (long long f : {free_matrix, free_sfu, free_memory, free_store})
       if (f > t) next = std::min(next, f);
     if (next == unset) {
       if (issued < n) throw std::logic_error("instruction program deadlocked");

@@ -1,15 +1,18 @@
 #pragma once
-// The instruction stream of a FlightLLM-like accelerator: LOAD / STORE transfers on the memory
-// controller (three DMA queues: weights, KV, stores), MATRIX work on the matrix engine and
-// MISC work on the SFU, each with the instructions it depends on.
+// The instruction stream of a FlightLLM-like accelerator: LOAD transfers on the memory
+// controller (two DMA queues: weights, and activations with the KV cache), STORE transfers on
+// the store port (the third DMA queue), MATRIX work on the matrix engine and MISC work on the
+// SFU, each with the instructions it depends on.
 //
 // Issue rules (shared by the direct scheduler, the event-driven SystemC model and the clocked
 // SystemC model, which must agree cycle for cycle):
-//  - the matrix engine and the SFU issue their instructions in program order, each as soon as
-//    the unit is free and its dependencies have finished;
-//  - the memory controller serves one transfer at a time (weights and KV share the HBM
-//    channels, so transfers serialise); each DMA queue is in program order, and when the
-//    controller is free it starts the ready queue head with the lowest program index;
+//  - the matrix engine, the SFU and the store port issue their instructions in program order,
+//    each as soon as the unit is free and its dependencies have finished;
+//  - the memory controller serves one load at a time (paper 000's accelerator loads weights
+//    and activations through one DMA stream, so loads serialise); each load queue is in
+//    program order, and when the controller is free it starts the ready queue head with the
+//    lowest program index. Stores leave over their own channels (tensor_mapping.stores)
+//    beside the loads;
 //  - every instruction takes at least one cycle.
 #include <array>
 #include <initializer_list>
@@ -19,9 +22,15 @@
 
 namespace sim {
 
-enum class Unit { memory = 0, matrix = 1, sfu = 2 };
-enum class DmaQueue { weights = 0, kv = 1, store = 2 };
-constexpr int dma_queue_count = 3;
+enum class Unit { memory = 0, matrix = 1, sfu = 2, store = 3 };
+constexpr int unit_count = 4;
+// weights, kv (activations and the KV cache) and scores (attention scores loaded back after
+// their store: a queue of their own, so that a score load waiting for its store does not hold
+// up the K/V prefetch behind it) are the memory controller's load queues; store is the store
+// port's.
+enum class DmaQueue { weights = 0, kv = 1, scores = 2, store = 3 };
+constexpr int dma_queue_count = 4;
+constexpr int load_queue_count = 3;
 const char* to_string(Unit u);
 
 // At most three dependencies (previous compute, a load, a softmax), stored inline: programs
@@ -146,9 +155,11 @@ class InstructionQueue {
   std::size_t shift_ = 0;     // instructions per layer
 };
 
-// Queue index of an instruction: the three DMA queues, then matrix (3), then SFU (4).
+// Queue index of an instruction: the four DMA queues (loads on the memory controller, stores
+// on the store port), then matrix, then SFU.
 inline int queue_index(const Instruction& in) {
-  return in.unit == Unit::memory ? int(in.queue) : dma_queue_count + (in.unit == Unit::matrix ? 0 : 1);
+  return in.unit == Unit::memory || in.unit == Unit::store ? int(in.queue)
+                                                           : dma_queue_count + (in.unit == Unit::matrix ? 0 : 1);
 }
 
 // Per-queue program-order lists of instruction indices (memory queues, matrix, sfu), and each
@@ -178,7 +189,7 @@ struct LayerStructure {
   bool uniform = false;
   int instructions_per_layer = 0;
   int copies_from = -1;  // every layer >= copies_from is a copy of its predecessor (-1: none)
-  // Instructions per layer on each queue: the three DMA queues, then matrix, then SFU.
+  // Instructions per layer on each queue: the DMA queues, then matrix, then SFU.
   std::array<int, dma_queue_count + 2> per_layer_in_queue{};
 };
 LayerStructure analyse_layers(const Program& p);

@@ -39,7 +39,7 @@ std::string error_of(const std::string& path) {
 }  // namespace
 
 TEST_CASE("Negative bandwidth names file, key and value") {
-  const std::string p = mutated_copy("v80", "bandwidth_gbs: 819", "bandwidth_gbs: -819");
+  const std::string p = mutated_copy("v80", "bandwidth_gbs: 879.6", "bandwidth_gbs: -819");
   const std::string msg = error_of(p);
   CHECK_THAT(msg, Catch::Contains(p));
   CHECK_THAT(msg, Catch::Contains("memory.bandwidth_gbs"));
@@ -61,8 +61,12 @@ TEST_CASE("Malformed YAML reports the file and line") {
 TEST_CASE("Wrong types and out-of-range fractions are rejected") {
   CHECK_THAT(error_of(mutated_copy("v80", "channels: 32", "channels: many")),
              Catch::Contains("memory.channels"));
-  CHECK_THAT(error_of(mutated_copy("v80", "weight_stream_efficiency: 0.7", "weight_stream_efficiency: 1.7")),
-             Catch::Contains("(0, 1]"));
+  CHECK_THAT(error_of(mutated_copy("v80", "weights: {channels: 32, efficiency: 0.7}",
+                                   "weights: {channels: 32, efficiency: 1.7}")),
+             Catch::Contains("memory.tensor_mapping.weights.efficiency") && Catch::Contains("(0, 1]"));
+  // A channel group cannot use more channels than the board has.
+  CHECK_THAT(error_of(mutated_copy("v80", "activation_loads: {channels: 4,", "activation_loads: {channels: 33,")),
+             Catch::Contains("memory.tensor_mapping.activation_loads.channels"));
   CHECK_THAT(error_of(mutated_copy("v80", "kind: fpga", "kind: asic")), Catch::Contains("fpga|gpu|cpu"));
 }
 

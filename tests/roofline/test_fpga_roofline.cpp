@@ -40,8 +40,10 @@ TEST_CASE("Halving bandwidth roughly doubles the x = 1 step time") {
   hw.fpga->bandwidth_gbs /= 2;
   const auto half = roofline::make_analytic_engine(hw);
   const double ratio = t_verify(*half, workload("llama-3.1-8b-instruct"), 1, 1024) / t_verify(*full, workload("llama-3.1-8b-instruct"), 1, 1024);
-  CHECK(ratio == Approx(2.0).epsilon(0.02));  // fixed per-layer overhead keeps it just under 2
-  CHECK(ratio < 2.0);
+  // Every byte of an x = 1 step moves at a rate proportional to the board's bandwidth, and the
+  // step is memory-bound: exactly 2 (the shipped boards have no fixed per-layer overhead).
+  CHECK(ratio == Approx(2.0).epsilon(0.02));
+  CHECK(ratio <= 2.0 + 1e-9);
 }
 
 TEST_CASE("V80 decodes Llama-3.1-8B at 40.09 tokens/s at context 128 (paper 000 Table I)") {
@@ -93,26 +95,28 @@ TEST_CASE("The KV prefetch buffer bounds how far memory hides behind compute-bou
   }
   // Memory-bound AR steps do not depend on the buffer.
   CHECK(t_verify(*e_small, w, 1, 16384) == Approx(t_verify(*e_large, w, 1, 16384)).epsilon(1e-9));
-  // At L = 16384 the unbounded form stays flat to x = 20; the shipped 9 MiB buffer bends T_v up
-  // by x = 20 (what moves Table I's best x there from 20 to the paper's 16-17).
-  CHECK(t_verify(*e_large, w, 20, 16384) == Approx(t_verify(*e_large, w, 1, 16384)).epsilon(0.002));
-  CHECK(t_verify(*shipped, w, 20, 16384) > 1.02 * t_verify(*shipped, w, 1, 16384));
+  // At L = 16384 a 2 MiB buffer bends T_v up by x = 20 against the unbounded form (the shipped
+  // 72 MiB is sized so that Table I no longer moves).
+  CHECK(t_verify(*e_small, w, 20, 16384) > 1.05 * t_verify(*e_large, w, 20, 16384));
   // Where both are compute-bound the buffer no longer matters.
   CHECK(t_verify(*e_small, w, 128, 128) == Approx(t_verify(*e_large, w, 128, 128)).epsilon(0.01));
 }
 
 TEST_CASE("The draft's cross-attention KV read factor is capped at the target's GQA group size") {
   const ConfigRegistry reg;
+  // The shipped boards read the KV once per KV head (configs/hardware/README.md); the knob
+  // remains for users' own calibrations.
   HardwareSpec once = reg.hardware("v80");
-  once.fpga->cross_attention_kv_read_factor = 1;
-  const auto shipped = roofline::make_analytic_engine(reg.hardware("v80"));
+  HardwareSpec thrice = once;
+  thrice.fpga->cross_attention_kv_read_factor = 3;
+  const auto shipped = roofline::make_analytic_engine(thrice);
   const auto e_once = roofline::make_analytic_engine(once);
   auto draft_time = [&](const models::LatencyEngine& e, const std::string& model) {
     Workload w = workload(model);
     w.algorithm = std::make_shared<AlgorithmSpec>(reg.algorithm("longspec-tree"));
     return t_draft(e, w, 13, 16384);
   };
-  REQUIRE(reg.hardware("v80").fpga->cross_attention_kv_read_factor > 1);
+  REQUIRE(reg.hardware("v80").fpga->cross_attention_kv_read_factor == 1);
   // Llama-3.1-8B: 32 query heads on 8 KV heads, so repeated reads cost time ...
   CHECK(draft_time(*shipped, "llama-3.1-8b-instruct") > 1.2 * draft_time(*e_once, "llama-3.1-8b-instruct"));
   // ... Vicuna-7B is multi-head: each KV head has one query head and is read once.
