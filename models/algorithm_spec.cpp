@@ -28,8 +28,12 @@ std::vector<int> AlgorithmSpec::draft_pass_widths(int x) const {
       if (it == depth_topk_by_x.end())
         throw InputError(fmt::format("{}: no token tree for x = {} (trees cover x = 2..{})",
                                      source_file, x, max_x));
-      // First pass expands the root; each later pass expands the top_k frontier.
-      std::vector<int> widths(std::size_t(it->second.first), it->second.second);
+      // EAGLE's drafting (EAGLE-2/3 topK_genrate): a first pass over the tokens just accepted
+      // (their target features update the head's KV) gives the first level's top-k, then
+      // `depth` passes each expand the top_k frontier nodes: 1 + depth passes. The first
+      // pass's width is the accepted count (1 to ~4, AAT(x)); it is taken as 1: at such widths
+      // the pass is weight-bound on every modelled device, so the width barely moves its time.
+      std::vector<int> widths(std::size_t(it->second.first) + 1, it->second.second);
       widths.front() = 1;
       return widths;
     }

@@ -71,7 +71,8 @@ TEST_CASE("Draft pass widths follow the tree tables") {
     CHECK(nodes == x - 1);
   }
   const AlgorithmSpec eagle = reg.algorithm("eagle3-tree");
-  CHECK(eagle.draft_pass_widths(13) == std::vector<int>{1, 4, 4, 4});  // depth 4, top-k 4
+  // depth 4, top-k 4: the pass over the accepted tokens, then 4 expansions of the top-4 frontier.
+  CHECK(eagle.draft_pass_widths(13) == std::vector<int>{1, 4, 4, 4, 4});
   const AlgorithmSpec chain = reg.algorithm("llama-68m");  // a model name: standalone chain
   CHECK(chain.draft_pass_widths(5) == std::vector<int>{1, 1, 1, 1});
   CHECK_THROWS_AS(ls.draft_pass_widths(ls.max_x + 1), InputError);
