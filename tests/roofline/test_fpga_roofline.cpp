@@ -122,3 +122,28 @@ TEST_CASE("The draft's cross-attention KV read factor is capped at the target's 
   // ... Vicuna-7B is multi-head: each KV head has one query head and is read once.
   CHECK(draft_time(*shipped, "vicuna-7b-v1.5") == Approx(draft_time(*e_once, "vicuna-7b-v1.5")).epsilon(1e-12));
 }
+
+TEST_CASE("FPGA boards are one design: an x = 1 step scales with 1 / bandwidth, and context costs KV bytes over the activation channels") {
+  // configs/hardware/README.md: every board keeps the V80's memory system (32 channels; weights
+  // over all at 0.7, activation loads over 4 at 0.35) at its own bandwidth. An x = 1 step is
+  // memory-bound on all of them, so its time is inversely proportional to the bandwidth ...
+  const ConfigRegistry reg;
+  const Workload w = workload("llama-3.1-8b-instruct");
+  const HardwareSpec v80 = reg.hardware("v80"), u250 = reg.hardware("u250");
+  const auto e_v80 = roofline::make_analytic_engine(v80);
+  const auto e_u250 = roofline::make_analytic_engine(u250);
+  for (long long L : {256LL, 16384LL}) {
+    INFO("L=" << L);
+    CHECK(t_verify(*e_u250, w, 1, L) / t_verify(*e_v80, w, 1, L) ==
+          Approx(v80.fpga->bandwidth_gbs / u250.fpga->bandwidth_gbs).epsilon(0.01));
+  }
+  // ... and each token of context adds its K and V of every layer and the query's score on it
+  // per head (stored by QK^T, loaded back by PV), loaded over the activation channel group.
+  const ModelSpec& m = w.target;
+  const double kv_bytes_per_token =
+      (2.0 * m.kv_heads * m.head_dim + m.attention_heads) * m.layers * m.activation_bytes();
+  const models::FpgaSpec& f = *v80.fpga;
+  const double act_bw = f.group_bandwidth_gbs(f.activation_loads) * 1e9;
+  const double slope = (t_verify(*e_v80, w, 1, 16384) - t_verify(*e_v80, w, 1, 128)) / (16384 - 128);
+  CHECK(slope == Approx(kv_bytes_per_token / act_bw).epsilon(0.003));
+}
