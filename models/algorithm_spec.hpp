@@ -43,7 +43,7 @@ struct AlgorithmSpec {
 
   // Tokens each draft pass processes for a step verifying x tokens (x = 1: no passes).
   std::vector<int> draft_pass_widths(int x) const;
-  // Tree depth (number of draft passes) at x.
+  // Draft passes at x (tree depth for width_per_depth and chains; 1 + EAGLE's depth for depth_topk).
   int depth(int x) const { return int(draft_pass_widths(x).size()); }
 };
 

@@ -70,7 +70,9 @@ FpgaSpec load_fpga(const YamlReader& r) {
     const YamlReader g = map.child(key);
     g.allow_only({"channels", "efficiency"});
     FpgaChannelGroup out;
-    out.channels = g.int_in("channels", 1, f.channels);
+    out.channels = g.int_in("channels", 1, kIntMax);
+    if (out.channels > f.channels)
+      g.fail("channels", "at most memory.channels (" + std::to_string(f.channels) + ")", std::to_string(out.channels));
     out.efficiency = g.fraction("efficiency");
     return out;
   };

@@ -43,6 +43,9 @@ Op sfu(const std::string& name, OpKind kind, double elements, int passes, double
   op.flops = 5.0 * elements;  // a few flops per element; never the bottleneck's main term
   op.activation_bytes = 2.0 * elements * abytes;
   if (kind != OpKind::softmax) {  // the attention softmax runs on PV's way in (operator_graph.hpp)
+    // One input tensor of `elements`. The gated SiLU-and-multiply reads two (gate and up) but
+    // is counted as one, as paper 000's simulator does (up_proj's output is multiplied on its
+    // way out; its per-layer activation loads have 2 x intermediate, not 3).
     op.activation_load_bytes = elements * abytes;
     op.activation_store_bytes = elements * abytes;
   }

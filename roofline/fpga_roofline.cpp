@@ -1,5 +1,6 @@
 #include "roofline/fpga_roofline.hpp"
 
+#include "models/config_error.hpp"
 #include "models/engine_registry.hpp"
 
 #include <algorithm>
@@ -48,7 +49,13 @@ FpgaOpWork fpga_op_work(const models::FpgaSpec& f, const Op& op, int tokens) {
   return w;
 }
 
-FpgaRooflineEngine::FpgaRooflineEngine(models::HardwareSpec hw) : hw_(std::move(hw)) {}
+FpgaRooflineEngine::FpgaRooflineEngine(models::HardwareSpec hw) : hw_(std::move(hw)) {
+  // A spec built in code (not through the YAML loader) could leave a channel group empty.
+  const models::FpgaSpec& f = *hw_.fpga;
+  for (const models::FpgaChannelGroup* g : {&f.weights, &f.activation_loads, &f.stores})
+    if (!(f.group_bandwidth_gbs(*g) > 0))
+      throw models::InputError(hw_.name + ": every memory.tensor_mapping group needs channels and an efficiency > 0");
+}
 
 models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool breakdown) const {
   const models::FpgaSpec& f = *hw_.fpga;

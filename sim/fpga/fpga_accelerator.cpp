@@ -222,7 +222,8 @@ SC_MODULE(Accelerator) {
     bool remaining = false;
     for (int q = 0; q < load_queue_count; ++q) remaining |= dma_head[q] < queues->dma[q].size();
     if (!remaining) return;
-    std::array<int, dma_queue_count> pending{};
+    std::array<int, dma_queue_count> pending;
+    pending.fill(-1);  // the store queue's entry is never set by pick_transfer
     int k = pick_transfer(dma_head, &pending);
     if (k >= 0 && structure.copies_from > 0 && !jumped) {
       const int i = queues->dma[k][dma_head[k]];
@@ -278,7 +279,7 @@ SC_MODULE(Accelerator) {
     const long long base = layer * per;
     std::array<std::size_t, queue_count> h{};
     std::vector<long long> key;
-    key.reserve(queue_count + 6);
+    key.reserve(queue_count + 8);
     bool exhausted_queue = false;
     long long lowest = std::numeric_limits<long long>::max(), highest_head = none;
     for (int k = 0; k < queue_count; ++k) {

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 // The largest instruction program one simulated step may allocate: far above any paper workload
-// (an 8B step at 16K tokens is ~56 000 instructions, a few MB) and well inside a workstation.
+// (an 8B step at 16K tokens is ~10^5 instructions, a few MB) and well inside a workstation.
 constexpr double kMaxProgramBytes = 16.0 * (1ull << 30);
 
 namespace sim {
@@ -211,7 +211,7 @@ class Builder {
                      {previous, k_load}, index);
       if (k_load >= 0) kv_.consumed_by(previous);
       const int stored = store(scores / chunks, previous, index);
-      const int score_load = ring_load(scores / chunks, index + 1, stored);
+      const int score_load = ring_load(scores / chunks, index + 2, stored);  // PV's input (its breakdown row)
       softmax_ids.push_back(add(Unit::sfu, DmaQueue::weights, share(static_cast<long long>(ws.sfu_cycles), chunks, c),
                                 {score_load >= 0 ? score_load : previous}, index + 1));
       if (score_load >= 0) kv_.consumed_by(softmax_ids.back());

@@ -1,8 +1,8 @@
 #pragma once
 // The instruction stream of a FlightLLM-like accelerator: LOAD transfers on the memory
-// controller (two DMA queues: weights, and activations with the KV cache), STORE transfers on
-// the store port (the third DMA queue), MATRIX work on the matrix engine and MISC work on the
-// SFU, each with the instructions it depends on.
+// controller (three DMA queues: weights; activations with the KV cache; attention scores),
+// STORE transfers on the store port (the fourth DMA queue), MATRIX work on the matrix engine
+// and MISC work on the SFU, each with the instructions it depends on.
 //
 // Issue rules (shared by the direct scheduler, the event-driven SystemC model and the clocked
 // SystemC model, which must agree cycle for cycle):
@@ -76,7 +76,7 @@ class FastDivisor {
 
 struct Instruction {
   Unit unit = Unit::matrix;
-  DmaQueue queue = DmaQueue::weights;  // memory instructions only
+  DmaQueue queue = DmaQueue::weights;  // memory and store-port instructions only
   long long cycles = 1;
   Dependencies deps;      // indices of earlier instructions
   int op = -1;            // op index within the layer (-1: layer overhead)

@@ -2,9 +2,13 @@
 // engines (the FPGA model's layer fast-forward) must leave every output byte unchanged. A fast,
 // representative subset: Table I (V80) and Table IV (four boards) on the FPGA model, and
 // SpecPipe Fig. 9 (the GPU model's tile steps through the SpecPipe stage timer).
-// The golden CSVs in tests/golden/sim_*.csv were written by the engine before that work
+// The golden CSVs in tests/golden/sim_*.csv were first written by the engine before that work
 // (`specdse reproduce NAME --engine sim --no-plots`, commit 2df80af) and are compared byte for
-// byte; regenerate them only for an intended change of results, and say so in the commit.
+// byte; they are regenerated only for an intended change of results, said so in the commit:
+// sim_table1 / sim_table4 for the FPGA memory mapping (40a5360, written by the fast-forwarding
+// engine; its cycle-exactness against simulating every layer is checked instruction by
+// instruction by "Layer fast-forward reproduces every instruction's cycles ..." in
+// test_fpga_sim.cpp), sim_specpipe-fig9 for the GPU plain-decode kernel.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
