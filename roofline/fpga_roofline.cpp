@@ -20,7 +20,8 @@ double fpga_kv_read_factor(const models::FpgaSpec& f, const Op& op) {
 FpgaOpWork fpga_op_work(const models::FpgaSpec& f, const Op& op, int tokens) {
   FpgaOpWork w;
   w.weight_bytes = op.weight_bytes;
-  w.load_bytes = op.kv_read_bytes * fpga_kv_read_factor(f, op) + op.activation_load_bytes;
+  w.kv_read_bytes = op.kv_read_bytes * fpga_kv_read_factor(f, op);
+  w.load_bytes = w.kv_read_bytes + op.activation_load_bytes;
   w.store_bytes = op.kv_write_bytes + op.activation_store_bytes;
   const double macs = op.flops / 2.0;
   switch (op.kind) {
@@ -98,7 +99,7 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
       const double op_compute = std::max(w.matrix_cycles, w.sfu_cycles) / hz;
       const bool kv_phase = w.weight_bytes == 0 && op.kind != OpKind::norm && op.kind != OpKind::elementwise;
       (kv_phase ? kv_phase_memory : weight_phase_memory) += op_load;
-      if (kv_phase) kv_prefetchable_s += op.kv_read_bytes * fpga_kv_read_factor(f, op) / load_bw;
+      if (kv_phase) kv_prefetchable_s += w.kv_read_bytes / load_bw;
       else input_slots += std::ceil(w.load_bytes / (f.kv_chunk_kib * 1024));
       (kv_phase ? kv_phase_matrix : weight_phase_matrix) += w.matrix_cycles;
       (kv_phase ? kv_phase_sfu : weight_phase_sfu) += w.sfu_cycles;

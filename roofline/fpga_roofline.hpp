@@ -17,8 +17,9 @@ struct FpgaOpWork {
   double matrix_cycles = 0;     // matrix engine busy cycles
   double sfu_cycles = 0;        // SFU busy cycles
   double weight_bytes = 0;      // loaded over the weight channels
-  double load_bytes = 0;        // loaded over the activation channels: KV reads (after the
-                                // cross-attention factor) + activation loads
+  double kv_read_bytes = 0;     // KV-cache reads, after the cross-attention factor
+  double load_bytes = 0;        // loaded over the activation channels: kv_read_bytes +
+                                // activation loads
   double store_bytes = 0;       // stored over the store channels: new K/V + activation stores
 };
 FpgaOpWork fpga_op_work(const models::FpgaSpec& f, const models::Op& op, int tokens);

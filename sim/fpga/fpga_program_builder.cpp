@@ -196,7 +196,7 @@ class Builder {
     const roofline::FpgaOpWork wq = roofline::fpga_op_work(f_, qk, tokens_);
     const roofline::FpgaOpWork ws = roofline::fpga_op_work(f_, softmax, tokens_);
     const roofline::FpgaOpWork wp = roofline::fpga_op_work(f_, pv, tokens_);
-    const double k_bytes = wq.load_bytes - qk.activation_load_bytes, v_bytes = wp.load_bytes - pv.activation_load_bytes;
+    const double k_bytes = wq.kv_read_bytes, v_bytes = wp.kv_read_bytes;
     const double scores = qk.activation_store_bytes;  // = PV's score loads
     const double fresh_v = pv.activation_load_bytes - scores;
     const int chunks = std::max(1, int(std::ceil(std::max({k_bytes, v_bytes, scores}) / kv_chunk_)));
