@@ -37,6 +37,11 @@ class LatencyEngine {
   virtual std::string name() const = 0;
   virtual const HardwareSpec& hardware() const = 0;
   virtual StepCost step(const StepGraph& graph, bool breakdown = false) const = 0;
+  // Whether T_v(x) never falls as x grows at a fixed context and batch (more tokens are never
+  // cheaper). An engine that says so lets the optimiser skip the x that provably cannot beat
+  // the best one found (search::OptimizeOptions::full_curve); an engine whose choices per shape
+  // can make a larger step cheaper must keep the default.
+  virtual bool verify_time_non_decreasing_in_x() const { return false; }
 };
 
 struct Workload {

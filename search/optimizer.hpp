@@ -34,6 +34,13 @@ struct OptimizeOptions {
   std::optional<int> original_x;            // e.g. 69: LongSpec's default 68-node tree
   std::optional<std::vector<int>> original_widths;  // its per-level widths, if not the table's
   DraftPlacement draft_placement;  // where the draft runs (default: the target's device)
+  // true: T_v at every x (OptimizeResult::curve is the whole curve, with the ridge and regime).
+  // false: only at the x that can still beat the best P_eff, on engines whose T_v never falls as
+  // x grows (LatencyEngine::verify_time_non_decreasing_in_x; others evaluate every x anyway).
+  // The best, AD, naive and original points are the same either way; `curve` then holds the
+  // evaluated points only and, where x was skipped, ridge_x and regime are left empty (the
+  // ridge is the maximum of x / T_v over every x). For callers that report only the optimum.
+  bool full_curve = true;
 };
 
 struct OptimizeResult {
@@ -42,9 +49,10 @@ struct OptimizeResult {
   roofline::PerfPoint best;
   roofline::PerfPoint naive;
   std::optional<roofline::PerfPoint> original;
-  std::vector<roofline::PerfPoint> curve;  // every evaluated x, ascending
-  double ridge_x = 0;
-  roofline::Regime regime = roofline::Regime::mixed;
+  std::vector<roofline::PerfPoint> curve;  // every evaluated x, ascending (see full_curve)
+  // Empty when OptimizeOptions::full_curve was false and x were skipped.
+  std::optional<double> ridge_x;
+  std::optional<roofline::Regime> regime;
   double speedup() const { return best.p_eff() / ar.p_eff(); }
 };
 

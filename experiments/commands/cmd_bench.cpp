@@ -7,7 +7,8 @@
 //    points, each one board and context optimised over x = 1..128 with target and draft steps)
 //    on the sim engine with one worker, wall time per point; then with two workers (forked
 //    processes, experiments/sweep/process_pool.hpp, or threads where this process may not fork),
-//    and the parallel efficiency T1 / (2 T2);
+//    and the parallel efficiency T1 / (2 T2); then the same points with x_search: optimum (T_v
+//    only at the x that can still be the best: same best x, no ridge), one worker;
 //  - the whole `reproduce all --engine sim` (every reproduction, no plots, in worker processes
 //    as `reproduce all` runs them), wall and CPU time, and each reproduction's.
 // Wall times are the machine's: on a shared machine the CPU time column is the steadier one.
@@ -114,6 +115,17 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
                                  1e3 * wall[1] / double(indices.size()), 1e3 * cpu1 / double(indices.size()),
                                  processes ? "processes" : "threads", wall[1] / wall[2],
                                  100.0 * wall[1] / (2.0 * wall[2])));
+    // The same points with x_search: optimum (T_v only where x can still be the best; the same
+    // best x and speed-up, no ridge), one worker.
+    SweepSpec optimum = spec;
+    optimum.every_x = false;
+    const Stopwatch sw;
+    compute_sweep_rows(optimum, reg, indices, 1, "sim");
+    t.add_row({fmt::format("design points: regimes sweep, {} points, x_search: optimum", indices.size()), "sim",
+               integer(1), integer(0), integer(0), num(sw.wall()), num(sw.cpu()), integer(0), num(0), num(0)});
+    footer.push_back(fmt::format("design point, optimum only (x_search: optimum): {:.1f} ms wall, {:.1f} ms CPU "
+                                 "(1 worker)",
+                                 1e3 * sw.wall() / double(indices.size()), 1e3 * sw.cpu() / double(indices.size())));
   }
   if (!a.skip_reproduce) {
     const auto out = std::filesystem::temp_directory_path() / fmt::format("specdse_bench_{}", ::getpid());

@@ -13,6 +13,7 @@ struct OptimizeArgs {
   std::string hw, model, algorithm, task = "govreport", context, batch = "1", engine, format;
   AcceptanceOptions acceptance;
   int x_max = 128;
+  std::string x_search = "every_x";
   bool measured_only = false;
   DraftPlacementNames placement;
 };
@@ -23,6 +24,7 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
   const auto w = make_workload(reg, a.model, a.algorithm);
   const auto engine = make_engine(a.engine, hw);
   search::OptimizeOptions opt;
+  opt.full_curve = a.x_search == "every_x";
   opt.x_max = a.x_max;
   opt.measured_x_only = a.measured_only;
   opt.draft_placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
@@ -51,8 +53,8 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
       const auto r = search::optimize_context(*engine, wb, L, aat.source, opt);
       t.add_row({hw.name, w.target.name, a.algorithm, a.task, integer(L), integer(b), num(r.ar.p_eff()),
                  integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3), num(r.best.aat),
-                 num(r.best.t_verify_s), num(r.best.t_draft_s), num(r.ridge_x, 3),
-                 roofline::to_string(r.regime), aat.description,
+                 num(r.best.t_verify_s), num(r.best.t_draft_s), r.ridge_x ? num(*r.ridge_x, 3) : text(""),
+                 text(r.regime ? roofline::to_string(*r.regime) : std::string()), aat.description,
                  r.best.x >= x_limit && x_limit > 1 ? limit_note : std::string(), aat.source_tables});
     }
   if (!opt.draft_placement.is_same_device())
@@ -87,6 +89,11 @@ const RegisterCommand reg{
       add_acceptance_options(sub, a->acceptance);
       sub.add_option("--x-max", a->x_max, "Largest verification length considered")->default_val(128)->check(integer_in(1, kMaxVerificationLength));
       sub.add_flag("--measured-only", a->measured_only, "Evaluate only x with a measured AAT");
+      sub.add_option("--x-search", a->x_search,
+                     "every_x: T_v at every x (with ridge_x and regime); optimum: on the sim engine T_v only at "
+                     "the x that can still be the best (same best, AD and speed-up; ridge_x and regime left empty)")
+          ->default_val("every_x")
+          ->check(CLI::IsMember({"every_x", "optimum"}));
       add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);

@@ -296,8 +296,8 @@ PYBIND11_MODULE(_specdse, m) {
         summary.f("aat_at_best").push_back(r.best.aat);
         summary.f("t_verify_s").push_back(r.best.t_verify_s);
         summary.f("t_draft_s").push_back(r.best.t_draft_s);
-        summary.f("ridge_x").push_back(r.ridge_x);
-        summary.s("regime").push_back(roofline::to_string(r.regime));
+        summary.f("ridge_x").push_back(r.ridge_x.value());  // every x evaluated: always set
+        summary.s("regime").push_back(roofline::to_string(r.regime.value()));
         // The optimum on the search limit may lie beyond it: flag it rather than hide it.
         summary.i("at_x_limit").push_back(!r.curve.empty() && r.best.x >= r.curve.back().x ? 1 : 0);
         for (const auto& p : r.curve) {

@@ -39,8 +39,8 @@ ReproductionResult fig2(const ReproduceContext& ctx) {
       curves.add_row({integer(L), integer(p.x), num(p.t_verify_s), num(p.t_draft_s), num(p.p()),
                       num(p.p_disc()), num(p.aat), num(p.ar()), num(p.p_eff())});
     }
-    summary.add_row({integer(L), num(r.ar.p_eff()), num(p_max), num(r.ridge_x, 3), integer(r.best.x),
-                     num(r.best.p_eff()), num(r.speedup(), 3), roofline::to_string(r.regime)});
+    summary.add_row({integer(L), num(r.ar.p_eff()), num(p_max), num(r.ridge_x.value(), 3), integer(r.best.x),
+                     num(r.best.p_eff()), num(r.speedup(), 3), roofline::to_string(r.regime.value())});
   }
   res.table = std::move(summary);
   res.extra_csvs.emplace_back("fig2_curves.csv", std::move(curves));

@@ -86,6 +86,7 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
       throw models::InputError(fmt::format("{}: no AAT rows for {} {} in source table {}", data_path,
                                            c.algorithm, c.model, c.source_prefix));
     search::OptimizeOptions opt;
+    opt.full_curve = false;  // only the best, AD, naive and original points are reported
     opt.x_max = 128;
     opt.original_x = c.original_x;
     opt.original_widths = c.original_widths;

@@ -354,6 +354,7 @@ std::vector<std::string> compute_sweep_rows(
     }
     const auto engine = make_engine(engine_name, hw);
     search::OptimizeOptions opt;
+    opt.full_curve = spec.every_x;
     opt.x_max = spec.x_max;
     opt.draft_placement = *prep.placements.at(placement_key(p));
     const auto r = search::optimize_context(*engine, w, p.context, aat.source, opt);
@@ -365,7 +366,8 @@ std::vector<std::string> compute_sweep_rows(
     std::vector<Cell> result = {num(hw.peak_flops() / 1e12), num(bw / 1e9), num(hw.peak_flops() / bw),
                                 integer(aat.context), num(r.ar.p_eff()), integer(r.best.x), num(r.best.p_eff()),
                                 num(r.speedup(), 3), num(r.best.aat), num(r.best.t_verify_s),
-                                num(r.best.t_draft_s), num(r.ridge_x, 3), roofline::to_string(r.regime), sd_case,
+                                num(r.best.t_draft_s), r.ridge_x ? num(*r.ridge_x, 3) : text(""),
+                                text(r.regime ? roofline::to_string(*r.regime) : std::string()), sd_case,
                                 text(sim::fit_status(memory))};
     cells.insert(cells.end(), result.begin(), result.end());
     return csv_row(columns, std::move(cells));

@@ -171,8 +171,9 @@ SweepSpec load_sweep_spec(const std::string& path) {
   s.path = path;
   for (const auto& kv : root) {
     const auto k = key_text(path, "(top level)", kv.first);
-    if (k != "name" && k != "engine" && k != "x_max" && k != "plot" && k != "axes" && k != "description")
-      models::throw_input_error(path, k, "one of name, description, engine, x_max, plot, axes", "'" + k + "'");
+    if (k != "name" && k != "engine" && k != "x_max" && k != "x_search" && k != "plot" && k != "axes" &&
+        k != "description")
+      models::throw_input_error(path, k, "one of name, description, engine, x_max, x_search, plot, axes", "'" + k + "'");
   }
   s.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : std::string("sweep");
   if (root["engine"]) {
@@ -185,6 +186,12 @@ SweepSpec load_sweep_spec(const std::string& path) {
     const double x = parse_number(path, "x_max", root["x_max"]);
     if (x < 1 || x != std::floor(x) || x > 100000) models::throw_input_error(path, "x_max", "an integer >= 1", root["x_max"].Scalar());
     s.x_max = int(x);
+  }
+  if (root["x_search"]) {
+    const YAML::Node v = root["x_search"];
+    if (!v.IsScalar() || (v.Scalar() != "every_x" && v.Scalar() != "optimum"))
+      models::throw_input_error(path, "x_search", "every_x or optimum", v.IsScalar() ? "'" + v.Scalar() + "'" : describe(v));
+    s.every_x = v.Scalar() == "every_x";
   }
   if (root["plot"]) {
     if (!root["plot"].IsScalar()) models::throw_input_error(path, "plot", "a plot script name", describe(root["plot"]));

@@ -11,6 +11,9 @@
 //   name: compute_bandwidth_ratio
 //   engine: roofline            # optional (the CLI's --engine overrides it)
 //   x_max: 128                  # optional
+//   x_search: every_x           # optional: every_x (default) or optimum: T_v only at the x that
+//                               # can still be the best (same best / AD / naive columns; ridge_x
+//                               # and regime left empty on engines where x were skipped)
 //   plot: sweep_regimes         # optional: experiments/plots/<plot>.py, run by --plot
 //   axes:
 //     hardware: v80
@@ -46,6 +49,7 @@ struct SweepSpec {
   std::string name;
   std::string engine = "roofline";
   int x_max = 128;
+  bool every_x = true;  // x_search: every_x; false: optimum (search::OptimizeOptions::full_curve)
   std::string plot;
   std::vector<SweepAxis> axes;  // file order
 

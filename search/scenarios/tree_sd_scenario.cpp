@@ -21,7 +21,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
     const auto o = optimize_context(*ctx.engine, w, L, ctx.aat(L), options);
     r.rows.push_back({ctx.hw->name, w.target.name, w.algorithm->name, std::int64_t(L), o.ar.p_eff(),
                       std::int64_t(o.best.x), o.best.p_eff(), o.speedup(), o.best.aat, o.best.t_verify_s,
-                      o.best.t_draft_s, o.ridge_x, roofline::to_string(o.regime)});
+                      o.best.t_draft_s, o.ridge_x.value(), roofline::to_string(o.regime.value())});
   }
   return r;
 }

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,7 @@ TEST_CASE("malformed sweep specs are InputErrors naming file and key", "[sweep]"
   fails_with("axes: {hardware: v80, model: a, algorithm: b, context: []}\n", "axes.context");
   fails_with("speed: 3\naxes: {hardware: v80, model: a, algorithm: b, context: 1}\n", "speed");
   fails_with("axes: [1, 2\n", "YAML");
+  fails_with("x_search: fastest\naxes: {hardware: v80, model: a, algorithm: b, context: 1}\n", "x_search");
 
   // A hardware key that the board's YAML does not have fails before any work is done.
   const auto spec = load_sweep_spec(write(d / "key.yaml",
@@ -234,5 +236,59 @@ axes:
   const auto s2 = experiments::run_sweep(spec, reg, o2);
   CHECK(s2.threads == 2);
   CHECK(read(o1.out_path) == read(o2.out_path));
+  fs::remove_all(d);
+}
+
+TEST_CASE("sweep: x_search optimum gives the every-x rows with ridge_x and regime left empty", "[sweep]") {
+  const auto d = temp_dir("x_search");
+  const std::string axes = R"(engine: sim
+axes:
+  hardware: [v80, u250]
+  model: llama-3.1-8b-instruct
+  algorithm: longspec-tree
+  source_table: t3-4
+  context: [1024, 16384]
+)";
+  const auto every = load_sweep_spec(write(d / "every.yaml", "name: s\n" + axes));
+  const auto optimum = load_sweep_spec(write(d / "optimum.yaml", "name: s\nx_search: optimum\n" + axes));
+  CHECK(every.every_x);
+  CHECK_FALSE(optimum.every_x);
+  const models::ConfigRegistry reg;
+  experiments::SweepRunOptions o1, o2;
+  o1.out_path = (d / "every.csv").string();
+  o2.out_path = (d / "optimum.csv").string();
+  experiments::run_sweep(every, reg, o1);
+  experiments::run_sweep(optimum, reg, o2);
+  // Blank the ridge_x and regime cells of the every-x rows: then the files are equal.
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
+    return cells;
+  };
+  std::stringstream a(read(o1.out_path)), b(read(o2.out_path));
+  std::string la, lb, header;
+  REQUIRE(std::getline(a, header));
+  REQUIRE(std::getline(b, lb));
+  CHECK(header == lb);
+  const auto names = split(header);
+  const auto ridge = std::find(names.begin(), names.end(), "ridge_x") - names.begin();
+  const auto regime = std::find(names.begin(), names.end(), "regime") - names.begin();
+  REQUIRE(std::size_t(regime) < names.size());
+  int rows = 0;
+  while (std::getline(a, la)) {
+    REQUIRE(std::getline(b, lb));
+    auto ca = split(la), cb = split(lb);
+    REQUIRE(ca.size() == cb.size());
+    CHECK_FALSE(ca[std::size_t(ridge)].empty());
+    CHECK(cb[std::size_t(ridge)].empty());
+    CHECK(cb[std::size_t(regime)].empty());
+    ca[std::size_t(ridge)].clear();
+    ca[std::size_t(regime)].clear();
+    CHECK(ca == cb);
+    ++rows;
+  }
+  CHECK(rows == 4);
+  CHECK_FALSE(std::getline(b, lb));
   fs::remove_all(d);
 }

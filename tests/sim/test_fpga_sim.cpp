@@ -127,13 +127,16 @@ TEST_CASE("Engines sim and sim-clocked report the same step cycles") {
 }
 
 TEST_CASE("Sim T_v is non-decreasing in x and in context") {
+  // Every x: the optimiser's bounded search (search::OptimizeOptions::full_curve) relies on it
+  // (FpgaSimEngine::verify_time_non_decreasing_in_x).
   const ConfigRegistry reg;
   const Workload w = workload("llama-3.1-8b-instruct");
   for (const char* board : {"v80", "u250"}) {
     const auto e = sim::make_fpga_sim_engine(reg.hardware(board), sim::SimMode::event_driven);
-    for (long long L : {128LL, 4096LL}) {
+    CHECK(e->verify_time_non_decreasing_in_x());
+    for (long long L : {128LL, 4096LL, 16384LL}) {
       double prev = 0;
-      for (int x = 1; x <= 128; x += (x < 24 ? 1 : 7)) {
+      for (int x = 1; x <= 128; ++x) {
         const double t = t_verify(*e, w, x, L);
         INFO(board << " L=" << L << " x=" << x);
         CHECK(t >= prev * (1 - 1e-9));
