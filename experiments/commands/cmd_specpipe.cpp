@@ -74,8 +74,8 @@ SpecPipeOutput compute_specpipe(const SpecPipeArgs& a, const models::ConfigRegis
   const sp::Verification verification = sp::parse_verification(a.verify);
   if (verification == sp::Verification::top_p && !(a.top_p > 0 && a.top_p < 1))
     throw models::InputError(fmt::format("--top-p: {} (must be in (0, 1))", a.top_p));
-  const sp::TimingSetup setup =
-      sp::make_setup(reg, a.system, a.model, a.draft, a.engine, a.context, a.prune_ms * 1e-3);
+  sp::TimingSetup setup = sp::make_setup(reg, a.system, a.model, a.draft, a.engine, a.context, a.prune_ms * 1e-3);
+  setup.task_names = !a.trace.empty();  // --trace-out writes the best run's named tasks
   if (!setup.draft) throw models::InputError("--draft: SpecPipe needs a draft model on the system's draft device");
   // Memory: the widest level and the largest batch decide; an infeasible placement is not timed.
   sp::check_memory(setup, int(widths.back()), int(batches.back()));

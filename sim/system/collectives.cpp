@@ -13,7 +13,7 @@ int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lan
     throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
                                          s.devices[std::size_t(a)].name, s.devices[std::size_t(b)].name, name));
   TimelineTask t;
-  t.name = name;
+  if (g.named()) t.name = name;
   t.category = category;
   t.resource = lanes.resource_of_lane[std::size_t(link->lane)];
   t.busy_s = link->spec.occupancy_s(bytes);
@@ -33,7 +33,7 @@ int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResourc
                     std::vector<int> deps, const std::string& name, const std::string& category) {
   if (s.link_between(a, b)) return add_send(g, s, lanes, a, b, bytes, std::move(deps), name, category);
   if (const int r = relay_device(s, a, b); r >= 0) {
-    const std::string via = fmt::format("{} (via {})", name, s.devices[std::size_t(r)].name);
+    const std::string via = g.named() ? fmt::format("{} (via {})", name, s.devices[std::size_t(r)].name) : std::string();
     const int first = add_send(g, s, lanes, a, r, bytes, std::move(deps), via, category);
     return add_send(g, s, lanes, r, b, bytes, {first}, via, category);
   }
@@ -59,7 +59,8 @@ std::vector<int> ring(TaskGraph& g, const models::SystemSpec& s, const LaneResou
       std::vector<int> deps = {received[i]};
       if (step == 0 && ready[to] != received[i]) deps.push_back(ready[to]);
       next[to] = add_send(g, s, lanes, ranks[i], ranks[to], chunk, deps,
-                          fmt::format("{} {} step {}", name, phase, step + 1), "collective");
+                          g.named() ? fmt::format("{} {} step {}", name, phase, step + 1) : std::string(),
+                          "collective");
     }
     received = next;
   }
@@ -84,8 +85,8 @@ std::vector<int> add_one_shot_all_reduce(TaskGraph& g, const models::SystemSpec&
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 1; k < n; ++k) {
       const std::size_t to = (i + k) % n;  // staggered so that no receiver is everyone's first
-      arrived[to].push_back(
-          add_send(g, s, lanes, ranks[i], ranks[to], bytes, {ready[i]}, name + " all-reduce push", "collective"));
+      arrived[to].push_back(add_send(g, s, lanes, ranks[i], ranks[to], bytes, {ready[i]},
+                                     g.named() ? name + " all-reduce push" : std::string(), "collective"));
     }
   // The local reduction ends the kernel: a zero-time task on the rank's own port after its own
   // pushes (FIFO) and every incoming buffer.
@@ -93,7 +94,7 @@ std::vector<int> add_one_shot_all_reduce(TaskGraph& g, const models::SystemSpec&
   for (std::size_t j = 0; j < n; ++j) {
     const models::SystemLink* out = s.link_between(ranks[j], ranks[(j + 1) % n]);
     TimelineTask t;
-    t.name = name + " all-reduce reduce";
+    if (g.named()) t.name = name + " all-reduce reduce";
     t.category = "collective";
     t.resource = lanes.resource_of_lane[std::size_t(out->lane)];
     t.deps = arrived[j];

@@ -113,6 +113,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
 
   SystemStep out;
   TaskGraph& g = out.graph;
+  g.set_named(q.task_names);
   std::vector<int> device_resource(s.devices.size());
   for (std::size_t i = 0; i < s.devices.size(); ++i)
     device_resource[i] = g.add_resource({s.devices[i].name, ResourceKind::device_stream, s.devices[i].name});
@@ -158,7 +159,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
   auto compute = [&](int d, const std::string& name, const std::string& category, double seconds,
                      std::vector<int> deps) {
     TimelineTask t;
-    t.name = name;
+    if (g.named()) t.name = name;
     t.category = category;
     t.resource = device_resource[std::size_t(d)];
     t.busy_s = seconds;
@@ -198,7 +199,8 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     for (std::size_t k = 0; k < slice_s.size(); ++k) {
       std::vector<int> done(group.size());
       for (std::size_t r = 0; r < group.size(); ++r) {
-        done[r] = compute(group[r], fmt::format("{} slice {}", label, k), category, slice_s[k], deps_of(have[r]));
+        done[r] = compute(group[r], g.named() ? fmt::format("{} slice {}", label, k) : std::string(), category,
+                          slice_s[k], deps_of(have[r]));
         if (first_task < 0) first_task = done[r];
       }
       have = add_all_reduce(g, s, lanes, group, ar_bytes, done, label);

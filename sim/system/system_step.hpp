@@ -37,6 +37,7 @@ struct SystemQuery {
   double head_ffn_bytes_per_weight = 0;  // > 0: the head's FFN stored in this format (paper 004 Table 2)
   bool verify = true;         // false: the head's passes alone (the dispatcher times them apart)
   bool kernels_only = false;  // devices' host costs zeroed (a caller that adds host time itself)
+  bool task_names = true;     // false: the graph's tasks are unnamed (no trace will be written; faster)
 };
 
 struct DeviceStep {

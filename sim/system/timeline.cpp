@@ -9,6 +9,8 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <queue>
+#include <utility>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -34,14 +36,18 @@ int TaskGraph::add_resource(TimelineResource r) {
 
 int TaskGraph::add_task(TimelineTask t) {
   const int id = int(tasks_.size());
+  if (!named_) t.name.clear();
+  // Messages name the task, or its index when tasks are unnamed.
+  auto what = [&] { return t.name.empty() ? fmt::format("#{}", id) : "'" + t.name + "'"; };
+
   if (t.resource < 0 || t.resource >= int(resources_.size()))
-    throw models::InputError(fmt::format("timeline: task '{}' names resource {} of {}", t.name, t.resource,
+    throw models::InputError(fmt::format("timeline: task {} names resource {} of {}", what(), t.resource,
                                          resources_.size()));
   for (int d : t.deps)
     if (d < 0 || d >= id)
-      throw models::InputError(fmt::format("timeline: task '{}' depends on task {}, not added before it", t.name, d));
+      throw models::InputError(fmt::format("timeline: task {} depends on task {}, not added before it", what(), d));
   if (!(t.busy_s >= 0) || !(t.latency_s >= 0) || !std::isfinite(t.busy_s) || !std::isfinite(t.latency_s))
-    throw models::InputError(fmt::format("timeline: task '{}' has a negative or non-finite duration", t.name));
+    throw models::InputError(fmt::format("timeline: task {} has a negative or non-finite duration", what()));
   tasks_.push_back(std::move(t));
   return id;
 }
@@ -64,9 +70,14 @@ SC_MODULE(TimelineScheduler) {
   std::vector<int> running;                   // per resource: task in service, -1 idle
   std::vector<int> pending;                   // per task: unfinished dependencies
   std::vector<char> completed;
-  std::vector<std::vector<int>> dependants;
+  // Dependants of task t: dependant_list[dependant_begin[t] .. dependant_begin[t + 1]), in task
+  // order (one flat array: a step has ~10^4 tasks and a vector each cost more than the run).
+  std::vector<int> dependant_begin, dependant_list;
   std::vector<std::unique_ptr<sc_core::sc_event>> wake;  // per resource
-  std::multimap<std::uint64_t, int> completions;         // completion time (ps) -> task
+  // (completion time in ps, task), earliest first.
+  using Completion = std::pair<std::uint64_t, int>;
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions;
+  std::vector<int> due;  // scratch of complete_due
   sc_core::sc_event completion_due;
   TimelineRun run;
 
@@ -79,7 +90,6 @@ SC_MODULE(TimelineScheduler) {
     running.assign(nr, -1);
     pending.assign(nt, 0);
     completed.assign(nt, 0);
-    dependants.assign(nt, {});
     run.start_s.assign(nt, 0);
     run.end_s.assign(nt, 0);
     run.resource_busy_s.assign(nr, 0);
@@ -96,10 +106,16 @@ SC_MODULE(TimelineScheduler) {
     opt.set_sensitivity(&completion_due);
     opt.dont_initialize();
     sc_core::sc_spawn([this] { complete_due(); }, "completions", &opt);
+    dependant_begin.assign(nt + 1, 0);
     for (std::size_t t = 0; t < nt; ++t) {
       pending[t] = int(g.tasks()[t].deps.size());
-      for (int d : g.tasks()[t].deps) dependants[std::size_t(d)].push_back(int(t));
+      for (int d : g.tasks()[t].deps) ++dependant_begin[std::size_t(d) + 1];
     }
+    for (std::size_t t = 0; t < nt; ++t) dependant_begin[t + 1] += dependant_begin[t];
+    dependant_list.assign(std::size_t(dependant_begin[nt]), 0);
+    std::vector<int> fill(dependant_begin.begin(), dependant_begin.end() - 1);
+    for (std::size_t t = 0; t < nt; ++t)
+      for (int d : g.tasks()[t].deps) dependant_list[std::size_t(fill[std::size_t(d)]++)] = int(t);
     for (std::size_t t = 0; t < nt; ++t)
       if (pending[t] == 0) make_ready(int(t));
   }
@@ -141,22 +157,24 @@ SC_MODULE(TimelineScheduler) {
   void complete_due() {
     ++run.events;
     const std::uint64_t now = now_ps();
-    while (!completions.empty() && completions.begin()->first <= now) {
-      std::vector<int> due;
-      for (auto it = completions.begin(); it != completions.end() && it->first <= now;) {
-        due.push_back(it->second);
-        it = completions.erase(it);
+    while (!completions.empty() && completions.top().first <= now) {
+      due.clear();
+      while (!completions.empty() && completions.top().first <= now) {
+        due.push_back(completions.top().second);
+        completions.pop();
       }
       std::sort(due.begin(), due.end());
       for (int t : due) {
         run.end_s[std::size_t(t)] = double(now) * 1e-12;
         completed[std::size_t(t)] = 1;
         run.makespan_s = std::max(run.makespan_s, run.end_s[std::size_t(t)]);
-        for (int d : dependants[std::size_t(t)])
+        for (int k = dependant_begin[std::size_t(t)]; k < dependant_begin[std::size_t(t) + 1]; ++k) {
+          const int d = dependant_list[std::size_t(k)];
           if (--pending[std::size_t(d)] == 0) make_ready(d);
+        }
       }
     }
-    if (!completions.empty()) completion_due.notify(sc_time(double(completions.begin()->first - now), SC_PS));
+    if (!completions.empty()) completion_due.notify(sc_time(double(completions.top().first - now), SC_PS));
   }
 };
 

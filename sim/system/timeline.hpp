@@ -35,7 +35,14 @@ struct TimelineTask {
 
 class TaskGraph {
  public:
+  // Whether tasks keep their names. Names are for traces (write_chrome_trace) and messages; a
+  // caller that writes no trace turns them off, and builders skip formatting them (named()):
+  // a tensor-parallel step has ~10^4 collective sends, whose names cost as much as simulating
+  // them. The timing is the same either way.
+  void set_named(bool named) { named_ = named; }
+  bool named() const { return named_; }
   int add_resource(TimelineResource r);
+  void reserve_tasks(std::size_t n) { tasks_.reserve(n); }
   int add_task(TimelineTask t);  // validates resource and dependency indices
   const std::vector<TimelineResource>& resources() const { return resources_; }
   const std::vector<TimelineTask>& tasks() const { return tasks_; }
@@ -44,6 +51,7 @@ class TaskGraph {
  private:
   std::vector<TimelineResource> resources_;
   std::vector<TimelineTask> tasks_;
+  bool named_ = true;
 };
 
 struct TimelineRun {

@@ -246,6 +246,29 @@ TEST_CASE("system: tensor parallelism over NVLink beats one H100 for a 70B step,
   CHECK(tp8.target_s < single / 3);
 }
 
+TEST_CASE("system: a step without task names has the same timeline, to the picosecond") {
+  // Callers that write no trace (the EAGLE dispatcher) skip naming the ~10^4 tasks of a TP step.
+  const models::ConfigRegistry reg;
+  SystemQuery q;
+  q.target = reg.model("llama-3.1-70b");
+  q.x = 16;
+  q.batch = 8;
+  q.context = 2048;
+  const SystemStep named = simulate_system_step(named_system("eagle-8xh100-nvlink"), q);
+  q.task_names = false;
+  const SystemStep unnamed = simulate_system_step(named_system("eagle-8xh100-nvlink"), q);
+  REQUIRE(named.graph.tasks().size() == unnamed.graph.tasks().size());
+  CHECK(named.step_s == unnamed.step_s);
+  CHECK(named.run.start_s == unnamed.run.start_s);
+  CHECK(named.run.end_s == unnamed.run.end_s);
+  std::size_t with_names = 0;
+  for (std::size_t t = 0; t < named.graph.tasks().size(); ++t) {
+    with_names += !named.graph.task(int(t)).name.empty();
+    CHECK(unnamed.graph.task(int(t)).name.empty());
+  }
+  CHECK(with_names == named.graph.tasks().size());
+}
+
 TEST_CASE("system: the Chrome trace is valid trace-event JSON with one event per task") {
   const models::ConfigRegistry reg;
   SystemQuery q;

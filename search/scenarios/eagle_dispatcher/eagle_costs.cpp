@@ -79,6 +79,7 @@ class SystemCosts : public EagleCostModel {
     auto it = verify_memo_.find(key);
     if (it != verify_memo_.end()) return it->second;
     sim::SystemQuery q = query(batch, context);
+    q.task_names = false;  // only the times are kept
     q.x = x;
     const sim::SystemStep st = sim::simulate_system_step(s_, q);
     return verify_memo_[key] = {st.step_s, st.lead_wait_s, st.rank_weight_bytes, st.rank_kv_read_bytes};
@@ -89,6 +90,7 @@ class SystemCosts : public EagleCostModel {
     auto it = draft_memo_.find(key);
     if (it != draft_memo_.end()) return it->second;
     sim::SystemQuery q = query(batch, context);
+    q.task_names = false;  // only the times are kept
     q.head = w_.algorithm;
     q.head_pass_widths = {width};
     q.head_ffn_bytes_per_weight = ffn_bytes_;

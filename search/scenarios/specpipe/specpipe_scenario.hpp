@@ -223,6 +223,7 @@ inline TimingSetup make_setup(const models::ConfigRegistry& reg, const std::stri
   s.engine = engine;
   s.context = context;
   s.prune_s = prune_s;
+  s.task_names = false;  // a caller that writes a trace turns them back on
   return s;
 }
 

@@ -51,6 +51,9 @@ struct TimingSetup {
   double prune_s = 5e-3;             // per step and stage; paper 002 §4.2: "pruning takes about ~5 ms"
   // An EAGLE head drafting on the last stage's device (plans with draft_on_last_stage).
   std::optional<models::AlgorithmSpec> head;
+  // Whether the timed graphs' tasks carry names (sim::TaskGraph::set_named): only a trace
+  // needs them, and formatting them costs about as much as the timeline run.
+  bool task_names = true;
 };
 
 // Memoised stage and draft times from the device engines.
@@ -209,6 +212,10 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
     throw models::InputError(fmt::format("specpipe: plan has {} stages, the system {}", plan.stages, m));
   TimedPlan out;
   sim::TaskGraph& g = out.graph;
+  g.set_named(setup.task_names);
+  const bool named = setup.task_names;
+  // Per step about: draft passes, a compute, a send, a prune and a token per stage.
+  g.reserve_tasks(plan.steps.size() * (4 * std::size_t(m) + 4));
   std::vector<int> dev_res(sys.devices.size()), host_res(sys.devices.size());
   for (std::size_t i = 0; i < sys.devices.size(); ++i)
     dev_res[i] = g.add_resource({sys.devices[i].name, sim::ResourceKind::device_stream, sys.devices[i].name});
@@ -247,7 +254,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
   int last_draft = -1;
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const StepPlan& st = plan.steps[s];
-    const std::string tag = fmt::format("step {}", s);
+    const std::string tag = named ? fmt::format("step {}", s) : std::string();
     // The draft's passes (after it learned the previous step's token), then, for a tree built at
     // the start of the step, its send to stage 0.
     int draft_done = -1;
@@ -256,8 +263,9 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
       for (int w : st.draft_passes) {
         const double busy = plan.draft_on_last_stage ? timer.head_s(w, st.draft_batch) : timer.draft_s(w, st.draft_batch);
         draft_done = task(dev_res[std::size_t(draft_dev)],
-                          st.draft_batch > 1 ? fmt::format("{} draft {} x {} nodes", tag, st.draft_batch, w)
-                                             : fmt::format("{} draft {} nodes", tag, w),
+                          !named               ? std::string()
+                          : st.draft_batch > 1 ? fmt::format("{} draft {} x {} nodes", tag, st.draft_batch, w)
+                                               : fmt::format("{} draft {} nodes", tag, w),
                           "draft", busy, deps);
         deps = {draft_done};
       }
@@ -268,7 +276,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
       const int first_dev = timer.device_of(0);
       if (!has_draft || draft_dev == first_dev) return deps.empty() ? -1 : deps.front();
       deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
-      return sim::add_send(g, sys, lanes, draft_dev, first_dev, bytes, deps, tag + " level -> stage 0");
+      return sim::add_send(g, sys, lanes, draft_dev, first_dev, bytes, deps, named ? tag + " level -> stage 0" : std::string());
     };
     int level_now = -1;
     if (st.first == FirstInput::draft_now && st.level_tokens > 0) level_now = send_level({draft_done});
@@ -291,7 +299,8 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
       if (plan.ragged_batches && b > 1)
         busy *= 1.0 + sys.devices[std::size_t(timer.device_of(i))].hardware.stack.ragged_batch_overhead_ratio;
       comp[std::size_t(i)] = task(dev_res[std::size_t(timer.device_of(i))],
-                                  b > 1 ? fmt::format("{} stage {} layers {}-{}: {} tokens of {} requests", tag, i,
+                                  !named ? std::string()
+                                  : b > 1 ? fmt::format("{} stage {} layers {}-{}: {} tokens of {} requests", tag, i,
                                                       stg.first_layer, stg.last_layer, n, b)
                                         : fmt::format("{} stage {} layers {}-{}: {} tokens", tag, i, stg.first_layer,
                                                       stg.last_layer, n),
@@ -317,20 +326,23 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
         if (!(st.prune || (i == 0 && next_needs_first))) continue;
         token_at[std::size_t(i)] = d == last_dev ? c_last
                                                  : sim::add_routed_send(g, sys, lanes, last_dev, d, bytes, {c_last},
-                                                                        fmt::format("{} token -> stage {}", tag, i), "token");
+                                                                        named ? fmt::format("{} token -> stage {}", tag, i)
+                                                                              : std::string(),
+                                                                        "token");
       }
       token_to_first = token_at[0];
       if (has_draft) {
         token_to_draft = draft_dev == last_dev ? c_last
                                                : sim::add_routed_send(g, sys, lanes, last_dev, draft_dev, bytes, {c_last},
-                                                                      tag + " token -> draft", "token");
+                                                                      named ? tag + " token -> draft" : std::string(), "token");
       }
     }
     // Prune (host thread of each stage device) and the surviving embeddings on to the next stage.
     std::vector<int> prune(std::size_t(m), -1), send(std::size_t(std::max(0, m - 1)), -1);
     for (int i = 0; i < m; ++i) {
       if (st.prune && setup.prune_s > 0)
-        prune[std::size_t(i)] = task(host_res[std::size_t(timer.device_of(i))], fmt::format("{} prune stage {}", tag, i),
+        prune[std::size_t(i)] = task(host_res[std::size_t(timer.device_of(i))],
+                                     named ? fmt::format("{} prune stage {}", tag, i) : std::string(),
                                      "host", setup.prune_s, {comp[std::size_t(i)], token_at[std::size_t(i)]});
       if (i + 1 < m && st.send[std::size_t(i)] > 0) {
         const int n = st.send[std::size_t(i)];
@@ -341,7 +353,9 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
                                                if (token_at[std::size_t(i)] >= 0) d.push_back(token_at[std::size_t(i)]);
                                                return d;
                                              }(),
-                                             fmt::format("{} embeddings stage {} -> {}: {} tokens", tag, i, i + 1, n));
+                                             named ? fmt::format("{} embeddings stage {} -> {}: {} tokens", tag, i, i + 1, n)
+                                                   : std::string());
+        out.max_hop_bytes = std::max(out.max_hop_bytes, g.task(send[std::size_t(i)]).bytes);
         if (timer.device_of(i) == timer.device_of(i + 1)) send[std::size_t(i)] = comp[std::size_t(i)];
       }
     }
@@ -379,10 +393,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
   }
   if (has_draft) out.draft_utilisation = out.run.resource_busy_s[std::size_t(dev_res[std::size_t(draft_dev)])] / span;
   double bytes = 0;
-  for (const auto& t : g.tasks()) {
-    bytes += t.bytes;
-    if (t.name.find("embeddings") != std::string::npos) out.max_hop_bytes = std::max(out.max_hop_bytes, t.bytes);
-  }
+  for (const auto& t : g.tasks()) bytes += t.bytes;
   out.link_bytes_per_step = plan.steps.empty() ? 0 : bytes / double(plan.steps.size());
   // Steps between the first and the last emission.
   long long first_step = -1, last_step = -1;
