@@ -131,11 +131,10 @@ OptimizeResult optimize_context(const models::LatencyEngine& engine, const model
   std::vector<int> xs;
   for (int x = 1; x <= x_max; ++x)
     if (!o.measured_x_only || x == 1 || aat.measured.count(x)) xs.push_back(x);
-  if (!o.full_curve && engine.verify_time_non_decreasing_in_x()) {
+  if (!o.full_curve && engine.verify_time_non_decreasing_in_x())
     r.curve = bounded_curve(engine, w, context, aat, xs, &o.draft_placement);
-  } else {
+  else
     for (int x : xs) r.curve.push_back(evaluate_x(engine, w, context, aat, x, nullptr, &o.draft_placement));
-  }
   r.ar = r.curve.front();
   r.best = *std::max_element(r.curve.begin(), r.curve.end(),
                              [](const auto& a, const auto& b) { return a.p_eff() < b.p_eff(); });
@@ -146,7 +145,7 @@ OptimizeResult optimize_context(const models::LatencyEngine& engine, const model
   if (o.original_x)
     r.original = evaluate_x(engine, w, context, aat, *o.original_x,
                             o.original_widths ? &*o.original_widths : nullptr, &o.draft_placement);
-  if (o.full_curve || !engine.verify_time_non_decreasing_in_x()) {
+  if (r.curve.size() == xs.size()) {  // the ridge is a maximum over every x
     r.ridge_x = roofline::ridge_point(r.curve);
     r.regime = roofline::classify(*r.ridge_x, naive_x);
   }

@@ -13,7 +13,7 @@ int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lan
     throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
                                          s.devices[std::size_t(a)].name, s.devices[std::size_t(b)].name, name));
   TimelineTask t;
-  if (g.named()) t.name = name;
+  t.name = name;
   t.category = category;
   t.resource = lanes.resource_of_lane[std::size_t(link->lane)];
   t.busy_s = link->spec.occupancy_s(bytes);

@@ -159,7 +159,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
   auto compute = [&](int d, const std::string& name, const std::string& category, double seconds,
                      std::vector<int> deps) {
     TimelineTask t;
-    if (g.named()) t.name = name;
+    t.name = name;
     t.category = category;
     t.resource = device_resource[std::size_t(d)];
     t.busy_s = seconds;

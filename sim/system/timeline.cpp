@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <map>
-#include <queue>
-#include <utility>
+#include <functional>
 #include <memory>
 #include <ostream>
+#include <queue>
 #include <stdexcept>
+#include <utility>
 
 #include "models/config_error.hpp"
 #include "sim/sc_session.hpp"
