@@ -129,8 +129,11 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
   }
   if (!a.skip_reproduce) {
     const auto out = std::filesystem::temp_directory_path() / fmt::format("specdse_bench_{}", ::getpid());
-    // As `reproduce all` runs them: side by side in worker processes where this process may fork.
+    // As `reproduce all` runs them: side by side in worker processes where this process may
+    // fork, the long-running ones started first.
     const auto& table = reproduction_table();
+    std::vector<const Reproduction*> chosen;
+    for (const auto& r : table) chosen.push_back(&r);
     const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
     const bool processes = workers > 1 && fork_is_safe();
     auto run_one = [&](std::size_t k) {
@@ -147,7 +150,7 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
     const Stopwatch all;
     if (processes)
       run_in_worker_processes(table.size(), workers, run_one,
-                              [&](std::size_t k, const std::string& text) { times[k] = text; });
+                              [&](std::size_t k, const std::string& text) { times[k] = text; }, start_order(chosen));
     else
       for (std::size_t k = 0; k < table.size(); ++k) times[k] = run_one(k);
     const double all_wall = all.wall(), all_cpu = all.cpu();

@@ -120,9 +120,11 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
   if (chosen.size() > 1 && jobs > 1 && fork_is_safe()) {
     // Reproductions are independent (each writes only its own folder), so worker processes run
     // them side by side; their files and printed tables are the same as one after another.
+    // The long-running ones start first (Reproduction::long_running), the rest in order.
     run_in_worker_processes(  // delivers the outputs in the order of `chosen`
         chosen.size(), jobs, [&](std::size_t k) { return run_one(*chosen[k], a, reg, python).pack(); },
-        [&](std::size_t k, const std::string& packed) { emit(k, ReproductionOutput::unpack(packed)); });
+        [&](std::size_t k, const std::string& packed) { emit(k, ReproductionOutput::unpack(packed)); },
+        start_order(chosen));
   } else {
     for (std::size_t k = 0; k < chosen.size(); ++k) emit(k, run_one(*chosen[k], a, reg, python));
   }

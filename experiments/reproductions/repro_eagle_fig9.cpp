@@ -71,7 +71,7 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
 
 const RegisterReproduction reg("eagle-fig9",
                                "Paper 004 Fig. 9: speed-up heat maps over batch x context, four models, 8x H100 (TP)",
-                               eagle_fig9, 97);
+                               eagle_fig9, 97, /*long_running=*/true);
 
 }  // namespace
 }  // namespace experiments

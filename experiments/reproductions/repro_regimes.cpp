@@ -32,7 +32,7 @@ ReproductionResult regimes(const ReproduceContext& ctx) {
 }
 
 const RegisterReproduction reg{"regimes", "Paper 000 §III-B: the three SD regimes vs compute-to-bandwidth ratio",
-                               regimes, 90};
+                               regimes, 90, /*long_running=*/true};
 
 }  // namespace
 }  // namespace experiments

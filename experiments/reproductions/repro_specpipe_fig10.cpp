@@ -90,7 +90,7 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
 
 const RegisterReproduction reg{"specpipe-fig10",
                                "SpecPipe Fig. 10: TBT and hit rate vs tree width w and candidates k on 8x RTX 3090",
-                               fig10, 97};
+                               fig10, 97, /*long_running=*/true};
 
 }  // namespace
 }  // namespace experiments

@@ -95,7 +95,7 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
 
 const RegisterReproduction reg{"specpipe-fig16",
                                "SpecPipe Figs. 16/17: throughput vs TBT over concurrent requests, SpecPipe-DB and baselines",
-                               fig16, 99};
+                               fig16, 99, /*long_running=*/true};
 
 }  // namespace
 }  // namespace experiments

@@ -7,10 +7,18 @@ std::vector<Reproduction>& reproduction_table() {
   return table;
 }
 
+std::vector<std::size_t> start_order(const std::vector<const Reproduction*>& chosen) {
+  std::vector<std::size_t> order;
+  for (bool long_running : {true, false})
+    for (std::size_t k = 0; k < chosen.size(); ++k)
+      if (chosen[k]->long_running == long_running) order.push_back(k);
+  return order;
+}
+
 RegisterReproduction::RegisterReproduction(
     std::string name, std::string description,
-    std::function<ReproductionResult(const ReproduceContext&)> run, int order) {
-  reproduction_table().push_back({std::move(name), std::move(description), std::move(run), order});
+    std::function<ReproductionResult(const ReproduceContext&)> run, int order, bool long_running) {
+  reproduction_table().push_back({std::move(name), std::move(description), std::move(run), order, long_running});
 }
 
 }  // namespace experiments

@@ -37,13 +37,23 @@ struct Reproduction {
   std::string description;
   std::function<ReproductionResult(const ReproduceContext&)> run;
   int order = 100;
+  // One of the longest reproductions (`specdse bench` lists each one's time; on the sim engine
+  // regimes takes several times the next longest): `reproduce all` hands these to its worker
+  // processes first, so that none starts last and holds up the end (longest-first scheduling).
+  // Printed order and files do not depend on it.
+  bool long_running = false;
 };
 
 std::vector<Reproduction>& reproduction_table();
 
+// The order in which `reproduce all`'s worker processes start `chosen`: the long-running ones
+// first, then the rest, each group in the order given (indices into `chosen`).
+std::vector<std::size_t> start_order(const std::vector<const Reproduction*>& chosen);
+
 struct RegisterReproduction {
   RegisterReproduction(std::string name, std::string description,
-                       std::function<ReproductionResult(const ReproduceContext&)> run, int order = 100);
+                       std::function<ReproductionResult(const ReproduceContext&)> run, int order = 100,
+                       bool long_running = false);
 };
 
 }  // namespace experiments

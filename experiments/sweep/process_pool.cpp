@@ -176,8 +176,15 @@ bool fork_is_safe() {
 
 void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
                              const std::function<std::string(std::size_t)>& compute,
-                             const std::function<void(std::size_t, const std::string&)>& on_result) {
+                             const std::function<void(std::size_t, const std::string&)>& on_result,
+                             const std::vector<std::size_t>& hand_out_order) {
   if (n == 0) return;
+  if (!hand_out_order.empty()) {
+    std::vector<char> seen(n, 0);
+    bool permutation = hand_out_order.size() == n;
+    for (std::size_t k : hand_out_order) permutation = permutation && k < n && !seen[k]++;
+    if (!permutation) throw std::logic_error("run_in_worker_processes: hand_out_order is not a permutation of 0..n-1");
+  }
   const unsigned count = unsigned(std::max<std::size_t>(1, std::min<std::size_t>(workers_wanted, n)));
   Pool pool(count);
   auto& workers = pool.workers();
@@ -220,7 +227,8 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
   std::size_t next = 0;
   auto hand_out = [&](Worker& w) {
     if (next < n) {
-      const std::uint64_t k = next++;
+      const std::uint64_t k = hand_out_order.empty() ? next : hand_out_order[next];
+      ++next;
       if (!write_to_worker(w.task, &k, sizeof k))
         throw std::runtime_error("a sweep worker process stopped taking points");
       w.busy = true;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace experiments {
 
@@ -20,12 +21,15 @@ namespace experiments {
 bool fork_is_safe();
 
 // Runs compute(k) for k = 0..n-1 on `workers` forked processes; on_result(k, text) runs in this
-// process for each, in the order k = 0, 1, ... as soon as a result and every earlier one are in. An exception in a worker is rethrown here as the same
+// process for each, in the order k = 0, 1, ... as soon as a result and every earlier one are in.
+// Points are handed out in `hand_out_order` (a permutation of 0..n-1; empty: 0, 1, ...), which
+// changes only when each one starts. An exception in a worker is rethrown here as the same
 // kind (models::InputError for bad input, std::bad_alloc, else std::runtime_error, with its
 // message) after the other workers are stopped; a worker that dies is reported as an error
 // naming its signal. Output buffered before the call is flushed first.
 void run_in_worker_processes(std::size_t n, unsigned workers,
                              const std::function<std::string(std::size_t)>& compute,
-                             const std::function<void(std::size_t, const std::string&)>& on_result);
+                             const std::function<void(std::size_t, const std::string&)>& on_result,
+                             const std::vector<std::size_t>& hand_out_order = {});
 
 }  // namespace experiments

@@ -11,6 +11,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "experiments/sweep/process_pool.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
@@ -36,6 +37,28 @@ TEST_CASE("worker processes return every result in index order, computed outside
     CHECK(text.substr(0, space) == std::to_string(k * k));
     CHECK(text.substr(space + 1) != parent);
   }
+}
+
+TEST_CASE("points start in the hand-out order given and still come back in index order", "[sweep]") {
+  REQUIRE(experiments::fork_is_safe());
+  // One worker computes the points one after another: its own counter says when each started.
+  static int started = 0;
+  const std::vector<std::size_t> order{3, 0, 4, 1, 2};
+  std::vector<std::string> got;
+  experiments::run_in_worker_processes(
+      5, 1, [](std::size_t) { return std::to_string(started++); },
+      [&](std::size_t k, const std::string& text) {
+        CHECK(k == got.size());
+        got.push_back(text);
+      },
+      order);
+  CHECK(got == std::vector<std::string>{"1", "3", "4", "0", "2"});
+  // Not a permutation of 0..n-1: a programming error, refused before any worker starts.
+  auto ignore = [](std::size_t, const std::string&) {};
+  auto zero = [](std::size_t) { return std::string("0"); };
+  CHECK_THROWS_AS(experiments::run_in_worker_processes(3, 2, zero, ignore, {0, 1}), std::logic_error);
+  CHECK_THROWS_AS(experiments::run_in_worker_processes(3, 2, zero, ignore, {0, 1, 1}), std::logic_error);
+  CHECK_THROWS_AS(experiments::run_in_worker_processes(3, 2, zero, ignore, {0, 1, 3}), std::logic_error);
 }
 
 TEST_CASE("a worker's bad-input error and other errors reach the caller with their message", "[sweep]") {

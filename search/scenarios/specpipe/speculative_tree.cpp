@@ -144,20 +144,41 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
     double log_p;
     int parent, rank;
   };
-  std::vector<Cand> cands;
-  cands.reserve(bottom.nodes.size() * std::size_t(candidates_));
-  for (int i = 0; i < int(bottom.nodes.size()); ++i)
-    for (int j = 1; j <= candidates_; ++j) cands.push_back({bottom.nodes[std::size_t(i)].log_p + ranks_.log_prob(j), i, j});
-  const std::size_t keep = std::min(cands.size(), std::size_t(width_));
   // Highest cumulative probability first; ties by (parent, rank) so the tree is deterministic.
-  std::partial_sort(cands.begin(), cands.begin() + long(keep), cands.end(), [](const Cand& x, const Cand& y) {
+  auto better = [](const Cand& x, const Cand& y) {
     if (x.log_p != y.log_p) return x.log_p > y.log_p;
     if (x.parent != y.parent) return x.parent < y.parent;
     return x.rank < y.rank;
-  });
+  };
+  // Each bottom node's candidates are already in that order (log_prob is non-increasing in the
+  // rank, and adding the node's log_p keeps it so), so the w best of all of them are the first w
+  // of a merge of the per-node lists: a heap of each node's next candidate, popped w times,
+  // instead of ordering every node x k candidates (the same nodes in the same order).
+  const int nodes = int(bottom.nodes.size());
+  const std::size_t keep = std::min(std::size_t(nodes) * std::size_t(candidates_), std::size_t(width_));
+  auto worse = [&](const Cand& x, const Cand& y) { return better(y, x); };  // heap top: the best
+  std::vector<Cand> heads;
+  heads.reserve(std::size_t(nodes));
+  for (int i = 0; i < nodes; ++i) heads.push_back({bottom.nodes[std::size_t(i)].log_p + ranks_.log_prob(1), i, 1});
+  std::make_heap(heads.begin(), heads.end(), worse);
+  std::vector<Cand> best;
+  best.reserve(keep);
+  while (best.size() < keep) {
+    std::pop_heap(heads.begin(), heads.end(), worse);
+    Cand& c = heads.back();
+    best.push_back(c);
+    if (c.rank < candidates_) {
+      c.rank += 1;
+      c.log_p = bottom.nodes[std::size_t(c.parent)].log_p + ranks_.log_prob(c.rank);
+      std::push_heap(heads.begin(), heads.end(), worse);
+    } else {
+      heads.pop_back();
+    }
+  }
   TreeLevel level;
   level.depth = bottom.depth + 1;
-  for (std::size_t c = 0; c < keep; ++c) level.nodes.push_back({cands[c].parent, cands[c].rank, cands[c].log_p});
+  level.nodes.reserve(keep);
+  for (const Cand& c : best) level.nodes.push_back({c.parent, c.rank, c.log_p});
   mark_target(level, bottom.on_path, rng);
   const long long d = level.depth;
   levels_[d] = std::move(level);
