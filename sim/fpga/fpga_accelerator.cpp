@@ -23,6 +23,9 @@ using sc_core::SC_NS;
 const sc_time cycle(1, SC_NS);
 
 SC_MODULE(Accelerator) {
+  // Queues 0 to dma_queue_count - 1 are the DMA queues, then the matrix engine's, then the
+  // SFU's (queue_index and LayerStructure's order).
+  static constexpr int queue_count = dma_queue_count + 2;
   sc_core::sc_event program_ready;
   // One wake-up event per unit. A unit that cannot issue names the instruction it waits for
   // (waiting_on; the memory controller one per DMA queue head) and sleeps on its event, which
@@ -82,7 +85,9 @@ SC_MODULE(Accelerator) {
     waiting_on.fill(-1);
     memory_waiting_on.fill(-1);
     matrix_state = sfu_state = memory_state = store_state = UnitState{};
-    dma_head.fill(0);
+    heads.fill(0);
+    for (int k = 0; k < queue_count; ++k) per_copy[std::size_t(k)] = queues->per_copy(k);
+    head_cache.fill(HeadCache{});
   }
 
   // The stored instruction behind index i (implicit copies of a compact program share it).
@@ -91,20 +96,42 @@ SC_MODULE(Accelerator) {
   // An instruction is done once its unit has retired it: event-driven, when its queue's head
   // has passed it and it is not the one its unit still runs (this holds for the instructions a
   // fast-forward skipped too, without writing a flag for each).
-  bool is_done(int d) const {
+  // `s`: the source of instruction d (Program::source).
+  bool is_done(int d, const Program::Source& s) const {
     if (mode == SimMode::clocked) return done[std::size_t(d)] != 0;
-    const Program::Source s = program->source(std::size_t(d));
-    const Instruction& in = program->instructions[s.index];
-    const int k = queue_index(in);
-    return queues->position(s, k) < head(k) && running[int(in.unit)] != d;
+    const UnitQueues::Slot& slot = queues->slot(s.index);
+    const std::size_t position = std::size_t(slot.position) + s.copy * per_copy[std::size_t(slot.queue)];
+    return position < heads[std::size_t(slot.queue)] && running[std::size_t(slot.unit)] != d;
   }
   bool deps_done(int i) const { return pending_dep(i) < 0; }
-  int pending_dep(int i) const {
-    const Program::Source s = program->source(std::size_t(i));
+  int pending_dep(int i) const { return pending_dep(i, program->source(std::size_t(i))); }
+  // The first unfinished dependency of instruction i (source s), or -1.
+  int pending_dep(int i, const Program::Source& s) const {
     const int shift = int(s.copy * program->period_size());
     for (int d : program->instructions[s.index].deps)
-      if (!is_done(d + shift)) return d + shift;
+      if (!is_done(d + shift, program->dependency_source(d, s))) return d + shift;
+    (void)i;
     return -1;
+  }
+  // The instruction at queue k's position pos, with its source: the event-driven units ask for
+  // their queue heads at every activation, so the last answer per queue is kept.
+  InstructionQueue::Entry queue_entry(int k, std::size_t pos) const {
+    HeadCache& c = head_cache[std::size_t(k)];
+    if (c.pos != pos) {
+      c.entry = queue(k).entry(pos);
+      c.pos = pos;
+    }
+    return c.entry;
+  }
+  struct HeadCache {
+    std::size_t pos = std::size_t(-1);
+    InstructionQueue::Entry entry{};
+  };
+  mutable std::array<HeadCache, dma_queue_count + 2> head_cache{};
+  int pending_dep_at(int k, std::size_t pos, int* instruction = nullptr) const {
+    const InstructionQueue::Entry e = queue_entry(k, pos);
+    if (instruction) *instruction = e.instruction;
+    return pending_dep(e.instruction, {e.index, e.copy});
   }
   // Cycles since the program started; `offset` adds the cycles that fast-forwards skipped.
   long long now() const {
@@ -138,11 +165,12 @@ SC_MODULE(Accelerator) {
   // done and re-arms itself for that instruction's last cycle, or else sleeps on the unit
   // that runs its first unfinished dependency. Between programs it waits for program_ready.
   struct UnitState {
-    std::size_t head = 0;
     int busy = -1;
   };
-  UnitState matrix_state, sfu_state, memory_state, store_state;  // store_state.head: the store queue's
-  std::array<std::size_t, dma_queue_count> dma_head{};
+  UnitState matrix_state, sfu_state, memory_state, store_state;
+  // Next position to issue in each queue (queue_index order: the DMA queues, matrix, SFU).
+  std::array<std::size_t, queue_count> heads{};
+  std::array<std::size_t, queue_count> per_copy{};  // UnitQueues::per_copy, at hand
 
   long long cycles_of(int i) const { return stored(i).cycles; }
   void retire(UnitState& st) {
@@ -173,34 +201,36 @@ SC_MODULE(Accelerator) {
   static int slot_unit(int slot) {
     return slot == 0 ? int(Unit::matrix) : slot == 1 ? int(Unit::sfu) : int(Unit::store);
   }
-  void in_order_unit(const InstructionQueue& q, UnitState& st, int slot, Unit unit) {
+  // k: the unit's queue (queue_index).
+  void in_order_unit(int k, UnitState& st, int slot, Unit unit) {
     if (mode != SimMode::event_driven) return;
     if (st.busy >= 0) retire(st);
-    if (st.head >= q.size()) return;  // program done: back to waiting for program_ready
-    const int i = q[st.head];
-    const int d = pending_dep(i);
+    std::size_t& head = heads[std::size_t(k)];
+    if (head >= queue(k).size()) return;  // program done: back to waiting for program_ready
+    int i = -1;
+    const int d = pending_dep_at(k, head, &i);
     if (d >= 0) {
       waiting_on[std::size_t(slot)] = d;
       next_trigger(wake[int(unit)]);
       return;
     }
-    ++st.head;
+    ++head;
     issue(st, i);
   }
-  void matrix_engine() { in_order_unit(queues->matrix, matrix_state, 0, Unit::matrix); }
-  void special_function_unit() { in_order_unit(queues->sfu, sfu_state, 1, Unit::sfu); }
-  void store_port() { in_order_unit(queues->dma[int(DmaQueue::store)], store_state, 2, Unit::store); }
+  void matrix_engine() { in_order_unit(dma_queue_count, matrix_state, 0, Unit::matrix); }
+  void special_function_unit() { in_order_unit(dma_queue_count + 1, sfu_state, 1, Unit::sfu); }
+  void store_port() { in_order_unit(int(DmaQueue::store), store_state, 2, Unit::store); }
 
   // Ready head of the load queues with the lowest program index, or -1; `pending` (if given)
   // receives each head's first unfinished dependency (-1: ready, or the queue is empty).
-  int pick_transfer(const std::array<std::size_t, dma_queue_count>& head,
+  int pick_transfer(const std::size_t* head,
                     std::array<int, dma_queue_count>* pending = nullptr) const {
     int pick = -1, pick_index = 0;
     for (int k = 0; k < load_queue_count; ++k) {
       int d = -1;
       if (head[k] < queues->dma[k].size()) {
-        const int i = queues->dma[k][head[k]];
-        d = pending_dep(i);
+        int i = -1;
+        d = pending_dep_at(k, head[k], &i);
         if (d < 0 && (pick < 0 || i < pick_index)) pick = k, pick_index = i;
       }
       if (pending) (*pending)[std::size_t(k)] = d;
@@ -220,16 +250,16 @@ SC_MODULE(Accelerator) {
       }
     }
     bool remaining = false;
-    for (int q = 0; q < load_queue_count; ++q) remaining |= dma_head[q] < queues->dma[q].size();
+    for (int q = 0; q < load_queue_count; ++q) remaining |= heads[std::size_t(q)] < queues->dma[q].size();
     if (!remaining) return;
     std::array<int, dma_queue_count> pending;
     pending.fill(-1);  // the store queue's entry is never set by pick_transfer
-    int k = pick_transfer(dma_head, &pending);
+    int k = pick_transfer(heads.data(), &pending);
     if (k >= 0 && structure.copies_from > 0 && !jumped) {
-      const int i = queues->dma[k][dma_head[k]];
+      const int i = queue_entry(k, heads[std::size_t(k)]).instruction;
       // A layer's first instruction (its overhead) marks the layer boundary.
       if (stored(i).op < 0 && fast_forward_at(stored(i).layer + int(program->source(std::size_t(i)).copy)))
-        k = pick_transfer(dma_head, &pending);
+        k = pick_transfer(heads.data(), &pending);
     }
     if (k < 0) {
       // Sleep until a queue head's first unfinished dependency finishes (the head may then be
@@ -238,12 +268,12 @@ SC_MODULE(Accelerator) {
       next_trigger(wake[int(Unit::memory)]);
       return;
     }
-    issue(memory_state, queues->dma[k][dma_head[k]++]);
+    const int i = queue_entry(k, heads[std::size_t(k)]).instruction;
+    ++heads[std::size_t(k)];
+    issue(memory_state, i);
   }
 
   // --- exact layer fast-forward ---------------------------------------------------------
-  // Queues 0 to dma_queue_count - 1 are the DMA queues, then the matrix engine's, then the SFU's (LayerStructure's order).
-  static constexpr int queue_count = dma_queue_count + 2;
   static constexpr long long none = std::numeric_limits<long long>::min();
   LayerStructure structure;
   long long offset = 0;
@@ -253,12 +283,8 @@ SC_MODULE(Accelerator) {
   std::map<std::vector<long long>, std::pair<int, long long>> seen;  // boundary state -> (layer, cycle)
 
   const InstructionQueue& queue(int k) const { return queues->queue(k); }
-  std::size_t& head(int k) {
-    return k < load_queue_count ? dma_head[std::size_t(k)]
-           : k == int(DmaQueue::store) ? store_state.head
-           : k == dma_queue_count ? matrix_state.head : sfu_state.head;
-  }
-  std::size_t head(int k) const { return const_cast<Accelerator*>(this)->head(k); }
+  std::size_t& head(int k) { return heads[std::size_t(k)]; }
+  std::size_t head(int k) const { return heads[std::size_t(k)]; }
   long long end_of(int i) const { return schedule.start[std::size_t(i)] + cycles_of(i); }
 
   // Called when the memory controller is about to issue layer `layer`'s first instruction at
@@ -401,7 +427,7 @@ SC_MODULE(Accelerator) {
         try_issue(sfu, queues->sfu, head_sfu);
         try_issue(store, queues->dma[int(DmaQueue::store)], head[int(DmaQueue::store)]);
         if (memory.instr < 0) {
-          const int k = pick_transfer(head);
+          const int k = pick_transfer(head.data());
           if (k >= 0) try_issue(memory, queues->dma[k], head[k]);
         }
         wait(cycle);

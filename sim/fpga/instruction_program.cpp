@@ -44,7 +44,7 @@ UnitQueues::UnitQueues(const Program& p) {
   // A compact program's cached divisor must match its period (only the builder makes them).
   if (p.compact() && (p.period.divisor() != p.period_size() || p.period_start >= p.instructions.size()))
     throw std::logic_error("compact program with an inconsistent period");
-  position_.resize(p.instructions.size());
+  slots_.resize(p.instructions.size());
   InstructionQueue* queues[dma_queue_count + 2] = {&dma[0], &dma[1], &dma[2], &dma[3], &matrix, &sfu};
   for (std::size_t i = 0; i < p.instructions.size(); ++i) {
     const Instruction& in = p.instructions[i];
@@ -52,7 +52,7 @@ UnitQueues::UnitQueues(const Program& p) {
       if (d < 0 || std::size_t(d) >= i) throw std::logic_error("instruction depends on a later one");
     if (in.cycles < 1) throw std::logic_error("instruction shorter than one cycle");
     InstructionQueue& q = *queues[queue_index(in)];
-    position_[i] = int(q.listed_.size());
+    slots_[i] = {int(q.listed_.size()), std::int8_t(queue_index(in)), std::int8_t(in.unit)};
     q.listed_.push_back(int(i));
     if (p.compact() && i >= p.period_start) ++q.per_copy_;
   }

@@ -15,6 +15,7 @@
 //    beside the loads;
 //  - every instruction takes at least one cycle.
 #include <array>
+#include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -114,6 +115,19 @@ struct Program {
     const std::size_t off = i - period_start, copy = period.quotient(off);
     return {period_start + off - copy * period.divisor(), copy};
   }
+  // The source of dependency `dep` (a stored index, from instructions[of.index].deps) of the
+  // instruction with source `of`: source(dep + of.copy * period_size()) without a division for
+  // the dependencies within the instruction's own layer or the one before (nearly all of
+  // them); the simulation loop asks this for every dependency it checks.
+  Source dependency_source(int dep, const Source& of) const {
+    const std::size_t d = std::size_t(dep);
+    if (of.copy == 0) return {d, 0};
+    const std::size_t p = period_size(), i = d + of.copy * p;
+    if (i < instructions.size()) return {i, 0};
+    if (d >= period_start) return {d, of.copy};
+    if (d + p >= period_start) return {d + p, of.copy - 1};
+    return source(i);
+  }
   // Instruction i with its dependencies and layer shifted (a copy for implicit ones).
   Instruction at(std::size_t i) const;
   // The same program with every layer stored.
@@ -145,6 +159,17 @@ class InstructionQueue {
     const std::size_t j = pos - listed_.size(), copy = per_copy_divisor_.quotient(j);
     return listed_[listed_.size() - per_copy_ + (j - copy * per_copy_)] + int((copy + 1) * shift_);
   }
+  // Entry `pos` with its source (Program::source of operator[](pos)), from one division.
+  struct Entry {
+    int instruction;
+    std::size_t index, copy;  // Program::Source
+  };
+  Entry entry(std::size_t pos) const {
+    if (pos < listed_.size()) return {listed_[pos], std::size_t(listed_[pos]), 0};
+    const std::size_t j = pos - listed_.size(), copy = per_copy_divisor_.quotient(j);
+    const int stored = listed_[listed_.size() - per_copy_ + (j - copy * per_copy_)];
+    return {stored + int((copy + 1) * shift_), std::size_t(stored), copy + 1};
+  }
 
  private:
   friend struct UnitQueues;
@@ -173,11 +198,20 @@ struct UnitQueues {
   }
   // Position in its queue k (queue_index) of the instruction with source s.
   std::size_t position(const Program::Source& s, int k) const {
-    return std::size_t(position_[s.index]) + s.copy * queue(k).per_copy_;
+    return std::size_t(slots_[s.index].position) + s.copy * queue(k).per_copy_;
   }
+  // Where a stored instruction sits, in 8 bytes: the simulation loop asks this of every
+  // dependency it checks, and reading the 48-byte Instruction for it was a cache miss each.
+  struct Slot {
+    int position;        // in its queue (the stored part)
+    std::int8_t queue;   // queue_index
+    std::int8_t unit;    // Unit
+  };
+  const Slot& slot(std::size_t stored) const { return slots_[stored]; }
+  std::size_t per_copy(int k) const { return queue(k).per_copy_; }
 
  private:
-  std::vector<int> position_;  // stored instructions only
+  std::vector<Slot> slots_;  // stored instructions only
 };
 
 // How a multi-layer program repeats, for the event-driven model's exact layer fast-forward
