@@ -28,10 +28,18 @@
 #include "experiments/sweep/sweep_runner.hpp"
 #include "experiments/sweep/sweep_spec.hpp"
 #include "models/config_error.hpp"
+#include "sim/fpga/fpga_accelerator.hpp"
 #include "sim/fpga/fpga_sim_engine.hpp"
 
 namespace experiments {
 namespace {
+
+// The simulation work done since `before` (sim::fpga_simulation_work).
+sim::FpgaSimulationWork work_since(const sim::FpgaSimulationWork& before) {
+  const sim::FpgaSimulationWork now = sim::fpga_simulation_work();
+  return {now.runs - before.runs, now.instructions - before.instructions,
+          now.simulated_instructions - before.simulated_instructions};
+}
 
 struct BenchArgs {
   std::string hw = "v80", model = "llama-3.1-8b-instruct", format;
@@ -66,8 +74,10 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
                                          models::to_string(hw.kind)));
   models::Workload w;
   w.target = reg.model(a.model);
+  // simulated_instructions: issued one by one by the SystemC model (the rest fast-forwarded), of
+  // program_instructions; both are the same on every machine, unlike the times.
   Table t({"case", "engine", "workers", "x", "context", "wall_s", "cpu_s", "simulated_cycles", "cycles_per_wall_s",
-           "t_verify_s"});
+           "t_verify_s", "program_instructions", "simulated_instructions"});
   double event_wall[2] = {0, 0}, clocked_wall[2] = {0, 0};
   const int xs[2] = {1, 64};
   for (int k = 0; k < 2; ++k)
@@ -77,16 +87,20 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
       // the clocked reference, a thousand times slower, runs once.
       double best = 1e30, best_cpu = 0;
       models::StepCost cost;
+      sim::FpgaSimulationWork work;
       for (int rep = 0; rep < (mode == sim::SimMode::clocked ? 1 : 5); ++rep) {
         sim::FpgaSimEngine engine(hw, mode);
+        const sim::FpgaSimulationWork before = sim::fpga_simulation_work();
         const Stopwatch sw;
         cost = engine.step(models::verify_graph(engine, w, xs[k], a.context), false);
         if (sw.wall() < best) best = sw.wall(), best_cpu = sw.cpu();
+        work = work_since(before);
       }
       (mode == sim::SimMode::clocked ? clocked_wall : event_wall)[k] = best;
       t.add_row({fmt::format("{} step", w.target.name), mode == sim::SimMode::clocked ? "sim-clocked" : "sim",
                  integer(1), integer(xs[k]), integer(a.context), num(best), num(best_cpu), integer(cost.cycles),
-                 num(double(cost.cycles) / best), num(cost.seconds)});
+                 num(double(cost.cycles) / best), num(cost.seconds), integer(work.instructions),
+                 integer(work.simulated_instructions)});
     }
   std::vector<std::string> footer;
   if (!a.skip_clocked)
@@ -99,30 +113,44 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
     double wall[3] = {0, 0, 0};
     double cpu1 = 0;
     bool processes = false;
+    sim::FpgaSimulationWork work1;  // one worker: in this process, so its counters see the work
     for (unsigned threads : {1u, 2u}) {
       processes = sweep_uses_processes("sim", threads);
+      const sim::FpgaSimulationWork before = sim::fpga_simulation_work();
       const Stopwatch sw;
       compute_sweep_rows(spec, reg, indices, threads, "sim");
       wall[threads] = sw.wall();
-      if (threads == 1) cpu1 = sw.cpu();
+      const sim::FpgaSimulationWork work = processes ? sim::FpgaSimulationWork{} : work_since(before);
+      if (threads == 1) cpu1 = sw.cpu(), work1 = work;
       t.add_row({fmt::format("design points: regimes sweep, {} points (board x context, x = 1..128, target + draft){}",
                              indices.size(), processes ? ", worker processes" : ""),
                  "sim", integer(threads), integer(0), integer(0), num(sw.wall()), num(sw.cpu()), integer(0), num(0),
-                 num(0)});
+                 num(0), integer(work.instructions), integer(work.simulated_instructions)});
     }
     footer.push_back(fmt::format("design point on the sim engine: {:.1f} ms wall, {:.1f} ms CPU (1 worker); sweep on 2 "
                                  "workers ({}): {:.2f}x faster, parallel efficiency {:.0f} %",
                                  1e3 * wall[1] / double(indices.size()), 1e3 * cpu1 / double(indices.size()),
                                  processes ? "processes" : "threads", wall[1] / wall[2],
                                  100.0 * wall[1] / (2.0 * wall[2])));
+    if (work1.runs > 0)
+      footer.push_back(fmt::format(
+          "design point's simulation work (the same on any machine): {} programs, {:.0f} k instructions of which {:.0f} k "
+          "({:.0f} %) issued one by one, {:.0f} ns of CPU per issued instruction",
+          work1.runs / (long long)indices.size(), 1e-3 * double(work1.instructions) / double(indices.size()),
+          1e-3 * double(work1.simulated_instructions) / double(indices.size()),
+          100.0 * double(work1.simulated_instructions) / double(std::max(1LL, work1.instructions)),
+          1e9 * cpu1 / double(std::max(1LL, work1.simulated_instructions))));
     // The same points with x_search: optimum (T_v only where x can still be the best; the same
     // best x and speed-up, no ridge), one worker.
     SweepSpec optimum = spec;
     optimum.every_x = false;
+    const sim::FpgaSimulationWork before = sim::fpga_simulation_work();
     const Stopwatch sw;
     compute_sweep_rows(optimum, reg, indices, 1, "sim");
+    const sim::FpgaSimulationWork work = work_since(before);
     t.add_row({fmt::format("design points: regimes sweep, {} points, x_search: optimum", indices.size()), "sim",
-               integer(1), integer(0), integer(0), num(sw.wall()), num(sw.cpu()), integer(0), num(0), num(0)});
+               integer(1), integer(0), integer(0), num(sw.wall()), num(sw.cpu()), integer(0), num(0), num(0),
+               integer(work.instructions), integer(work.simulated_instructions)});
     footer.push_back(fmt::format("design point, optimum only (x_search: optimum): {:.1f} ms wall, {:.1f} ms CPU "
                                  "(1 worker)",
                                  1e3 * sw.wall() / double(indices.size()), 1e3 * sw.cpu() / double(indices.size())));
@@ -142,9 +170,12 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
       ctx.engine = "sim";
       ctx.quiet = true;
       ctx.out_dir = (out / table[k].name).string();
+      const sim::FpgaSimulationWork before = sim::fpga_simulation_work();
       const Stopwatch sw;
       table[k].run(ctx);
-      return fmt::format("{} {}", sw.wall(), sw.cpu());
+      const double wall = sw.wall(), cpu = sw.cpu();
+      const sim::FpgaSimulationWork work = work_since(before);
+      return fmt::format("{} {} {} {}", wall, cpu, work.instructions, work.simulated_instructions);
     };
     std::vector<std::string> times(table.size());
     const Stopwatch all;
@@ -156,13 +187,14 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
     const double all_wall = all.wall(), all_cpu = all.cpu();
     for (std::size_t k = 0; k < table.size(); ++k) {
       double wall = 0, cpu = 0;
-      std::istringstream(times[k]) >> wall >> cpu;
+      long long instructions = 0, simulated = 0;
+      std::istringstream(times[k]) >> wall >> cpu >> instructions >> simulated;
       t.add_row({"reproduce " + table[k].name, "sim", integer(1), integer(0), integer(0), num(wall), num(cpu),
-                 integer(0), num(0), num(0)});
+                 integer(0), num(0), num(0), integer(instructions), integer(simulated)});
     }
     std::filesystem::remove_all(out);
     t.add_row({"reproduce all (no plots)", "sim", integer(processes ? workers : 1), integer(0), integer(0),
-               num(all_wall), num(all_cpu), integer(0), num(0), num(0)});
+               num(all_wall), num(all_cpu), integer(0), num(0), num(0), integer(0), integer(0)});
     footer.push_back(fmt::format("reproduce all --engine sim: {:.2f} s wall on {} {}, {:.2f} s CPU", all_wall,
                                  processes ? workers : 1, processes ? "worker processes" : "thread", all_cpu));
   }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -15,6 +16,15 @@
 namespace sim {
 
 namespace {
+
+// The work of every run_on_systemc of this process (fpga_simulation_work).
+struct WorkCounters {
+  std::atomic<long long> runs{0}, instructions{0}, simulated{0};
+};
+WorkCounters& work_counters() {
+  static WorkCounters counters;
+  return counters;
+}
 
 using sc_core::sc_time;
 using sc_core::SC_NS;
@@ -67,6 +77,7 @@ SC_MODULE(Accelerator) {
     jumped = false;
     structure = layers;
     schedule.fast_forwarded_layers = 0;
+    schedule.simulated_instructions = 0;
     // assign() keeps the vectors' capacity: fresh ~MB buffers every run cost page faults.
     schedule.total_cycles = 0;
     // The buffers only grow (steps of 1 and 32 layers alternate; they hold at least p.size()
@@ -139,6 +150,7 @@ SC_MODULE(Accelerator) {
   }
   std::array<int, unit_count> running{-1, -1, -1, -1};  // instruction in flight per unit
   void begin(int i) {
+    ++schedule.simulated_instructions;
     schedule.start[i] = now();
     running[int(unit_of(i))] = i;
   }
@@ -440,6 +452,12 @@ SC_MODULE(Accelerator) {
 
 }  // namespace
 
+FpgaSimulationWork fpga_simulation_work() {
+  const WorkCounters& w = work_counters();
+  return {w.runs.load(std::memory_order_relaxed), w.instructions.load(std::memory_order_relaxed),
+          w.simulated.load(std::memory_order_relaxed)};
+}
+
 Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff) {
   // A fresh SystemC context and accelerator per program (sim/sc_session.hpp): any number of
   // programs, boards and engines per process. The schedule's ~MB buffers are recycled across
@@ -461,6 +479,11 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   Schedule result;
   result.total_cycles = a->schedule.total_cycles;
   result.fast_forwarded_layers = a->schedule.fast_forwarded_layers;
+  result.simulated_instructions = a->schedule.simulated_instructions;
+  WorkCounters& work = work_counters();
+  work.runs.fetch_add(1, std::memory_order_relaxed);
+  work.instructions.fetch_add((long long)program.size(), std::memory_order_relaxed);
+  work.simulated.fetch_add(result.simulated_instructions, std::memory_order_relaxed);
   if (!program.compact()) {  // a compact run has only the totals: its skipped instructions have no times
     result.start.assign(a->schedule.start.begin(), a->schedule.start.begin() + std::ptrdiff_t(program.size()));
     result.finish.assign(a->schedule.finish.begin(), a->schedule.finish.begin() + std::ptrdiff_t(program.size()));

@@ -23,4 +23,14 @@ enum class LayerFastForward { off, exact };
 
 Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff = LayerFastForward::exact);
 
+// What every run_on_systemc of this process has done so far: benchmarks report a sweep's
+// simulation work with it, figures that, unlike wall times, do not depend on how busy the
+// machine is.
+struct FpgaSimulationWork {
+  long long runs = 0;                    // programs run
+  long long instructions = 0;            // in those programs, implicit layer copies included
+  long long simulated_instructions = 0;  // issued one by one (Schedule::simulated_instructions)
+};
+FpgaSimulationWork fpga_simulation_work();
+
 }  // namespace sim

@@ -140,6 +140,9 @@ struct Schedule {
   // Layers the event-driven model did not simulate because it proved they repeat exactly
   // (their times are filled in by shifting the repeating period); 0 for the other schedulers.
   int fast_forwarded_layers = 0;
+  // Instructions the SystemC model issued one by one (the rest were fast-forwarded): the work
+  // a step costs, independent of the machine's speed (0 for the direct scheduler).
+  long long simulated_instructions = 0;
   // Finish time of each layer copy (max over its instructions).
   std::vector<long long> layer_finish(const Program& p) const;
 };

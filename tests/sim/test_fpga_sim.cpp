@@ -84,9 +84,14 @@ TEST_CASE("Layer fast-forward reproduces every instruction's cycles of simulatin
           const sim::Schedule cff = sim::run_on_systemc(c, sim::SimMode::event_driven, sim::LayerFastForward::exact);
           CHECK(cff.total_cycles == all.total_cycles);
           CHECK(cff.fast_forwarded_layers == ff.fast_forwarded_layers);
+          // The work counted: every instruction of the program minus the skipped layers'.
+          CHECK(ff.simulated_instructions ==
+                (long long)p.size() - (long long)ff.fast_forwarded_layers * (long long)(p.size() / std::size_t(g.layer_count)));
+          CHECK(cff.simulated_instructions == ff.simulated_instructions);
           if (x == 13) {  // every layer simulated from the compact form (implicit copies issued one by one)
             const sim::Schedule coff = sim::run_on_systemc(c, sim::SimMode::event_driven, sim::LayerFastForward::off);
             CHECK(coff.total_cycles == all.total_cycles);
+            CHECK(coff.simulated_instructions == (long long)p.size());
           }
           if (g.layer_count >= 8) {
             ++cases;
@@ -105,8 +110,15 @@ TEST_CASE("Layer fast-forward reproduces every instruction's cycles of simulatin
   s.context = 4096;
   const StepGraph g = build_verify_graph(reg.model("llama-3.1-8b-instruct"), s);
   const sim::Program p = sim::build_fpga_program(*v80.fpga, g.layer_ops, 13, g.layer_count);
+  const sim::FpgaSimulationWork before = sim::fpga_simulation_work();
   const sim::Schedule off = sim::run_on_systemc(p, sim::SimMode::event_driven, sim::LayerFastForward::off);
   const sim::Schedule on = sim::run_on_systemc(p, sim::SimMode::event_driven, sim::LayerFastForward::exact);
+  // The process-wide counters (specdse bench) add up the two runs.
+  const sim::FpgaSimulationWork after = sim::fpga_simulation_work();
+  CHECK(after.runs - before.runs == 2);
+  CHECK(after.instructions - before.instructions == 2 * (long long)p.size());
+  CHECK(after.simulated_instructions - before.simulated_instructions ==
+        off.simulated_instructions + on.simulated_instructions);
   CHECK(off.fast_forwarded_layers == 0);
   CHECK(on.fast_forwarded_layers > 0);
   CHECK(on.start == off.start);
