@@ -74,8 +74,9 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
                                          models::to_string(hw.kind)));
   models::Workload w;
   w.target = reg.model(a.model);
-  // simulated_instructions: issued one by one by the SystemC model (the rest fast-forwarded), of
-  // program_instructions; both are the same on every machine, unlike the times.
+  // simulated_instructions: issued one by one by the FPGA SystemC model (the rest fast-forwarded),
+  // of program_instructions; both are the same on every machine, unlike the times (0 where a run
+  // uses no FPGA model: the GPU and CPU models do not count theirs).
   Table t({"case", "engine", "workers", "x", "context", "wall_s", "cpu_s", "simulated_cycles", "cycles_per_wall_s",
            "t_verify_s", "program_instructions", "simulated_instructions"});
   double event_wall[2] = {0, 0}, clocked_wall[2] = {0, 0};
