@@ -115,13 +115,12 @@ SC_MODULE(Accelerator) {
     return position < heads[std::size_t(slot.queue)] && running[std::size_t(slot.unit)] != d;
   }
   bool deps_done(int i) const { return pending_dep(i) < 0; }
-  int pending_dep(int i) const { return pending_dep(i, program->source(std::size_t(i))); }
-  // The first unfinished dependency of instruction i (source s), or -1.
-  int pending_dep(int i, const Program::Source& s) const {
+  int pending_dep(int i) const { return pending_dep(program->source(std::size_t(i))); }
+  // The first unfinished dependency of the instruction with source s, or -1.
+  int pending_dep(const Program::Source& s) const {
     const int shift = int(s.copy * program->period_size());
     for (int d : program->instructions[s.index].deps)
       if (!is_done(d + shift, program->dependency_source(d, s))) return d + shift;
-    (void)i;
     return -1;
   }
   // The instruction at queue k's position pos, with its source: the event-driven units ask for
@@ -139,36 +138,35 @@ SC_MODULE(Accelerator) {
     InstructionQueue::Entry entry{};
   };
   mutable std::array<HeadCache, dma_queue_count + 2> head_cache{};
-  int pending_dep_at(int k, std::size_t pos, int* instruction = nullptr) const {
-    const InstructionQueue::Entry e = queue_entry(k, pos);
-    if (instruction) *instruction = e.instruction;
-    return pending_dep(e.instruction, {e.index, e.copy});
-  }
   // Cycles since the program started; `offset` adds the cycles that fast-forwards skipped.
   long long now() const {
     return static_cast<long long>((sc_core::sc_time_stamp() - base).value() / cycle.value()) + offset;
   }
   std::array<int, unit_count> running{-1, -1, -1, -1};  // instruction in flight per unit
-  void begin(int i) {
+  std::array<long long, unit_count> ends_at{};              // its last cycle + 1 (its finish)
+  void begin(int i) { begin(i, unit_of(i), cycles_of(i)); }
+  // The event-driven units know the instruction's unit and cycles from their queue entry.
+  void begin(int i, Unit unit, long long cycles) {
     ++schedule.simulated_instructions;
-    schedule.start[i] = now();
-    running[int(unit_of(i))] = i;
+    const long long t = now();
+    schedule.start[i] = t;
+    running[int(unit)] = i;
+    ends_at[int(unit)] = t + cycles;
   }
   // Whether another unit finishes an instruction in this very cycle (its finish may not be
   // recorded yet in this delta cycle).
   bool another_unit_finishing_now(Unit self) const {
-    for (int u = 0; u < unit_count; ++u) {
-      const int i = running[u];
-      if (u != int(self) && i >= 0 && schedule.start[i] + cycles_of(i) == now())
-        return true;
-    }
+    const long long t = now();
+    for (int u = 0; u < unit_count; ++u)
+      if (u != int(self) && running[std::size_t(u)] >= 0 && ends_at[std::size_t(u)] == t) return true;
     return false;
   }
-  void end(int i) {
+  void end(int i) { end(i, unit_of(i)); }
+  void end(int i, Unit unit) {
     schedule.finish[i] = now();
     schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[i]);
     if (mode == SimMode::clocked) done[i] = 1;
-    running[int(unit_of(i))] = -1;
+    running[int(unit)] = -1;
   }
 
   // --- event-driven units ---------------------------------------------------------------
@@ -185,9 +183,9 @@ SC_MODULE(Accelerator) {
   std::array<std::size_t, queue_count> per_copy{};  // UnitQueues::per_copy, at hand
 
   long long cycles_of(int i) const { return stored(i).cycles; }
-  void retire(UnitState& st) {
+  void retire(UnitState& st, Unit unit) {
     const int i = st.busy;
-    end(i);
+    end(i, unit);
     st.busy = -1;
     // Wake whoever waits for this instruction; it runs in the next delta cycle, after every
     // unit finishing in this cycle has retired (all finishes happen in the cycle's first delta).
@@ -203,10 +201,12 @@ SC_MODULE(Accelerator) {
         break;
       }
   }
-  void issue(UnitState& st, int i) {
-    begin(i);
-    st.busy = i;
-    next_trigger(sc_time::from_value(sc_time::value_type(cycles_of(i)) * cycle.value()));
+  // Issue the instruction at queue entry e on `unit`.
+  void issue(UnitState& st, const InstructionQueue::Entry& e, Unit unit) {
+    const long long cycles = program->instructions[e.index].cycles;
+    begin(e.instruction, unit, cycles);
+    st.busy = e.instruction;
+    next_trigger(sc_time::from_value(sc_time::value_type(cycles) * cycle.value()));
   }
 
   // slot: 0 matrix engine, 1 SFU, 2 store port.
@@ -216,18 +216,18 @@ SC_MODULE(Accelerator) {
   // k: the unit's queue (queue_index).
   void in_order_unit(int k, UnitState& st, int slot, Unit unit) {
     if (mode != SimMode::event_driven) return;
-    if (st.busy >= 0) retire(st);
+    if (st.busy >= 0) retire(st, unit);
     std::size_t& head = heads[std::size_t(k)];
     if (head >= queue(k).size()) return;  // program done: back to waiting for program_ready
-    int i = -1;
-    const int d = pending_dep_at(k, head, &i);
+    const InstructionQueue::Entry e = queue_entry(k, head);
+    const int d = pending_dep({e.index, e.copy});
     if (d >= 0) {
       waiting_on[std::size_t(slot)] = d;
       next_trigger(wake[int(unit)]);
       return;
     }
     ++head;
-    issue(st, i);
+    issue(st, e, unit);
   }
   void matrix_engine() { in_order_unit(dma_queue_count, matrix_state, 0, Unit::matrix); }
   void special_function_unit() { in_order_unit(dma_queue_count + 1, sfu_state, 1, Unit::sfu); }
@@ -241,9 +241,9 @@ SC_MODULE(Accelerator) {
     for (int k = 0; k < load_queue_count; ++k) {
       int d = -1;
       if (head[k] < queues->dma[k].size()) {
-        int i = -1;
-        d = pending_dep_at(k, head[k], &i);
-        if (d < 0 && (pick < 0 || i < pick_index)) pick = k, pick_index = i;
+        const InstructionQueue::Entry e = queue_entry(k, head[k]);
+        d = pending_dep({e.index, e.copy});
+        if (d < 0 && (pick < 0 || e.instruction < pick_index)) pick = k, pick_index = e.instruction;
       }
       if (pending) (*pending)[std::size_t(k)] = d;
     }
@@ -253,7 +253,7 @@ SC_MODULE(Accelerator) {
   void memory_controller() {
     if (mode != SimMode::event_driven) return;
     if (memory_state.busy >= 0) {
-      retire(memory_state);
+      retire(memory_state, Unit::memory);
       // Choose only once every unit finishing in this cycle has recorded it: all finishes
       // happen in the first delta of their cycle.
       if (another_unit_finishing_now(Unit::memory)) {
@@ -268,10 +268,10 @@ SC_MODULE(Accelerator) {
     pending.fill(-1);  // the store queue's entry is never set by pick_transfer
     int k = pick_transfer(heads.data(), &pending);
     if (k >= 0 && structure.copies_from > 0 && !jumped) {
-      const int i = queue_entry(k, heads[std::size_t(k)]).instruction;
+      const InstructionQueue::Entry e = queue_entry(k, heads[std::size_t(k)]);
+      const Instruction& in = program->instructions[e.index];
       // A layer's first instruction (its overhead) marks the layer boundary.
-      if (stored(i).op < 0 && fast_forward_at(stored(i).layer + int(program->source(std::size_t(i)).copy)))
-        k = pick_transfer(heads.data(), &pending);
+      if (in.op < 0 && fast_forward_at(in.layer + int(e.copy))) k = pick_transfer(heads.data(), &pending);
     }
     if (k < 0) {
       // Sleep until a queue head's first unfinished dependency finishes (the head may then be
@@ -280,9 +280,9 @@ SC_MODULE(Accelerator) {
       next_trigger(wake[int(Unit::memory)]);
       return;
     }
-    const int i = queue_entry(k, heads[std::size_t(k)]).instruction;
+    const InstructionQueue::Entry e = queue_entry(k, heads[std::size_t(k)]);
     ++heads[std::size_t(k)];
-    issue(memory_state, i);
+    issue(memory_state, e, Unit::memory);
   }
 
   // --- exact layer fast-forward ---------------------------------------------------------
@@ -395,6 +395,7 @@ SC_MODULE(Accelerator) {
       schedule.start[std::size_t(to)] = schedule.start[std::size_t(from)] + skipped_cycles;
       st->busy = to;
       running[int(unit_of(to))] = to;
+      ends_at[int(unit_of(to))] = end_of(to);
     }
     // A unit asleep waits for an instruction of the old layers: wake it to name the shifted one.
     for (int u = 0; u < 3; ++u)
