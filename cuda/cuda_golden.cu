@@ -9,11 +9,19 @@
 //     log-sum-exp, for a random token tree. Like a tuned library, the chunk size (split) whose
 //     kernels finish first is reported. Each run is checked against a plain one-warp-per-query
 //     reference of the same three steps (max |difference| printed to stderr; exit 3 above 2e-2).
-// Each kernel runs after an L2 flush (decode streams weights from HBM), a warm-up, then
-// `repeats` timed runs with CUDA events; the minimum is printed.
+//   * back-to-back sequences (--sequence-copies C > 0): per GEMM shape and token count, C
+//     launches of that GEMM over C distinct weight copies (so every launch streams its weights
+//     from HBM, as a decode step's layers do), issued back to back on one stream (rows
+//     `gemm_stream`) and replayed as one CUDA graph (rows `gemm_graph`), and the same for an
+//     RMSNorm kernel over m rows of the hidden size (`rmsnorm_stream`, `rmsnorm_graph`). The
+//     time printed is the sequence's time / C: a kernel's cost inside a step, where launch
+//     latency and ramp-up overlap the previous kernel, not the isolated kernel's.
+// Each kernel (or sequence) runs after an L2 flush (decode streams weights from HBM), a warm-up,
+// then `repeats` timed runs with CUDA events; the minimum is printed.
 // Output (stdout): CSV "kernel,m,n,k,measured_s". Usage:
 //   specdse_cuda_golden [--repeats N] [--shapes N:K,N:K,...] [--tokens 1,2,...]
 //                       [--attention H:KV:D] [--contexts L,...] [--tree-tokens X]
+//                       [--sequence-copies C] [--skip-isolated 1] [--skip-attention 1]
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -80,15 +88,15 @@ struct Timer {
     CHECK_CUDA(cudaEventCreate(&b));
   }
   template <class F>
-  double min_seconds(F&& kernel) {
+  double min_seconds(F&& kernel, cudaStream_t stream = nullptr) {
     kernel();  // warm-up
     CHECK_CUDA(cudaDeviceSynchronize());
     float best = 1e30f;
     for (int r = 0; r < repeats; ++r) {
-      CHECK_CUDA(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes));  // evict L2
-      CHECK_CUDA(cudaEventRecord(a));
+      CHECK_CUDA(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes, stream));  // evict L2
+      CHECK_CUDA(cudaEventRecord(a, stream));
       kernel();
-      CHECK_CUDA(cudaEventRecord(b));
+      CHECK_CUDA(cudaEventRecord(b, stream));
       CHECK_CUDA(cudaEventSynchronize(b));
       float ms = 0;
       CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
@@ -294,21 +302,91 @@ __global__ void merge_states(const float* o_part, const float* lse_part, half* o
   for (int i = 0; i < d / 32; ++i) out[(size_t(head) * x + query) * d + lane + 32 * i] = __float2half(acc[i] / wsum);
 }
 
+// RMSNorm over rows of `hidden` halves (hidden a multiple of 8, at most 8 * 256 * kNormVectors):
+// one CTA of 256 threads per row, each thread loading its 16-byte vectors of the row at once
+// (so the loads overlap instead of waiting one after another), summing the squares, then
+// scaling the vectors it holds: one read and one write of the row, the shape of the GPU model's
+// element-wise kernels. Used to time a small kernel inside a back-to-back sequence.
+constexpr int kNormThreads = 256, kNormVectors = 4;
+__global__ void rmsnorm(const half* in, const half* gain, half* out, int hidden) {
+  __shared__ float partial[kNormThreads / 32];
+  const int vectors = hidden / 8;
+  const int4* row = reinterpret_cast<const int4*>(in + size_t(blockIdx.x) * hidden);
+  int4 held[kNormVectors];
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < kNormVectors; ++i) {
+    const int v = threadIdx.x + i * kNormThreads;
+    held[i] = v < vectors ? row[v] : make_int4(0, 0, 0, 0);
+    const half* h = reinterpret_cast<const half*>(&held[i]);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) sum += __half2float(h[j]) * __half2float(h[j]);
+  }
+  for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffff, sum, off);
+  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = sum;
+  __syncthreads();
+  float total = 0;
+  for (int w = 0; w < kNormThreads / 32; ++w) total += partial[w];
+  const float inv = rsqrtf(total / hidden + 1e-5f);
+  int4* dst = reinterpret_cast<int4*>(out + size_t(blockIdx.x) * hidden);
+  const int4* g = reinterpret_cast<const int4*>(gain);
+#pragma unroll
+  for (int i = 0; i < kNormVectors; ++i) {
+    const int v = threadIdx.x + i * kNormThreads;
+    if (v >= vectors) break;
+    const int4 gv = g[v];
+    int4 result;
+    const half* h = reinterpret_cast<const half*>(&held[i]);
+    const half* gh = reinterpret_cast<const half*>(&gv);
+    half* r = reinterpret_cast<half*>(&result);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) r[j] = __float2half(__half2float(h[j]) * inv * __half2float(gh[j]));
+    dst[v] = result;
+  }
+}
+
+// Times `launch(c)` for c = 0..copies-1 issued back to back on `stream`, and the same captured
+// as one CUDA graph; returns {stream, graph} seconds per launch (minimum over the repeats).
+template <class Launch>
+std::pair<double, double> time_sequence(Timer& timer, cudaStream_t stream, int copies, Launch&& launch) {
+  const double eager = timer.min_seconds([&] {
+    for (int c = 0; c < copies; ++c) launch(c);
+  }, stream);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  for (int c = 0; c < copies; ++c) launch(c);
+  CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  const double replay = timer.min_seconds([&] { CHECK_CUDA(cudaGraphLaunch(exec, stream)); }, stream);
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(graph));
+  return {eager / copies, replay / copies};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repeats = 20, tree_tokens = 16;
+  int repeats = 20, tree_tokens = 16, sequence_copies = 0, skip_isolated = 0, skip_attention = 0;
   // Default shapes: Llama-3.1-8B's projections (qkv, o, gate_up, down) as N:K.
   std::string shapes = "6144:4096,4096:4096,28672:4096,4096:14336", tokens = "1,2,4,8,16,32,64,128,256",
               attention = "32:8:128", contexts = "1024,4096,16384";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string k = argv[i];
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "%s: expected a value\n", k.c_str());
+      return 2;
+    }
+    const std::string v = argv[i + 1];
     if (k == "--repeats") repeats = std::stoi(v);
     else if (k == "--shapes") shapes = v;
     else if (k == "--tokens") tokens = v;
     else if (k == "--attention") attention = v;
     else if (k == "--contexts") contexts = v;
     else if (k == "--tree-tokens") tree_tokens = std::stoi(v);
+    else if (k == "--sequence-copies") sequence_copies = std::stoi(v);
+    else if (k == "--skip-isolated") skip_isolated = std::stoi(v);
+    else if (k == "--skip-attention") skip_attention = std::stoi(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -320,38 +398,97 @@ int main(int argc, char** argv) {
   Timer timer(size_t(prop.l2CacheSize), repeats);
   cublasHandle_t handle;
   CHECK_CUBLAS(cublasCreate(&handle));
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::printf("kernel,m,n,k,measured_s\n");
 
-  for (const std::string& nk : [&] {
-         std::vector<std::string> v;
-         std::stringstream ss(shapes);
-         std::string s;
-         while (std::getline(ss, s, ',')) v.push_back(s);
-         return v;
-       }()) {
+  std::vector<std::string> shape_list;
+  {
+    std::stringstream ss(shapes);
+    std::string item;
+    while (std::getline(ss, item, ',')) shape_list.push_back(item);
+  }
+  const auto ms = parse_list(tokens);
+  const long long m_max = *std::max_element(ms.begin(), ms.end());
+  const float alpha = 1, beta = 0;
+  for (const std::string& nk : shape_list) {
     const long long n = std::stoll(nk.substr(0, nk.find(':'))), k = std::stoll(nk.substr(nk.find(':') + 1));
-    const auto ms = parse_list(tokens);
-    const long long m_max = *std::max_element(ms.begin(), ms.end());
-    half *w, *x, *y;
-    CHECK_CUDA(cudaMalloc(&w, sizeof(half) * n * k));
+    // Weight copies: one for the isolated rows; for sequences as many as asked, bounded by a
+    // third of the free memory (at least 2, so consecutive launches never share weights).
+    int copies = std::max(1, sequence_copies);
+    if (sequence_copies > 0) {
+      size_t free_bytes = 0, total_bytes = 0;
+      CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+      const size_t per_copy = sizeof(half) * size_t(n) * size_t(k);
+      copies = int(std::max<size_t>(2, std::min<size_t>(size_t(sequence_copies), free_bytes / 3 / per_copy)));
+    }
+    std::vector<half*> w(copies);
+    half *x, *y;
+    for (int c = 0; c < copies; ++c) {
+      CHECK_CUDA(cudaMalloc(&w[c], sizeof(half) * n * k));
+      random_fill(w[c], size_t(n) * k, 1 + c);
+    }
     CHECK_CUDA(cudaMalloc(&x, sizeof(half) * m_max * k));
     CHECK_CUDA(cudaMalloc(&y, sizeof(half) * m_max * n));
-    random_fill(w, size_t(n) * k, 1);
     random_fill(x, size_t(m_max) * k, 2);
-    const float alpha = 1, beta = 0;
+    CHECK_CUBLAS(cublasSetStream(handle, stream));
     for (long long m : ms) {
       // Column-major view: Y^T[n x m] = W[n x k] (stored k x n, transposed) * X^T[k x m].
-      const double t = timer.min_seconds([&] {
-        CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), &alpha, w, CUDA_R_16F,
+      auto gemm = [&](int c) {
+        CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), int(k), &alpha, w[c], CUDA_R_16F,
                                   int(k), x, CUDA_R_16F, int(k), &beta, y, CUDA_R_16F, int(n), CUBLAS_COMPUTE_32F,
                                   CUBLAS_GEMM_DEFAULT));
-      });
-      std::printf("%s,%lld,%lld,%lld,%.9g\n", m == 1 ? "gemv" : "gemm", m, n, k, t);
+      };
+      if (!skip_isolated) {
+        const double t = timer.min_seconds([&] { gemm(0); }, stream);
+        std::printf("%s,%lld,%lld,%lld,%.9g\n", m == 1 ? "gemv" : "gemm", m, n, k, t);
+      }
+      if (sequence_copies > 0) {
+        const auto [eager, graph] = time_sequence(timer, stream, copies, gemm);
+        std::printf("gemm_stream,%lld,%lld,%lld,%.9g\n", m, n, k, eager);
+        std::printf("gemm_graph,%lld,%lld,%lld,%.9g\n", m, n, k, graph);
+        std::fprintf(stderr, "sequence of %d GEMMs m=%lld n=%lld k=%lld\n", copies, m, n, k);
+      }
       std::fflush(stdout);
     }
-    CHECK_CUDA(cudaFree(w));
+    for (half* p : w) CHECK_CUDA(cudaFree(p));
     CHECK_CUDA(cudaFree(x));
     CHECK_CUDA(cudaFree(y));
+  }
+  // RMSNorm sequences at the first shape's K (the hidden size): a small kernel's cost in a step.
+  if (sequence_copies > 0 && !shape_list.empty()) {
+    const long long hidden = std::stoll(shape_list[0].substr(shape_list[0].find(':') + 1));
+    if (hidden % 8 || hidden > 8LL * kNormThreads * kNormVectors) {
+      std::fprintf(stderr, "rmsnorm: hidden size %lld is not a multiple of 8 up to %d\n", hidden,
+                   8 * kNormThreads * kNormVectors);
+      return 2;
+    }
+    const int copies = sequence_copies;
+    half *in, *gain, *out;
+    CHECK_CUDA(cudaMalloc(&in, sizeof(half) * copies * m_max * hidden));
+    CHECK_CUDA(cudaMalloc(&out, sizeof(half) * m_max * hidden));
+    CHECK_CUDA(cudaMalloc(&gain, sizeof(half) * hidden));
+    random_fill(in, size_t(copies) * m_max * hidden, 8);
+    random_fill(gain, size_t(hidden), 9);
+    for (long long m : ms) {
+      auto norm = [&](int c) {
+        rmsnorm<<<unsigned(m), kNormThreads, 0, stream>>>(in + size_t(c) * m_max * hidden, gain, out, int(hidden));
+      };
+      if (!skip_isolated) {
+        const double t = timer.min_seconds([&] { norm(0); }, stream);
+        std::printf("rmsnorm,%lld,%lld,1,%.9g\n", m, hidden, t);
+      }
+      const auto [eager, graph] = time_sequence(timer, stream, copies, norm);
+      CHECK_CUDA(cudaGetLastError());
+      std::printf("rmsnorm_stream,%lld,%lld,1,%.9g\n", m, hidden, eager);
+      std::printf("rmsnorm_graph,%lld,%lld,1,%.9g\n", m, hidden, graph);
+      std::fflush(stdout);
+    }
+    for (half* p : {in, gain, out}) CHECK_CUDA(cudaFree(p));
+  }
+  if (skip_attention) {
+    CHECK_CUBLAS(cublasDestroy(handle));
+    return 0;
   }
 
   // Tree attention.

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""A measured decode/verify step of a dense Llama model, the golden reference for the GPU model's
+whole step (T_v(x, B) at a context L), where cuda_golden.cu checks single kernels.
+
+Every sequence of a batch of B verifies x new tokens (x = 1: plain decoding; x > 1: a random
+token tree, masked to each node's ancestors) against its own KV cache of L tokens, through all
+decoder layers and the LM head, in BF16 with random weights (values do not change the time).
+Each layer: RMSNorm, fused QKV projection, RoPE, the new K/V written into the cache, attention
+over the cache plus the tree (PyTorch scaled_dot_product_attention: flash attention without a
+mask, memory-efficient attention with the tree mask), O projection, residual, RMSNorm, fused
+gate/up projection, SiLU * up, down projection, residual; then the final norm and the LM head.
+
+Two timings per point, minimum of --repeats after warm-up (CUDA events, L2 flushed before each):
+  graph_s: the step captured once and replayed as a CUDA graph (what a CUDA-graph engine such as
+           vLLM launches; host launch costs gone),
+  eager_s: the same step launched kernel by kernel from Python (eager PyTorch: host-bound when
+           the GPU work per kernel is short).
+
+--attention instead times production attention kernels alone, as the GPU model's mask-free
+prefix kernel: PyTorch's FlashAttention-2 (scaled_dot_product_attention with only the flash
+backend allowed; it splits the KV sequence over CTAs, flash-decoding, when the grid is small) for
+x queries per sequence over L cached keys, the query heads of a KV head packed as rows (GQA),
+B sequences; minimum of --repeats isolated, event-timed runs after an L2 flush. Output rows
+flash_attention_h<H>_kv<KV>_b<B>,x,L,head_dim,measured_s (the kernel CSV of cuda_golden.cu).
+
+Output: CSV model,batch,x,context,kernels,graph_s,eager_s on stdout (kernels: launches per step
+of one eager step, from the PyTorch profiler). Needs PyTorch with CUDA; it runs
+on a lent GPU only (see README "The GPU SystemC model"). Usage:
+  python3 cuda/torch_decode_step.py [--model 8b] [--batch 1,4,16,64,128] [--x 1,4,16,64]
+                                    [--context 1024] [--repeats 10] [--attention]
+"""
+import argparse
+import math
+import sys
+
+import torch
+import torch.nn.functional as F
+
+# Published config.json shapes (the same as configs/models/*.yaml).
+MODELS = {
+    "8b": dict(name="llama-3.1-8b-instruct", layers=32, hidden=4096, ffn=14336, heads=32, kv_heads=8,
+               head_dim=128, vocab=128256),
+    "70b": dict(name="llama-3.1-70b", layers=80, hidden=8192, ffn=28672, heads=64, kv_heads=8,
+                head_dim=128, vocab=128256),  # --attention only on one GPU: 140 GB of weights
+    "1b": dict(name="llama-3.2-1b", layers=16, hidden=2048, ffn=8192, heads=32, kv_heads=8, head_dim=64,
+               vocab=128256),
+}
+
+
+def int_list(text):
+    return [int(v) for v in text.split(",") if v]
+
+
+def random_tree_mask(x, generator):
+    """Boolean [x, x] mask: node i sees its ancestors and itself (parents drawn uniformly)."""
+    parent = [-1] + [int(torch.randint(0, i, (1,), generator=generator)) for i in range(1, x)]
+    mask = torch.zeros(x, x, dtype=torch.bool)
+    for i in range(x):
+        j = i
+        while j >= 0:
+            mask[i, j] = True
+            j = parent[j]
+    return mask
+
+
+class Step:
+    """Weights, caches and buffers of one (batch, x, context) point; __call__ runs one step."""
+
+    def __init__(self, cfg, batch, x, context, device):
+        dt = torch.bfloat16
+        h, f, d = cfg["hidden"], cfg["ffn"], cfg["head_dim"]
+        nh, nkv = cfg["heads"], cfg["kv_heads"]
+        self.cfg, self.batch, self.x, self.context = cfg, batch, x, context
+        std = 0.02
+
+        def w(*shape):
+            return torch.empty(*shape, dtype=dt, device=device).normal_(0, std)
+
+        self.layers = []
+        for _ in range(cfg["layers"]):
+            self.layers.append(dict(
+                norm1=torch.ones(h, dtype=dt, device=device), qkv=w((nh + 2 * nkv) * d, h), o=w(h, nh * d),
+                norm2=torch.ones(h, dtype=dt, device=device), gate_up=w(2 * f, h), down=w(h, f),
+                k_cache=w(batch, nkv, context + x, d), v_cache=w(batch, nkv, context + x, d)))
+        self.final_norm = torch.ones(h, dtype=dt, device=device)
+        self.lm_head = w(cfg["vocab"], h)
+        self.tokens = w(batch, x, h)  # the embedded input tokens (the lookup is a gather)
+        gen = torch.Generator().manual_seed(1)
+        if x > 1:
+            tree = random_tree_mask(x, gen)
+            mask = torch.ones(x, context + x, dtype=torch.bool)
+            mask[:, context:] = tree
+            self.mask = mask.to(device)
+        else:
+            self.mask = None
+        # GQA without copies: the query heads sharing a KV head become rows of one attention
+        # problem per KV head (row r: token r // group), as cuda_golden.cu packs them; the mask
+        # repeats each token's row for its heads.
+        self.group = nh // nkv
+        if self.mask is not None:
+            self.mask = self.mask.repeat_interleave(self.group, dim=0)
+        pos = torch.arange(context, context + x, device=device, dtype=torch.float32)
+        inv = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=device, dtype=torch.float32) / d))
+        angles = torch.outer(pos, inv)[:, None, :]  # [x, 1, d/2]: broadcast over heads
+        self.cos = torch.cat([angles.cos(), angles.cos()], -1).to(dt)
+        self.sin = torch.cat([angles.sin(), angles.sin()], -1).to(dt)
+        self.out = None
+
+    def rope(self, t):
+        half = t.shape[-1] // 2
+        rotated = torch.cat([-t[..., half:], t[..., :half]], -1)
+        return t * self.cos + rotated * self.sin
+
+    def __call__(self):
+        cfg, b, x, ctx = self.cfg, self.batch, self.x, self.context
+        nh, nkv, d = cfg["heads"], cfg["kv_heads"], cfg["head_dim"]
+        hs = self.tokens
+        for lw in self.layers:
+            a = F.rms_norm(hs, (hs.shape[-1],), lw["norm1"], 1e-5)
+            qkv = F.linear(a, lw["qkv"])
+            q, k, v = qkv.split([nh * d, nkv * d, nkv * d], -1)
+            q = self.rope(q.view(b, x, nh, d))
+            k = self.rope(k.view(b, x, nkv, d))
+            lw["k_cache"][:, :, ctx:ctx + x] = k.transpose(1, 2)
+            lw["v_cache"][:, :, ctx:ctx + x] = v.view(b, x, nkv, d).transpose(1, 2)
+            q = q.view(b, x, nkv, self.group, d).transpose(1, 2).reshape(b, nkv, x * self.group, d)
+            attn = F.scaled_dot_product_attention(q, lw["k_cache"], lw["v_cache"], attn_mask=self.mask)
+            attn = attn.reshape(b, nkv, x, self.group, d).transpose(1, 2).reshape(b, x, nh * d)
+            hs = hs + F.linear(attn, lw["o"])
+            m = F.rms_norm(hs, (hs.shape[-1],), lw["norm2"], 1e-5)
+            gate, up = F.linear(m, lw["gate_up"]).chunk(2, -1)
+            hs = hs + F.linear(F.silu(gate) * up, lw["down"])
+        hs = F.rms_norm(hs, (hs.shape[-1],), self.final_norm, 1e-5)
+        self.out = F.linear(hs, self.lm_head)
+        return self.out
+
+
+def time_min(fn, repeats, flush):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    best = math.inf
+    for r in range(repeats):
+        flush.fill_(r & 0xFF)  # evict the L2: decode streams its weights from HBM
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        best = min(best, start.elapsed_time(end) * 1e-3)
+    return best
+
+
+def count_kernels(step):
+    """GPU kernels one eager step launches (the profiler's CUDA kernel events), or -1."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            step()
+            torch.cuda.synchronize()
+        return sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+    except Exception as error:  # the profiler is a convenience: the timings stand without it
+        print(f"kernel count unavailable: {error}", file=sys.stderr)
+        return -1
+
+
+def time_attention(cfg, a, device, flush):
+    """FlashAttention-2 over the cache per (context, batch, x): the kernel CSV rows."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    nh, nkv, d = cfg["heads"], cfg["kv_heads"], cfg["head_dim"]
+    group = nh // nkv
+    print("kernel,m,n,k,measured_s", flush=True)
+    for context in int_list(a.context):
+        for batch in int_list(a.batch):
+            for x in int_list(a.x):
+                try:
+                    q = torch.randn(batch, nkv, x * group, d, dtype=torch.bfloat16, device=device)
+                    k = torch.randn(batch, nkv, context, d, dtype=torch.bfloat16, device=device)
+                    v = torch.randn(batch, nkv, context, d, dtype=torch.bfloat16, device=device)
+                    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                        def run():
+                            return F.scaled_dot_product_attention(q, k, v)
+                        run()
+                        torch.cuda.synchronize()
+                        t = time_min(run, a.repeats, flush)
+                    print(f"flash_attention_h{nh}_kv{nkv}_b{batch},{x},{context},{d},{t:.9g}", flush=True)
+                except Exception as error:
+                    print(f"attention batch {batch} x {x} context {context}: {error!r}", file=sys.stderr)
+                q = k = v = None
+                torch.cuda.empty_cache()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--model", default="8b", choices=sorted(MODELS))
+    p.add_argument("--batch", default="1,4,16,64,128")
+    p.add_argument("--x", default="1,4,16,64")
+    p.add_argument("--context", default="1024")
+    p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--attention", action="store_true", help="time FlashAttention-2 alone (kernel CSV)")
+    a = p.parse_args()
+    cfg = MODELS[a.model]
+    device = torch.device("cuda")
+    props = torch.cuda.get_device_properties(device)
+    print(f"device: {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}", file=sys.stderr)
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device=device)
+    if a.attention:
+        time_attention(cfg, a, device, flush)
+        return 0
+    print("model,batch,x,context,kernels,graph_s,eager_s", flush=True)
+    for context in int_list(a.context):
+        for batch in int_list(a.batch):
+            for x in int_list(a.x):
+                try:
+                    step = Step(cfg, batch, x, context, device)
+                    stream = torch.cuda.Stream()
+                    stream.wait_stream(torch.cuda.current_stream())
+                    with torch.cuda.stream(stream):
+                        for _ in range(3):
+                            step()  # warm-up (and cuBLAS / SDPA heuristics)
+                    torch.cuda.current_stream().wait_stream(stream)
+                    torch.cuda.synchronize()
+                    eager = time_min(step, a.repeats, flush)
+                    graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(graph):
+                        step()
+                    graph.replay()
+                    torch.cuda.synchronize()
+                    replay = time_min(graph.replay, a.repeats, flush)
+                    kernels = count_kernels(step)
+                    print(f"{cfg['name']},{batch},{x},{context},{kernels},{replay:.9g},{eager:.9g}", flush=True)
+                except torch.cuda.OutOfMemoryError:
+                    print(f"{cfg['name']},{batch},{x},{context},-1,oom,oom", flush=True)
+                except Exception as error:  # one failed point must not lose the others
+                    print(f"batch {batch} x {x} context {context}: {error!r}", file=sys.stderr)
+                    print(f"{cfg['name']},{batch},{x},{context},-1,error,error", flush=True)
+                step = graph = None
+                torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
