@@ -1,5 +1,7 @@
 #include "models/hardware_spec.hpp"
 
+#include <fmt/format.h>
+
 #include <limits>
 
 #include "models/config_error.hpp"
@@ -116,10 +118,22 @@ GpuSpec load_gpu(const YamlReader& r) {
   g.memory_bandwidth_gbs = m.positive("bandwidth_gbs");
   g.memory_capacity_gib = m.positive("capacity_gib");
   const YamlReader cal = r.child("calibration");
-  cal.allow_only({"memory_efficiency", "tensor_efficiency", "kernel_launch_us"});
+  if (cal.has("kernel_launch_us"))
+    throw InputError(fmt::format(
+        "{}: calibration.kernel_launch_us: split since 2026-11-26 into kernel_overhead_us (every kernel "
+        "inside a step), gemm_ramp_us (a GEMM's extra) and isolated_launch_us (a kernel timed alone); "
+        "see configs/hardware/h100-sxm.yaml",
+        r.file()));
+  cal.allow_only({"memory_efficiency", "tensor_efficiency", "attention_tensor_efficiency", "kernel_overhead_us",
+                  "gemm_ramp_us", "isolated_launch_us"});
   g.memory_efficiency = cal.fraction("memory_efficiency");
   g.tensor_efficiency = cal.fraction("tensor_efficiency");
-  g.kernel_launch_us = cal.non_negative("kernel_launch_us");
+  g.attention_tensor_efficiency =
+      cal.has("attention_tensor_efficiency") ? cal.fraction("attention_tensor_efficiency") : g.tensor_efficiency;
+  g.kernel_overhead_us = cal.non_negative("kernel_overhead_us");
+  // Optional: 0 unless measured on that GPU (the GEMM then pays kernel_overhead_us alone).
+  g.gemm_ramp_us = cal.has("gemm_ramp_us") ? cal.non_negative("gemm_ramp_us") : 0.0;
+  g.isolated_launch_us = cal.has("isolated_launch_us") ? cal.non_negative("isolated_launch_us") : 0.0;
   const YamlReader k = r.child("kernels");
   k.allow_only({"cta_tile_m", "cta_tile_n"});
   g.cta_tile_m = k.int_in("cta_tile_m", 1, kIntMax);

@@ -75,8 +75,19 @@ struct GpuSpec {
   double l2_mib = 0;
   MemoryType memory_type = MemoryType::hbm;
   double memory_efficiency = 0;    // achievable fraction of peak bandwidth (streaming)
-  double tensor_efficiency = 0;    // achievable fraction of tensor peak on a full wave
-  double kernel_launch_us = 0;     // per-kernel launch + tail overhead
+  double tensor_efficiency = 0;    // achievable fraction of tensor peak on a full wave (GEMMs)
+  // The same for the attention kernels' QK^T and PV MMAs (online softmax between them); the
+  // YAML key is optional and defaults to tensor_efficiency.
+  double attention_tensor_efficiency = 0;
+  // Fixed costs per kernel, measured apart (issue 17): `kernel_overhead_us` is what every kernel
+  // of a step costs beyond its work when it follows the previous one on the stream (dependent
+  // launch, drain), as in a CUDA-graph replay; `gemm_ramp_us` is what a GEMM adds to that (its
+  // weight stream's ramp-up and the tile tail); `isolated_launch_us` is what one kernel timed
+  // alone from an idle GPU adds on top (launch latency, event timing): only goldens of single
+  // kernels pay it. The host's launch cost is the software stack's (stack kernel_launch_host_us).
+  double kernel_overhead_us = 0;
+  double gemm_ramp_us = 0;
+  double isolated_launch_us = 0;
   int cta_tile_m = 0, cta_tile_n = 0;  // largest CTA tile of the GEMM kernels
   // Per-SM resource limits (YAML `sm:`, vendor compute-capability tables): how many CTAs of a
   // kernel can be resident on one SM at once (occupancy), and so how CTAs of concurrent

@@ -79,11 +79,18 @@ GpuKernelModel::GpuKernelModel(const models::GpuSpec& gpu) : gpu_(gpu) {
   clock_hz_ = gpu_.clock_mhz * 1e6;
   tensor_flops_per_sm_cycle_ =
       gpu_.tensor_tflops_fp16 * 1e12 * gpu_.tensor_efficiency / (double(gpu_.sms) * clock_hz_);
+  // A spec built in code (not from YAML) may leave the attention figure unset: the GEMMs' then.
+  const double attention_efficiency =
+      gpu_.attention_tensor_efficiency > 0 ? gpu_.attention_tensor_efficiency : gpu_.tensor_efficiency;
+  attention_flops_per_sm_cycle_ =
+      gpu_.tensor_tflops_fp16 * 1e12 * attention_efficiency / (double(gpu_.sms) * clock_hz_);
   dram_bytes_per_cycle_ = gpu_.memory_bandwidth_gbs * 1e9 * gpu_.memory_efficiency / clock_hz_;
   // Element-wise kernels run on the CUDA cores; their FP16 rate is taken as 1/16 of the dense
   // tensor peak (the same assumption as roofline/gpu_roofline). They are memory-bound anyway.
   cuda_core_flops_per_cycle_ = gpu_.tensor_tflops_fp16 * 1e12 / 16.0 / clock_hz_;
-  launch_cycles_ = std::llround(gpu_.kernel_launch_us * 1e-6 * clock_hz_);
+  launch_cycles_ = std::llround(gpu_.kernel_overhead_us * 1e-6 * clock_hz_);
+  gemm_launch_cycles_ = std::llround((gpu_.kernel_overhead_us + gpu_.gemm_ramp_us) * 1e-6 * clock_hz_);
+  isolated_launch_cycles_ = std::llround(gpu_.isolated_launch_us * 1e-6 * clock_hz_);
 }
 
 std::int64_t GpuKernelModel::cycles_for_bytes(double bytes) const {
@@ -156,7 +163,7 @@ GpuKernel GpuKernelModel::gemm_kernel(const std::string& name, std::int64_t m, s
         g.tile_m = *tm;
         g.tile_n = *tn;
         g.split = split;
-        g.launch_cycles = launch_cycles_;
+        g.launch_cycles = gemm_launch_cycles_;
         g.ctas = ceil_div(m, *tm) * ceil_div(n, *tn) * batch * split;
         // A CTA computes its whole padded tile: rows beyond M are zeros but still cost MMAs.
         g.cta_cycles = cycles_for_flops(2.0 * (*tm) * (*tn) * double(ceil_div(k, split)),
@@ -249,7 +256,7 @@ std::vector<GpuKernel> GpuKernelModel::attention_kernels_with_split(const models
     const std::int64_t chunk_keys = ceil_div(ceil_div(cached, split), kAttentionKeyTile) * kAttentionKeyTile;
     // QK^T and PV: two padded 64-row MMAs per key tile.
     g.cta_cycles = cycles_for_flops(2.0 * 2.0 * kAttentionRowTile * chunk_keys * d,
-                                    tensor_flops_per_sm_cycle_);
+                                    attention_flops_per_sm_cycle_);
     const double kv_bytes = 2.0 * double(seqs) * kv_heads * cached * d * elem;
     const double partial_bytes = split > 1 || fresh > 0 ? state_bytes * split : 0;
     set_memory(g, kv_bytes + q_o_bytes + partial_bytes);
@@ -267,7 +274,7 @@ std::vector<GpuKernel> GpuKernelModel::attention_kernels_with_split(const models
     g.ctas = seqs * kv_heads * row_tiles;
     const std::int64_t padded_keys = ceil_div(fresh, kAttentionKeyTile) * kAttentionKeyTile;
     g.cta_cycles = cycles_for_flops(2.0 * 2.0 * kAttentionRowTile * padded_keys * d,
-                                    tensor_flops_per_sm_cycle_);
+                                    attention_flops_per_sm_cycle_);
     const double kv_bytes = 2.0 * double(seqs) * kv_heads * fresh * d * elem;
     const double mask_bytes = double(seqs) * x * fresh / 8.0;  // one bit per (query, key)
     const double partial_bytes = cached > 0 ? state_bytes : 0;

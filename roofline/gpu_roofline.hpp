@@ -31,8 +31,8 @@ struct CtaResources {
 };
 
 // One kernel launch: `ctas` CTAs of `cta_cycles` each (tensor/CUDA-core cycles of one CTA when
-// it has its SM to itself), `dram_bytes` streamed from DRAM, after `launch_cycles` of device-side
-// launch/tail overhead.
+// it has its SM to itself), `dram_bytes` streamed from DRAM, after `launch_cycles` of fixed
+// device-side cost inside a step (GpuSpec::kernel_overhead_us, plus gemm_ramp_us for a GEMM).
 struct GpuKernel {
   std::string name;
   std::int64_t ctas = 0;
@@ -85,20 +85,26 @@ class GpuKernelModel {
   double dram_bytes_per_cycle() const { return dram_bytes_per_cycle_; }
   std::int64_t cycles_for_bytes(double bytes) const;
   const models::GpuSpec& spec() const { return gpu_; }
+  // An element-wise / grid-stride kernel (norms, activations, merges): one wave over all SMs.
+  GpuKernel memory_kernel(const std::string& name, double bytes, double flops) const;
+  // What a kernel timed alone from an idle GPU adds (GpuSpec::isolated_launch_us): goldens only.
+  std::int64_t isolated_launch_cycles() const { return isolated_launch_cycles_; }
 
  private:
   std::vector<GpuKernel> attention_kernels(const models::Op& qk, int sequences) const;
   std::vector<GpuKernel> attention_kernels_with_split(const models::Op& qk, int sequences, int split) const;
-  GpuKernel memory_kernel(const std::string& name, double bytes, double flops) const;
   std::int64_t cycles_for_flops(double flops, double flops_per_cycle) const;
   void set_memory(GpuKernel& k, double bytes) const;
 
   models::GpuSpec gpu_;
   double clock_hz_;
-  double tensor_flops_per_sm_cycle_;  // achievable tensor FLOPs per SM per cycle
+  double tensor_flops_per_sm_cycle_;  // achievable tensor FLOPs per SM per cycle (GEMMs)
+  double attention_flops_per_sm_cycle_;  // the same in the attention kernels
   double dram_bytes_per_cycle_;       // achievable DRAM bytes per cycle, whole device
   double cuda_core_flops_per_cycle_;  // element-wise work, whole device
-  std::int64_t launch_cycles_;
+  std::int64_t launch_cycles_;          // every kernel of a step
+  std::int64_t gemm_launch_cycles_;     // a GEMM: the above plus its ramp
+  std::int64_t isolated_launch_cycles_;
 };
 
 // The analytic engine: every kernel of every op costs its closed-form time, kernels run back to

@@ -1,10 +1,11 @@
 // specdse golden: real kernels next to the sim model's predictions. For a CPU config the
 // golden kernels run here (Eigen GEMM/GEMV at the models' projection shapes, decode and tree
-// attention); for a GPU config the measurements come from a CSV that build/cuda/
-// specdse_cuda_golden printed on that GPU (--measured). Prints kernel, shape, measured_s,
-// predicted_s, error_pct and a summary line with the median absolute error.
+// attention); for a GPU config the measurements come from a CSV that cuda/run_goldens.sh wrote
+// on that GPU (--measured): kernels alone or in sequences, or whole verify steps. Prints each
+// shape's measured_s, predicted_s, error_pct and a summary line with the median |error|.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "models/config_error.hpp"
 #include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
+#include "sim/golden/gpu_golden_compare.hpp"
 
 namespace experiments {
 
@@ -73,6 +75,42 @@ std::string foreign_host_warning(const models::HardwareSpec& hw) {
       hw.name, hw.cpu->cores, host_cores, calibrated_here ? ", calibrated on another machine" : "");
 }
 
+double median_abs(std::vector<double> e) {
+  std::sort(e.begin(), e.end());
+  return e.empty() ? std::nan("") : e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
+}
+
+// Whole measured verify steps (cuda/torch_decode_step.py) next to the GPU model's T_v.
+int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+  const auto rows = sim::compare_gpu_steps(a.measured, hw, reg);
+  Table t({"hw", "model", "batch", "x", "context", "measured_kernels", "model_kernels", "graph_s", "eager_s",
+           "predicted_s", "error_pct", "predicted_same_kernels_s", "same_kernels_error_pct"});
+  std::vector<double> errors, same_kernel_errors, ratio_errors;
+  for (const auto& r : rows) {
+    t.add_row({hw.name, r.model, integer(r.batch), integer(r.x), integer(r.context), integer(r.measured_kernels),
+               integer(r.model_kernels), num(r.graph_s), num(r.eager_s), num(r.predicted_s), num(r.error_pct(), 3),
+               num(r.predicted_same_kernels_s), num(r.same_kernels_error_pct(), 3)});
+    errors.push_back(std::abs(r.error_pct()));
+    same_kernel_errors.push_back(std::abs(r.same_kernels_error_pct()));
+  }
+  // The cost of a tree relative to plain decoding at the same batch and context, T_v(x) / T_v(1):
+  // what decides the SD speed-up, measured and predicted.
+  for (const auto& r : rows)
+    for (const auto& base : rows)
+      if (base.x == 1 && r.x > 1 && base.model == r.model && base.batch == r.batch && base.context == r.context)
+        ratio_errors.push_back(std::abs(100.0 * ((r.predicted_s / base.predicted_s) / (r.graph_s / base.graph_s) - 1.0)));
+  std::string summary = fmt::format(
+      "summary: {} median |error| {:.1f} % over {} verify steps (CUDA-graph replay), {:.1f} % at the measured kernel count",
+      hw.name, median_abs(errors), errors.size(), median_abs(same_kernel_errors));
+  if (!ratio_errors.empty())
+    summary += fmt::format("; T_v(x)/T_v(1) median |error| {:.1f} % over {} trees", median_abs(ratio_errors),
+                           ratio_errors.size());
+  t.set_footer(summary);
+  print_table(t, a.format);
+  if (parse_format(a.format) != OutputFormat::table) std::cerr << summary << '\n';
+  return 0;
+}
+
 int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
   const models::HardwareSpec hw = resolve_hardware(a, reg);
@@ -80,8 +118,9 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   std::string warning;  // CPU configs that do not describe this host
   if (hw.kind == models::HardwareKind::gpu) {
     if (a.measured.empty())
-      throw models::InputError(fmt::format("--measured: expected a CSV from specdse_cuda_golden run on a '{}' "
+      throw models::InputError(fmt::format("--measured: expected a CSV from cuda/run_goldens.sh run on a '{}' "
                                            "(no GPU kernels run here), got nothing", hw.name));
+    if (sim::is_step_csv(a.measured)) return run_step_golden(a, hw, reg);
     rows = sim::compare_gpu_measurements(a.measured, hw);
   } else if (hw.kind == models::HardwareKind::cpu) {
     if (!a.measured.empty())
@@ -118,11 +157,21 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     for (const auto& r : rows) n += std::count(kinds.begin(), kinds.end(), r.shape.kernel) > 0;
     return n;
   };
-  const std::vector<std::string> proj = {"gemm", "gemv"}, attn = {"decode_attention", "tree_attention"};
-  std::string summary = fmt::format("summary: {} median |error| {:.1f} % over {} GEMM/GEMV shapes (minimum times)",
-                                    hw.name, sim::median_abs_error_pct(rows, proj), count(proj));
-  if (count(attn) > 0)
-    summary += fmt::format("; attention {:.1f} % over {} shapes", sim::median_abs_error_pct(rows, attn), count(attn));
+  const std::vector<std::string> proj = {"gemm", "gemv"}, attn = {"decode_attention", "tree_attention"},
+                                 flash = {"flash_attention"}, in_graph = {"gemm_graph", "rmsnorm_graph"},
+                                 in_stream = {"gemm_stream", "rmsnorm_stream"};
+  std::string summary = fmt::format("summary: {} median |error|", hw.name);
+  std::string sep = " ";
+  for (const auto& [kinds, what] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {proj, "GEMM/GEMV shapes alone (minimum times)"},
+           {attn, "attention shapes"},
+           {flash, "FlashAttention-2 shapes"},
+           {in_graph, "kernels in CUDA-graph sequences"},
+           {in_stream, "kernels in stream sequences"}}) {
+    if (count(kinds) == 0) continue;
+    summary += fmt::format("{}{:.1f} % over {} {}", sep, sim::median_abs_error_pct(rows, kinds), count(kinds), what);
+    sep = "; ";
+  }
   // Table output repeats the warning under the table, where it is read with the errors.
   t.set_footer(warning.empty() || parse_format(a.format) != OutputFormat::table ? summary : summary + "\n" + warning);
   print_table(t, a.format);
@@ -136,7 +185,9 @@ const RegisterCommand reg{
       auto a = std::make_shared<GoldenArgs>();
       sub.add_option("--hw", a->hw, "CPU/GPU config name, a YAML path, or 'host' (calibrate-host's file)")
           ->default_val("host");
-      sub.add_option("--measured", a->measured, "GPU only: CSV kernel,m,n,k,measured_s from specdse_cuda_golden");
+      sub.add_option("--measured", a->measured,
+                     "GPU only: a CSV of cuda/run_goldens.sh: kernels (kernel,m,n,k,measured_s) or verify steps "
+                     "(model,batch,x,context,kernels,graph_s,eager_s)");
       sub.add_option("--models", a->models, "Models whose projection shapes (N, K) are run")->default_val(a->models);
       sub.add_option("--tokens", a->tokens, "GEMM M values (tokens x)")->default_val(a->tokens);
       sub.add_option("--contexts", a->contexts, "Contexts of the attention kernels")->default_val(a->contexts);

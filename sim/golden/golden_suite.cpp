@@ -152,68 +152,6 @@ std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, co
   return rows;
 }
 
-std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, const models::HardwareSpec& gpu) {
-  if (!gpu.gpu) throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU kernels", gpu.name));
-  std::ifstream in(csv_path);
-  if (!in) throw models::InputError(fmt::format("{}: cannot open the measured CSV", csv_path));
-  const GpuKernelModel model(*gpu.gpu);
-  std::vector<GoldenRow> rows;
-  std::string line;
-  int line_no = 0;
-  bool header_seen = false;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
-    if (!header_seen) {
-      if (line.rfind("kernel,m,n,k,measured_s", 0) != 0)
-        throw models::InputError(fmt::format("{}:{}: header: expected kernel,m,n,k,measured_s, got '{}'", csv_path, line_no, line));
-      header_seen = true;
-      continue;
-    }
-    std::stringstream ss(line);
-    std::string kernel, f[4];
-    std::getline(ss, kernel, ',');
-    for (auto& v : f) std::getline(ss, v, ',');
-    GoldenRow row;
-    row.shape.kernel = kernel;
-    try {
-      std::size_t used = 0;
-      row.shape.m = std::stoll(f[0], &used);
-      row.shape.n = std::stoll(f[1]);
-      row.shape.k = std::stoll(f[2]);
-      row.measured_s = std::stod(f[3]);
-    } catch (const std::exception&) {
-      throw models::InputError(fmt::format("{}:{}: expected kernel,m,n,k,measured_s with numbers, got '{}'", csv_path, line_no, line));
-    }
-    if (row.shape.m < 1 || row.shape.n < 1 || row.shape.k < 1 || !(row.measured_s > 0) || !std::isfinite(row.measured_s))
-      throw models::InputError(fmt::format("{}:{}: expected m, n, k >= 1 and measured_s > 0, got '{}'", csv_path, line_no, line));
-    row.measured_median_s = row.measured_s;
-    if (kernel == "gemm" || kernel == "gemv") {
-      const auto op = golden_gemm_op(row.shape.m, row.shape.n, row.shape.k, 2.0);
-      const auto k = model.gemm_kernel(op.name, op.m, op.n, op.k, 1, op.weight_bytes + op.activation_bytes, 2.0);
-      row.predicted_s = model.time(k).total_cycles / model.clock_hz();
-      row.shape.source = fmt::format("tile {}x{} split {}", k.tile_m, k.tile_n, k.split);
-    } else if (kernel.rfind("tree_attention_h", 0) == 0) {
-      long long heads = 0, kv = 0;
-      if (std::sscanf(kernel.c_str(), "tree_attention_h%lld_kv%lld", &heads, &kv) != 2 || heads < 1 || kv < 1)
-        throw models::InputError(fmt::format("{}:{}: kernel: expected tree_attention_h<H>_kv<KV>, got '{}'", csv_path, line_no, kernel));
-      row.shape.heads = heads;
-      row.shape.kv_heads = kv;
-      row.shape.kernel = "tree_attention";
-      row.shape.source = kernel;
-      const auto ops = golden_attention_ops(row.shape, 2.0);
-      std::int64_t cycles = 0;
-      for (const auto& k : model.kernels_for(ops[0], 1)) cycles += model.time(k).total_cycles;
-      row.predicted_s = cycles / model.clock_hz();
-    } else {
-      throw models::InputError(fmt::format("{}:{}: kernel: expected gemm, gemv or tree_attention_h<H>_kv<KV>, got '{}'", csv_path, line_no, kernel));
-    }
-    rows.push_back(row);
-  }
-  if (rows.empty()) throw models::InputError(fmt::format("{}: no measurement rows", csv_path));
-  return rows;
-}
-
 double median_abs_error_pct(const std::vector<GoldenRow>& rows, const std::vector<std::string>& kernels) {
   std::vector<double> e;
   for (const auto& r : rows)

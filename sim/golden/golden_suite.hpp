@@ -52,10 +52,7 @@ struct CpuGoldenOptions {
 std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, const models::HardwareSpec& cpu,
                                       const CpuGoldenOptions& options);
 
-// Rows of a CSV "kernel,m,n,k,measured_s" from specdse_cuda_golden, predicted by the GPU sim
-// model of `gpu`. Kernel names: gemm, gemv, tree_attention_h<H>_kv<KV> (m = x, n = context,
-// k = head_dim). Errors name the file and line.
-std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, const models::HardwareSpec& gpu);
+// GPU measurements: sim/golden/gpu_golden_compare.hpp.
 
 // Median of |error_pct| over rows whose kernel is in `kernels` (NaN when none).
 double median_abs_error_pct(const std::vector<GoldenRow>& rows, const std::vector<std::string>& kernels);

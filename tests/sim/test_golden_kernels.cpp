@@ -3,6 +3,8 @@
 // linear layer equals a plain Eigen product; the golden CLI refuses bad input.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "models/config_registry.hpp"
 #include "sim/golden/golden_kernels.hpp"
 #include "sim/golden/golden_suite.hpp"
+#include "sim/golden/gpu_golden_compare.hpp"
 
 using namespace sim;
 
@@ -128,4 +131,101 @@ TEST_CASE("golden: the CUDA golden binary is built wherever CMake found a CUDA c
     return;
   }
   CHECK(std::filesystem::exists(build + "/cuda/specdse_cuda_golden"));
+}
+
+namespace {
+// The GPU measurements of 2026-11-26 (cuda/run_goldens.sh on lent GPUs), shipped in the repository.
+std::string measured(const std::string& name) {
+  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
+          "golden" / name)
+      .string();
+}
+double median_abs(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? std::abs(v[v.size() / 2]) : 0.5 * (std::abs(v[v.size() / 2 - 1]) + std::abs(v[v.size() / 2]));
+}
+}  // namespace
+
+TEST_CASE("golden: a kernel alone pays isolated_launch_us on top of its in-step time, sequences do not") {
+  const auto hw = models::ConfigRegistry().hardware("h100-sxm");
+  const auto rows = compare_gpu_measurements(
+      temp_file("seq.csv", "# comment\nkernel,m,n,k,measured_s\ngemv,1,4096,4096,2e-5\ngemm_graph,1,4096,4096,1e-5\n"
+                           "gemm_stream,1,4096,4096,1e-5\nrmsnorm,4,4096,1,1e-5\nrmsnorm_graph,4,4096,1,3e-6\n"
+                           "flash_attention_h32_kv8_b16,1,4096,128,1e-4\n"),
+      hw);
+  REQUIRE(rows.size() == 6);
+  CHECK(rows[0].predicted_s - rows[1].predicted_s == Approx(hw.gpu->isolated_launch_us * 1e-6).margin(1e-9));
+  CHECK(rows[1].predicted_s == Approx(rows[2].predicted_s));
+  CHECK(rows[3].predicted_s - rows[4].predicted_s == Approx(hw.gpu->isolated_launch_us * 1e-6).margin(1e-9));
+  // An element-wise kernel in a step costs kernel_overhead_us and its few bytes; a GEMM adds its ramp.
+  CHECK(rows[4].predicted_s == Approx(hw.gpu->kernel_overhead_us * 1e-6).epsilon(0.05));
+  CHECK(rows[5].shape.kernel == "flash_attention");
+  CHECK(rows[5].predicted_s > 0);
+  CHECK_THROWS_AS(compare_gpu_measurements(temp_file("fa.csv", "kernel,m,n,k,measured_s\nflash_attention_h32_kv6_b1,1,64,128,1e-5\n"), hw),
+                  models::InputError);
+}
+
+TEST_CASE("golden: the H100 kernel constants reproduce the measurements they were taken from and the held-out ones") {
+  const auto hw = models::ConfigRegistry().hardware("h100-sxm");
+  auto errors = [](const std::vector<GoldenRow>& rows, const std::string& kernel) {
+    std::vector<double> e;
+    for (const auto& r : rows)
+      if (r.shape.kernel == kernel) e.push_back(r.error_pct());
+    return e;
+  };
+  // Fitted on: GEMMs and RMSNorms back to back in a CUDA graph (the in-step constants).
+  const auto seq = compare_gpu_measurements(measured("h100_sxm_sequences_llama-3.1-8b_2026-11-26.csv"), hw);
+  CHECK(median_abs(errors(seq, "gemm_graph")) < 4.0);
+  CHECK(median_abs(errors(seq, "rmsnorm_graph")) < 5.0);
+  // Held out: the 70B shapes alone (isolated_launch_us came from the 8B shapes only).
+  const auto big = compare_gpu_measurements(measured("h100_sxm_cublas_attention_llama-3.1-70b_2026-11-26.csv"), hw);
+  CHECK(median_abs(errors(big, "gemm")) < 8.0);
+  // FlashAttention-2: within 10 % at the median; the model is never slower by more than 5 %
+  // (its errors are on the fast side: FA2 neither packs GQA heads nor splits the cache as well).
+  const auto fa = compare_gpu_measurements(measured("h100_sxm_flash_attention_2026-11-26.csv"), hw);
+  const auto fa_errors = errors(fa, "flash_attention");
+  REQUIRE(fa_errors.size() == 54);
+  CHECK(median_abs(fa_errors) < 10.0);
+  CHECK(*std::max_element(fa_errors.begin(), fa_errors.end()) < 5.0);
+}
+
+TEST_CASE("golden: measured verify steps (plain decode) agree at the measured kernel count") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h100-sxm");
+  const auto rows = compare_gpu_steps(measured("h100_sxm_torch_step_llama-3.1-8b_2026-11-26.csv"), hw, reg);
+  REQUIRE(rows.size() == 36);  // the four batch-128 points at context 4096 did not fit: skipped
+  std::vector<double> decode;
+  for (const auto& r : rows) {
+    CHECK(r.model_kernels > 0);
+    CHECK(r.predicted_same_kernels_s ==
+          Approx(r.predicted_s + double(r.measured_kernels - r.model_kernels) * hw.gpu->kernel_overhead_us * 1e-6));
+    if (r.x == 1 && r.batch >= 16) decode.push_back(r.same_kernels_error_pct());
+  }
+  // Plain decoding at batch >= 16 (flash attention without a mask, as the model times it):
+  // weights, KV reads and per-kernel costs add up within 6 %.
+  REQUIRE(decode.size() == 5);
+  for (double e : decode) CHECK(std::abs(e) < 6.0);
+  CHECK_THROWS_AS(compare_gpu_steps(temp_file("step_hdr.csv", "model,batch\n"), hw, reg), models::InputError);
+  CHECK_THROWS_AS(compare_gpu_steps(temp_file("step_bad.csv", "model,batch,x,context,kernels,graph_s,eager_s\n"
+                                                              "llama-3.2-1b,0,1,64,10,1e-3,1e-3\n"),
+                                    hw, reg),
+                  models::InputError);
+  CHECK(is_step_csv(measured("h100_sxm_torch_step_llama-3.1-8b_2026-11-26.csv")));
+  CHECK_FALSE(is_step_csv(measured("h100_sxm_flash_attention_2026-11-26.csv")));
+}
+
+TEST_CASE("golden: a GPU config with the retired kernel_launch_us key names its replacements") {
+  const auto path = temp_file("old.yaml",
+                              "name: old\nkind: gpu\nsms: 10\nclock_mhz: 1000\ntensor_tflops_fp16: 100\n"
+                              "l2_mib: 4\nmemory: {type: hbm, bandwidth_gbs: 100, capacity_gib: 8}\n"
+                              "kernels: {cta_tile_m: 128, cta_tile_n: 128}\n"
+                              "sm: {max_threads: 2048, registers: 65536, shared_memory_kib: 228, max_ctas: 32}\n"
+                              "calibration: {memory_efficiency: 0.8, tensor_efficiency: 0.7, kernel_launch_us: 3}\n");
+  try {
+    models::load_hardware(path);
+    FAIL("expected an error");
+  } catch (const models::InputError& e) {
+    CHECK(std::string(e.what()).find("kernel_overhead_us") != std::string::npos);
+    CHECK(std::string(e.what()).find("old.yaml") != std::string::npos);
+  }
 }

@@ -138,10 +138,10 @@ TEST_CASE("gpu: memory-bound decode time scales with bandwidth") {
   HardwareSpec hw = ConfigRegistry().hardware("h100-sxm");
   const sim::GpuSimEngine base(hw, sim::SimMode::event_driven);
   hw.gpu->memory_bandwidth_gbs *= 2;
-  hw.gpu->kernel_launch_us = 0;
+  hw.gpu->kernel_overhead_us = hw.gpu->gemm_ramp_us = 0;
   const sim::GpuSimEngine fast(hw, sim::SimMode::event_driven);
   HardwareSpec no_launch = ConfigRegistry().hardware("h100-sxm");
-  no_launch.gpu->kernel_launch_us = 0;
+  no_launch.gpu->kernel_overhead_us = no_launch.gpu->gemm_ramp_us = 0;
   const sim::GpuSimEngine slow(no_launch, sim::SimMode::event_driven);
   const auto w = workload("llama-3.1-8b-instruct");
   const double ratio = t_verify(fast, w, 1, 1024) / t_verify(slow, w, 1, 1024);
@@ -211,7 +211,7 @@ TEST_CASE("gpu: bad input is refused with a one-line InputError") {
                          "l2_mib: 4\nmemory: {type: hbm, bandwidth_gbs: 100, capacity_gib: 8}\n"
                          "kernels: {cta_tile_m: 128, cta_tile_n: 128}\n"
                          "sm: {max_threads: 2048, registers: 65536, shared_memory_kib: 228, max_ctas: 32}\n"
-                         "calibration: {memory_efficiency: 0.8, tensor_efficiency: 0.7, kernel_launch_us: 3}\n";
+                         "calibration: {memory_efficiency: 0.8, tensor_efficiency: 0.7, kernel_overhead_us: 3}\n";
   try {
     load_hardware(path);
     FAIL("accepted sms: 0");

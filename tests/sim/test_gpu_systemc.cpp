@@ -174,9 +174,12 @@ TEST_CASE("gpu sim: a slow host leaves the GPU idle (launch-bound), a CUDA graph
   const std::int64_t last_two = records.back().end - records[records.size() - 2].start;
   CHECK(t_eager <= host * (1 + 1e-6) + double(last_two) / (bare.gpu->clock_mhz * 1e6));
 
-  // A fast host hides behind the GPU: only the first launch's host time shows.
+  // A fast host hides behind the GPU: only the first launch's host time shows. Fast means
+  // faster than the shortest kernel, so the queue never runs dry.
+  std::int64_t shortest = records.front().end - records.front().start;
+  for (const auto& r : records) shortest = std::min<std::int64_t>(shortest, r.end - r.start);
   HardwareSpec quick = bare;
-  quick.stack.kernel_launch_host_us = 0.2 * device_per_kernel * 1e6;
+  quick.stack.kernel_launch_host_us = 0.2 * double(shortest) / (bare.gpu->clock_mhz * 1e6) * 1e6;
   CHECK(step_seconds(quick, g) == Approx(t_bare + quick.stack.kernel_launch_host_us * 1e-6).epsilon(1e-6));
 
   // CUDA graph: one graph launch instead of per-kernel and per-layer host work.
