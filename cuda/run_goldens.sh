@@ -9,10 +9,11 @@
 #   attention.csv    FlashAttention-2 (PyTorch) over the KV cache, mask-free, for the 8B's and the
 #                    70B's heads: x queries per sequence, B sequences, contexts 1024..16384
 #   step_8b.csv      whole Llama-3.1-8B verify steps over batch x tree size (torch_decode_step.py)
-#   step_1b.csv      the same for Llama-3.2-1B (a draft)
+#                    (masked tree attention), then Llama-3.2-1B's (a draft) appended
+#   step_8b_split.csv the 8B's trees with the split tree attention the GPU model times
 #   log.txt          every tool's stderr (correctness checks of the attention kernels included)
 # Each file is compared with the GPU model by `specdse golden --hw <gpu> --measured FILE`
-# (kernels, sequences) or `specdse golden --hw <gpu> --measured-step FILE` (steps).
+# (it tells the kernel CSVs from the step CSVs by their header).
 # Usage (on a machine with an NVIDIA GPU, nvcc and cuBLAS; PyTorch for the steps):
 #   cuda/run_goldens.sh OUT_DIR
 set -uo pipefail
@@ -41,7 +42,10 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>>"$log"; then
   done
   timeout 240 python3 cuda/torch_decode_step.py --model 8b --context 1024,4096 >"$out/step_8b.csv" 2>>"$log"
   echo "step_8b rc=$?" >>"$log"
-  timeout 60 python3 cuda/torch_decode_step.py --model 1b --batch 1,16 --x 1,16 >"$out/step_1b.csv" 2>>"$log"
+  timeout 150 python3 cuda/torch_decode_step.py --model 8b --context 1024,4096 --x 4,16,64 --tree-attention split \
+    >"$out/step_8b_split.csv" 2>>"$log"
+  echo "step_8b_split rc=$?" >>"$log"
+  timeout 60 python3 cuda/torch_decode_step.py --model 1b --batch 1,16 --x 1,16 2>>"$log" | tail -n +2 >>"$out/step_8b.csv"
   echo "step_1b rc=$?" >>"$log"
 else
   echo "no PyTorch with CUDA: steps not measured" >>"$log"

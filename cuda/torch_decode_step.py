@@ -7,7 +7,8 @@ token tree, masked to each node's ancestors) against its own KV cache of L token
 decoder layers and the LM head, in BF16 with random weights (values do not change the time).
 Each layer: RMSNorm, fused QKV projection, RoPE, the new K/V written into the cache, attention
 over the cache plus the tree (PyTorch scaled_dot_product_attention: flash attention without a
-mask, memory-efficient attention with the tree mask), O projection, residual, RMSNorm, fused
+mask, memory-efficient attention with the tree mask; or, --tree-attention split, the GPU model's
+form: flash attention over the cache, the masked tree suffix, a log-sum-exp merge), O projection, residual, RMSNorm, fused
 gate/up projection, SiLU * up, down projection, residual; then the final norm and the LM head.
 
 Two timings per point, minimum of --repeats after warm-up (CUDA events, L2 flushed before each):
@@ -28,6 +29,7 @@ of one eager step, from the PyTorch profiler). Needs PyTorch with CUDA; it runs
 on a lent GPU only (see README "The GPU SystemC model"). Usage:
   python3 cuda/torch_decode_step.py [--model 8b] [--batch 1,4,16,64,128] [--x 1,4,16,64]
                                     [--context 1024] [--repeats 10] [--attention]
+                                    [--tree-attention masked|split]
 """
 import argparse
 import math
@@ -66,11 +68,12 @@ def random_tree_mask(x, generator):
 class Step:
     """Weights, caches and buffers of one (batch, x, context) point; __call__ runs one step."""
 
-    def __init__(self, cfg, batch, x, context, device):
+    def __init__(self, cfg, batch, x, context, device, tree_attention="masked"):
         dt = torch.bfloat16
         h, f, d = cfg["hidden"], cfg["ffn"], cfg["head_dim"]
         nh, nkv = cfg["heads"], cfg["kv_heads"]
         self.cfg, self.batch, self.x, self.context = cfg, batch, x, context
+        self.tree_attention = tree_attention
         std = 0.02
 
         def w(*shape):
@@ -99,6 +102,10 @@ class Step:
         self.group = nh // nkv
         if self.mask is not None:
             self.mask = self.mask.repeat_interleave(self.group, dim=0)
+            # The split form's suffix: 0 where a row's token sees the key, -inf elsewhere.
+            tree_rows = self.mask[:, context:]
+            self.suffix_bias = torch.zeros(tree_rows.shape, dtype=torch.float32, device=device).masked_fill(
+                ~tree_rows, float("-inf"))
         pos = torch.arange(context, context + x, device=device, dtype=torch.float32)
         inv = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=device, dtype=torch.float32) / d))
         angles = torch.outer(pos, inv)[:, None, :]  # [x, 1, d/2]: broadcast over heads
@@ -110,6 +117,24 @@ class Step:
         half = t.shape[-1] // 2
         rotated = torch.cat([-t[..., half:], t[..., :half]], -1)
         return t * self.cos + rotated * self.sin
+
+    def attention(self, q, lw):
+        """Attention of the packed queries q [b, kv heads, x * group, d] over the cache and tree."""
+        if self.mask is None or self.tree_attention == "masked":
+            return F.scaled_dot_product_attention(q, lw["k_cache"], lw["v_cache"], attn_mask=self.mask)
+        # "split" (paper 004 §3.1, the GPU model's form): FlashAttention-2 over the cache without a
+        # mask, the tree's own keys under the mask, merged by log-sum-exp.
+        ctx, x = self.context, self.x
+        prefix = torch.ops.aten._scaled_dot_product_flash_attention(
+            q, lw["k_cache"][:, :, :ctx], lw["v_cache"][:, :, :ctx])
+        o1, lse1 = prefix[0].float(), prefix[1]
+        kn, vn = lw["k_cache"][:, :, ctx:ctx + x].float(), lw["v_cache"][:, :, ctx:ctx + x].float()
+        scores = (q.float() @ kn.transpose(-1, -2)) * (q.shape[-1] ** -0.5) + self.suffix_bias
+        lse2 = torch.logsumexp(scores, -1)
+        o2 = torch.exp(scores - lse2[..., None]) @ vn
+        top = torch.maximum(lse1, lse2)
+        w1, w2 = torch.exp(lse1 - top)[..., None], torch.exp(lse2 - top)[..., None]
+        return ((o1 * w1 + o2 * w2) / (w1 + w2)).to(q.dtype)
 
     def __call__(self):
         cfg, b, x, ctx = self.cfg, self.batch, self.x, self.context
@@ -124,7 +149,7 @@ class Step:
             lw["k_cache"][:, :, ctx:ctx + x] = k.transpose(1, 2)
             lw["v_cache"][:, :, ctx:ctx + x] = v.view(b, x, nkv, d).transpose(1, 2)
             q = q.view(b, x, nkv, self.group, d).transpose(1, 2).reshape(b, nkv, x * self.group, d)
-            attn = F.scaled_dot_product_attention(q, lw["k_cache"], lw["v_cache"], attn_mask=self.mask)
+            attn = self.attention(q, lw)
             attn = attn.reshape(b, nkv, x, self.group, d).transpose(1, 2).reshape(b, x, nh * d)
             hs = hs + F.linear(attn, lw["o"])
             m = F.rms_norm(hs, (hs.shape[-1],), lw["norm2"], 1e-5)
@@ -146,6 +171,19 @@ def time_min(fn, repeats, flush):
         end.synchronize()
         best = min(best, start.elapsed_time(end) * 1e-3)
     return best
+
+
+def check_split(step):
+    """The split form equals the masked attention (max |difference| to stderr; exit 3 if off)."""
+    cfg, b, x = step.cfg, step.batch, step.x
+    lw = step.layers[0]
+    q = torch.randn(b, cfg["kv_heads"], x * step.group, cfg["head_dim"], dtype=torch.bfloat16, device=lw["o"].device)
+    masked = F.scaled_dot_product_attention(q, lw["k_cache"], lw["v_cache"], attn_mask=step.mask)
+    diff = (step.attention(q, lw).float() - masked.float()).abs().max().item()
+    print(f"split tree attention b={b} x={x} L={step.context}: max |split - masked| = {diff:.3g}", file=sys.stderr)
+    if not diff <= 2e-2:
+        print("the split tree attention disagrees with the masked one", file=sys.stderr)
+        sys.exit(3)
 
 
 def count_kernels(step):
@@ -195,6 +233,10 @@ def main():
     p.add_argument("--context", default="1024")
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--attention", action="store_true", help="time FlashAttention-2 alone (kernel CSV)")
+    p.add_argument("--tree-attention", default="masked", choices=["masked", "split"],
+                   help="x > 1: one masked attention over cache and tree (PyTorch picks its memory-"
+                        "efficient kernel), or the split form: FlashAttention-2 over the cache, the "
+                        "masked tree suffix and a log-sum-exp merge, as the GPU model times it")
     a = p.parse_args()
     cfg = MODELS[a.model]
     device = torch.device("cuda")
@@ -209,7 +251,9 @@ def main():
         for batch in int_list(a.batch):
             for x in int_list(a.x):
                 try:
-                    step = Step(cfg, batch, x, context, device)
+                    step = Step(cfg, batch, x, context, device, a.tree_attention)
+                    if a.tree_attention == "split" and x > 1:
+                        check_split(step)
                     stream = torch.cuda.Stream()
                     stream.wait_stream(torch.cuda.current_stream())
                     with torch.cuda.stream(stream):
