@@ -26,8 +26,8 @@ namespace {
 struct GoldenArgs {
   std::string hw = "host", measured, models = "llama-68m,llama-3.2-1b", tokens = "1,2,4,8,16,32,64,128,256",
               contexts = "512,2048", attention_model = "llama-3.2-1b", format;
-  int threads = 0, repeats = 5, warmup = 1, tree_tokens = 16;
-  bool no_flush = false;
+  int threads = 0, repeats = 2, warmup = 1, tree_tokens = 16, rounds = 3;
+  bool no_flush = false, stored_calibration = false;
   unsigned long long seed = 1;
 };
 
@@ -40,14 +40,16 @@ std::vector<std::string> split_names(const std::string& text) {
   return out;
 }
 
-// --hw: "host" (the calibrated host file, calibrating now if there is none), a YAML path, or
-// a config name.
+// --hw: "host" (this host, calibrated in this run, so that the calibration and the golden
+// kernels see the machine in the same state; --stored-calibration takes calibrate-host's file
+// instead where there is one), a YAML path, or a config name.
 models::HardwareSpec resolve_hardware(const GoldenArgs& a, const models::ConfigRegistry& reg) {
   if (a.hw == "host") {
     const std::string path = default_host_config_path();
-    if (std::filesystem::exists(path)) return models::load_hardware(path);
-    std::cerr << "no " << path << " yet: calibrating this host (run `specdse calibrate-host` to keep it)\n";
-    const auto c = sim::calibrate_host(a.threads, a.repeats);
+    if (a.stored_calibration && std::filesystem::exists(path)) return models::load_hardware(path);
+    if (a.stored_calibration)
+      std::cerr << "no " << path << " yet: calibrating this host (run `specdse calibrate-host` to keep it)\n";
+    const auto c = sim::calibrate_host(a.threads, std::max(5, a.repeats));
     const auto tmp = std::filesystem::temp_directory_path() / "specdse-host-cpu.yaml";
     write_file_atomic(tmp.string(), c.to_yaml("host"));
     return models::load_hardware(tmp.string());
@@ -138,6 +140,7 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     sim::CpuGoldenOptions o;
     o.threads = a.threads > 0 ? a.threads : std::min(hw.cpu->threads, sim::host_core_count());
     o.repeats = a.repeats;
+    o.rounds = a.rounds;
     o.warmup = a.warmup;
     o.flush_bytes = a.no_flush ? 0 : sim::host_cache_flush_bytes();
     o.seed = a.seed;
@@ -197,7 +200,14 @@ const RegisterCommand reg{
           ->default_val(16)->check(CLI::PositiveNumber);
       sub.add_option("--threads", a->threads, "Threads (default: the config's threads, at most this host's cores)")
           ->check(CLI::NonNegativeNumber);
-      sub.add_option("--repeats", a->repeats, "Timed repeats per kernel")->default_val(5)->check(CLI::PositiveNumber);
+      sub.add_option("--repeats", a->repeats, "Timed repeats per kernel and round")->default_val(2)->check(CLI::PositiveNumber);
+      sub.add_option("--rounds", a->rounds,
+                     "CPU: times the whole shape set this many times over, keeping each shape's minimum "
+                     "(robust to bursts of load on a shared machine)")
+          ->default_val(3)
+          ->check(CLI::PositiveNumber);
+      sub.add_flag("--stored-calibration", a->stored_calibration,
+                   "--hw host: use calibrate-host's file instead of calibrating in this run");
       sub.add_option("--warmup", a->warmup, "Untimed warm-up runs per kernel")->default_val(1)->check(CLI::NonNegativeNumber);
       sub.add_flag("--no-flush", a->no_flush, "Do not evict the caches before each timed run");
       sub.add_option("--seed", a->seed, "Seed of the random operands")->default_val(1);

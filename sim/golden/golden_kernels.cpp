@@ -1,5 +1,8 @@
 #include "sim/golden/golden_kernels.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,7 +11,33 @@
 
 namespace sim {
 
+namespace {
+
+// Pins the calling thread to `cpu`; false where the system refuses.
+bool pin_current_thread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+}  // namespace
+
 ThreadTeam::ThreadTeam(int threads) : threads_(std::max(1, threads)) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) cpus_.push_back(c);
+  if (int(cpus_.size()) < threads_) cpus_.clear();  // more threads than CPUs: pinning cannot help
+  if (!cpus_.empty()) {
+    cpu_set_t before;
+    if (pthread_getaffinity_np(pthread_self(), sizeof(before), &before) == 0) {
+      caller_mask_.assign(reinterpret_cast<unsigned char*>(&before),
+                          reinterpret_cast<unsigned char*>(&before) + sizeof(before));
+      caller_pinned_ = pin_current_thread(cpus_[0]);
+    }
+  }
   for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { worker(t); });
 }
 
@@ -19,9 +48,15 @@ ThreadTeam::~ThreadTeam() {
   }
   start_cv_.notify_all();
   for (auto& w : workers_) w.join();
+  if (caller_pinned_) {
+    cpu_set_t before;
+    std::copy(caller_mask_.begin(), caller_mask_.end(), reinterpret_cast<unsigned char*>(&before));
+    pthread_setaffinity_np(pthread_self(), sizeof(before), &before);
+  }
 }
 
 void ThreadTeam::worker(int thread) {
+  if (!cpus_.empty()) pin_current_thread(cpus_[std::size_t(thread)]);
   std::uint64_t seen = 0;
   for (;;) {
     const std::function<void(int)>* work;

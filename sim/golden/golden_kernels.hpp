@@ -21,6 +21,10 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 
 // A fixed team of threads (the calling thread is thread 0) that runs one function on every
 // thread and waits for all: a fork/join region with no thread creation per call.
+// A fixed team of threads for the golden kernels. Each thread is pinned to its own CPU of the
+// process's allowed set (thread t to the t-th allowed CPU; the calling thread, thread 0, for the
+// team's lifetime only), so the scheduler cannot move a timed thread or stack two on one core;
+// where pinning is refused (a restricted container) the threads run unpinned.
 class ThreadTeam {
  public:
   explicit ThreadTeam(int threads);
@@ -33,6 +37,9 @@ class ThreadTeam {
  private:
   void worker(int thread);
   int threads_;
+  std::vector<int> cpus_;           // the allowed CPUs, in order (empty: not pinned)
+  bool caller_pinned_ = false;
+  std::vector<unsigned char> caller_mask_;  // the caller's affinity before the team pinned it
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_cv_, done_cv_;

@@ -130,23 +130,31 @@ std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, co
   ThreadTeam team(o.threads);
   std::unique_ptr<CacheFlusher> flusher;
   if (o.flush_bytes > 0) flusher = std::make_unique<CacheFlusher>(o.flush_bytes);
-  std::mt19937_64 rng(o.seed);
-  std::vector<GoldenRow> rows;
-  for (const auto& s : shapes) {
-    GoldenRow row;
-    row.shape = s;
-    TimingStats t;
-    if (s.kernel == "gemm" || s.kernel == "gemv") {
-      const RowMatrix x = random_matrix(s.m, s.k, rng), w = random_matrix(s.n, s.k, rng);
-      RowMatrix y(s.m, s.n);
-      t = time_repeated([&] { linear(x, w, y, team); }, o.warmup, o.repeats,
-                        flusher ? std::function<void()>([&] { flusher->flush(); }) : std::function<void()>());
-    } else {
-      t = time_attention(s, team, o, flusher.get(), rng);
+  if (o.rounds < 1) throw models::InputError("--rounds: expected an integer >= 1, got " + std::to_string(o.rounds));
+  std::vector<TimingStats> stats(shapes.size());
+  for (int round = 0; round < o.rounds; ++round)
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const GoldenShape& s = shapes[i];
+      // The same data in every round: each shape's generator is seeded by its index.
+      std::mt19937_64 rng(o.seed + i);
+      TimingStats t;
+      if (s.kernel == "gemm" || s.kernel == "gemv") {
+        const RowMatrix x = random_matrix(s.m, s.k, rng), w = random_matrix(s.n, s.k, rng);
+        RowMatrix y(s.m, s.n);
+        t = time_repeated([&] { linear(x, w, y, team); }, o.warmup, o.repeats,
+                          flusher ? std::function<void()>([&] { flusher->flush(); }) : std::function<void()>());
+      } else {
+        t = time_attention(s, team, o, flusher.get(), rng);
+      }
+      stats[i].merge(t);
     }
-    row.measured_s = t.min_s;
-    row.measured_median_s = t.median_s;
-    row.predicted_s = predict_cpu(engine, s);
+  std::vector<GoldenRow> rows;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    GoldenRow row;
+    row.shape = shapes[i];
+    row.measured_s = stats[i].min_s;
+    row.measured_median_s = stats[i].median_s;
+    row.predicted_s = predict_cpu(engine, shapes[i]);
     rows.push_back(row);
   }
   return rows;

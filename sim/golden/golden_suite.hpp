@@ -45,6 +45,10 @@ struct CpuGoldenOptions {
   int warmup = 1;
   int repeats = 5;
   std::size_t flush_bytes = 0;  // 0: no cache flush between runs
+  // The shape set is timed this many times over, one shape after another in each round, and
+  // each shape keeps the minimum over all its runs: a burst of load from other processes on a
+  // shared machine then spoils one round of a shape, not all of its runs.
+  int rounds = 1;
   std::uint64_t seed = 1;
 };
 

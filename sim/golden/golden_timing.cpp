@@ -34,13 +34,21 @@ TimingStats time_repeated(const std::function<void()>& kernel, int warmup, int r
     const auto t1 = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double>(t1 - t0).count());
   }
-  std::sort(times.begin(), times.end());
   TimingStats s;
-  s.repeats = repeats;
-  s.min_s = times.front();
-  s.median_s = times.size() % 2 ? times[times.size() / 2]
-                                : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
+  s.samples_s = times;
+  s.merge({});
   return s;
+}
+
+void TimingStats::merge(const TimingStats& other) {
+  samples_s.insert(samples_s.end(), other.samples_s.begin(), other.samples_s.end());
+  std::vector<double> sorted = samples_s;
+  std::sort(sorted.begin(), sorted.end());
+  repeats = int(sorted.size());
+  if (sorted.empty()) return;
+  min_s = sorted.front();
+  median_s = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                               : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
 }
 
 }  // namespace sim

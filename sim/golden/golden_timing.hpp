@@ -13,6 +13,10 @@ struct TimingStats {
   double min_s = 0;
   double median_s = 0;
   int repeats = 0;
+  std::vector<double> samples_s;  // every timed run, in order
+
+  // The statistics over this run's samples and `other`'s (rounds of the same kernel).
+  void merge(const TimingStats& other);
 };
 
 // Evicts the caches by writing and reading a buffer larger than them.

@@ -2,6 +2,7 @@
 // log-sum-exp, paper 004 §3.1) equals naive attention with an explicit tree mask; the threaded
 // linear layer equals a plain Eigen product; the golden CLI refuses bad input.
 #include <catch2/catch.hpp>
+#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "models/config_registry.hpp"
 #include "sim/golden/golden_kernels.hpp"
 #include "sim/golden/golden_suite.hpp"
+#include "sim/golden/golden_timing.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
 
 using namespace sim;
@@ -228,4 +230,31 @@ TEST_CASE("golden: a GPU config with the retired kernel_launch_us key names its 
     CHECK(std::string(e.what()).find("kernel_overhead_us") != std::string::npos);
     CHECK(std::string(e.what()).find("old.yaml") != std::string::npos);
   }
+}
+
+TEST_CASE("golden: rounds merge into one minimum and median; the team pins its threads and restores the caller") {
+  TimingStats a, b;
+  a.samples_s = {3.0, 1.0};
+  a.merge({});
+  CHECK(a.min_s == 1.0);
+  b.samples_s = {0.5, 4.0, 2.0};
+  a.merge(b);
+  CHECK(a.repeats == 5);
+  CHECK(a.min_s == 0.5);
+  CHECK(a.median_s == 2.0);
+
+  cpu_set_t before, after;
+  REQUIRE(sched_getaffinity(0, sizeof(before), &before) == 0);
+  {
+    ThreadTeam team(2);
+    std::vector<int> cpus(2, -1);
+    team.run([&](int t) { cpus[std::size_t(t)] = sched_getcpu(); });
+    if (CPU_COUNT(&before) >= 2) CHECK(cpus[0] != cpus[1]);  // pinned apart
+  }
+  REQUIRE(sched_getaffinity(0, sizeof(after), &after) == 0);
+  CHECK(CPU_EQUAL(&before, &after));
+
+  CpuGoldenOptions o;
+  o.rounds = 0;
+  CHECK_THROWS_AS(run_cpu_golden({}, models::ConfigRegistry().hardware("xeon-16c"), o), models::InputError);
 }
