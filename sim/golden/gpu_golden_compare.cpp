@@ -168,11 +168,16 @@ std::vector<StepGoldenRow> compare_gpu_steps(const std::string& csv_path, const 
       throw models::InputError(fmt::format("{}:{}: expected numbers in batch, x, context, kernels, graph_s, eager_s, got '{}'",
                                            csv_path, line_no, line));
     }
-    if (row.batch < 1 || row.x < 1 || row.context < 0 || !(row.graph_s > 0) || !std::isfinite(row.graph_s))
-      throw models::InputError(fmt::format("{}:{}: expected batch, x >= 1, context >= 0 and graph_s > 0, got '{}'",
+    if (row.batch < 1 || row.x < 1 || row.context < 0 || !(row.graph_s > 0) || !std::isfinite(row.graph_s) ||
+        !(row.eager_s > 0) || !std::isfinite(row.eager_s))
+      throw models::InputError(fmt::format("{}:{}: expected batch, x >= 1, context >= 0 and graph_s, eager_s > 0, got '{}'",
                                            csv_path, line_no, line));
     models::Workload w;
-    w.target = registry.model(row.model);
+    try {
+      w.target = registry.model(row.model);
+    } catch (const models::InputError& e) {
+      throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
+    }
     w.batch = row.batch;
     const models::StepGraph graph = models::verify_graph(engine, w, row.x, row.context);
     row.predicted_s = engine.step(graph, false).seconds;

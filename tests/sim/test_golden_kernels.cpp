@@ -232,7 +232,7 @@ TEST_CASE("golden: a GPU config with the retired kernel_launch_us key names its 
   }
 }
 
-TEST_CASE("golden: rounds merge into one minimum and median; the team pins its threads and restores the caller") {
+TEST_CASE("golden: rounds merge into one minimum and median, the team pins its threads and restores the caller") {
   TimingStats a, b;
   a.samples_s = {3.0, 1.0};
   a.merge({});
