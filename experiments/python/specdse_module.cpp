@@ -33,6 +33,7 @@
 #include "search/acceptance/aat_fit.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
+#include "sim/golden/gpu_golden_compare.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/system_step.hpp"
 
@@ -230,6 +231,46 @@ PYBIND11_MODULE(_specdse, m) {
     return c.to_python();
   }, py::arg("hw"), py::arg("model"), py::arg("x"), py::arg("context"), py::arg("batch") = 1,
      py::arg("engine") = "roofline", py::arg("draft") = "", py::arg("config_dir") = "");
+
+  // A CSV that cuda/run_goldens.sh wrote on a GPU next to the GPU model (as `specdse golden
+  // --measured`): kernel rows or verify-step rows, whichever the file holds.
+  m.def("golden_gpu", [](const models::HardwareSpec& hw, const std::string& measured, const std::string& config_dir) {
+    Columns c;
+    {
+      py::gil_scoped_release release;
+      const auto reg = registry(config_dir);
+      if (sim::is_step_csv(measured)) {
+        for (const auto& r : sim::compare_gpu_steps(measured, hw, reg)) {
+          c.s("hw").push_back(hw.name);
+          c.s("model").push_back(r.model);
+          c.i("batch").push_back(r.batch);
+          c.i("x").push_back(r.x);
+          c.i("context").push_back(r.context);
+          c.i("measured_kernels").push_back(r.measured_kernels);
+          c.i("model_kernels").push_back(r.model_kernels);
+          c.f("graph_s").push_back(r.graph_s);
+          c.f("eager_s").push_back(r.eager_s);
+          c.f("predicted_s").push_back(r.predicted_s);
+          c.f("error_pct").push_back(r.error_pct());
+          c.f("predicted_same_kernels_s").push_back(r.predicted_same_kernels_s);
+          c.f("same_kernels_error_pct").push_back(r.same_kernels_error_pct());
+        }
+      } else {
+        for (const auto& r : sim::compare_gpu_measurements(measured, hw)) {
+          c.s("hw").push_back(hw.name);
+          c.s("kernel").push_back(r.shape.kernel);
+          c.s("source").push_back(r.shape.source);
+          c.i("m").push_back(r.shape.m);
+          c.i("n").push_back(r.shape.n);
+          c.i("k").push_back(r.shape.k);
+          c.f("measured_s").push_back(r.measured_s);
+          c.f("predicted_s").push_back(r.predicted_s);
+          c.f("error_pct").push_back(r.error_pct());
+        }
+      }
+    }
+    return c.to_python();
+  }, py::arg("hw"), py::arg("measured"), py::arg("config_dir") = "");
 
   m.def("fit_points", [](const std::vector<double>& x, const std::vector<double>& aat) {
     if (x.size() != aat.size())

@@ -215,6 +215,30 @@ def test_configs_by_name_path():
     assert "v80" in specdse.configs("hardware") and "roofline" in specdse.engines()
 
 
+def test_golden_gpu_measurements_match_cli():
+    """specdse.golden reads the lent-GPU CSVs as `specdse golden --measured` does."""
+    golden_dir = os.path.join(os.path.dirname(specdse._specdse.default_config_dir()), "notebooks_out", "golden")
+    for name, key in (("h100_sxm_torch_step_llama-3.1-8b_2026-11-26.csv", "graph_s"),
+                      ("h100_sxm_flash_attention_2026-11-26.csv", "measured_s")):
+        path = os.path.join(golden_dir, name)
+        df = specdse.golden("h100-sxm", path)
+        assert len(df) > 0 and key in df.columns
+        assert np.isfinite(df["predicted_s"]).all() and (df["predicted_s"] > 0).all()
+        if SPECDSE_EXE:
+            r = subprocess.run([SPECDSE_EXE, "golden", "--hw", "h100-sxm", "--measured", path, "--format", "csv"],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            import io
+            cli = pd.read_csv(io.StringIO(r.stdout.split("\n\n", 1)[0]))
+            assert len(cli) == len(df)
+            np.testing.assert_allclose(df["predicted_s"].to_numpy(), cli["predicted_s"].to_numpy(), rtol=1e-7)
+    try:
+        specdse.golden("h100-sxm", "/nonexistent/specdse.csv")
+        raise AssertionError("expected InputError")
+    except specdse.InputError as e:
+        assert "cannot open" in str(e)
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
     failed = 0

@@ -31,7 +31,7 @@ from ._specdse import Hardware, InputError, Model, System
 
 __all__ = [
     "Hardware", "Model", "System", "InputError", "hardware", "model", "system", "configs", "engines",
-    "latency", "fit", "optimize", "system_step", "sweep", "trace_gen", "tree_methods", "tree_search", "tree",
+    "latency", "fit", "optimize", "golden", "system_step", "sweep", "trace_gen", "tree_methods", "tree_search", "tree",
     "window", "window_policies", "policies", "scenarios", "scenario",
 ]
 
@@ -173,6 +173,17 @@ def optimize(hw, model_, algorithm, context=1024, task="govreport", x_max=128, e
     summary, curve = _specdse.optimize(h, m, algorithm, _ints(context, "context"), task, int(x_max), engine,
                                        int(batch), source_table, os.fspath(data or ""), _config_dir(config_dir))
     return _frame(summary, frame), _frame(curve, frame)
+
+
+def golden(hw, measured, frame=True, config_dir=None):
+    """A CSV that ``cuda/run_goldens.sh`` wrote on a GPU, next to the GPU model (``specdse golden
+    --measured``): kernel rows (measured_s, predicted_s, error_pct) or, for a verify-step CSV,
+    step rows (graph_s, predicted_s, error_pct, the measured and the model's kernel counts and
+    the prediction at the measured kernel count).
+    """
+    h = hardware(hw, config_dir)
+    cols = _specdse.golden_gpu(h, os.fspath(measured), _config_dir(config_dir))
+    return _frame(cols, frame)
 
 
 def system_step(system_, model_, draft=None, x=1, context=1024, batch=1, engine="roofline", frame=True,
