@@ -29,7 +29,7 @@ of one eager step, from the PyTorch profiler). Needs PyTorch with CUDA; it runs
 on a lent GPU only (see README "The GPU SystemC model"). Usage:
   python3 cuda/torch_decode_step.py [--model 8b] [--batch 1,4,16,64,128] [--x 1,4,16,64]
                                     [--context 1024] [--repeats 10] [--attention]
-                                    [--tree-attention masked|split]
+                                    [--tree-attention masked|split] [--contention]
 """
 import argparse
 import math
@@ -225,6 +225,51 @@ def time_attention(cfg, a, device, flush):
                 torch.cuda.empty_cache()
 
 
+def time_contention(a, device, flush):
+    """Llama-3.1-8B (the target) and Llama-3.2-1B (a draft), x tokens each at the context, on two
+    CUDA streams of one GPU: each alone, then both at once (paper 002 §3.4's co-located draft).
+    Rows: stream,model,batch,x,context,alone_s,together_s (minimum of --repeats, L2 flushed)."""
+    x, context = int_list(a.x)[0], int_list(a.context)[0]
+    batch = int_list(a.batch)[0]
+    steps = [("target", Step(MODELS["8b"], batch, x, context, device)),
+             ("draft", Step(MODELS["1b"], batch, x, context, device))]
+    graphs = []
+    for _, step in steps:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            step()
+        graphs.append(g)
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    alone = [time_min(g.replay, a.repeats, flush) for g in graphs]
+    together = [math.inf, math.inf]
+    for r in range(a.repeats):
+        flush.fill_(r & 0xFF)
+        start = torch.cuda.Event(enable_timing=True)
+        start.record()
+        ends = []
+        for g, st in zip(graphs, streams):
+            st.wait_event(start)
+            with torch.cuda.stream(st):
+                g.replay()
+                end = torch.cuda.Event(enable_timing=True)
+                end.record()
+            ends.append(end)
+        for e in ends:
+            e.synchronize()
+        for i, e in enumerate(ends):
+            together[i] = min(together[i], start.elapsed_time(e) * 1e-3)
+    print("stream,model,batch,x,context,alone_s,together_s")
+    for i, (role, step) in enumerate(steps):
+        print(f"{role},{step.cfg['name']},{batch},{x},{context},{alone[i]:.9g},{together[i]:.9g}", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="8b", choices=sorted(MODELS))
@@ -233,6 +278,8 @@ def main():
     p.add_argument("--context", default="1024")
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--attention", action="store_true", help="time FlashAttention-2 alone (kernel CSV)")
+    p.add_argument("--contention", action="store_true",
+                   help="the 8B target and the 1B draft (first --batch, --x, --context) alone and on two streams at once")
     p.add_argument("--tree-attention", default="masked", choices=["masked", "split"],
                    help="x > 1: one masked attention over cache and tree (PyTorch picks its memory-"
                         "efficient kernel), or the split form: FlashAttention-2 over the cache, the "
@@ -245,6 +292,9 @@ def main():
     flush = torch.empty(256 << 20, dtype=torch.uint8, device=device)
     if a.attention:
         time_attention(cfg, a, device, flush)
+        return 0
+    if a.contention:
+        time_contention(a, device, flush)
         return 0
     print("model,batch,x,context,kernels,graph_s,eager_s", flush=True)
     for context in int_list(a.context):

@@ -113,6 +113,26 @@ int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const m
   return 0;
 }
 
+// Two streams on one GPU (cuda/torch_decode_step.py --contention) next to the SystemC model.
+int run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+  const auto rows = sim::compare_gpu_contention(a.measured, hw, reg);
+  Table t({"hw", "stream", "model", "batch", "x", "context", "alone_s", "together_s", "slowdown", "predicted_alone_s",
+           "predicted_together_s", "predicted_slowdown"});
+  std::vector<double> errors;
+  for (const auto& r : rows) {
+    t.add_row({hw.name, r.stream, r.model, integer(r.batch), integer(r.x), integer(r.context), num(r.alone_s),
+               num(r.together_s), num(r.slowdown(), 3), num(r.predicted_alone_s), num(r.predicted_together_s),
+               num(r.predicted_slowdown(), 3)});
+    errors.push_back(std::abs(100.0 * (r.predicted_slowdown() / r.slowdown() - 1.0)));
+  }
+  const std::string summary = fmt::format("summary: {} median |error| of the co-location slowdown {:.1f} % over {} streams",
+                                          hw.name, median_abs(errors), errors.size());
+  t.set_footer(summary);
+  print_table(t, a.format);
+  if (parse_format(a.format) != OutputFormat::table) std::cerr << summary << '\n';
+  return 0;
+}
+
 int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
   const models::HardwareSpec hw = resolve_hardware(a, reg);
@@ -123,6 +143,7 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
       throw models::InputError(fmt::format("--measured: expected a CSV from cuda/run_goldens.sh run on a '{}' "
                                            "(no GPU kernels run here), got nothing", hw.name));
     if (sim::is_step_csv(a.measured)) return run_step_golden(a, hw, reg);
+    if (sim::is_contention_csv(a.measured)) return run_contention_golden(a, hw, reg);
     rows = sim::compare_gpu_measurements(a.measured, hw);
   } else if (hw.kind == models::HardwareKind::cpu) {
     if (!a.measured.empty())

@@ -11,6 +11,7 @@
 #include "models/latency_engine.hpp"
 #include "sim/gpu/gpu_kernel_model.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
+#include "sim/gpu/gpu_streams.hpp"
 
 namespace sim {
 
@@ -133,12 +134,82 @@ std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, con
   return rows;
 }
 
-bool is_step_csv(const std::string& csv_path) {
+namespace {
+
+bool header_starts(const std::string& csv_path, const std::string& prefix) {
   std::ifstream in(csv_path);
   std::string line;
   while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#') return line.rfind("model,batch,x", 0) == 0;
+    if (!line.empty() && line[0] != '#') return line.rfind(prefix, 0) == 0;
   return false;
+}
+
+}  // namespace
+
+bool is_step_csv(const std::string& csv_path) { return header_starts(csv_path, "model,batch,x"); }
+bool is_contention_csv(const std::string& csv_path) { return header_starts(csv_path, "stream,model"); }
+
+std::vector<ContentionGoldenRow> compare_gpu_contention(const std::string& csv_path, const models::HardwareSpec& gpu,
+                                                        const models::ConfigRegistry& registry) {
+  if (!gpu.gpu)
+    throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU streams", gpu.name));
+  models::HardwareSpec bare = gpu;
+  bare.stack = models::SoftwareStack{};  // graph replays: no host work between kernels
+  std::vector<ContentionGoldenRow> rows;
+  std::vector<models::StepGraph> graphs;
+  for_each_data_line(csv_path, "stream,model,batch,x,context,alone_s,together_s",
+                     [&](const std::vector<std::string>& f, const std::string& line, int line_no) {
+    ContentionGoldenRow r;
+    try {
+      if (f.size() != 7) throw std::invalid_argument("fields");
+      r.stream = f[0];
+      r.model = f[1];
+      r.batch = std::stoi(f[2]);
+      r.x = std::stoi(f[3]);
+      r.context = std::stoll(f[4]);
+      r.alone_s = std::stod(f[5]);
+      r.together_s = std::stod(f[6]);
+    } catch (const std::exception&) {
+      throw models::InputError(fmt::format(
+          "{}:{}: expected stream,model,batch,x,context,alone_s,together_s with numbers, got '{}'", csv_path, line_no, line));
+    }
+    if (r.batch < 1 || r.x < 1 || r.context < 0 || !(r.alone_s > 0) || !(r.together_s > 0) ||
+        !std::isfinite(r.alone_s) || !std::isfinite(r.together_s))
+      throw models::InputError(fmt::format(
+          "{}:{}: expected batch, x >= 1, context >= 0 and times > 0, got '{}'", csv_path, line_no, line));
+    models::StepShape shape;
+    shape.tokens = r.x;
+    shape.context = r.context;
+    shape.batch = r.batch;
+    shape.mask = r.x > 1 ? models::MaskKind::tree : models::MaskKind::causal;
+    try {
+      graphs.push_back(models::build_verify_graph(registry.model(r.model), shape));
+    } catch (const models::InputError& e) {
+      throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
+    }
+    rows.push_back(r);
+  });
+  if (rows.empty()) throw models::InputError(fmt::format("{}: no measured streams", csv_path));
+  const GpuSimEngine engine(bare, SimMode::event_driven);
+  for (std::size_t begin = 0; begin < rows.size();) {
+    std::size_t end = begin + 1;
+    while (end < rows.size() && rows[end].batch == rows[begin].batch && rows[end].x == rows[begin].x &&
+           rows[end].context == rows[begin].context)
+      ++end;
+    if (end - begin < 2)
+      throw models::InputError(fmt::format("{}: stream '{}' (batch {}, x {}, context {}) has no partner stream",
+                                           csv_path, rows[begin].stream, rows[begin].batch, rows[begin].x,
+                                           rows[begin].context));
+    std::vector<GpuStreamWork> work;
+    for (std::size_t i = begin; i < end; ++i) {
+      rows[i].predicted_alone_s = engine.step(graphs[i], false).seconds;
+      work.push_back({rows[i].stream, graphs[i], 0.0});
+    }
+    const auto together = run_gpu_streams(bare, work, SimMode::event_driven);
+    for (std::size_t i = begin; i < end; ++i) rows[i].predicted_together_s = together[i - begin].end_s;
+    begin = end;
+  }
+  return rows;
 }
 
 std::vector<StepGoldenRow> compare_gpu_steps(const std::string& csv_path, const models::HardwareSpec& gpu,

@@ -54,4 +54,24 @@ std::vector<StepGoldenRow> compare_gpu_steps(const std::string& csv_path, const 
 // Whether a measured CSV is a step CSV (its header starts "model,batch,x").
 bool is_step_csv(const std::string& csv_path);
 
+// Two verify steps on two CUDA streams of one GPU (cuda/torch_decode_step.py --contention): each
+// stream alone and both at once, measured and predicted (sim::run_gpu_streams, bare stack).
+struct ContentionGoldenRow {
+  std::string stream, model;
+  int batch = 1, x = 1;
+  long long context = 0;
+  double alone_s = 0, together_s = 0;                      // measured
+  double predicted_alone_s = 0, predicted_together_s = 0;  // the GPU SystemC model
+  double slowdown() const { return together_s / alone_s; }
+  double predicted_slowdown() const { return predicted_together_s / predicted_alone_s; }
+};
+
+// Rows of a CSV "stream,model,batch,x,context,alone_s,together_s": consecutive rows with the
+// same batch, x and context are the streams of one run (two or more).
+std::vector<ContentionGoldenRow> compare_gpu_contention(const std::string& csv_path, const models::HardwareSpec& gpu,
+                                                        const models::ConfigRegistry& registry);
+
+// Whether a measured CSV is a contention CSV (its header starts "stream,model").
+bool is_contention_csv(const std::string& csv_path);
+
 }  // namespace sim

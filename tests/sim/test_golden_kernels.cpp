@@ -265,3 +265,29 @@ TEST_CASE("golden: rounds merge into one minimum and median, the team pins its t
   o.rounds = 0;
   CHECK_THROWS_AS(run_cpu_golden({}, models::ConfigRegistry().hardware("xeon-16c"), o), models::InputError);
 }
+
+TEST_CASE("golden: a co-located draft stream slows the target on the lent H100 as the model predicts") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h100-sxm");
+  const auto rows = compare_gpu_contention(measured("h100_sxm_torch_contention_2026-11-26.csv"), hw, reg);
+  REQUIRE(rows.size() == 4);
+  for (const auto& r : rows) {
+    CHECK(r.predicted_slowdown() > 1.0);
+    CHECK(r.predicted_together_s <= r.predicted_alone_s * 3.0);
+    // The target's slowdown (what paper 002 §3.4 cites) within 5 % of the measured one.
+    if (r.stream == "target") CHECK(r.predicted_slowdown() == Approx(r.slowdown()).epsilon(0.05));
+  }
+}
+
+TEST_CASE("golden: a contention CSV without a partner stream is refused") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h100-sxm");
+  const auto lone = temp_file("lone.csv", "stream,model,batch,x,context,alone_s,together_s\n"
+                                          "target,llama-3.2-1b,1,1,64,1e-3,2e-3\n");
+  CHECK(is_contention_csv(lone));
+  CHECK_THROWS_AS(compare_gpu_contention(lone, hw, reg), models::InputError);
+  CHECK_THROWS_AS(compare_gpu_contention(temp_file("neg.csv", "stream,model,batch,x,context,alone_s,together_s\n"
+                                                              "a,llama-3.2-1b,1,1,64,-1,2e-3\n"),
+                                         hw, reg),
+                  models::InputError);
+}
