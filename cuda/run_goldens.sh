@@ -14,6 +14,8 @@
 #   log.txt          every tool's stderr (correctness checks of the attention kernels included)
 # Each file is compared with the GPU model by `specdse golden --hw <gpu> --measured FILE`
 # (it tells the kernel CSVs from the step CSVs by their header).
+# Not run here (a short extra run): `python3 cuda/torch_decode_step.py --contention --x 16
+# --context 4096 --batch 1`, the target and a draft on two streams of one GPU.
 # Usage (on a machine with an NVIDIA GPU, nvcc and cuBLAS; PyTorch for the steps):
 #   cuda/run_goldens.sh OUT_DIR
 set -uo pipefail

@@ -210,8 +210,9 @@ const RegisterCommand reg{
       sub.add_option("--hw", a->hw, "CPU/GPU config name, a YAML path, or 'host' (calibrate-host's file)")
           ->default_val("host");
       sub.add_option("--measured", a->measured,
-                     "GPU only: a CSV of cuda/run_goldens.sh: kernels (kernel,m,n,k,measured_s) or verify steps "
-                     "(model,batch,x,context,kernels,graph_s,eager_s)");
+                     "GPU only: a CSV of cuda/run_goldens.sh: kernels (kernel,m,n,k,measured_s), verify steps "
+                     "(model,batch,x,context,kernels,graph_s,eager_s) or two streams "
+                     "(stream,model,batch,x,context,alone_s,together_s)");
       sub.add_option("--models", a->models, "Models whose projection shapes (N, K) are run")->default_val(a->models);
       sub.add_option("--tokens", a->tokens, "GEMM M values (tokens x)")->default_val(a->tokens);
       sub.add_option("--contexts", a->contexts, "Contexts of the attention kernels")->default_val(a->contexts);
