@@ -77,10 +77,6 @@ std::string foreign_host_warning(const models::HardwareSpec& hw) {
       hw.name, hw.cpu->cores, host_cores, calibrated_here ? ", calibrated on another machine" : "");
 }
 
-double median_abs(std::vector<double> e) {
-  std::sort(e.begin(), e.end());
-  return e.empty() ? std::nan("") : e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
-}
 
 // Whole measured verify steps (cuda/torch_decode_step.py) next to the GPU model's T_v.
 int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
@@ -103,9 +99,9 @@ int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const m
         ratio_errors.push_back(std::abs(100.0 * ((r.predicted_s / base.predicted_s) / (r.graph_s / base.graph_s) - 1.0)));
   std::string summary = fmt::format(
       "summary: {} median |error| {:.1f} % over {} verify steps (CUDA-graph replay), {:.1f} % at the measured kernel count",
-      hw.name, median_abs(errors), errors.size(), median_abs(same_kernel_errors));
+      hw.name, sim::median_abs(errors), errors.size(), sim::median_abs(same_kernel_errors));
   if (!ratio_errors.empty())
-    summary += fmt::format("; T_v(x)/T_v(1) median |error| {:.1f} % over {} trees", median_abs(ratio_errors),
+    summary += fmt::format("; T_v(x)/T_v(1) median |error| {:.1f} % over {} trees", sim::median_abs(ratio_errors),
                            ratio_errors.size());
   t.set_footer(summary);
   print_table(t, a.format);
@@ -126,7 +122,7 @@ int run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, c
     errors.push_back(std::abs(100.0 * (r.predicted_slowdown() / r.slowdown() - 1.0)));
   }
   const std::string summary = fmt::format("summary: {} median |error| of the co-location slowdown {:.1f} % over {} streams",
-                                          hw.name, median_abs(errors), errors.size());
+                                          hw.name, sim::median_abs(errors), errors.size());
   t.set_footer(summary);
   print_table(t, a.format);
   if (parse_format(a.format) != OutputFormat::table) std::cerr << summary << '\n';

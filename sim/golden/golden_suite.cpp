@@ -160,13 +160,19 @@ std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, co
   return rows;
 }
 
+double median_abs(std::vector<double> values) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  for (double& v : values) v = std::abs(v);
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 double median_abs_error_pct(const std::vector<GoldenRow>& rows, const std::vector<std::string>& kernels) {
   std::vector<double> e;
   for (const auto& r : rows)
-    if (std::find(kernels.begin(), kernels.end(), r.shape.kernel) != kernels.end()) e.push_back(std::abs(r.error_pct()));
-  if (e.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(e.begin(), e.end());
-  return e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
+    if (std::find(kernels.begin(), kernels.end(), r.shape.kernel) != kernels.end()) e.push_back(r.error_pct());
+  return median_abs(std::move(e));
 }
 
 }  // namespace sim

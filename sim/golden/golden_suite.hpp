@@ -58,6 +58,8 @@ std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, co
 
 // GPU measurements: sim/golden/gpu_golden_compare.hpp.
 
+// Median of the absolute values (NaN when there are none).
+double median_abs(std::vector<double> values);
 // Median of |error_pct| over rows whose kernel is in `kernels` (NaN when none).
 double median_abs_error_pct(const std::vector<GoldenRow>& rows, const std::vector<std::string>& kernels);
 

@@ -52,6 +52,16 @@ double seconds(const GpuKernelModel& model, const std::vector<GpuKernel>& kernel
   return double(cycles) / model.clock_hz();
 }
 
+// The model a measured row names; an unknown name is an error at that file and line.
+models::ModelSpec model_at(const models::ConfigRegistry& registry, const std::string& name, const std::string& csv_path,
+                           int line_no) {
+  try {
+    return registry.model(name);
+  } catch (const models::InputError& e) {
+    throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
+  }
+}
+
 // An RMSNorm of m rows of n FP16 values: read the rows and the gain, write the rows; a sum of
 // squares and a scale per value.
 GpuKernel rmsnorm_kernel(const GpuKernelModel& model, std::int64_t m, std::int64_t n) {
@@ -155,6 +165,7 @@ std::vector<ContentionGoldenRow> compare_gpu_contention(const std::string& csv_p
     throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU streams", gpu.name));
   models::HardwareSpec bare = gpu;
   bare.stack = models::SoftwareStack{};  // graph replays: no host work between kernels
+  const GpuSimEngine engine(bare, SimMode::event_driven);
   std::vector<ContentionGoldenRow> rows;
   std::vector<models::StepGraph> graphs;
   for_each_data_line(csv_path, "stream,model,batch,x,context,alone_s,together_s",
@@ -177,20 +188,13 @@ std::vector<ContentionGoldenRow> compare_gpu_contention(const std::string& csv_p
         !std::isfinite(r.alone_s) || !std::isfinite(r.together_s))
       throw models::InputError(fmt::format(
           "{}:{}: expected batch, x >= 1, context >= 0 and times > 0, got '{}'", csv_path, line_no, line));
-    models::StepShape shape;
-    shape.tokens = r.x;
-    shape.context = r.context;
-    shape.batch = r.batch;
-    shape.mask = r.x > 1 ? models::MaskKind::tree : models::MaskKind::causal;
-    try {
-      graphs.push_back(models::build_verify_graph(registry.model(r.model), shape));
-    } catch (const models::InputError& e) {
-      throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
-    }
+    models::Workload w;
+    w.target = model_at(registry, r.model, csv_path, line_no);
+    w.batch = r.batch;
+    graphs.push_back(models::verify_graph(engine, w, r.x, r.context));
     rows.push_back(r);
   });
   if (rows.empty()) throw models::InputError(fmt::format("{}: no measured streams", csv_path));
-  const GpuSimEngine engine(bare, SimMode::event_driven);
   for (std::size_t begin = 0; begin < rows.size();) {
     std::size_t end = begin + 1;
     while (end < rows.size() && rows[end].batch == rows[begin].batch && rows[end].x == rows[begin].x &&
@@ -244,11 +248,7 @@ std::vector<StepGoldenRow> compare_gpu_steps(const std::string& csv_path, const 
       throw models::InputError(fmt::format("{}:{}: expected batch, x >= 1, context >= 0 and graph_s, eager_s > 0, got '{}'",
                                            csv_path, line_no, line));
     models::Workload w;
-    try {
-      w.target = registry.model(row.model);
-    } catch (const models::InputError& e) {
-      throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
-    }
+    w.target = model_at(registry, row.model, csv_path, line_no);
     w.batch = row.batch;
     const models::StepGraph graph = models::verify_graph(engine, w, row.x, row.context);
     row.predicted_s = engine.step(graph, false).seconds;

@@ -142,10 +142,6 @@ std::string measured(const std::string& name) {
           "golden" / name)
       .string();
 }
-double median_abs(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? std::abs(v[v.size() / 2]) : 0.5 * (std::abs(v[v.size() / 2 - 1]) + std::abs(v[v.size() / 2]));
-}
 }  // namespace
 
 TEST_CASE("golden: a kernel alone pays isolated_launch_us on top of its in-step time, sequences do not") {
