@@ -78,6 +78,14 @@ std::string foreign_host_warning(const models::HardwareSpec& hw) {
 }
 
 
+// The table with its summary line: under the table as its footer, or on stderr for CSV / JSON
+// (stdout stays parseable).
+void print_with_summary(Table& t, const std::string& summary, const std::string& format) {
+  t.set_footer(summary);
+  print_table(t, format);
+  if (parse_format(format) != OutputFormat::table) std::cerr << summary << '\n';
+}
+
 // Whole measured verify steps (cuda/torch_decode_step.py) next to the GPU model's T_v.
 int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
   const auto rows = sim::compare_gpu_steps(a.measured, hw, reg);
@@ -88,24 +96,22 @@ int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const m
     t.add_row({hw.name, r.model, integer(r.batch), integer(r.x), integer(r.context), integer(r.measured_kernels),
                integer(r.model_kernels), num(r.graph_s), num(r.eager_s), num(r.predicted_s), num(r.error_pct(), 3),
                num(r.predicted_same_kernels_s), num(r.same_kernels_error_pct(), 3)});
-    errors.push_back(std::abs(r.error_pct()));
-    same_kernel_errors.push_back(std::abs(r.same_kernels_error_pct()));
+    errors.push_back(r.error_pct());
+    same_kernel_errors.push_back(r.same_kernels_error_pct());
   }
   // The cost of a tree relative to plain decoding at the same batch and context, T_v(x) / T_v(1):
   // what decides the SD speed-up, measured and predicted.
   for (const auto& r : rows)
     for (const auto& base : rows)
       if (base.x == 1 && r.x > 1 && base.model == r.model && base.batch == r.batch && base.context == r.context)
-        ratio_errors.push_back(std::abs(100.0 * ((r.predicted_s / base.predicted_s) / (r.graph_s / base.graph_s) - 1.0)));
+        ratio_errors.push_back(100.0 * ((r.predicted_s / base.predicted_s) / (r.graph_s / base.graph_s) - 1.0));
   std::string summary = fmt::format(
       "summary: {} median |error| {:.1f} % over {} verify steps (CUDA-graph replay), {:.1f} % at the measured kernel count",
       hw.name, sim::median_abs(errors), errors.size(), sim::median_abs(same_kernel_errors));
   if (!ratio_errors.empty())
     summary += fmt::format("; T_v(x)/T_v(1) median |error| {:.1f} % over {} trees", sim::median_abs(ratio_errors),
                            ratio_errors.size());
-  t.set_footer(summary);
-  print_table(t, a.format);
-  if (parse_format(a.format) != OutputFormat::table) std::cerr << summary << '\n';
+  print_with_summary(t, summary, a.format);
   return 0;
 }
 
@@ -119,13 +125,11 @@ int run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, c
     t.add_row({hw.name, r.stream, r.model, integer(r.batch), integer(r.x), integer(r.context), num(r.alone_s),
                num(r.together_s), num(r.slowdown(), 3), num(r.predicted_alone_s), num(r.predicted_together_s),
                num(r.predicted_slowdown(), 3)});
-    errors.push_back(std::abs(100.0 * (r.predicted_slowdown() / r.slowdown() - 1.0)));
+    errors.push_back(100.0 * (r.predicted_slowdown() / r.slowdown() - 1.0));
   }
   const std::string summary = fmt::format("summary: {} median |error| of the co-location slowdown {:.1f} % over {} streams",
                                           hw.name, sim::median_abs(errors), errors.size());
-  t.set_footer(summary);
-  print_table(t, a.format);
-  if (parse_format(a.format) != OutputFormat::table) std::cerr << summary << '\n';
+  print_with_summary(t, summary, a.format);
   return 0;
 }
 
