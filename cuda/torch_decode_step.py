@@ -160,6 +160,25 @@ class Step:
         return self.out
 
 
+def warm_up(step):
+    """Three steps on a side stream (cuBLAS / SDPA heuristics, allocations), as graph capture needs."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+
+
+def capture(step):
+    """The step captured as a CUDA graph (after warm_up)."""
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    return graph
+
+
 def time_min(fn, repeats, flush):
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     best = math.inf
@@ -235,17 +254,8 @@ def time_contention(a, device, flush):
              ("draft", Step(MODELS["1b"], batch, x, context, device))]
     graphs = []
     for _, step in steps:
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                step()
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            step()
-        graphs.append(g)
+        warm_up(step)
+        graphs.append(capture(step))
     streams = [torch.cuda.Stream(), torch.cuda.Stream()]
     alone = [time_min(g.replay, a.repeats, flush) for g in graphs]
     together = [math.inf, math.inf]
@@ -304,17 +314,9 @@ def main():
                     step = Step(cfg, batch, x, context, device, a.tree_attention)
                     if a.tree_attention == "split" and x > 1:
                         check_split(step)
-                    stream = torch.cuda.Stream()
-                    stream.wait_stream(torch.cuda.current_stream())
-                    with torch.cuda.stream(stream):
-                        for _ in range(3):
-                            step()  # warm-up (and cuBLAS / SDPA heuristics)
-                    torch.cuda.current_stream().wait_stream(stream)
-                    torch.cuda.synchronize()
+                    warm_up(step)
                     eager = time_min(step, a.repeats, flush)
-                    graph = torch.cuda.CUDAGraph()
-                    with torch.cuda.graph(graph):
-                        step()
+                    graph = capture(step)
                     graph.replay()
                     torch.cuda.synchronize()
                     replay = time_min(graph.replay, a.repeats, flush)
