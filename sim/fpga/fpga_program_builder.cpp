@@ -29,9 +29,14 @@ long long dma_cycles(const models::FpgaSpec& f, double bytes, int channels, doub
 
 namespace {
 
-// Splits `total` cycles over `n` chunks so that they add up exactly (each at least 1 cycle).
+// Splits `total` cycles over `n` chunks so that they add up exactly (each at least 1 cycle):
+// every chunk takes total / n cycles and the last total % n chunks one more. The extra cycles
+// sit together at the end, not spread evenly, so that an op's chunks form two runs of identical
+// instructions: the event-driven model's fast-forward (fpga_accelerator.cpp) skips repeating
+// chunks inside such a run, which an even spread (a pattern as long as the op) ruled out.
 long long share(long long total, int n, int c) {
-  return std::max(1LL, total * (c + 1) / n - total * c / n);
+  const long long base = total / n, extra = total % n;
+  return std::max(1LL, base + (c >= n - extra ? 1 : 0));
 }
 
 // A ring of on-chip buffer slots: the load into a slot waits for the compute that consumed the
