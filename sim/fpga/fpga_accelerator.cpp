@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 namespace sim {
 
@@ -68,7 +69,8 @@ SC_MODULE(Accelerator) {
   }
 
   // The queues and the layer structure are prepared by the caller, outside the SystemC lock.
-  void load(const Program& p, SimMode m, std::unique_ptr<UnitQueues> q, const LayerStructure& layers) {
+  void load(const Program& p, SimMode m, std::unique_ptr<UnitQueues> q, const LayerStructure& layers,
+            const RepeatingRuns* repeating) {
     program = &p;
     queues = std::move(q);
     mode = m;
@@ -76,7 +78,12 @@ SC_MODULE(Accelerator) {
     seen.clear();
     jumped = false;
     structure = layers;
+    runs = repeating;
+    chunk_seen.clear();
+    chunk_run_begin = -1;
     schedule.fast_forwarded_layers = 0;
+    schedule.fast_forwarded_chunk_instructions = 0;
+    schedule.chunk_jumps = 0;
     schedule.simulated_instructions = 0;
     // assign() keeps the vectors' capacity: fresh ~MB buffers every run cost page faults.
     schedule.total_cycles = 0;
@@ -273,6 +280,10 @@ SC_MODULE(Accelerator) {
       // A layer's first instruction (its overhead) marks the layer boundary.
       if (in.op < 0 && fast_forward_at(in.layer + int(e.copy))) k = pick_transfer(heads.data(), &pending);
     }
+    if (k >= 0 && runs != nullptr) {
+      const InstructionQueue::Entry e = queue_entry(k, heads[std::size_t(k)]);
+      if (runs->run_of[e.index] >= 0 && fast_forward_in_run(e)) k = pick_transfer(heads.data(), &pending);
+    }
     if (k < 0) {
       // Sleep until a queue head's first unfinished dependency finishes (the head may then be
       // ready; if it still waits for another, the controller names that one and sleeps again).
@@ -385,6 +396,8 @@ SC_MODULE(Accelerator) {
           schedule.finish[j] = schedule.start[j] + cycles_of(int(j));
           schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[j]);
         }
+      else
+        write_last_skipped(k, h[std::size_t(k)], count, skipped_cycles);
       head(k) += count;
     }
     // The instructions in flight become their copies n periods on; the originals finished.
@@ -407,6 +420,203 @@ SC_MODULE(Accelerator) {
     schedule.fast_forwarded_layers += int(shift_layers);
     seen.clear();
     jumped = program->compact();
+    return true;
+  }
+
+  // A compact program's jump writes no skipped times but those the next state key reads: each
+  // queue's last skipped instruction (the one before its new head), `count` entries on from
+  // position h, whose copy is the instruction before h, `cycles` earlier.
+  void write_last_skipped(int k, std::size_t h, std::size_t count, long long cycles) {
+    if (count == 0 || h == 0) return;
+    const InstructionQueue& q = queue(k);
+    const std::size_t j = std::size_t(q[h + count - 1]), from = std::size_t(q[h - 1]);
+    schedule.start[j] = schedule.start[from] + cycles;
+    schedule.finish[j] = schedule.start[j] + cycles_of(int(j));
+  }
+
+  // --- exact chunk fast-forward ---------------------------------------------------------
+  // Inside an op the chunks repeat (RepeatingRuns), and so, once the buffers are full, does
+  // the simulated state from one chunk to the next. Called when the memory controller is about
+  // to issue a load of a run at cycle t, it takes the state as fast_forward_at does, with every
+  // index relative to that load, except queue heads and instructions outside the run (the next
+  // op's loads, the op's output store, the SFU's next softmax), which are keyed by their
+  // absolute index: they must not move. When the state equals the one at an earlier load of the
+  // run, Δ instructions and P cycles before, the model checks instruction by instruction how far
+  // on every instruction repeats the one Δ before (repeats_shifted) and that every head outside
+  // the run either was ready at the earlier load (it stays ready) or waits there for an
+  // instruction beyond what the jump reaches (it stays blocked); then the following periods
+  // replay the last one shifted by Δ instructions and P cycles, and the model jumps over the
+  // whole periods that stay inside that stretch, as the layer fast-forward does.
+  struct ChunkState {
+    long long t = 0;
+    long long base = 0;                                // the load's index
+    std::array<std::size_t, queue_count> heads{};      // queue positions (issued before t)
+    std::array<long long, queue_count> outside_wait{};  // heads outside the run: first pending
+                                                       // dependency at t (-1: ready; none: in run)
+  };
+  // The key: per queue a tag and an index, per unit a tag, an index and the remaining cycles.
+  struct ChunkKey {
+    std::array<long long, 2 * queue_count + 3 * unit_count> v{};
+    std::size_t n = 0;
+    void push_back(long long x) { v[n++] = x; }
+    bool operator==(const ChunkKey& o) const { return v == o.v; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const ChunkKey& k) const {
+      std::size_t h = 1469598103934665603ull;
+      for (long long x : k.v) h = (h ^ std::size_t(x)) * 1099511628211ull;
+      return h;
+    }
+  };
+  const RepeatingRuns* runs = nullptr;
+  std::unordered_map<ChunkKey, ChunkState, KeyHash> chunk_seen;
+  long long chunk_run_begin = -1;  // the run chunk_seen's states belong to
+
+  bool fast_forward_in_run(const InstructionQueue::Entry& e) {
+    const RepeatingRuns::Run& run = runs->runs[std::size_t(runs->run_of[e.index])];
+    const long long shift_of_copy = (long long)e.copy * (long long)program->period_size();
+    long long run_begin = run.begin, run_end = run.end;
+    // In an implicit layer copy the stride relation holds where both ends lie in the period layer.
+    if (e.copy > 0) run_begin = std::max<long long>(run_begin, (long long)program->period_start + run.stride);
+    run_begin += shift_of_copy;
+    run_end += shift_of_copy;
+    if (run_begin != chunk_run_begin) {
+      chunk_seen.clear();
+      chunk_run_begin = run_begin;
+    }
+    // States are keyed from the run's own instructions only (the first `stride` of a run
+    // repeat instructions before it).
+    const long long region_begin = run_begin - run.stride;
+    const long long t = now(), base = e.instruction;
+    auto in_run = [&](long long i) { return i >= region_begin && i < run_end; };
+    ChunkState state;
+    state.t = t;
+    state.base = base;
+    ChunkKey key;
+    constexpr long long tag_none = 0, tag_relative = 1, tag_absolute = 2;
+    long long lowest = std::numeric_limits<long long>::max(), highest_head = none;
+    for (int k = 0; k < queue_count; ++k) {
+      const InstructionQueue& q = queue(k);
+      std::size_t x = head(k);
+      if (x > 0 && schedule.start[std::size_t(q[x - 1])] == t) --x;  // issued at t: not yet "before t"
+      state.heads[std::size_t(k)] = x;
+      state.outside_wait[std::size_t(k)] = none;
+      if (x >= q.size()) {
+        key.push_back(tag_none);
+        key.push_back(0);
+      } else if (const long long i = q[x]; in_run(i)) {
+        key.push_back(tag_relative);
+        key.push_back(i - base);
+        lowest = std::min(lowest, i);
+        highest_head = std::max(highest_head, i);
+      } else {
+        key.push_back(tag_absolute);
+        key.push_back(i);
+        state.outside_wait[std::size_t(k)] = pending_dep(int(i));
+      }
+    }
+    auto in_flight = [&](int i) {
+      if (i >= 0 && end_of(i) >= t) {
+        key.push_back(in_run(i) ? tag_relative : tag_absolute);
+        key.push_back(in_run(i) ? i - base : i);
+        key.push_back(end_of(i) - t);
+        if (in_run(i)) lowest = std::min(lowest, (long long)i);
+      } else {
+        key.push_back(tag_none);
+        key.push_back(0);
+        key.push_back(0);
+      }
+    };
+    for (int k = int(DmaQueue::store); k < queue_count; ++k) {
+      const std::size_t x = state.heads[std::size_t(k)];
+      in_flight(x > 0 ? queue(k)[x - 1] : -1);
+    }
+    int last_transfer = -1;
+    for (int k = 0; k < load_queue_count; ++k)
+      if (const std::size_t x = state.heads[std::size_t(k)]; x > 0) {
+        const int i = queue(k)[x - 1];
+        if (last_transfer < 0 || schedule.start[std::size_t(i)] > schedule.start[std::size_t(last_transfer)]) last_transfer = i;
+      }
+    in_flight(last_transfer);
+    if (highest_head == none) return false;
+
+    const auto [it, inserted] = chunk_seen.try_emplace(key, state);
+    if (inserted) return false;
+    const ChunkState& a = it->second;
+    const long long delta = base - a.base, period_cycles = t - a.t;
+    if (delta <= 0 || period_cycles <= 0) return false;
+    // How far on every instruction repeats the one Δ before (from the earliest one the last
+    // period touched), within the program and short of every head outside the run.
+    long long stop = (long long)program->size();
+    for (int k = 0; k < queue_count; ++k)
+      if (state.outside_wait[std::size_t(k)] != none) stop = std::min(stop, (long long)queue(k)[state.heads[std::size_t(k)]]);
+    // Inside the run every instruction repeats the one `stride` before, hence (by induction) the
+    // one Δ before wherever that chain stays in the run: [run_begin + Δ - stride, run_end) needs
+    // no check when Δ is a multiple of the stride. The rest is checked one by one.
+    long long known_begin = run_end, known_end = run_end;
+    if (delta % run.stride == 0) known_begin = std::max(lowest, run_begin + delta - run.stride);
+    auto repeats_back = [&](long long i) {
+      return program->compact()
+                 ? repeats_shifted(program->at(std::size_t(i)), program->at(std::size_t(i - delta)), delta)
+                 : repeats_shifted(program->instructions[std::size_t(i)], program->instructions[std::size_t(i - delta)], delta);
+    };
+    long long j = lowest;  // the first instruction this state touches; its copy is Δ before
+    while (j < stop) {
+      if (j >= known_begin && j < known_end) {
+        j = std::min(known_end, stop);
+        continue;
+      }
+        if (!repeats_back(j)) break;
+      ++j;
+    }
+    // Instructions [lowest, j) repeat; n periods reach highest_head + nΔ.
+    long long periods = (j - 1 - highest_head) / delta;
+    // Heads outside the run: ready at the earlier state (they stay ready), or waiting for an
+    // instruction the jump does not reach (they stay blocked).
+    for (int k = 0; k < queue_count; ++k) {
+      const long long w = a.outside_wait[std::size_t(k)];
+      if (w != state.outside_wait[std::size_t(k)]) return false;  // became ready during the period
+      if (w == none || w < 0) continue;
+      periods = std::min(periods, (w - 1 - highest_head) / delta);
+    }
+    if (periods < 1) return false;
+    const long long shift = periods * delta, skipped_cycles = periods * period_cycles;
+    long long skipped = 0;
+    for (int k = 0; k < queue_count; ++k) {
+      const InstructionQueue& q = queue(k);
+      const std::size_t h = state.heads[std::size_t(k)];
+      const std::size_t per_period = h - a.heads[std::size_t(k)];
+      const std::size_t count = std::size_t(periods) * per_period;
+      if (!program->compact())
+        for (std::size_t pos = h; pos < h + count; ++pos) {
+          const std::size_t i = std::size_t(q[pos]);
+          schedule.start[i] = schedule.start[std::size_t(q[pos - per_period])] + period_cycles;
+          schedule.finish[i] = schedule.start[i] + cycles_of(int(i));
+          schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[i]);
+        }
+      else
+        write_last_skipped(k, h, count, skipped_cycles);
+      head(k) += count;
+      skipped += (long long)count;
+    }
+    for (UnitState* st : {&matrix_state, &sfu_state, &memory_state, &store_state}) {
+      if (st->busy < 0) continue;
+      const int from = st->busy, to = int(from + shift);
+      schedule.finish[std::size_t(from)] = end_of(from);
+      schedule.start[std::size_t(to)] = schedule.start[std::size_t(from)] + skipped_cycles;
+      st->busy = to;
+      running[int(unit_of(to))] = to;
+      ends_at[int(unit_of(to))] = end_of(to);
+    }
+    for (int u = 0; u < 3; ++u)
+      if (waiting_on[std::size_t(u)] >= 0) {
+        waiting_on[std::size_t(u)] = -1;
+        wake[std::size_t(slot_unit(u))].notify(sc_core::SC_ZERO_TIME);
+      }
+    offset += skipped_cycles;
+    schedule.fast_forwarded_chunk_instructions += skipped;
+    ++schedule.chunk_jumps;
+    chunk_seen.clear();
     return true;
   }
 
@@ -466,13 +676,14 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   // Everything that needs no SystemC is prepared before the session takes the kernel lock, so
   // that concurrent callers (sweep threads) overlap it.
   auto queues = std::make_unique<UnitQueues>(program);
-  const LayerStructure layers =
-      ff == LayerFastForward::exact && mode == SimMode::event_driven ? analyse_layers(program) : LayerStructure{};
+  const bool exact = ff == LayerFastForward::exact && mode == SimMode::event_driven;
+  const LayerStructure layers = exact ? analyse_layers(program) : LayerStructure{};
+  const RepeatingRuns repeating = exact ? analyse_repeating_runs(program) : RepeatingRuns{};
   ScSession session;
   static Schedule scratch;
   auto a = std::make_unique<Accelerator>("specdse_fpga_accelerator");
   a->schedule = std::move(scratch);
-  a->load(program, mode, std::move(queues), layers);
+  a->load(program, mode, std::move(queues), layers, exact && !repeating.runs.empty() ? &repeating : nullptr);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; units park on program_ready
   a->base = sc_core::sc_time_stamp();
   a->program_ready.notify(sc_core::SC_ZERO_TIME);
@@ -481,6 +692,8 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   result.total_cycles = a->schedule.total_cycles;
   result.fast_forwarded_layers = a->schedule.fast_forwarded_layers;
   result.simulated_instructions = a->schedule.simulated_instructions;
+  result.fast_forwarded_chunk_instructions = a->schedule.fast_forwarded_chunk_instructions;
+  result.chunk_jumps = a->schedule.chunk_jumps;
   WorkCounters& work = work_counters();
   work.runs.fetch_add(1, std::memory_order_relaxed);
   work.instructions.fetch_add((long long)program.size(), std::memory_order_relaxed);

@@ -1,6 +1,7 @@
 #include "sim/fpga/fpga_program_builder.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -71,7 +72,11 @@ class Builder {
         weights_(int(f.weight_buffer_kib / f.weight_chunk_kib)),
         kv_(int(f.kv_buffer_kib / f.kv_chunk_kib)) {}
 
-  Program build(const std::vector<Op>& ops, int layers, ProgramForm form) {
+  Program build(const std::vector<Op>& ops, int layers, ProgramForm form, std::vector<Instruction>* recycled) {
+    if (recycled) {
+      p_.instructions = std::move(*recycled);
+      p_.instructions.clear();
+    }
     p_.layers = layers;
     // Reserve once: growing a vector of ~10^5 instructions page-faults its way through fresh
     // memory on every reallocation, which cost more than building the program.
@@ -160,13 +165,27 @@ class Builder {
   int load(SlotRing& ring, double bytes, bool activations, int op, int after = -1) {
     const models::FpgaChannelGroup& g = activations ? f_.activation_loads : f_.weights;
     const DmaQueue q = !activations ? DmaQueue::weights : after >= 0 ? DmaQueue::scores : DmaQueue::kv;
-    return add_memory(q, dma_cycles(f_, bytes, g.channels, g.efficiency), {ring.load_dependency(), after}, op);
+    return add_memory(q, transfer_cycles(bytes, g, activations ? 1 : 0), {ring.load_dependency(), after}, op);
   }
   int store(double bytes, int after, int op) {
     if (bytes <= 0) return -1;
-    return add(Unit::store, DmaQueue::store, dma_cycles(f_, bytes, f_.stores.channels, f_.stores.efficiency), {after},
-               op);
+    return add(Unit::store, DmaQueue::store, transfer_cycles(bytes, f_.stores, 2), {after}, op);
   }
+  // dma_cycles with the last answer kept per channel group (0 weights, 1 activation loads,
+  // 2 stores): an op's full chunks all move the same bytes.
+  long long transfer_cycles(double bytes, const models::FpgaChannelGroup& g, int group) {
+    LastTransfer& last = last_transfer_[std::size_t(group)];
+    if (last.cycles < 0 || last.bytes != bytes) {
+      last.bytes = bytes;
+      last.cycles = dma_cycles(f_, bytes, g.channels, g.efficiency);
+    }
+    return last.cycles;
+  }
+  struct LastTransfer {
+    double bytes = 0;
+    long long cycles = -1;
+  };
+  std::array<LastTransfer, 3> last_transfer_{};
 
   // A projection, norm or elementwise op: its activation inputs and its weights stream in chunk
   // by chunk (compute chunk c waits for weight chunk c and activation chunk c), then its
@@ -248,8 +267,8 @@ class Builder {
 }  // namespace
 
 Program build_fpga_program(const models::FpgaSpec& f, const std::vector<Op>& ops, int tokens, int layers,
-                           ProgramForm form) {
-  return Builder(f, tokens).build(ops, layers, form);
+                           ProgramForm form, std::vector<Instruction>* recycled) {
+  return Builder(f, tokens).build(ops, layers, form, recycled);
 }
 
 }  // namespace sim

@@ -27,8 +27,11 @@ namespace sim {
 // implicit copies (Program::compact, for the event-driven model when no schedule is wanted).
 enum class ProgramForm { full, compact };
 
+// `recycled` (optional): a vector whose capacity the program's instructions reuse (the sim
+// engine hands back each finished program's: a fresh ~0.3 MB vector per step cost page faults).
 Program build_fpga_program(const models::FpgaSpec& f, const std::vector<models::Op>& ops, int tokens,
-                           int layers = 1, ProgramForm form = ProgramForm::full);
+                           int layers = 1, ProgramForm form = ProgramForm::full,
+                           std::vector<Instruction>* recycled = nullptr);
 
 long long dma_cycles(const models::FpgaSpec& f, double bytes, int channels, double efficiency);
 

@@ -1,6 +1,5 @@
 #include "sim/fpga/fpga_sim_engine.hpp"
 
-#include <fmt/format.h>
 
 #include "models/engine_registry.hpp"
 
@@ -18,12 +17,27 @@ std::unique_ptr<models::LatencyEngine> make_fpga_sim_engine(const models::Hardwa
 }
 
 namespace {
-std::string group_key(const std::vector<models::Op>& ops, int tokens) {
-  std::string key = std::to_string(tokens);
-  for (const auto& op : ops)
-    key += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", op.name, int(op.kind), op.m, op.n, op.k,
-                       op.batch, op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes, op.activation_load_bytes,
-                       op.activation_store_bytes, op.sfu_elements, op.cross_attention ? 1 : 0, op.heads, op.kv_heads);
+// The memo key: the fields the program builder reads, as raw bytes (formatting them as text
+// took a tenth of a sim design point's time). Exact: equal keys mean bit-identical fields.
+template <typename T>
+void append_bytes(std::string& key, const T& value) {
+  key.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+std::string group_key(const std::vector<models::Op>& ops, int tokens, int layers) {
+  std::string key;
+  key.reserve(ops.size() * 112 + 16);
+  append_bytes(key, tokens);
+  append_bytes(key, layers);
+  for (const auto& op : ops) {
+    append_bytes(key, op.name.size());
+    key += op.name;
+    append_bytes(key, int(op.kind));
+    for (std::int64_t v : {op.m, op.n, op.k, op.batch, op.heads, op.kv_heads}) append_bytes(key, v);
+    for (double v : {op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes, op.activation_load_bytes,
+                     op.activation_store_bytes, op.sfu_elements})
+      append_bytes(key, v);
+    append_bytes(key, op.cross_attention);
+  }
   return key;
 }
 }  // namespace
@@ -31,7 +45,7 @@ std::string group_key(const std::vector<models::Op>& ops, int tokens) {
 std::shared_ptr<const FpgaSimEngine::GroupResult> FpgaSimEngine::simulate(const std::vector<models::Op>& ops,
                                                                           int tokens, int layers,
                                                                           bool detailed) const {
-  const std::string key = group_key(ops, tokens) + "#" + std::to_string(layers);
+  const std::string key = group_key(ops, tokens, layers);
   {
     std::lock_guard<std::mutex> lock(memo_mutex_);
     auto it = memo_.find(key);
@@ -42,11 +56,14 @@ std::shared_ptr<const FpgaSimEngine::GroupResult> FpgaSimEngine::simulate(const 
   // Without a breakdown only the cycle count is kept, so the event-driven model runs the compact
   // program (the layers after the builder's state repeats are implicit copies, never stored).
   const ProgramForm form = detailed || mode_ != SimMode::event_driven ? ProgramForm::full : ProgramForm::compact;
-  r->program = build_fpga_program(*hw_.fpga, ops, tokens, layers, form);
+  // Programs not kept reuse one buffer per thread (see build_fpga_program).
+  thread_local std::vector<Instruction> recycled;
+  r->program = build_fpga_program(*hw_.fpga, ops, tokens, layers, form, detailed ? nullptr : &recycled);
   r->schedule = run_on_systemc(r->program, mode_);
   r->cycles = r->schedule.total_cycles;
   r->detailed = detailed;
   if (!detailed) {
+    recycled = std::move(r->program.instructions);
     r->program = Program{};
     r->schedule = Schedule{};
   }

@@ -1,6 +1,7 @@
 #include "sim/fpga/instruction_program.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <stdexcept>
 
@@ -46,6 +47,9 @@ UnitQueues::UnitQueues(const Program& p) {
     throw std::logic_error("compact program with an inconsistent period");
   slots_.resize(p.instructions.size());
   InstructionQueue* queues[dma_queue_count + 2] = {&dma[0], &dma[1], &dma[2], &dma[3], &matrix, &sfu};
+  std::array<std::size_t, dma_queue_count + 2> sizes{};
+  for (const Instruction& in : p.instructions) ++sizes[std::size_t(queue_index(in))];
+  for (std::size_t k = 0; k < sizes.size(); ++k) queues[k]->listed_.reserve(sizes[k]);
   for (std::size_t i = 0; i < p.instructions.size(); ++i) {
     const Instruction& in = p.instructions[i];
     for (int d : in.deps)
@@ -103,6 +107,41 @@ LayerStructure analyse_layers(const Program& p) {
   }
   s.copies_from = from < p.layers ? from : -1;
   return s;
+}
+
+RepeatingRuns analyse_repeating_runs(const Program& p) {
+  RepeatingRuns r;
+  const std::vector<Instruction>& in = p.instructions;
+  const int n = int(in.size());
+  r.run_of.assign(std::size_t(n), -1);
+  // The stride of each instruction: the previous one's first (inside a run it nearly always
+  // holds), else the smallest that does.
+  int begin = 0, stride = 0;
+  auto close = [&](int end) {
+    if (stride > 0 && end - begin >= RepeatingRuns::min_strides * stride) {
+      for (int j = begin; j < end; ++j) r.run_of[std::size_t(j)] = int(r.runs.size());
+      r.runs.push_back({begin, end, stride});
+    }
+  };
+  for (int j = 0; j < n; ++j) {
+    int s = 0;
+    if (stride > 0 && j >= stride && repeats_shifted(in[std::size_t(j)], in[std::size_t(j - stride)], stride)) {
+      s = stride;
+    } else {
+      for (int t = 1; t <= RepeatingRuns::max_stride && t <= j; ++t)
+        if (repeats_shifted(in[std::size_t(j)], in[std::size_t(j - t)], t)) {
+          s = t;
+          break;
+        }
+    }
+    if (s != stride) {
+      close(j);
+      begin = j;
+      stride = s;
+    }
+  }
+  close(n);
+  return r;
 }
 
 std::vector<long long> Schedule::layer_finish(const Program& p) const {

@@ -140,6 +140,10 @@ struct Schedule {
   // Layers the event-driven model did not simulate because it proved they repeat exactly
   // (their times are filled in by shifting the repeating period); 0 for the other schedulers.
   int fast_forwarded_layers = 0;
+  // Instructions the chunk fast-forward skipped inside ops (repeating chunks of one op), and
+  // how many jumps it made; 0 for the other schedulers.
+  long long fast_forwarded_chunk_instructions = 0;
+  int chunk_jumps = 0;
   // Instructions the SystemC model issued one by one (the rest were fast-forwarded): the work
   // a step costs, independent of the machine's speed (0 for the direct scheduler).
   long long simulated_instructions = 0;
@@ -230,5 +234,39 @@ struct LayerStructure {
   std::array<int, dma_queue_count + 2> per_layer_in_queue{};
 };
 LayerStructure analyse_layers(const Program& p);
+
+// Whether instruction `later` does the work of `earlier` (unit, DMA queue, cycles) with every
+// dependency `shift` instructions on: the two behave alike once their dependencies do.
+inline bool repeats_shifted(const Instruction& later, const Instruction& earlier, long long shift) {
+  if (later.unit != earlier.unit || later.queue != earlier.queue || later.cycles != earlier.cycles) return false;
+  const int *x = later.deps.begin(), *y = earlier.deps.begin();
+  if (later.deps.end() - x != earlier.deps.end() - y) return false;
+  for (; x != later.deps.end(); ++x, ++y)
+    if ((long long)*x != (long long)*y + shift) return false;
+  return true;
+}
+
+// Runs of repeating instructions inside a layer, for the event-driven model's chunk
+// fast-forward (fpga_accelerator.cpp): an op streams its weights (and its K/V) chunk by chunk,
+// and past the first buffer's worth every chunk's instructions repeat the previous chunk's,
+// shifted. Stored instruction j repeats with stride s when repeats_shifted(j, j - s, s); a run
+// is a maximal stretch of instructions that repeat with one stride. The runs are a hint: where
+// to look for a repeating simulated state, and which queue heads to key relative to the
+// instruction being issued. The jump itself checks, instruction by instruction, that what it
+// skips repeats.
+struct RepeatingRuns {
+  struct Run {
+    int begin = 0, end = 0;  // stored indices [begin, end): each repeats the one `stride` before
+    int stride = 0;
+  };
+  std::vector<Run> runs;
+  std::vector<int> run_of;  // per stored instruction: its run (index into runs), or -1
+  // Strides tried, and the shortest run worth keying states in (in strides): a chunk of an op
+  // is at most a weight load, an activation load and a compute, an attention chunk about seven
+  // instructions; a run shorter than a buffer's worth of chunks has nothing to skip.
+  static constexpr int max_stride = 8;
+  static constexpr int min_strides = 8;
+};
+RepeatingRuns analyse_repeating_runs(const Program& p);
 
 }  // namespace sim
