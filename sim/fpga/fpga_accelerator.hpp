@@ -17,8 +17,10 @@ namespace sim {
 // instruction in flight and its remaining cycles, all relative to the layer); when it equals the
 // state at an earlier layer's start and the layers in between are copies (analyse_layers), the
 // following periods replay it exactly, shifted by the period's cycles, so the model jumps over
-// every whole period that the program still holds and simulates the remaining layers. Off: every
-// layer is simulated (tests compare the two).
+// every whole period that the program still holds and simulates the remaining layers. Exact
+// also fast-forwards inside ops: the repeating chunks of an op's weight stream (RepeatingRuns;
+// fpga_accelerator.cpp, fast_forward_in_run). Off: every layer and chunk is simulated (tests
+// compare the two with the direct scheduler, instruction by instruction).
 enum class LayerFastForward { off, exact };
 
 Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff = LayerFastForward::exact);

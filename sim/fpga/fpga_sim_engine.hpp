@@ -4,7 +4,8 @@
 // overlap (the KV of layer i + 1 streams during layer i's projections), so the whole step is
 // one program; the event-driven model simulates its layers until the state at a layer start
 // repeats and then skips the whole periods exactly (LayerFastForward in fpga_accelerator.hpp:
-// every instruction's cycles are those of simulating all layers, tested); identical groups
+// every instruction's cycles are those of simulating all layers, tested), and inside an op it
+// skips the repeating chunks of its weight stream the same way; identical groups
 // (same board, ops, x, layer count) are simulated once and memoised. Without a breakdown a step
 // runs as a compact program (Program::compact: the repeating layers are implicit copies, never
 // stored), with the same cycles (tested). Every reported duration is an integer number of
