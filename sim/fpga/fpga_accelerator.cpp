@@ -580,6 +580,10 @@ SC_MODULE(Accelerator) {
       periods = std::min(periods, (w - 1 - highest_head) / delta);
     }
     if (periods < 1) return false;
+    // Equal keys put every moving head Δ instructions on and leave the others where they were;
+    // a head behind its earlier position would mean the keys lied: never jump on that.
+    for (int k = 0; k < queue_count; ++k)
+      if (state.heads[std::size_t(k)] < a.heads[std::size_t(k)]) return false;
     const long long shift = periods * delta, skipped_cycles = periods * period_cycles;
     long long skipped = 0;
     for (int k = 0; k < queue_count; ++k) {
