@@ -603,7 +603,7 @@ SC_MODULE(Accelerator) {
         j = std::min(known_end, stop);
         continue;
       }
-        if (!repeats_back(j)) break;
+      if (!repeats_back(j)) break;
       ++j;
     }
     // Instructions [lowest, j) repeat; n periods reach highest_head + nΔ.
