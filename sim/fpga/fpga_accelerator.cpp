@@ -326,18 +326,16 @@ SC_MODULE(Accelerator) {
     const long long t = now();
     const long long per = structure.instructions_per_layer;
     const long long base = layer * per;
-    std::array<std::size_t, queue_count> h{};
+    const Snapshot snap = snapshot(t);
+    const std::array<std::size_t, queue_count>& h = snap.heads;
     std::vector<long long> key;
     key.reserve(queue_count + 8);
     bool exhausted_queue = false;
     long long lowest = std::numeric_limits<long long>::max(), highest_head = none;
     for (int k = 0; k < queue_count; ++k) {
       const InstructionQueue& q = queue(k);
-      std::size_t x = head(k);
-      if (x > 0 && schedule.start[std::size_t(q[x - 1])] == t) --x;  // issued at t: not yet "before t"
-      h[std::size_t(k)] = x;
-      if (x < q.size()) {
-        key.push_back(q[x] - base);
+      if (h[std::size_t(k)] < q.size()) {
+        key.push_back(q[h[std::size_t(k)]] - base);
         lowest = std::min(lowest, key.back());
         highest_head = std::max(highest_head, key.back());
       } else {
@@ -345,8 +343,8 @@ SC_MODULE(Accelerator) {
         exhausted_queue |= !q.empty();
       }
     }
-    auto in_flight = [&](int i) {
-      if (i >= 0 && end_of(i) >= t) {
+    for (int i : snap.in_flight)
+      if (i >= 0) {
         key.push_back(i - base);
         key.push_back(end_of(i) - t);
         lowest = std::min(lowest, key[key.size() - 2]);
@@ -354,17 +352,6 @@ SC_MODULE(Accelerator) {
         key.push_back(none);
         key.push_back(0);
       }
-    };
-    // The in-order units (store port, matrix engine, SFU): each one's last issue before t.
-    for (int k = int(DmaQueue::store); k < queue_count; ++k)
-      in_flight(h[std::size_t(k)] > 0 ? queue(k)[h[std::size_t(k)] - 1] : -1);
-    int last_transfer = -1;  // the memory controller's last issue before t
-    for (int k = 0; k < load_queue_count; ++k)
-      if (h[std::size_t(k)] > 0) {
-        const int i = queue(k)[h[std::size_t(k)] - 1];
-        if (last_transfer < 0 || schedule.start[std::size_t(i)] > schedule.start[std::size_t(last_transfer)]) last_transfer = i;
-      }
-    in_flight(last_transfer);
 
     const auto [it, inserted] = seen.emplace(key, std::make_pair(layer, t));
     if (inserted || exhausted_queue) return false;
@@ -396,26 +383,72 @@ SC_MODULE(Accelerator) {
       }
     }
     const long long shift_layers = periods * period_layers, shift = shift_layers * per,
-                    period_shift = period_layers * per, skipped_cycles = periods * period_cycles;
-    // Times of the skipped instructions, queue by queue in program order: each is its copy's
-    // one period earlier plus the period's cycles. A compact program's run reports only its
-    // total, so it skips this: every skipped instruction except those in flight (moved below)
-    // has finished by the new clock, before the instructions still to simulate.
+                    skipped_cycles = periods * period_cycles;
     for (int k = 0; k < queue_count; ++k) {
-      const InstructionQueue& q = queue(k);
-      const std::size_t count = std::size_t(shift_layers) * std::size_t(structure.per_layer_in_queue[std::size_t(k)]);
-      if (!program->compact())
-        for (std::size_t pos = h[std::size_t(k)]; pos < h[std::size_t(k)] + count; ++pos) {
-          const std::size_t j = std::size_t(q[pos]);
-          schedule.start[j] = schedule.start[j - std::size_t(period_shift)] + period_cycles;
-          schedule.finish[j] = schedule.start[j] + cycles_of(int(j));
-          schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[j]);
-        }
-      else
-        write_last_skipped(k, h[std::size_t(k)], count, skipped_cycles);
-      head(k) += count;
+      const std::size_t per_period = std::size_t(period_layers) * std::size_t(structure.per_layer_in_queue[std::size_t(k)]);
+      skip_queue(k, h[std::size_t(k)], std::size_t(periods) * per_period, per_period, period_cycles, skipped_cycles);
     }
-    // The instructions in flight become their copies n periods on; the originals finished.
+    shift_units(shift, skipped_cycles);
+    schedule.fast_forwarded_layers += int(shift_layers);
+    seen.clear();
+    jumped = program->compact();
+    return true;
+  }
+
+  // What both fast-forwards key at the start of cycle t: per queue the position of the next
+  // instruction not issued before t (one issued at t counts as not yet issued), and per unit
+  // the instruction it issued last before t if that ends at or after t (-1: none): the store
+  // port, the matrix engine and the SFU, then the memory controller.
+  struct Snapshot {
+    std::array<std::size_t, queue_count> heads{};
+    std::array<int, unit_count> in_flight{};
+  };
+  Snapshot snapshot(long long t) const {
+    Snapshot s;
+    for (int k = 0; k < queue_count; ++k) {
+      std::size_t x = head(k);
+      if (x > 0 && schedule.start[std::size_t(queue(k)[x - 1])] == t) --x;
+      s.heads[std::size_t(k)] = x;
+    }
+    auto last_issued = [&](int k) { return s.heads[std::size_t(k)] > 0 ? queue(k)[s.heads[std::size_t(k)] - 1] : -1; };
+    std::size_t u = 0;
+    for (int k = int(DmaQueue::store); k < queue_count; ++k) s.in_flight[u++] = last_issued(k);
+    int last_transfer = -1;  // the memory controller's: the load queues' latest
+    for (int k = 0; k < load_queue_count; ++k)
+      if (const int i = last_issued(k); i >= 0)
+        if (last_transfer < 0 || schedule.start[std::size_t(i)] > schedule.start[std::size_t(last_transfer)]) last_transfer = i;
+    s.in_flight[u] = last_transfer;
+    for (int& i : s.in_flight)
+      if (i >= 0 && end_of(i) < t) i = -1;
+    return s;
+  }
+
+  // A jump moves queue k's head `count` entries on from position h (the skipped periods, of
+  // `per_period` entries each). The skipped instructions' times are each its copy's one period
+  // earlier plus the period's cycles. A compact program's run reports only its total, so it
+  // writes only what the next state key reads: the last skipped instruction's (the one before
+  // the new head), whose copy is the one before h, `skipped_cycles` earlier; every other skipped
+  // instruction except those in flight (moved by shift_units) has finished by the new clock.
+  void skip_queue(int k, std::size_t h, std::size_t count, std::size_t per_period, long long period_cycles,
+                  long long skipped_cycles) {
+    const InstructionQueue& q = queue(k);
+    auto write = [&](std::size_t i, long long start) {
+      schedule.start[i] = start;
+      schedule.finish[i] = start + cycles_of(int(i));
+      schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[i]);
+    };
+    if (!program->compact())
+      for (std::size_t pos = h; pos < h + count; ++pos)
+        write(std::size_t(q[pos]), schedule.start[std::size_t(q[pos - per_period])] + period_cycles);
+    else if (count > 0 && h > 0)
+      write(std::size_t(q[h + count - 1]), schedule.start[std::size_t(q[h - 1])] + skipped_cycles);
+    head(k) += count;
+  }
+
+  // The rest of a jump of `shift` instructions and `skipped_cycles`: the instructions in flight
+  // become their copies that far on (the originals finished), units asleep on an instruction
+  // before the jump wake to name the shifted one, and the clock moves on.
+  void shift_units(long long shift, long long skipped_cycles) {
     for (UnitState* st : {&matrix_state, &sfu_state, &memory_state, &store_state}) {
       if (st->busy < 0) continue;
       const int from = st->busy, to = int(from + shift);
@@ -425,28 +458,12 @@ SC_MODULE(Accelerator) {
       running[int(unit_of(to))] = to;
       ends_at[int(unit_of(to))] = end_of(to);
     }
-    // A unit asleep waits for an instruction of the old layers: wake it to name the shifted one.
     for (int u = 0; u < 3; ++u)
       if (waiting_on[std::size_t(u)] >= 0) {
         waiting_on[std::size_t(u)] = -1;
         wake[std::size_t(slot_unit(u))].notify(sc_core::SC_ZERO_TIME);
       }
     offset += skipped_cycles;
-    schedule.fast_forwarded_layers += int(shift_layers);
-    seen.clear();
-    jumped = program->compact();
-    return true;
-  }
-
-  // A compact program's jump writes no skipped times but those the next state key reads: each
-  // queue's last skipped instruction (the one before its new head), `count` entries on from
-  // position h, whose copy is the instruction before h, `cycles` earlier.
-  void write_last_skipped(int k, std::size_t h, std::size_t count, long long cycles) {
-    if (count == 0 || h == 0) return;
-    const InstructionQueue& q = queue(k);
-    const std::size_t j = std::size_t(q[h + count - 1]), from = std::size_t(q[h - 1]);
-    schedule.start[j] = schedule.start[from] + cycles;
-    schedule.finish[j] = schedule.start[j] + cycles_of(int(j));
   }
 
   // Whether instruction j, at a state whose earliest touched instruction is `done_below` (every
@@ -532,11 +549,11 @@ SC_MODULE(Accelerator) {
     ChunkKey key;
     constexpr long long tag_none = 0, tag_relative = 1, tag_absolute = 2;
     long long lowest = std::numeric_limits<long long>::max(), highest_head = none;
+    const Snapshot snap = snapshot(t);
+    state.heads = snap.heads;
     for (int k = 0; k < queue_count; ++k) {
       const InstructionQueue& q = queue(k);
-      std::size_t x = head(k);
-      if (x > 0 && schedule.start[std::size_t(q[x - 1])] == t) --x;  // issued at t: not yet "before t"
-      state.heads[std::size_t(k)] = x;
+      const std::size_t x = snap.heads[std::size_t(k)];
       state.outside_wait[std::size_t(k)] = none;
       if (x >= q.size()) {
         key.push_back(tag_none);
@@ -552,8 +569,8 @@ SC_MODULE(Accelerator) {
         state.outside_wait[std::size_t(k)] = pending_dep(int(i));
       }
     }
-    auto in_flight = [&](int i) {
-      if (i >= 0 && end_of(i) >= t) {
+    for (int i : snap.in_flight)
+      if (i >= 0) {
         key.push_back(in_run(i) ? tag_relative : tag_absolute);
         key.push_back(in_run(i) ? i - base : i);
         key.push_back(end_of(i) - t);
@@ -563,18 +580,6 @@ SC_MODULE(Accelerator) {
         key.push_back(0);
         key.push_back(0);
       }
-    };
-    for (int k = int(DmaQueue::store); k < queue_count; ++k) {
-      const std::size_t x = state.heads[std::size_t(k)];
-      in_flight(x > 0 ? queue(k)[x - 1] : -1);
-    }
-    int last_transfer = -1;
-    for (int k = 0; k < load_queue_count; ++k)
-      if (const std::size_t x = state.heads[std::size_t(k)]; x > 0) {
-        const int i = queue(k)[x - 1];
-        if (last_transfer < 0 || schedule.start[std::size_t(i)] > schedule.start[std::size_t(last_transfer)]) last_transfer = i;
-      }
-    in_flight(last_transfer);
     if (highest_head == none) return false;
 
     const auto [it, inserted] = chunk_seen.try_emplace(key, state);
@@ -624,37 +629,12 @@ SC_MODULE(Accelerator) {
     const long long shift = periods * delta, skipped_cycles = periods * period_cycles;
     long long skipped = 0;
     for (int k = 0; k < queue_count; ++k) {
-      const InstructionQueue& q = queue(k);
-      const std::size_t h = state.heads[std::size_t(k)];
-      const std::size_t per_period = h - a.heads[std::size_t(k)];
+      const std::size_t per_period = state.heads[std::size_t(k)] - a.heads[std::size_t(k)];
       const std::size_t count = std::size_t(periods) * per_period;
-      if (!program->compact())
-        for (std::size_t pos = h; pos < h + count; ++pos) {
-          const std::size_t i = std::size_t(q[pos]);
-          schedule.start[i] = schedule.start[std::size_t(q[pos - per_period])] + period_cycles;
-          schedule.finish[i] = schedule.start[i] + cycles_of(int(i));
-          schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[i]);
-        }
-      else
-        write_last_skipped(k, h, count, skipped_cycles);
-      head(k) += count;
+      skip_queue(k, state.heads[std::size_t(k)], count, per_period, period_cycles, skipped_cycles);
       skipped += (long long)count;
     }
-    for (UnitState* st : {&matrix_state, &sfu_state, &memory_state, &store_state}) {
-      if (st->busy < 0) continue;
-      const int from = st->busy, to = int(from + shift);
-      schedule.finish[std::size_t(from)] = end_of(from);
-      schedule.start[std::size_t(to)] = schedule.start[std::size_t(from)] + skipped_cycles;
-      st->busy = to;
-      running[int(unit_of(to))] = to;
-      ends_at[int(unit_of(to))] = end_of(to);
-    }
-    for (int u = 0; u < 3; ++u)
-      if (waiting_on[std::size_t(u)] >= 0) {
-        waiting_on[std::size_t(u)] = -1;
-        wake[std::size_t(slot_unit(u))].notify(sc_core::SC_ZERO_TIME);
-      }
-    offset += skipped_cycles;
+    shift_units(shift, skipped_cycles);
     schedule.fast_forwarded_chunk_instructions += skipped;
     ++schedule.chunk_jumps;
     chunk_seen.clear();
