@@ -79,7 +79,7 @@ SC_MODULE(Accelerator) {
     jumped = false;
     structure = layers;
     runs = repeating;
-    chunk_seen.clear();
+    restart_chunk_keys();
     chunk_run_begin = -1;
     schedule.fast_forwarded_layers = 0;
     schedule.fast_forwarded_chunk_instructions = 0;
@@ -125,9 +125,10 @@ SC_MODULE(Accelerator) {
   int pending_dep(int i) const { return pending_dep(program->source(std::size_t(i))); }
   // The first unfinished dependency of the instruction with source s, or -1.
   int pending_dep(const Program::Source& s) const {
-    const int shift = int(s.copy * program->period_size());
-    for (int d : program->instructions[s.index].deps)
-      if (!is_done(d + shift, program->dependency_source(d, s))) return d + shift;
+    for (int d : program->instructions[s.index].deps) {
+      const long long i = program->dependency_index(d, s);  // -1: before the program's start
+      if (i >= 0 && !is_done(int(i), program->dependency_source(d, s))) return int(i);
+    }
     return -1;
   }
   // The instruction at queue k's position pos, with its source: the event-driven units ask for
@@ -374,8 +375,12 @@ SC_MODULE(Accelerator) {
       const long long delta = period_layers * per, first = lowest + base;
       const long long exact = (long long)structure.copies_from * per + delta - per;
       long long j = first;
-      for (const long long end = std::min(exact, highest_head + base + periods * delta + 1); j < end; ++j)
-        if (!equivalent_across_period(j, delta, first)) break;
+      const long long end = std::min(exact, highest_head + base + periods * delta + 1);
+      if (j < end) {
+        Program::Source later = program->source(std::size_t(j)), earlier = program->source(std::size_t(j - delta));
+        for (; j < end; ++j, program->advance(later), program->advance(earlier))
+          if (!equivalent_across_period(later, earlier, delta, first)) break;
+      }
       if (j < exact) periods = std::min(periods, (j - 1 - highest_head - base) / delta);
       if (periods < 1) {
         it->second = std::make_pair(layer, t);  // measure the next repeat from this layer
@@ -466,25 +471,21 @@ SC_MODULE(Accelerator) {
     offset += skipped_cycles;
   }
 
-  // Whether instruction j, at a state whose earliest touched instruction is `done_below` (every
-  // instruction before it has finished), behaves as instruction j - delta did one period
+  // Whether instruction j (source `later`), at a state whose earliest touched instruction is
+  // `done_below` (every instruction before it has finished), behaves as instruction j - delta
+  // (source `earlier`) did one period
   // earlier (earliest touched: done_below - delta): the same work, and each dependency either
   // the other's shifted by delta or finished before its own state (a missing dependency counts
   // as finished).
-  bool equivalent_across_period(long long j, long long delta, long long done_below) const {
-    const bool stored = std::size_t(j) < program->instructions.size();
-    const Instruction later = stored ? program->instructions[std::size_t(j)] : program->at(std::size_t(j));
-    const Instruction earlier = program->at(std::size_t(j - delta));
-    if (later.unit != earlier.unit || later.queue != earlier.queue || later.cycles != earlier.cycles) return false;
-    auto holds = [](const Dependencies& deps, long long d) {
-      for (int x : deps)
-        if (x == d) return true;
-      return false;
-    };
-    for (int x : later.deps)
-      if (!holds(earlier.deps, x - delta) && x >= done_below) return false;
-    for (int y : earlier.deps)
-      if (!holds(later.deps, y + delta) && y >= done_below - delta) return false;
+  bool equivalent_across_period(const Program::Source& later, const Program::Source& earlier, long long delta,
+                                long long done_below) const {
+    const Instruction &a = program->instructions[later.index], &b = program->instructions[earlier.index];
+    if (a.unit != b.unit || a.queue != b.queue || a.cycles != b.cycles) return false;
+    const Program::Dependents x = program->dependencies(later), y = program->dependencies(earlier);
+    for (long long d : x)
+      if (!y.holds(d - delta) && d >= done_below) return false;
+    for (long long d : y)
+      if (!x.holds(d + delta) && d >= done_below - delta) return false;
     return true;
   }
 
@@ -525,19 +526,30 @@ SC_MODULE(Accelerator) {
   const RepeatingRuns* runs = nullptr;
   std::unordered_map<ChunkKey, ChunkState, KeyHash> chunk_seen;
   long long chunk_run_begin = -1;  // the run chunk_seen's states belong to
+  // Which loads of the run are keyed. Most runs repeat within a buffer's worth of chunks, but
+  // in a compute-bound op whose loads and compute nearly balance the phase drifts and no state
+  // ever repeats: keying every load there cost a third of a design point's time for nothing. So
+  // the first dense_keys loads (since the run began or the last jump) are all keyed, then every
+  // 2nd, 4th, ... up to every max_key_spacing-th, the spacing doubling every dense_keys keys. A
+  // state that repeats every P loads is still found, once the spacing's multiples meet P's; the
+  // jump itself does not depend on which loads were keyed.
+  static constexpr long long dense_keys = 16, max_key_spacing = 64;
+  long long chunk_loads = 0, chunk_keys = 0, chunk_next_key = 0;
+  void restart_chunk_keys() {
+    chunk_seen.clear();
+    chunk_loads = chunk_keys = chunk_next_key = 0;
+  }
 
   bool fast_forward_in_run(const InstructionQueue::Entry& e) {
     const RepeatingRuns::Run& run = runs->runs[std::size_t(runs->run_of[e.index])];
     const long long shift_of_copy = (long long)e.copy * (long long)program->period_size();
-    long long run_begin = run.begin, run_end = run.end;
-    // In an implicit layer copy the stride relation holds where both ends lie in the period layer.
-    if (e.copy > 0) run_begin = std::max<long long>(run_begin, (long long)program->period_start + run.stride);
-    run_begin += shift_of_copy;
-    run_end += shift_of_copy;
+    // The run in the instruction's layer copy (a compact program's template run, shifted).
+    const long long run_begin = run.begin + shift_of_copy, run_end = run.end + shift_of_copy;
     if (run_begin != chunk_run_begin) {
-      chunk_seen.clear();
+      restart_chunk_keys();
       chunk_run_begin = run_begin;
     }
+    if (chunk_loads++ < chunk_next_key) return false;
     // States are keyed from the run's own instructions only (the first `stride` of a run
     // repeat instructions before it).
     const long long region_begin = run_begin - run.stride;
@@ -583,10 +595,21 @@ SC_MODULE(Accelerator) {
     if (highest_head == none) return false;
 
     const auto [it, inserted] = chunk_seen.try_emplace(key, state);
-    if (inserted) return false;
+    if (inserted) {
+      ++chunk_keys;
+      chunk_next_key = chunk_loads + std::min(max_key_spacing, 1LL << std::min(6LL, chunk_keys / dense_keys)) - 1;
+      return false;
+    }
+    // A repeat that cannot be jumped over (a period reaching back before the run repeats, or a
+    // head outside the run that changed) becomes the reference for the next one: comparing
+    // later states with the old one would fail alike.
+    auto refuse = [&] {
+      it->second = state;
+      return false;
+    };
     const ChunkState& a = it->second;
     const long long delta = base - a.base, period_cycles = t - a.t;
-    if (delta <= 0 || period_cycles <= 0) return false;
+    if (delta <= 0 || period_cycles <= 0) return refuse();
     // How far on every instruction repeats the one Δ before (from the earliest one the last
     // period touched), within the program and short of every head outside the run.
     long long stop = (long long)program->size();
@@ -595,21 +618,29 @@ SC_MODULE(Accelerator) {
     // Inside the run every instruction repeats the one `stride` before, hence (by induction) the
     // one Δ before wherever that chain stays in the run: [run_begin + Δ - stride, run_end) needs
     // no check when Δ is a multiple of the stride. The rest is checked one by one.
+    // (A compact program's runs are its template's: they hold in the layers that keep every
+    // template dependency, LayerStructure::complete_from.)
     long long known_begin = run_end, known_end = run_end;
-    if (delta % run.stride == 0) known_begin = std::max(lowest, run_begin + delta - run.stride);
-    auto repeats_back = [&](long long i) {
-      return program->compact()
-                 ? repeats_shifted(program->at(std::size_t(i)), program->at(std::size_t(i - delta)), delta)
-                 : repeats_shifted(program->instructions[std::size_t(i)], program->instructions[std::size_t(i - delta)], delta);
-    };
+    if (delta % run.stride == 0 && (!program->compact() || (long long)e.copy >= structure.complete_from))
+      known_begin = std::max(lowest, run_begin + delta - run.stride);
     long long j = lowest;  // the first instruction this state touches; its copy is Δ before
+    Program::Source later{}, earlier{};  // of j and j - Δ, while `walking`
+    bool walking = false;
     while (j < stop) {
       if (j >= known_begin && j < known_end) {
         j = std::min(known_end, stop);
+        walking = false;
         continue;
       }
-      if (!repeats_back(j)) break;
+      if (!walking) {
+        later = program->source(std::size_t(j));
+        earlier = program->source(std::size_t(j - delta));
+        walking = true;
+      }
+      if (!program->repeats(later, earlier, delta)) break;
       ++j;
+      program->advance(later);
+      program->advance(earlier);
     }
     // Instructions [lowest, j) repeat; n periods reach highest_head + nΔ.
     long long periods = (j - 1 - highest_head) / delta;
@@ -617,15 +648,15 @@ SC_MODULE(Accelerator) {
     // instruction the jump does not reach (they stay blocked).
     for (int k = 0; k < queue_count; ++k) {
       const long long w = a.outside_wait[std::size_t(k)];
-      if (w != state.outside_wait[std::size_t(k)]) return false;  // became ready during the period
+      if (w != state.outside_wait[std::size_t(k)]) return refuse();  // became ready during the period
       if (w == none || w < 0) continue;
       periods = std::min(periods, (w - 1 - highest_head) / delta);
     }
-    if (periods < 1) return false;
+    if (periods < 1) return refuse();
     // Equal keys put every moving head Δ instructions on and leave the others where they were;
     // a head behind its earlier position would mean the keys lied: never jump on that.
     for (int k = 0; k < queue_count; ++k)
-      if (state.heads[std::size_t(k)] < a.heads[std::size_t(k)]) return false;
+      if (state.heads[std::size_t(k)] < a.heads[std::size_t(k)]) return refuse();
     const long long shift = periods * delta, skipped_cycles = periods * period_cycles;
     long long skipped = 0;
     for (int k = 0; k < queue_count; ++k) {
@@ -637,7 +668,7 @@ SC_MODULE(Accelerator) {
     shift_units(shift, skipped_cycles);
     schedule.fast_forwarded_chunk_instructions += skipped;
     ++schedule.chunk_jumps;
-    chunk_seen.clear();
+    restart_chunk_keys();
     return true;
   }
 

@@ -50,6 +50,8 @@ class SlotRing {
     return consumers_.size() >= std::size_t(slots_) ? consumers_[consumers_.size() - slots_] : -1;
   }
   void consumed_by(int compute) { consumers_.push_back(compute); }
+  int slots() const { return slots_; }
+  const std::vector<int>& consumers() const { return consumers_; }
   // The part of the ring that decides future dependencies: the last `slots` consumers, as
   // offsets from `base` (a marker for slots not yet used).
   void append_state(std::vector<long long>& out, long long base) const {
@@ -95,9 +97,12 @@ class Builder {
                                             "at most; use --engine roofline for this context)",
                                             kMaxProgramBytes / double(1ull << 30)),
                                 fmt::format("one needing {:.3g} GiB", program_bytes / double(1ull << 30)));
-    // A compact program stores a few layers; the first two are reserved, the rest grow.
-    p_.instructions.reserve(std::size_t(per_layer * (form == ProgramForm::full ? layers : std::min(layers, 2))));
+    p_.instructions.reserve(std::size_t(per_layer * (form == ProgramForm::full ? layers : 1)));
     for (const auto& op : ops) p_.op_names.push_back(op.name);
+    if (form == ProgramForm::compact && layers > 1) {
+      build_template(ops);
+      return std::move(p_);
+    }
     // A layer's instructions depend only on the builder's state at its start (the previous
     // compute and the buffer rings, relative to the layer's first instruction): once that
     // state repeats, every further layer is the previous one shifted, and is copied as such.
@@ -110,32 +115,73 @@ class Builder {
       weights_.append_state(state, (long long)start);
       kv_.append_state(state, (long long)start);
       if (layer_ > 0 && state == previous_state) {
-        if (form == ProgramForm::compact) {
-          p_.materialised_layers = layer_;
-          p_.period_start = previous_start;
-          p_.period = FastDivisor(start - previous_start);
-        } else {
-          copy_previous_layers(start - previous_start, layers);
-        }
+        copy_previous_layers(start - previous_start, layers);
         break;
       }
       previous_state.swap(state);
       previous_start = start;
-      add_memory(DmaQueue::weights, f_.layer_overhead_cycles, {}, -1);
-      for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].kind == OpKind::attention_qk && i + 2 < ops.size() &&
-            ops[i + 1].kind == OpKind::softmax && ops[i + 2].kind == OpKind::attention_pv) {
-          attention(ops[i], ops[i + 1], ops[i + 2], int(i));
-          i += 2;
-        } else {
-          plain_op(ops[i], int(i));
-        }
-      }
+      add_layer(ops);
     }
     return std::move(p_);
   }
 
  private:
+  // One layer: its overhead instruction, then its ops.
+  void add_layer(const std::vector<Op>& ops) {
+    add_memory(DmaQueue::weights, f_.layer_overhead_cycles, {}, -1);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].kind == OpKind::attention_qk && i + 2 < ops.size() &&
+          ops[i + 1].kind == OpKind::softmax && ops[i + 2].kind == OpKind::attention_pv) {
+        attention(ops[i], ops[i + 1], ops[i + 2], int(i));
+        i += 2;
+      } else {
+        plain_op(ops[i], int(i));
+      }
+    }
+  }
+
+  // The compact form (Program): one template layer whose buffer rings and previous compute hold
+  // what K earlier layers left there. Every layer makes the same instructions, and a layer's
+  // dependencies are the consumers of its ring slots and the previous compute, so layer l of
+  // the full program is the template shifted by l layers with the dependencies that land before
+  // instruction 0 dropped: ring consumer n of the full program (n = l * c + local - slots for a
+  // ring with c consumers a layer) exists iff n >= 0, exactly when its shifted index is >= 0.
+  // A first pass builds a layer on empty rings to learn its size and where its consumers sit;
+  // the template is then built as layer K (its indices K layers on) on rings primed with K such
+  // layers, enough to fill them, and shifted back by K layers.
+  void build_template(const std::vector<Op>& ops) {
+    Builder probe(f_, tokens_);
+    probe.add_layer(ops);
+    const long long per = (long long)probe.p_.instructions.size();
+    long long virtual_layers = 1;  // the previous compute lies in the layer before
+    for (const SlotRing* ring : {&probe.weights_, &probe.kv_}) {
+      const long long per_layer = (long long)ring->consumers().size();
+      if (per_layer > 0) virtual_layers = std::max(virtual_layers, (ring->slots() + per_layer - 1) / per_layer);
+    }
+    const long long base = virtual_layers * per;
+    if (base + per > std::numeric_limits<int>::max())
+      throw std::logic_error("compact program template beyond int indices");
+    for (long long l = 0; l < virtual_layers; ++l) {
+      for (int c : probe.weights_.consumers()) weights_.consumed_by(int(l * per + c));
+      for (int c : probe.kv_.consumers()) kv_.consumed_by(int(l * per + c));
+    }
+    last_compute_ = probe.last_compute_ < 0 ? -1 : int(base - per + probe.last_compute_);
+    index_base_ = int(base);
+    add_layer(ops);
+    if ((long long)p_.instructions.size() != per ||
+        (long long)weights_.consumers().size() != (virtual_layers + 1) * (long long)probe.weights_.consumers().size() ||
+        (long long)kv_.consumers().size() != (virtual_layers + 1) * (long long)probe.kv_.consumers().size())
+      throw std::logic_error("compact program: the template layer differs from a layer on empty rings");
+    for (Instruction& in : p_.instructions) {
+      Dependencies shifted;
+      for (int d : in.deps) shifted.add_any(int(d - base));
+      in.deps = shifted;
+    }
+    p_.materialised_layers = 1;
+    p_.period_start = 0;
+    p_.period = FastDivisor(p_.instructions.size());
+  }
+
   // Layers layer_..layers-1 as copies of the layer before, `per` instructions each.
   void copy_previous_layers(std::size_t per, int layers) {
     for (; layer_ < layers; ++layer_) {
@@ -153,7 +199,7 @@ class Builder {
 
   int add(Unit u, DmaQueue q, long long cycles, Dependencies deps, int op) {
     p_.instructions.push_back({u, q, std::max(1LL, cycles), deps, op, layer_});
-    return int(p_.instructions.size()) - 1;
+    return index_base_ + int(p_.instructions.size()) - 1;
   }
   int add_memory(DmaQueue q, long long cycles, Dependencies deps, int op) {
     return add(Unit::memory, q, cycles, deps, op);
@@ -262,6 +308,7 @@ class Builder {
   Program p_;
   int layer_ = 0;
   int last_compute_ = -1;
+  int index_base_ = 0;  // index of p_'s first instruction (build_template's virtual layers)
 };
 
 }  // namespace

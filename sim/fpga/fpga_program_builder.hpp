@@ -23,8 +23,8 @@
 
 namespace sim {
 
-// full: every layer stored; compact: the layers after the builder's state first repeats are
-// implicit copies (Program::compact, for the event-driven model when no schedule is wanted).
+// full: every layer stored; compact: one template layer, the layers implicit shifted copies of
+// it (Program::compact, for the event-driven model when no schedule is wanted).
 enum class ProgramForm { full, compact };
 
 // `recycled` (optional): a vector whose capacity the program's instructions reuse (the sim

@@ -20,10 +20,10 @@ const char* to_string(Unit u) {
 Instruction Program::at(std::size_t i) const {
   const Source s = source(i);
   Instruction in = instructions[s.index];
-  if (s.copy == 0) return in;
-  const int shift = int(s.copy * period_size());
+  if (!compact()) return in;
   Dependencies shifted;
-  for (int d : in.deps) shifted.add(d + shift);
+  for (int d : in.deps)
+    if (const long long j = dependency_index(d, s); j >= 0) shifted.add(int(j));
   in.deps = shifted;
   in.layer += int(s.copy);
   return in;
@@ -36,15 +36,15 @@ Program Program::expanded() const {
   full.layers = layers;
   const std::size_t n = size();
   full.instructions.reserve(n);
-  full.instructions = instructions;
-  for (std::size_t i = instructions.size(); i < n; ++i) full.instructions.push_back(at(i));
+  for (std::size_t i = 0; i < n; ++i) full.instructions.push_back(at(i));
   return full;
 }
 
 UnitQueues::UnitQueues(const Program& p) {
   // A compact program's cached divisor must match its period (only the builder makes them).
-  if (p.compact() && (p.period.divisor() != p.period_size() || p.period_start >= p.instructions.size()))
-    throw std::logic_error("compact program with an inconsistent period");
+  if (p.compact() && (p.materialised_layers != 1 || p.period_start != 0 || p.period.divisor() != p.period_size() ||
+                      p.instructions.empty()))
+    throw std::logic_error("compact program that is not one template layer");
   slots_.resize(p.instructions.size());
   InstructionQueue* queues[dma_queue_count + 2] = {&dma[0], &dma[1], &dma[2], &dma[3], &matrix, &sfu};
   std::array<std::size_t, dma_queue_count + 2> sizes{};
@@ -53,7 +53,8 @@ UnitQueues::UnitQueues(const Program& p) {
   for (std::size_t i = 0; i < p.instructions.size(); ++i) {
     const Instruction& in = p.instructions[i];
     for (int d : in.deps)
-      if (d < 0 || std::size_t(d) >= i) throw std::logic_error("instruction depends on a later one");
+      if ((d < 0 && !p.compact()) || (d >= 0 && std::size_t(d) >= i))
+        throw std::logic_error("instruction depends on a later one");
     if (in.cycles < 1) throw std::logic_error("instruction shorter than one cycle");
     InstructionQueue& q = *queues[queue_index(in)];
     slots_[i] = {int(q.listed_.size()), std::int8_t(queue_index(in)), std::int8_t(in.unit)};
@@ -70,25 +71,32 @@ UnitQueues::UnitQueues(const Program& p) {
 
 LayerStructure analyse_layers(const Program& p) {
   LayerStructure s;
-  // A compact program's implicit layers are copies of the period layer by construction: only
-  // the stored layers need checking.
   const std::size_t n = p.size();
   if (p.layers < 2 || n % std::size_t(p.layers) != 0) return s;
   const std::size_t per = n / std::size_t(p.layers);
-  if (p.compact() && (p.period_size() != per || p.period_start % per != 0)) return s;
-  const std::size_t stored = p.instructions.size();
-  const int stored_layers = p.compact() ? p.materialised_layers : p.layers;
+  s.instructions_per_layer = int(per);
+  for (std::size_t i = 0; i < per; ++i) ++s.per_layer_in_queue[std::size_t(queue_index(p.instructions[i]))];
+  if (p.compact()) {
+    // One template layer (Program): layer l drops the template's dependencies d < -l * per.
+    // The first layer that keeps the most negative one keeps them all (complete_from); it is not
+    // a copy of its predecessor, every later layer is.
+    if (p.period_size() != per) return s;
+    long long most_negative = 0;
+    for (const Instruction& in : p.instructions)
+      for (int d : in.deps) most_negative = std::min(most_negative, (long long)d);
+    s.uniform = true;
+    const long long complete = (-most_negative + (long long)per - 1) / (long long)per;  // ceil
+    s.complete_from = int(std::min<long long>(complete, p.layers));
+    const long long from = most_negative < 0 ? complete + 1 : 1;
+    s.copies_from = from < p.layers ? int(from) : -1;
+    return s;
+  }
   auto same_work = [&](const Instruction& a, const Instruction& b) {
     return a.unit == b.unit && a.queue == b.queue && a.cycles == b.cycles && a.op == b.op;
   };
-  for (std::size_t i = per; i < stored; ++i)
+  for (std::size_t i = per; i < n; ++i)
     if (!same_work(p.instructions[i], p.instructions[i - per]) || p.instructions[i].layer != int(i / per)) return s;
   s.uniform = true;
-  s.instructions_per_layer = int(per);
-  for (std::size_t i = 0; i < per; ++i) {
-    const Instruction& in = p.instructions[i];
-    ++s.per_layer_in_queue[std::size_t(queue_index(in))];
-  }
   auto shifted_deps = [&](std::size_t i) {
     const Dependencies& a = p.instructions[i].deps;
     const Dependencies& b = p.instructions[i - per].deps;
@@ -98,8 +106,8 @@ LayerStructure analyse_layers(const Program& p) {
     return true;
   };
   // Scan back from the last layer to the first that is not a copy of its predecessor.
-  int from = stored_layers;
-  for (int l = stored_layers - 1; l >= 1; --l) {
+  int from = p.layers;
+  for (int l = p.layers - 1; l >= 1; --l) {
     bool copy = true;
     for (std::size_t i = std::size_t(l) * per; copy && i < std::size_t(l + 1) * per; ++i) copy = shifted_deps(i);
     if (!copy) break;

@@ -43,7 +43,11 @@ class Dependencies {
     for (int d : ids) add(d);
   }
   void add(int d) {  // -1: no dependency
-    if (d < 0) return;
+    if (d >= 0) add_any(d);
+  }
+  // A dependency of a compact program's template layer, negative where it lies in a layer
+  // before the template (Program, compact form).
+  void add_any(int d) {
     if (count_ == ids_.size()) throw std::logic_error("instruction with more than three dependencies");
     ids_[count_++] = d;
   }
@@ -88,12 +92,15 @@ struct Program {
   std::vector<Instruction> instructions;
   std::vector<std::string> op_names;
   int layers = 1;
-  // Compact form (ProgramForm::compact): once the builder's state at a layer start repeats,
-  // every further layer is the previous one shifted by one layer, so only layers
-  // [0, materialised_layers) are stored and each later layer is an implicit copy of the last
-  // stored one (the "period layer", from period_start on), its dependencies shifted by one
-  // layer per copy. 0: every layer is stored. The event-driven model runs compact programs
-  // without expanding them; everything that needs the full schedule expands first.
+  // Compact form (ProgramForm::compact): every layer of a step does the same work, and layer l
+  // is one "template" layer shifted by l layers, except that a dependency landing before the
+  // program's start is none (a buffer slot not yet used, or no previous compute). Only the
+  // template is stored: materialised_layers = 1, period_start = 0, and its dependencies on
+  // earlier layers are negative indices (layer 0 drops them, later layers keep those that land
+  // at or after instruction 0). Instruction i is then the stored instruction i mod period_size(),
+  // `copy` = i / period_size() layers on. The event-driven model runs compact programs without
+  // expanding them; everything that needs the full schedule expands first.
+  // Full form: every layer stored, materialised_layers = 0, no negative dependency.
   int materialised_layers = 0;
   std::size_t period_start = 0;
   FastDivisor period;  // by period_size()
@@ -115,20 +122,64 @@ struct Program {
     const std::size_t off = i - period_start, copy = period.quotient(off);
     return {period_start + off - copy * period.divisor(), copy};
   }
-  // The source of dependency `dep` (a stored index, from instructions[of.index].deps) of the
-  // instruction with source `of`: source(dep + of.copy * period_size()) without a division for
-  // the dependencies within the instruction's own layer or the one before (nearly all of
-  // them); the simulation loop asks this for every dependency it checks.
-  Source dependency_source(int dep, const Source& of) const {
-    const std::size_t d = std::size_t(dep);
-    if (of.copy == 0) return {d, 0};
-    const std::size_t p = period_size(), i = d + of.copy * p;
-    if (i < instructions.size()) return {i, 0};
-    if (d >= period_start) return {d, of.copy};
-    if (d + p >= period_start) return {d + p, of.copy - 1};
-    return source(i);
+  // Index of dependency `dep` (a stored one, from instructions[of.index].deps) of the
+  // instruction with source `of`, or -1 where it lands before the program's start (none).
+  long long dependency_index(int dep, const Source& of) const {
+    const long long i = (long long)dep + (long long)(of.copy * period_size());
+    return i < 0 ? -1 : i;
   }
-  // Instruction i with its dependencies and layer shifted (a copy for implicit ones).
+  // The source of that dependency (dependency_index(dep, of) >= 0): source() of its index
+  // without a division for the dependencies within the instruction's own layer or the one
+  // before (nearly all of them); the simulation loop asks this for every dependency it checks.
+  Source dependency_source(int dep, const Source& of) const {
+    const long long d = dep;
+    if (of.copy == 0) return {std::size_t(d), 0};
+    const long long p = (long long)period_size(), i = d + (long long)of.copy * p;
+    if (i < (long long)instructions.size()) return {std::size_t(i), 0};
+    if (d >= (long long)period_start) return {std::size_t(d), of.copy};
+    if (d + p >= (long long)period_start) return {std::size_t(d + p), of.copy - 1};
+    return source(std::size_t(i));
+  }
+  // The source of instruction i + 1, from that of i (no division: the fast-forwards' checks
+  // walk the program instruction by instruction).
+  void advance(Source& s) const {
+    if (++s.index == instructions.size() && compact()) {
+      s.index = period_start;
+      ++s.copy;
+    }
+  }
+  // The dependencies of the instruction with source s as program indices, those before the
+  // program's start dropped (Program::at's, without copying the instruction).
+  struct Dependents {
+    std::array<long long, 3> ids{};
+    int count = 0;
+    const long long* begin() const { return ids.data(); }
+    const long long* end() const { return ids.data() + count; }
+    bool holds(long long d) const {
+      for (long long x : *this)
+        if (x == d) return true;
+      return false;
+    }
+  };
+  Dependents dependencies(const Source& s) const {
+    Dependents out;
+    for (int d : instructions[s.index].deps)
+      if (const long long i = dependency_index(d, s); i >= 0) out.ids[std::size_t(out.count++)] = i;
+    return out;
+  }
+  // Whether the instruction with source `later` does the work of the one with source `earlier`
+  // with every dependency `shift` instructions on (repeats_shifted on the expanded program).
+  bool repeats(const Source& later, const Source& earlier, long long shift) const {
+    const Instruction &a = instructions[later.index], &b = instructions[earlier.index];
+    if (a.unit != b.unit || a.queue != b.queue || a.cycles != b.cycles) return false;
+    const Dependents x = dependencies(later), y = dependencies(earlier);
+    if (x.count != y.count) return false;
+    for (int k = 0; k < x.count; ++k)
+      if (x.ids[std::size_t(k)] != y.ids[std::size_t(k)] + shift) return false;
+    return true;
+  }
+  // Instruction i with its dependencies and layer shifted (a copy for implicit ones), the
+  // dependencies before the program's start dropped.
   Instruction at(std::size_t i) const;
   // The same program with every layer stored.
   Program expanded() const;
@@ -230,6 +281,10 @@ struct LayerStructure {
   bool uniform = false;
   int instructions_per_layer = 0;
   int copies_from = -1;  // every layer >= copies_from is a copy of its predecessor (-1: none)
+  // A compact program's first layer that keeps every dependency of the template (the layers
+  // before it drop those landing before the program's start); 0 for a full program. From it on,
+  // the implicit layers repeat the template's RepeatingRuns exactly.
+  int complete_from = 0;
   // Instructions per layer on each queue: the DMA queues, then matrix, then SFU.
   std::array<int, dma_queue_count + 2> per_layer_in_queue{};
 };

@@ -89,8 +89,12 @@ TEST_CASE("Layer fast-forward reproduces every instruction's cycles of simulatin
           CHECK(ff.simulated_instructions ==
                 (long long)p.size() - (long long)ff.fast_forwarded_layers * (long long)(p.size() / std::size_t(g.layer_count)) -
                     ff.fast_forwarded_chunk_instructions);
-          CHECK(cff.simulated_instructions == ff.simulated_instructions);
-          CHECK(cff.fast_forwarded_chunk_instructions == ff.fast_forwarded_chunk_instructions);
+          // The compact run keys its chunk states on the template's runs, which in the first
+          // layers differ from those of the full program's stored layers: the same schedule,
+          // not necessarily the same jumps inside ops.
+          CHECK(cff.simulated_instructions ==
+                (long long)p.size() - (long long)cff.fast_forwarded_layers * (long long)(p.size() / std::size_t(g.layer_count)) -
+                    cff.fast_forwarded_chunk_instructions);
           if (x == 13) {  // every layer simulated from the compact form (implicit copies issued one by one)
             const sim::Schedule coff = sim::run_on_systemc(c, sim::SimMode::event_driven, sim::LayerFastForward::off);
             CHECK(coff.total_cycles == all.total_cycles);
@@ -358,9 +362,9 @@ TEST_CASE("Chunk fast-forward stops short of what a waiting head outside the run
 // activation/KV load into rings of buffer slots, a compute, sometimes an SFU pass and a store;
 // the first layers' loads lack the ring dependencies of slots not yet used), with cycles drawn
 // so that units race, lag and bind on the rings in every combination. Both fast-forwards must
-// reproduce the direct scheduler instruction by instruction; the relaxed layer check (early
-// layers' missing dependencies) and the chunk jumps' stops are exercised where nothing else in
-// the suite reaches them.
+// reproduce the direct scheduler instruction by instruction (and the compact form, one template
+// layer, its total); the relaxed layer check (early layers' missing dependencies) and the chunk
+// jumps' stops are exercised where nothing else in the suite reaches them.
 TEST_CASE("Fast-forwards reproduce the direct scheduler on random builder-shaped programs") {
   std::uint64_t state = 88172645463325252ull;
   auto draw = [&](int lo, int hi) {  // xorshift64: the same programs on every platform
@@ -391,37 +395,74 @@ TEST_CASE("Fast-forwards reproduce the direct scheduler on random builder-shaped
         compute_cycles[std::size_t(c)] = compute_cycles[0];
         sfu_cycles[std::size_t(c)] = sfu_cycles[0];
       }
-    std::vector<int> weight_consumers, kv_consumers;
-    int last_compute = -1;
-    auto add = [&](sim::Unit u, sim::DmaQueue q, long long cycles, sim::Dependencies deps, int op, int layer) {
-      p.instructions.push_back({u, q, cycles, deps, op, layer});
-      return int(p.instructions.size()) - 1;
-    };
-    auto ring = [](const std::vector<int>& consumers, int slots) {
-      return consumers.size() >= std::size_t(slots) ? consumers[consumers.size() - std::size_t(slots)] : -1;
-    };
-    for (int l = 0; l < p.layers; ++l) {
-      add(sim::Unit::memory, sim::DmaQueue::weights, 1, {}, -1, l);
-      for (int c = 0; c < chunks; ++c) {
-        const int w = add(sim::Unit::memory, sim::DmaQueue::weights, weight_cycles[std::size_t(c)],
-                          {ring(weight_consumers, weight_slots)}, 0, l);
-        const int k = kv ? add(sim::Unit::memory, sim::DmaQueue::kv, kv_cycles[std::size_t(c)],
-                               {ring(kv_consumers, kv_slots)}, 0, l)
-                         : -1;
-        last_compute = add(sim::Unit::matrix, sim::DmaQueue::weights, compute_cycles[std::size_t(c)],
-                           {last_compute, w, k}, 0, l);
-        weight_consumers.push_back(last_compute);
-        if (kv) kv_consumers.push_back(last_compute);
-        if (sfu) add(sim::Unit::sfu, sim::DmaQueue::weights, sfu_cycles[std::size_t(c)], {last_compute}, 0, l);
-        if (store) add(sim::Unit::store, sim::DmaQueue::store, sfu_cycles[std::size_t(c)] / 2 + 1, {last_compute}, 0, l);
+    // The full program of `layers` layers.
+    auto make = [&](int layers) {
+      sim::Program out;
+      out.op_names = p.op_names;
+      out.layers = layers;
+      std::vector<int> weight_consumers, kv_consumers;
+      int last_compute = -1;
+      auto add = [&](sim::Unit u, sim::DmaQueue q, long long cycles, sim::Dependencies deps, int op, int layer) {
+        out.instructions.push_back({u, q, cycles, deps, op, layer});
+        return int(out.instructions.size()) - 1;
+      };
+      auto ring = [](const std::vector<int>& consumers, int slots) {
+        return consumers.size() >= std::size_t(slots) ? consumers[consumers.size() - std::size_t(slots)] : -1;
+      };
+      for (int l = 0; l < layers; ++l) {
+        add(sim::Unit::memory, sim::DmaQueue::weights, 1, {}, -1, l);
+        for (int c = 0; c < chunks; ++c) {
+          const int w = add(sim::Unit::memory, sim::DmaQueue::weights, weight_cycles[std::size_t(c)],
+                            {ring(weight_consumers, weight_slots)}, 0, l);
+          const int k = kv ? add(sim::Unit::memory, sim::DmaQueue::kv, kv_cycles[std::size_t(c)],
+                                 {ring(kv_consumers, kv_slots)}, 0, l)
+                           : -1;
+          last_compute = add(sim::Unit::matrix, sim::DmaQueue::weights, compute_cycles[std::size_t(c)],
+                             {last_compute, w, k}, 0, l);
+          weight_consumers.push_back(last_compute);
+          if (kv) kv_consumers.push_back(last_compute);
+          if (sfu) add(sim::Unit::sfu, sim::DmaQueue::weights, sfu_cycles[std::size_t(c)], {last_compute}, 0, l);
+          if (store) add(sim::Unit::store, sim::DmaQueue::store, sfu_cycles[std::size_t(c)] / 2 + 1, {last_compute}, 0, l);
+        }
       }
+      return out;
+    };
+    p = make(p.layers);
+    // The compact form (Program): one template layer, here the last of a program whose rings
+    // are full by then, its dependencies shifted back (negative where they reach earlier layers).
+    // It must expand to the full program and run to the same total.
+    const int virtual_layers = std::max(weight_slots, kv_slots) / chunks + 1;
+    const sim::Program longer = make(virtual_layers + 1);
+    const std::size_t per = p.instructions.size() / std::size_t(p.layers);
+    sim::Program compact;
+    compact.op_names = p.op_names;
+    compact.layers = p.layers;
+    for (std::size_t i = std::size_t(virtual_layers) * per; i < longer.instructions.size(); ++i) {
+      sim::Instruction in = longer.instructions[i];
+      sim::Dependencies shifted;
+      for (int d : in.deps) shifted.add_any(d - virtual_layers * int(per));
+      in.deps = shifted;
+      in.layer = 0;
+      compact.instructions.push_back(in);
     }
+    compact.materialised_layers = 1;
+    compact.period = sim::FastDivisor(per);
+    const sim::Program expanded = compact.expanded();
+    bool same = expanded.instructions.size() == p.instructions.size();
+    for (std::size_t i = 0; same && i < p.instructions.size(); ++i) {
+      const sim::Instruction &u = expanded.instructions[i], &v = p.instructions[i];
+      same = u.cycles == v.cycles && u.layer == v.layer &&
+             std::vector<int>(u.deps.begin(), u.deps.end()) == std::vector<int>(v.deps.begin(), v.deps.end());
+    }
+    REQUIRE(same);
     const sim::Schedule all = sim::schedule_directly(p);
     const sim::Schedule ff = sim::run_on_systemc(p, sim::SimMode::event_driven, sim::LayerFastForward::exact);
     INFO("trial " << trial << ": " << p.layers << " layers of " << chunks << " chunks, rings " << weight_slots << "/"
                   << kv_slots << ", layers skipped " << ff.fast_forwarded_layers << ", chunk jumps " << ff.chunk_jumps);
     REQUIRE(ff.start == all.start);
     REQUIRE(ff.finish == all.finish);
+    const sim::Schedule cff = sim::run_on_systemc(compact, sim::SimMode::event_driven, sim::LayerFastForward::exact);
+    REQUIRE(cff.total_cycles == all.total_cycles);
     layer_jumps += ff.fast_forwarded_layers > 0 ? 1 : 0;
     chunk_jumps += ff.chunk_jumps > 0 ? 1 : 0;
   }
