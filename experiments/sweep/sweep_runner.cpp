@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "experiments/cli/cli_common.hpp"
@@ -330,6 +331,18 @@ std::vector<std::string> compute_sweep_rows(
           resolve_draft_placement(reg, placement_names(p), engine_name, p.hardware));
   }
 
+  // One engine per hardware configuration, shared by its points (and threads: the engines'
+  // memos are locked): the points of one board at other contexts or models reuse whatever does
+  // not depend on them, e.g. the SystemC model's LM-head steps for every x.
+  std::mutex engines_mutex;
+  std::map<std::string, std::shared_ptr<const models::LatencyEngine>> engines;
+  auto engine_for = [&](const SweepPoint& p, const models::HardwareSpec& hw) {
+    std::lock_guard<std::mutex> lock(engines_mutex);
+    std::shared_ptr<const models::LatencyEngine>& e = engines[hardware_key(p)];
+    if (!e) e = make_engine(engine_name, hw);
+    return e;
+  };
+
   auto compute = [&](std::size_t index) {
     const SweepPoint p = spec.point(index);
     const auto& hw = *prep.hardware.at(hardware_key(p));
@@ -352,7 +365,7 @@ std::vector<std::string> compute_sweep_rows(
       cells.insert(cells.end(), result.begin(), result.end());
       return csv_row(columns, std::move(cells));
     }
-    const auto engine = make_engine(engine_name, hw);
+    const auto engine = engine_for(p, hw);
     search::OptimizeOptions opt;
     opt.full_curve = spec.every_x;
     opt.x_max = spec.x_max;
@@ -382,11 +395,45 @@ std::vector<std::string> compute_sweep_rows(
   // threads: on them the workers are forked processes (experiments/sweep/process_pool.hpp)
   // whenever this process may fork; a point's row is the same bytes either way.
   if (sweep_uses_processes(engine_name, threads)) {
-    run_in_worker_processes(  // delivers the rows in the order of `indices`
-        n, threads, [&](std::size_t pos) { return compute(indices[pos]); },
-        [&](std::size_t pos, const std::string& line) {
-          lines[pos] = line;
-          if (on_row) on_row(pos, lines[pos]);
+    // Points of one hardware configuration go to a worker together (up to a quarter of a
+    // worker's share, so that the workers still balance), to share that worker's engine.
+    const std::size_t most = std::max<std::size_t>(1, n / (4 * std::size_t(threads)));
+    std::vector<std::vector<std::size_t>> groups;  // positions in `indices`
+    std::map<std::string, std::size_t> open_group;  // hardware key -> its group being filled
+    for (std::size_t pos = 0; pos < n; ++pos) {
+      const std::string key = hardware_key(spec.point(indices[pos]));
+      auto it = open_group.find(key);
+      if (it == open_group.end() || groups[it->second].size() >= most) {
+        groups.emplace_back();
+        it = open_group.insert_or_assign(key, groups.size() - 1).first;
+      }
+      groups[it->second].push_back(pos);
+    }
+    // A group's rows travel as one result, each ended by '\0' (a CSV row holds none); the rows
+    // are passed on in the order of `indices` as soon as they and every earlier one are in.
+    std::vector<char> have(n, 0);
+    std::size_t passed_on = 0;
+    run_in_worker_processes(
+        groups.size(), threads,
+        [&](std::size_t g) {
+          std::string rows;
+          for (std::size_t pos : groups[g]) {
+            rows += compute(indices[pos]);
+            rows.push_back('\0');
+          }
+          return rows;
+        },
+        [&](std::size_t g, const std::string& rows) {
+          std::size_t from = 0;
+          for (std::size_t pos : groups[g]) {
+            const std::size_t end = rows.find('\0', from);
+            if (end == std::string::npos) throw std::runtime_error("sweep worker returned fewer rows than points");
+            lines[pos] = rows.substr(from, end - from);
+            have[pos] = 1;
+            from = end + 1;
+          }
+          for (; passed_on < n && have[passed_on]; ++passed_on)
+            if (on_row) on_row(passed_on, lines[passed_on]);
         });
     return lines;
   }

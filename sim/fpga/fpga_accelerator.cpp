@@ -278,8 +278,9 @@ SC_MODULE(Accelerator) {
     if (k >= 0 && structure.copies_from > 0 && !jumped) {
       const InstructionQueue::Entry e = queue_entry(k, heads[std::size_t(k)]);
       const Instruction& in = program->instructions[e.index];
-      // A layer's first instruction (its overhead) marks the layer boundary.
-      if (in.op < 0 && fast_forward_at(in.layer + int(e.copy))) k = pick_transfer(heads.data(), &pending);
+      const long long layer = in.layer + (long long)e.copy;
+      const long long position = e.instruction - layer * structure.instructions_per_layer;
+      if (op_starts[std::size_t(position)] && fast_forward_at(int(layer), position)) k = pick_transfer(heads.data(), &pending);
     }
     if (k >= 0 && runs != nullptr) {
       const InstructionQueue::Entry e = queue_entry(k, heads[std::size_t(k)]);
@@ -304,33 +305,41 @@ SC_MODULE(Accelerator) {
   // A compact program's skipped instructions get no times (nothing reads them), so the model
   // jumps once: a second jump would key on times it did not write.
   bool jumped = false;
-  std::map<std::vector<long long>, std::pair<int, long long>> seen;  // boundary state -> (layer, cycle)
+  // (position in the layer, state) -> (layer, cycle)
+  std::map<std::vector<long long>, std::pair<int, long long>> seen;
+  // Where states are keyed: per position in a layer, whether it is the first load of an op (or
+  // the layer's overhead instruction). A layer starts from empty buffers only in layer 0, so the
+  // state at a layer boundary first repeats at layer 2; inside an op of layer 1 it often repeats
+  // the same op of layer 0 already, which saves simulating about a layer.
+  std::vector<char> op_starts;
 
   const InstructionQueue& queue(int k) const { return queues->queue(k); }
   std::size_t& head(int k) { return heads[std::size_t(k)]; }
   std::size_t head(int k) const { return heads[std::size_t(k)]; }
   long long end_of(int i) const { return schedule.start[std::size_t(i)] + cycles_of(i); }
 
-  // Called when the memory controller is about to issue layer `layer`'s first instruction at
-  // cycle t. The state that decides everything from the beginning of cycle t on is, per queue,
-  // the next instruction not issued before t and, per unit, the instruction it issued last
-  // before t if it ends at or after t, with its remaining cycles (the issue rules only ask
-  // which instructions are issued and finished); indices are taken relative to the layer's
-  // first instruction. If the state equals the one at the start of an earlier layer l0 and the
-  // instructions involved since then are copies of each other layer by layer, every following
+  // Called when the memory controller is about to issue the instruction at `position` in layer
+  // `layer` (an op_starts one) at cycle t. The state that decides everything from the beginning
+  // of cycle t on is, per queue, the next instruction not issued before t and, per unit, the
+  // instruction it issued last before t if it ends at or after t, with its remaining cycles (the
+  // issue rules only ask which instructions are issued and finished); indices are taken
+  // relative to that instruction. If the state equals the one at the same position of an earlier
+  // layer l0 and the instructions involved since then are copies of each other layer by layer,
+  // every following
   // period of (layer - l0) layers repeats the last one shifted by its cycles, as long as the
   // instructions its queue heads reach exist. The model then jumps over n whole periods: it
   // writes the skipped instructions' times (each one period's cycles after its copy's), moves
   // the queue heads and the instructions in flight n periods on and adds the skipped cycles to
   // its clock. Returns whether it jumped.
-  bool fast_forward_at(int layer) {
+  bool fast_forward_at(int layer, long long position) {
     const long long t = now();
     const long long per = structure.instructions_per_layer;
-    const long long base = layer * per;
+    const long long base = layer * per + position;
     const Snapshot snap = snapshot(t);
     const std::array<std::size_t, queue_count>& h = snap.heads;
     std::vector<long long> key;
-    key.reserve(queue_count + 8);
+    key.reserve(1 + queue_count + 2 * unit_count);
+    key.push_back(position);
     bool exhausted_queue = false;
     long long lowest = std::numeric_limits<long long>::max(), highest_head = none;
     for (int k = 0; k < queue_count; ++k) {
@@ -736,6 +745,14 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   auto a = std::make_unique<Accelerator>("specdse_fpga_accelerator");
   a->schedule = std::move(scratch);
   a->load(program, mode, std::move(queues), layers, exact && !repeating.runs.empty() ? &repeating : nullptr);
+  a->op_starts.assign(std::size_t(std::max(0, layers.instructions_per_layer)), 0);
+  std::vector<char> op_seen(program.op_names.size() + 1, 0);  // op + 1 (-1: the layer overhead)
+  for (int i = 0; i < layers.instructions_per_layer; ++i) {
+    const Instruction& in = program.instructions[std::size_t(i)];
+    if (in.unit != Unit::memory || std::size_t(in.op + 1) >= op_seen.size() || op_seen[std::size_t(in.op + 1)]) continue;
+    op_seen[std::size_t(in.op + 1)] = 1;
+    a->op_starts[std::size_t(i)] = 1;
+  }
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; units park on program_ready
   a->base = sc_core::sc_time_stamp();
   a->program_ready.notify(sc_core::SC_ZERO_TIME);
