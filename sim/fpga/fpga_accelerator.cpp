@@ -383,13 +383,9 @@ SC_MODULE(Accelerator) {
     {
       const long long delta = period_layers * per, first = lowest + base;
       const long long exact = (long long)structure.copies_from * per + delta - per;
-      long long j = first;
       const long long end = std::min(exact, highest_head + base + periods * delta + 1);
-      if (j < end) {
-        Program::Source later = program->source(std::size_t(j)), earlier = program->source(std::size_t(j - delta));
-        for (; j < end; ++j, program->advance(later), program->advance(earlier))
-          if (!equivalent_across_period(later, earlier, delta, first)) break;
-      }
+      const long long j = program->compact() ? first_inequivalent_in_template(first, end, delta, first)
+                                             : first_inequivalent(first, end, delta, first);
       if (j < exact) periods = std::min(periods, (j - 1 - highest_head - base) / delta);
       if (periods < 1) {
         it->second = std::make_pair(layer, t);  // measure the next repeat from this layer
@@ -496,6 +492,36 @@ SC_MODULE(Accelerator) {
     for (long long d : y)
       if (!x.holds(d + delta) && d >= done_below - delta) return false;
     return true;
+  }
+
+  // The first j in [from, to) for which equivalent_across_period(j, delta, done_below) fails,
+  // or `to`.
+  long long first_inequivalent(long long from, long long to, long long delta, long long done_below) const {
+    if (from >= to) return to;
+    Program::Source later = program->source(std::size_t(from)), earlier = program->source(std::size_t(from - delta));
+    for (long long j = from; j < to; ++j, program->advance(later), program->advance(earlier))
+      if (!equivalent_across_period(later, earlier, delta, done_below)) return j;
+    return to;
+  }
+  // The same for a compact program, from its template (Program): j and j - delta (whole layers)
+  // are the same template instruction, so they do the same work and keep the same dependencies
+  // except a negative one d that the earlier layer drops and the later keeps; the later's is then
+  // no longer missing, and must have finished before the state (d + its layer's start <
+  // done_below). Only the template's instructions with a negative dependency can fail.
+  long long first_inequivalent_in_template(long long from, long long to, long long delta,
+                                           long long done_below) const {
+    const long long per = (long long)program->period_size();
+    for (long long layer = from / per; layer * per < to; ++layer) {
+      const long long start = layer * per, earlier_start = start - delta;
+      for (int t : structure.reaching_back) {
+        const long long j = start + t;
+        if (j < from) continue;
+        if (j >= to) return to;
+        for (int d : program->instructions[std::size_t(t)].deps)
+          if (d + earlier_start < 0 && d + start >= 0 && d + start >= done_below) return j;
+      }
+    }
+    return to;
   }
 
   // --- exact chunk fast-forward ---------------------------------------------------------

@@ -151,8 +151,9 @@ class Builder {
   // layers, enough to fill them, and shifted back by K layers.
   void build_template(const std::vector<Op>& ops) {
     Builder probe(f_, tokens_);
+    probe.count_only_ = true;  // only the layer's size and where its computes sit are needed
     probe.add_layer(ops);
-    const long long per = (long long)probe.p_.instructions.size();
+    const long long per = probe.added_;
     long long virtual_layers = 1;  // the previous compute lies in the layer before
     for (const SlotRing* ring : {&probe.weights_, &probe.kv_}) {
       const long long per_layer = (long long)ring->consumers().size();
@@ -198,6 +199,7 @@ class Builder {
   }
 
   int add(Unit u, DmaQueue q, long long cycles, Dependencies deps, int op) {
+    if (count_only_) return index_base_ + int(added_++);
     p_.instructions.push_back({u, q, std::max(1LL, cycles), deps, op, layer_});
     return index_base_ + int(p_.instructions.size()) - 1;
   }
@@ -309,6 +311,8 @@ class Builder {
   int layer_ = 0;
   int last_compute_ = -1;
   int index_base_ = 0;  // index of p_'s first instruction (build_template's virtual layers)
+  long long added_ = 0;  // instructions counted when count_only_ (none stored)
+  bool count_only_ = false;
 };
 
 }  // namespace
