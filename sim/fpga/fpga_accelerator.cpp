@@ -70,8 +70,9 @@ SC_MODULE(Accelerator) {
 
   // The queues and the layer structure are prepared by the caller, outside the SystemC lock.
   void load(const Program& p, SimMode m, std::unique_ptr<UnitQueues> q, const LayerStructure& layers,
-            const RepeatingRuns* repeating) {
+            const RepeatingRuns* repeating, bool times_wanted) {
     program = &p;
+    every_time = times_wanted && !p.compact();
     queues = std::move(q);
     mode = m;
     offset = 0;
@@ -88,11 +89,11 @@ SC_MODULE(Accelerator) {
     // assign() keeps the vectors' capacity: fresh ~MB buffers every run cost page faults.
     schedule.total_cycles = 0;
     // The buffers only grow (steps of 1 and 32 layers alternate; they hold at least p.size()
-    // times). A compact program's run reads a time only after writing it (it reports the
-    // total), so its part is not cleared; a full program's part is, and is returned.
+    // times). A run that reports only its total reads a time only after writing it, so its part
+    // is not cleared; otherwise it is, and is returned.
     if (schedule.start.size() < p.size()) schedule.start.resize(p.size());
     if (schedule.finish.size() < p.size()) schedule.finish.resize(p.size());
-    if (!p.compact()) {
+    if (every_time) {
       std::fill_n(schedule.start.begin(), p.size(), 0);
       std::fill_n(schedule.finish.begin(), p.size(), 0);
     }
@@ -302,8 +303,10 @@ SC_MODULE(Accelerator) {
   static constexpr long long none = std::numeric_limits<long long>::min();
   LayerStructure structure;
   long long offset = 0;
-  // A compact program's skipped instructions get no times (nothing reads them), so the model
-  // jumps once: a second jump would key on times it did not write.
+  // Whether every instruction gets its times (ScheduleTimes::every_instruction, and only for a
+  // full program). Else the skipped instructions get none (nothing reads them), so the model
+  // jumps over layers once: a second jump would key on times it did not write.
+  bool every_time = true;
   bool jumped = false;
   // (position in the layer, state) -> (layer, cycle)
   std::map<std::vector<long long>, std::pair<int, long long>> seen;
@@ -401,7 +404,7 @@ SC_MODULE(Accelerator) {
     shift_units(shift, skipped_cycles);
     schedule.fast_forwarded_layers += int(shift_layers);
     seen.clear();
-    jumped = program->compact();
+    jumped = !every_time;
     return true;
   }
 
@@ -435,8 +438,8 @@ SC_MODULE(Accelerator) {
 
   // A jump moves queue k's head `count` entries on from position h (the skipped periods, of
   // `per_period` entries each). The skipped instructions' times are each its copy's one period
-  // earlier plus the period's cycles. A compact program's run reports only its total, so it
-  // writes only what the next state key reads: the last skipped instruction's (the one before
+  // earlier plus the period's cycles. A run that reports only its total writes only what the
+  // next state key reads: the last skipped instruction's (the one before
   // the new head), whose copy is the one before h, `skipped_cycles` earlier; every other skipped
   // instruction except those in flight (moved by shift_units) has finished by the new clock.
   void skip_queue(int k, std::size_t h, std::size_t count, std::size_t per_period, long long period_cycles,
@@ -447,7 +450,7 @@ SC_MODULE(Accelerator) {
       schedule.finish[i] = start + cycles_of(int(i));
       schedule.total_cycles = std::max(schedule.total_cycles, schedule.finish[i]);
     };
-    if (!program->compact())
+    if (every_time)
       for (std::size_t pos = h; pos < h + count; ++pos)
         write(std::size_t(q[pos]), schedule.start[std::size_t(q[pos - per_period])] + period_cycles);
     else if (count > 0 && h > 0)
@@ -756,7 +759,7 @@ FpgaSimulationWork fpga_simulation_work() {
           w.simulated.load(std::memory_order_relaxed)};
 }
 
-Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff) {
+Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff, ScheduleTimes times) {
   // A fresh SystemC context and accelerator per program (sim/sc_session.hpp): any number of
   // programs, boards and engines per process. The schedule's ~MB buffers are recycled across
   // runs (fresh buffers every run cost page faults); the session lock guards the scratch.
@@ -766,19 +769,22 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   const bool exact = ff == LayerFastForward::exact && mode == SimMode::event_driven;
   const LayerStructure layers = exact ? analyse_layers(program) : LayerStructure{};
   const RepeatingRuns repeating = exact ? analyse_repeating_runs(program) : RepeatingRuns{};
-  ScSession session;
-  static Schedule scratch;
-  auto a = std::make_unique<Accelerator>("specdse_fpga_accelerator");
-  a->schedule = std::move(scratch);
-  a->load(program, mode, std::move(queues), layers, exact && !repeating.runs.empty() ? &repeating : nullptr);
-  a->op_starts.assign(std::size_t(std::max(0, layers.instructions_per_layer)), 0);
+  std::vector<char> op_starts(std::size_t(std::max(0, layers.instructions_per_layer)), 0);  // Accelerator::op_starts
   std::vector<char> op_seen(program.op_names.size() + 1, 0);  // op + 1 (-1: the layer overhead)
   for (int i = 0; i < layers.instructions_per_layer; ++i) {
     const Instruction& in = program.instructions[std::size_t(i)];
     if (in.unit != Unit::memory || std::size_t(in.op + 1) >= op_seen.size() || op_seen[std::size_t(in.op + 1)]) continue;
     op_seen[std::size_t(in.op + 1)] = 1;
-    a->op_starts[std::size_t(i)] = 1;
+    op_starts[std::size_t(i)] = 1;
   }
+  const bool times_wanted = times == ScheduleTimes::every_instruction;
+  ScSession session;
+  static Schedule scratch;
+  auto a = std::make_unique<Accelerator>("specdse_fpga_accelerator");
+  a->schedule = std::move(scratch);
+  a->load(program, mode, std::move(queues), layers, exact && !repeating.runs.empty() ? &repeating : nullptr,
+          times_wanted);
+  a->op_starts = std::move(op_starts);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; units park on program_ready
   a->base = sc_core::sc_time_stamp();
   a->program_ready.notify(sc_core::SC_ZERO_TIME);
@@ -793,7 +799,7 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   work.runs.fetch_add(1, std::memory_order_relaxed);
   work.instructions.fetch_add((long long)program.size(), std::memory_order_relaxed);
   work.simulated.fetch_add(result.simulated_instructions, std::memory_order_relaxed);
-  if (!program.compact()) {  // a compact run has only the totals: its skipped instructions have no times
+  if (a->every_time) {  // else only the totals: the skipped instructions have no times
     result.start.assign(a->schedule.start.begin(), a->schedule.start.begin() + std::ptrdiff_t(program.size()));
     result.finish.assign(a->schedule.finish.begin(), a->schedule.finish.begin() + std::ptrdiff_t(program.size()));
   }

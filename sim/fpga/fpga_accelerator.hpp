@@ -2,8 +2,9 @@
 // SystemC model of the accelerator's execution units running an instruction Program: the
 // memory controller (serving the weight, KV and store DMA queues over shared HBM channels),
 // the matrix engine and the SFU.
-//  - event-driven mode: each unit is an SC_THREAD that sleeps exactly its instruction's cycles
-//    and otherwise only wakes when some instruction finishes (no per-cycle wake-ups);
+//  - event-driven mode: each unit is an SC_METHOD that re-arms itself for exactly its
+//    instruction's cycles and otherwise only wakes when the instruction it waits for finishes
+//    (no per-cycle wake-ups);
 //  - clocked mode: one process advances the whole accelerator cycle by cycle (reference).
 // Each program runs in its own SystemC context (sim/sc_session.hpp), so one process can
 // simulate any number of steps; the SystemC part of concurrent calls is serialised.
@@ -23,7 +24,13 @@ namespace sim {
 // compare the two with the direct scheduler, instruction by instruction).
 enum class LayerFastForward { off, exact };
 
-Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff = LayerFastForward::exact);
+// every_instruction: the schedule holds each instruction's start and finish (a compact
+// program's run cannot: it reports its total only); total_only: only total_cycles and the work
+// counters, which spares writing the times of the instructions a fast-forward skips.
+enum class ScheduleTimes { every_instruction, total_only };
+
+Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward ff = LayerFastForward::exact,
+                        ScheduleTimes times = ScheduleTimes::every_instruction);
 
 // What every run_on_systemc of this process has done so far: benchmarks report a sweep's
 // simulation work with it, figures that, unlike wall times, do not depend on how busy the

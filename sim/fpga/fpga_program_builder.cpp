@@ -198,12 +198,20 @@ class Builder {
     }
   }
 
-  int add(Unit u, DmaQueue q, long long cycles, Dependencies deps, int op) {
+  int add(Unit u, DmaQueue q, long long cycles, const Dependencies& deps, int op) {
     if (count_only_) return index_base_ + int(added_++);
-    p_.instructions.push_back({u, q, std::max(1LL, cycles), deps, op, layer_});
+    // Written field by field in place: a temporary Instruction assembled from narrow stores and
+    // copied with wide loads stalled on store forwarding, most of the build time.
+    Instruction& in = p_.instructions.emplace_back();
+    in.unit = u;
+    in.queue = q;
+    in.cycles = std::max(1LL, cycles);
+    for (int d : deps) in.deps.add_any(d);
+    in.op = op;
+    in.layer = layer_;
     return index_base_ + int(p_.instructions.size()) - 1;
   }
-  int add_memory(DmaQueue q, long long cycles, Dependencies deps, int op) {
+  int add_memory(DmaQueue q, long long cycles, const Dependencies& deps, int op) {
     return add(Unit::memory, q, cycles, deps, op);
   }
 

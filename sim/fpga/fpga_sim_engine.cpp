@@ -59,7 +59,8 @@ std::shared_ptr<const FpgaSimEngine::GroupResult> FpgaSimEngine::simulate(const 
   // Programs not kept reuse one buffer per thread (see build_fpga_program).
   thread_local std::vector<Instruction> recycled;
   r->program = build_fpga_program(*hw_.fpga, ops, tokens, layers, form, detailed ? nullptr : &recycled);
-  r->schedule = run_on_systemc(r->program, mode_);
+  r->schedule = run_on_systemc(r->program, mode_, LayerFastForward::exact,
+                               detailed ? ScheduleTimes::every_instruction : ScheduleTimes::total_only);
   r->cycles = r->schedule.total_cycles;
   r->detailed = detailed;
   if (!detailed) {

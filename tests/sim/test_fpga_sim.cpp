@@ -66,6 +66,8 @@ TEST_CASE("Layer fast-forward reproduces every instruction's cycles of simulatin
           CHECK(ff.start == all.start);
           CHECK(ff.finish == all.finish);
           CHECK(ff.fast_forwarded_layers < g.layer_count);
+          CHECK(sim::run_on_systemc(p, sim::SimMode::event_driven, sim::LayerFastForward::exact,
+                                    sim::ScheduleTimes::total_only).total_cycles == all.total_cycles);
           // The compact program (repeating layers implicit) expands to the same instructions
           // and runs to the same total on the event-driven model, with and without the jump.
           const sim::Program c = sim::build_fpga_program(*hw.fpga, g.layer_ops, x, g.layer_count,
@@ -288,6 +290,12 @@ TEST_CASE("Chunk fast-forward reproduces every instruction's cycles of simulatin
       CHECK(off.start == all.start);
       CHECK(off.fast_forwarded_chunk_instructions == 0);
       CHECK(ff.simulated_instructions == (long long)head.size() - ff.fast_forwarded_chunk_instructions);
+      // Without the skipped instructions' times (the sim engine's runs): the same total.
+      const sim::Schedule total = sim::run_on_systemc(head, sim::SimMode::event_driven, sim::LayerFastForward::exact,
+                                                      sim::ScheduleTimes::total_only);
+      CHECK(total.total_cycles == all.total_cycles);
+      CHECK(total.start.empty());
+      CHECK(total.chunk_jumps == ff.chunk_jumps);
       // Memory-bound (small x) the state repeats from one chunk to the next once the weight
       // buffer is full. Near the balance point it may never repeat: on U250 at x = 128 a
       // chunk's load is 10 cycles shorter than its compute, so the loads' lead grows by 10
