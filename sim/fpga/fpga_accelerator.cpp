@@ -348,7 +348,7 @@ SC_MODULE(Accelerator) {
     for (int k = 0; k < queue_count; ++k) {
       const InstructionQueue& q = queue(k);
       if (h[std::size_t(k)] < q.size()) {
-        key.push_back(q[h[std::size_t(k)]] - base);
+        key.push_back(snap.head_instruction[std::size_t(k)] - base);
         lowest = std::min(lowest, key.back());
         highest_head = std::max(highest_head, key.back());
       } else {
@@ -376,19 +376,19 @@ SC_MODULE(Accelerator) {
     // Every instruction from the first one this state touches to the last one the jump reaches
     // must behave as the one a period before. Layers from copies_from on are exact copies of
     // their predecessors (analyse_layers), so from `exact` on that holds by construction; the
-    // instructions before it are checked one by one. There the early layers differ only in
-    // dependencies on buffer slots not yet used (none) or used by long finished instructions,
-    // which equivalent_across_period accepts when they finished before both states. (Before,
-    // the reference period had to lie in copy layers: the state repeats after 1-2 layers, but
-    // at short contexts the KV ring spans up to 9 layers, so 8-10 were simulated.) On every
-    // builder program and 300 random builder-shaped ones no repeat was ever refused here: equal
-    // states with uniform layers behaved alike; the check stays as the proof obligation.)
-    {
+    // instructions before it (at short contexts the KV ring spans up to 9 layers) are checked:
+    // the same work, and each dependency shifted by the period or finished before both states.
+    // A compact program needs no check: its layers are one template's, so instruction j and
+    // j - delta (whole layers) do the same work and differ only where the earlier drops a
+    // dependency x - delta < 0 that j keeps; then x < delta <= first (the earlier state's first
+    // touched instruction, first - delta, exists), so x finished before both states. That is why
+    // the check never refused a repeat of a builder program; full programs, which any uniform
+    // program can be, keep it.
+    if (!program->compact()) {
       const long long delta = period_layers * per, first = lowest + base;
       const long long exact = (long long)structure.copies_from * per + delta - per;
       const long long end = std::min(exact, highest_head + base + periods * delta + 1);
-      const long long j = program->compact() ? first_inequivalent_in_template(first, end, delta, first)
-                                             : first_inequivalent(first, end, delta, first);
+      const long long j = first_inequivalent(first, end, delta, first);
       if (j < exact) periods = std::min(periods, (j - 1 - highest_head - base) / delta);
       if (periods < 1) {
         it->second = std::make_pair(layer, t);  // measure the next repeat from this layer
@@ -414,16 +414,27 @@ SC_MODULE(Accelerator) {
   // port, the matrix engine and the SFU, then the memory controller.
   struct Snapshot {
     std::array<std::size_t, queue_count> heads{};
+    std::array<int, queue_count> head_instruction{};  // the instruction at each head (-1: none left)
     std::array<int, unit_count> in_flight{};
   };
   Snapshot snapshot(long long t) const {
     Snapshot s;
+    std::array<int, queue_count> last{};  // per queue: the instruction before the (rolled-back) head, or -1
     for (int k = 0; k < queue_count; ++k) {
+      const InstructionQueue& q = queue(k);
       std::size_t x = head(k);
-      if (x > 0 && schedule.start[std::size_t(queue(k)[x - 1])] == t) --x;
+      int before = x > 0 ? q[x - 1] : -1;
+      if (before >= 0 && schedule.start[std::size_t(before)] == t) {  // issued at t: not yet issued
+        s.head_instruction[std::size_t(k)] = before;
+        --x;
+        before = x > 0 ? q[x - 1] : -1;
+      } else {
+        s.head_instruction[std::size_t(k)] = x < q.size() ? queue_entry(k, x).instruction : -1;
+      }
       s.heads[std::size_t(k)] = x;
+      last[std::size_t(k)] = before;
     }
-    auto last_issued = [&](int k) { return s.heads[std::size_t(k)] > 0 ? queue(k)[s.heads[std::size_t(k)] - 1] : -1; };
+    auto last_issued = [&](int k) { return last[std::size_t(k)]; };
     std::size_t u = 0;
     for (int k = int(DmaQueue::store); k < queue_count; ++k) s.in_flight[u++] = last_issued(k);
     int last_transfer = -1;  // the memory controller's: the load queues' latest
@@ -506,27 +517,6 @@ SC_MODULE(Accelerator) {
       if (!equivalent_across_period(later, earlier, delta, done_below)) return j;
     return to;
   }
-  // The same for a compact program, from its template (Program): j and j - delta (whole layers)
-  // are the same template instruction, so they do the same work and keep the same dependencies
-  // except a negative one d that the earlier layer drops and the later keeps; the later's is then
-  // no longer missing, and must have finished before the state (d + its layer's start <
-  // done_below). Only the template's instructions with a negative dependency can fail.
-  long long first_inequivalent_in_template(long long from, long long to, long long delta,
-                                           long long done_below) const {
-    const long long per = (long long)program->period_size();
-    for (long long layer = from / per; layer * per < to; ++layer) {
-      const long long start = layer * per, earlier_start = start - delta;
-      for (int t : structure.reaching_back) {
-        const long long j = start + t;
-        if (j < from) continue;
-        if (j >= to) return to;
-        for (int d : program->instructions[std::size_t(t)].deps)
-          if (d + earlier_start < 0 && d + start >= 0 && d + start >= done_below) return j;
-      }
-    }
-    return to;
-  }
-
   // --- exact chunk fast-forward ---------------------------------------------------------
   // Inside an op the chunks repeat (RepeatingRuns), and so, once the buffers are full, does
   // the simulated state from one chunk to the next. Called when the memory controller is about
@@ -608,7 +598,7 @@ SC_MODULE(Accelerator) {
       if (x >= q.size()) {
         key.push_back(tag_none);
         key.push_back(0);
-      } else if (const long long i = q[x]; in_run(i)) {
+      } else if (const long long i = snap.head_instruction[std::size_t(k)]; in_run(i)) {
         key.push_back(tag_relative);
         key.push_back(i - base);
         lowest = std::min(lowest, i);

@@ -82,14 +82,8 @@ LayerStructure analyse_layers(const Program& p) {
     // a copy of its predecessor, every later layer is.
     if (p.period_size() != per) return s;
     long long most_negative = 0;
-    for (std::size_t i = 0; i < per; ++i) {
-      bool back = false;
-      for (int d : p.instructions[i].deps) {
-        most_negative = std::min(most_negative, (long long)d);
-        back |= d < 0;
-      }
-      if (back) s.reaching_back.push_back(int(i));
-    }
+    for (const Instruction& in : p.instructions)
+      for (int d : in.deps) most_negative = std::min(most_negative, (long long)d);
     s.uniform = true;
     const long long complete = (-most_negative + (long long)per - 1) / (long long)per;  // ceil
     s.complete_from = int(std::min<long long>(complete, p.layers));

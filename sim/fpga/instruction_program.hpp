@@ -285,9 +285,6 @@ struct LayerStructure {
   // before it drop those landing before the program's start); 0 for a full program. From it on,
   // the implicit layers repeat the template's RepeatingRuns exactly.
   int complete_from = 0;
-  // A compact program's template instructions with a dependency on an earlier layer (negative),
-  // in order: the only ones whose copies in two layers can differ.
-  std::vector<int> reaching_back;
   // Instructions per layer on each queue: the DMA queues, then matrix, then SFU.
   std::array<int, dma_queue_count + 2> per_layer_in_queue{};
 };
