@@ -304,8 +304,10 @@ SC_MODULE(Accelerator) {
   LayerStructure structure;
   long long offset = 0;
   // Whether every instruction gets its times (ScheduleTimes::every_instruction, and only for a
-  // full program). Else the skipped instructions get none (nothing reads them), so the model
-  // jumps over layers once: a second jump would key on times it did not write.
+  // full program). Else the skipped instructions get none but the last of each queue (nothing
+  // else reads them). Then the model jumps over layers once: a jump goes as far as the program
+  // allows unless a full program's check shortened it, and simulating on after that costs only
+  // speed (a conservative choice kept from the first compact programs, not a necessity).
   bool every_time = true;
   bool jumped = false;
   // (position in the layer, state) -> (layer, cycle)
@@ -622,8 +624,9 @@ SC_MODULE(Accelerator) {
       }
     if (highest_head == none) return false;
 
-    const auto [it, inserted] = chunk_seen.try_emplace(key, state);
-    if (inserted) {
+    const auto emplaced = chunk_seen.try_emplace(key, state);  // not a structured binding: the
+    const auto it = emplaced.first;                             // lambda below captures `it`
+    if (emplaced.second) {
       ++chunk_keys;
       chunk_next_key = chunk_loads + std::min(max_key_spacing, 1LL << std::min(6LL, chunk_keys / dense_keys)) - 1;
       return false;

@@ -13,10 +13,11 @@
 
 namespace sim {
 
-// Exact layer fast-forward (event-driven mode only): at each layer's start the model takes the
-// state that decides the rest of the run (per queue the next instruction, per unit the
-// instruction in flight and its remaining cycles, all relative to the layer); when it equals the
-// state at an earlier layer's start and the layers in between are copies (analyse_layers), the
+// Exact layer fast-forward (event-driven mode only): at the first load of each op in a layer the
+// model takes the state that decides the rest of the run (per queue the next instruction, per
+// unit the instruction in flight and its remaining cycles, all relative to that load); when it
+// equals the state at the same place of an earlier layer and the layers in between are copies
+// (analyse_layers), the
 // following periods replay it exactly, shifted by the period's cycles, so the model jumps over
 // every whole period that the program still holds and simulates the remaining layers. Exact
 // also fast-forwards inside ops: the repeating chunks of an op's weight stream (RepeatingRuns;

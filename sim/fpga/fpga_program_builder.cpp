@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 
 #include "models/config_error.hpp"
@@ -198,7 +199,9 @@ class Builder {
     }
   }
 
-  int add(Unit u, DmaQueue q, long long cycles, const Dependencies& deps, int op) {
+  // `deps`: instruction indices, -1 for none (indices are >= 0 while building, build_template's
+  // virtual layers included).
+  int add(Unit u, DmaQueue q, long long cycles, std::initializer_list<int> deps, int op) {
     if (count_only_) return index_base_ + int(added_++);
     // Written field by field in place: a temporary Instruction assembled from narrow stores and
     // copied with wide loads stalled on store forwarding, most of the build time.
@@ -206,12 +209,13 @@ class Builder {
     in.unit = u;
     in.queue = q;
     in.cycles = std::max(1LL, cycles);
-    for (int d : deps) in.deps.add_any(d);
+    for (int d : deps)
+      if (d >= 0) in.deps.add_any(d);
     in.op = op;
     in.layer = layer_;
     return index_base_ + int(p_.instructions.size()) - 1;
   }
-  int add_memory(DmaQueue q, long long cycles, const Dependencies& deps, int op) {
+  int add_memory(DmaQueue q, long long cycles, std::initializer_list<int> deps, int op) {
     return add(Unit::memory, q, cycles, deps, op);
   }
 
@@ -256,11 +260,10 @@ class Builder {
     const int input_chunks = int(std::ceil(inputs / kv_chunk_));
     const int chunks = std::max({1, weight_chunks, input_chunks});
     for (int c = 0; c < chunks; ++c) {
-      Dependencies deps{last_compute_};
       const bool weight_load = c < weight_chunks, input_load = c < input_chunks;
-      if (weight_load) deps.add(load(weights_, std::min(weight_chunk_, weights - c * weight_chunk_), false, index));
-      if (input_load) deps.add(load(kv_, std::min(kv_chunk_, inputs - c * kv_chunk_), true, index));
-      last_compute_ = add(unit, DmaQueue::weights, share(compute, chunks, c), deps, index);
+      const int weight = weight_load ? load(weights_, std::min(weight_chunk_, weights - c * weight_chunk_), false, index) : -1;
+      const int input = input_load ? load(kv_, std::min(kv_chunk_, inputs - c * kv_chunk_), true, index) : -1;
+      last_compute_ = add(unit, DmaQueue::weights, share(compute, chunks, c), {last_compute_, weight, input}, index);
       if (weight_load) weights_.consumed_by(last_compute_);
       if (input_load) kv_.consumed_by(last_compute_);
     }

@@ -54,7 +54,7 @@ std::shared_ptr<const FpgaSimEngine::GroupResult> FpgaSimEngine::simulate(const 
   auto r = std::make_shared<GroupResult>();
   // Layer i prefetches KV for layer i + 1, so layers are not independent: simulate them all.
   // Without a breakdown only the cycle count is kept, so the event-driven model runs the compact
-  // program (the layers after the builder's state repeats are implicit copies, never stored).
+  // program (one template layer; the layers are implicit shifted copies of it, never stored).
   const ProgramForm form = detailed || mode_ != SimMode::event_driven ? ProgramForm::full : ProgramForm::compact;
   // Programs not kept reuse one buffer per thread (see build_fpga_program).
   thread_local std::vector<Instruction> recycled;

@@ -2,13 +2,13 @@
 // The `sim` engine for FPGA boards: lowers each op group (all decoder layers of a step, then
 // the tail) to the accelerator's instruction stream and runs it on the SystemC model. Layers
 // overlap (the KV of layer i + 1 streams during layer i's projections), so the whole step is
-// one program; the event-driven model simulates its layers until the state at a layer start
-// repeats and then skips the whole periods exactly (LayerFastForward in fpga_accelerator.hpp:
+// one program; the event-driven model simulates its layers until the state at the start of an
+// op repeats the same op's a layer or more before and then skips the whole periods exactly (LayerFastForward in fpga_accelerator.hpp:
 // every instruction's cycles are those of simulating all layers, tested), and inside an op it
 // skips the repeating chunks of its weight stream the same way; identical groups
 // (same board, ops, x, layer count) are simulated once and memoised. Without a breakdown a step
-// runs as a compact program (Program::compact: the repeating layers are implicit copies, never
-// stored), with the same cycles (tested). Every reported duration is an integer number of
+// runs as a compact program (Program::compact: one template layer, the layers implicit shifted
+// copies of it, never stored), with the same cycles (tested). Every reported duration is an integer number of
 // cycles. (An earlier version
 // simulated a 4-layer window and extrapolated its period; the prefetch pattern is not periodic
 // that early, which made T_v(x) dip by up to 0.6 %.)
@@ -34,7 +34,10 @@ class FpgaSimEngine : public models::LatencyEngine {
   // a step adds at least 0.3 % per token.
   bool verify_time_non_decreasing_in_x() const override { return true; }
   // Simulations actually run (memo misses), for benchmarks and tests.
-  long long simulations() const { return simulations_; }
+  long long simulations() const {
+    std::lock_guard<std::mutex> lock(memo_mutex_);
+    return simulations_;
+  }
 
  private:
   struct GroupResult {

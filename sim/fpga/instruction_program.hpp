@@ -205,9 +205,9 @@ struct Schedule {
 // Reference scheduler without SystemC: the same rules as a plain discrete-event loop.
 Schedule schedule_directly(const Program& p);
 
-// One unit's (or DMA queue's) instructions in program order. For a compact program the stored
-// layers' instructions are listed and the implicit copies are computed: the period layer's
-// entries shifted by one layer per copy.
+// One unit's (or DMA queue's) instructions in program order. For a compact program the template
+// layer's instructions are listed and the implicit layers' are computed: the template's entries
+// shifted by one layer per copy.
 class InstructionQueue {
  public:
   std::size_t size() const { return listed_.size() + per_copy_ * copies_; }

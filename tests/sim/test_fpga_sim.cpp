@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
@@ -403,6 +404,17 @@ TEST_CASE("Fast-forwards reproduce the direct scheduler on random builder-shaped
         compute_cycles[std::size_t(c)] = compute_cycles[0];
         sfu_cycles[std::size_t(c)] = sfu_cycles[0];
       }
+    // 1-3 ops a layer, each streaming the chunks at its own load and compute scale (so that the
+    // layer fast-forward's keys at later ops' first loads, and ops of different balance, are
+    // exercised too).
+    const int ops = draw(1, 3);
+    std::vector<long long> weight_scale, compute_scale;
+    p.op_names.clear();
+    for (int o = 0; o < ops; ++o) {
+      weight_scale.push_back(draw(1, 3));
+      compute_scale.push_back(draw(1, 3));
+      p.op_names.push_back("op" + std::to_string(o));
+    }
     // The full program of `layers` layers.
     auto make = [&](int layers) {
       sim::Program out;
@@ -419,19 +431,22 @@ TEST_CASE("Fast-forwards reproduce the direct scheduler on random builder-shaped
       };
       for (int l = 0; l < layers; ++l) {
         add(sim::Unit::memory, sim::DmaQueue::weights, 1, {}, -1, l);
-        for (int c = 0; c < chunks; ++c) {
-          const int w = add(sim::Unit::memory, sim::DmaQueue::weights, weight_cycles[std::size_t(c)],
-                            {ring(weight_consumers, weight_slots)}, 0, l);
-          const int k = kv ? add(sim::Unit::memory, sim::DmaQueue::kv, kv_cycles[std::size_t(c)],
-                                 {ring(kv_consumers, kv_slots)}, 0, l)
-                           : -1;
-          last_compute = add(sim::Unit::matrix, sim::DmaQueue::weights, compute_cycles[std::size_t(c)],
-                             {last_compute, w, k}, 0, l);
-          weight_consumers.push_back(last_compute);
-          if (kv) kv_consumers.push_back(last_compute);
-          if (sfu) add(sim::Unit::sfu, sim::DmaQueue::weights, sfu_cycles[std::size_t(c)], {last_compute}, 0, l);
-          if (store) add(sim::Unit::store, sim::DmaQueue::store, sfu_cycles[std::size_t(c)] / 2 + 1, {last_compute}, 0, l);
-        }
+        for (int o = 0; o < ops; ++o)
+          for (int c = 0; c < chunks; ++c) {
+            const long long ws = weight_scale[std::size_t(o)], cs = compute_scale[std::size_t(o)];
+            const int w = add(sim::Unit::memory, sim::DmaQueue::weights, ws * weight_cycles[std::size_t(c)],
+                              {ring(weight_consumers, weight_slots)}, o, l);
+            const int k = kv ? add(sim::Unit::memory, sim::DmaQueue::kv, kv_cycles[std::size_t(c)],
+                                   {ring(kv_consumers, kv_slots)}, o, l)
+                             : -1;
+            last_compute = add(sim::Unit::matrix, sim::DmaQueue::weights, cs * compute_cycles[std::size_t(c)],
+                               {last_compute, w, k}, o, l);
+            weight_consumers.push_back(last_compute);
+            if (kv) kv_consumers.push_back(last_compute);
+            if (sfu) add(sim::Unit::sfu, sim::DmaQueue::weights, sfu_cycles[std::size_t(c)], {last_compute}, o, l);
+            if (store)
+              add(sim::Unit::store, sim::DmaQueue::store, sfu_cycles[std::size_t(c)] / 2 + 1, {last_compute}, o, l);
+          }
       }
       return out;
     };
