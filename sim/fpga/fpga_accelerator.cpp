@@ -12,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 
 namespace sim {
 
@@ -546,15 +545,58 @@ SC_MODULE(Accelerator) {
     void push_back(long long x) { v[n++] = x; }
     bool operator==(const ChunkKey& o) const { return v == o.v; }
   };
-  struct KeyHash {
-    std::size_t operator()(const ChunkKey& k) const {
-      std::size_t h = 1469598103934665603ull;
-      for (long long x : k.v) h = (h ^ std::size_t(x)) * 1099511628211ull;
-      return h;
+  // The states keyed since the run began or the last jump: open addressing in one array that
+  // is cleared by a generation count (an unordered_map allocated and freed a node per key, and
+  // a design point keys ~10^5 states).
+  class ChunkStates {
+   public:
+    // The state stored under `key`, and whether it was just inserted (as `state`).
+    std::pair<ChunkState*, bool> try_emplace(const ChunkKey& key, const ChunkState& state) {
+      if (2 * (count_ + 1) > slots_.size()) grow();
+      const std::size_t mask = slots_.size() - 1;
+      for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+        Slot& s = slots_[i];
+        if (s.generation != generation_) {
+          s = {generation_, key, state};
+          ++count_;
+          return {&s.state, true};
+        }
+        if (s.key == key) return {&s.state, false};
+      }
     }
+    void clear() {
+      ++generation_;
+      count_ = 0;
+    }
+
+   private:
+    struct Slot {
+      std::uint64_t generation = 0;  // stored in this generation, else empty
+      ChunkKey key;
+      ChunkState state;
+    };
+    // Four independent multiply chains (one chain of 24 multiplies was a serial dependency).
+    static std::size_t hash(const ChunkKey& k) {
+      std::uint64_t h[4] = {0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull, 0x2545f4914f6cdd1dull};
+      for (std::size_t i = 0; i < k.v.size(); ++i) h[i % 4] = (h[i % 4] ^ std::uint64_t(k.v[i])) * 0x100000001b3ull;
+      const std::uint64_t x = (h[0] ^ (h[1] >> 17)) * 0x9e3779b97f4a7c15ull ^ (h[2] ^ (h[3] >> 29));
+      return std::size_t(x ^ (x >> 31));
+    }
+    void grow() {
+      std::vector<Slot> old = std::move(slots_);
+      slots_.assign(std::max<std::size_t>(64, 2 * old.size()), Slot{});
+      const std::uint64_t live = generation_;
+      ++generation_;  // every new slot (generation 0) reads as empty
+      count_ = 0;
+      for (Slot& s : old)
+        if (s.generation == live && live != 0) try_emplace(s.key, s.state);
+    }
+    std::vector<Slot> slots_;
+    std::uint64_t generation_ = 1;
+    std::size_t count_ = 0;
   };
   const RepeatingRuns* runs = nullptr;
-  std::unordered_map<ChunkKey, ChunkState, KeyHash> chunk_seen;
+  ChunkStates chunk_seen;
   long long chunk_run_begin = -1;  // the run chunk_seen's states belong to
   // Which loads of the run are keyed. Most runs repeat within a buffer's worth of chunks, but
   // in a compute-bound op whose loads and compute nearly balance the phase drifts and no state
@@ -624,8 +666,8 @@ SC_MODULE(Accelerator) {
       }
     if (highest_head == none) return false;
 
-    const auto emplaced = chunk_seen.try_emplace(key, state);  // not a structured binding: the
-    const auto it = emplaced.first;                             // lambda below captures `it`
+    const std::pair<ChunkState*, bool> emplaced = chunk_seen.try_emplace(key, state);
+    ChunkState* const stored = emplaced.first;
     if (emplaced.second) {
       ++chunk_keys;
       chunk_next_key = chunk_loads + std::min(max_key_spacing, 1LL << std::min(6LL, chunk_keys / dense_keys)) - 1;
@@ -635,10 +677,10 @@ SC_MODULE(Accelerator) {
     // head outside the run that changed) becomes the reference for the next one: comparing
     // later states with the old one would fail alike.
     auto refuse = [&] {
-      it->second = state;
+      *stored = state;
       return false;
     };
-    const ChunkState& a = it->second;
+    const ChunkState& a = *stored;
     const long long delta = base - a.base, period_cycles = t - a.t;
     if (delta <= 0 || period_cycles <= 0) return refuse();
     // How far on every instruction repeats the one Δ before (from the earliest one the last
