@@ -25,7 +25,7 @@ namespace sp = search::specpipe;
 
 struct SpecPipeArgs {
   std::string system, model, draft, engine, format, trace, w = "64", k = "16", hit_points, hit_curve;
-  std::string batch = "1", verify = "greedy", rank_trace;
+  std::string batch = "1", verify = "greedy", rank_trace, confidence = "calibrated";
   double hit_rate = std::nan("");  // NaN (not given): from the hit curve
   double top_p = 0.9;
   long long tokens = 2000, context = 1024;
@@ -72,6 +72,7 @@ SpecPipeOutput compute_specpipe(const SpecPipeArgs& a, const models::ConfigRegis
     throw models::InputError(fmt::format("--hit-rate: {} is outside [0, 1]", a.hit_rate));
   if (fixed_rate && !a.rank_trace.empty()) throw models::InputError("--hit-rate and --trace: give one source of hits");
   const sp::Verification verification = sp::parse_verification(a.verify);
+  const sp::DraftConfidence confidence = sp::parse_draft_confidence(a.confidence);
   if (verification == sp::Verification::top_p && !(a.top_p > 0 && a.top_p < 1))
     throw models::InputError(fmt::format("--top-p: {} (must be in (0, 1))", a.top_p));
   sp::TimingSetup setup = sp::make_setup(reg, a.system, a.model, a.draft, a.engine, a.context, a.prune_ms * 1e-3);
@@ -90,7 +91,7 @@ SpecPipeOutput compute_specpipe(const SpecPipeArgs& a, const models::ConfigRegis
       !a.rank_trace.empty()
           ? sp::RankModel::from_probability_trace(search::read_probability_trace(a.rank_trace), int(cands.back()))
       : fixed_rate ? sp::RankModel::fixed(a.hit_rate, curve, max_k)
-                   : sp::RankModel::from_curve(curve, max_k);
+                   : sp::RankModel::from_curve(curve, max_k, confidence);
 
   SpecPipeOutput out;
   Table& t = out.table;
@@ -181,6 +182,7 @@ search::ScenarioResult run_specpipe_scenario_entry(const search::ScenarioContext
   a.prune_ms = double(ctx.int_param("prune-us")) * 1e-3;
   a.batch = p.at("batch");
   a.verify = p.at("verify");
+  a.confidence = p.at("confidence");
   if (!ctx.contexts.empty()) a.context = ctx.contexts.front();
   const SpecPipeOutput out = compute_specpipe(a, *ctx.configs);
   search::ScenarioResult r;
@@ -210,6 +212,7 @@ const search::ScenarioRegistration specpipe_scenario_registered(
       {"prune-us", "5000", "pruning per step and stage in microseconds (paper 002: ~5 ms)"},
       {"batch", "1", "requests decoded together (list; > 1: SpecPipe-DB and multi-batch baselines)"},
       {"verify", "greedy", "verification: greedy (lossless), relaxed or top-p (paper 002 §3.4)"},
+      {"confidence", "calibrated", "draft confidence per context: calibrated (drawn per node) or constant (the curve's mean)"},
       {"engine", "roofline", "latency engine for every device"}},
      run_specpipe_scenario_entry});
 
@@ -244,6 +247,11 @@ const RegisterCommand reg{
                      "(a candidate in the target's top-p set); paper 002 §3.4")
           ->default_val("greedy");
       sub.add_option("--top-p", a->top_p, "p of --verify top-p")->default_val(0.9);
+      sub.add_option("--confidence", a->confidence,
+                     "Draft confidence behind the hit curve: calibrated (each context draws its top-1 probability, "
+                     "mean H(1), so the beam widens where the draft is unsure) or constant (every node carries the "
+                     "curve's mean rank probabilities)")
+          ->default_val("calibrated");
       sub.add_flag("!--no-baselines", a->baselines,
                    "Skip the baselines (PP, the system's baseline_stacks such as PP-vLLM, PP+SpecInfer tree, PP+EAGLE-3)");
       sub.add_option("--trace-out", a->trace, "Write the best run's timeline as Chrome trace-event JSON");

@@ -9,6 +9,8 @@
 // only the SystemC model charges. The paper's measured TBTs are held out; nothing is fitted.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
@@ -25,6 +27,22 @@ constexpr double kPruneS = 5e-3;     // paper 002 §4.2: pruning ~5 ms
 constexpr int kWidth = 64, kCandidates = 16;  // paper 002 §4.1's choice
 // The host work of eager PyTorch vs CUDA graphs is only in the SystemC GPU model.
 constexpr const char* kEngine = "sim";
+// Draft-quality sensitivity: paper 002 publishes only the 1B draft's top-32 hit (0.99), so its
+// top-1 hit is the fit's assumption (a slope shared with the 8B curve). These top-1 values span
+// the plausible range; each curve is the log-logistic through (1, top-1) and (32, 0.99).
+const double kTop1Assumed[] = {0.5, 0.6, 0.7, 0.8};
+constexpr double kTop32Published = 0.99;
+
+double logit(double p) { return std::log(p / (1 - p)); }
+
+// Where the TBT difference (SpecPipe minus a rival) changes sign along the top-1 grid, by linear
+// interpolation; NaN when it does not.
+double break_even(const std::vector<double>& top1, const std::vector<double>& diff) {
+  for (std::size_t i = 1; i < top1.size(); ++i)
+    if ((diff[i - 1] > 0) != (diff[i] > 0))
+      return top1[i - 1] + (top1[i] - top1[i - 1]) * diff[i - 1] / (diff[i - 1] - diff[i]);
+  return std::nan("");
+}
 
 ReproductionResult fig11(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
@@ -37,7 +55,10 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
                 reg.path("algorithms", "eagle3-tree")};
   Table t({"system", "method", "tree", "tokens_per_pass", "tbt_mean_s", "tbt_p99_s", "hit_rate", "speedup_vs_pp",
            "speedup_of_specpipe"});
-  std::string summary;
+  Table sens({"system", "top1_assumed", "curve_a", "curve_b", "specpipe_tbt_s", "specpipe_hit_rate",
+              "specinfer_tree_tbt_s", "rival", "rival_tbt_s", "specpipe_faster"});
+  std::string summary, sens_summary;
+  const auto& fitted_1b = fit.curve("llama-3.2-1b");
   for (const char* system : {"specpipe-8x3090-pcie", "specpipe-2srv-3090-4090-eth"}) {
     const auto setup = sp::make_setup(reg, system, "llama-3.1-70b", "llama-3.2-1b", kEngine, kContext, kPruneS);
     res.inputs.push_back(setup.system.source_file);
@@ -48,6 +69,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
     for (auto& r : sp::run_stack_baselines(setup, kTokens)) rows.push_back(std::move(r));
     for (auto& r : sp::run_tp_stack_baselines(setup)) rows.push_back(std::move(r));
     rows.push_back(sp::run_static_tree(setup, timer, kTokens, ranks, kSeed));
+    const std::string static_tree_method = rows.back().method;
     const bool single_server = std::string(system) == "specpipe-8x3090-pcie";
     if (single_server) {
       if (auto e = sp::run_eagle_baseline(reg, setup, kTokens, kSeed, 1)) rows.push_back(std::move(*e));
@@ -68,8 +90,40 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
       line += fmt::format("{}{} {:.1f} ms", line.empty() ? "" : ", ", r.method, r.timed.tbt.mean_s * 1e3);
     }
     summary += fmt::format("{}: {}. ", system, line);
+
+    // The strongest non-SpecPipe method here is the rival the paper's ordering puts behind SpecPipe.
+    std::size_t rival = 0;
+    for (std::size_t i = 0; i + 1 < rows.size(); ++i)
+      if (rows[i].timed.tbt.mean_s < rows[rival].timed.tbt.mean_s) rival = i;
+    const double rival_s = rows[rival].timed.tbt.mean_s;
+    std::vector<double> top1s{fitted_1b(1.0)}, diffs{spec - rival_s};
+    double specinfer_s = std::nan("");
+    for (const auto& r : rows)
+      if (r.method == static_tree_method) specinfer_s = r.timed.tbt.mean_s;
+    sens.add_row({system, num(fitted_1b(1.0)), num(fitted_1b.a), num(fitted_1b.b), num(spec), num(rows.back().hit_rate),
+                  num(specinfer_s), rows[rival].method, num(rival_s), spec < rival_s ? "yes" : "no"});
+    for (double top1 : kTop1Assumed) {
+      sp::HitCurve c;
+      c.name = fmt::format("llama-3.2-1b@top1={}", top1);
+      c.a = logit(top1);
+      c.b = (logit(kTop32Published) - c.a) / std::log(32.0);
+      const auto r1 = sp::RankModel::from_curve(c, 32);
+      const auto sp_run = sp::run_specpipe(setup, timer, p, r1);
+      const auto tree = sp::run_static_tree(setup, timer, kTokens, r1, kSeed);
+      sens.add_row({system, num(top1), num(c.a), num(c.b), num(sp_run.timed.tbt.mean_s), num(sp_run.hit_rate),
+                    num(tree.timed.tbt.mean_s), rows[rival].method, num(rival_s),
+                    sp_run.timed.tbt.mean_s < rival_s ? "yes" : "no"});
+      top1s.push_back(top1);
+      diffs.push_back(sp_run.timed.tbt.mean_s - rival_s);
+    }
+    const double even = break_even(top1s, diffs);
+    sens_summary += fmt::format("{}: against {} ({:.1f} ms) SpecPipe {}. ", system, rows[rival].method, rival_s * 1e3,
+                                std::isnan(even) ? (diffs.back() < 0 ? "is faster at every top-1 tried"
+                                                                     : "is slower at every top-1 tried")
+                                                 : fmt::format("breaks even at a 1B top-1 hit of {:.2f}", even));
   }
   res.table = std::move(t);
+  res.extra_csvs.emplace_back("specpipe-fig11_draft_sensitivity.csv", sens);
   res.notes = fmt::format(
       "{}Each run: {} tokens, seed {}, context {}, pruning {} ms per step, every device on the SystemC GPU model "
       "(eager PyTorch for the paper's own PP, SpecInfer tree and SpecPipe; vLLM's CUDA-graph stack for PP-vLLM). "
@@ -78,8 +132,13 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
       "the last stage's GPU after each full pipeline pass, its features of layers 2, 40 and 77 travelling with the "
       "embeddings, its tree the best pruned tree N_i (i in 1..64) under paper 004's positional acceptance of the 70B. "
       "The paper's per-benchmark bars are held out; this figure has one bar group per method, since the hit model is "
-      "per draft, not per benchmark.",
-      summary, kTokens, kSeed, kContext, kPruneS * 1e3, kWidth, kCandidates);
+      "per draft, not per benchmark.\n\n"
+      "Draft-quality sensitivity (specpipe-fig11_draft_sensitivity.csv): paper 002 gives the 1B draft's top-32 hit "
+      "(0.99) but not its top-1, which the fit takes from the slope it shares with the 8B curve ({:.2f}). SpecPipe "
+      "(w = {}, k = {}) and the SpecInfer tree under curves through (1, top-1) and (32, 0.99), against the fastest "
+      "other method of each testbed: {}\n\n{}",
+      summary, kTokens, kSeed, kContext, kPruneS * 1e3, kWidth, kCandidates, fitted_1b(1.0), kWidth, kCandidates,
+      sens_summary, sens.to_markdown());
   res.plots.push_back(plot_script("specpipe_fig11"));
   return res;
 }

@@ -151,6 +151,7 @@ TEST_CASE("specpipe CLI: --batch adds SpecPipe-DB and batched baselines, PP-vLLM
       {base + " --batch 0", "--batch"},
       {base + " --batch 2000", "--batch"},
       {base + " --verify sampled", "--verify"},
+      {base + " --confidence mean", "--confidence"},
       {base + " --verify top-p --top-p 1.5", "--top-p"},
       {base + " --trace /nonexistent/trace.txt", "trace.txt"},
       {base + " --batch 80", "KV budget"},

@@ -6,12 +6,14 @@
 
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "models/config_error.hpp"
 #include "search/acceptance/positional_acceptance.hpp"
 #include "search/scenarios/specpipe/eagle_pipeline.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/pipeline_plan.hpp"
+#include "search/scenarios/specpipe/speculative_tree.hpp"
 
 namespace sp = search::specpipe;
 
@@ -208,4 +210,61 @@ TEST_CASE("specpipe without dynamic batching: requests take turns at stage 0, a 
   const auto mixed = sp::plan_specpipe_interleaved(params(4, 2, 200), 3, sp::RankModel::from_curve(curve_1b(), 16));
   CHECK(mixed.flushes() > 0);
   CHECK(mixed.hit_rate() > 0.0);
+}
+
+TEST_CASE("specpipe calibrated confidence: contexts vary, the ranks' marginal stays the hit curve") {
+  const auto c = curve_1b();
+  const auto ranks = sp::RankModel::from_curve(c, 32);
+  REQUIRE(ranks.confidence() == sp::DraftConfidence::calibrated);
+  // Over many contexts: the top-1 probability averages H(1), never falls below the rank-2
+  // candidate's, and the ranks drawn below them follow H(k) at every k.
+  std::mt19937_64 rng(7);
+  const int n = 200000;
+  double top1_sum = 0, top1_min = 1, top1_max = 0;
+  std::vector<int> within(33, 0);
+  for (int i = 0; i < n; ++i) {
+    sp::TreeNode node;
+    node.key = std::uint64_t(i) * 0x9E3779B97F4A7C15ULL + 12345;
+    ranks.set_confidence(node);
+    top1_sum += node.top1;
+    top1_min = std::min(top1_min, node.top1);
+    top1_max = std::max(top1_max, node.top1);
+    for (int j = 2; j <= 32; ++j) REQUIRE(ranks.child_log_prob(node, j) <= ranks.child_log_prob(node, j - 1) + 1e-12);
+    const long long r = ranks.draw_below(rng, i, node);
+    for (int k = 1; k <= 32; ++k) within[std::size_t(k)] += r <= k ? 1 : 0;
+  }
+  CHECK(std::abs(top1_sum / n - c(1)) < 0.005);
+  CHECK(top1_max - top1_min > 0.5);  // the confidence does vary over contexts
+  for (int k : {1, 2, 4, 8, 16, 32}) {
+    INFO("k = " << k);
+    CHECK(std::abs(double(within[std::size_t(k)]) / n - c(k)) < 0.006);
+  }
+  // The same context key gives the same confidence; the constant model gives every node H(1).
+  sp::TreeNode a, b;
+  a.key = b.key = 42;
+  ranks.set_confidence(a);
+  ranks.set_confidence(b);
+  CHECK(a.top1 == b.top1);
+  const auto flat = sp::RankModel::from_curve(c, 32, sp::DraftConfidence::constant);
+  flat.set_confidence(a);
+  CHECK(a.top1 == Approx(c(1)));
+  CHECK(a.log_rest_shift == 0.0);
+  CHECK(sp::parse_draft_confidence("constant") == sp::DraftConfidence::constant);
+  CHECK_THROWS_AS(sp::parse_draft_confidence("mean"), models::InputError);
+}
+
+TEST_CASE("specpipe calibrated confidence: w = 1 still hits at H(1), wider trees hit more, runs are deterministic") {
+  const auto c = curve_1b();
+  const auto ranks = sp::RankModel::from_curve(c, 32);
+  auto p = params(1, 1, 4000);
+  const auto one = sp::plan_specpipe(p, ranks);
+  const double sd = std::sqrt(c(1) * (1 - c(1)) / double(one.checks));
+  CHECK(std::abs(one.hit_rate() - c(1)) < 4 * sd);
+  p = params(64, 16, 1500);
+  const auto wide = sp::plan_specpipe(p, ranks);
+  CHECK(wide.hit_rate() > one.hit_rate() + 0.2);
+  CHECK(sp::plan_specpipe(p, ranks).hits == wide.hits);
+  // A level never holds more than w nodes under either model.
+  for (const auto& st : wide.steps)
+    for (int n : st.compute) CHECK(n <= 64);
 }

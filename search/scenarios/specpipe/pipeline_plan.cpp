@@ -26,7 +26,7 @@ StepPlan empty_step(int m) {
 
 PipelinePlan plan_specpipe(const SpecPipeParams& p, const RankModel& ranks) {
   check_common(p.stages, p.tokens);
-  SpeculativeTree tree(p.width, p.candidates, ranks, p.verification, p.top_p);
+  SpeculativeTree tree(p.width, p.candidates, ranks, p.verification, p.top_p, p.seed);
   std::mt19937_64 rng(p.seed);
   const int m = p.stages;
   PipelinePlan plan;
@@ -163,9 +163,10 @@ PipelinePlan plan_specpipe_interleaved(const SpecPipeParams& p, int requests, co
   };
   std::vector<Request> req;
   req.reserve(std::size_t(requests));
-  for (int r = 0; r < requests; ++r)
-    req.push_back({SpeculativeTree(p.width, p.candidates, ranks, p.verification, p.top_p),
-                   std::mt19937_64(p.seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(r))});
+  for (int r = 0; r < requests; ++r) {
+    const std::uint64_t seed = p.seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(r);
+    req.push_back({SpeculativeTree(p.width, p.candidates, ranks, p.verification, p.top_p, seed), std::mt19937_64(seed)});
+  }
   PipelinePlan plan;
   plan.method = "specpipe";
   plan.stages = m;

@@ -13,21 +13,81 @@ namespace search::specpipe {
 namespace {
 // A rank the target's token takes when it is outside every candidate list.
 constexpr long long kOutside = 1LL << 40;
+
+// SplitMix64's finaliser: a context key to 64 well-mixed bits.
+std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
 }  // namespace
 
-RankModel RankModel::from_curve(const HitCurve& curve, int max_k) {
+DraftConfidence parse_draft_confidence(const std::string& name) {
+  if (name == "calibrated") return DraftConfidence::calibrated;
+  if (name == "constant") return DraftConfidence::constant;
+  throw models::InputError(fmt::format("--confidence: '{}' (expected calibrated or constant)", name));
+}
+
+const char* draft_confidence_name(DraftConfidence c) {
+  return c == DraftConfidence::calibrated ? "calibrated" : "constant";
+}
+
+RankModel RankModel::from_curve(const HitCurve& curve, int max_k, DraftConfidence confidence) {
   RankModel m;
   m.curve_copy_ = curve;
   for (int j = 1; j <= max_k; ++j) m.log_prob_.push_back(std::log(std::max(curve.rank_probability(j), 1e-300)));
   // The draft lists its candidates by decreasing probability: keep the order non-increasing even
   // where the fitted density would rise (it does not for slopes <= 1 or a mode below rank 1).
   for (std::size_t j = 1; j < m.log_prob_.size(); ++j) m.log_prob_[j] = std::min(m.log_prob_[j], m.log_prob_[j - 1]);
+  m.top1_mean_ = curve(1.0);
+  // Calibrated confidence (see the header): P1 = m + (1 - m) U^(1 / beta), beta = (alpha - m) / (1 - alpha),
+  // whose mean is alpha. m keeps P1 >= P2 = (1 - P1) p_2 / (1 - alpha). Degenerate curves (alpha at 0
+  // or 1, or p_2 = alpha) have no spread to draw: they stay constant.
+  const double alpha = m.top1_mean_;
+  const double p2 = max_k >= 2 ? std::exp(m.log_prob_[1]) : 0.0;
+  m.top1_floor_ = p2 / (1 - alpha + p2);
+  const double beta = (alpha - m.top1_floor_) / (1 - alpha);
+  if (confidence == DraftConfidence::calibrated && alpha > 0 && alpha < 1 && std::isfinite(beta) && beta > 0) {
+    m.confidence_ = DraftConfidence::calibrated;
+    m.top1_power_ = 1 / beta;
+  }
   return m;
+}
+
+void RankModel::set_confidence(TreeNode& node) const {
+  if (confidence_ == DraftConfidence::constant) {
+    // Exactly the curve's mean rank probabilities (log_prob(1) and log_prob(j) + 0.0).
+    node.top1 = top1_mean_;
+    node.log_top1 = log_prob_.empty() ? 0.0 : log_prob_[0];
+    node.log_rest_shift = 0.0;
+    return;
+  }
+  const double u = double(mix64(node.key) >> 11) * 0x1.0p-53;  // [0, 1)
+  node.top1 = top1_floor_ + (1 - top1_floor_) * std::pow(u, top1_power_);
+  node.log_top1 = std::log(node.top1);
+  node.log_rest_shift = std::log1p(-node.top1) - std::log1p(-top1_mean_);
+}
+
+double RankModel::child_log_prob(const TreeNode& parent, int j) const {
+  return j == 1 ? parent.log_top1 : parent.log_rest_shift + log_prob_[std::size_t(j - 1)];
+}
+
+long long RankModel::draw_below(std::mt19937_64& rng, long long depth, const TreeNode& parent) const {
+  if (confidence_ == DraftConfidence::constant) return draw(rng, depth);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  const double u = u01(rng);
+  if (u < parent.top1) return 1;
+  // Rank >= 2 with probability proportional to the curve's p_j: the quantile alpha + v (1 - alpha)
+  // of the curve, v = (u - P1) / (1 - P1) uniform on [0, 1).
+  const double v = (u - parent.top1) / (1 - parent.top1);
+  const double q = top1_mean_ + v * (1 - top1_mean_);
+  return std::max(2LL, curve_copy_.rank_for_quantile(q, kOutside - 1));
 }
 
 RankModel RankModel::fixed(double p, const HitCurve& order, int max_k) {
   if (!(p >= 0 && p <= 1)) throw models::InputError(fmt::format("--hit-rate: {} is outside [0, 1]", p));
-  RankModel m = from_curve(order, max_k);
+  RankModel m = from_curve(order, max_k, DraftConfidence::constant);  // rank 1 or nothing: no spread
   m.fixed_p_ = p;
   return m;
 }
@@ -71,7 +131,10 @@ int RankModel::nucleus_size(double p) const {
 std::string RankModel::describe() const {
   if (!trace_ranks_.empty()) return "trace " + trace_source_;
   if (fixed_p_ >= 0) return fmt::format("fixed hit rate {}", fixed_p_);
-  return "hit curve " + curve_copy_.name;
+  if (confidence_ == DraftConfidence::calibrated)
+    return fmt::format("hit curve {} (calibrated draft confidence: top-1 probability on [{:.3f}, 1], mean {:.3f})",
+                       curve_copy_.name, top1_floor_, top1_mean_);
+  return "hit curve " + curve_copy_.name + " (constant draft confidence)";
 }
 
 Verification parse_verification(const std::string& name) {
@@ -91,8 +154,8 @@ const char* verification_name(Verification v) {
 }
 
 SpeculativeTree::SpeculativeTree(int width, int candidates, const RankModel& ranks, Verification verification,
-                                 double top_p)
-    : width_(width), candidates_(candidates), ranks_(ranks), verification_(verification) {
+                                 double top_p, std::uint64_t seed)
+    : width_(width), candidates_(candidates), seed_(seed), ranks_(ranks), verification_(verification) {
   if (width < 1) throw models::InputError(fmt::format("--w: tree width {} (must be >= 1)", width));
   if (candidates < 1) throw models::InputError(fmt::format("--k: candidates {} (must be >= 1)", candidates));
   if (candidates > ranks.max_k())
@@ -104,14 +167,30 @@ SpeculativeTree::SpeculativeTree(int width, int candidates, const RankModel& ran
   reset(0);
 }
 
+std::uint64_t SpeculativeTree::text_key(long long depth) const {
+  return mix64(seed_ ^ mix64(std::uint64_t(depth) * 0xD1B54A32D192ED03ULL));
+}
+
+std::uint64_t SpeculativeTree::child_key(std::uint64_t parent_key, int rank) {
+  return mix64(parent_key ^ (std::uint64_t(rank) * 0xA24BAED4963EE407ULL));
+}
+
 void SpeculativeTree::mark_target(TreeLevel& level, int parent_on_path, std::mt19937_64& rng) {
   // The target's token at this depth: its parent's rank-r candidate (drawn even when the parent
-  // is absent, so the random stream does not depend on the tree's shape).
-  const long long r = ranks_.draw(rng, level.depth);
+  // is absent, so the random stream does not depend on the tree's shape). Below a parent of
+  // known confidence the draw follows it; without one any confidence serves (the draw is unused).
+  TreeNode unknown;
+  ranks_.set_confidence(unknown);
+  const long long parent_depth = level.depth - 1;
+  const auto above = levels_.find(parent_depth);
+  const TreeNode& parent = parent_on_path >= 0 && above != levels_.end()
+                               ? above->second.nodes[std::size_t(parent_on_path)]
+                               : unknown;
+  const long long r = ranks_.draw_below(rng, level.depth, parent);
   level.on_path = -1;
   level.in_nucleus.clear();
   std::vector<long long> nucleus{r};
-  for (int e = 1; e < nucleus_; ++e) nucleus.push_back(ranks_.draw(rng, level.depth));
+  for (int e = 1; e < nucleus_; ++e) nucleus.push_back(ranks_.draw_below(rng, level.depth, parent));
   if (parent_on_path < 0) return;
   for (std::size_t c = 0; c < level.nodes.size(); ++c) {
     const auto& n = level.nodes[c];
@@ -127,7 +206,10 @@ void SpeculativeTree::reset(long long depth) {
   levels_.clear();
   TreeLevel root;
   root.depth = depth;
-  root.nodes.push_back({-1, 1, 0.0});
+  TreeNode verified;
+  verified.key = text_key(depth);
+  ranks_.set_confidence(verified);
+  root.nodes.push_back(verified);
   root.on_path = 0;
   levels_[depth] = root;
 }
@@ -159,7 +241,10 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
   auto worse = [&](const Cand& x, const Cand& y) { return better(y, x); };  // heap top: the best
   std::vector<Cand> heads;
   heads.reserve(std::size_t(nodes));
-  for (int i = 0; i < nodes; ++i) heads.push_back({bottom.nodes[std::size_t(i)].log_p + ranks_.log_prob(1), i, 1});
+  for (int i = 0; i < nodes; ++i) {
+    const TreeNode& n = bottom.nodes[std::size_t(i)];
+    heads.push_back({n.log_p + ranks_.child_log_prob(n, 1), i, 1});
+  }
   std::make_heap(heads.begin(), heads.end(), worse);
   std::vector<Cand> best;
   best.reserve(keep);
@@ -169,7 +254,8 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
     best.push_back(c);
     if (c.rank < candidates_) {
       c.rank += 1;
-      c.log_p = bottom.nodes[std::size_t(c.parent)].log_p + ranks_.log_prob(c.rank);
+      const TreeNode& n = bottom.nodes[std::size_t(c.parent)];
+      c.log_p = n.log_p + ranks_.child_log_prob(n, c.rank);
       std::push_heap(heads.begin(), heads.end(), worse);
     } else {
       heads.pop_back();
@@ -178,8 +264,24 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
   TreeLevel level;
   level.depth = bottom.depth + 1;
   level.nodes.reserve(keep);
-  for (const Cand& c : best) level.nodes.push_back({c.parent, c.rank, c.log_p});
+  for (const Cand& c : best) {
+    TreeNode n;
+    n.parent = c.parent;
+    n.rank = c.rank;
+    n.log_p = c.log_p;
+    level.nodes.push_back(n);
+  }
   mark_target(level, bottom.on_path, rng);
+  // Each new node's context: the text's own token where it is the target's, else a branch off
+  // its parent's context. Its confidence then follows from the key.
+  if (ranks_.confidence() == DraftConfidence::calibrated) {
+    for (std::size_t c = 0; c < level.nodes.size(); ++c) {
+      TreeNode& n = level.nodes[c];
+      n.key = int(c) == level.on_path ? text_key(level.depth)
+                                      : child_key(bottom.nodes[std::size_t(n.parent)].key, n.rank);
+    }
+  }
+  for (TreeNode& n : level.nodes) ranks_.set_confidence(n);
   const long long d = level.depth;
   levels_[d] = std::move(level);
   return d;
@@ -239,7 +341,8 @@ void SpeculativeTree::prune_below(std::map<long long, TreeLevel>::iterator it, s
       if (p < 0) continue;
       next_map[i] = int(kept.size());
       if (int(i) == l.on_path) on_path = int(kept.size());
-      kept.push_back({p, l.nodes[i].rank, l.nodes[i].log_p});
+      kept.push_back(l.nodes[i]);
+      kept.back().parent = p;
     }
     // Nucleus members survive the prune like the path does (re-indexed in the kept order).
     std::vector<int> nucleus;

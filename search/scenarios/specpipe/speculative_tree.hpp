@@ -7,13 +7,25 @@
 // empties the tree (a pipeline flush) and the verified token becomes the new root.
 //
 // Where the target's token is: at each depth the target's token is its (true) parent's rank-r
-// candidate with r drawn i.i.d. from a rank model (the hit curve's rank distribution, or a fixed
-// hit rate). It is in the tree iff its parent is and the (parent, r) candidate was kept.
-// Cumulative probabilities: the draft is assumed calibrated on average, so its rank-j candidate
-// carries probability P(rank = j) of the hit curve at every position (the beam's order is
-// therefore the same at every depth; position-to-position variation of the draft's confidence is
-// not modelled). With a probability trace the ranks are the trace's and the beam order its mean
-// listed probabilities.
+// candidate. It is in the tree iff its parent is and the (parent, r) candidate was kept.
+// Cumulative probabilities: the draft is calibrated, i.e. the target's token is a node's rank-j
+// candidate with the probability the draft gives that candidate. Two models of that probability
+// (DraftConfidence):
+//  - calibrated (default): each node's context has its own confidence. The node's top-1
+//    probability P1 is drawn once per context (a hash of the seed and the node's path, so the
+//    same context has the same confidence at every w and k); its other candidates share 1 - P1
+//    in the proportions of the hit curve's rank distribution p_j (j >= 2). P1 follows the
+//    calibrated draft of DESIGN.md ("Probability traces": Beta(alpha / (1 - alpha), 1), mean
+//    alpha = H(1)), moved onto [m, 1] with m = p_2 / (1 - alpha + p_2) so that P1 >= P2 (the draft
+//    lists its candidates best first) and with the mean kept at H(1). Then E[P1] = H(1) and
+//    E[P_j] = p_j: the ranks' marginal distribution is exactly the fitted hit curve, while the
+//    beam (w best by cumulative probability) spends its width where the draft is unsure, which is
+//    what paper 002's dynamic tree does (§3.3.3). The spread of P1 is the generator's, not fitted.
+//  - constant: every node carries the curve's mean rank probabilities P(rank = j) (the beam's
+//    order is the same at every depth): the model before the calibrated one, kept to show how
+//    much of the hit rate the confidence spread accounts for.
+// With a probability trace the ranks are the trace's and the beam order its mean listed
+// probabilities; with a fixed hit rate, rank 1 or nothing (both: constant confidence).
 //
 // Verification (paper 002 §3.4): greedy (lossless, the target's top-1 token must be in the level),
 // relaxed (the level's best candidate is taken when the target's token is not there: no stall
@@ -34,10 +46,18 @@
 namespace search::specpipe {
 
 // Where the target's token ranks among its parent's candidates.
+enum class DraftConfidence { calibrated, constant };
+// "calibrated" / "constant"; InputError naming --confidence otherwise.
+DraftConfidence parse_draft_confidence(const std::string& name);
+const char* draft_confidence_name(DraftConfidence c);
+
+struct TreeNode;
+
 class RankModel {
  public:
-  // Ranks from the hit curve (log-logistic): P(rank <= k) = H(k).
-  static RankModel from_curve(const HitCurve& curve, int max_k);
+  // Ranks from the hit curve (log-logistic): P(rank <= k) = H(k), marginally over positions.
+  static RankModel from_curve(const HitCurve& curve, int max_k,
+                              DraftConfidence confidence = DraftConfidence::calibrated);
   // A fixed hit rate p in [0, 1]: the target's token is its parent's best candidate with
   // probability p, else outside every candidate list. The beam order uses `order`'s rank
   // probabilities (any curve; only the order matters).
@@ -49,7 +69,16 @@ class RankModel {
   // most the number of probabilities every position lists (InputError otherwise).
   static RankModel from_probability_trace(const ProbabilityTrace& trace, int max_k);
   // The target's token rank (>= 1) at `depth`; > max_k() when outside every candidate list.
+  // Marginal over the draft's confidence (what a static tree, which never looks at it, sees).
   long long draw(std::mt19937_64& rng, long long depth) const;
+  // The same below a node of known confidence: rank 1 with probability parent.top1, else a rank
+  // >= 2 from the curve's tail. One uniform per call in either model (the stream stays aligned).
+  long long draw_below(std::mt19937_64& rng, long long depth, const TreeNode& parent) const;
+  // Fills node.top1 / log_top1 / log_rest_shift from node.key (calibrated) or the curve's mean.
+  void set_confidence(TreeNode& node) const;
+  // log of the probability of `parent`'s rank-j candidate (non-increasing in j).
+  double child_log_prob(const TreeNode& parent, int j) const;
+  DraftConfidence confidence() const { return confidence_; }
   // log P(rank = j) used for cumulative probabilities, j = 1..max_k (non-increasing in j).
   double log_prob(int j) const { return log_prob_[std::size_t(j - 1)]; }
   int max_k() const { return int(log_prob_.size()); }
@@ -64,6 +93,10 @@ class RankModel {
   std::vector<long long> trace_ranks_;  // non-empty: replay these (1-based; huge: unlisted)
   std::string trace_source_;
   std::vector<double> log_prob_;
+  DraftConfidence confidence_ = DraftConfidence::constant;
+  double top1_mean_ = 0;   // alpha = H(1) (calibrated)
+  double top1_floor_ = 0;  // m: P1 >= P2 (calibrated)
+  double top1_power_ = 1;  // 1 / beta of the Beta(beta, 1) on [m, 1] (calibrated)
 };
 
 enum class Verification { greedy, relaxed, top_p };
@@ -75,6 +108,11 @@ struct TreeNode {
   int parent = -1;      // index in the previous level
   int rank = 1;         // the parent's rank-`rank` candidate
   double log_p = 0;     // cumulative log probability from the tree's root
+  // The draft's confidence at this node's context (RankModel::set_confidence): its children's
+  // top-1 probability, and log((1 - top1) / (1 - alpha)) that scales the curve's p_j (j >= 2).
+  // Constant confidence: top1 = alpha and the shift is exactly 0.
+  std::uint64_t key = 0;  // the context: a hash of the seed and the path from the text
+  double top1 = 0, log_top1 = 0, log_rest_shift = 0;
 };
 
 struct TreeLevel {
@@ -89,8 +127,9 @@ enum class VerifyOutcome { hit, substituted, miss };
 
 class SpeculativeTree {
  public:
+  // `seed` names the text: the contexts' confidences (calibrated draft) hash it with their path.
   SpeculativeTree(int width, int candidates, const RankModel& ranks, Verification verification = Verification::greedy,
-                  double top_p = 0.9);
+                  double top_p = 0.9, std::uint64_t seed = 1);
   // Start over from a verified token at `depth` (decode start, or after a flush).
   void reset(long long depth);
   // Layer appending from the deepest level; returns the new level's depth. `bottom_nodes` (if
@@ -111,7 +150,11 @@ class SpeculativeTree {
  private:
   void mark_target(TreeLevel& level, int parent_on_path, std::mt19937_64& rng);
   void prune_below(std::map<long long, TreeLevel>::iterator it, std::mt19937_64* redraw);
+  // Context keys: the text's own token at `depth`, and a candidate below a node.
+  std::uint64_t text_key(long long depth) const;
+  static std::uint64_t child_key(std::uint64_t parent_key, int rank);
   int width_, candidates_;
+  std::uint64_t seed_;
   const RankModel& ranks_;
   Verification verification_;
   int nucleus_ = 1;
