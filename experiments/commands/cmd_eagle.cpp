@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
@@ -25,6 +26,7 @@ struct EagleArgs {
               stack = "vllm-cuda-graph", engine, format;
   std::vector<std::string> trees;
   double latency_target_ms = 0;
+  double sd_host_us = 0;
   int max_nodes = 64;
   int max_depth = search::kMaxDraftDepth;
 };
@@ -34,6 +36,8 @@ int run_eagle(const EagleArgs& a, const GlobalOptions& g) {
     throw models::InputError("eagle: give exactly one of --hw (one GPU) and --system (tensor parallel)");
   if (a.latency_target_ms < 0)
     throw models::InputError(fmt::format("eagle: --latency-target-ms must be >= 0, got {}", a.latency_target_ms));
+  if (!(a.sd_host_us >= 0 && std::isfinite(a.sd_host_us)))
+    throw models::InputError(fmt::format("eagle: --sd-host-us must be a finite time >= 0, got {}", a.sd_host_us));
   if (a.max_depth < 1 || a.max_depth > search::kMaxDraftDepth)
     throw models::InputError(fmt::format("eagle: --max-depth must be in 1..{} (the levels the EAGLE head drafts), got {}",
                                          search::kMaxDraftDepth, a.max_depth));
@@ -66,6 +70,8 @@ int run_eagle(const EagleArgs& a, const GlobalOptions& g) {
   o.max_full_depth = std::min(o.max_full_depth, a.max_depth);
   o.pruned_max_depth = std::min(o.pruned_max_depth, a.max_depth);
   o.latency_target_s = a.latency_target_ms * 1e-3;
+  o.speculative_host_s = a.sd_host_us * 1e-6;
+  if (a.sd_host_us > 0) host_note += fmt::format(", plus {} us per speculative step (--sd-host-us)", a.sd_host_us);
   o.only_trees = a.trees;
   Table t({"where", "model", "context", "batch", "tree", "x", "tpc", "t_verify_ms", "t_draft_ms", "t_host_ms",
            "t_wait_ms", "ttit_ms", "tokens_per_s_per_seq", "ar_step_ms", "ar_wait_ms", "speedup", "weight_gb",
@@ -111,6 +117,10 @@ const RegisterCommand reg{
       sub.add_option("--batch", a->batch, "Batch sizes: 1,2,4 or a range")->default_val("1,2,4,8,16,32,64,128");
       sub.add_option("--context", a->context, "Context lengths per sequence")->default_val("1024");
       sub.add_option("--latency-target-ms", a->latency_target_ms, "Step (TTIT) target in ms; 0: maximise speed")
+          ->default_val(0);
+      sub.add_option("--sd-host-us", a->sd_host_us,
+                     "Host work a speculative step adds beyond the plain step's (tree sampling, bookkeeping), in us; "
+                     "no published figure, so 0 by default (a sensitivity input)")
           ->default_val(0);
       sub.add_option("--stack", a->stack, "Software stack for host costs (configs/stacks)")->default_val("vllm-cuda-graph");
       sub.add_option("--max-nodes", a->max_nodes, "Largest candidate tree (draft nodes)")->default_val(64);

@@ -39,6 +39,8 @@ TEST_CASE("specdse eagle: bad input is a one-line error with exit 2") {
   for (const std::string args : {"eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 0",
                                  "eagle --hw h100-sxm --model opt-125m --batch 1",
                                  "eagle --hw h100-sxm --model llama-3.1-8b-instruct --latency-target-ms -1",
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --sd-host-us -5",
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --sd-host-us inf",
                                  "eagle --hw h100-sxm --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct",
                                  "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --batch 0",
                                  "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree D7-BF1",

@@ -65,6 +65,27 @@ TEST_CASE("Dispatcher with a latency target keeps the step within it") {
   CHECK_FALSE(eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o)[0].meets_target);
 }
 
+TEST_CASE("Dispatcher: a speculative step's own host work is charged once per step and costs small batches most") {
+  const Setup s;
+  const auto w = s.workload("llama-3.1-8b-instruct");
+  const auto acc = paper004_acceptance(w.target.name);
+  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), acc.tree_tpc(full_tree(3, 1)), {1, 1, 1}};
+  const auto costs = make_engine_eagle_costs(*s.engine, w, s.stack);
+  for (int b : {1, 64}) {
+    const auto none = evaluate_eagle_tree(*costs, chain, b, 1024);
+    const auto some = evaluate_eagle_tree(*costs, chain, b, 1024, 2e-3);
+    INFO("batch " << b);
+    CHECK(some.t_host_s == Approx(none.t_host_s + 2e-3));
+    CHECK(some.ttit_s == Approx(none.ttit_s + 2e-3));
+    CHECK(some.ar_step_s == Approx(none.ar_step_s));  // plain decoding does not pay it
+  }
+  const auto loss = [&](int b) {
+    return evaluate_eagle_tree(*costs, chain, b, 1024, 2e-3).speedup / evaluate_eagle_tree(*costs, chain, b, 1024).speedup;
+  };
+  CHECK(loss(1) < loss(64));  // the longer the GPU step, the less the same host work weighs
+  CHECK_THROWS_AS(evaluate_eagle_tree(*costs, chain, 1, 1024, -1e-3), models::InputError);
+}
+
 TEST_CASE("MoE target: verify weight reads grow with batch (distinct experts)") {
   const Setup s;
   const auto w = s.workload("llama-4-scout");

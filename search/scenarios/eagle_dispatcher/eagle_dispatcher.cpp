@@ -1,6 +1,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -95,8 +96,10 @@ double eagle_host_seconds(const models::SoftwareStack& stack, int forwards) {
 }
 
 EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTreeCandidate& c, int batch,
-                                     long long context) {
+                                     long long context, double speculative_host_s) {
   if (batch < 1) throw models::InputError(fmt::format("eagle dispatcher: batch must be >= 1, got {}", batch));
+  if (!(speculative_host_s >= 0 && std::isfinite(speculative_host_s)))
+    throw models::InputError(fmt::format("--sd-host-us: {} (must be a finite time >= 0)", speculative_host_s * 1e6));
   if (!costs.workload().algorithm) throw models::InputError("eagle dispatcher: a draft (--draft) is required");
   EagleDispatchRow r;
   r.batch = batch;
@@ -111,7 +114,7 @@ EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTre
     r.t_draft_s += d.seconds;
     r.t_wait_s += d.wait_s;
   }
-  r.t_host_s = costs.host_s(1 + int(c.pass_widths.size()));
+  r.t_host_s = costs.host_s(1 + int(c.pass_widths.size())) + speculative_host_s;
   r.ttit_s = r.t_verify_s + r.t_draft_s + r.t_host_s;
   r.tokens_per_s = r.tpc / r.ttit_s;
   const EagleForwardCost ar = costs.verify(1, batch, context);
@@ -150,7 +153,7 @@ std::vector<EagleDispatchRow> eagle_dispatch(const EagleCostModel& costs, const 
     EagleDispatchRow best, fastest, infeasible;
     bool have = false, have_fast = false, any = false;
     for (const auto& c : candidates) {
-      EagleDispatchRow r = evaluate_eagle_tree(costs, c, b, o.context);
+      EagleDispatchRow r = evaluate_eagle_tree(costs, c, b, o.context, o.speculative_host_s);
       if (!r.feasible) {  // memory does not fit: never chosen
         if (!any) infeasible = r, any = true;
         continue;

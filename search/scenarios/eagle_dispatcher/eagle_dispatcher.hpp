@@ -6,7 +6,8 @@
 //   TTIT  = T_verify(B sequences x x tree tokens, per-sequence KV at context L, tree mask)
 //         + T_draft (EAGLE head passes level by level: the root, then every depth's nodes that
 //           have children, each pass over B x width rows)
-//         + host: the stack's per-step sampling/bookkeeping and one graph launch per forward.
+//         + host: the stack's per-step sampling/bookkeeping and one graph launch per forward,
+//           plus the speculative step's own host work (EagleDispatchOptions::speculative_host_s).
 // Plain decoding: T_verify(B x 1) + host with one forward. The forwards are costed by an
 // EagleCostModel (eagle_costs.hpp): one GPU's engine (kernels only, so host time is counted
 // once, here) or a tensor-parallel system on the SystemC timeline (collectives included).
@@ -39,6 +40,12 @@ struct EagleDispatchOptions {
   int pruned_max_depth = 6, pruned_max_branching = 4;
   std::vector<std::string> only_trees;  // non-empty: these candidates alone ("D3-BF1", "N8")
   double latency_target_s = 0;  // > 0: TTIT must not exceed it
+  // Host work a speculative step adds beyond the plain step's sampling and bookkeeping: tree
+  // sampling over every node (paper 004 §3.2's multi-round speculative sampling), acceptance
+  // bookkeeping, draft-cache alignment. Paper 004 calls it significant and reports only that
+  // torch.compile made it 1.5x faster; no published figure gives it, so it is 0 by default and a
+  // sensitivity input (`eagle --sd-host-us`, eagle-fig9's host sensitivity).
+  double speculative_host_s = 0;
 };
 
 struct EagleDispatchRow {
@@ -83,7 +90,7 @@ double eagle_host_seconds(const models::SoftwareStack& stack, int forwards);
 // One candidate at one batch on a deployment; memory is checked (status) and times are given
 // either way.
 EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTreeCandidate& tree, int batch,
-                                     long long context);
+                                     long long context, double speculative_host_s = 0);
 // The dispatcher's table on a deployment: per batch, the best feasible tree (an infeasible row
 // when none fits memory).
 std::vector<EagleDispatchRow> eagle_dispatch(const EagleCostModel& costs, const PositionalAcceptance& acceptance,
