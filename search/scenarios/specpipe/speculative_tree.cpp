@@ -51,7 +51,11 @@ RankModel RankModel::from_curve(const HitCurve& curve, int max_k, DraftConfidenc
   if (confidence == DraftConfidence::calibrated && alpha > 0 && alpha < 1 && std::isfinite(beta) && beta > 0) {
     m.confidence_ = DraftConfidence::calibrated;
     m.top1_power_ = 1 / beta;
+    m.log_rest_mean_ = std::log1p(-alpha);
   }
+  // A node of the mean confidence: stands for a parent that is not in the tree (its draws go unused).
+  m.mean_node_.top1 = alpha;
+  m.mean_node_.log_top1 = m.log_prob_.empty() ? 0.0 : m.log_prob_[0];
   return m;
 }
 
@@ -66,7 +70,7 @@ void RankModel::set_confidence(TreeNode& node) const {
   const double u = double(mix64(node.key) >> 11) * 0x1.0p-53;  // [0, 1)
   node.top1 = top1_floor_ + (1 - top1_floor_) * std::pow(u, top1_power_);
   node.log_top1 = std::log(node.top1);
-  node.log_rest_shift = std::log1p(-node.top1) - std::log1p(-top1_mean_);
+  node.log_rest_shift = std::log1p(-node.top1) - log_rest_mean_;
 }
 
 double RankModel::child_log_prob(const TreeNode& parent, int j) const {
@@ -175,17 +179,13 @@ std::uint64_t SpeculativeTree::child_key(std::uint64_t parent_key, int rank) {
   return mix64(parent_key ^ (std::uint64_t(rank) * 0xA24BAED4963EE407ULL));
 }
 
-void SpeculativeTree::mark_target(TreeLevel& level, int parent_on_path, std::mt19937_64& rng) {
+void SpeculativeTree::mark_target(TreeLevel& level, const TreeLevel& above, std::mt19937_64& rng) {
   // The target's token at this depth: its parent's rank-r candidate (drawn even when the parent
   // is absent, so the random stream does not depend on the tree's shape). Below a parent of
   // known confidence the draw follows it; without one any confidence serves (the draw is unused).
-  TreeNode unknown;
-  ranks_.set_confidence(unknown);
-  const long long parent_depth = level.depth - 1;
-  const auto above = levels_.find(parent_depth);
-  const TreeNode& parent = parent_on_path >= 0 && above != levels_.end()
-                               ? above->second.nodes[std::size_t(parent_on_path)]
-                               : unknown;
+  const int parent_on_path = above.on_path;
+  const TreeNode& parent =
+      parent_on_path >= 0 ? above.nodes[std::size_t(parent_on_path)] : ranks_.mean_confidence_node();
   const long long r = ranks_.draw_below(rng, level.depth, parent);
   level.on_path = -1;
   level.in_nucleus.clear();
@@ -271,7 +271,7 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
     n.log_p = c.log_p;
     level.nodes.push_back(n);
   }
-  mark_target(level, bottom.on_path, rng);
+  mark_target(level, bottom, rng);
   // Each new node's context: the text's own token where it is the target's, else a branch off
   // its parent's context. Its confidence then follows from the key.
   if (ranks_.confidence() == DraftConfidence::calibrated) {
@@ -354,7 +354,7 @@ void SpeculativeTree::prune_below(std::map<long long, TreeLevel>::iterator it, s
     map = std::move(next_map);
     // After a substitution the text continues from the substituted token: draw the target's
     // tokens of the deeper levels again (their parent on the path is the previous level's).
-    if (redraw) mark_target(l, std::prev(next)->second.on_path, *redraw);
+    if (redraw) mark_target(l, std::prev(next)->second, *redraw);
   }
   // A level that lost every node stays (empty) so depths stay aligned with the pipeline's
   // slots: the target's next token cannot be in it, so its check is a miss and a flush.

@@ -45,14 +45,24 @@
 
 namespace search::specpipe {
 
-// Where the target's token ranks among its parent's candidates.
+// How the draft's confidence varies over contexts (see the header comment).
 enum class DraftConfidence { calibrated, constant };
 // "calibrated" / "constant"; InputError naming --confidence otherwise.
 DraftConfidence parse_draft_confidence(const std::string& name);
 const char* draft_confidence_name(DraftConfidence c);
 
-struct TreeNode;
+struct TreeNode {
+  int parent = -1;      // index in the previous level
+  int rank = 1;         // the parent's rank-`rank` candidate
+  double log_p = 0;     // cumulative log probability from the tree's root
+  // The draft's confidence at this node's context (RankModel::set_confidence): its children's
+  // top-1 probability, and log((1 - top1) / (1 - alpha)) that scales the curve's p_j (j >= 2).
+  // Constant confidence: top1 = alpha and the shift is exactly 0.
+  std::uint64_t key = 0;  // the context: a hash of the seed and the path from the text
+  double top1 = 0, log_top1 = 0, log_rest_shift = 0;
+};
 
+// Where the target's token ranks among its parent's candidates.
 class RankModel {
  public:
   // Ranks from the hit curve (log-logistic): P(rank <= k) = H(k), marginally over positions.
@@ -79,6 +89,8 @@ class RankModel {
   // log of the probability of `parent`'s rank-j candidate (non-increasing in j).
   double child_log_prob(const TreeNode& parent, int j) const;
   DraftConfidence confidence() const { return confidence_; }
+  // A node carrying the curve's mean confidence (for draws below a parent the tree does not hold).
+  const TreeNode& mean_confidence_node() const { return mean_node_; }
   // log P(rank = j) used for cumulative probabilities, j = 1..max_k (non-increasing in j).
   double log_prob(int j) const { return log_prob_[std::size_t(j - 1)]; }
   int max_k() const { return int(log_prob_.size()); }
@@ -97,6 +109,8 @@ class RankModel {
   double top1_mean_ = 0;   // alpha = H(1) (calibrated)
   double top1_floor_ = 0;  // m: P1 >= P2 (calibrated)
   double top1_power_ = 1;  // 1 / beta of the Beta(beta, 1) on [m, 1] (calibrated)
+  double log_rest_mean_ = 0;  // log(1 - alpha) (calibrated)
+  TreeNode mean_node_;     // see mean_confidence_node()
 };
 
 enum class Verification { greedy, relaxed, top_p };
@@ -104,16 +118,6 @@ enum class Verification { greedy, relaxed, top_p };
 Verification parse_verification(const std::string& name);
 const char* verification_name(Verification v);
 
-struct TreeNode {
-  int parent = -1;      // index in the previous level
-  int rank = 1;         // the parent's rank-`rank` candidate
-  double log_p = 0;     // cumulative log probability from the tree's root
-  // The draft's confidence at this node's context (RankModel::set_confidence): its children's
-  // top-1 probability, and log((1 - top1) / (1 - alpha)) that scales the curve's p_j (j >= 2).
-  // Constant confidence: top1 = alpha and the shift is exactly 0.
-  std::uint64_t key = 0;  // the context: a hash of the seed and the path from the text
-  double top1 = 0, log_top1 = 0, log_rest_shift = 0;
-};
 
 struct TreeLevel {
   long long depth = 0;
@@ -148,7 +152,8 @@ class SpeculativeTree {
   long long deepest() const { return levels_.rbegin()->first; }
 
  private:
-  void mark_target(TreeLevel& level, int parent_on_path, std::mt19937_64& rng);
+  // Draws the target's token at `level` below the level `above` it (its on-path node, if any).
+  void mark_target(TreeLevel& level, const TreeLevel& above, std::mt19937_64& rng);
   void prune_below(std::map<long long, TreeLevel>::iterator it, std::mt19937_64* redraw);
   // Context keys: the text's own token at `depth`, and a candidate below a node.
   std::uint64_t text_key(long long depth) const;
