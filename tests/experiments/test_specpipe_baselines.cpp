@@ -116,6 +116,22 @@ TEST_CASE("EAGLE-3 in the pipeline: a full pass plus the head's passes per itera
   CHECK_THAT(why, Catch::Contains("no EAGLE-3 acceptance model"));
 }
 
+TEST_CASE("EAGLE-3 in the pipeline: the head's memory is checked beside the last stage, an overflow skips it") {
+  auto setup = paper_setup("roofline");
+  setup.head = search::eagle_head_for_target(reg().algorithm("eagle3-tree"), setup.target);
+  // One request (context 1024 + 400 tokens + the largest tree) fits the last RTX 3090 (24 GiB).
+  CHECK_FALSE(sp::eagle_baseline_memory_shortfall(setup, 400, 1).has_value());
+  // 32 requests' KV caches beside 10 layers, the LM head and the head do not.
+  const auto full = sp::eagle_baseline_memory_shortfall(setup, 400, 32);
+  REQUIRE(full.has_value());
+  CHECK_THAT(*full, Catch::Contains("gpu7"));
+  CHECK_THAT(*full, Catch::Contains("EAGLE-3 head"));
+  CHECK_THAT(*full, Catch::Contains("infeasible"));
+  std::string why;
+  CHECK_FALSE(sp::run_eagle_baseline(reg(), paper_setup("roofline"), 400, 1, 32, &why).has_value());
+  CHECK(why == *full);
+}
+
 TEST_CASE("specpipe relaxed verification on the timeline: a draft that never hits still emits a token per step") {
   const auto setup = paper_setup();
   const sp::StageTimer timer(setup);

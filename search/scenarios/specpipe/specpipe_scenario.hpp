@@ -227,10 +227,34 @@ inline TimingSetup make_setup(const models::ConfigRegistry& reg, const std::stri
   return s;
 }
 
+// Memory of the EAGLE-3 baseline: the target on the system's placement with the head (its
+// weights and its per-layer KV cache) beside the last stage. The baseline is the paper's own
+// EAGLE code (Hugging Face), whose KV cache grows with the sequence, so each request holds its
+// context, the decoded tokens and the largest tree, not SpecPipe's preallocated pool
+// (memory.kv_tokens). nullopt when every device fits, else "device D (roles): infeasible: ..." for the
+// first that does not.
+inline std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s, long long tokens, int requests) {
+  sim::MemoryQuery q;
+  q.batch = requests;
+  const int largest_tree = eagle_pipeline_tree_sizes().back() + 1;  // draft nodes + the root
+  q.kv_tokens = s.context + tokens + largest_tree;
+  q.step_tokens = largest_tree;
+  q.lm_head_tokens = (long long)requests * largest_tree;  // the target verifies every tree token
+  q.parameter_rule = s.system.memory.parameter_rule;
+  auto mem = sim::system_memory(s.system, s.target, nullptr, q);
+  const int last = s.system.stages.back().devices.front();
+  auto& d = mem[std::size_t(last)];
+  d.need += sim::draft_head_memory(*s.head, s.target, requests, q.kv_tokens);
+  d.roles += " + EAGLE-3 head";
+  for (const auto& m : mem)
+    if (!m.fits()) return fmt::format("device {} ({}): {}", m.device, m.roles, sim::fit_status(m));
+  return std::nullopt;
+}
+
 // The EAGLE-3 baseline of a setup: its head (configs/algorithms/eagle3-tree.yaml resized to the
 // target, search::eagle_head_for_target) on the last stage's device, the target's paper 004
 // positional acceptance, and the best pruned tree N_i by simulated mean TBT. nullopt (with
-// `why` set) when the target has no EAGLE-3 acceptance model.
+// `why` set) when the target has no EAGLE-3 acceptance model or the head does not fit memory.
 inline std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& reg, const TimingSetup& setup,
                                                         long long tokens, std::uint64_t seed, int requests,
                                                         std::string* why = nullptr) {
@@ -242,6 +266,10 @@ inline std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegi
   }
   TimingSetup s = setup;
   s.head = eagle_head_for_target(reg.algorithm("eagle3-tree"), setup.target);
+  if (const auto full = eagle_baseline_memory_shortfall(s, tokens, requests)) {
+    if (why) *why = *full;
+    return std::nullopt;
+  }
   const StageTimer timer(s);
   const PositionalAcceptance acc = paper004_acceptance(setup.target.name);
   std::optional<ScenarioResult> best;
