@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "experiments/reproductions/manifest.hpp"
+#include "experiments/reproductions/repro_specpipe_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
@@ -14,25 +15,22 @@ namespace experiments {
 namespace {
 
 namespace sp = search::specpipe;
+using namespace paper002;  // the testbed constants
 
 // Paper 002 §4.1: w in {1, 2, 4, 8, 16, 32, 48, 64, 80, 112, 128}, k in {2, 4, 8, 16, 32}.
 const int kWidths[] = {1, 2, 4, 8, 16, 32, 48, 64, 80, 112, 128};
 const int kCandidates[] = {2, 4, 8, 16, 32};
 constexpr long long kTokens = 1000;      // tokens per run (hit rates to about +-0.015)
-constexpr std::uint64_t kSeed = 1;
-constexpr long long kContext = 1024;
-constexpr double kPruneS = 5e-3;          // paper 002 §4.2: pruning ~5 ms
-constexpr int kPaperWidth = 64, kPaperCandidates = 16;  // paper 002 §4.1's choice
 
 ReproductionResult fig10(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   ReproductionResult res;
   res.title = "SpecPipe Fig. 10: average TBT and hit rate vs tree width w and candidates k (8x RTX 3090, 70B / 1B)";
-  const auto setup = sp::make_setup(reg, "specpipe-8x3090-pcie", "llama-3.1-70b", "llama-3.2-1b", ctx.engine, kContext, kPruneS);
+  const auto setup = paper002::setup(reg, kSingleServer, ctx.engine);
   const sp::StageTimer timer(setup);
   const std::string points = sp::default_hit_points(reg);
   const auto fit = sp::fit_hit_curves(sp::load_hit_points(points), "hit curve fit");
-  res.inputs = {setup.system.source_file, reg.path("models", "llama-3.1-70b"), reg.path("models", "llama-3.2-1b"), points};
+  res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), points};
 
   Table t({"hit_curve", "w", "k", "tbt_mean_s", "tbt_p99_s", "hit_rate", "flush_rate", "step_s", "e_tbt_eq2_s",
            "e_tbt_mechanism_s", "speedup_vs_pp", "best"});
@@ -43,7 +41,8 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
     fits.add_row({c.name, num(c.a), num(c.b), num(c(1)), num(c(8)), num(c(32)), num(fit.r2), num(fit.rmse), integer(fit.n)});
   const auto pp = sp::run_plain_pp(setup, timer, kTokens);
   std::string summary;
-  for (const char* curve_name : {"llama-3.2-1b", "llama-3.1-8b-instruct"}) {
+  // The draft's own curve, and the 8B draft's as a sensitivity.
+  for (const char* curve_name : {kDraft, "llama-3.1-8b-instruct"}) {
     const auto ranks = sp::RankModel::from_curve(fit.curve(curve_name), 32);
     std::vector<sp::ScenarioResult> runs;
     for (int w : kWidths)
@@ -70,8 +69,8 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
     for (auto model : {sp::DraftConfidence::calibrated, sp::DraftConfidence::constant}) {
       sp::SpecPipeParams p;
       p.stages = timer.stages();
-      p.width = kPaperWidth;
-      p.candidates = kPaperCandidates;
+      p.width = paper002::kWidth;
+      p.candidates = paper002::kCandidates;
       p.tokens = kTokens;
       p.seed = kSeed;
       const auto r = sp::run_specpipe(setup, timer, p, sp::RankModel::from_curve(fit.curve(curve_name), 32, model));

@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "experiments/reproductions/repro_specpipe_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
@@ -19,12 +20,9 @@ namespace experiments {
 namespace {
 
 namespace sp = search::specpipe;
+using namespace paper002;  // the testbed constants
 
 constexpr long long kTokens = 600;   // tokens per run
-constexpr std::uint64_t kSeed = 1;
-constexpr long long kContext = 1024;
-constexpr double kPruneS = 5e-3;     // paper 002 §4.2: pruning ~5 ms
-constexpr int kWidth = 64, kCandidates = 16;  // paper 002 §4.1's choice
 // The host work of eager PyTorch vs CUDA graphs is only in the SystemC GPU model.
 constexpr const char* kEngine = "sim";
 // Draft-quality sensitivity: paper 002 publishes only the 1B draft's top-32 hit (0.99), so its
@@ -50,17 +48,17 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   res.title = "SpecPipe Figs. 11 / 13: average TBT per pipeline method, single request (Llama-3.1-70B, 1B draft)";
   const std::string points = sp::default_hit_points(reg);
   const auto fit = sp::fit_hit_curves(sp::load_hit_points(points), "hit curve fit");
-  const auto ranks = sp::RankModel::from_curve(fit.curve("llama-3.2-1b"), 32);
-  res.inputs = {reg.path("models", "llama-3.1-70b"), reg.path("models", "llama-3.2-1b"), points,
+  const auto ranks = sp::RankModel::from_curve(fit.curve(kDraft), 32);
+  res.inputs = {reg.path("models", kTarget), reg.path("models", kDraft), points,
                 reg.path("algorithms", "eagle3-tree")};
   Table t({"system", "method", "tree", "tokens_per_pass", "tbt_mean_s", "tbt_p99_s", "hit_rate", "speedup_vs_pp",
            "speedup_of_specpipe"});
   Table sens({"system", "top1_assumed", "curve_a", "curve_b", "specpipe_tbt_s", "specpipe_hit_rate",
               "specinfer_tree_tbt_s", "rival", "rival_tbt_s", "specpipe_faster"});
   std::string summary, sens_summary;
-  const auto& fitted_1b = fit.curve("llama-3.2-1b");
-  for (const char* system : {"specpipe-8x3090-pcie", "specpipe-2srv-3090-4090-eth"}) {
-    const auto setup = sp::make_setup(reg, system, "llama-3.1-70b", "llama-3.2-1b", kEngine, kContext, kPruneS);
+  const auto& fitted_1b = fit.curve(kDraft);
+  for (const char* system : {kSingleServer, kTwoServers}) {
+    const auto setup = paper002::setup(reg, system, kEngine);
     res.inputs.push_back(setup.system.source_file);
     sp::check_memory(setup, kWidth);
     const sp::StageTimer timer(setup);
@@ -70,7 +68,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
     for (auto& r : sp::run_tp_stack_baselines(setup)) rows.push_back(std::move(r));
     rows.push_back(sp::run_static_tree(setup, timer, kTokens, ranks, kSeed));
     const std::string static_tree_method = rows.back().method;
-    const bool single_server = std::string(system) == "specpipe-8x3090-pcie";
+    const bool single_server = std::string(system) == kSingleServer;
     if (single_server) {
       if (auto e = sp::run_eagle_baseline(reg, setup, kTokens, kSeed, 1)) rows.push_back(std::move(*e));
     }
@@ -104,7 +102,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
                   num(specinfer_s), rows[rival].method, num(rival_s), spec < rival_s ? "yes" : "no"});
     for (double top1 : kTop1Assumed) {
       sp::HitCurve c;
-      c.name = fmt::format("llama-3.2-1b@top1={}", top1);
+      c.name = fmt::format("{}@top1={}", kDraft, top1);
       c.a = logit(top1);
       c.b = (logit(kTop32Published) - c.a) / std::log(32.0);
       const auto r1 = sp::RankModel::from_curve(c, 32);

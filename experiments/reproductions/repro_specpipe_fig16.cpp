@@ -11,6 +11,7 @@
 // held out.
 #include <fmt/format.h>
 
+#include "experiments/reproductions/repro_specpipe_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
@@ -19,12 +20,9 @@ namespace experiments {
 namespace {
 
 namespace sp = search::specpipe;
+using namespace paper002;  // the testbed constants
 
 constexpr long long kTokens = 300;   // tokens per request and run
-constexpr std::uint64_t kSeed = 1;
-constexpr long long kContext = 1024;
-constexpr double kPruneS = 5e-3;     // paper 002 §4.2: pruning ~5 ms
-constexpr int kWidth = 64, kCandidates = 16;
 constexpr const char* kEngine = "sim";
 const int kBatches[] = {1, 2, 4, 8, 16, 32};  // paper 002 §4.4
 
@@ -34,9 +32,9 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
   res.title = "SpecPipe Figs. 16 / 17: throughput vs TBT over concurrent requests B (8x RTX 3090, 70B / 1B)";
   const std::string points = sp::default_hit_points(reg);
   const auto fit = sp::fit_hit_curves(sp::load_hit_points(points), "hit curve fit");
-  const auto ranks = sp::RankModel::from_curve(fit.curve("llama-3.2-1b"), 32);
-  const auto setup = sp::make_setup(reg, "specpipe-8x3090-pcie", "llama-3.1-70b", "llama-3.2-1b", kEngine, kContext, kPruneS);
-  res.inputs = {setup.system.source_file, reg.path("models", "llama-3.1-70b"), reg.path("models", "llama-3.2-1b"), points,
+  const auto ranks = sp::RankModel::from_curve(fit.curve(kDraft), 32);
+  const auto setup = paper002::setup(reg, kSingleServer, kEngine);
+  res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), points,
                 reg.path("stacks", "pytorch-eager"), reg.path("stacks", "vllm-cuda-graph")};
   const sp::StageTimer timer(setup);
   Table t({"method", "batch", "w", "tokens_per_s_total", "tbt_mean_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s", "hit_rate",

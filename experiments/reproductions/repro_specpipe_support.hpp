@@ -1,0 +1,31 @@
+#pragma once
+// Paper 002's testbed, shared by the SpecPipe reproductions (repro_specpipe_fig10/11/16.cpp): its
+// two systems, target and draft, the pruning cost it measured, the (w, k) it picked, and the
+// context and seed every reproduction holds fixed.
+#include <cstdint>
+#include <string>
+
+#include "models/config_registry.hpp"
+#include "search/scenarios/specpipe/specpipe_scenario.hpp"
+
+namespace experiments::paper002 {
+
+// §4.1: eight RTX 3090 over PCIe with an L40 for the draft; §4.3: two servers (4x RTX 3090 and
+// 4x RTX 4090) over 10 GbE.
+inline constexpr const char* kSingleServer = "specpipe-8x3090-pcie";
+inline constexpr const char* kTwoServers = "specpipe-2srv-3090-4090-eth";
+inline constexpr const char* kTarget = "llama-3.1-70b";
+inline constexpr const char* kDraft = "llama-3.2-1b";
+// Paper 002 does not state its prompts' lengths: the reproductions hold the context at 1024.
+inline constexpr long long kContext = 1024;
+inline constexpr double kPruneS = 5e-3;              // §4.2: pruning takes about 5 ms per step
+inline constexpr int kWidth = 64, kCandidates = 16;  // §4.1: the (w, k) the paper picks
+inline constexpr std::uint64_t kSeed = 1;            // hit draws
+
+// The testbed `system` with every device on `engine`.
+inline search::specpipe::TimingSetup setup(const models::ConfigRegistry& reg, const std::string& system,
+                                           const std::string& engine) {
+  return search::specpipe::make_setup(reg, system, kTarget, kDraft, engine, kContext, kPruneS);
+}
+
+}  // namespace experiments::paper002
