@@ -85,6 +85,10 @@ def test_specpipe_properties():
     assert (df["tbt_p50_s"] <= df["tbt_p99_s"] + 1e-15).all()
     pp = df[df.method == "pp"].iloc[0]
     np.testing.assert_allclose(df["speedup_vs_pp"], pp["tbt_mean_s"] / df["tbt_mean_s"], rtol=1e-9)
+    # Constant draft confidence (the model before the calibrated one) through the scenario: at
+    # w = 1 only the draft's first choice is in a level, so the hit rate is about H(1) = 0.396.
+    const = specdse.scenario.specpipe(model="llama-3.1-70b", w=1, k=16, tokens=400, seed=2, confidence="constant")
+    assert abs(const[const.method == "specpipe"]["hit_rate"].iloc[0] - 0.396) < 0.1
     # Same seed: the same run, in a second call too.
     pd.testing.assert_frame_equal(df, specdse.scenario.specpipe(model="llama-3.1-70b", w=[16, 64], k=16,
                                                                 tokens=200, seed=2))
@@ -112,6 +116,8 @@ def test_bad_input_matches_cli_message():
          ["nope"]),
         (lambda: specdse.scenario.specpipe(model="llama-3.1-70b", tokens="many"),
          ["scenario", "specpipe", "--model", "llama-3.1-70b", "--param", "tokens=many"], ["tokens", "many"]),
+        (lambda: specdse.scenario.specpipe(model="llama-3.1-70b", confidence="mean"),
+         ["scenario", "specpipe", "--model", "llama-3.1-70b", "--param", "confidence=mean"], ["--confidence", "mean"]),
     ]
     for call, cli_args, needles in checks:
         msg = _raises(call, *needles)
