@@ -70,10 +70,26 @@ std::int64_t GroupedSmArray::place(int launch, const CtaResources& cta, std::int
                                    std::int64_t count) {
   std::int64_t placed = 0;
   while (count > 0) {
+    // The preferred group that fits (SmState::preferred_over), with each group's remaining work
+    // summed once per pass rather than once per comparison: fewer residents first, then less
+    // work, then the residents in order.
     int best = -1;
-    for (int g = 0; g < int(groups_.size()); ++g)
-      if (groups_[g].state.fits(cta, gpu_) && (best < 0 || groups_[g].state.preferred_over(groups_[best].state)))
-        best = g;
+    double best_work = 0;
+    for (int g = 0; g < int(groups_.size()); ++g) {
+      const SmState& s = groups_[std::size_t(g)].state;
+      if (!s.fits(cta, gpu_)) continue;
+      if (best >= 0) {
+        const SmState& b = groups_[std::size_t(best)].state;
+        if (s.residents.size() != b.residents.size()) {
+          if (s.residents.size() > b.residents.size()) continue;
+        } else {
+          const double w = s.remaining_work();
+          if (w != best_work ? w > best_work : !s.preferred_over(b)) continue;
+        }
+      }
+      best = g;
+      best_work = s.remaining_work();
+    }
     if (best < 0) break;  // every SM is full for this CTA shape
     const int take = int(std::min<std::int64_t>(groups_[best].sms, count));
     if (take < groups_[best].sms) {
@@ -82,7 +98,12 @@ std::int64_t GroupedSmArray::place(int launch, const CtaResources& cta, std::int
       groups_.push_back(Group{take, groups_[best].state});
       best = int(groups_.size()) - 1;
     }
-    groups_[best].state.residents.push_back(ResidentCta{launch, double(cta_cycles), &cta});
+    // Fields written in place: a temporary built from narrow stores and copied with a wide load
+    // stalls on store forwarding (it was most of this function's time in specpipe-fig16).
+    ResidentCta& r = groups_[best].state.residents.emplace_back();
+    r.launch = launch;
+    r.remaining = double(cta_cycles);
+    r.resources = &cta;
     count -= take;
     placed += take;
   }
