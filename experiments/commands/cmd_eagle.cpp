@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
@@ -36,8 +35,6 @@ int run_eagle(const EagleArgs& a, const GlobalOptions& g) {
     throw models::InputError("eagle: give exactly one of --hw (one GPU) and --system (tensor parallel)");
   if (a.latency_target_ms < 0)
     throw models::InputError(fmt::format("eagle: --latency-target-ms must be >= 0, got {}", a.latency_target_ms));
-  if (!(a.sd_host_us >= 0 && std::isfinite(a.sd_host_us)))
-    throw models::InputError(fmt::format("eagle: --sd-host-us must be a finite time >= 0, got {}", a.sd_host_us));
   if (a.max_depth < 1 || a.max_depth > search::kMaxDraftDepth)
     throw models::InputError(fmt::format("eagle: --max-depth must be in 1..{} (the levels the EAGLE head drafts), got {}",
                                          search::kMaxDraftDepth, a.max_depth));

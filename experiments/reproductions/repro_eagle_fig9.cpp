@@ -6,7 +6,9 @@
 // Maverick's falls) is the comparison, reported in the notes from the computed cells.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
+#include <optional>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/reproductions/repro_eagle_support.hpp"
@@ -25,6 +27,18 @@ const std::vector<long long> kContexts = {2048, 8192, 16384};
 const std::vector<double> kSdHostMs = {0, 0.5, 1, 2, 3, 4, 6};
 constexpr long long kSensitivityContext = 8192;
 
+// The speed-up at the smallest and at the largest feasible batch of a dispatch (none feasible:
+// nullopt): the trend paper 004 §3.5 describes.
+std::optional<std::pair<double, double>> first_last_speedup(const std::vector<search::EagleDispatchRow>& rows) {
+  std::optional<std::pair<double, double>> fl;
+  for (const auto& r : rows)
+    if (r.feasible) {
+      if (!fl) fl.emplace(r.speedup, r.speedup);
+      fl->second = r.speedup;
+    }
+  return fl;
+}
+
 ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
   ReproductionResult res;
   res.title = "Paper 004 Fig. 9: EAGLE speed-up over batch x sequence length, 8x H100 (tensor parallel)";
@@ -42,14 +56,14 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
     std::map<long long, std::pair<double, double>> first_last;  // context -> speed-up at the smallest, largest feasible batch
     for (long long L : kContexts) {
       o.context = L;
-      for (const auto& r : search::eagle_dispatch(*d.costs, acceptance, o)) {
+      const auto rows = search::eagle_dispatch(*d.costs, acceptance, o);
+      if (const auto fl = first_last_speedup(rows)) first_last[L] = *fl;
+      for (const auto& r : rows) {
         if (!r.feasible) {
           t.add_row({model, integer(L), integer(r.batch), text(""), text(""), text(""), text(""), text(""), text(""),
                      text(""), text(""), text(""), text(""), text(""), text(""), r.status});
           continue;
         }
-        auto& fl = first_last.try_emplace(L, r.speedup, r.speedup).first->second;
-        fl.second = r.speedup;
         t.add_row({model, integer(L), integer(r.batch), r.tree, integer(r.x), num(r.tpc, 3), num(r.ttit_s * 1e3),
                    num(r.ar_step_s * 1e3), num(r.speedup, 3), num(r.t_verify_s * 1e3), num(r.t_draft_s * 1e3),
                    num(r.t_host_s * 1e3), num(r.t_wait_s * 1e3), num(r.weight_bytes * 1e-9), num(r.kv_bytes * 1e-9),
@@ -63,10 +77,8 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
     for (double h_ms : kSdHostMs) {
       o.speculative_host_s = h_ms * 1e-3;
       const auto rows = search::eagle_dispatch(*d.costs, acceptance, o);
-      double first = 0, last = 0;
-      for (const auto& r : rows)
-        if (r.feasible) (first == 0 ? first : last) = r.speedup, last = r.speedup;
-      const double ratio = first > 0 ? last / first : 0;
+      const auto fl = first_last_speedup(rows);
+      const double ratio = fl ? fl->second / fl->first : 0;
       ratios.push_back(ratio);
       for (const auto& r : rows)
         if (r.feasible)
@@ -74,13 +86,11 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
                         num(ratio, 3)});
     }
     o.speculative_host_s = 0;
-    std::string turn = "the trend does not turn within 0-" + fmt::format("{}", kSdHostMs.back()) + " ms";
-    for (std::size_t i = 1; i < ratios.size(); ++i)
-      if ((ratios[i - 1] > 1) != (ratios[i] > 1)) {
-        const double h = kSdHostMs[i - 1] + (kSdHostMs[i] - kSdHostMs[i - 1]) * (ratios[i - 1] - 1) / (ratios[i - 1] - ratios[i]);
-        turn = fmt::format("{} from {:.1f} ms", ratios[i] > 1 ? "grows" : "falls", h);
-        break;
-      }
+    std::vector<double> above_one;  // ratio - 1: positive while the speed-up grows with batch
+    for (double r : ratios) above_one.push_back(r - 1);
+    const double h = first_sign_change(kSdHostMs, above_one);
+    const std::string turn = std::isnan(h) ? fmt::format("the trend does not turn within 0-{} ms", kSdHostMs.back())
+                                           : fmt::format("{} from {:.1f} ms", ratios.front() > 1 ? "falls" : "grows", h);
     turns.push_back(fmt::format("{} (context {}): largest/first batch speed-up {:.2f} at 0 ms, {:.2f} at {} ms; {}",
                                 model, kSensitivityContext, ratios.front(), ratios.back(), kSdHostMs.back(), turn));
     for (const auto& [L, fl] : first_last)

@@ -31,17 +31,6 @@ constexpr const char* kEngine = "sim";
 const double kTop1Assumed[] = {0.5, 0.6, 0.7, 0.8};
 constexpr double kTop32Published = 0.99;
 
-double logit(double p) { return std::log(p / (1 - p)); }
-
-// Where the TBT difference (SpecPipe minus a rival) changes sign along the top-1 grid, by linear
-// interpolation; NaN when it does not.
-double break_even(const std::vector<double>& top1, const std::vector<double>& diff) {
-  for (std::size_t i = 1; i < top1.size(); ++i)
-    if ((diff[i - 1] > 0) != (diff[i] > 0))
-      return top1[i - 1] + (top1[i] - top1[i - 1]) * diff[i - 1] / (diff[i - 1] - diff[i]);
-  return std::nan("");
-}
-
 ReproductionResult fig11(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   ReproductionResult res;
@@ -101,10 +90,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
     sens.add_row({system, num(fitted_1b(1.0)), num(fitted_1b.a), num(fitted_1b.b), num(spec), num(rows.back().hit_rate),
                   num(specinfer_s), rows[rival].method, num(rival_s), spec < rival_s ? "yes" : "no"});
     for (double top1 : kTop1Assumed) {
-      sp::HitCurve c;
-      c.name = fmt::format("{}@top1={}", kDraft, top1);
-      c.a = logit(top1);
-      c.b = (logit(kTop32Published) - c.a) / std::log(32.0);
+      const auto c = sp::HitCurve::through(fmt::format("{}@top1={}", kDraft, top1), 1, top1, 32, kTop32Published);
       const auto r1 = sp::RankModel::from_curve(c, 32);
       const auto sp_run = sp::run_specpipe(setup, timer, p, r1);
       const auto tree = sp::run_static_tree(setup, timer, kTokens, r1, kSeed);
@@ -114,7 +100,8 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
       top1s.push_back(top1);
       diffs.push_back(sp_run.timed.tbt.mean_s - rival_s);
     }
-    const double even = break_even(top1s, diffs);
+    // Where SpecPipe's TBT minus the rival's changes sign along the top-1 grid.
+    const double even = first_sign_change(top1s, diffs);
     sens_summary += fmt::format("{}: against {} ({:.1f} ms) SpecPipe {}. ", system, rows[rival].method, rival_s * 1e3,
                                 std::isnan(even) ? (diffs.back() < 0 ? "is faster at every top-1 tried"
                                                                      : "is slower at every top-1 tried")

@@ -168,4 +168,10 @@ double r_squared(const search::AatFit& fit, const std::vector<search::AatPoint>&
   return ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
 }
 
+double first_sign_change(const std::vector<double>& x, const std::vector<double>& y) {
+  for (std::size_t i = 1; i < x.size() && i < y.size(); ++i)
+    if ((y[i - 1] > 0) != (y[i] > 0)) return x[i - 1] + (x[i] - x[i - 1]) * y[i - 1] / (y[i - 1] - y[i]);
+  return std::nan("");
+}
+
 }  // namespace experiments

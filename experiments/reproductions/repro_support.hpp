@@ -64,4 +64,8 @@ search::AatSource geometric_mean_source(const std::vector<search::AatSource>& so
 // Coefficient of determination of `fit` on the points (1 - SS_res / SS_tot).
 double r_squared(const search::AatFit& fit, const std::vector<search::AatPoint>& points);
 
+// Where y (sampled at x, x increasing) first changes sign, by linear interpolation between the
+// two samples around it; NaN when it never does. The sensitivity tables' break-even points.
+double first_sign_change(const std::vector<double>& x, const std::vector<double>& y);
+
 }  // namespace experiments

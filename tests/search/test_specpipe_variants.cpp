@@ -271,13 +271,9 @@ TEST_CASE("specpipe calibrated confidence: w = 1 still hits at H(1), wider trees
 
 TEST_CASE("specpipe draft quality: with the top-32 hit fixed, a better top-1 hit raises the level hit rate") {
   // The curves of specpipe-fig11's draft-quality sensitivity: through (1, top-1) and (32, 0.99).
-  auto logit = [](double p) { return std::log(p / (1 - p)); };
   double last = 0;
   for (double top1 : {0.4, 0.55, 0.7, 0.85}) {
-    sp::HitCurve c;
-    c.name = "sensitivity";
-    c.a = logit(top1);
-    c.b = (logit(0.99) - c.a) / std::log(32.0);
+    const auto c = sp::HitCurve::through("sensitivity", 1, top1, 32, 0.99);
     REQUIRE(c(1) == Approx(top1));
     REQUIRE(c(32) == Approx(0.99));
     const auto rate = sp::plan_specpipe(params(64, 16, 1500), sp::RankModel::from_curve(c, 32)).hit_rate();
@@ -286,4 +282,7 @@ TEST_CASE("specpipe draft quality: with the top-32 hit fixed, a better top-1 hit
     CHECK(rate > top1);  // a 64-wide level holds more than the draft's first choice
     last = rate;
   }
+  // A curve through a hit of 0 or 1, or through one k twice, has no location or slope.
+  CHECK_THROWS_AS(sp::HitCurve::through("bad", 1, 1.0, 32, 0.99), models::InputError);
+  CHECK_THROWS_AS(sp::HitCurve::through("bad", 8, 0.5, 8, 0.9), models::InputError);
 }

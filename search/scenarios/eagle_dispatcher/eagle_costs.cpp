@@ -7,17 +7,12 @@
 #include "models/config_error.hpp"
 #include "models/operator_graph.hpp"
 #include "sim/system/memory_fit.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "sim/system/system_step.hpp"
 
 namespace search {
 
 namespace {
-
-// Host seconds of one decode step: the stack's sampling and bookkeeping once per step and one
-// graph launch per captured forward (paper 004 §3.4 captures each whole model execution).
-double step_host_s(const models::SoftwareStack& stack, int forwards) {
-  return (stack.per_step_host_us + (stack.cuda_graphs ? stack.graph_launch_host_us * forwards : 0.0)) * 1e-6;
-}
 
 // Memory of the head on one GPU holding 1/tp of it (sim::draft_head_memory).
 sim::MemoryNeed head_memory(const models::Workload& w, int batch, long long kv_tokens, int tp) {
@@ -45,7 +40,7 @@ class EngineCosts : public EagleCostModel {
     if (ffn_bytes_ > 0) sim::quantise_head_ffn(g, ffn_bytes_);
     return {engine_.step(g).seconds, 0.0, 0.0, 0.0};
   }
-  double host_s(int forwards) const override { return step_host_s(stack_, forwards); }
+  double host_s(int forwards) const override { return eagle_host_seconds(stack_, forwards); }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
     mq.batch = batch;
@@ -98,7 +93,7 @@ class SystemCosts : public EagleCostModel {
     const sim::SystemStep st = sim::simulate_system_step(s_, q);
     return draft_memo_[key] = {st.head_s, st.lead_wait_s, 0.0, 0.0};
   }
-  double host_s(int forwards) const override { return step_host_s(stack_, forwards); }
+  double host_s(int forwards) const override { return eagle_host_seconds(stack_, forwards); }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
     mq.batch = batch;

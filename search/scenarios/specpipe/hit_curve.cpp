@@ -126,6 +126,15 @@ long long HitCurve::rank_for_quantile(double u, long long cap) const {
   return j;
 }
 
+HitCurve HitCurve::through(std::string name, double k1, double h1, double k2, double h2) {
+  if (!(h1 > 0 && h1 < 1 && h2 > 0 && h2 < 1 && k1 >= 1 && k2 >= 1 && k1 != k2))
+    throw models::InputError(fmt::format("hit curve '{}': a curve through (k={}, hit={}) and (k={}, hit={}) needs "
+                                         "hits in (0, 1) and two different k >= 1", name, k1, h1, k2, h2));
+  // logit H(k) = a + b ln k at both points.
+  const double b = (logit(h2) - logit(h1)) / (std::log(k2) - std::log(k1));
+  return {std::move(name), logit(h1) - b * std::log(k1), b};
+}
+
 const HitCurve& HitFit::curve(const std::string& name) const {
   for (const auto& c : curves)
     if (c.name == name) return c;

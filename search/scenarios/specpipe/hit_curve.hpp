@@ -34,6 +34,8 @@ struct HitCurve {
   // The rank (>= 1) whose CDF first reaches u in (0, 1): inverse-CDF sampling of the rank.
   // Ranks beyond `cap` return cap + 1 (outside any candidate list this project builds).
   long long rank_for_quantile(double u, long long cap = 1000000) const;
+  // The curve through (k1, h1) and (k2, h2): solved, not fitted. Needs 0 < h < 1 and k1 != k2.
+  static HitCurve through(std::string name, double k1, double h1, double k2, double h2);
 };
 
 struct HitFit {

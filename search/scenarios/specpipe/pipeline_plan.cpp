@@ -15,6 +15,9 @@ void check_common(int stages, long long tokens) {
   if (tokens < 1) throw models::InputError(fmt::format("--tokens: {} (must be >= 1)", tokens));
 }
 
+// Request r's seed in a multi-request run (request 0 keeps the run's: it is the single-request run).
+std::uint64_t request_seed(std::uint64_t seed, int r) { return seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(r); }
+
 StepPlan empty_step(int m) {
   StepPlan s;
   s.compute.assign(std::size_t(m), 0);
@@ -88,7 +91,7 @@ PipelinePlan plan_specpipe_db(const SpecPipeParams& p, int requests, const RankM
   // as long as the slowest so that every request is in every step.
   auto request_params = [&](int r) {
     SpecPipeParams q = p;
-    q.seed = p.seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(r);
+    q.seed = request_seed(p.seed, r);
     return q;
   };
   long long steps = 0;
@@ -164,7 +167,7 @@ PipelinePlan plan_specpipe_interleaved(const SpecPipeParams& p, int requests, co
   std::vector<Request> req;
   req.reserve(std::size_t(requests));
   for (int r = 0; r < requests; ++r) {
-    const std::uint64_t seed = p.seed + 0x9E3779B97F4A7C15ULL * std::uint64_t(r);
+    const std::uint64_t seed = request_seed(p.seed, r);
     req.push_back({SpeculativeTree(p.width, p.candidates, ranks, p.verification, p.top_p, seed), std::mt19937_64(seed)});
   }
   PipelinePlan plan;

@@ -54,19 +54,19 @@ RankModel RankModel::from_curve(const HitCurve& curve, int max_k, DraftConfidenc
     m.log_rest_mean_ = std::log1p(-alpha);
   }
   // A node of the mean confidence: stands for a parent that is not in the tree (its draws go unused).
-  m.mean_node_.top1 = alpha;
-  m.mean_node_.log_top1 = m.log_prob_.empty() ? 0.0 : m.log_prob_[0];
+  m.set_mean_confidence(m.mean_node_);
   return m;
 }
 
+void RankModel::set_mean_confidence(TreeNode& node) const {
+  // Exactly the curve's mean rank probabilities (log_prob(1) and log_prob(j) + 0.0).
+  node.top1 = top1_mean_;
+  node.log_top1 = log_prob_.empty() ? 0.0 : log_prob_[0];
+  node.log_rest_shift = 0.0;
+}
+
 void RankModel::set_confidence(TreeNode& node) const {
-  if (confidence_ == DraftConfidence::constant) {
-    // Exactly the curve's mean rank probabilities (log_prob(1) and log_prob(j) + 0.0).
-    node.top1 = top1_mean_;
-    node.log_top1 = log_prob_.empty() ? 0.0 : log_prob_[0];
-    node.log_rest_shift = 0.0;
-    return;
-  }
+  if (confidence_ == DraftConfidence::constant) return set_mean_confidence(node);
   const double u = double(mix64(node.key) >> 11) * 0x1.0p-53;  // [0, 1)
   node.top1 = top1_floor_ + (1 - top1_floor_) * std::pow(u, top1_power_);
   node.log_top1 = std::log(node.top1);

@@ -100,6 +100,7 @@ class RankModel {
   std::string describe() const;  // "hit curve NAME", "fixed hit rate P", "trace FILE"
 
  private:
+  void set_mean_confidence(TreeNode& node) const;  // the curve's mean confidence (constant model)
   HitCurve curve_copy_;
   double fixed_p_ = -1;              // < 0: use the curve (or the trace)
   std::vector<long long> trace_ranks_;  // non-empty: replay these (1-based; huge: unlisted)
