@@ -1,5 +1,7 @@
 #include "models/system_spec.hpp"
 
+#include "models/system_route.hpp"
+
 #include <fmt/format.h>
 
 #include <set>
@@ -226,10 +228,16 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
       }
     }
   }
-  // Every device the target's activations or the draft's tokens must cross to needs a link.
+  // Ring collectives need a link between ring neighbours; activations between stages and the
+  // draft's tokens need a path of links (models/system_route.hpp: relayed hop by hop).
   auto require_link = [&](int a, int b, const std::string& why) {
     if (a != b && !s.link_between(a, b))
       throw InputError(fmt::format("{}: links: no link from {} to {} ({})", path, s.devices[a].name,
+                                   s.devices[b].name, why));
+  };
+  auto require_path = [&](int a, int b, const std::string& why) {
+    if (!has_route(s, a, b))
+      throw InputError(fmt::format("{}: links: no path of links from {} to {} ({})", path, s.devices[a].name,
                                    s.devices[b].name, why));
   };
   for (std::size_t i = 0; i < s.stages.size(); ++i) {
@@ -239,11 +247,11 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
     for (std::size_t r = 0; r < n && n > 1; ++r)
       require_link(st.devices[r], st.devices[(r + 1) % n], fmt::format("all-reduce ring of stage {}", i));
     if (i + 1 < s.stages.size())
-      require_link(st.devices.front(), s.stages[i + 1].devices.front(), fmt::format("pipeline stage {} -> {}", i, i + 1));
+      require_path(st.devices.front(), s.stages[i + 1].devices.front(), fmt::format("pipeline stage {} -> {}", i, i + 1));
   }
   if (s.draft_device >= 0 && !s.stages.empty()) {
-    require_link(s.draft_device, s.stages.front().devices.front(), "draft tokens to the first stage");
-    require_link(s.stages.back().devices.front(), s.draft_device, "verified tokens back to the draft");
+    require_path(s.draft_device, s.stages.front().devices.front(), "draft tokens to the first stage");
+    require_path(s.stages.back().devices.front(), s.draft_device, "verified tokens back to the draft");
   }
   return s;
 }

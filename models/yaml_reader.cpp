@@ -1,5 +1,7 @@
 #include "models/yaml_reader.hpp"
 
+#include "models/closest_name.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -64,34 +66,12 @@ bool YamlReader::has(const std::string& key) const {
   return n.IsDefined() && !n.IsNull();
 }
 
-namespace {
-// Edit distance, for "did you mean" hints on misspelt keys.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-}  // namespace
-
 void YamlReader::allow_only(const std::vector<std::string>& known) const {
   for (const auto& kv : node_) {
     if (!kv.first.IsScalar()) fail("(key)", "a plain key name", describe(kv.first));
     const std::string key = printable(kv.first.Scalar());
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string closest;
-    std::size_t best = std::string::npos;
-    for (const auto& k : known) {
-      const std::size_t d = edit_distance(key, k);
-      if (d < best) best = d, closest = k;
-    }
-    const std::string hint = best <= 3 ? fmt::format(" (did you mean '{}'?)", closest) : "";
-    throw InputError(fmt::format("{}: {}: unknown key{}", file_, key_path(key), hint));
+    throw InputError(fmt::format("{}: {}: unknown key{}", file_, key_path(key), did_you_mean(key, known)));
   }
 }
 

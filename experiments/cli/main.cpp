@@ -10,6 +10,7 @@
 #include <string>
 
 #include "experiments/cli/command_registry.hpp"
+#include "experiments/cli/scenario_commands.hpp"
 #include "experiments/cli/version.hpp"
 #include "models/config_error.hpp"
 
@@ -29,6 +30,11 @@ int main(int argc, char** argv) {
                  "Folder with hardware/, models/, algorithms/ and acceptance/ (default: the "
                  "project's configs/ or $SPECDSE_CONFIG_DIR)");
   auto commands = experiments::command_table();
+  // Scenarios that ask for a subcommand of their own get one generated from their declarations;
+  // a hand-made command of the same name wins.
+  for (auto& c : experiments::scenario_commands())
+    if (std::none_of(commands.begin(), commands.end(), [&](const auto& k) { return k.name == c.name; }))
+      commands.push_back(std::move(c));
   std::stable_sort(commands.begin(), commands.end(),
                    [](const auto& a, const auto& b) { return a.order < b.order; });
   std::vector<std::pair<CLI::App*, experiments::CommandRunner>> runners;

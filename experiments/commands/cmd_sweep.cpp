@@ -13,6 +13,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
+#include "experiments/sweep/scenario_sweep.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "models/config_error.hpp"
 
@@ -192,10 +193,33 @@ int run_merge_command(const SweepArgs& a) {
   return 0;
 }
 
+// A spec with `scenario:` (experiments/sweep/scenario_sweep.hpp): every point a scenario run,
+// on threads, rows in index order; written atomically to --out or printed.
+int run_scenario_sweep_command(const SweepArgs& a, const models::ConfigRegistry& reg, const ScenarioSweepSpec& spec) {
+  if (!a.shard.empty() || a.plot)
+    throw models::InputError(fmt::format("{}: a scenario sweep runs whole (no --shard, no --plot)", a.spec));
+  ScenarioSweepOptions o;
+  o.threads = a.threads;
+  o.engine = a.engine_option->count() ? a.engine : "";
+  o.progress = !a.quiet && ::isatty(STDERR_FILENO);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Table rows = run_scenario_sweep(spec, reg, o);
+  const std::string format = a.format_option->count() > 0 ? a.format : (a.out.empty() ? "csv" : "");
+  if (!a.out.empty()) write_file_atomic(a.out, rows.to_string(OutputFormat::csv));
+  if (!format.empty()) print_table(rows, format);
+  if (!a.quiet)
+    std::cerr << fmt::format("specdse: sweep {}: scenario {}, {} points, {} rows in {:.2f} s{}\n", spec.name,
+                             spec.scenario, spec.size(), rows.rows().size(),
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                             a.out.empty() ? "" : " -> " + a.out);
+  return 0;
+}
+
 int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   if (a.merge->parsed()) return run_merge_command(a);
   if (a.spec.empty()) throw models::InputError("--spec: expected a sweep spec YAML, got none");
   const auto reg = registry(g);
+  if (const auto scenario_spec = load_scenario_sweep_spec(a.spec)) return run_scenario_sweep_command(a, reg, *scenario_spec);
   const auto spec = load_sweep_spec(a.spec);
   if (a.plot && spec.plot.empty())
     throw models::InputError(fmt::format("{}: plot: expected a plot script name for --plot, got none", a.spec));

@@ -12,10 +12,9 @@
 #include <tuple>
 
 #include "experiments/cli/cli_common.hpp"
-#include "experiments/cli/workload_setup.hpp"
+#include "experiments/cli/scenario_runner.hpp"
 #include "experiments/python/columns.hpp"
 #include "models/config_error.hpp"
-#include "search/acceptance/acceptance_data.hpp"
 #include "search/scenarios/scenario.hpp"
 
 namespace specdse_py {
@@ -76,34 +75,19 @@ Columns::Column scenario_column(const search::ScenarioResult& r, std::size_t col
 }
 
 std::pair<Columns, std::string> run(const ScenarioArgs& a) {
-  const auto info = search::scenario(a.name);
-  search::ScenarioContext ctx;
-  ctx.scenario = info.name;
-  ctx.params = search::scenario_params(info, a.params);
+  experiments::ScenarioInputs in;
+  in.hw_spec = a.hw;
+  in.model = a.model;
+  in.algorithm = a.algorithm;
+  in.task = a.task;
+  in.data = a.data;
+  in.source_table = a.source_table;
+  in.engine = a.engine;
+  in.contexts = a.contexts;
+  in.batch = a.batch;
+  in.params = a.params;
   const auto reg = registry(a.config_dir);
-  ctx.configs = &reg;
-  std::unique_ptr<models::LatencyEngine> engine;
-  if (a.hw) {
-    engine = experiments::make_engine(a.engine, *a.hw);
-    ctx.hw = a.hw;
-    ctx.engine = engine.get();
-  }
-  std::optional<models::Workload> workload;
-  if (!a.model.empty()) {
-    workload = experiments::make_workload(reg, a.model, a.algorithm, a.batch);
-    ctx.workload = &*workload;
-  }
-  for (long long L : a.contexts)
-    if (L < 0) models::throw_input_error("scenario " + info.name, "context", "integers >= 0", std::to_string(L));
-  ctx.contexts = a.contexts;
-  std::optional<search::AcceptanceData> data;
-  if (!a.algorithm.empty()) {
-    data = search::AcceptanceData::load(a.data.empty() ? reg.dir() + "/acceptance/aat_measurements.csv" : a.data);
-    ctx.aat = [&data, sel = experiments::AatSelection{a.algorithm, a.model, a.task, a.source_table}](long long L) {
-      return experiments::aat_source(*data, sel, L);
-    };
-  }
-  const auto result = info.run(ctx);
+  const auto result = experiments::run_scenario(a.name, in, reg);
   Columns c;
   for (std::size_t k = 0; k < result.columns.size(); ++k) c.add(result.columns[k], scenario_column(result, k));
   return {std::move(c), result.footer};
@@ -112,13 +96,16 @@ std::pair<Columns, std::string> run(const ScenarioArgs& a) {
 }  // namespace
 
 void bind_scenarios(py::module_& m) {
-  // (name, description, [(key, default, help)]) for every registered scenario.
+  // (name, description, [(key, default, help, type, unit, accepted values)], own command) for
+  // every registered scenario: the declarations the CLI's flags are generated from.
   m.def("scenario_list", [] {
-    std::vector<std::tuple<std::string, std::string, std::vector<std::tuple<std::string, std::string, std::string>>>> out;
+    using Param = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
+    std::vector<std::tuple<std::string, std::string, std::vector<Param>, bool>> out;
     for (const auto& s : search::scenarios()) {
-      std::vector<std::tuple<std::string, std::string, std::string>> params;
-      for (const auto& p : s.params) params.emplace_back(p.key, p.default_value, p.help);
-      out.emplace_back(s.name, s.description, std::move(params));
+      std::vector<Param> params;
+      for (const auto& p : s.params)
+        params.emplace_back(p.key, p.default_value, p.help, search::to_string(p.type), p.unit, search::describe_param(p));
+      out.emplace_back(s.name, s.description, std::move(params), s.own_command);
     }
     return out;
   });

@@ -1,12 +1,20 @@
 #pragma once
-// Scenarios: one paper's system as a solver that `specdse scenario NAME` runs (tree SD here;
-// SpecPipe, DuoDecoding and a batched tree dispatcher to come). Each lives in its own file under
+// Scenarios: one paper's system (or a user's) as a solver that turns (system or hardware,
+// workload, parameters) into a table of results. Each lives in its own file under
 // search/scenarios/ with one static ScenarioRegistration (Ramulator 2 style, as
-// models/engine_registry.hpp), so a new scenario is one file plus that one line. The command
-// resolves the common inputs (hardware and engine, workload, contexts, acceptance data); a
-// scenario checks it has what it needs and reads its own parameters (--param KEY=VALUE).
+// models/engine_registry.hpp), so a new scenario is one file plus that one line.
+//
+// A scenario declares each of its parameters once (ScenarioParam: key, type, unit, default,
+// range, help). Everything else is generated from that declaration, with the same key
+// everywhere: `specdse scenario NAME --param KEY=VALUE`, the scenario's own subcommand
+// `specdse NAME --KEY VALUE` (when it asks for one), the Python keyword argument (KEY with
+// dashes as underscores), a sweep axis (`scenario: NAME` in a sweep spec) and the manifest.
+// Values are validated against the declaration before the scenario runs, so a scenario reads
+// typed values (ScenarioContext::integer, real, ...) that are already in range.
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
+#include <limits>
 #include <map>
 #include <string>
 #include <variant>
@@ -19,35 +27,89 @@
 
 namespace search {
 
+enum class ParamType { integer, real, text, choice, boolean, integer_list, real_list };
+std::string to_string(ParamType type);
+
 struct ScenarioParam {
-  std::string key, default_value, help;
+  std::string key;            // CLI flag and --param key (dashes); Python uses underscores
+  ParamType type = ParamType::text;
+  std::string default_value;  // as text, as a user would type it
+  std::string unit;           // SI unit or a count ("s", "ms", "tokens"); empty when none
+  // Inclusive bounds of a number (and of each element of a list).
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  std::vector<std::string> choices;  // ParamType::choice
+  std::string help;
 };
+
+// Declarations read like the table they are: param::integer("tokens", 2000, 1, 1e6, "tokens",
+// "tokens per run").
+namespace param {
+ScenarioParam integer(std::string key, long long default_value, double min, double max, std::string unit,
+                      std::string help);
+ScenarioParam real(std::string key, double default_value, double min, double max, std::string unit,
+                   std::string help);
+// A number that may stay unset (empty; ScenarioContext::text(key) is "" then).
+ScenarioParam optional_real(std::string key, double min, double max, std::string unit, std::string help);
+ScenarioParam text(std::string key, std::string default_value, std::string help);
+ScenarioParam choice(std::string key, std::string default_value, std::vector<std::string> choices, std::string help);
+ScenarioParam boolean(std::string key, bool default_value, std::string help);
+// A comma list; an integer list also takes ranges (`8-16`: every integer from 8 to 16).
+ScenarioParam integers(std::string key, std::string default_value, double min, double max, std::string unit,
+                       std::string help);
+ScenarioParam reals(std::string key, std::string default_value, double min, double max, std::string unit,
+                    std::string help);
+}  // namespace param
+
+// What is wrong with `value` for the declaration ("expected an integer in [1, 64] tokens, got
+// 'x'"); empty when nothing is.
+std::string param_problem(const ScenarioParam& p, const std::string& value);
+// Checks `value` against the declaration; returns it normalised (lists without spaces);
+// InputError "scenario NAME: --param KEY: expected ..., got 'VALUE'" otherwise.
+std::string validate_param(const std::string& scenario, const ScenarioParam& p, const std::string& value);
+// A declaration's accepted values in words ("an integer in [1, 1024] tokens").
+std::string describe_param(const ScenarioParam& p);
 
 struct ScenarioContext {
   std::string scenario;                              // the scenario's name, for errors
   const models::ConfigRegistry* configs = nullptr;   // for scenarios loading more (systems)
   const models::HardwareSpec* hw = nullptr;          // --hw; null when not given
   const models::LatencyEngine* engine = nullptr;     // --engine for --hw; null without --hw
+  std::string engine_name = "roofline";              // --engine (also without --hw: systems)
+  bool want_trace = false;                           // --trace-out: name the timeline's tasks
   const models::Workload* workload = nullptr;        // --model (and --algorithm); null without --model
   std::vector<long long> contexts;                   // --context
   // Measured AAT and its fit for the workload's algorithm and model at a context; empty
   // without --algorithm.
   std::function<AatSource(long long context)> aat;
-  std::map<std::string, std::string> params;         // every declared parameter, defaults filled in
+  std::map<std::string, std::string> params;         // every declared parameter, validated, defaults filled in
+  std::vector<ScenarioParam> declared;               // the scenario's declarations (list bounds)
 
   // InputError "scenario NAME: expected OPTION, got none" unless `given`.
   void require(bool given, const std::string& option) const;
-  // A declared parameter as an integer / a boolean (true, false); InputError naming it otherwise.
-  long long int_param(const std::string& key) const;
-  bool bool_param(const std::string& key) const;
+  // A declared parameter's value (validated against its declaration when the context was made).
+  long long integer(const std::string& key) const;
+  double real(const std::string& key) const;
+  const std::string& text(const std::string& key) const;
+  bool flag(const std::string& key) const;
+  std::vector<long long> integers(const std::string& key) const;  // sorted, each value once
+  std::vector<double> reals(const std::string& key) const;
+  // Older names of integer() and flag().
+  long long int_param(const std::string& key) const { return integer(key); }
+  bool bool_param(const std::string& key) const { return flag(key); }
 };
 
-// A table: named columns (SI units in the name), one row per record, a summary line.
+// The one result schema: named columns (SI units in the name), one row per record (a method, a
+// window, a batch), a summary line. experiments/ turns it into tables, CSV, JSON, plots and
+// DataFrames with one adapter.
 using ScenarioCell = std::variant<std::string, std::int64_t, double>;
 struct ScenarioResult {
   std::vector<std::string> columns;
   std::vector<std::vector<ScenarioCell>> rows;
   std::string footer;
+  // Writes the run's timeline (the best method's, where a scenario compares several) as Chrome
+  // trace-event JSON; empty when the scenario keeps no timeline.
+  std::function<void(std::ostream&)> write_trace;
 };
 
 using ScenarioRun = std::function<ScenarioResult(const ScenarioContext&)>;
@@ -56,6 +118,14 @@ struct ScenarioInfo {
   std::string name, description;
   std::vector<ScenarioParam> params;
   ScenarioRun run;
+  // Whether `specdse NAME` exists as a subcommand of its own (flags generated from `params`);
+  // scenarios that already have a hand-made command (specpipe, duo, eagle) run under that.
+  bool own_command = false;
+  // The common inputs it takes (its generated subcommand has just these flags) and those it
+  // cannot run without (required flags there): names of experiments' scenario_input_names(),
+  // "hw", "model", "algorithm", "context", "batch", "task", "data", "source-table", "engine".
+  std::vector<std::string> inputs;
+  std::vector<std::string> required_inputs;
 };
 
 struct ScenarioRegistration {
@@ -66,8 +136,10 @@ struct ScenarioRegistration {
 std::vector<ScenarioInfo> scenarios();
 // The scenario `name`; InputError listing the registered ones when there is none.
 ScenarioInfo scenario(const std::string& name);
-// Its context's parameters: the declared defaults overridden by KEY=VALUE settings; InputError
-// naming an undeclared key and listing the declared ones.
+// A scenario's declaration of `key`; null when it declares none.
+const ScenarioParam* find_param(const ScenarioInfo& info, const std::string& key);
+// Its context's parameters: the declared defaults overridden by KEY=VALUE settings, every value
+// validated; InputError naming an undeclared key (with the closest declared one) or a bad value.
 std::map<std::string, std::string> scenario_params(const ScenarioInfo& info,
                                                    const std::vector<std::string>& settings);
 

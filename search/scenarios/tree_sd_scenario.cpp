@@ -11,8 +11,8 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
   ctx.require(ctx.workload != nullptr && ctx.workload->algorithm != nullptr, "--model and --algorithm");
   ctx.require(!ctx.contexts.empty(), "--context");
   OptimizeOptions options;
-  options.x_max = int(ctx.int_param("x-max"));
-  options.measured_x_only = ctx.bool_param("measured-only");
+  options.x_max = int(ctx.integer("x-max"));
+  options.measured_x_only = ctx.flag("measured-only");
   const auto& w = *ctx.workload;
   ScenarioResult r;
   r.columns = {"hw", "model", "algorithm", "context", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup",
@@ -26,12 +26,15 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
   return r;
 }
 
-const ScenarioRegistration registered({"tree-sd",
-                                       "Tree SD on one device (paper 000): best x per context, speedup over AD, "
-                                       "regime (as `specdse optimize`)",
-                                       {{"x-max", "128", "largest verification length considered"},
-                                        {"measured-only", "false", "evaluate only x with a measured AAT"}},
-                                       run_tree_sd});
+const ScenarioRegistration registered(
+    {"tree-sd",
+     "Tree SD on one device (paper 000): best x per context, speedup over AD, regime (as `specdse optimize`)",
+     {param::integer("x-max", 128, 1, 4096, "tokens", "largest verification length considered"),
+      param::boolean("measured-only", false, "evaluate only x with a measured AAT")},
+     run_tree_sd,
+     false,
+     {"hw", "model", "algorithm", "context", "batch", "task", "data", "source-table", "engine"},
+     {"hw", "model", "algorithm", "context"}});
 
 }  // namespace
 }  // namespace search

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/config_error.hpp"
+#include "sim/system/routes.hpp"
 
 namespace sim {
 
@@ -23,22 +24,20 @@ int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lan
   return g.add_task(std::move(t));
 }
 
-int relay_device(const models::SystemSpec& s, int a, int b) {
-  for (int r = 0; r < int(s.devices.size()); ++r)
-    if (r != a && r != b && s.link_between(a, r) && s.link_between(r, b)) return r;
-  return -1;
-}
-
 int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
                     std::vector<int> deps, const std::string& name, const std::string& category) {
+  // A direct link is the route (and the common case, thousands of sends per run: no search).
   if (s.link_between(a, b)) return add_send(g, s, lanes, a, b, bytes, std::move(deps), name, category);
-  if (const int r = relay_device(s, a, b); r >= 0) {
-    const std::string via = g.named() ? fmt::format("{} (via {})", name, s.devices[std::size_t(r)].name) : std::string();
-    const int first = add_send(g, s, lanes, a, r, bytes, std::move(deps), via, category);
-    return add_send(g, s, lanes, r, b, bytes, {first}, via, category);
-  }
-  throw models::InputError(fmt::format("{}: links: no link or one-hop route from {} to {} for '{}'", s.source_file,
-                                       s.devices[std::size_t(a)].name, s.devices[std::size_t(b)].name, name));
+  const std::vector<int> path = route(s, a, b, fmt::format("'{}'", name));
+  std::string via;
+  if (g.named())
+    for (std::size_t i = 1; i + 1 < path.size(); ++i) via += (via.empty() ? "" : ", ") + s.devices[std::size_t(path[i])].name;
+  const std::string hop_name = g.named() ? fmt::format("{} (via {})", name, via) : std::string();
+  int last = -1;
+  for (std::size_t i = 1; i < path.size(); ++i)
+    last = add_send(g, s, lanes, path[i - 1], path[i], bytes, i == 1 ? std::move(deps) : std::vector<int>{last},
+                    hop_name, category);
+  return last;
 }
 
 namespace {

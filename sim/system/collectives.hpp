@@ -21,12 +21,8 @@ struct LaneResources {
 int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
              std::vector<int> deps, const std::string& name, const std::string& category = "transfer");
 
-// The device that relays a send from a to b when they share no link: the first device (in system
-// order) with links a -> relay and relay -> b; -1 when there is none.
-int relay_device(const models::SystemSpec& s, int a, int b);
-
-// As add_send, but through relay_device when a and b share no link (store and forward: two
-// sends); InputError when no relay joins them either.
+// As add_send, but along sim::route when a and b share no link (store and forward: one send per
+// hop, each waiting for the previous); InputError when no path joins them.
 int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
                     std::vector<int> deps, const std::string& name, const std::string& category = "transfer");
 

@@ -185,7 +185,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     const int first = s.stages.front().devices.front();
     if (first != d) {
       const double bytes = double(q.batch) * q.x * (kTokenBytes + q.x / 8.0);
-      start_deps.push_back(add_send(g, s, lanes, d, first, bytes, {draft_task}, "draft tokens -> stage 0"));
+      start_deps.push_back(add_routed_send(g, s, lanes, d, first, bytes, {draft_task}, "draft tokens -> stage 0"));
     } else {
       start_deps.push_back(draft_task);
     }
@@ -266,7 +266,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
       start_deps = {have[0]};
     } else if (dd != first_group.front()) {
       const double bytes = double(q.batch) * q.x * (kTokenBytes + q.x / 8.0);
-      start_deps = {add_send(g, s, lanes, dd, first_group.front(), bytes, {have[0]}, "head tokens -> stage 0")};
+      start_deps = {add_routed_send(g, s, lanes, dd, first_group.front(), bytes, {have[0]}, "head tokens -> stage 0")};
     } else {
       start_deps = {have[0]};
     }
@@ -359,12 +359,12 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     }
     if (!last) {
       const int next_lead = s.stages[k + 1].devices.front();
-      prev_done = {add_send(g, s, lanes, lead, next_lead, activation_bytes, prev_done,
+      prev_done = {add_routed_send(g, s, lanes, lead, next_lead, activation_bytes, prev_done,
                             fmt::format("activations stage {} -> {}", k, k + 1))};
     }
   }
   if (q.verify && q.draft && s.draft_device != s.stages.back().devices.front())
-    add_send(g, s, lanes, s.stages.back().devices.front(), s.draft_device,
+    add_routed_send(g, s, lanes, s.stages.back().devices.front(), s.draft_device,
              double(q.batch) * q.x * kVerifiedTokenBytes, {last_stage_task}, "verified tokens -> draft");
 
   out.run = run_timeline(g);

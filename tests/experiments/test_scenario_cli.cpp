@@ -38,7 +38,7 @@ std::vector<std::string> csv_without(const std::string& csv, const std::vector<s
 TEST_CASE("scenario CLI: --list, unknown names, and tree-sd equal to optimize") {
   const auto list = run("scenario --list --format csv");
   REQUIRE(list.status == 0);
-  CHECK_THAT(list.output, Catch::StartsWith("scenario,description,params") && Catch::Contains("tree-sd,"));
+  CHECK_THAT(list.output, Catch::StartsWith("scenario,description,command,params") && Catch::Contains("tree-sd,"));
 
   const auto unknown = run("scenario duodecoding-x");
   CHECK(unknown.status == 2);

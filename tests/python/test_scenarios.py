@@ -18,6 +18,8 @@ CASES = {
                     params={"x-max": 64}),
     "specpipe": dict(model="llama-3.1-70b", params={"w": [16, 64], "k": 16, "tokens": 200}),
     "duodecoding": dict(model="llama-2-7b", params={"tokens": 256}),
+    "chain-sd": dict(model="llama-2-7b", context=512,
+                     params={"system": "duodecoding-a800-xeon", "draft": "llama-68m", "gamma": [2, 4], "alpha": 0.8}),
     "eagle-dispatcher": dict(hw="h100-sxm", model="llama-3.1-8b-instruct", algorithm="eagle3-tree", context=1024,
                              params={"batches": [1, 8]}),
 }
@@ -69,6 +71,24 @@ def test_attribute_call_equals_named_call():
     assert a["best_x"].iloc[0] <= 48
 
 
+def test_scenarios_are_top_level_functions_with_the_cli_names():
+    # specdse.chain_sd(...) is specdse.scenario.chain_sd(...): keyword arguments are the CLI's
+    # flags (--draft-device -> draft_device), and the numbers are the generated subcommand's.
+    kw = dict(model="llama-2-7b", context=512, system="duodecoding-a800-xeon", draft="llama-68m", gamma=[2, 4],
+              alpha=0.8)
+    a = specdse.chain_sd(**kw)
+    pd.testing.assert_frame_equal(a, specdse.scenario.chain_sd(**kw))
+    assert list(a["gamma"]) == [2, 4] and (a["best"] == "*").sum() == 1
+    same = specdse.chain_sd(**kw, draft_device="gpu")
+    assert (same["t_transfer_s"] == 0).all()
+    if SPECDSE_EXE:
+        cli = cli_csv("chain-sd", "--model", "llama-2-7b", "--context", "512", "--system", "duodecoding-a800-xeon",
+                      "--draft", "llama-68m", "--gamma", "2,4", "--alpha", "0.8")
+        assert_same_table(a, cli, list(cli.columns[:3]))
+    for name in specdse.scenarios()["scenario"]:
+        assert callable(getattr(specdse, name.replace("-", "_"))), name
+
+
 def test_tree_sd_equals_optimize():
     sc = specdse.scenario.tree_sd(hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree",
                                   context=[1024, 8192])
@@ -117,7 +137,10 @@ def test_bad_input_matches_cli_message():
         (lambda: specdse.scenario.specpipe(model="llama-3.1-70b", tokens="many"),
          ["scenario", "specpipe", "--model", "llama-3.1-70b", "--param", "tokens=many"], ["tokens", "many"]),
         (lambda: specdse.scenario.specpipe(model="llama-3.1-70b", confidence="mean"),
-         ["scenario", "specpipe", "--model", "llama-3.1-70b", "--param", "confidence=mean"], ["--confidence", "mean"]),
+         ["scenario", "specpipe", "--model", "llama-3.1-70b", "--param", "confidence=mean"], ["confidence", "mean"]),
+        (lambda: specdse.chain_sd(model="llama-2-7b", context=512, gamma=4294967297),
+         ["scenario", "chain-sd", "--model", "llama-2-7b", "--context", "512", "--param", "gamma=4294967297"],
+         ["gamma", "4294967297"]),
     ]
     for call, cli_args, needles in checks:
         msg = _raises(call, *needles)

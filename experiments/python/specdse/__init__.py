@@ -428,10 +428,13 @@ def policies(trace=None, *, synthetic=None, seed=1, hw=None, model=None, draft=N
 # ---- scenarios (search/scenarios/scenario.hpp) ------------------------------------------------
 
 def scenarios(frame=True):
-    """The registered scenarios: name, description and their parameters (key, default, help)."""
+    """The registered scenarios: name, description, their parameters (key: default, help, type,
+    unit and accepted values, as the CLI's flags declare them) and their own command, if any."""
     rows = _specdse.scenario_list()
     cols = {"scenario": [r[0] for r in rows], "description": [r[1] for r in rows],
-            "params": [{k: {"default": d, "help": h} for k, d, h in r[2]} for r in rows]}
+            "params": [{k: {"default": d, "help": h, "type": t, "unit": u, "accepts": a} for k, d, h, t, u, a in r[2]}
+                       for r in rows],
+            "command": [f"specdse {r[0]}" if r[3] else "" for r in rows]}
     return _frame(cols, frame)
 
 
@@ -468,7 +471,7 @@ class _Scenario:
         returns (columns, footer).
         """
         info = {r[0]: r for r in _specdse.scenario_list()}.get(name)
-        declared = [k for k, _, _ in info[2]] if info else []
+        declared = [p[0] for p in info[2]] if info else []
         settings = {}
         for k, v in (params or {}).items():
             settings[str(k)] = v
@@ -500,15 +503,15 @@ class _Scenario:
         lines = [f"Scenario '{name}': {description}.", "",
                  "Common inputs as specdse.scenario() (hw, model, algorithm, context, batch, task, engine, ...).",
                  "Parameters (keyword arguments, default as the CLI's --param):"]
-        for k, d, h in params:
-            lines.append(f"    {k.replace('-', '_')} = {d!r}: {h}")
+        for k, d, h, _, _, accepts in params:
+            lines.append(f"    {k.replace('-', '_')} = {d!r}: {h} ({accepts})")
         run.__doc__ = "\n".join(lines)
         return run
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        for name, description, params in _specdse.scenario_list():
+        for name, description, params, _ in _specdse.scenario_list():
             if name.replace("-", "_") == attr or name == attr:
                 return self._runner(name, description, params)
         raise AttributeError(f"specdse.scenario has no scenario '{attr}' (registered: "
@@ -522,3 +525,17 @@ class _Scenario:
 
 
 scenario = _Scenario()
+
+
+def _export_scenarios():
+    # Every registered scenario is also a top-level function with the CLI's parameter names
+    # (``specdse.chain_sd(model=..., context=1024, system=..., gamma=[2, 4])``), unless a function
+    # of the module already has that name.
+    for name, description, params, _ in _specdse.scenario_list():
+        attr = name.replace("-", "_")
+        if attr not in globals():
+            globals()[attr] = scenario._runner(name, description, params)
+            __all__.append(attr)
+
+
+_export_scenarios()

@@ -6,8 +6,9 @@
 #include <memory>
 
 #include "models/config_error.hpp"
-#include "models/engine_registry.hpp"
 #include "models/operator_graph.hpp"
+#include "sim/system/routes.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace search::duodecoding {
 
@@ -40,8 +41,8 @@ DuoPlacement resolve_placement(const models::SystemSpec& system, const models::M
   if (!p.same_device()) {
     const auto& a = p.system.devices[std::size_t(p.draft_device)].name;
     const auto& b = p.system.devices[std::size_t(p.target_device)].name;
-    if (!p.system.link_between(p.draft_device, p.target_device) || !p.system.link_between(p.target_device, p.draft_device))
-      throw models::InputError(fmt::format("{}: links: no link joins the draft's device '{}' and the target's '{}'",
+    if (!sim::has_route(p.system, p.draft_device, p.target_device) || !sim::has_route(p.system, p.target_device, p.draft_device))
+      throw models::InputError(fmt::format("{}: links: no path of links joins the draft's device '{}' and the target's '{}'",
                                            system.source_file, a, b));
   }
   return p;
@@ -52,31 +53,22 @@ DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::Mod
                                 long long context) {
   if (context < 0) throw models::InputError(fmt::format("--context: expected >= 0, got {}", context));
   if (prompt < 0) throw models::InputError(fmt::format("--prompt: expected >= 0, got {}", prompt));
-  const auto& thw = placement.system.devices[std::size_t(placement.target_device)].hardware;
-  const auto& dhw = placement.system.devices[std::size_t(placement.draft_device)].hardware;
-  std::shared_ptr<const models::LatencyEngine> te = models::make_engine(engine, thw);
-  std::shared_ptr<const models::LatencyEngine> de = models::make_engine(engine, dhw);
-  const bool t_head = thw.verify_includes_lm_head;
+  // One cost layer for the system (sim/system/system_costs.hpp): each device's engine with its
+  // stack, every forward memoised there.
+  auto costs = std::make_shared<sim::SystemCosts>(placement.system, engine);
+  const int target_id = costs->add_model(target), draft_id = costs->add_model(draft);
+  const int tdev = placement.target_device, ddev = placement.draft_device;
+  const bool t_head = placement.system.devices[std::size_t(tdev)].hardware.verify_includes_lm_head;
   DuoCosts c;
   c.context_ = context;
   c.prompt_ = prompt;
   // A chain of x new tokens attends causally (no tree branches), in decode and in prefill.
-  c.target_ = [te, target, t_head](int tokens, long long ctx) {
-    models::StepShape s;
-    s.tokens = tokens;
-    s.context = ctx;
-    s.mask = models::MaskKind::causal;
-    s.include_lm_head = t_head;
-    return te->step(models::build_verify_graph(target, s)).seconds;
+  c.target_ = [costs, tdev, target_id, t_head](int tokens, long long ctx) {
+    return costs->forward_s(tdev, target_id, {tokens, ctx, 1, models::MaskKind::causal, t_head});
   };
   // The draft samples from its own logits at every pass, so its LM head always runs.
-  c.draft_ = [de, draft](int tokens, long long ctx) {
-    models::StepShape s;
-    s.tokens = tokens;
-    s.context = ctx;
-    s.mask = models::MaskKind::causal;
-    s.include_lm_head = true;
-    return de->step(models::build_verify_graph(draft, s)).seconds;
+  c.draft_ = [costs, ddev, draft_id](int tokens, long long ctx) {
+    return costs->forward_s(ddev, draft_id, {tokens, ctx, 1, models::MaskKind::causal, true});
   };
   return c;
 }
@@ -91,26 +83,12 @@ DuoCosts DuoCosts::constant(double target_forward_s, double draft_pass_s) {
   return c;
 }
 
-double DuoCosts::cached(const Cost& f, std::map<std::pair<int, long long>, double>& memo, int tokens,
-                        long long ctx) const {
-  const auto key = std::make_pair(tokens, ctx);
-  auto it = memo.find(key);
-  if (it != memo.end()) return it->second;
-  const double v = f(tokens, ctx);
-  memo.emplace(key, v);
-  return v;
-}
-
-double DuoCosts::target_forward_s(int x) const { return cached(target_, target_memo_, x, context_); }
-double DuoCosts::draft_pass_s() const { return cached(draft_, draft_memo_, 1, context_); }
-double DuoCosts::target_forward_at(int x, long long generated) const {
-  return cached(target_, target_memo_, x, decode_context(generated));
-}
-double DuoCosts::draft_pass_at(long long generated) const {
-  return cached(draft_, draft_memo_, 1, decode_context(generated));
-}
-double DuoCosts::target_prefill_s(int tokens) const { return cached(target_, target_memo_, tokens, 0); }
-double DuoCosts::draft_prefill_s(int tokens) const { return cached(draft_, draft_memo_, tokens, 0); }
+double DuoCosts::target_forward_s(int x) const { return target_(x, context_); }
+double DuoCosts::draft_pass_s() const { return draft_(1, context_); }
+double DuoCosts::target_forward_at(int x, long long generated) const { return target_(x, decode_context(generated)); }
+double DuoCosts::draft_pass_at(long long generated) const { return draft_(1, decode_context(generated)); }
+double DuoCosts::target_prefill_s(int tokens) const { return target_(tokens, 0); }
+double DuoCosts::draft_prefill_s(int tokens) const { return draft_(tokens, 0); }
 
 int hardware_aware_budget(const DuoCosts& costs) {
   return std::max(1, int(std::floor(costs.cost_coefficient())));

@@ -2,9 +2,10 @@
 // Where DuoDecoding runs and what each piece costs. The target sits on one device of a system
 // (a single-stage, single-device placement: paper 003's A800), the draft on the system's draft
 // device or any other device named by the caller (the CPU, the same GPU, another GPU); the two
-// meet over the link between them. Forward times come from the device engines
-// (models::make_engine, roofline or SystemC, each device with its software stack), so the
-// pytorch-eager launch costs of the target and llama.cpp's on the CPU are both charged.
+// meet along the system's route between them (sim/system/routes.hpp). Forward times come from
+// the system's cost layer (sim/system/system_costs.hpp: each device's engine, roofline or
+// SystemC, with its software stack), so the pytorch-eager launch costs of the target and
+// llama.cpp's on the CPU are both charged.
 #include <functional>
 #include <map>
 #include <string>
@@ -62,11 +63,11 @@ class DuoCosts {
   }
 
  private:
+  // Engine costs are memoised in the system's cost layer (sim::SystemCosts); constant ones
+  // need no memo.
   using Cost = std::function<double(int tokens, long long context)>;
   Cost target_, draft_;
   long long context_ = 0, prompt_ = 0;
-  mutable std::map<std::pair<int, long long>, double> target_memo_, draft_memo_;
-  double cached(const Cost& f, std::map<std::pair<int, long long>, double>& memo, int tokens, long long ctx) const;
 };
 
 // Paper 003 §3.1's hardware-aware budget: the cost coefficient rounded down to whole draft

@@ -6,13 +6,12 @@
 
 #include "models/config_error.hpp"
 #include "sim/system/collectives.hpp"
+#include "sim/system/routes.hpp"
 
 namespace search::duodecoding {
 
 double link_transfer_s(const DuoPlacement& pl, int a, int b, double bytes) {
-  if (a == b) return 0;
-  const auto* l = pl.system.link_between(a, b);
-  return l ? l->spec.transfer_s(bytes) : 0;
+  return sim::route_transfer_s(pl.system, a, b, bytes, "DuoDecoding's draft and target");
 }
 
 ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan, int draft_vocab) {
@@ -40,7 +39,7 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
   };
   auto send = [&](int a, int b, double bytes, int after, const std::string& name) {
     if (a == b) return after;
-    return sim::add_send(g, s, lanes, a, b, bytes, {after}, name);
+    return sim::add_routed_send(g, s, lanes, a, b, bytes, {after}, name);
   };
   auto deps_of = [](int t) { return t < 0 ? std::vector<int>{} : std::vector<int>{t}; };
 

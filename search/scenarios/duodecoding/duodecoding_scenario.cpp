@@ -1,7 +1,6 @@
 // The DuoDecoding scenario in the scenario registry (search/scenarios/scenario.hpp).
 #include <fmt/format.h>
 
-#include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 #include "search/scenarios/scenario.hpp"
 
@@ -19,18 +18,10 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
   names.model = ctx.workload->target.name;  // --model (the testbed's is llama-2-7b)
   names.draft = p.at("draft");
   names.draft_device = p.at("draft-device");
-  names.tokens = ctx.int_param("tokens");
-  names.prompt = int(ctx.int_param("prompt"));
+  names.tokens = ctx.integer("tokens");
+  names.prompt = int(ctx.integer("prompt"));
   DuoRequest q = make_duo_request(*ctx.configs, names);
-  double alpha = 0;
-  try {
-    std::size_t used = 0;
-    alpha = std::stod(p.at("alpha"), &used);
-    if (used != p.at("alpha").size()) throw std::invalid_argument("alpha");
-  } catch (const std::exception&) {
-    throw models::InputError(fmt::format("scenario duodecoding: --param alpha: expected a number, got '{}'", p.at("alpha")));
-  }
-  q.stream = PositionStream::calibrated(alpha, kGeneratorTopK, std::uint64_t(ctx.int_param("seed")));
+  q.stream = PositionStream::calibrated(ctx.real("alpha"), kGeneratorTopK, std::uint64_t(ctx.integer("seed")));
   q.budget = parse_budget(p.at("budget"));
   q.policy = parse_sequences(p.at("sequences"), 4);
   const DuoReport r = run_duo_scenario(q);
@@ -52,17 +43,22 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
 const ScenarioRegistration duo_scenario_registered(
     {"duodecoding",
      "DuoDecoding (paper 003): CPU draft in parallel with the GPU target on a system's timeline, vs AD and SpS",
-     {{"system", paper003_testbed().system, "system config"},
-      {"draft", paper003_testbed().draft, "draft model (MODEL@FORMAT)"},
-      {"draft-device", "", "device running the draft (default: the system's placement.draft)"},
-      {"alpha", "0.435", "per-token acceptance of the calibrated generator (paper 003 Table 4: 0.348 + 0.087)"},
-      {"budget", "auto", "draft passes per iteration or auto (hardware-aware)"},
-      {"sequences", "dynamic", "static:N or dynamic"},
-      {"tokens", "1024", "tokens to generate"},
-      {"prompt", "256", "prompt tokens (TTFT; decode steps start at this context and grow)"},
-      {"seed", "1", "generator seed"},
-      {"engine", "roofline", "latency engine for every device"}},
-     run_duo_scenario_entry});
+     {param::text("system", paper003_testbed().system, "system config"),
+      param::text("draft", paper003_testbed().draft, "draft model (MODEL@FORMAT)"),
+      param::text("draft-device", "", "device running the draft (default: the system's placement.draft)"),
+      param::real("alpha", 0.435, 1e-6, 1 - 1e-6, "",
+                  "per-token acceptance of the calibrated generator (paper 003 Table 4: 0.348 + 0.087)"),
+      param::text("budget", "auto", "draft passes per iteration or auto (hardware-aware)"),
+      param::text("sequences", "dynamic", "static:N or dynamic"),
+      // A run is a few timeline tasks per token: 10^6 tokens is about a minute, the bound.
+      param::integer("tokens", 1024, 1, 1e6, "tokens", "tokens to generate"),
+      param::integer("prompt", 256, 1, 1e6, "tokens", "prompt tokens (TTFT; decode steps start at this context and grow)"),
+      param::integer("seed", 1, 0, 9.0e18, "", "generator seed"),
+      param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
+     run_duo_scenario_entry,
+     false,
+     {"model"},
+     {"model"}});
 
 }  // namespace
 }  // namespace search::duodecoding

@@ -15,36 +15,16 @@
 namespace search {
 namespace {
 
-std::vector<int> parse_batches(const std::string& text) {
-  std::vector<int> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || item.empty() || v < 1 || v > 1 << 20)
-      throw models::InputError(fmt::format("scenario eagle-dispatcher: batches: expected positive integers like 1,2,4, got '{}'", item));
-    out.push_back(int(v));
-    start = end + 1;
-  }
-  return out;
-}
-
 ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   const std::string system = ctx.params.at("system");
   ctx.require(ctx.engine != nullptr || !system.empty(), "--hw or --param system=NAME");
   ctx.require(ctx.workload != nullptr && ctx.workload->algorithm != nullptr, "--model and --algorithm");
   ctx.require(!ctx.contexts.empty(), "--context");
   EagleDispatchOptions o;
-  o.batches = parse_batches(ctx.params.at("batches"));
-  o.max_tree_nodes = int(ctx.int_param("max-nodes"));
-  o.latency_target_s = double(ctx.int_param("latency-target-us")) * 1e-6;
+  o.batches.clear();
+  for (long long b : ctx.integers("batches")) o.batches.push_back(int(b));
+  o.max_tree_nodes = int(ctx.integer("max-nodes"));
+  o.latency_target_s = ctx.real("latency-target-ms") * 1e-3;
   const auto acceptance = paper004_acceptance(ctx.workload->target.name);
   models::SoftwareStack stack;  // --hw's stack; the bare default charges no host time
   std::unique_ptr<EagleCostModel> costs;
@@ -78,14 +58,17 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   return r;
 }
 
-const ScenarioRegistration registered({"eagle-dispatcher",
-                                       "EAGLE tree dispatcher (paper 004): per batch, the tree maximising TPC/TTIT, "
-                                       "speed-up over plain decoding",
-                                       {{"batches", "1,2,4,8,16,32,64,128", "batch sizes"},
-                                        {"max-nodes", "64", "largest candidate tree (draft nodes)"},
-                                        {"latency-target-us", "0", "step (TTIT) target in microseconds; 0: none"},
-                                        {"system", "", "a system (e.g. eagle-8xh100-nvlink): tensor parallel instead of --hw"}},
-                                       run_eagle_dispatcher});
+const ScenarioRegistration registered(
+    {"eagle-dispatcher",
+     "EAGLE tree dispatcher (paper 004): per batch, the tree maximising TPC/TTIT, speed-up over plain decoding",
+     {param::integers("batches", "1,2,4,8,16,32,64,128", 1, 4096, "sequences", "batch sizes"),
+      param::integer("max-nodes", 64, 1, 1024, "nodes", "largest candidate tree (draft nodes)"),
+      param::real("latency-target-ms", 0, 0, 1e6, "ms", "step (TTIT) target; 0: none"),
+      param::text("system", "", "a system (e.g. eagle-8xh100-nvlink): tensor parallel instead of --hw")},
+     run_eagle_dispatcher,
+     false,
+     {"hw", "model", "algorithm", "context", "engine"},
+     {"model", "algorithm", "context"}});
 
 }  // namespace
 }  // namespace search

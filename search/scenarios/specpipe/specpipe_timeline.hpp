@@ -30,6 +30,7 @@
 #include "search/scenarios/specpipe/expected_tbt.hpp"
 #include "search/scenarios/specpipe/pipeline_plan.hpp"
 #include "sim/system/collectives.hpp"
+#include "sim/system/routes.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/system_step.hpp"
 #include "sim/system/timeline.hpp"
@@ -120,15 +121,9 @@ class StageTimer {
     head_memo_[key] = t;
     return t;
   }
-  // Link time from device a to b for `bytes` (occupancy + latency); 0 on the same device; through
-  // a relay as sim::add_routed_send does when a and b share no link.
-  double hop_s(int a, int b, double bytes) const {
-    if (a == b) return 0.0;
-    if (const auto* l = s_.system.link_between(a, b)) return l->spec.transfer_s(bytes);
-    const int r = sim::relay_device(s_.system, a, b);
-    if (r < 0) return 0.0;
-    return s_.system.link_between(a, r)->spec.transfer_s(bytes) + s_.system.link_between(r, b)->spec.transfer_s(bytes);
-  }
+  // Link time from device a to b for `bytes` along the system's route (sim/system/routes.hpp,
+  // the path sim::add_routed_send takes); 0 on the same device.
+  double hop_s(int a, int b, double bytes) const { return sim::route_transfer_s(s_.system, a, b, bytes); }
   const models::LatencyEngine& engine(int device) const {
     auto& e = engines_[device];
     if (!e) e = models::make_engine(s_.engine, s_.system.devices[std::size_t(device)].hardware);
@@ -276,7 +271,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
       const int first_dev = timer.device_of(0);
       if (!has_draft || draft_dev == first_dev) return deps.empty() ? -1 : deps.front();
       deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
-      return sim::add_send(g, sys, lanes, draft_dev, first_dev, bytes, deps, named ? tag + " level -> stage 0" : std::string());
+      return sim::add_routed_send(g, sys, lanes, draft_dev, first_dev, bytes, deps, named ? tag + " level -> stage 0" : std::string());
     };
     int level_now = -1;
     if (st.first == FirstInput::draft_now && st.level_tokens > 0) level_now = send_level({draft_done});
@@ -347,7 +342,7 @@ inline TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, c
       if (i + 1 < m && st.send[std::size_t(i)] > 0) {
         const int n = st.send[std::size_t(i)];
         const double bytes = n * (emb_bytes * hop_factor(i) + double(n) / batch_of(st, i) / 8.0);
-        send[std::size_t(i)] = sim::add_send(g, sys, lanes, timer.device_of(i), timer.device_of(i + 1), bytes,
+        send[std::size_t(i)] = sim::add_routed_send(g, sys, lanes, timer.device_of(i), timer.device_of(i + 1), bytes,
                                              [&] {
                                                std::vector<int> d{comp[std::size_t(i)]};
                                                if (token_at[std::size_t(i)] >= 0) d.push_back(token_at[std::size_t(i)]);

@@ -1,0 +1,76 @@
+#include "experiments/cli/scenario_options.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "experiments/cli/cli_common.hpp"
+
+namespace experiments {
+
+namespace {
+
+bool declares(const search::ScenarioInfo* info, const std::string& key) {
+  return info && search::find_param(*info, key) != nullptr;
+}
+
+// Whether the command gets the common input `name`: `specdse scenario` takes every one; a
+// scenario's own command those it takes and does not declare as a parameter.
+bool takes(const search::ScenarioInfo* info, const std::string& name) {
+  if (!info) return true;
+  return !declares(info, name) && std::find(info->inputs.begin(), info->inputs.end(), name) != info->inputs.end();
+}
+
+}  // namespace
+
+std::string param_help(const search::ScenarioParam& p) {
+  if (p.type == search::ParamType::text) return p.help;  // a name: the help says which
+  return fmt::format("{} ({})", p.help, search::describe_param(p));
+}
+
+void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo* info) {
+  auto& in = a.inputs;
+  if (takes(info, "hw")) sub.add_option("--hw", in.hw, "Hardware config name or path");
+  if (takes(info, "model")) sub.add_option("--model", in.model, "Target model config name");
+  if (takes(info, "algorithm")) {
+    sub.add_option("--algorithm", in.algorithm, "SD algorithm (configs/algorithms) or draft model name");
+    // latency's / window's name for the same thing
+    if (!declares(info, "draft")) sub.add_option("--draft", in.algorithm)->group("");
+  }
+  if (takes(info, "context")) sub.add_option("--context", a.context, "Context lengths: 128,1024 or a range");
+  if (takes(info, "batch"))
+    sub.add_option("--batch", in.batch, "Sequences decoded together")->default_val(1)->check(integer_in(1, kMaxBatch));
+  if (takes(info, "task")) sub.add_option("--task", in.task, "Task whose measured AAT to use")->default_val("govreport");
+  if (takes(info, "data")) sub.add_option("--data", in.data, "AAT CSV (default: configs/acceptance/aat_measurements.csv)");
+  if (takes(info, "source-table")) sub.add_option("--source-table", in.source_table, "Only AAT rows from this source table");
+  if (takes(info, "engine")) add_engine_option(sub, in.engine);
+  add_format_option(sub, a.format);
+  if (info)
+    for (const auto& name : info->required_inputs)
+      if (auto* opt = sub.get_option_no_throw("--" + name)) opt->required();
+}
+
+void add_scenario_param_flags(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo& info) {
+  for (const auto& p : info.params) {
+    if (p.type == search::ParamType::boolean) {
+      // --KEY / --no-KEY, as a switch reads (--KEY=false works too).
+      sub.add_flag("--" + p.key + "{true},--no-" + p.key + "{false}", a.values[p.key],
+                   fmt::format("{} (default: {})", p.help, p.default_value == "true" ? "on" : "off"));
+      continue;
+    }
+    auto* opt = sub.add_option("--" + p.key, a.values[p.key], param_help(p))->default_val(p.default_value);
+    // The declaration's validation; CLI11 puts the flag's name before the message.
+    opt->check(CLI::Validator([p](std::string& v) { return search::param_problem(p, v); }, "", p.key));
+  }
+}
+
+void finish_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo* info) {
+  if (!a.context.empty()) a.inputs.contexts = parse_int_list("--context", a.context, 0);
+  a.inputs.engine_given = takes(info, "engine") && sub.count("--engine") > 0;
+  a.inputs.want_trace = !a.trace_out.empty();
+  if (!info) return;
+  for (const auto& p : info->params)
+    if (sub.count("--" + p.key) > 0) a.inputs.params.push_back(p.key + "=" + a.values[p.key]);
+}
+
+}  // namespace experiments

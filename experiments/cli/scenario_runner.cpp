@@ -1,0 +1,84 @@
+#include "experiments/cli/scenario_runner.hpp"
+
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <variant>
+
+#include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/workload_setup.hpp"
+#include "models/config_error.hpp"
+#include "search/acceptance/acceptance_data.hpp"
+
+namespace experiments {
+
+search::ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in,
+                                    const models::ConfigRegistry& reg) {
+  const auto info = search::scenario(name);
+  std::vector<std::string> settings = in.params;
+  // --engine also sets a scenario's own `engine` parameter unless the settings name it.
+  if (in.engine_given && search::find_param(info, "engine")) {
+    bool set = false;
+    for (const auto& s : settings) set = set || s.rfind("engine=", 0) == 0;
+    if (!set) settings.push_back("engine=" + in.engine);
+  }
+  search::ScenarioContext ctx;
+  ctx.scenario = info.name;
+  ctx.declared = info.params;
+  ctx.params = search::scenario_params(info, settings);
+  ctx.configs = &reg;
+  ctx.engine_name = in.engine;
+  ctx.want_trace = in.want_trace;
+  std::optional<models::HardwareSpec> hw;
+  std::unique_ptr<models::LatencyEngine> engine;
+  if (in.hw_spec) {
+    ctx.hw = in.hw_spec;
+  } else if (!in.hw.empty()) {
+    hw = reg.hardware(in.hw);
+    ctx.hw = &*hw;
+  }
+  if (ctx.hw) {
+    engine = make_engine(in.engine, *ctx.hw);
+    ctx.engine = engine.get();
+  }
+  std::optional<models::Workload> workload;
+  if (!in.model.empty()) {
+    workload = make_workload(reg, in.model, in.algorithm, in.batch);
+    ctx.workload = &*workload;
+  }
+  for (long long L : in.contexts)
+    if (L < 0) models::throw_input_error("scenario " + info.name, "context", "integers >= 0", std::to_string(L));
+  ctx.contexts = in.contexts;
+  std::optional<search::AcceptanceData> data;
+  if (!in.algorithm.empty()) {
+    data = search::AcceptanceData::load(in.data.empty() ? reg.dir() + "/acceptance/aat_measurements.csv" : in.data);
+    ctx.aat = [&data, sel = AatSelection{in.algorithm, in.model, in.task, in.source_table}](long long L) {
+      return aat_source(*data, sel, L);
+    };
+  }
+  return info.run(ctx);
+}
+
+Table scenario_table(const search::ScenarioResult& result) {
+  Table t(result.columns);
+  for (const auto& row : result.rows) {
+    std::vector<Cell> cells;
+    cells.reserve(row.size());
+    for (const auto& c : row)
+      cells.push_back(std::visit([](const auto& v) -> Cell {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, double>) return num(v);
+        else return v;
+      }, c));
+    t.add_row(std::move(cells));
+  }
+  t.set_footer(result.footer);
+  return t;
+}
+
+const std::vector<std::string>& scenario_input_names() {
+  static const std::vector<std::string> names = {"hw", "model", "algorithm", "context", "batch",
+                                                 "task", "data", "source-table", "engine"};
+  return names;
+}
+
+}  // namespace experiments

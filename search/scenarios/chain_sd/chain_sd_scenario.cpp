@@ -1,0 +1,175 @@
+// chain-sd: chain speculative decoding across two devices of a system (paper 001's setting with
+// the draft placed anywhere): the draft drafts gamma tokens one pass at a time on device A, the
+// tokens and their distributions cross the system's route to device B, the target verifies
+// gamma + 1 tokens there and the verdict crosses back. Each iteration is laid on the system
+// timeline (draft passes, routed transfers, verification), so a draft on the target's own
+// device, on another GPU, on the CPU or behind a relay are all the same code; per-token
+// acceptance alpha gives the expected tokens per iteration (1 - alpha^(gamma+1)) / (1 - alpha)
+// (Leviathan et al. 2023, independent acceptance). Per context: tokens/s per window, the best
+// marked, and the speed-up over plain decoding on the target's device. A placement whose
+// models do not fit a device's memory is a row with status "infeasible", never timed.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "models/config_error.hpp"
+#include "search/draft_placement.hpp"
+#include "search/scenarios/scenario.hpp"
+#include "sim/system/collectives.hpp"
+#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
+#include "sim/system/timeline.hpp"
+
+namespace search {
+namespace {
+
+int device_named(const models::SystemSpec& s, const std::string& name, const std::string& param, int fallback) {
+  if (name.empty()) {
+    if (fallback < 0)
+      throw models::InputError(fmt::format("scenario chain-sd: --{}: system '{}' places none; name a device", param, s.name));
+    return fallback;
+  }
+  const int d = s.device_index(name);
+  if (d < 0) {
+    std::string names;
+    for (const auto& dev : s.devices) names += (names.empty() ? "" : ", ") + dev.name;
+    throw models::InputError(
+        fmt::format("scenario chain-sd: --{}: system '{}' has no device '{}' (devices: {})", param, s.name, name, names));
+  }
+  return d;
+}
+
+struct Iteration {
+  double draft_s = 0, transfer_s = 0, verify_s = 0, step_s = 0;
+};
+
+// One draft-verify iteration on the timeline: gamma draft passes on A, tokens A -> B, verify on
+// B, verdict B -> A.
+Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, int target_dev, int draft_id, int target_id,
+                         int gamma, long long context, int draft_vocab) {
+  const auto& s = costs.system();
+  sim::TaskGraph g;
+  g.set_named(false);
+  const int dres = g.add_resource({s.devices[std::size_t(draft_dev)].name, sim::ResourceKind::device_stream, ""});
+  const int tres = draft_dev == target_dev
+                       ? dres
+                       : g.add_resource({s.devices[std::size_t(target_dev)].name, sim::ResourceKind::device_stream, ""});
+  sim::LaneResources lanes;
+  for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+  Iteration it;
+  int last = -1;
+  for (int i = 0; i < gamma; ++i) {
+    sim::TimelineTask t;
+    t.category = "draft";
+    t.resource = dres;
+    t.busy_s = costs.forward_s(draft_dev, draft_id, {1, context + i, 1, models::MaskKind::causal, true});
+    if (last >= 0) t.deps = {last};
+    it.draft_s += t.busy_s;
+    last = g.add_task(std::move(t));
+  }
+  const double to_target = draft_to_target_bytes(gamma, draft_vocab);
+  if (draft_dev != target_dev) {
+    it.transfer_s += costs.transfer_s(draft_dev, target_dev, to_target);
+    last = sim::add_routed_send(g, s, lanes, draft_dev, target_dev, to_target, {last}, "draft tokens");
+  }
+  sim::TimelineTask v;
+  v.category = "compute";
+  v.resource = tres;
+  const bool lm_head = s.devices[std::size_t(target_dev)].hardware.verify_includes_lm_head;
+  v.busy_s = costs.forward_s(target_dev, target_id, {gamma + 1, context, 1, models::MaskKind::causal, lm_head});
+  v.deps = {last};
+  it.verify_s = v.busy_s;
+  last = g.add_task(std::move(v));
+  if (draft_dev != target_dev) {
+    it.transfer_s += costs.transfer_s(target_dev, draft_dev, verdict_bytes(gamma + 1));
+    sim::add_routed_send(g, s, lanes, target_dev, draft_dev, verdict_bytes(gamma + 1), {last}, "verdict");
+  }
+  it.step_s = sim::run_timeline(g).makespan_s;
+  return it;
+}
+
+ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
+  ctx.require(ctx.workload != nullptr, "--model");
+  ctx.require(!ctx.contexts.empty(), "--context");
+  ctx.require(!ctx.text("system").empty(), "--system");
+  ctx.require(!ctx.text("draft").empty(), "--draft");
+  ctx.require(ctx.configs != nullptr, "the config registry");
+  const auto system = models::load_system(ctx.configs->path("systems", ctx.text("system")), *ctx.configs);
+  const models::ModelSpec& target = ctx.workload->target;
+  const models::ModelSpec draft = ctx.configs->model(ctx.text("draft"));
+  const int target_dev = device_named(system, ctx.text("target-device"), "target-device",
+                                      system.stages.empty() ? -1 : system.stages.front().devices.front());
+  const int draft_dev = device_named(system, ctx.text("draft-device"), "draft-device", system.draft_device);
+  const std::string engine = ctx.text("engine");
+  sim::SystemCosts costs(system, engine);
+  const int target_id = costs.add_model(target), draft_id = costs.add_model(draft);
+  const double alpha = ctx.real("alpha");
+  const auto gammas = ctx.integers("gamma");
+
+  ScenarioResult r;
+  r.columns = {"system", "draft_device", "target_device", "context", "gamma", "status", "expected_tokens_per_step",
+               "t_draft_s", "t_transfer_s", "t_verify_s", "step_s", "tokens_per_s", "ar_tokens_per_s", "speedup",
+               "best"};
+  const auto& ddev = system.devices[std::size_t(draft_dev)];
+  const auto& tdev = system.devices[std::size_t(target_dev)];
+  for (long long L : ctx.contexts) {
+    // Memory: both models whole, with the KV cache of the longest step, on their devices (one
+    // device holds both when they share it).
+    sim::MemoryQuery q;
+    q.kv_tokens = L + gammas.back() + 1;
+    q.step_tokens = int(gammas.back()) + 1;
+    std::string status = "ok";
+    const auto tmem = sim::device_memory(tdev.hardware, target, q, draft_dev == target_dev ? &draft : nullptr);
+    if (!tmem.fits()) status = sim::fit_status(tmem) + " on " + tdev.name;
+    if (draft_dev != target_dev) {
+      const auto dmem = sim::device_memory(ddev.hardware, draft, q);
+      if (!dmem.fits() && status == "ok") status = sim::fit_status(dmem) + " on " + ddev.name;
+    }
+    const bool lm_head = tdev.hardware.verify_includes_lm_head;
+    const double ar_s = costs.forward_s(target_dev, target_id, {1, L, 1, models::MaskKind::causal, lm_head});
+    std::vector<std::vector<ScenarioCell>> rows;
+    std::size_t best = 0;
+    double best_rate = -1;
+    for (long long gamma : gammas) {
+      std::vector<ScenarioCell> row{system.name, ddev.name, tdev.name, std::int64_t(L), std::int64_t(gamma), status};
+      if (status != "ok") {
+        for (int i = 0; i < 8; ++i) row.emplace_back(std::string());
+        row.emplace_back(std::string());
+        rows.push_back(std::move(row));
+        continue;
+      }
+      const auto it = time_iteration(costs, draft_dev, target_dev, draft_id, target_id, int(gamma), L, draft.vocab_size);
+      const double expected = (1 - std::pow(alpha, double(gamma) + 1)) / (1 - alpha);
+      const double rate = expected / it.step_s;
+      if (rate > best_rate) best_rate = rate, best = rows.size();
+      for (double v : {expected, it.draft_s, it.transfer_s, it.verify_s, it.step_s, rate, 1 / ar_s, rate * ar_s})
+        row.emplace_back(v);
+      row.emplace_back(std::string());
+      rows.push_back(std::move(row));
+    }
+    if (best_rate > 0) rows[best].back() = std::string("*");
+    for (auto& row : rows) r.rows.push_back(std::move(row));
+  }
+  r.footer = fmt::format("draft {} on {}, target {} on {}; alpha {} (independent per-token acceptance); engine {}; "
+                         "{} engine evaluations",
+                         draft.name, ddev.name, target.name, tdev.name, alpha, engine, costs.evaluations());
+  return r;
+}
+
+const ScenarioRegistration registered(
+    {"chain-sd",
+     "Chain SD with the draft on one device of a system and the target on another, on the system timeline",
+     {param::text("system", "", "system config (configs/systems) or path"),
+      param::text("draft", "", "draft model (configs/models), MODEL@FORMAT for quantised weights"),
+      param::text("draft-device", "", "device running the draft (default: the system's placement.draft)"),
+      param::text("target-device", "", "device running the target (default: the first stage's first device)"),
+      param::integers("gamma", "1-8", 1, 64, "tokens", "speculation windows (draft tokens per iteration)"),
+      param::real("alpha", 0.7, 1e-6, 1 - 1e-6, "", "per-token acceptance (independent)"),
+      param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
+     run_chain_sd,
+     true,
+     {"model", "context"},
+     {"model", "context"}});
+
+}  // namespace
+}  // namespace search

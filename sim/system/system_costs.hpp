@@ -1,0 +1,69 @@
+#pragma once
+// The one cost layer of a system's scenarios: the forward time of a model on one of the
+// system's devices (that device's engine, roofline or SystemC, with its software stack) and the
+// time of a transfer between two devices along the system's route (sim/system/routes.hpp).
+// Forward times are memoised per (device, model, tokens, context, batch, mask, LM head), so a
+// scenario that asks for the same step a thousand times (a decode loop, a sweep over windows,
+// several methods on one system) pays for it once. Safe to share between threads.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "models/latency_engine.hpp"
+#include "models/model_spec.hpp"
+#include "models/operator_graph.hpp"
+#include "models/system_spec.hpp"
+
+namespace sim {
+
+// One forward pass: `tokens` new tokens per sequence for `batch` sequences over a KV cache of
+// `context` tokens, chain-causal or tree-masked, with or without the LM head.
+struct ForwardShape {
+  int tokens = 1;
+  long long context = 0;
+  int batch = 1;
+  models::MaskKind mask = models::MaskKind::causal;
+  bool lm_head = true;
+};
+
+class SystemCosts {
+ public:
+  // `engine`: a latency engine name (models/engine_registry.hpp) used for every device.
+  SystemCosts(models::SystemSpec system, std::string engine);
+
+  const models::SystemSpec& system() const { return system_; }
+  const std::string& engine_name() const { return engine_; }
+  // The device's engine (built on first use; every call returns the same one).
+  const models::LatencyEngine& engine(int device) const;
+
+  // Registers a model whose forwards will be costed and returns its id. Registering the same
+  // name and source twice returns the first id: a model is known by what it is called and
+  // where it came from (a quantised or sharded variant carries its own name).
+  int add_model(const models::ModelSpec& model);
+  const models::ModelSpec& model(int id) const { return *models_.at(std::size_t(id)); }
+
+  // Seconds of one forward of model `model_id` on `device` (memoised).
+  double forward_s(int device, int model_id, const ForwardShape& shape) const;
+  // Seconds for `bytes` from device a to device b along the system's route; 0 when a == b;
+  // InputError when no path joins them.
+  double transfer_s(int a, int b, double bytes) const;
+
+  // Engine evaluations so far (memo misses): what a benchmark of a scenario counts.
+  long long evaluations() const;
+
+ private:
+  const models::LatencyEngine& engine_unlocked(int device) const;
+  using Key = std::tuple<int, int, int, long long, int, int, bool>;
+  models::SystemSpec system_;
+  std::string engine_;
+  std::vector<std::unique_ptr<const models::ModelSpec>> models_;
+  mutable std::vector<std::unique_ptr<models::LatencyEngine>> engines_;
+  mutable std::map<Key, double> memo_;
+  mutable std::mutex mutex_;
+  mutable long long evaluations_ = 0;
+};
+
+}  // namespace sim
