@@ -128,21 +128,54 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
   return out;
 }
 
+namespace {
+
+// One layout of the first token on the timeline: the draft's prefill and `passes` draft passes
+// on its device (none when passes < 0), their tokens to the target's device along the route,
+// and the target's prefill over `target_tokens` on its device, started after the tokens arrive
+// when `target_waits`, else at once (the parallel layout). A shared device serves the draft
+// first. Returns the makespan.
+double first_token_s(const DuoPlacement& pl, const DuoCosts& c, int prompt, int passes, int target_tokens,
+                     bool target_waits, int draft_vocab) {
+  sim::TaskGraph g;
+  g.set_named(false);
+  const auto& s = pl.system;
+  const int tdev = pl.target_device, ddev = pl.draft_device;
+  const int tres = g.add_resource({s.devices[std::size_t(tdev)].name, sim::ResourceKind::device_stream, ""});
+  const int dres = pl.same_device() ? tres
+                                    : g.add_resource({s.devices[std::size_t(ddev)].name, sim::ResourceKind::device_stream, ""});
+  sim::LaneResources lanes;
+  for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+  auto task = [&](int res, double busy, std::vector<int> deps) {
+    sim::TimelineTask t;
+    t.category = "compute";
+    t.resource = res;
+    t.busy_s = busy;
+    t.deps = std::move(deps);
+    return g.add_task(std::move(t));
+  };
+  std::vector<int> before_target;
+  if (passes >= 0) {
+    int last = task(dres, c.draft_prefill_s(prompt), {});
+    for (int i = 0; i < passes; ++i) last = task(dres, c.draft_pass_s(), {last});
+    if (!pl.same_device())
+      last = sim::add_routed_send(g, s, lanes, ddev, tdev, draft_to_target_bytes(passes, draft_vocab), {last}, "");
+    if (target_waits) before_target.push_back(last);
+  }
+  task(tres, c.target_prefill_s(target_tokens), before_target);
+  return sim::run_timeline(g).makespan_s;
+}
+
+}  // namespace
+
 TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma,
                                       int budget, int draft_vocab) {
   if (prompt < 1) throw models::InputError(fmt::format("--prompt: expected >= 1 tokens, got {}", prompt));
   TtftResult t;
-  const int tdev = pl.target_device, ddev = pl.draft_device;
-  t.ad_s = c.target_prefill_s(prompt);
-  const double draft_sps = c.draft_prefill_s(prompt) + sps_gamma * c.draft_pass_s();
-  t.sps_s = draft_sps + link_transfer_s(pl, ddev, tdev, draft_to_target_bytes(sps_gamma, draft_vocab)) +
-            c.target_prefill_s(prompt + sps_gamma);
-  const double draft_duo = c.draft_prefill_s(prompt) + budget * c.draft_pass_s();
-  const double to_target = link_transfer_s(pl, ddev, tdev, draft_to_target_bytes(budget, draft_vocab));
-  // On one device the two prefills share the stream: no overlap.
-  t.duo_parallel_s = pl.same_device() ? draft_duo + c.target_prefill_s(prompt)
-                                      : std::max(c.target_prefill_s(prompt), draft_duo + to_target);
-  t.duo_sequential_s = draft_duo + to_target + c.target_prefill_s(prompt);
+  t.ad_s = first_token_s(pl, c, prompt, -1, prompt, true, draft_vocab);
+  t.sps_s = first_token_s(pl, c, prompt, sps_gamma, prompt + sps_gamma, true, draft_vocab);
+  t.duo_parallel_s = first_token_s(pl, c, prompt, budget, prompt, false, draft_vocab);
+  t.duo_sequential_s = first_token_s(pl, c, prompt, budget, prompt, true, draft_vocab);
   return t;
 }
 

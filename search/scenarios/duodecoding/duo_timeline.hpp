@@ -53,7 +53,7 @@ struct ScenarioRun {
 ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan, int draft_vocab);
 
 // Time to first token (paper 003 §4.3) for a prompt of `prompt` tokens, from the same engine and
-// link costs (each a chain of at most four tasks, so closed form):
+// route costs, each layout laid on its own timeline (a shared device serves the draft first):
 //   AD:                  target prefill;
 //   SpS (sequential):    draft prefill + gamma passes -> tokens to the target -> target forward
 //                        over prompt + gamma tokens (prefill and verification in one pass);
