@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "models/config_error.hpp"
+#include "sim/io/csv.hpp"
 
 namespace experiments {
 
@@ -54,13 +55,6 @@ std::string cell_text(const Cell& c, bool full_precision) {
   return full_precision ? fmt::format("{:.9g}", n.value) : format_number(n.value, n.digits);
 }
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
 std::string json_escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
@@ -80,11 +74,11 @@ std::string Table::to_string(OutputFormat format) const {
   std::ostringstream out;
   switch (format) {
     case OutputFormat::csv: {
-      for (std::size_t i = 0; i < columns_.size(); ++i) out << (i ? "," : "") << columns_[i];
-      out << '\n';
+      out << sim::csv_line(columns_) << '\n';
       for (const auto& row : rows_) {
-        for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_escape(cell_text(row[i], true));
-        out << '\n';
+        std::vector<std::string> cells;
+        for (const auto& c : row) cells.push_back(cell_text(c, true));
+        out << sim::csv_line(cells) << '\n';
       }
       break;
     }
