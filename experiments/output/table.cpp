@@ -13,6 +13,7 @@
 
 #include "models/config_error.hpp"
 #include "sim/io/csv.hpp"
+#include "sim/io/json_string.hpp"
 
 namespace experiments {
 
@@ -55,15 +56,6 @@ std::string cell_text(const Cell& c, bool full_precision) {
   return full_precision ? fmt::format("{:.9g}", n.value) : format_number(n.value, n.digits);
 }
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out;
-}
-
 }  // namespace
 
 void Table::print(std::ostream& out, OutputFormat format) const {
@@ -87,9 +79,10 @@ std::string Table::to_string(OutputFormat format) const {
       for (std::size_t r = 0; r < rows_.size(); ++r) {
         out << "  {";
         for (std::size_t i = 0; i < columns_.size(); ++i) {
-          out << (i ? ", " : "") << '"' << columns_[i] << "\": ";
+          // Strings through nlohmann-json; numbers keep their fixed formatting (byte-stable output).
+          out << (i ? ", " : "") << sim::json_string(columns_[i]) << ": ";
           const Cell& c = rows_[r][i];
-          if (std::holds_alternative<std::string>(c)) out << '"' << json_escape(std::get<std::string>(c)) << '"';
+          if (std::holds_alternative<std::string>(c)) out << sim::json_string(std::get<std::string>(c));
           else out << cell_text(c, true);
         }
         out << "}" << (r + 1 < rows_.size() ? "," : "") << "\n";
