@@ -8,6 +8,7 @@ packages=(
   libeigen3-dev         # golden CPU kernels, OLS
   libceres-dev          # AAT curve fit
   libfmt-dev libyaml-cpp-dev libcli11-dev
+  nlohmann-json3-dev    # JSON strings in Chrome traces and --format json (sim/io/json_string)
   catch2                # unit tests (v2.13)
   libbenchmark-dev      # benchmarks (bench/ targets)
   python3-matplotlib    # plots

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "experiments/process/run_process.hpp"
 #include "models/config_error.hpp"
 #include "roofline/analytic_engine.hpp"
 #include "models/engine_registry.hpp"
@@ -138,8 +139,9 @@ std::string find_plot_python(const std::string& option) {
   if (!option.empty()) return option;
   if (const char* e = std::getenv("SPECDSE_PYTHON"); e && *e) return e;
   for (const char* c : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"}) {
-    const std::string probe = std::string(c) + " -c 'import matplotlib' >/dev/null 2>&1";
-    if (std::system(probe.c_str()) == 0) return c;
+    ProcessOptions quiet;
+    quiet.out = quiet.err = Stream::null;
+    if (run_process({c, "-c", "import matplotlib"}, quiet).status == 0) return c;
   }
   return "";
 }

@@ -10,10 +10,12 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
+#include "experiments/process/run_process.hpp"
 #include "experiments/reproductions/manifest.hpp"
 #include "experiments/reproductions/reproduction.hpp"
 #include "experiments/sweep/process_pool.hpp"
 #include "models/config_error.hpp"
+#include "sim/io/json_string.hpp"
 
 namespace experiments {
 namespace {
@@ -31,10 +33,12 @@ void run_plot(const PlotRequest& p, const std::string& python, const std::string
                           << p.script << "\n";
     return;
   }
-  std::string cmd = "'" + python + "' '" + p.script + "' '" + out_dir + "'";
-  for (const auto& arg : p.args) cmd += " '" + arg + "'";
-  cmd += quiet ? " >/dev/null 2>&1" : " >&2";
-  if (std::system(cmd.c_str()) != 0 && !quiet)
+  std::vector<std::string> argv = {python, p.script, out_dir};
+  argv.insert(argv.end(), p.args.begin(), p.args.end());
+  ProcessOptions o;  // stdout stays parseable: the script's chatter goes to stderr
+  o.out = quiet ? Stream::null : Stream::to_stderr;
+  o.err = quiet ? Stream::null : Stream::inherit;
+  if (run_process(argv, o).status != 0 && !quiet)
     std::cerr << "specdse: warning: plot script failed: " << p.script << "\n";
 }
 
@@ -111,7 +115,7 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
   std::string all_json;
   auto emit = [&](std::size_t k, const ReproductionOutput& o) {
     if (a.name == "all" && a.format == "json")
-      all_json += fmt::format("{}\n  \"{}\": {}", all_json.empty() ? "{" : ",", chosen[k]->name, o.out);
+      all_json += fmt::format("{}\n  {}: {}", all_json.empty() ? "{" : ",", sim::json_string(chosen[k]->name), o.out);
     else
       std::cout << o.out << std::flush;
     std::cerr << o.progress;

@@ -13,6 +13,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
+#include "experiments/process/run_process.hpp"
 #include "experiments/sweep/scenario_sweep.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "models/config_error.hpp"
@@ -278,9 +279,10 @@ int run_plot(const SweepArgs& a, const SweepSpec& spec) {
     auto dir = std::filesystem::path(a.out).parent_path().string();
     if (dir.empty()) dir = ".";
     // Same convention as `specdse reproduce`: SCRIPT OUT_DIR [ARGS...].
-    const std::string cmd = "'" + sweep_plot_python(a.python) + "' '" + script + "' '" + dir + "' '" + a.out + "' '" + png + "'" +
-                            (a.quiet ? " >/dev/null 2>&1" : " >&2");
-    if (std::system(cmd.c_str()) != 0) {
+    ProcessOptions o;  // stdout stays parseable: the script's chatter goes to stderr
+    o.out = a.quiet ? Stream::null : Stream::to_stderr;
+    o.err = a.quiet ? Stream::null : Stream::inherit;
+    if (run_process({sweep_plot_python(a.python), script, dir, a.out, png}, o).status != 0) {
       std::cerr << "specdse: warning: plot script failed: " << script << "\n";
       return 1;
     }

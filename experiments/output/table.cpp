@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "models/config_error.hpp"
+#include "sim/io/csv.hpp"
+#include "sim/io/json_string.hpp"
 
 namespace experiments {
 
@@ -54,22 +56,6 @@ std::string cell_text(const Cell& c, bool full_precision) {
   return full_precision ? fmt::format("{:.9g}", n.value) : format_number(n.value, n.digits);
 }
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out;
-}
-
 }  // namespace
 
 void Table::print(std::ostream& out, OutputFormat format) const {
@@ -80,11 +66,11 @@ std::string Table::to_string(OutputFormat format) const {
   std::ostringstream out;
   switch (format) {
     case OutputFormat::csv: {
-      for (std::size_t i = 0; i < columns_.size(); ++i) out << (i ? "," : "") << columns_[i];
-      out << '\n';
+      out << sim::csv_line(columns_) << '\n';
       for (const auto& row : rows_) {
-        for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_escape(cell_text(row[i], true));
-        out << '\n';
+        std::vector<std::string> cells;
+        for (const auto& c : row) cells.push_back(cell_text(c, true));
+        out << sim::csv_line(cells) << '\n';
       }
       break;
     }
@@ -93,9 +79,10 @@ std::string Table::to_string(OutputFormat format) const {
       for (std::size_t r = 0; r < rows_.size(); ++r) {
         out << "  {";
         for (std::size_t i = 0; i < columns_.size(); ++i) {
-          out << (i ? ", " : "") << '"' << columns_[i] << "\": ";
+          // Strings through nlohmann-json; numbers keep their fixed formatting (byte-stable output).
+          out << (i ? ", " : "") << sim::json_string(columns_[i]) << ": ";
           const Cell& c = rows_[r][i];
-          if (std::holds_alternative<std::string>(c)) out << '"' << json_escape(std::get<std::string>(c)) << '"';
+          if (std::holds_alternative<std::string>(c)) out << sim::json_string(std::get<std::string>(c));
           else out << cell_text(c, true);
         }
         out << "}" << (r + 1 < rows_.size() ? "," : "") << "\n";

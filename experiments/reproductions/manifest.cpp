@@ -1,6 +1,7 @@
 #include "experiments/reproductions/manifest.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -13,18 +14,9 @@ namespace fs = std::filesystem;
 namespace experiments {
 
 std::string yaml_quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      out += fmt::format("\\u{:04x}", unsigned(c));
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
+  YAML::Emitter e;
+  e << YAML::DoubleQuoted << s;
+  return e.c_str();
 }
 
 namespace {
@@ -68,29 +60,35 @@ std::string portable_path(const std::string& path, const std::string& config_dir
 }
 
 std::string manifest_yaml(const ManifestInfo& m) {
-  std::string y;
-  y += "reproduction: " + yaml_quote(m.reproduction) + "\n";
-  y += "title: " + yaml_quote(m.title) + "\n";
-  y += "command: " + yaml_quote("specdse reproduce " + m.reproduction + " --engine " + m.engine) + "\n";
-  y += "specdse_version: " + yaml_quote(version()) + "\n";
-  y += "git_commit: " + yaml_quote(git_commit()) + "\n";
-  y += "engine: " + yaml_quote(m.engine) + "\n";
+  // Every scalar double-quoted: a title with ':' or '#' or a path like "yes" stays a string.
+  YAML::Emitter y;
+  auto entry = [&](const char* key, const std::string& value) {
+    y << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << value;
+  };
+  y << YAML::BeginMap;
+  entry("reproduction", m.reproduction);
+  entry("title", m.title);
+  entry("command", "specdse reproduce " + m.reproduction + " --engine " + m.engine);
+  entry("specdse_version", version());
+  entry("git_commit", git_commit());
+  entry("engine", m.engine);
   std::string cfg;
-  y += "config_dir: " +
-       yaml_quote(relative_inside(m.config_dir, SPECDSE_SOURCE_DIR, cfg) ? cfg : "--config-dir (outside the project)") +
-       "\n";
-  y += "inputs:\n";
+  entry("config_dir", relative_inside(m.config_dir, SPECDSE_SOURCE_DIR, cfg) ? cfg : "--config-dir (outside the project)");
+  y << YAML::Key << "inputs" << YAML::Value << YAML::BeginSeq;
   for (const auto& in : m.inputs) {
     const auto paren = in.find(" (");
     const std::string path = in.substr(0, paren);
-    y += "  - path: " + yaml_quote(portable_path(path, m.config_dir)) + "\n";
-    if (paren != std::string::npos && in.back() == ')')
-      y += "    note: " + yaml_quote(in.substr(paren + 2, in.size() - paren - 3)) + "\n";
-    y += "    fnv1a64: " + yaml_quote(fnv1a64_of_file(path)) + "\n";
+    y << YAML::BeginMap;
+    entry("path", portable_path(path, m.config_dir));
+    if (paren != std::string::npos && in.back() == ')') entry("note", in.substr(paren + 2, in.size() - paren - 3));
+    entry("fnv1a64", fnv1a64_of_file(path));
+    y << YAML::EndMap;
   }
-  y += "outputs:\n";
-  for (const auto& out : m.outputs) y += "  - " + yaml_quote(out) + "\n";
-  return y;
+  y << YAML::EndSeq;
+  y << YAML::Key << "outputs" << YAML::Value << YAML::BeginSeq;
+  for (const auto& out : m.outputs) y << YAML::DoubleQuoted << out;
+  y << YAML::EndSeq << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
 }
 
 }  // namespace experiments

@@ -18,7 +18,7 @@ struct ManifestInfo {
 
 std::string manifest_yaml(const ManifestInfo& m);
 
-// A YAML double-quoted scalar (backslash and quote escaped, control characters as \uXXXX).
+// A YAML double-quoted scalar, written by yaml-cpp's emitter (as every scalar of the manifest).
 std::string yaml_quote(const std::string& s);
 
 // `path` relative to the project root when it lies in it, else relative to `config_dir` as

@@ -28,6 +28,7 @@
 #include "experiments/output/output_lock.hpp"
 #include "experiments/sweep/process_pool.hpp"
 #include "models/config_error.hpp"
+#include "sim/io/csv.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
 #include "sim/system/memory_fit.hpp"
@@ -65,21 +66,6 @@ std::string csv_row(const std::vector<std::string>& columns, std::vector<Cell> c
   s = s.substr(s.find('\n') + 1);
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
-}
-
-std::string csv_header(const std::vector<std::string>& columns) {
-  std::string h;
-  for (std::size_t i = 0; i < columns.size(); ++i) h += (i ? "," : "") + columns[i];
-  return h;
-}
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string c;
-  std::istringstream in(line);
-  while (std::getline(in, c, ',')) cells.push_back(c);
-  if (!line.empty() && line.back() == ',') cells.push_back("");
-  return cells;
 }
 
 // Everything a point needs, prepared on the main thread (config parsing and Ceres fits stay
@@ -239,13 +225,13 @@ std::vector<std::size_t> shard_indices(std::size_t total, std::size_t shard_inde
   return out;
 }
 
-std::string sweep_header(const SweepSpec& spec) { return csv_header(sweep_columns(spec)); }
+std::string sweep_header(const SweepSpec& spec) { return sim::csv_line(sweep_columns(spec)); }
 
 Table sweep_rows_table(const SweepSpec& spec, const std::vector<std::string>& lines) {
   Table t(sweep_columns(spec));
   for (const auto& line : lines) {
     std::vector<Cell> cells;
-    for (auto& c : split_csv(line)) cells.push_back(text(c));
+    for (auto& c : sim::csv_split(line)) cells.push_back(text(c));
     t.add_row(std::move(cells));
   }
   return t;
@@ -266,7 +252,7 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
   if (existing.empty()) return lines;
   const auto columns = sweep_columns(spec);
   const auto point_cols = point_column_names(spec);
-  const std::string header = csv_header(columns);
+  const std::string header = sim::csv_line(columns);
   const auto eol = existing.find('\n');
   if (eol == std::string::npos || existing.substr(0, eol) != header) {
     // A header cut short by an interrupted run is rewritten; anything else is another file.
@@ -286,7 +272,7 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
                                            "another --out", path, spec.path, indices.size()));
     const std::size_t k = indices[lines.size()];
     const std::string expected = csv_row(point_cols, point_cells(spec.point(k))) + ",";
-    if (line.compare(0, expected.size(), expected) != 0 || split_csv(line).size() != columns.size())
+    if (line.compare(0, expected.size(), expected) != 0 || sim::csv_split(line).size() != columns.size())
       throw models::InputError(fmt::format("{}: row {}: expected the point '{}' of sweep {}, got '{}'; "
                                            "remove the file or choose another --out",
                                            path, lines.size() + 1, expected, spec.path, line));

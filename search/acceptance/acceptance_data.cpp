@@ -4,25 +4,14 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "sim/io/csv.hpp"
 
 namespace search {
 
 using models::InputError;
-
-namespace {
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-}  // namespace
 
 std::string default_acceptance_path() {
   return models::ConfigRegistry::default_config_dir() + "/acceptance/aat_measurements.csv";
@@ -33,18 +22,15 @@ AcceptanceData AcceptanceData::load(const std::string& path) {
   if (!in) throw InputError(fmt::format("{}: cannot open acceptance data", path));
   AcceptanceData d;
   d.path_ = path;
-  std::string line;
   std::vector<std::string> header;
-  int line_no = 0;
   const std::vector<std::string> need = {"algorithm", "target_model", "task", "context",
                                          "draft_nodes", "tree_shape", "aat"};
   std::vector<int> col(need.size(), -1);
   int samples_col = -1, source_col = -1;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    auto cells = split_csv(line);
+  sim::CsvReader reader(in, path);
+  for (sim::CsvRecord record; reader.next(record);) {
+    const int line_no = record.line;
+    const auto& cells = record.cells;
     if (header.empty()) {
       header = cells;
       for (std::size_t i = 0; i < need.size(); ++i) {

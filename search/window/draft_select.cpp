@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 #include "models/config_error.hpp"
+#include "sim/io/csv.hpp"
 
 namespace search {
 
@@ -68,17 +68,6 @@ AccuracyOlsModel AccuracyTrainingSet::fit(const std::string& draft) const {
 }
 
 namespace {
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::istringstream in(line);
-  std::string cell;
-  while (std::getline(in, cell, ',')) {
-    const auto b = cell.find_first_not_of(" \t\r");
-    const auto e = cell.find_last_not_of(" \t\r");
-    out.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
-  }
-  return out;
-}
 double parse_number(const std::string& file, int line_no, const std::string& key, const std::string& s) {
   std::size_t used = 0;
   double v = 0;
@@ -98,17 +87,16 @@ AccuracyTrainingSet read_accuracy_training(const std::string& path) {
   if (!in) throw InputError(fmt::format("{}: file: expected a readable CSV, got none", path));
   AccuracyTrainingSet set;
   set.path = path;
-  std::string line;
-  int line_no = 0;
   bool header = false;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#')
-      continue;
-    const auto cells = split_csv(line);
+  sim::CsvReadOptions options;
+  options.trim = true;  // hand-written files align their columns
+  sim::CsvReader reader(in, path, options);
+  for (sim::CsvRecord record; reader.next(record);) {
+    const int line_no = record.line;
+    const auto& cells = record.cells;
     if (!header) {
       if (cells.size() < 3 || cells[0] != "draft" || cells[1] != "alpha")
-        throw InputError(fmt::format("{}: header: expected 'draft,alpha,<feature>..', got '{}'", path, line));
+        throw InputError(fmt::format("{}: header: expected 'draft,alpha,<feature>..', got '{}'", path, record.text));
       set.feature_names.assign(cells.begin() + 2, cells.end());
       header = true;
       continue;

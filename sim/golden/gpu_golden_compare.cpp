@@ -12,37 +12,27 @@
 #include "sim/gpu/gpu_kernel_model.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
 #include "sim/gpu/gpu_streams.hpp"
+#include "sim/io/csv.hpp"
 
 namespace sim {
 
 namespace {
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream ss(line);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(item);
-  return out;
-}
-
-// Reads the data lines of a measured CSV after checking its header; fn(fields, line_no).
+// Reads the data records of a measured CSV after checking its header; fn(cells, text, line_no).
 template <class Fn>
 void for_each_data_line(const std::string& csv_path, const std::string& header, Fn&& fn) {
   std::ifstream in(csv_path);
   if (!in) throw models::InputError(fmt::format("{}: cannot open the measured CSV", csv_path));
-  std::string line;
-  int line_no = 0;
+  CsvReader reader(in, csv_path);
   bool header_seen = false;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
+  for (CsvRecord r; reader.next(r);) {
     if (!header_seen) {
-      if (line.rfind(header, 0) != 0)
-        throw models::InputError(fmt::format("{}:{}: header: expected {}, got '{}'", csv_path, line_no, header, line));
+      if (r.text.rfind(header, 0) != 0)
+        throw models::InputError(fmt::format("{}:{}: header: expected {}, got '{}'", csv_path, r.line, header, r.text));
       header_seen = true;
       continue;
     }
-    fn(split_csv(line), line, line_no);
+    fn(r.cells, r.text, r.line);
   }
 }
 

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "models/config_error.hpp"
+#include "sim/io/json_string.hpp"
 #include "sim/sc_session.hpp"
 
 namespace sim {
@@ -192,20 +193,6 @@ TimelineRun run_timeline(const TaskGraph& graph) {
   return scheduler->run;
 }
 
-namespace {
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
-    else out += c;
-  }
-  return out;
-}
-
-}  // namespace
-
 void write_chrome_trace(const TaskGraph& graph, const TimelineRun& run, std::ostream& out) {
   // Processes: resource groups in first-seen order; threads: resources.
   std::vector<std::string> groups;
@@ -227,13 +214,13 @@ void write_chrome_trace(const TaskGraph& graph, const TimelineRun& run, std::ost
   };
   for (std::size_t p = 0; p < groups.size(); ++p) {
     sep();
-    out << fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"{}"}}}})", p + 1,
-                       json_escape(groups[p]));
+    out << fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})", p + 1,
+                       json_string(groups[p]));
   }
   for (std::size_t r = 0; r < graph.resources().size(); ++r) {
     sep();
-    out << fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", pid_of[r],
-                       r + 1, json_escape(graph.resources()[r].name + " (" + to_string(graph.resources()[r].kind) + ")"));
+    out << fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})", pid_of[r],
+                       r + 1, json_string(graph.resources()[r].name + " (" + to_string(graph.resources()[r].kind) + ")"));
   }
   for (std::size_t t = 0; t < graph.tasks().size(); ++t) {
     const TimelineTask& task = graph.tasks()[t];
@@ -241,8 +228,8 @@ void write_chrome_trace(const TaskGraph& graph, const TimelineRun& run, std::ost
     sep();
     // Timestamps in microseconds, as the format requires; the event spans the busy time.
     out << fmt::format(
-        R"({{"ph":"X","name":"{}","cat":"{}","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"task":{},"bytes":{:.0f},"complete_us":{:.3f}}}}})",
-        json_escape(task.name), json_escape(task.category), pid_of[r], r + 1, run.start_s[t] * 1e6,
+        R"({{"ph":"X","name":{},"cat":{},"pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"task":{},"bytes":{:.0f},"complete_us":{:.3f}}}}})",
+        json_string(task.name), json_string(task.category), pid_of[r], r + 1, run.start_s[t] * 1e6,
         task.busy_s * 1e6, t, task.bytes, run.end_s[t] * 1e6);
   }
   out << "\n]}\n";

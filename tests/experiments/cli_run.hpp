@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <vector>
 
+#include "sim/io/csv.hpp"
+
 namespace cli_test {
 
 struct Result {
@@ -28,17 +30,13 @@ inline Result run(const std::string& args, bool with_stderr = true) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
-// The rows of a CSV table as cells (header first); '#' lines (footers) and empty lines skipped.
+// The rows of a CSV table as cells (header first); '#' lines (footers) and empty lines skipped;
+// quoted cells read back as written (sim/io/csv).
 inline std::vector<std::vector<std::string>> csv(const std::string& text) {
   std::vector<std::vector<std::string>> rows;
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    std::istringstream l(line);
-    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
-    rows.push_back(cells);
-  }
+  sim::CsvReader reader(in, "specdse output");
+  for (sim::CsvRecord r; reader.next(r);) rows.push_back(r.cells);
   return rows;
 }
 

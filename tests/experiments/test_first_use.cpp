@@ -14,6 +14,7 @@
 
 #include "cli_run.hpp"
 #include "experiments/cli/acceptance_source.hpp"
+#include "experiments/process/run_process.hpp"
 #include "experiments/reproductions/manifest.hpp"
 #include "models/config_error.hpp"
 #include "models/hf_import.hpp"
@@ -287,8 +288,10 @@ TEST_CASE("golden warns when the CPU config does not describe this host", "[firs
 }
 
 TEST_CASE("reproduction plots: a PDF beside every PNG, byte-identical when regenerated", "[first-use]") {
-  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0 &&
-      std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+  experiments::ProcessOptions quiet;
+  quiet.out = quiet.err = experiments::Stream::null;
+  if (experiments::run_process({"/usr/bin/python3", "-c", "import matplotlib"}, quiet).status != 0 &&
+      experiments::run_process({"python3", "-c", "import matplotlib"}, quiet).status != 0) {
     WARN("no Python with matplotlib here: plots not checked");
     return;
   }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "experiments/reproductions/reproduction.hpp"
+#include "experiments/process/run_process.hpp"
 
 namespace fs = std::filesystem;
 
@@ -49,11 +50,11 @@ experiments::ReproductionResult run(const std::string& name, const models::Confi
 TEST_CASE("reproduce all --no-plots writes every reproduction's folder", "[repro]") {
   const auto out = fs::temp_directory_path() / ("specdse_test_repro_all_" + std::to_string(::getpid()));
   fs::remove_all(out);
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " reproduce all --no-plots --quiet --format csv --out '" +
-                          out.string() + "' > /dev/null";
-  const int status = std::system(cmd.c_str());
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  experiments::ProcessOptions o;
+  o.out = experiments::Stream::null;
+  REQUIRE(experiments::run_process({SPECDSE_SPECDSE_EXE, "reproduce", "all", "--no-plots", "--quiet", "--format", "csv",
+                                    "--out", out.string()}, o)
+              .status == 0);
   std::vector<std::string> expected = {"table1", "table2", "table3", "table4", "fig2",
                                        "fig4",   "fig5",   "fig6",   "regimes"};
   for (const auto& r : experiments::reproduction_table())

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "experiments/sweep/sweep_runner.hpp"
+#include "experiments/process/run_process.hpp"
 #include "experiments/sweep/sweep_spec.hpp"
 #include "tests/experiments/cli_run.hpp"
 #include "tests/experiments/sweep_test_support.hpp"
@@ -158,11 +159,10 @@ TEST_CASE("malformed sweep specs are InputErrors naming file and key", "[sweep]"
   CHECK_THROWS_AS(experiments::run_sweep(spec, reg, {}), models::InputError);
 
   // The CLI reports it on one line and exits 2.
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " sweep --quiet --spec '" +
-                          (d / "bad.yaml").string() + "' > /dev/null 2>&1";
-  const int status = std::system(cmd.c_str());
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 2);
+  experiments::ProcessOptions quiet;
+  quiet.out = quiet.err = experiments::Stream::null;
+  CHECK(experiments::run_process({SPECDSE_SPECDSE_EXE, "sweep", "--quiet", "--spec", (d / "bad.yaml").string()}, quiet)
+            .status == 2);
   fs::remove_all(d);
 }
 

@@ -2,25 +2,31 @@
 // --python is used as given, and a Python that cannot run the script is a failed plot (exit 1)
 // with the CSV still written.
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include "experiments/process/run_process.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-int run(const std::string& args) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + " >/dev/null 2>&1";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+// Runs specdse with `args` (no shell: a path with spaces is one argument), output discarded.
+int run(std::vector<std::string> args) {
+  args.insert(args.begin(), SPECDSE_SPECDSE_EXE);
+  experiments::ProcessOptions quiet;
+  quiet.out = quiet.err = experiments::Stream::null;
+  return experiments::run_process(args, quiet).status;
 }
 
 bool has_matplotlib(const std::string& python) {
-  return std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0;
+  experiments::ProcessOptions quiet;
+  quiet.out = quiet.err = experiments::Stream::null;
+  return experiments::run_process({python, "-c", "import matplotlib"}, quiet).status == 0;
 }
 
 }  // namespace
@@ -35,13 +41,13 @@ TEST_CASE("sweep --plot: --python is the interpreter used, and the default finds
                                  "  context: [1024]\n  memory.bandwidth_gbs: [100, 1000, 10000]\n";
   const std::string spec = (d / "s.yaml").string();
   // An interpreter that does not exist: the plot fails (exit 1), the CSV is there.
-  CHECK(run("sweep --quiet --spec " + spec + " --out " + (d / "a.csv").string() +
-            " --plot --python /nonexistent/python3") == 1);
+  CHECK(run({"sweep", "--quiet", "--spec", spec, "--out", (d / "a.csv").string(), "--plot", "--python",
+             "/nonexistent/python3"}) == 1);
   CHECK(fs::exists(d / "a.csv"));
   CHECK_FALSE(fs::exists(d / "a.png"));
   // The default: $SPECDSE_PYTHON or the first python3 (PATH, then the system's) with matplotlib.
   if (has_matplotlib("python3") || has_matplotlib("/usr/bin/python3") || has_matplotlib("/usr/local/bin/python3")) {
-    CHECK(run("sweep --quiet --spec " + spec + " --out " + (d / "b.csv").string() + " --plot") == 0);
+    CHECK(run({"sweep", "--quiet", "--spec", spec, "--out", (d / "b.csv").string(), "--plot"}) == 0);
     CHECK(fs::file_size(d / "b.png") > 1000);
     CHECK(fs::file_size(d / "b.pdf") > 1000);  // a PDF beside every PNG
   }

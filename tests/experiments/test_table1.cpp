@@ -9,6 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include "experiments/process/run_process.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -29,9 +31,11 @@ struct Row {
 std::string run_table1(const std::string& engine, const std::string& tag) {
   const fs::path out = fs::temp_directory_path() / ("specdse_table1_" + tag);
   fs::remove_all(out);
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " reproduce table1 --no-plots --quiet --engine " +
-                          engine + " --out " + out.string() + " --format csv > /dev/null";
-  REQUIRE(std::system(cmd.c_str()) == 0);
+  experiments::ProcessOptions o;
+  o.out = experiments::Stream::null;
+  REQUIRE(experiments::run_process({SPECDSE_SPECDSE_EXE, "reproduce", "table1", "--no-plots", "--quiet", "--engine",
+                                    engine, "--out", out.string(), "--format", "csv"}, o)
+              .status == 0);
   return read_file(out / "table1" / "table1.csv");
 }
 

@@ -8,28 +8,13 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include "models/config_error.hpp"
+#include "sim/io/csv.hpp"
 
 namespace search::specpipe {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream ss(line);
-  std::string c;
-  while (std::getline(ss, c, ',')) cells.push_back(trim(c));
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
-}
 
 // Residual H(k) - hit with the shared slope b = exp(beta) (kept positive: H increases with k).
 struct HitResidual {
@@ -52,15 +37,14 @@ double logit(double p) { return std::log(p / (1 - p)); }
 std::vector<HitPoint> load_hit_points(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw models::InputError(fmt::format("{}: cannot open hit-point file", path));
-  std::string line;
   std::vector<std::string> header;
   std::vector<HitPoint> pts;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    const std::string t = trim(line);
-    if (t.empty() || t[0] == '#') continue;
-    auto cells = split_csv(t);
+  sim::CsvReadOptions options;
+  options.trim = true;  // hand-written files align their columns
+  sim::CsvReader reader(in, path, options);
+  for (sim::CsvRecord record; reader.next(record);) {
+    const int lineno = record.line;
+    const auto& cells = record.cells;
     if (header.empty()) {
       header = cells;
       for (const char* need : {"curve", "k", "hit"})

@@ -1,0 +1,72 @@
+// What Table writes reads back: CSV cells with commas, quotes and line breaks through the
+// project's CSV reader, --format json strings with control characters through a JSON parser,
+// and a manifest with awkward text through a YAML parser.
+#include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "experiments/output/table.hpp"
+#include "experiments/reproductions/manifest.hpp"
+#include "sim/io/csv.hpp"
+
+using experiments::Number;
+using experiments::OutputFormat;
+using experiments::Table;
+
+namespace {
+
+const std::vector<std::string> kAwkward = {"plain", "a,b", "say \"hi\"", "two\nlines", "tab\there\x01", "# not a comment"};
+
+Table awkward_table() {
+  Table t({"name", "value"});
+  for (std::size_t i = 0; i < kAwkward.size(); ++i) t.add_row({kAwkward[i], Number{double(i) + 0.5, 4}});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("table io: CSV cells read back as written") {
+  std::istringstream in(awkward_table().to_string(OutputFormat::csv));
+  sim::CsvReadOptions o;
+  o.skip_comments = false;  // a '#' cell is data here
+  sim::CsvReader reader(in, "table.csv", o);
+  sim::CsvRecord r;
+  REQUIRE(reader.next(r));
+  CHECK(r.cells == std::vector<std::string>{"name", "value"});
+  for (std::size_t i = 0; i < kAwkward.size(); ++i) {
+    REQUIRE(reader.next(r));
+    CHECK(r.cells.at(0) == kAwkward[i]);
+    CHECK(std::stod(r.cells.at(1)) == double(i) + 0.5);
+  }
+  CHECK_FALSE(reader.next(r));
+}
+
+TEST_CASE("table io: plain CSV keeps its bytes") {
+  Table t({"model", "x", "tokens_per_s"});
+  t.add_row({std::string("llama-3.2-1b"), std::int64_t(4), Number{123.456789, 4}});
+  CHECK(t.to_string(OutputFormat::csv) == "model,x,tokens_per_s\nllama-3.2-1b,4,123.456789\n");
+  CHECK(t.to_string(OutputFormat::json) ==
+        "[\n  {\"model\": \"llama-3.2-1b\", \"x\": 4, \"tokens_per_s\": 123.456789}\n]\n");
+}
+
+TEST_CASE("table io: --format json is valid JSON whatever the strings hold") {
+  const auto j = nlohmann::json::parse(awkward_table().to_string(OutputFormat::json));
+  REQUIRE(j.size() == kAwkward.size());
+  for (std::size_t i = 0; i < kAwkward.size(); ++i) {
+    CHECK(j[i]["name"].get<std::string>() == kAwkward[i]);
+    CHECK(j[i]["value"].get<double>() == double(i) + 0.5);
+  }
+}
+
+TEST_CASE("table io: a manifest with awkward text is YAML that reads back") {
+  experiments::ManifestInfo m{"r", "Title: with # and \"quotes\"\nand a line", "roofline", "/nonexistent",
+                              {"/nonexistent/in.csv (a note: yes)"}, {"r.csv", "no"}};
+  const YAML::Node y = YAML::Load(experiments::manifest_yaml(m));
+  CHECK(y["title"].as<std::string>() == m.title);
+  CHECK(y["inputs"][0]["path"].as<std::string>() == "<config_dir>/in.csv");
+  CHECK(y["inputs"][0]["note"].as<std::string>() == "a note: yes");
+  CHECK(y["inputs"][0]["fnv1a64"].as<std::string>() == "missing");
+  CHECK(y["outputs"][1].as<std::string>() == "no");
+}
