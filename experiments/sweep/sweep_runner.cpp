@@ -27,6 +27,7 @@
 #include "experiments/cli/workload_setup.hpp"
 #include "experiments/output/output_lock.hpp"
 #include "experiments/sweep/process_pool.hpp"
+#include "experiments/sweep/sweep_rows.hpp"
 #include "models/config_error.hpp"
 #include "sim/io/csv.hpp"
 #include "search/acceptance/acceptance_data.hpp"
@@ -35,38 +36,6 @@
 
 namespace experiments {
 namespace {
-
-const std::vector<std::string> kPointColumns = {"index", "hardware", "model", "algorithm", "task",
-                                                "context", "batch"};
-const std::vector<std::string> kResultColumns = {
-    "peak_tflops", "bandwidth_gbs", "flops_per_byte", "aat_context", "ar_tokens_per_s", "best_x",
-    "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime",
-    "sd_case", "status"};
-
-std::vector<Cell> point_cells(const SweepPoint& p) {
-  std::vector<Cell> cells = {integer(std::int64_t(p.index)), p.hardware, p.model, p.algorithm, p.task,
-                             integer(p.context), integer(p.batch)};
-  for (const auto& [k, v] : p.hardware_overrides) cells.push_back(text(v));
-  for (const auto& [k, v] : p.draft_placement) cells.push_back(text(v));
-  return cells;
-}
-
-std::vector<std::string> point_column_names(const SweepSpec& spec) {
-  auto cols = kPointColumns;
-  for (const auto& k : spec.hardware_keys()) cols.push_back(k);
-  for (const auto& k : spec.draft_placement_keys()) cols.push_back(k);
-  return cols;
-}
-
-// One CSV row (no header, no newline) formatted exactly as Table writes it.
-std::string csv_row(const std::vector<std::string>& columns, std::vector<Cell> cells) {
-  Table t(columns);
-  t.add_row(std::move(cells));
-  std::string s = t.to_string(OutputFormat::csv);
-  s = s.substr(s.find('\n') + 1);
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s;
-}
 
 // Everything a point needs, prepared on the main thread (config parsing and Ceres fits stay
 // single-threaded; workers only cost graphs).
@@ -158,65 +127,6 @@ std::vector<std::string> sweep_columns(const SweepSpec& spec) {
   return cols;
 }
 
-models::HardwareSpec load_hardware_with_overrides(
-    const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
-    const std::string& context) {
-  if (overrides.empty()) return models::load_hardware(path);
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    throw models::InputError(fmt::format("{}: cannot parse: {}", path, e.what()));
-  }
-  std::string what;
-  for (const auto& [key, value] : overrides) {
-    YAML::Node cur;
-    cur.reset(root);
-    std::string walked;
-    std::istringstream parts(key);
-    std::string part;
-    while (std::getline(parts, part, '.')) {
-      walked += (walked.empty() ? "" : ".") + part;
-      if (!cur.IsMap() || !cur[part])
-        throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got no key {}", context, key,
-                                             path, walked));
-      YAML::Node next = cur[part];
-      cur.reset(next);
-    }
-    if (!cur.IsScalar())
-      throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got a {}", context, key, path,
-                                           cur.IsMap() ? "map" : "list"));
-    try {
-      std::size_t used = 0;
-      std::stod(cur.Scalar(), &used);
-      if (used != cur.Scalar().size()) throw std::invalid_argument("");
-    } catch (const std::exception&) {
-      throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got '{}'", context, key, path,
-                                           cur.Scalar()));
-    }
-    cur = value;  // assigns through the reference into the loaded tree
-    what += fmt::format("{}{}={}", what.empty() ? "" : ", ", key, value);
-  }
-  YAML::Emitter out;
-  out << root;
-  static std::atomic<unsigned> counter{0};
-  const auto tmp = std::filesystem::temp_directory_path() /
-                   fmt::format("specdse-sweep-{}-{}.yaml", ::getpid(), counter++);
-  {
-    std::ofstream f(tmp);
-    f << out.c_str() << "\n";
-  }
-  try {
-    auto hw = models::load_hardware(tmp.string());
-    std::filesystem::remove(tmp);
-    hw.source_file = fmt::format("{} with {}", path, what);
-    return hw;
-  } catch (const models::InputError& e) {
-    std::filesystem::remove(tmp);
-    throw models::InputError(fmt::format("{}: {} with {}: {}", context, path, what, e.what()));
-  }
-}
-
 std::vector<std::size_t> shard_indices(std::size_t total, std::size_t shard_index, std::size_t shard_count) {
   if (shard_count == 0 || shard_index >= shard_count)
     throw models::InputError(fmt::format("--shard: expected I/N with 0 <= I < N, got {}/{}", shard_index, shard_count));
@@ -235,53 +145,6 @@ Table sweep_rows_table(const SweepSpec& spec, const std::vector<std::string>& li
     t.add_row(std::move(cells));
   }
   return t;
-}
-
-std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
-                                          const std::vector<std::size_t>& indices, std::size_t* keep_bytes) {
-  std::vector<std::string> lines;
-  if (keep_bytes) *keep_bytes = 0;
-  if (path.empty() || !std::filesystem::exists(path)) return lines;
-  std::string existing;
-  {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    existing = ss.str();
-  }
-  if (existing.empty()) return lines;
-  const auto columns = sweep_columns(spec);
-  const auto point_cols = point_column_names(spec);
-  const std::string header = sim::csv_line(columns);
-  const auto eol = existing.find('\n');
-  if (eol == std::string::npos || existing.substr(0, eol) != header) {
-    // A header cut short by an interrupted run is rewritten; anything else is another file.
-    if (eol != std::string::npos || header.compare(0, existing.size(), existing) != 0)
-      throw models::InputError(fmt::format(
-          "{}: expected the header of sweep {} to resume it, got a different file; remove it or "
-          "choose another --out", path, spec.path));
-    return lines;
-  }
-  std::size_t keep = eol + 1, pos = keep;
-  while (pos < existing.size()) {
-    const auto end = existing.find('\n', pos);
-    if (end == std::string::npos) break;  // a partial row from an interrupted run
-    const std::string line = existing.substr(pos, end - pos);
-    if (lines.size() >= indices.size())
-      throw models::InputError(fmt::format("{}: has more rows than sweep {} ({}); remove it or choose "
-                                           "another --out", path, spec.path, indices.size()));
-    const std::size_t k = indices[lines.size()];
-    const std::string expected = csv_row(point_cols, point_cells(spec.point(k))) + ",";
-    if (line.compare(0, expected.size(), expected) != 0 || sim::csv_split(line).size() != columns.size())
-      throw models::InputError(fmt::format("{}: row {}: expected the point '{}' of sweep {}, got '{}'; "
-                                           "remove the file or choose another --out",
-                                           path, lines.size() + 1, expected, spec.path, line));
-    lines.push_back(line);
-    pos = end + 1;
-    keep = pos;
-  }
-  if (keep_bytes) *keep_bytes = keep;
-  return lines;
 }
 
 bool sweep_uses_processes(const std::string& engine, unsigned workers) {
@@ -556,83 +419,6 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   if (rows_out) *rows_out = sweep_rows_table(spec, lines);
   stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return stats;
-}
-
-std::string sweep_journal_path(const std::string& out_path) { return out_path + ".partial"; }
-
-std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
-                               const SweepSpec* spec) {
-  if (shard_paths.empty()) throw models::InputError("sweep merge: expected at least one shard file, got none");
-  std::string header;
-  std::map<std::size_t, std::string> rows;  // by point index
-  for (const auto& path : shard_paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw models::InputError(fmt::format("{}: cannot read the sweep shard", path));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string content = ss.str();
-    const auto eol = content.find('\n');
-    if (eol == std::string::npos)
-      throw models::InputError(fmt::format("{}: expected a sweep CSV with a header line, got none", path));
-    const std::string h = content.substr(0, eol);
-    if (header.empty()) {
-      header = h;
-      if (spec && header != sweep_header(*spec))
-        throw models::InputError(fmt::format("{}: expected the header of sweep {}, got '{}'", path, spec->path, h));
-      if (header.rfind("index,", 0) != 0)
-        throw models::InputError(fmt::format("{}: expected a sweep CSV whose first column is index, got '{}'", path, h));
-    } else if (h != header) {
-      throw models::InputError(fmt::format("{}: expected the header of {}, got '{}'", path, shard_paths.front(), h));
-    }
-    std::size_t pos = eol + 1, line_no = 1;
-    while (pos < content.size()) {
-      const auto end = content.find('\n', pos);
-      ++line_no;
-      // An unterminated last line is a row an interrupted shard was writing: that shard is
-      // incomplete, so merging it would lose a point.
-      if (end == std::string::npos)
-        throw models::InputError(fmt::format("{}: line {}: expected a complete row, got a partial one (the shard "
-                                             "was interrupted: run it again to resume it)", path, line_no));
-      const std::string line = content.substr(pos, end - pos);
-      pos = end + 1;
-      const std::string first = line.substr(0, line.find(','));
-      std::size_t index = 0;
-      try {
-        std::size_t used = 0;
-        const long long v = std::stoll(first, &used);
-        if (used != first.size() || v < 0) throw std::invalid_argument("");
-        index = std::size_t(v);
-      } catch (const std::exception&) {
-        throw models::InputError(fmt::format("{}: line {}: index: expected a point index, got '{}'", path, line_no, first));
-      }
-      if (!rows.emplace(index, line).second)
-        throw models::InputError(fmt::format("{}: line {}: expected each point once over the shards, got point {} "
-                                             "again", path, line_no, index));
-    }
-  }
-  const std::size_t n = spec ? spec->size() : (rows.empty() ? 0 : rows.rbegin()->first + 1);
-  std::string out = header + "\n";
-  std::size_t expect = 0;
-  for (const auto& [index, line] : rows) {
-    if (index != expect || index >= n)
-      throw models::InputError(fmt::format("sweep merge: expected point {} in one of the shards, got {}",
-                                           expect, index >= n ? "a point past the sweep's " + std::to_string(n)
-                                                              : "none (missing shard or unfinished run?)"));
-    if (spec) {
-      const auto point_cols = point_column_names(*spec);
-      const std::string expected = csv_row(point_cols, point_cells(spec->point(index))) + ",";
-      if (line.compare(0, expected.size(), expected) != 0)
-        throw models::InputError(fmt::format("sweep merge: point {}: expected '{}' of sweep {}, got '{}'", index,
-                                             expected, spec->path, line));
-    }
-    out += line + "\n";
-    ++expect;
-  }
-  if (expect != n)
-    throw models::InputError(fmt::format("sweep merge: expected {} points of sweep {}, got {} (missing shard or "
-                                         "unfinished run?)", n, spec ? spec->path : "", expect));
-  write_file_atomic(out_path, out);
-  return n;
 }
 
 }  // namespace experiments

@@ -1,0 +1,81 @@
+// A hardware config with a sweep point's overrides of numeric keys (memory.bandwidth_gbs, ...)
+// applied before it is validated (declared in sweep_runner.hpp).
+#include "experiments/sweep/sweep_runner.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "models/config_error.hpp"
+#include "models/hardware_spec.hpp"
+
+namespace experiments {
+
+models::HardwareSpec load_hardware_with_overrides(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
+    const std::string& context) {
+  if (overrides.empty()) return models::load_hardware(path);
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw models::InputError(fmt::format("{}: cannot parse: {}", path, e.what()));
+  }
+  std::string what;
+  for (const auto& [key, value] : overrides) {
+    YAML::Node cur;
+    cur.reset(root);
+    std::string walked;
+    std::istringstream parts(key);
+    std::string part;
+    while (std::getline(parts, part, '.')) {
+      walked += (walked.empty() ? "" : ".") + part;
+      if (!cur.IsMap() || !cur[part])
+        throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got no key {}", context, key,
+                                             path, walked));
+      YAML::Node next = cur[part];
+      cur.reset(next);
+    }
+    if (!cur.IsScalar())
+      throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got a {}", context, key, path,
+                                           cur.IsMap() ? "map" : "list"));
+    try {
+      std::size_t used = 0;
+      std::stod(cur.Scalar(), &used);
+      if (used != cur.Scalar().size()) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got '{}'", context, key, path,
+                                           cur.Scalar()));
+    }
+    cur = value;  // assigns through the reference into the loaded tree
+    what += fmt::format("{}{}={}", what.empty() ? "" : ", ", key, value);
+  }
+  YAML::Emitter out;
+  out << root;
+  static std::atomic<unsigned> counter{0};
+  const auto tmp = std::filesystem::temp_directory_path() /
+                   fmt::format("specdse-sweep-{}-{}.yaml", ::getpid(), counter++);
+  {
+    std::ofstream f(tmp);
+    f << out.c_str() << "\n";
+  }
+  try {
+    auto hw = models::load_hardware(tmp.string());
+    std::filesystem::remove(tmp);
+    hw.source_file = fmt::format("{} with {}", path, what);
+    return hw;
+  } catch (const models::InputError& e) {
+    std::filesystem::remove(tmp);
+    throw models::InputError(fmt::format("{}: {} with {}: {}", context, path, what, e.what()));
+  }
+}
+}  // namespace experiments
