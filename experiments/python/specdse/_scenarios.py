@@ -1,0 +1,120 @@
+"""Scenarios in Python: every scenario of the C++ registry (search/scenarios/scenario.hpp),
+callable by name (``specdse.scenario("chain-sd", ...)``), as an attribute
+(``specdse.scenario.chain_sd(...)``) or as a top-level function (``specdse.chain_sd(...)``), with
+the CLI's parameter names (dashes as underscores). Generated from the declarations: a scenario
+registered in C++ needs no binding code here.
+"""
+
+import os
+
+import numpy as np
+
+from . import _specdse
+from . import _config_dir, _frame, _ints, _optional_hw, _spec_path  # defined before this module is imported
+from ._specdse import Hardware, InputError, Model, System
+
+
+def scenarios(frame=True):
+    """The registered scenarios: name, description, their parameters (key: default, help, type,
+    unit and accepted values, as the CLI's flags declare them) and their own command, if any."""
+    rows = _specdse.scenario_list()
+    cols = {"scenario": [r[0] for r in rows], "description": [r[1] for r in rows],
+            "params": [{k: {"default": d, "help": h, "type": t, "unit": u, "accepts": a} for k, d, h, t, u, a in r[2]}
+                       for r in rows],
+            "command": [f"specdse {r[0]}" if r[3] else "" for r in rows]}
+    return _frame(cols, frame)
+
+
+def _param_value(v):
+    # Scenario parameters are KEY=VALUE text, as after --param: lists comma-joined, bools lower case.
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple, range, np.ndarray)):
+        return ",".join(_param_value(e) for e in v)
+    if isinstance(v, (Model, Hardware, System)):
+        return v.source_file or v.name
+    return str(v)
+
+
+class _Scenario:
+    """Runs registered scenarios: ``specdse.scenario("tree-sd", ...)`` or ``specdse.scenario.tree_sd(...)``.
+
+    Each registered scenario is an attribute (dashes become underscores), so one registered in
+    C++ is callable here without binding code; ``help(specdse.scenario.NAME)`` lists its
+    parameters.
+    """
+
+    def __call__(self, name, hw=None, model=None, algorithm=None, context=None, *, batch=1, task="govreport",
+                 data=None, source_table="", engine=None, params=None, frame=True, config_dir=None, **kwparams):
+        """Runs scenario ``name`` as ``specdse scenario NAME`` does.
+
+        Common inputs (each scenario says which it needs): ``hw`` (with ``engine``, default
+        roofline), ``model`` and ``algorithm`` (the workload, ``batch`` sequences), ``context``
+        (one or a list), and the measured acceptance data (``task``, ``data``, ``source_table``).
+        The scenario's own parameters (``scenarios()``) as keyword arguments (``x_max=64`` for
+        x-max; lists become comma lists) or ``params={"x-max": 64}``. A scenario with an
+        ``engine`` parameter also gets ``engine`` there unless it is set explicitly.
+        Returns a DataFrame whose ``attrs["footer"]`` holds the summary line; ``frame=False``
+        returns (columns, footer).
+        """
+        info = {r[0]: r for r in _specdse.scenario_list()}.get(name)
+        declared = [p[0] for p in info[2]] if info else []
+        settings = {}
+        for k, v in (params or {}).items():
+            settings[str(k)] = v
+        for k, v in kwparams.items():
+            key = k.replace("_", "-")
+            if info is not None and key not in declared and k not in declared:
+                raise InputError(f"scenario {name}: parameter '{key}' is not declared (declared: "
+                                 f"{', '.join(declared) or 'none'})")
+            settings[key if key in declared else k] = v
+        if engine is not None and "engine" in declared and "engine" not in settings:
+            settings["engine"] = engine
+        h = _optional_hw(hw, config_dir)
+        ctx = [] if context is None else _ints(context, "context")
+        with _spec_path(model, Model) as m, _spec_path(algorithm, Model) as a:
+            cols, footer = _specdse.run_scenario(
+                name, h, m, a, ctx, int(batch), task, os.fspath(data or ""), source_table, engine or "roofline",
+                [f"{k}={_param_value(v)}" for k, v in settings.items()], _config_dir(config_dir))
+        if not frame:
+            return cols, footer
+        df = _frame(cols, True)
+        df.attrs["footer"] = footer
+        return df
+
+    def _runner(self, name, description, params):
+        def run(hw=None, model=None, algorithm=None, context=None, **kwargs):
+            return self(name, hw, model, algorithm, context, **kwargs)
+        run.__name__ = name.replace("-", "_")
+        run.__qualname__ = "scenario." + run.__name__
+        lines = [f"Scenario '{name}': {description}.", "",
+                 "Common inputs as specdse.scenario() (hw, model, algorithm, context, batch, task, engine, ...).",
+                 "Parameters (keyword arguments, default as the CLI's --param):"]
+        for k, d, h, _, _, accepts in params:
+            lines.append(f"    {k.replace('-', '_')} = {d!r}: {h} ({accepts})")
+        run.__doc__ = "\n".join(lines)
+        return run
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        for name, description, params, _ in _specdse.scenario_list():
+            if name.replace("-", "_") == attr or name == attr:
+                return self._runner(name, description, params)
+        raise AttributeError(f"specdse.scenario has no scenario '{attr}' (registered: "
+                             f"{', '.join(r[0] for r in _specdse.scenario_list())})")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {r[0].replace("-", "_") for r in _specdse.scenario_list()})
+
+    def __repr__(self):
+        return f"<specdse.scenario: {', '.join(r[0] for r in _specdse.scenario_list())}>"
+
+
+scenario = _Scenario()
+
+
+def scenario_functions():
+    """{python_name: function} for every registered scenario (``chain-sd`` -> ``chain_sd``)."""
+    return {name.replace("-", "_"): scenario._runner(name, description, params)
+            for name, description, params, _ in _specdse.scenario_list()}
