@@ -10,6 +10,7 @@
 #include "experiments/reproductions/repro_eagle_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "models/weight_format.hpp"
+#include "search/trees/positional_trees.hpp"
 
 namespace experiments {
 namespace {
@@ -36,7 +37,7 @@ ReproductionResult eagle_table2(const ReproduceContext& ctx) {
   const auto chain = search::full_tree(kChainTokens, 1);
   for (const auto& model : search::paper004_models()) {
     const PaperRow& p = kTable2.at(model);
-    const double tpc = search::paper004_acceptance(model).tree_tpc(chain);
+    const double tpc = search::tree_tpc(search::paper004_acceptance(model), chain);
     double bf16_s = 0;
     for (const std::string fmt_name : {"bf16", "fp8", "int4"}) {
       const auto& f = models::weight_format(fmt_name, "eagle-table2");
