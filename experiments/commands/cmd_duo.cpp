@@ -6,12 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/reproductions/paper003_reference.hpp"
 #include "models/config_error.hpp"
-#include "models/reference_data.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
 namespace experiments {
@@ -27,31 +26,6 @@ struct DuoArgs {
   long long tokens = 1024;
   std::uint64_t seed = 1;
 };
-
-// Paper 003 Table 4 (configs/reference/paper003_table4.yaml: prediction of the sequence count;
-// rows: top-1 draft accepted or not, columns: one sequence or more), shown beside ours for
-// comparison only. [accepted][more than one sequence]; every cell must be listed once.
-using Confusion = std::array<std::array<double, 2>, 2>;
-Confusion paper_confusion(const std::string& config_dir) {
-  const models::YamlReader r = models::open_reference("paper003_table4", config_dir);
-  r.allow_only({"confusion"});
-  Confusion c{};
-  bool seen[2][2] = {};
-  for (const auto& cell : r.map_list("confusion")) {
-    cell.allow_only({"top1_accepted", "sequences", "fraction"});
-    const int acc = cell.boolean("top1_accepted") ? 1 : 0;
-    const int many = cell.one_of("sequences", {"one", "more"}) == "more" ? 1 : 0;
-    if (seen[acc][many]) cell.fail("sequences", "each (top1_accepted, sequences) cell once", "a repeated cell");
-    seen[acc][many] = true;
-    c[acc][many] = cell.non_negative("fraction");
-  }
-  for (int acc : {0, 1})
-    for (int many : {0, 1})
-      if (!seen[acc][many])
-        r.fail("confusion", "all four (top1_accepted, sequences) cells",
-               fmt::format("no cell top1_accepted: {}, sequences: {}", acc ? "true" : "false", many ? "more" : "one"));
-  return c;
-}
 
 int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
@@ -112,7 +86,8 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
     for (const auto& [n, c] : r.duo.plan.sequence_counts)
       t.add_row({"count", integer(n), "", integer(c), num(double(c) / double(std::max(1LL, total))), ""});
     const auto& m = r.duo.plan.confusion;
-    const Confusion paper = paper_confusion(reg.dir());
+    // Paper 003 Table 4 (configs/reference/paper003_table4.yaml), for comparison only.
+    const auto paper = paper003_table4(reg.dir()).confusion;
     const long long verified = m[0][0] + m[0][1] + m[1][0] + m[1][1];
     for (int acc : {1, 0})
       for (int many : {0, 1})
