@@ -42,15 +42,20 @@ Paper004Table1 load_paper004_table1(const std::string& config_dir) {
 
 std::vector<Paper004Table2Row> load_paper004_table2(const std::string& config_dir) {
   const models::YamlReader r = models::open_reference("paper004_table2", config_dir);
-  r.allow_only({"bf16_chain3_tpc"});
+  r.allow_only({"rows"});
   std::vector<Paper004Table2Row> rows;
   std::set<std::string> seen;
-  for (const auto& row : r.map_list("bf16_chain3_tpc")) {
-    row.allow_only({"model", "tpc"});
+  for (const auto& row : r.map_list("rows")) {
+    row.allow_only({"model", "bf16_tpc", "fp8_tpc", "int4_tpc", "fp8_draft_latency_relative",
+                    "int4_draft_latency_relative"});
     Paper004Table2Row e;
     e.model = row.string("model");
     require_once(seen, row, e.model);
-    e.bf16_chain3_tpc = row.positive("tpc");
+    e.bf16_tpc = row.positive("bf16_tpc");
+    e.fp8_tpc = row.positive("fp8_tpc");
+    e.int4_tpc = row.positive("int4_tpc");
+    e.fp8_draft_latency_relative = row.positive("fp8_draft_latency_relative");
+    e.int4_draft_latency_relative = row.positive("int4_draft_latency_relative");
     rows.push_back(e);
   }
   return rows;

@@ -24,9 +24,11 @@ struct Paper004Table1 {
   std::vector<Eagle3> eagle3;
 };
 
+// Table 2: the head's FFN in BF16, FP8 or INT4 (chain of 3, MT-Bench).
 struct Paper004Table2Row {
   std::string model;
-  double bf16_chain3_tpc = 0;
+  double bf16_tpc = 0, fp8_tpc = 0, int4_tpc = 0;
+  double fp8_draft_latency_relative = 0, int4_draft_latency_relative = 0;  // to BF16
 };
 
 // configs/reference/paper004_table1.yaml / paper004_table2.yaml under `config_dir`.

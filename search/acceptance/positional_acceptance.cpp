@@ -112,7 +112,7 @@ std::vector<std::string> paper004_models() {
 
 double paper004_table2_tpc(const std::string& model) {
   for (const auto& r : load_paper004_table2(config_dir()))
-    if (r.model == model) return r.bf16_chain3_tpc;
+    if (r.model == model) return r.bf16_tpc;
   throw models::InputError(fmt::format("{}: no row for model '{}'",
                                        models::reference_path("paper004_table2", config_dir()), model));
 }
