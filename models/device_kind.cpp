@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "models/config_error.hpp"
+#include "models/yaml_reader.hpp"
 
 namespace models {
 
@@ -28,6 +29,31 @@ std::mutex& registry_mutex() {
 DeviceKindRegistration::DeviceKindRegistration(const std::string& name, std::unique_ptr<const DeviceKind> kind) {
   std::lock_guard<std::mutex> lock(registry_mutex());
   kinds()[name] = std::move(kind);
+}
+
+// HardwareSpec (models/hardware_spec.hpp) is the data; what it says about a device and how it
+// is read come from its kind, so they are defined here, above both, not in hardware_spec.cpp.
+double HardwareSpec::peak_flops() const { return device_kind(kind, source_file).peak_flops(*this); }
+
+double HardwareSpec::peak_bandwidth_bytes() const {
+  return device_kind(kind, source_file).peak_bandwidth_bytes(*this);
+}
+
+double HardwareSpec::memory_capacity_bytes() const {
+  return device_kind(kind, source_file).memory_capacity_bytes(*this);
+}
+
+HardwareSpec load_hardware(const std::string& path) {
+  const YamlReader r = YamlReader::open(path);
+  HardwareSpec hw;
+  hw.source_file = path;
+  hw.name = r.string("name");
+  hw.description = r.string_or("description", "");
+  // The kind's own loader reads and validates the rest (models/device_kinds/).
+  hw.kind = r.one_of("kind", device_kind_names());
+  device_kind(hw.kind, r.file()).load(r, hw);
+  hw.verify_includes_lm_head = r.boolean_or("verify_includes_lm_head", true);
+  return hw;
 }
 
 const DeviceKind& device_kind(const std::string& name, const std::string& what) {

@@ -1,7 +1,7 @@
 #include "models/hardware_spec.hpp"
 
-#include "models/device_kind.hpp"
-#include "models/yaml_reader.hpp"
+// HardwareSpec's peaks and load_hardware depend on the registered device kind, so they are
+// defined one layer up, in models/device_kind.cpp; this file includes nothing of the kinds.
 
 namespace models {
 
@@ -13,29 +13,6 @@ std::string to_string(MemoryType type) {
     case MemoryType::ddr5: return "ddr5";
   }
   return "?";
-}
-
-double HardwareSpec::peak_flops() const { return device_kind(kind, source_file).peak_flops(*this); }
-
-double HardwareSpec::peak_bandwidth_bytes() const {
-  return device_kind(kind, source_file).peak_bandwidth_bytes(*this);
-}
-
-double HardwareSpec::memory_capacity_bytes() const {
-  return device_kind(kind, source_file).memory_capacity_bytes(*this);
-}
-
-HardwareSpec load_hardware(const std::string& path) {
-  const YamlReader r = YamlReader::open(path);
-  HardwareSpec hw;
-  hw.source_file = path;
-  hw.name = r.string("name");
-  hw.description = r.string_or("description", "");
-  // The kind's own loader reads and validates the rest (models/device_kinds/).
-  hw.kind = r.one_of("kind", device_kind_names());
-  device_kind(hw.kind, r.file()).load(r, hw);
-  hw.verify_includes_lm_head = r.boolean_or("verify_includes_lm_head", true);
-  return hw;
 }
 
 }  // namespace models
