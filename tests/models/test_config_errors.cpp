@@ -91,3 +91,9 @@ TEST_CASE("Unknown or misspelt hardware keys are errors naming the closest known
   const ConfigRegistry reg;
   for (const auto& name : reg.names("hardware")) CHECK_NOTHROW(reg.hardware(name));
 }
+
+TEST_CASE("A key given twice is an error naming it, not a silent first-wins") {
+  // yaml-cpp keeps both entries and a lookup sees the first; the second value must not vanish.
+  CHECK_THAT(error_of(mutated_copy("xeon-16c", "l3_mib:", "l3_mib: 1\nl3_mib:")),
+             Catch::Contains("xeon-16c") && Catch::Contains("l3_mib: key given twice"));
+}
