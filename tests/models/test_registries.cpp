@@ -2,12 +2,11 @@
 // shipped kinds, dispatches each algorithm's draft pass to its builder, and an unknown kind is an
 // InputError naming the available ones (both at lookup and in an algorithm config). Callers ask
 // the builder what a kind implies (attached head, own layer shape, KV cache), never its name.
-// Device kinds register the same way (models/device_kinds/): a toy kind registered in this file
-// alone loads its YAML and is timed by the roofline engine.
+// Device kinds register the same way (models/device_kinds/); tests/roofline/test_device_kinds.cpp
+// registers a toy kind in one file and times it with the roofline engine.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <any>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,8 +15,6 @@
 #include "models/config_registry.hpp"
 #include "models/device_kind.hpp"
 #include "models/drafts/draft_builder.hpp"
-#include "models/engine_registry.hpp"
-#include "models/latency_engine.hpp"
 #include "models/operator_graph.hpp"
 
 using namespace models;
@@ -90,75 +87,13 @@ TEST_CASE("draft builders: callers learn what a kind implies from its builder") 
         Approx(build_draft_pass_graph(eagle_algorithm, target, 1, 0).total_weight_bytes()));
 }
 
-namespace {
-
-// A device kind of this test only: a peak FLOP/s and a bandwidth, nothing else. Everything a
-// new kind needs is below: its parameter block, its loader and peaks, and one registration.
-struct ToyParameters {
-  double tflops = 0, bandwidth_gbs = 0, capacity_gib = 0;
-};
-
-class ToyKind : public DeviceKind {
- public:
-  void load(const YamlReader& r, HardwareSpec& hw) const override {
-    r.allow_only({"name", "kind", "description", "verify_includes_lm_head", "tflops", "bandwidth_gbs", "capacity_gib"});
-    hw.kind_parameters = ToyParameters{r.positive("tflops"), r.positive("bandwidth_gbs"), r.positive("capacity_gib")};
-  }
-  double peak_flops(const HardwareSpec& hw) const override { return toy(hw).tflops * 1e12; }
-  double peak_bandwidth_bytes(const HardwareSpec& hw) const override { return toy(hw).bandwidth_gbs * 1e9; }
-  double memory_capacity_bytes(const HardwareSpec& hw) const override {
-    return toy(hw).capacity_gib * 1024.0 * 1024.0 * 1024.0;
-  }
-
- private:
-  static const ToyParameters& toy(const HardwareSpec& hw) { return std::any_cast<const ToyParameters&>(hw.kind_parameters); }
-};
-
-const DeviceKindRegistration toy_registered("toy-test-kind", std::make_unique<ToyKind>());
-
-std::filesystem::path write_yaml(const std::string& file, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / file;
-  std::ofstream(path) << text;
-  return path;
-}
-
-}  // namespace
-
 TEST_CASE("device kinds: the shipped kinds are registered, an unknown kind names the available ones") {
   const auto names = device_kind_names();
   for (const std::string kind : {"cpu", "fpga", "gpu"})
     CHECK(std::find(names.begin(), names.end(), kind) != names.end());
   CHECK_THROWS_WITH(device_kind("tpu", "test"), Catch::Contains("'tpu'") && Catch::Contains("fpga"));
-  const auto path = write_yaml("specdse_test_registries_tpu.yaml", "name: t\nkind: tpu\n");
+  const auto path = std::filesystem::temp_directory_path() / "specdse_test_registries_tpu.yaml";
+  std::ofstream(path) << "name: t\nkind: tpu\n";
   CHECK_THROWS_WITH(load_hardware(path.string()), Catch::Contains("kind") && Catch::Contains("tpu"));
   std::filesystem::remove(path);
-}
-
-TEST_CASE("device kinds: a kind registered in one file loads its YAML and is timed by the roofline engine") {
-  const auto path = write_yaml("specdse_test_registries_toy.yaml",
-                               "name: toy\nkind: toy-test-kind\ntflops: 100\nbandwidth_gbs: 1000\ncapacity_gib: 16\n");
-  const HardwareSpec hw = load_hardware(path.string());
-  CHECK(hw.kind == "toy-test-kind");
-  CHECK(hw.peak_flops() == Approx(100e12));
-  CHECK(hw.peak_bandwidth_bytes() == Approx(1000e9));
-  CHECK(hw.memory_capacity_bytes() == Approx(16.0 * 1024 * 1024 * 1024));
-  CHECK(has_engine("roofline", hw.kind));
-  CHECK_FALSE(has_engine("sim", hw.kind));
-  // No engine of its own: the peak roofline. A decode step of an 8B model streams its weights,
-  // so it takes at least their bytes over the bandwidth, and more tokens never take less.
-  const ConfigRegistry reg;
-  Workload w;
-  w.target = reg.model("llama-3.1-8b-instruct");
-  const auto engine = make_engine("roofline", hw);
-  const double t1 = t_verify(*engine, w, 1, 1024);
-  CHECK(t1 >= verify_graph(*engine, w, 1, 1024).total_weight_bytes() / 1000e9);
-  CHECK(t1 < 1.0);
-  CHECK(t_verify(*engine, w, 64, 1024) >= t1);
-  CHECK_THROWS_WITH(make_engine("sim", hw), Catch::Contains("toy-test-kind") && Catch::Contains("available: roofline"));
-  // The kind's own loader validates its keys like every config.
-  const auto typo = write_yaml("specdse_test_registries_toy_typo.yaml",
-                               "name: toy\nkind: toy-test-kind\ntflop: 100\nbandwidth_gbs: 1000\ncapacity_gib: 16\n");
-  CHECK_THROWS_AS(load_hardware(typo.string()), InputError);
-  std::filesystem::remove(path);
-  std::filesystem::remove(typo);
 }
