@@ -1,6 +1,7 @@
 #include "models/engine_registry.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -13,7 +14,7 @@ namespace models {
 
 namespace {
 
-using Key = std::pair<std::string, HardwareKind>;
+using Key = std::pair<std::string, std::string>;  // engine name, device kind name
 
 // Function-local statics: registrations run during static initialisation, in any order.
 std::map<Key, EngineFactory>& factories() {
@@ -25,26 +26,36 @@ std::mutex& registry_mutex() {
   return m;
 }
 
+// The kind's own engine of that name, else the one for any kind; null when neither is
+// registered. Called with the registry locked.
+const EngineFactory* find_factory(const std::string& engine, const std::string& kind) {
+  for (const std::string& k : {kind, std::string(kAnyDeviceKind)}) {
+    auto it = factories().find({engine, k});
+    if (it != factories().end()) return &it->second;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
-EngineRegistration::EngineRegistration(const std::string& engine, HardwareKind kind, EngineFactory factory) {
+EngineRegistration::EngineRegistration(const std::string& engine, const std::string& device_kind,
+                                       EngineFactory factory) {
   std::lock_guard<std::mutex> lock(registry_mutex());
-  factories()[{engine, kind}] = std::move(factory);
+  factories()[{engine, device_kind}] = std::move(factory);
 }
 
 std::unique_ptr<LatencyEngine> make_engine(const std::string& engine, const HardwareSpec& hw) {
   EngineFactory factory;
   {
     std::lock_guard<std::mutex> lock(registry_mutex());
-    auto it = factories().find({engine, hw.kind});
-    if (it != factories().end()) factory = it->second;
+    if (const EngineFactory* f = find_factory(engine, hw.kind)) factory = *f;
   }
   if (!factory) {
-    std::string known;
-    for (const auto& [key, f] : factories())
-      if (key.second == hw.kind) known += (known.empty() ? "" : ", ") + key.first;
+    std::vector<std::string> known;
+    for (const auto& name : engine_names())
+      if (has_engine(name, hw.kind)) known.push_back(name);
     throw InputError(fmt::format("--engine: '{}' is not available for {} hardware '{}' (available: {})", engine,
-                                 to_string(hw.kind), hw.name, known.empty() ? "none" : known));
+                                 hw.kind, hw.name, known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
   }
   return factory(hw);
 }
@@ -58,9 +69,9 @@ std::vector<std::string> engine_names() {
   return names;
 }
 
-bool has_engine(const std::string& engine, HardwareKind kind) {
+bool has_engine(const std::string& engine, const std::string& device_kind) {
   std::lock_guard<std::mutex> lock(registry_mutex());
-  return factories().count({engine, kind}) > 0;
+  return find_factory(engine, device_kind) != nullptr;
 }
 
 }  // namespace models

@@ -1,15 +1,13 @@
 #pragma once
 // Typed hardware descriptions, parsed and validated from configs/hardware/<name>.yaml.
 // Units are in the field names, as in the YAML keys.
+#include <any>
 #include <optional>
 #include <string>
 
 #include "models/software_stack.hpp"
 
 namespace models {
-
-enum class HardwareKind { fpga, gpu, cpu };
-std::string to_string(HardwareKind kind);
 
 enum class MemoryType { hbm, ddr4, gddr6x, ddr5 };
 std::string to_string(MemoryType type);
@@ -119,17 +117,23 @@ struct HardwareSpec {
   std::string name;
   std::string source_file;
   std::string description;
-  HardwareKind kind = HardwareKind::gpu;
+  // The device kind (`kind:`, models/device_kind.hpp): a registered name such as "fpga", "gpu"
+  // or "cpu". Its loader fills one parameter block below and its functions give the peaks.
+  std::string kind;
   // Whether the target's LM head runs in the verification step on this device. Paper 000's
   // FPGA simulator times decoder layers only (see the board YAMLs for the evidence).
   bool verify_includes_lm_head = true;
   std::optional<FpgaSpec> fpga;
   std::optional<GpuSpec> gpu;
   std::optional<CpuSpec> cpu;
+  // The parameter block of a kind that has none of the above (a new kind keeps its own struct
+  // here; its loader stores it and its functions std::any_cast it back).
+  std::any kind_parameters;
   // The software that runs models on this device (host overheads, runtime memory). "bare"
   // unless a system placement or --stack names one; engines that model host costs read it.
   SoftwareStack stack;
 
+  // The registered kind's answers (models/device_kind.hpp).
   double peak_flops() const;           // dense 16-bit (FPGA, GPU) or FP32 SIMD (CPU) FLOP/s
   double peak_bandwidth_bytes() const; // bytes/s
   double memory_capacity_bytes() const; // device memory; 0 when the config does not state it

@@ -1,6 +1,7 @@
 #include "models/latency_engine.hpp"
 
 #include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
 
 namespace models {
 

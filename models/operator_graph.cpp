@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/config_error.hpp"
-#include "models/drafts/draft_builder.hpp"
-#include "models/drafts/graph_parts.hpp"
+#include "models/graph_parts.hpp"
 
 namespace models {
 
@@ -152,19 +151,15 @@ void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_
   ops.push_back(gemm(prefix + (s.gated ? "down_proj" : "fc2"), mt, s.hidden, s.intermediate, s));
 }
 
-}  // namespace graph_parts
-
-namespace {
-
-using namespace graph_parts;
-
 void check_shape(const std::string& what, int tokens, std::int64_t context, int batch) {
   if (tokens < 1) throw InputError(fmt::format("{}: x (tokens per step) must be >= 1, got {}", what, tokens));
   if (context < 0) throw InputError(fmt::format("{}: context must be >= 0, got {}", what, context));
   if (batch < 1) throw InputError(fmt::format("{}: batch must be >= 1, got {}", what, batch));
 }
 
-}  // namespace
+}  // namespace graph_parts
+
+using namespace graph_parts;
 
 Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
                 double wbytes, double abytes, double dequant_ops_per_weight) {
@@ -240,13 +235,6 @@ StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape) {
   if (shape.include_lm_head)
     g.tail_ops.push_back(gemm("lm_head", mt, model.vocab_size, s.hidden, s));
   return g;
-}
-
-StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target,
-                                 int width, std::int64_t context, int batch) {
-  check_shape(algorithm.name + " draft", width, context, batch);
-  return draft_builder(algorithm.draft.kind, algorithm.name)
-      .pass_graph(algorithm, target, width, context, batch);
 }
 
 }  // namespace models

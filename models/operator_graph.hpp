@@ -3,11 +3,14 @@
 // (all layers have the same shape, which lets engines cost or simulate a layer once and
 // memoise it) followed by tail ops (final norm, LM head). Every op carries its GEMM shape,
 // FLOPs and bytes so the analytic and simulated engines can be compared op by op.
+//
+// Layering: operator graphs are the lower layer; draft builders (models/drafts/) build on them
+// (models/graph_parts.hpp) and the draft pass of an algorithm (build_draft_pass_graph) is declared with
+// them in models/drafts/draft_builder.hpp. Nothing here includes or calls the drafts.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "models/algorithm_spec.hpp"
 #include "models/model_spec.hpp"
 
 namespace models {
@@ -97,8 +100,5 @@ Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::in
 
 // Target verification (or plain decoding) step.
 StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape);
-// One draft pass over `width` tokens for `algorithm` drafting for `target` at context L.
-StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target,
-                                 int width, std::int64_t context, int batch = 1);
 
 }  // namespace models

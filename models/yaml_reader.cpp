@@ -67,9 +67,15 @@ bool YamlReader::has(const std::string& key) const {
 }
 
 void YamlReader::allow_only(const std::vector<std::string>& known) const {
+  // yaml-cpp keeps a repeated key and lookups see only the first: a second value would be
+  // silently ignored, so a key given twice is an error too.
+  std::vector<std::string> seen;
   for (const auto& kv : node_) {
     if (!kv.first.IsScalar()) fail("(key)", "a plain key name", describe(kv.first));
     const std::string key = printable(kv.first.Scalar());
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw InputError(fmt::format("{}: {}: key given twice", file_, key_path(key)));
+    seen.push_back(key);
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     throw InputError(fmt::format("{}: {}: unknown key{}", file_, key_path(key), did_you_mean(key, known)));
   }

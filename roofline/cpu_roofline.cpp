@@ -132,7 +132,7 @@ models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool br
 }
 
 namespace {
-const models::EngineRegistration registered("roofline", models::HardwareKind::cpu,
+const models::EngineRegistration registered("roofline", "cpu",
                                             [](const models::HardwareSpec& hw) {
                                               return std::make_unique<CpuRooflineEngine>(hw);
                                             });

@@ -368,7 +368,7 @@ models::StepCost GpuRooflineEngine::step(const models::StepGraph& graph, bool br
 }
 
 namespace {
-const models::EngineRegistration registered("roofline", models::HardwareKind::gpu,
+const models::EngineRegistration registered("roofline", "gpu",
                                             [](const models::HardwareSpec& hw) {
                                               return std::make_unique<GpuRooflineEngine>(hw);
                                             });

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/reproductions/paper003_reference.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -25,10 +26,6 @@ struct DuoArgs {
   long long tokens = 1024;
   std::uint64_t seed = 1;
 };
-
-// Paper 003 Table 4 (prediction of the sequence count; rows: top-1 draft accepted or not,
-// columns: one sequence or more), shown beside ours for comparison only.
-constexpr double kPaperConfusion[2][2] = {{0.230, 0.335}, {0.348, 0.087}};  // [accepted][n > 1]
 
 int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
@@ -89,11 +86,13 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
     for (const auto& [n, c] : r.duo.plan.sequence_counts)
       t.add_row({"count", integer(n), "", integer(c), num(double(c) / double(std::max(1LL, total))), ""});
     const auto& m = r.duo.plan.confusion;
+    // Paper 003 Table 4 (configs/reference/paper003_table4.yaml), for comparison only.
+    const auto paper = paper003_table4(reg.dir()).confusion;
     const long long verified = m[0][0] + m[0][1] + m[1][0] + m[1][1];
     for (int acc : {1, 0})
       for (int many : {0, 1})
         t.add_row({"confusion", many ? ">1" : "1", acc ? "yes" : "no", integer(m[acc][many]),
-                   num(double(m[acc][many]) / double(std::max(1LL, verified))), num(kPaperConfusion[acc][many])});
+                   num(double(m[acc][many]) / double(std::max(1LL, verified))), num(paper[acc][many])});
     t.set_footer(footer + "; confusion over the iterations whose draft reached verification (paper 003 Table 4)");
     print_table(t, a.format);
   } else if (a.show == "sweep") {

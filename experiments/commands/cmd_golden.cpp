@@ -138,14 +138,15 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   const models::HardwareSpec hw = resolve_hardware(a, reg);
   std::vector<sim::GoldenRow> rows;
   std::string warning;  // CPU configs that do not describe this host
-  if (hw.kind == models::HardwareKind::gpu) {
+  // Golden kernels exist for the GPU model (measured with cuda/) and the CPU model (run here).
+  if (hw.gpu) {
     if (a.measured.empty())
       throw models::InputError(fmt::format("--measured: expected a CSV from cuda/run_goldens.sh run on a '{}' "
                                            "(no GPU kernels run here), got nothing", hw.name));
     if (sim::is_step_csv(a.measured)) return run_step_golden(a, hw, reg);
     if (sim::is_contention_csv(a.measured)) return run_contention_golden(a, hw, reg);
     rows = sim::compare_gpu_measurements(a.measured, hw);
-  } else if (hw.kind == models::HardwareKind::cpu) {
+  } else if (hw.cpu) {
     if (!a.measured.empty())
       throw models::InputError("--measured: only for GPU configs; CPU golden kernels run on this host");
     std::vector<models::ModelSpec> models;
@@ -169,7 +170,7 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     if (!warning.empty()) std::cerr << "specdse: " << warning << "\n";
     rows = sim::run_cpu_golden(shapes, hw, o);
   } else {
-    throw models::InputError(fmt::format("--hw: expected a cpu or gpu config, got fpga '{}'", hw.name));
+    throw models::InputError(fmt::format("--hw: expected a cpu or gpu config, got {} '{}'", hw.kind, hw.name));
   }
 
   Table t({"hw", "kernel", "source", "m", "n", "k", "measured_s", "measured_median_s", "predicted_s", "error_pct"});

@@ -122,13 +122,13 @@ PYBIND11_MODULE(_specdse, m) {
       .def_readonly("name", &models::HardwareSpec::name)
       .def_readonly("source_file", &models::HardwareSpec::source_file)
       .def_readonly("description", &models::HardwareSpec::description)
-      .def_property_readonly("kind", [](const models::HardwareSpec& h) { return models::to_string(h.kind); })
+      .def_property_readonly("kind", [](const models::HardwareSpec& h) { return h.kind; })
       .def_property_readonly("peak_tflops", [](const models::HardwareSpec& h) { return h.peak_flops() / 1e12; })
       .def_property_readonly("bandwidth_gbs", [](const models::HardwareSpec& h) { return h.peak_bandwidth_bytes() / 1e9; })
       .def_property_readonly("memory_gib",
                              [](const models::HardwareSpec& h) { return h.memory_capacity_bytes() / double(1ull << 30); })
       .def("__repr__", [](const models::HardwareSpec& h) {
-        return fmt::format("<specdse.Hardware {} ({}, {:.4g} TFLOP/s, {:.4g} GB/s)>", h.name, models::to_string(h.kind),
+        return fmt::format("<specdse.Hardware {} ({}, {:.4g} TFLOP/s, {:.4g} GB/s)>", h.name, h.kind,
                            h.peak_flops() / 1e12, h.peak_bandwidth_bytes() / 1e9);
       });
 

@@ -8,6 +8,8 @@
 // draft's probabilities. SpS's window is paper 001's best for that alpha and these costs.
 #include <fmt/format.h>
 
+#include "experiments/reproductions/paper003_reference.hpp"
+#include "models/reference_data.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -16,21 +18,21 @@ namespace {
 
 namespace duo = search::duodecoding;
 
-constexpr double kTable4Alpha = 0.435;  // paper 003 Table 4
 constexpr long long kTokens = 2048;
 constexpr std::uint64_t kSeed = 1;
-// Paper 003 §4.4.2 (Fig. 4's text): tokens processed per iteration, display only.
-constexpr int kPaperProcessed[3] = {1, 5, 24};  // AD, SpS, DuoDecoding
 // The paper's SpS baseline runs in Transformers, so its draft (FP16) shares the GPU.
 constexpr const char* kSpsGpuDraft = "llama-68m";
-// Paper 003 Table 4, [top-1 accepted][sequences > 1], display only.
-constexpr double kPaperConfusion[2][2] = {{0.230, 0.335}, {0.348, 0.087}};
 
 ReproductionResult fig4(const ReproduceContext& ctx) {
+  // Paper 003 Table 4 (its top-1 acceptance is alpha; its confusion is display only) and §4.4.2
+  // (tokens processed per iteration, display only).
+  const Paper003Table4 table4 = paper003_table4(ctx.registry->dir());
+  const Paper003Processed paper_processed = paper003_fig4_processed(ctx.registry->dir());
+  const double table4_alpha = table4.top1_accepted_fraction;
   duo::DuoNames n = duo::paper003_testbed(ctx.engine);
   n.tokens = kTokens;
   duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
-  q.stream = duo::PositionStream::calibrated(kTable4Alpha, duo::kGeneratorTopK, kSeed);
+  q.stream = duo::PositionStream::calibrated(table4_alpha, duo::kGeneratorTopK, kSeed);
   q.policy.dynamic = true;
   const duo::DuoReport r = duo::run_duo_scenario(q);
   duo::DuoNames ng = n;
@@ -46,19 +48,19 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   res.title = fmt::format(
       "Paper 003 Fig. 4: iteration profile of AD, SpS and DuoDecoding ({} engine; A800 + Xeon, Llama-2-7B / "
       "Llama-68M Q5_K_M, alpha {})",
-      ctx.engine, kTable4Alpha);
+      ctx.engine, table4_alpha);
   res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
                 ctx.registry->path("models", "llama-68m"),
-                "paper 003 Table 4 (alpha = 0.435; confusion, display only), §4.4.2 (tokens per iteration, display only)"};
+                models::reference_path("paper003_table4", ctx.registry->dir()), models::reference_path("paper003_fig4", ctx.registry->dir())};
   Table t({"method", "budget", "iteration_s", "target_forward_s", "draft_s", "comm_s", "target_idle_fraction",
            "draft_idle_fraction", "processed_tokens_per_iteration", "tokens_per_iteration", "tokens_per_s",
            "speedup_vs_ad", "speedup_vs_sps", "paper_processed_tokens_per_iteration"});
   const std::vector<std::pair<std::string, const duo::ScenarioRun*>> methods{
       {"AD", &r.ad}, {"SpS (draft on CPU)", &r.sps}, {"SpS (draft on GPU)", &sps_gpu}, {"DuoDecoding", &r.duo}};
   for (const auto& [name, run] : methods) {
-    const int paper = run->plan.method == duo::Method::ad    ? kPaperProcessed[0]
-                      : run->plan.method == duo::Method::duo ? kPaperProcessed[2]
-                                                             : kPaperProcessed[1];
+    const int paper = run->plan.method == duo::Method::ad    ? paper_processed.ad
+                      : run->plan.method == duo::Method::duo ? paper_processed.duodecoding
+                                                             : paper_processed.sps;
     t.add_row({name, integer(run->plan.budget), num(run->mean_iteration_s),
                num(run->mean_target_s), num(run->mean_draft_s), num(run->mean_comm_s), num(run->target_idle_fraction),
                num(run->draft_idle_fraction), num(run->processed_per_iteration), num(run->tokens_per_iteration),
@@ -90,7 +92,7 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   for (int acc : {1, 0})
     for (int many : {0, 1})
       conf.add_row({acc ? "yes" : "no", many ? ">1" : "1", num(double(m[acc][many]) / verified),
-                    num(kPaperConfusion[acc][many])});
+                    num(table4.confusion[acc][many])});
   res.extra_csvs.emplace_back("duo_confusion.csv", std::move(conf));
 
   res.notes = fmt::format(
@@ -104,7 +106,7 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
       "in duo_confusion.csv, over the iterations whose draft reached verification. The generator's draft is "
       "calibrated (accepted with probability p1) with uniform stick-breaking for the other candidates; its spread of "
       "candidate probabilities is not fitted to any figure, so the sequence-count distribution is indicative only.",
-      r.budget, r.cost_coefficient, r.sps_gamma, kTable4Alpha, gpu_gamma, q.costs.context(), kTokens,
+      r.budget, r.cost_coefficient, r.sps_gamma, table4_alpha, gpu_gamma, q.costs.context(), kTokens,
       r.ttft.duo_parallel_s / r.ttft.ad_s, r.ttft.duo_parallel_s / r.ttft.sps_s);
   res.plots.push_back(plot_script("duo_fig4"));
   return res;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "experiments/reproductions/paper003_reference.hpp"
+#include "models/reference_data.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -20,16 +22,9 @@ namespace {
 
 namespace duo = search::duodecoding;
 
-constexpr double kTable4Alpha = 0.435;  // paper 003 Table 4: top-1 first token accepted, 0.348 + 0.087
 constexpr long long kTokens = 2048;
 constexpr std::uint64_t kSeed = 1;
 constexpr int kMaxStatic = 4;           // static:1..4, the dynamic rule's cap
-// Paper 003 Table 2 (Llama-2-7B, tokens/s; MT, Trans, Math, Code), rows static 1, 2, 3, dynamic.
-constexpr int kPaperRows = 4;
-constexpr double kPaperTable2[kPaperRows][4] = {{98.71, 131.15, 149.68, 89.06},
-                                                {102.30, 118.48, 136.00, 84.15},
-                                                {101.22, 113.42, 124.76, 80.54},
-                                                {101.67, 139.08, 150.67, 89.52}};
 
 double mean_sequences(const duo::Plan& p) {
   long long n = 0, sum = 0;
@@ -38,6 +33,9 @@ double mean_sequences(const duo::Plan& p) {
 }
 
 ReproductionResult table2(const ReproduceContext& ctx) {
+  // Paper 003 Table 4's top-1 acceptance is alpha; Table 2 (tokens/s per strategy and task) is display only.
+  const double table4_alpha = paper003_table4(ctx.registry->dir()).top1_accepted_fraction;
+  const auto paper_table2 = paper003_table2(ctx.registry->dir());
   duo::DuoNames n = duo::paper003_testbed(ctx.engine);
   n.tokens = kTokens;
   duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
@@ -50,12 +48,12 @@ ReproductionResult table2(const ReproduceContext& ctx) {
       budget, ctx.engine);
   res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
                 ctx.registry->path("models", "llama-68m"),
-                "paper 003 Table 4 (alpha = 0.435) and Table 2 (display only)"};
+                models::reference_path("paper003_table4", ctx.registry->dir()), models::reference_path("paper003_table2", ctx.registry->dir())};
   Table t({"alpha", "strategy", "budget", "mean_sequences", "tokens_per_s", "relative_to_static1", "speedup_vs_ad",
            "speedup_vs_sps", "tokens_per_iteration", "iteration_s", "best", "paper_mt_relative", "paper_trans_relative",
            "paper_math_relative", "paper_code_relative"});
   std::string summary;
-  for (double alpha : {kTable4Alpha, 0.6, 0.8}) {
+  for (double alpha : {table4_alpha, 0.6, 0.8}) {
     q.stream = duo::PositionStream::calibrated(alpha, duo::kGeneratorTopK, kSeed);
     q.budget = budget;
     q.policy = duo::SequencePolicy{};
@@ -63,19 +61,17 @@ ReproductionResult table2(const ReproduceContext& ctx) {
     // AD and SpS (draft on the same CPU) once per alpha, from the dynamic run's token count.
     const duo::DuoReport dyn = duo::run_duo_scenario(q);
     struct Row {
-      std::string name;
+      std::string name;  // also the paper's row name, when it has one
       duo::ScenarioRun run;
-      int paper_row;  // -1: the paper has no such row
     };
     std::vector<Row> rows;
     for (int s = 1; s <= kMaxStatic; ++s) {
       duo::SequencePolicy p;
       p.static_sequences = s;
       rows.push_back({fmt::format("static:{}", s),
-                      duo::run_plan(q.placement, q.costs, duo::plan_duo(q.stream, budget, p, q.tokens), q.draft_vocab),
-                      s <= 3 ? s - 1 : -1});
+                      duo::run_plan(q.placement, q.costs, duo::plan_duo(q.stream, budget, p, q.tokens), q.draft_vocab)});
     }
-    rows.push_back({"dynamic", dyn.duo, 3});
+    rows.push_back({"dynamic", dyn.duo});
     const double static1 = rows.front().run.tokens_per_s;
     std::size_t best = 0;
     for (std::size_t i = 1; i < rows.size(); ++i)
@@ -93,8 +89,11 @@ ReproductionResult table2(const ReproduceContext& ctx) {
                             num(r.run.tokens_per_iteration),
                             num(r.run.mean_iteration_s),
                             text(i == best ? "yes" : "")};
+      const auto paper = paper_table2.find(r.name);
       for (int task = 0; task < 4; ++task)
-        row.push_back(r.paper_row >= 0 ? num(kPaperTable2[r.paper_row][task] / kPaperTable2[0][task]) : text(""));
+        row.push_back(paper != paper_table2.end()
+                          ? num(paper->second[task] / paper_table2.at("static:1")[task])
+                          : text(""));
       t.add_row(std::move(row));
     }
     summary += fmt::format("{}alpha {}: best {} ({:.2f} tokens/s), dynamic {:.3f}x static:1", summary.empty() ? "" : "; ",

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "experiments/reproductions/paper003_reference.hpp"
+#include "models/reference_data.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -17,21 +19,16 @@ namespace {
 
 namespace duo = search::duodecoding;
 
-// Paper 003 Table 3 (Llama-2-7B, tokens/s), rows budget - 2 .. budget + 2 (the hardware-aware
-// budget is the middle row; the paper's text: "our baseline being set to 24 tokens"). Display only.
-constexpr int kPaperBudget = 24;
-constexpr double kPaperTable3[5][4] = {{97.44, 128.65, 145.32, 87.47},
-                                       {97.77, 130.75, 147.90, 89.00},
-                                       {98.71, 131.15, 149.68, 89.06},
-                                       {98.08, 130.90, 147.12, 88.00},
-                                       {98.38, 130.37, 148.60, 87.11}};
-constexpr double kTable4Alpha = 0.435;  // paper 003 Table 4: top-1 first token accepted, 0.348 + 0.087
 constexpr int kSweepRange = 6;          // budgets hardware-aware +- this (Table 3 shows +-2)
 constexpr long long kTokens = 2048;
 constexpr std::uint64_t kSeed = 1;
 constexpr double kPlateau = 0.005;      // "ties": within 0.5 % of the best tokens/s
 
 ReproductionResult table3(const ReproduceContext& ctx) {
+  // Paper 003 Table 4's top-1 acceptance is alpha; Table 3 (tokens/s per budget offset, display
+  // only) has rows budget - 2 .. budget + 2 around its hardware-aware budget.
+  const double table4_alpha = paper003_table4(ctx.registry->dir()).top1_accepted_fraction;
+  const Paper003Table3 paper_table3 = paper003_table3(ctx.registry->dir());
   duo::DuoNames n = duo::paper003_testbed(ctx.engine);
   n.tokens = kTokens;
   duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
@@ -44,12 +41,12 @@ ReproductionResult table3(const ReproduceContext& ctx) {
       ctx.engine);
   res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
                 ctx.registry->path("models", "llama-68m"),
-                "paper 003 Table 3 (display only) and Table 4 (alpha = 0.435)"};
+                models::reference_path("paper003_table3", ctx.registry->dir()), models::reference_path("paper003_table4", ctx.registry->dir())};
   Table t({"alpha", "budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
            "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "best", "paper_budget", "paper_mt_relative",
            "paper_trans_relative", "paper_math_relative", "paper_code_relative"});
   std::string summary;
-  for (double alpha : {kTable4Alpha, 0.7, 0.9}) {
+  for (double alpha : {table4_alpha, 0.7, 0.9}) {
     q.stream = duo::PositionStream::calibrated(alpha, 4, kSeed);
     std::vector<int> budgets;
     for (int b = std::max(1, hw - kSweepRange); b <= hw + kSweepRange; ++b) budgets.push_back(b);
@@ -71,10 +68,10 @@ ReproductionResult table3(const ReproduceContext& ctx) {
                             num(run.tokens_per_s / hw_rate), num(run.target_idle_fraction),
                             num(run.draft_idle_fraction), num(run.tokens_per_iteration), num(run.mean_iteration_s),
                             text(b == best ? "yes" : "")};
-      if (off >= -2 && off <= 2) {
-        row.push_back(integer(kPaperBudget + off));
+      if (const auto paper = paper_table3.by_offset.find(off); paper != paper_table3.by_offset.end()) {
+        row.push_back(integer(paper_table3.hardware_aware_budget + off));
         for (int task = 0; task < 4; ++task)
-          row.push_back(num(kPaperTable3[off + 2][task] / kPaperTable3[2][task]));
+          row.push_back(num(paper->second[task] / paper_table3.by_offset.at(0)[task]));
       } else {
         for (int k = 0; k < 5; ++k) row.push_back(text(""));
       }

@@ -9,7 +9,11 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/reproductions/repro_eagle_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
+#include "models/config_error.hpp"
+#include "models/reference_data.hpp"
 #include "models/weight_format.hpp"
+#include "search/acceptance/paper004_tables.hpp"
+#include "search/trees/positional_trees.hpp"
 
 namespace experiments {
 namespace {
@@ -17,26 +21,26 @@ namespace {
 constexpr long long kContext = 1024;  // Table 2 states none; MT-Bench prompts are short
 constexpr int kChainTokens = 3;       // "the time to generate three tokens" (Table 2 caption)
 
-struct PaperRow {
-  double tpc_bf16, tpc_fp8, tpc_int4, lat_fp8, lat_int4;  // latency relative to BF16
-};
-// Paper 004 Table 2 (MT-Bench, chain of 3, temperature 0, top-p 0.9).
-const std::map<std::string, PaperRow> kTable2 = {
-    {"llama-3.1-8b-instruct", {2.79, 2.79, 2.76, 0.93, 0.96}},
-    {"llama-3.1-70b", {2.95, 2.95, 2.96, 0.89, 0.83}},
-    {"llama-4-scout", {2.86, 2.86, 2.87, 0.89, 0.87}},
-    {"llama-4-maverick", {2.81, 2.79, 2.78, 0.93, 0.92}},
-};
+// Paper 004 Table 2 (configs/reference/paper004_table2.yaml), display only.
+search::Paper004Table2Row paper_row(const std::vector<search::Paper004Table2Row>& rows, const std::string& model,
+                                    const std::string& config_dir) {
+  for (const auto& r : rows)
+    if (r.model == model) return r;
+  throw models::InputError(
+      fmt::format("{}: rows: no row for model '{}'", models::reference_path("paper004_table2", config_dir), model));
+}
 
 ReproductionResult eagle_table2(const ReproduceContext& ctx) {
   ReproductionResult res;
+  const auto table2 = search::load_paper004_table2(ctx.registry->dir());
+  res.inputs.push_back(models::reference_path("paper004_table2", ctx.registry->dir()));
   res.title = "Paper 004 Table 2: draft FFN quantisation and drafting latency, 8x H100 (tensor parallel)";
   Table t({"model", "ffn_format", "ffn_bits", "draft_ms", "draft_relative", "paper_draft_relative", "tpc",
            "paper_tpc"});
   const auto chain = search::full_tree(kChainTokens, 1);
   for (const auto& model : search::paper004_models()) {
-    const PaperRow& p = kTable2.at(model);
-    const double tpc = search::paper004_acceptance(model).tree_tpc(chain);
+    const search::Paper004Table2Row p = paper_row(table2, model, ctx.registry->dir());
+    const double tpc = search::tree_tpc(search::paper004_acceptance(model), chain);
     double bf16_s = 0;
     for (const std::string fmt_name : {"bf16", "fp8", "int4"}) {
       const auto& f = models::weight_format(fmt_name, "eagle-table2");
@@ -46,8 +50,10 @@ ReproductionResult eagle_table2(const ReproduceContext& ctx) {
       double s = 0;
       for (int w : search::eagle_pass_widths(chain)) s += d.costs->draft_pass(w, 1, kContext).seconds;
       if (fmt_name == "bf16") bf16_s = s;
-      const double paper_rel = fmt_name == "bf16" ? 1.0 : fmt_name == "fp8" ? p.lat_fp8 : p.lat_int4;
-      const double paper_tpc = fmt_name == "bf16" ? p.tpc_bf16 : fmt_name == "fp8" ? p.tpc_fp8 : p.tpc_int4;
+      const double paper_rel = fmt_name == "bf16"  ? 1.0
+                               : fmt_name == "fp8" ? p.fp8_draft_latency_relative
+                                                   : p.int4_draft_latency_relative;
+      const double paper_tpc = fmt_name == "bf16" ? p.bf16_tpc : fmt_name == "fp8" ? p.fp8_tpc : p.int4_tpc;
       t.add_row({model, fmt_name, num(f.bits_per_weight, 4), num(s * 1e3), num(s / bf16_s, 3), num(paper_rel, 3),
                  num(tpc, 3), num(paper_tpc, 3)});
     }

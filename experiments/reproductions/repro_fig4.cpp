@@ -10,6 +10,7 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
 
 namespace experiments {
 namespace {
@@ -25,13 +26,10 @@ struct Fig4Case {
 models::Workload fig4_workload(const models::ConfigRegistry& reg, const Fig4Case& c, std::string* note) {
   auto w = make_workload(reg, c.model, c.algorithm);
   const auto& d = w.algorithm->draft;
-  if (d.kind == "eagle3" && d.hidden_size != w.target.hidden_size) {
+  const models::DraftBuilder& builder = models::draft_builder(d.kind, w.algorithm->name);
+  if (builder.has_own_layer_shape() && d.hidden_size != w.target.hidden_size) {
     auto a = std::make_shared<models::AlgorithmSpec>(*w.algorithm);
-    a->draft.hidden_size = w.target.hidden_size;
-    a->draft.intermediate_size = w.target.intermediate_size;
-    a->draft.attention_heads = w.target.attention_heads;
-    a->draft.kv_heads = w.target.kv_heads;
-    a->draft.head_dim = w.target.head_dim;
+    a->draft = builder.reshaped_for(d, w.target);
     w.algorithm = a;
     *note += fmt::format(" The {} head for {} takes that model's layer shape (hidden {}).", c.algorithm,
                          c.model, w.target.hidden_size);

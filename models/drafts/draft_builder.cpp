@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "models/config_error.hpp"
+#include "models/graph_parts.hpp"
 
 namespace models {
 
@@ -48,6 +49,16 @@ std::vector<std::string> draft_kinds() {
   std::vector<std::string> kinds;
   for (const auto& [name, b] : builders()) kinds.push_back(name);
   return kinds;
+}
+
+double DraftBuilder::weight_bytes(const AlgorithmSpec& algorithm, const ModelSpec& target) const {
+  return build_draft_pass_graph(algorithm, target, 1, 0, 1).total_weight_bytes();
+}
+
+StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
+                                 std::int64_t context, int batch) {
+  graph_parts::check_shape(algorithm.name + " draft", width, context, batch);
+  return draft_builder(algorithm.draft.kind, algorithm.name).pass_graph(algorithm, target, width, context, batch);
 }
 
 StepGraph draft_head_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,

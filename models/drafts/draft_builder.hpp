@@ -4,6 +4,11 @@
 // own YAML keys and builds the operator graph of one of its draft passes, in its own file under
 // models/drafts/ with one static DraftBuilderRegistration. A new draft kind is one file plus
 // that one line; the models library is linked whole-archive so the registration survives.
+// Callers ask the builder what a draft kind implies (is it a head attached to the target, does
+// it carry a layer shape of its own, how large is its KV cache), never the kind's name.
+//
+// Layering: builders sit above models/operator_graph.hpp (they build StepGraphs from its
+// graph_parts); the operator graph knows nothing of drafts.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +30,25 @@ class DraftBuilder {
   // Shapes are already checked (width >= 1, context >= 0, batch >= 1).
   virtual StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
                                std::int64_t context, int batch) const = 0;
+
+  // Whether the draft is a head attached to its target (it reads the target's hidden states or
+  // KV cache and sits in the target's memory) rather than a model of its own, whose memory and
+  // placement are that model's (a standalone draft).
+  virtual bool is_attached_head() const { return true; }
+  // Whether the head carries a decoder-layer shape of its own (hidden size, heads, FFN) that must
+  // equal its target's to read the target's features (EAGLE): such a head is reshaped to each
+  // target (reshaped_for) and is what the EAGLE dispatcher and system steps cost (paper 004).
+  virtual bool has_own_layer_shape() const { return false; }
+  // `draft` with its layer shape taken from `target`; unchanged unless has_own_layer_shape().
+  virtual DraftSpec reshaped_for(const DraftSpec& draft, const ModelSpec&) const { return draft; }
+  // Bytes of the head's weights (one pass's weight bytes: every weight is streamed once per pass).
+  virtual double weight_bytes(const AlgorithmSpec& algorithm, const ModelSpec& target) const;
+  // Bytes of the head's own KV cache for `batch` sequences of `kv_tokens` tokens, its KV heads
+  // split over `tp` tensor-parallel ranks (>= 1); 0 for a draft that keeps none.
+  virtual double kv_cache_bytes(const DraftSpec&, const ModelSpec&, int /*batch*/, long long /*kv_tokens*/,
+                                int /*tp*/) const {
+    return 0;
+  }
 };
 
 struct DraftBuilderRegistration {
@@ -36,6 +60,11 @@ struct DraftBuilderRegistration {
 const DraftBuilder& draft_builder(const std::string& kind, const std::string& what);
 // Registered draft kinds (sorted).
 std::vector<std::string> draft_kinds();
+
+// One draft pass over `width` tokens for `algorithm` drafting for `target` at context L, built by
+// the builder of the algorithm's draft kind (InputError for a bad shape or an unknown kind).
+StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
+                                 std::int64_t context, int batch = 1);
 
 // For builders of one-layer draft heads (LongSpec, EAGLE): a pass graph of one layer with its
 // label and shape set and no ops yet.

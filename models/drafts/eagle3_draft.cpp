@@ -4,8 +4,10 @@
 // own KV cache: the multi-layer dense drafts of paper 004 §2.3.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "models/drafts/draft_builder.hpp"
-#include "models/drafts/graph_parts.hpp"
+#include "models/graph_parts.hpp"
 
 namespace models {
 namespace {
@@ -58,6 +60,27 @@ class Eagle3Draft : public DraftBuilder {
     g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
     g.tail_ops.push_back(gemm("lm_head", mt, d.draft_vocab_size, s.hidden, s));
     return g;
+  }
+
+  // The head reads the target's fused features, so its layer must have the target's width.
+  bool has_own_layer_shape() const override { return true; }
+
+  DraftSpec reshaped_for(const DraftSpec& draft, const ModelSpec& target) const override {
+    DraftSpec d = draft;
+    d.hidden_size = target.hidden_size;
+    d.attention_heads = target.attention_heads;
+    d.kv_heads = target.kv_heads;
+    d.head_dim = target.head_dim;
+    d.intermediate_size = target.intermediate_size;  // the dense MLP (Llama 4: intermediate_size_mlp)
+    return d;
+  }
+
+  // One K and one V per decoder layer, token and KV head, over the whole context.
+  double kv_cache_bytes(const DraftSpec& d, const ModelSpec& target, int batch, long long kv_tokens,
+                        int tp) const override {
+    const double kv_heads = std::ceil(double(d.kv_heads) / tp);
+    return double(d.decoder_layers) * double(batch) * double(kv_tokens) * 2.0 * kv_heads * d.head_dim *
+           target.activation_bytes();
   }
 };
 

@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "models/drafts/draft_builder.hpp"
-#include "models/drafts/graph_parts.hpp"
+#include "models/graph_parts.hpp"
 
 namespace models {
 namespace {
@@ -47,6 +48,15 @@ class LongSpecDraft : public DraftBuilder {
     g.tail_ops.push_back(sfu("final_norm", OpKind::norm, double(mt) * s.hidden, 2, s.abytes));
     g.tail_ops.push_back(gemm("lm_head", mt, target.vocab_size, s.hidden, s));
     return g;
+  }
+
+  // Only the self-attention keeps a cache, over its window; it has the target's shape (the
+  // cross-attention reads the target's own cache).
+  double kv_cache_bytes(const DraftSpec& d, const ModelSpec& target, int batch, long long kv_tokens,
+                        int tp) const override {
+    const double window = double(std::min<long long>(kv_tokens, d.self_attention_window_tokens));
+    const double kv_heads = std::ceil(double(target.kv_heads) / tp);
+    return double(batch) * window * 2.0 * kv_heads * target.head_dim * target.activation_bytes();
   }
 };
 

@@ -23,6 +23,9 @@ class StandaloneDraft : public DraftBuilder {
     g.label = fmt::format("draft {} w={} L={} b={}", d.model->name, width, context, batch);
     return g;
   }
+
+  // A model of its own: its weights and KV cache are counted as that model's (sim/system/memory_fit).
+  bool is_attached_head() const override { return false; }
 };
 
 const DraftBuilderRegistration registered("standalone", std::make_unique<StandaloneDraft>());

@@ -7,11 +7,14 @@
 //   TPC = 1 + sum over nodes of prod_{i on its path} p_{d_i}(r_i)
 // (siblings are disjoint events), and of a chain of n, 1 + sum_{d<=n} prod_{i<=d} alpha_i.
 // alpha_d = min(a r^(d-1), kAlphaCap): a level a and a per-depth decay r.
+//
+// Layering: acceptance models speak of rank paths only (search/acceptance/trace.hpp); trees are
+// built and scored from them one layer up, in search/trees/positional_trees.hpp (tree_tpc,
+// full_tree, pruned_tree), so search/acceptance/ never includes search/trees/.
 #include <string>
 #include <vector>
 
 #include "search/acceptance/trace.hpp"
-#include "search/trees/token_tree.hpp"
 
 namespace search {
 
@@ -30,7 +33,6 @@ class PositionalAcceptance {
   double rank_probability(int depth, int rank) const;
   double path_probability(const RankPath& path) const;
   double chain_tpc(int length) const;
-  double tree_tpc(const TokenTree& tree) const;
 
  private:
   double level_, decay_;
@@ -44,21 +46,16 @@ double solve_level(double decay, const ChainTpcPoint& point);
 // other points in least squares. InputError for fewer than two points.
 double fit_decay(const std::vector<ChainTpcPoint>& points);
 
-// The model for a target of paper 004 ("llama-3.1-8b-instruct", "llama-3.1-70b",
-// "llama-4-scout", "llama-4-maverick"): decay fitted to the EAGLE-3 chain TPCs at lengths 3/5/7
-// of paper 004 Table 1 (8B row for the 8B, 70B row for the 70B, their mean for the Llama 4
-// models), level solved on the paper's own-EAGLE chain-3 TPC of Table 1 (MT-Bench). Table 2's
-// BF16 chain-3 TPCs are not used. InputError for another model.
+// The model for a target of paper 004 (the models of configs/reference/paper004_table1.yaml:
+// "llama-3.1-8b-instruct", "llama-3.1-70b", "llama-4-scout", "llama-4-maverick"): decay fitted to
+// the EAGLE-3 chain TPCs at lengths 3/5/7 of paper 004 Table 1 (the model's own EAGLE-3 row when
+// the table has one, else the mean of the rows' decays), level solved on the paper's own-EAGLE
+// chain-3 TPC of Table 1 (MT-Bench). Table 2's BF16 chain-3 TPCs are not used. InputError for
+// another model. The tables are read from the config folder (ConfigRegistry::default_config_dir()).
 PositionalAcceptance paper004_acceptance(const std::string& target_model);
 std::vector<std::string> paper004_models();
-// Paper 004 Table 2 (MT-Bench, chain of 3, BF16 draft FFN) TPC of a model, for comparisons.
+// Paper 004 Table 2 (MT-Bench, chain of 3, BF16 draft FFN) TPC of a model, for comparisons
+// (configs/reference/paper004_table2.yaml).
 double paper004_table2_tpc(const std::string& target_model);
-
-// Full tree D_m-BF_n: every node down to depth m has n children (ranks 0..n-1).
-TokenTree full_tree(int depth, int branching);
-// Pruned tree N_i: the i draft nodes of highest prior score (path probability under `model`),
-// grown best-first from the root so the set is prefix-closed; children ranks < max_branching,
-// depth <= max_depth. Ties break on the lexicographically smaller rank path.
-TokenTree pruned_tree(const PositionalAcceptance& model, int nodes, int max_depth, int max_branching);
 
 }  // namespace search

@@ -114,10 +114,10 @@ std::unique_ptr<models::LatencyEngine> make_cpu_sim_engine(const models::Hardwar
 }
 
 namespace {
-const models::EngineRegistration event_driven("sim", models::HardwareKind::cpu, [](const models::HardwareSpec& hw) {
+const models::EngineRegistration event_driven("sim", "cpu", [](const models::HardwareSpec& hw) {
   return make_cpu_sim_engine(hw, SimMode::event_driven);
 });
-const models::EngineRegistration clocked("sim-clocked", models::HardwareKind::cpu, [](const models::HardwareSpec& hw) {
+const models::EngineRegistration clocked("sim-clocked", "cpu", [](const models::HardwareSpec& hw) {
   return make_cpu_sim_engine(hw, SimMode::clocked);
 });
 }  // namespace

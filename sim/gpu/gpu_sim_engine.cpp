@@ -127,10 +127,10 @@ std::unique_ptr<models::LatencyEngine> make_gpu_sim_engine(const models::Hardwar
 }
 
 namespace {
-const models::EngineRegistration event_driven("sim", models::HardwareKind::gpu, [](const models::HardwareSpec& hw) {
+const models::EngineRegistration event_driven("sim", "gpu", [](const models::HardwareSpec& hw) {
   return make_gpu_sim_engine(hw, SimMode::event_driven);
 });
-const models::EngineRegistration clocked("sim-clocked", models::HardwareKind::gpu, [](const models::HardwareSpec& hw) {
+const models::EngineRegistration clocked("sim-clocked", "gpu", [](const models::HardwareSpec& hw) {
   return make_gpu_sim_engine(hw, SimMode::clocked);
 });
 }  // namespace

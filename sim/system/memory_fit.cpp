@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "models/config_error.hpp"
-#include "models/operator_graph.hpp"
+#include "models/drafts/draft_builder.hpp"
 
 namespace sim {
 
@@ -134,18 +134,11 @@ MemoryNeed draft_head_memory(const models::AlgorithmSpec& a, const models::Model
                              long long kv_tokens, int tp) {
   MemoryNeed n;
   const models::DraftSpec& d = a.draft;
-  if (d.model || d.kind == "standalone") return n;
+  const models::DraftBuilder& builder = models::draft_builder(d.kind, a.name);
+  if (d.model || !builder.is_attached_head()) return n;
   tp = std::max(1, tp);
-  n.weights_bytes = models::build_draft_pass_graph(a, target, 1, 0, 1).total_weight_bytes() / tp;
-  const double abytes = target.activation_bytes();
-  if (d.kind == "eagle3") {
-    const double kv_heads = std::ceil(double(d.kv_heads) / tp);
-    n.kv_bytes = double(d.decoder_layers) * double(batch) * double(kv_tokens) * 2.0 * kv_heads * d.head_dim * abytes;
-  } else if (d.kind == "longspec") {  // its self-attention layer has the target's shape
-    const double window = double(std::min<long long>(kv_tokens, d.self_attention_window_tokens));
-    const double kv_heads = std::ceil(double(target.kv_heads) / tp);
-    n.kv_bytes = double(batch) * window * 2.0 * kv_heads * target.head_dim * abytes;
-  }
+  n.weights_bytes = builder.weight_bytes(a, target) / tp;
+  n.kv_bytes = builder.kv_cache_bytes(d, target, batch, kv_tokens, tp);
   return n;
 }
 

@@ -8,7 +8,7 @@
 
 #include "models/config_error.hpp"
 #include "models/engine_registry.hpp"
-#include "models/operator_graph.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "sim/system/collectives.hpp"
 
 namespace sim {
@@ -99,7 +99,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
   if (q.draft && s.draft_device < 0)
     throw models::InputError(fmt::format("{}: placement.draft: a draft model was given but the system places no draft", s.source_file));
 
-  if (q.head && q.head->draft.kind != "eagle3")
+  if (q.head && !models::draft_builder(q.head->draft.kind, q.head->name).has_own_layer_shape())
     throw models::InputError(fmt::format("system step: '{}' is not an EAGLE head (draft type eagle3)", q.head->name));
   for (int w : q.head_pass_widths)
     if (w < 1) throw models::InputError(fmt::format("system step: head pass width must be >= 1, got {}", w));

@@ -2,6 +2,7 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "models/operator_graph.hpp"
 
 using namespace models;

@@ -1,14 +1,19 @@
 // Draft builders register themselves per draft kind (models/drafts/): the registry lists the
 // shipped kinds, dispatches each algorithm's draft pass to its builder, and an unknown kind is an
-// InputError naming the available ones (both at lookup and in an algorithm config).
+// InputError naming the available ones (both at lookup and in an algorithm config). Callers ask
+// the builder what a kind implies (attached head, own layer shape, KV cache), never its name.
+// Device kinds register the same way (models/device_kinds/); tests/roofline/test_device_kinds.cpp
+// registers a toy kind in one file and times it with the roofline engine.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "models/device_kind.hpp"
 #include "models/drafts/draft_builder.hpp"
 #include "models/operator_graph.hpp"
 
@@ -55,5 +60,40 @@ TEST_CASE("draft builders: an algorithm config with an unregistered draft.type i
   CHECK_THROWS_WITH(load_algorithm(path.string()),
                     Catch::Contains("draft.type") && Catch::Contains("eagle3|longspec|standalone") &&
                         Catch::Contains("medusa"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("draft builders: callers learn what a kind implies from its builder") {
+  const ConfigRegistry reg;
+  const auto target = reg.model("llama-3.1-8b-instruct");
+  const auto& eagle = draft_builder("eagle3", "test");
+  const auto& longspec = draft_builder("longspec", "test");
+  const auto& standalone = draft_builder("standalone", "test");
+  CHECK(eagle.is_attached_head());
+  CHECK(longspec.is_attached_head());
+  CHECK_FALSE(standalone.is_attached_head());
+  CHECK(eagle.has_own_layer_shape());
+  CHECK_FALSE(longspec.has_own_layer_shape());
+  const auto eagle_algorithm = reg.algorithm("eagle3-tree");
+  const auto reshaped = eagle.reshaped_for(eagle_algorithm.draft, reg.model("llama-3.1-70b"));
+  CHECK(reshaped.hidden_size == reg.model("llama-3.1-70b").hidden_size);
+  CHECK(reshaped.draft_vocab_size == eagle_algorithm.draft.draft_vocab_size);
+  // The KV cache grows with the tokens and splits over tensor-parallel ranks.
+  const double one = eagle.kv_cache_bytes(eagle_algorithm.draft, target, 1, 1024, 1);
+  CHECK(one > 0);
+  CHECK(eagle.kv_cache_bytes(eagle_algorithm.draft, target, 1, 2048, 1) == Approx(2 * one));
+  CHECK(standalone.kv_cache_bytes(eagle_algorithm.draft, target, 1, 1024, 1) == 0);
+  CHECK(eagle.weight_bytes(eagle_algorithm, target) ==
+        Approx(build_draft_pass_graph(eagle_algorithm, target, 1, 0).total_weight_bytes()));
+}
+
+TEST_CASE("device kinds: the shipped kinds are registered, an unknown kind names the available ones") {
+  const auto names = device_kind_names();
+  for (const std::string kind : {"cpu", "fpga", "gpu"})
+    CHECK(std::find(names.begin(), names.end(), kind) != names.end());
+  CHECK_THROWS_WITH(device_kind("tpu", "test"), Catch::Contains("'tpu'") && Catch::Contains("fpga"));
+  const auto path = std::filesystem::temp_directory_path() / "specdse_test_registries_tpu.yaml";
+  std::ofstream(path) << "name: t\nkind: tpu\n";
+  CHECK_THROWS_WITH(load_hardware(path.string()), Catch::Contains("kind") && Catch::Contains("tpu"));
   std::filesystem::remove(path);
 }

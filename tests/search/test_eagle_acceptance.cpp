@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/config_error.hpp"
-#include "search/acceptance/positional_acceptance.hpp"
+#include "search/trees/positional_trees.hpp"
 
 using namespace search;
 
@@ -12,9 +12,9 @@ TEST_CASE("Positional model: chain TPC is 1 + sum of prefix products of alpha_d"
   CHECK(m.chain_tpc(0) == Approx(1.0));
   CHECK(m.chain_tpc(2) == Approx(1 + 0.8 + 0.8 * 0.72));
   // A chain is the rank-0 tree: the tree formula agrees.
-  CHECK(m.tree_tpc(full_tree(3, 1)) == Approx(m.chain_tpc(3)));
+  CHECK(tree_tpc(m, full_tree(3, 1)) == Approx(m.chain_tpc(3)));
   // Siblings are disjoint events: rank r has alpha (1 - alpha)^r.
-  CHECK(m.tree_tpc(full_tree(1, 2)) == Approx(1 + 0.8 + 0.8 * 0.2));
+  CHECK(tree_tpc(m, full_tree(1, 2)) == Approx(1 + 0.8 + 0.8 * 0.2));
   CHECK_THROWS_AS(m.alpha(0), models::InputError);
 }
 
@@ -52,15 +52,15 @@ TEST_CASE("Trees: D_m-BF_n sizes, N_i best-first and prefix-closed, TPC grows wi
   for (int i : {1, 2, 4, 8, 16, 32}) {
     const TokenTree t = pruned_tree(m, i, 6, 4);
     CHECK(t.draft_nodes() == i);
-    const double tpc = m.tree_tpc(t);
+    const double tpc = tree_tpc(m, t);
     CHECK(tpc > last);
     last = tpc;
   }
   // N3 is the chain of 3 when alpha_d > 1 - alpha_1 (depth beats the second sibling).
   CHECK(pruned_tree(m, 3, 6, 4).shape_string() == full_tree(3, 1).shape_string());
   // Best-first: N8's TPC is at least that of any full tree with at most 8 nodes.
-  const double n8 = m.tree_tpc(pruned_tree(m, 8, 6, 4));
-  CHECK(n8 >= m.tree_tpc(full_tree(1, 4)));
-  CHECK(n8 >= m.tree_tpc(full_tree(4, 1)));
+  const double n8 = tree_tpc(m, pruned_tree(m, 8, 6, 4));
+  CHECK(n8 >= tree_tpc(m, full_tree(1, 4)));
+  CHECK(n8 >= tree_tpc(m, full_tree(4, 1)));
   CHECK_THROWS_AS(pruned_tree(m, 10, 2, 2), models::InputError);  // only 2 + 4 nodes exist
 }

@@ -69,7 +69,7 @@ TEST_CASE("Dispatcher: a speculative step's own host work is charged once per st
   const Setup s;
   const auto w = s.workload("llama-3.1-8b-instruct");
   const auto acc = paper004_acceptance(w.target.name);
-  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), acc.tree_tpc(full_tree(3, 1)), {1, 1, 1}};
+  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), tree_tpc(acc, full_tree(3, 1)), {1, 1, 1}};
   const auto costs = make_engine_eagle_costs(*s.engine, w, s.stack);
   for (int b : {1, 64}) {
     const auto none = evaluate_eagle_tree(*costs, chain, b, 1024);
@@ -91,7 +91,7 @@ TEST_CASE("MoE target: verify weight reads grow with batch (distinct experts)") 
   const auto w = s.workload("llama-4-scout");
   const auto acc = paper004_acceptance("llama-4-scout");
   EagleDispatchOptions o;
-  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), acc.tree_tpc(full_tree(3, 1)), {1, 1, 1}};
+  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), tree_tpc(acc, full_tree(3, 1)), {1, 1, 1}};
   double last = 0;
   for (int b : {1, 2, 4, 8}) {
     const auto r = evaluate_eagle_tree(*s.engine, w, s.stack, chain, b, 1024);
@@ -104,7 +104,7 @@ TEST_CASE("MoE target: verify weight reads grow with batch (distinct experts)") 
 TEST_CASE("Dispatcher bad input: batch 0, no draft") {
   const Setup s;
   const auto acc = paper004_acceptance("llama-3.1-8b-instruct");
-  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), acc.tree_tpc(full_tree(3, 1)), {1, 1, 1}};
+  const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), tree_tpc(acc, full_tree(3, 1)), {1, 1, 1}};
   CHECK_THROWS_AS(evaluate_eagle_tree(*s.engine, s.workload("llama-3.1-8b-instruct"), s.stack, chain, 0, 1024),
                   models::InputError);
   models::Workload none{s.reg.model("llama-3.1-8b-instruct"), nullptr, 1};

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "models/config_error.hpp"
-#include "search/acceptance/positional_acceptance.hpp"
+#include "search/trees/positional_trees.hpp"
 #include "search/scenarios/specpipe/eagle_pipeline.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/pipeline_plan.hpp"
@@ -155,7 +155,7 @@ TEST_CASE("EAGLE-3 in the pipeline: fused features ride the hops, acceptance dra
   double sum = 0;
   const int n = 40000;
   for (int i = 0; i < n; ++i) sum += sp::draw_accepted(tree, acc, rng);
-  CHECK(1.0 + sum / n == Approx(acc.tree_tpc(tree)).epsilon(0.02));
+  CHECK(1.0 + sum / n == Approx(tree_tpc(acc, tree)).epsilon(0.02));
   sp::EaglePipelineParams p;
   p.tokens = 4000;
   p.hop_payload_factor = f;
@@ -164,7 +164,7 @@ TEST_CASE("EAGLE-3 in the pipeline: fused features ride the hops, acceptance dra
   // One iteration per 8 steps, emitting the accepted tokens plus the bonus token.
   long long iterations = 0;
   for (const auto& st : plan.steps) iterations += st.emitted > 0 ? 1 : 0;
-  CHECK(double(plan.tokens) / double(iterations) == Approx(acc.tree_tpc(tree)).epsilon(0.03));
+  CHECK(double(plan.tokens) / double(iterations) == Approx(tree_tpc(acc, tree)).epsilon(0.03));
   CHECK(plan.steps.size() == std::size_t(8 * iterations));
 }
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "models/config_error.hpp"
-#include "models/operator_graph.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "sim/system/system_step.hpp"
@@ -135,7 +135,7 @@ class SystemCosts : public EagleCostModel {
 }  // namespace
 
 models::AlgorithmSpec eagle_head_for_target(const models::AlgorithmSpec& a, const models::ModelSpec& t) {
-  if (a.draft.kind != "eagle3")
+  if (!models::draft_builder(a.draft.kind, a.name).has_own_layer_shape())
     throw models::InputError(fmt::format("eagle dispatcher: '{}' is not an EAGLE head (draft type eagle3)", a.name));
   models::AlgorithmSpec h = a;
   h.draft.hidden_size = t.hidden_size;

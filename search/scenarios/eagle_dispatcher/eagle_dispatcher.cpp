@@ -38,7 +38,7 @@ std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance
     auto paths = tree.rank_paths();
     std::sort(paths.begin(), paths.end());
     if (!seen.insert(paths).second) return;
-    EagleTreeCandidate c{std::move(name), tree, acceptance.tree_tpc(tree), eagle_pass_widths(tree)};
+    EagleTreeCandidate c{std::move(name), tree, tree_tpc(acceptance, tree), eagle_pass_widths(tree)};
     out.push_back(std::move(c));
   };
   for (int m = 1; m <= o.max_full_depth; ++m)
@@ -86,7 +86,7 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
   } else {
     throw models::InputError(fmt::format("eagle: --tree '{}': expected D<m>-BF<n> or N<i>", name));
   }
-  return {name, tree, acceptance.tree_tpc(tree), eagle_pass_widths(tree)};
+  return {name, tree, tree_tpc(acceptance, tree), eagle_pass_widths(tree)};
 }
 
 double eagle_host_seconds(const models::SoftwareStack& stack, int forwards) {

@@ -17,7 +17,7 @@
 #include "models/latency_engine.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "models/software_stack.hpp"
-#include "search/acceptance/positional_acceptance.hpp"
+#include "search/trees/positional_trees.hpp"
 #include "search/trees/token_tree.hpp"
 
 namespace search {

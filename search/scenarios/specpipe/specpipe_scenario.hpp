@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "search/acceptance/positional_acceptance.hpp"
+#include "search/trees/positional_trees.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/specpipe/eagle_pipeline.hpp"

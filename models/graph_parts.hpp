@@ -1,5 +1,6 @@
 #pragma once
-// The parts graph builders assemble a step from (defined in models/operator_graph.cpp): the
+// The parts graph builders assemble a step from (defined in models/operator_graph.cpp, beside
+// which they live: the drafts build on the graph, never the reverse): the
 // target's verification graph and every draft builder (models/drafts/) share them, so a draft
 // layer is costed op for op like a target layer.
 #include <cstdint>
@@ -23,6 +24,9 @@ struct LayerShape {
 };
 
 LayerShape shape_of(const ModelSpec& m);
+
+// InputError "WHAT: ..." unless tokens >= 1, context >= 0 and batch >= 1.
+void check_shape(const std::string& what, int tokens, std::int64_t context, int batch);
 
 // A weight GEMM of layer shape `s`: its weights are stored (and dequantised) in s's format.
 Op gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k, const LayerShape& s);

@@ -1,0 +1,78 @@
+#include "models/device_kind.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "models/config_error.hpp"
+#include "models/yaml_reader.hpp"
+
+namespace models {
+
+namespace {
+
+// Function-local statics: registrations run during static initialisation, in any order.
+// Kinds are never removed, so references handed out stay valid.
+std::map<std::string, std::unique_ptr<const DeviceKind>>& kinds() {
+  static std::map<std::string, std::unique_ptr<const DeviceKind>> k;
+  return k;
+}
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+DeviceKindRegistration::DeviceKindRegistration(const std::string& name, std::unique_ptr<const DeviceKind> kind) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  kinds()[name] = std::move(kind);
+}
+
+// HardwareSpec (models/hardware_spec.hpp) is the data; what it says about a device and how it
+// is read come from its kind, so they are defined here, above both, not in hardware_spec.cpp.
+double HardwareSpec::peak_flops() const { return device_kind(kind, source_file).peak_flops(*this); }
+
+double HardwareSpec::peak_bandwidth_bytes() const {
+  return device_kind(kind, source_file).peak_bandwidth_bytes(*this);
+}
+
+double HardwareSpec::memory_capacity_bytes() const {
+  return device_kind(kind, source_file).memory_capacity_bytes(*this);
+}
+
+HardwareSpec load_hardware(const std::string& path) {
+  const YamlReader r = YamlReader::open(path);
+  HardwareSpec hw;
+  hw.source_file = path;
+  hw.name = r.string("name");
+  hw.description = r.string_or("description", "");
+  // The kind's own loader reads and validates the rest (models/device_kinds/).
+  hw.kind = r.one_of("kind", device_kind_names());
+  device_kind(hw.kind, r.file()).load(r, hw);
+  hw.verify_includes_lm_head = r.boolean_or("verify_includes_lm_head", true);
+  return hw;
+}
+
+const DeviceKind& device_kind(const std::string& name, const std::string& what) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto it = kinds().find(name);
+  if (it == kinds().end()) {
+    std::string known;
+    for (const auto& [n, k] : kinds()) known += (known.empty() ? "" : ", ") + n;
+    throw InputError(fmt::format("{}: device kind '{}' is not registered (available: {})", what, name,
+                                 known.empty() ? "none" : known));
+  }
+  return *it->second;
+}
+
+std::vector<std::string> device_kind_names() {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::vector<std::string> names;
+  for (const auto& [n, k] : kinds()) names.push_back(n);
+  return names;
+}
+
+}  // namespace models
