@@ -13,6 +13,7 @@
 
 #include "experiments/reproductions/repro_specpipe_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
+#include "models/config_error.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "models/config_error.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 
 namespace sp = search::specpipe;

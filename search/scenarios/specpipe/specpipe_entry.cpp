@@ -17,6 +17,7 @@
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
+#include "sim/system/timeline.hpp"
 
 namespace search::specpipe {
 namespace {

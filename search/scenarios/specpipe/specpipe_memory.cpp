@@ -1,0 +1,59 @@
+// Memory checks of the SpecPipe runs and the EAGLE-3 baseline (specpipe_timeline.hpp,
+// specpipe_scenario.hpp): every device's weights, KV cache and activations against its memory.
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/config_error.hpp"
+#include "search/scenarios/specpipe/specpipe_scenario.hpp"
+#include "sim/system/memory_fit.hpp"
+
+namespace search::specpipe {
+
+std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width, int requests) {
+  sim::MemoryQuery q;
+  q.step_tokens = width;
+  q.kv_tokens = setup.system.memory.kv_tokens > 0 ? setup.system.memory.kv_tokens : setup.context + width;
+  if (setup.system.memory.kv_tokens > 0) {
+    const long long need = (long long)requests * (setup.context + width);
+    if (need > setup.system.memory.kv_tokens)
+      throw models::InputError(fmt::format("{}: infeasible: {} requests x (context {} + {} tree tokens) = {} KV slots exceed "
+                                           "the system's KV budget of {} tokens (memory.kv_tokens)",
+                                           setup.system.name, requests, setup.context, width, need,
+                                           setup.system.memory.kv_tokens));
+    q.step_tokens = width * requests;  // one KV pool; the step's activations hold every request's level
+  } else {
+    q.batch = requests;
+  }
+  // The last stage computes each request's verified token only (its level was pruned to it).
+  q.lm_head_tokens = requests;
+  q.parameter_rule = setup.system.memory.parameter_rule;
+  auto mem = sim::system_memory(setup.system, setup.target, setup.draft ? &*setup.draft : nullptr, q);
+  for (const auto& d : mem)
+    if (!d.fits())
+      throw models::InputError(fmt::format("{}: infeasible: device {} ({}) {}", setup.system.name, d.device, d.roles,
+                                           sim::fit_status(d)));
+  return mem;
+}
+
+std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s, long long tokens, int requests) {
+  sim::MemoryQuery q;
+  q.batch = requests;
+  const int largest_tree = eagle_pipeline_tree_sizes().back() + 1;  // draft nodes + the root
+  q.kv_tokens = s.context + tokens + largest_tree;
+  q.step_tokens = largest_tree;
+  q.lm_head_tokens = (long long)requests * largest_tree;  // the target verifies every tree token
+  q.parameter_rule = s.system.memory.parameter_rule;
+  auto mem = sim::system_memory(s.system, s.target, nullptr, q);
+  const int last = s.system.stages.back().devices.front();
+  auto& d = mem[std::size_t(last)];
+  d.need += sim::draft_head_memory(*s.head, s.target, requests, q.kv_tokens);
+  d.roles += " + EAGLE-3 head";
+  for (const auto& m : mem)
+    if (!m.fits()) return fmt::format("device {} ({}): {}", m.device, m.roles, sim::fit_status(m));
+  return std::nullopt;
+}
+
+}  // namespace search::specpipe

@@ -1,0 +1,71 @@
+#include "search/scenarios/specpipe/stage_timer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
+#include "models/operator_graph.hpp"
+
+namespace search::specpipe {
+
+StageTimer::StageTimer(const TimingSetup& s) : s_(s), costs_(s.system, s.engine) {
+  for (std::size_t k = 0; k < s.system.stages.size(); ++k)
+    if (s.system.stages[k].devices.size() != 1)
+      throw models::InputError(fmt::format("{}: placement.target stage {}: tensor-parallel stages are not modelled by "
+                                           "the SpecPipe scenario (one device per stage)",
+                                           s.system.source_file, k));
+  if (s.draft) draft_model_ = costs_.add_model(*s.draft);
+}
+
+double StageTimer::stage_s(int stage, int tokens, int batch) const {
+  if (tokens <= 0) return 0.0;
+  batch = std::max(1, std::min(batch, tokens));
+  auto key = std::make_tuple(stage, tokens, batch);
+  auto it = stage_memo_.find(key);
+  if (it != stage_memo_.end()) return it->second;
+  const auto& st = s_.system.stages[std::size_t(stage)];
+  const bool last = stage + 1 == stages();
+  models::StepShape sh;
+  sh.tokens = (tokens + batch - 1) / batch;
+  sh.batch = batch;
+  sh.context = s_.context;
+  sh.mask = sh.tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
+  sh.include_lm_head = last && s_.system.devices[std::size_t(device_of(stage))].hardware.verify_includes_lm_head;
+  // The target's verify graph cut to the stage: its layers only, the tail (final norm, LM head)
+  // on the last stage alone.
+  models::StepGraph g = models::build_verify_graph(s_.target, sh);
+  if (!last) g.tail_ops.clear();
+  g.layer_count = st.last_layer - st.first_layer + 1;
+  const double t = engine(device_of(stage)).step(g).seconds;
+  stage_memo_[key] = t;
+  return t;
+}
+
+double StageTimer::draft_s(int tokens, int batch) const {
+  if (draft_model_ < 0 || tokens <= 0) return 0.0;
+  // A whole forward of the draft model with its LM head: the cost layer's memoised forward.
+  sim::ForwardShape shape;
+  shape.tokens = tokens;
+  shape.batch = batch;
+  shape.context = s_.context;
+  shape.mask = tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
+  shape.lm_head = true;
+  return costs_.forward_s(s_.system.draft_device, draft_model_, shape);
+}
+
+double StageTimer::head_s(int width, int batch) const {
+  if (!s_.head || width <= 0) return 0.0;
+  auto key = std::make_pair(width, batch);
+  auto it = head_memo_.find(key);
+  if (it != head_memo_.end()) return it->second;
+  const auto& builder = models::draft_builder(s_.head->draft.kind, s_.head->source_file);
+  const double t = engine(device_of(stages() - 1))
+                       .step(builder.pass_graph(*s_.head, s_.target, width, s_.context, batch))
+                       .seconds;
+  head_memo_[key] = t;
+  return t;
+}
+
+}  // namespace search::specpipe

@@ -1,0 +1,76 @@
+#pragma once
+// What a SpecPipe timeline (specpipe_timeline.hpp) charges its tasks: the timing setup (system,
+// target, draft or EAGLE head, engine, context, prune cost) and the StageTimer, which prices a
+// pipeline stage's compute, a draft pass, an EAGLE head pass and a link hop on the system's
+// devices. Plain model forwards (the draft's passes) and transfers go through the system's one
+// memoised cost layer (sim::SystemCosts); what that layer cannot express (a stage's layer range
+// with or without the LM head, an EAGLE head's pass graph) is built here, run on that layer's
+// device engines (one engine per device, no second cache) and memoised here.
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "models/algorithm_spec.hpp"
+#include "models/latency_engine.hpp"
+#include "models/model_spec.hpp"
+#include "models/system_spec.hpp"
+#include "sim/system/system_costs.hpp"
+
+namespace search::specpipe {
+
+// Bytes per token id the last stage broadcasts (int32), and per drafted node sent to stage 0
+// (token id and position, int32 each; the node's tree-mask row adds one bit per node of its
+// level), as sim/system/system_step counts them.
+constexpr double kVerifiedTokenBytes = 4.0;
+constexpr double kDraftNodeBytes = 8.0;
+
+struct TimingSetup {
+  models::SystemSpec system;         // placement validated for `target`
+  models::ModelSpec target;
+  std::optional<models::ModelSpec> draft;
+  std::string engine = "roofline";
+  long long context = 1024;          // tokens in the KV cache (held fixed over the run)
+  double prune_s = 5e-3;             // per step and stage; paper 002 §4.2: "pruning takes about ~5 ms"
+  // An EAGLE head drafting on the last stage's device (plans with draft_on_last_stage).
+  std::optional<models::AlgorithmSpec> head;
+  // Whether the timed graphs' tasks carry names (sim::TaskGraph::set_named): only a trace
+  // needs them, and formatting them costs about as much as the timeline run.
+  bool task_names = true;
+};
+
+// Memoised stage and draft times from the device engines. The timer keeps a reference to the
+// setup, which must outlive it; the system, engine and draft are read once at construction (a
+// sim::SystemCosts of them), so the setup must not change while the timer is in use.
+// Not thread-safe (the stage and head memos are unguarded): one timer per thread.
+class StageTimer {
+ public:
+  // InputError when a stage holds more than one device (tensor-parallel stages are not modelled).
+  explicit StageTimer(const TimingSetup& s);
+  int stages() const { return int(s_.system.stages.size()); }
+  int device_of(int stage) const { return s_.system.stages[std::size_t(stage)].devices.front(); }
+  // Compute time of `stage` over `tokens` tokens of `batch` sequences (0 tokens: 0); each
+  // sequence holds ceil(tokens / batch) of them against its own context.
+  double stage_s(int stage, int tokens, int batch = 1) const;
+  // One pass of the draft model on the draft device over `tokens` tokens per sequence.
+  double draft_s(int tokens, int batch = 1) const;
+  // One pass of the EAGLE head on the last stage's device over `width` tokens per sequence.
+  double head_s(int width, int batch = 1) const;
+  // Link time from device a to b for `bytes` along the system's route (sim/system/routes.hpp,
+  // the path sim::add_routed_send takes); 0 on the same device.
+  double hop_s(int a, int b, double bytes) const { return costs_.transfer_s(a, b, bytes); }
+  // The device's engine (the cost layer's: one engine per device for every pass timed here).
+  const models::LatencyEngine& engine(int device) const { return costs_.engine(device); }
+
+ private:
+  const TimingSetup& s_;
+  sim::SystemCosts costs_;
+  int draft_model_ = -1;  // the draft's id in costs_ (-1: no draft)
+  // A stage graph is the target's verify graph cut to the stage's layers, and a head pass its
+  // builder's graph: neither is a ForwardShape of a registered model, so they are memoised here.
+  mutable std::map<std::tuple<int, int, int>, double> stage_memo_;  // (stage, tokens, batch)
+  mutable std::map<std::pair<int, int>, double> head_memo_;         // (width, batch)
+};
+
+}  // namespace search::specpipe

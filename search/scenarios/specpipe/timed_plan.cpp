@@ -1,0 +1,218 @@
+// The timeline builder: a pipeline plan's steps as tasks on the system's device streams, host
+// threads and links (the top of specpipe_timeline.hpp says what each task stands for), run on
+// the system timeline and summarised.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/config_error.hpp"
+#include "search/scenarios/specpipe/specpipe_timeline.hpp"
+#include "sim/system/collectives.hpp"
+
+namespace search::specpipe {
+
+TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const StageTimer& timer) {
+  const auto& sys = setup.system;
+  const int m = timer.stages();
+  if (plan.stages != m)
+    throw models::InputError(fmt::format("specpipe: plan has {} stages, the system {}", plan.stages, m));
+  TimedPlan out;
+  sim::TaskGraph& g = out.graph;
+  g.set_named(setup.task_names);
+  const bool named = setup.task_names;
+  // Per step about: draft passes, a compute, a send, a prune and a token per stage.
+  g.reserve_tasks(plan.steps.size() * (4 * std::size_t(m) + 4));
+  std::vector<int> dev_res(sys.devices.size()), host_res(sys.devices.size());
+  for (std::size_t i = 0; i < sys.devices.size(); ++i)
+    dev_res[i] = g.add_resource({sys.devices[i].name, sim::ResourceKind::device_stream, sys.devices[i].name});
+  for (std::size_t i = 0; i < sys.devices.size(); ++i)
+    host_res[i] = g.add_resource({"host:" + sys.devices[i].name, sim::ResourceKind::host, sys.devices[i].name});
+  sim::LaneResources lanes;
+  for (const auto& lane : sys.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+  const int draft_dev = plan.draft_on_last_stage ? timer.device_of(m - 1) : sys.draft_device;
+  const bool has_draft = plan.draft_on_last_stage ? setup.head.has_value() : setup.draft.has_value() && draft_dev >= 0;
+  if (plan.draft_on_last_stage && !setup.head)
+    throw models::InputError(fmt::format("{}: the plan drafts with an EAGLE head but none is set up", plan.method));
+  auto hop_factor = [&](int i) {
+    return std::size_t(i) < plan.hop_payload_factor.size() ? plan.hop_payload_factor[std::size_t(i)] : 1.0;
+  };
+  auto batch_of = [](const StepPlan& st, int i) { return st.batch.empty() ? 1 : std::max(1, st.batch[std::size_t(i)]); };
+  const double emb_bytes = setup.target.hidden_size * setup.target.activation_bytes();
+  auto task = [&](int res, std::string name, std::string cat, double busy, std::vector<int> deps) {
+    sim::TimelineTask t;
+    t.name = std::move(name);
+    t.category = std::move(cat);
+    t.resource = res;
+    t.busy_s = busy;
+    deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
+    t.deps = std::move(deps);
+    return g.add_task(std::move(t));
+  };
+  const int last_dev = timer.device_of(m - 1);
+  // Per-step task ids of the previous step.
+  std::vector<int> prev_send(std::size_t(std::max(0, m - 1)), -1), prev_prune(std::size_t(m), -1);
+  int prev_level_send = -1, prev_token_to_first = -1, prev_token_to_draft = -1;
+  std::vector<int> emit_task;
+  std::vector<std::vector<std::pair<int, int>>> request_emits(std::size_t(std::max(1, plan.requests)));  // (task, tokens)
+  // Program order on each device: a resource serves its *ready* tasks first come first served,
+  // so a later step's task that happens to be ready must not overtake an earlier one.
+  std::vector<int> last_compute(std::size_t(m), -1);
+  int last_draft = -1;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const StepPlan& st = plan.steps[s];
+    const std::string tag = named ? fmt::format("step {}", s) : std::string();
+    // The draft's passes (after it learned the previous step's token), then, for a tree built at
+    // the start of the step, its send to stage 0.
+    int draft_done = -1;
+    if (has_draft && !st.draft_passes.empty()) {
+      std::vector<int> deps{prev_token_to_draft, last_draft};
+      for (int w : st.draft_passes) {
+        const double busy = plan.draft_on_last_stage ? timer.head_s(w, st.draft_batch) : timer.draft_s(w, st.draft_batch);
+        draft_done = task(dev_res[std::size_t(draft_dev)],
+                          !named               ? std::string()
+                          : st.draft_batch > 1 ? fmt::format("{} draft {} x {} nodes", tag, st.draft_batch, w)
+                                               : fmt::format("{} draft {} nodes", tag, w),
+                          "draft", busy, deps);
+        deps = {draft_done};
+      }
+      last_draft = draft_done;
+    }
+    auto send_level = [&](std::vector<int> deps) {
+      const double bytes = st.level_tokens * (kDraftNodeBytes + st.level_tokens / std::max(1, st.draft_batch) / 8.0);
+      const int first_dev = timer.device_of(0);
+      if (!has_draft || draft_dev == first_dev) return deps.empty() ? -1 : deps.front();
+      deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
+      return sim::add_routed_send(g, sys, lanes, draft_dev, first_dev, bytes, deps, named ? tag + " level -> stage 0" : std::string());
+    };
+    int level_now = -1;
+    if (st.first == FirstInput::draft_now && st.level_tokens > 0) level_now = send_level({draft_done});
+    // Stage computes.
+    std::vector<int> comp(std::size_t(m), -1);
+    for (int i = 0; i < m; ++i) {
+      const int n = st.compute[std::size_t(i)];
+      if (n <= 0) continue;
+      std::vector<int> deps{prev_prune[std::size_t(i)], last_compute[std::size_t(i)]};
+      if (i == 0) {
+        if (st.first == FirstInput::draft_previous) deps.push_back(prev_level_send);
+        if (st.first == FirstInput::draft_now) deps.push_back(level_now);
+        if (st.first == FirstInput::verified_token || st.first_needs_token) deps.push_back(prev_token_to_first);
+      } else {
+        deps.push_back(prev_send[std::size_t(i - 1)]);
+      }
+      const auto& stg = sys.stages[std::size_t(i)];
+      const int b = batch_of(st, i);
+      double busy = timer.stage_s(i, n, b);
+      if (plan.ragged_batches && b > 1)
+        busy *= 1.0 + sys.devices[std::size_t(timer.device_of(i))].hardware.stack.ragged_batch_overhead_ratio;
+      comp[std::size_t(i)] = task(dev_res[std::size_t(timer.device_of(i))],
+                                  !named ? std::string()
+                                  : b > 1 ? fmt::format("{} stage {} layers {}-{}: {} tokens of {} requests", tag, i,
+                                                      stg.first_layer, stg.last_layer, n, b)
+                                        : fmt::format("{} stage {} layers {}-{}: {} tokens", tag, i, stg.first_layer,
+                                                      stg.last_layer, n),
+                                  "compute", busy, deps);
+      last_compute[std::size_t(i)] = comp[std::size_t(i)];
+    }
+    // The emitted token goes to the devices that need it.
+    std::vector<int> token_at(std::size_t(m), -1);
+    int token_to_draft = -1, token_to_first = -1;
+    if (st.emitted > 0) {
+      const int c_last = comp[std::size_t(m - 1)];
+      emit_task.push_back(c_last);
+      out.emit_tokens.push_back(st.emitted);
+      if (st.emitted_by.empty()) request_emits[0].emplace_back(c_last, st.emitted);
+      for (std::size_t e = 0; e < st.emitted_by.size(); ++e)
+        request_emits[std::size_t(st.emitted_by[e])].emplace_back(
+            c_last, e < st.emitted_each.size() ? st.emitted_each[e] : 1);
+      const bool next_needs_first = s + 1 < plan.steps.size() && (plan.steps[s + 1].first == FirstInput::verified_token ||
+                                                                  plan.steps[s + 1].first_needs_token);
+      const double bytes = kVerifiedTokenBytes * st.emitted;
+      for (int i = 0; i < m; ++i) {
+        const int d = timer.device_of(i);
+        if (!(st.prune || (i == 0 && next_needs_first))) continue;
+        token_at[std::size_t(i)] = d == last_dev ? c_last
+                                                 : sim::add_routed_send(g, sys, lanes, last_dev, d, bytes, {c_last},
+                                                                        named ? fmt::format("{} token -> stage {}", tag, i)
+                                                                              : std::string(),
+                                                                        "token");
+      }
+      token_to_first = token_at[0];
+      if (has_draft) {
+        token_to_draft = draft_dev == last_dev ? c_last
+                                               : sim::add_routed_send(g, sys, lanes, last_dev, draft_dev, bytes, {c_last},
+                                                                      named ? tag + " token -> draft" : std::string(), "token");
+      }
+    }
+    // Prune (host thread of each stage device) and the surviving embeddings on to the next stage.
+    std::vector<int> prune(std::size_t(m), -1), send(std::size_t(std::max(0, m - 1)), -1);
+    for (int i = 0; i < m; ++i) {
+      if (st.prune && setup.prune_s > 0)
+        prune[std::size_t(i)] = task(host_res[std::size_t(timer.device_of(i))],
+                                     named ? fmt::format("{} prune stage {}", tag, i) : std::string(),
+                                     "host", setup.prune_s, {comp[std::size_t(i)], token_at[std::size_t(i)]});
+      if (i + 1 < m && st.send[std::size_t(i)] > 0) {
+        const int n = st.send[std::size_t(i)];
+        const double bytes = n * (emb_bytes * hop_factor(i) + double(n) / batch_of(st, i) / 8.0);
+        send[std::size_t(i)] = sim::add_routed_send(g, sys, lanes, timer.device_of(i), timer.device_of(i + 1), bytes,
+                                             [&] {
+                                               std::vector<int> d{comp[std::size_t(i)]};
+                                               if (token_at[std::size_t(i)] >= 0) d.push_back(token_at[std::size_t(i)]);
+                                               return d;
+                                             }(),
+                                             named ? fmt::format("{} embeddings stage {} -> {}: {} tokens", tag, i, i + 1, n)
+                                                   : std::string());
+        out.max_hop_bytes = std::max(out.max_hop_bytes, g.task(send[std::size_t(i)]).bytes);
+        if (timer.device_of(i) == timer.device_of(i + 1)) send[std::size_t(i)] = comp[std::size_t(i)];
+      }
+    }
+    int level_next = -1;
+    if (st.first != FirstInput::draft_now && st.level_tokens > 0)
+      level_next = send_level({draft_done, st.level_waits_for_verify ? token_to_draft : -1});
+    prev_send = send;
+    prev_prune = prune;
+    prev_level_send = level_next;
+    prev_token_to_first = token_to_first;
+    if (token_to_draft >= 0 || st.emitted > 0) prev_token_to_draft = token_to_draft;
+  }
+  out.run = sim::run_timeline(g);
+  for (int t : emit_task) out.emit_s.push_back(out.run.end_s[std::size_t(t)]);
+  if (plan.requests > 1) {
+    std::vector<std::vector<std::pair<double, int>>> per(request_emits.size());
+    for (std::size_t r = 0; r < request_emits.size(); ++r)
+      for (const auto& [t, n] : request_emits[r]) per[r].emplace_back(out.run.end_s[std::size_t(t)], n);
+    out.tbt = request_tbt_stats(per);
+  } else {
+    out.tbt = tbt_stats(out.emit_s, out.emit_tokens);
+  }
+  if (out.emit_s.size() >= 2) out.window_s = out.emit_s.back() - out.emit_s.front();
+  {
+    long long after_first = 0;
+    for (std::size_t e = 1; e < out.emit_tokens.size(); ++e) after_first += out.emit_tokens[e];
+    out.tokens_per_s_total = out.window_s > 0 ? double(after_first) / out.window_s : 0.0;
+  }
+  const double span = out.run.makespan_s > 0 ? out.run.makespan_s : 1.0;
+  for (int i = 0; i < m; ++i) {
+    double busy = 0;
+    for (const auto& t : g.tasks())
+      if (t.resource == dev_res[std::size_t(timer.device_of(i))] && t.category == "compute") busy += t.busy_s;
+    out.stage_utilisation.push_back(busy / span);
+  }
+  if (has_draft) out.draft_utilisation = out.run.resource_busy_s[std::size_t(dev_res[std::size_t(draft_dev)])] / span;
+  double bytes = 0;
+  for (const auto& t : g.tasks()) bytes += t.bytes;
+  out.link_bytes_per_step = plan.steps.empty() ? 0 : bytes / double(plan.steps.size());
+  // Steps between the first and the last emission.
+  long long first_step = -1, last_step = -1;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    if (plan.steps[s].emitted > 0) {
+      if (first_step < 0) first_step = (long long)s;
+      last_step = (long long)s;
+    }
+  out.mean_step_s = last_step > first_step ? out.window_s / double(last_step - first_step) : 0.0;
+  return out;
+}
+
+}  // namespace search::specpipe
