@@ -21,7 +21,7 @@ namespace sim {
 // following periods replay it exactly, shifted by the period's cycles, so the model jumps over
 // every whole period that the program still holds and simulates the remaining layers. Exact
 // also fast-forwards inside ops: the repeating chunks of an op's weight stream (RepeatingRuns;
-// fpga_accelerator.cpp, fast_forward_in_run). Off: every layer and chunk is simulated (tests
+// accelerator/chunk_fast_forward.hpp). Off: every layer and chunk is simulated (tests
 // compare the two with the direct scheduler, instruction by instruction).
 enum class LayerFastForward { off, exact };
 
