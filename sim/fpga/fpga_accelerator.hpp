@@ -8,6 +8,8 @@
 //  - clocked mode: one process advances the whole accelerator cycle by cycle (reference).
 // Each program runs in its own SystemC context (sim/sc_session.hpp), so one process can
 // simulate any number of steps; the SystemC part of concurrent calls is serialised.
+// The model's blocks, one per file, live in sim/fpga/accelerator/ (accelerator_module.hpp is
+// the SC_MODULE that joins them); fpga_accelerator.cpp only prepares, runs and collects.
 #include "sim/fpga/instruction_program.hpp"
 #include "sim/sim_engine.hpp"
 
