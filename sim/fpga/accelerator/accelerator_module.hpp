@@ -65,7 +65,8 @@ SC_MODULE(AcceleratorModule) {
 
  private:
   // k: the unit's queue (queue_index); slot: its entry in Scoreboard::waiting_on.
-  void in_order_unit(int k, UnitState& st, int slot, Unit unit);
+  template <int k, int slot, Unit unit>
+  void in_order_unit(UnitState& st);
   // Issue the instruction at queue entry e on `unit`.
   void issue(UnitState& st, const InstructionQueue::Entry& e, Unit unit) {
     const long long cycles = board.program->instructions[e.index].cycles;

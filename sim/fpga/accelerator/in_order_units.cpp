@@ -4,7 +4,10 @@
 
 namespace sim::accelerator {
 
-void AcceleratorModule::in_order_unit(int k, UnitState& st, int slot, Unit unit) {
+// A template: each unit's process gets its own copy with its queue, slot and unit as constants
+// (one shared copy with them as arguments cost about a fifth more instructions per issue).
+template <int k, int slot, Unit unit>
+void AcceleratorModule::in_order_unit(UnitState& st) {
   if (board.mode != SimMode::event_driven) return;
   if (st.busy >= 0) board.retire(st, unit);
   std::size_t& head = board.heads[std::size_t(k)];
@@ -20,8 +23,8 @@ void AcceleratorModule::in_order_unit(int k, UnitState& st, int slot, Unit unit)
   issue(st, e, unit);
 }
 
-void AcceleratorModule::matrix_engine() { in_order_unit(dma_queue_count, board.matrix_state, 0, Unit::matrix); }
-void AcceleratorModule::special_function_unit() { in_order_unit(dma_queue_count + 1, board.sfu_state, 1, Unit::sfu); }
-void AcceleratorModule::store_port() { in_order_unit(int(DmaQueue::store), board.store_state, 2, Unit::store); }
+void AcceleratorModule::matrix_engine() { in_order_unit<dma_queue_count, 0, Unit::matrix>(board.matrix_state); }
+void AcceleratorModule::special_function_unit() { in_order_unit<dma_queue_count + 1, 1, Unit::sfu>(board.sfu_state); }
+void AcceleratorModule::store_port() { in_order_unit<int(DmaQueue::store), 2, Unit::store>(board.store_state); }
 
 }  // namespace sim::accelerator
