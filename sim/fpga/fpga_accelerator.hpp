@@ -8,6 +8,8 @@
 //  - clocked mode: one process advances the whole accelerator cycle by cycle (reference).
 // Each program runs in its own SystemC context (sim/sc_session.hpp), so one process can
 // simulate any number of steps; the SystemC part of concurrent calls is serialised.
+// The model's blocks, one per file, live in sim/fpga/accelerator/ (accelerator_module.hpp is
+// the SC_MODULE that joins them); fpga_accelerator.cpp only prepares, runs and collects.
 #include "sim/fpga/instruction_program.hpp"
 #include "sim/sim_engine.hpp"
 
@@ -21,7 +23,7 @@ namespace sim {
 // following periods replay it exactly, shifted by the period's cycles, so the model jumps over
 // every whole period that the program still holds and simulates the remaining layers. Exact
 // also fast-forwards inside ops: the repeating chunks of an op's weight stream (RepeatingRuns;
-// fpga_accelerator.cpp, fast_forward_in_run). Off: every layer and chunk is simulated (tests
+// accelerator/chunk_fast_forward.hpp). Off: every layer and chunk is simulated (tests
 // compare the two with the direct scheduler, instruction by instruction).
 enum class LayerFastForward { off, exact };
 

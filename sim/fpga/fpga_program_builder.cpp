@@ -34,7 +34,7 @@ namespace {
 // Splits `total` cycles over `n` chunks so that they add up exactly (each at least 1 cycle):
 // every chunk takes total / n cycles and the last total % n chunks one more. The extra cycles
 // sit together at the end, not spread evenly, so that an op's chunks form two runs of identical
-// instructions: the event-driven model's fast-forward (fpga_accelerator.cpp) skips repeating
+// instructions: the event-driven model's fast-forward (sim/fpga/accelerator/) skips repeating
 // chunks inside such a run, which an even spread (a pattern as long as the op) ruled out.
 long long share(long long total, int n, int c) {
   const long long base = total / n, extra = total % n;

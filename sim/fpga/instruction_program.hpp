@@ -273,10 +273,11 @@ struct UnitQueues {
 };
 
 // How a multi-layer program repeats, for the event-driven model's exact layer fast-forward
-// (fpga_accelerator.cpp). Layers are "uniform" when every layer has the same instruction count
-// and the same unit, queue, cycles and op at each position; layer l is a "copy" of layer l - 1
-// when, in addition, every dependency is the previous layer's shifted by one layer (layer 0's
-// buffer slots start empty, so its loads lack the ring dependencies the later layers have).
+// (accelerator/layer_fast_forward.hpp). Layers are "uniform" when every layer has the same
+// instruction count and the same unit, queue, cycles and op at each position; layer l is a "copy"
+// of layer l - 1 when, in addition, every dependency is the previous layer's shifted by one layer
+// (layer 0's buffer slots start empty, so its loads lack the ring dependencies the later layers
+// have).
 struct LayerStructure {
   bool uniform = false;
   int instructions_per_layer = 0;
@@ -301,14 +302,13 @@ inline bool repeats_shifted(const Instruction& later, const Instruction& earlier
   return true;
 }
 
-// Runs of repeating instructions inside a layer, for the event-driven model's chunk
-// fast-forward (fpga_accelerator.cpp): an op streams its weights (and its K/V) chunk by chunk,
-// and past the first buffer's worth every chunk's instructions repeat the previous chunk's,
-// shifted. Stored instruction j repeats with stride s when repeats_shifted(j, j - s, s); a run
-// is a maximal stretch of instructions that repeat with one stride. The runs are a hint: where
-// to look for a repeating simulated state, and which queue heads to key relative to the
-// instruction being issued. The jump itself checks, instruction by instruction, that what it
-// skips repeats.
+// Runs of repeating instructions inside a layer, for the event-driven model's chunk fast-forward
+// (accelerator/chunk_fast_forward.hpp): an op streams its weights (and its K/V) chunk by chunk, and
+// past the first buffer's worth every chunk's instructions repeat the previous chunk's, shifted.
+// Stored instruction j repeats with stride s when repeats_shifted(j, j - s, s); a run is a maximal
+// stretch of instructions that repeat with one stride. The runs are a hint: where to look for a
+// repeating simulated state, and which queue heads to key relative to the instruction being issued.
+// The jump itself checks, instruction by instruction, that what it skips repeats.
 struct RepeatingRuns {
   struct Run {
     int begin = 0, end = 0;  // stored indices [begin, end): each repeats the one `stride` before

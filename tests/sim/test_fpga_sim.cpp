@@ -267,9 +267,9 @@ TEST_CASE("A KV chunk larger than half the KV buffer is a config error") {
   }
 }
 
-// The chunk fast-forward inside ops (fpga_accelerator.cpp) must give, instruction by
-// instruction, the schedule of simulating every chunk, and must actually skip most of a long
-// op: the LM head (one op of ~2 000 weight chunks per step) and whole 32-layer steps.
+// The chunk fast-forward inside ops (sim/fpga/accelerator/chunk_fast_forward.hpp) must give,
+// instruction by instruction, the schedule of simulating every chunk, and must actually skip most
+// of a long op: the LM head (one op of ~2 000 weight chunks per step) and whole 32-layer steps.
 TEST_CASE("Chunk fast-forward reproduces every instruction's cycles of simulating every chunk") {
   const ConfigRegistry reg;
   const ModelSpec m = reg.model("llama-3.1-8b-instruct");
