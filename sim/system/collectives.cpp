@@ -7,6 +7,13 @@
 
 namespace sim {
 
+LaneResources add_lane_resources(TaskGraph& g, const models::SystemSpec& s) {
+  LaneResources lanes;
+  lanes.resource_of_lane.reserve(s.lanes.size());
+  for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, ResourceKind::link, "links"}));
+  return lanes;
+}
+
 int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
              std::vector<int> deps, const std::string& name, const std::string& category) {
   const models::SystemLink* link = s.link_between(a, b);

@@ -17,6 +17,10 @@ struct LaneResources {
   std::vector<int> resource_of_lane;
 };
 
+// One timeline resource per lane of the system (its links' directed lanes or egress ports), in
+// the trace's "links" group.
+LaneResources add_lane_resources(TaskGraph& g, const models::SystemSpec& s);
+
 // A point-to-point send of `bytes` from device a to device b after `deps`; returns the task.
 int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
              std::vector<int> deps, const std::string& name, const std::string& category = "transfer");

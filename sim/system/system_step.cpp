@@ -117,8 +117,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
   std::vector<int> device_resource(s.devices.size());
   for (std::size_t i = 0; i < s.devices.size(); ++i)
     device_resource[i] = g.add_resource({s.devices[i].name, ResourceKind::device_stream, s.devices[i].name});
-  LaneResources lanes;
-  for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, ResourceKind::link, "links"}));
+  const LaneResources lanes = add_lane_resources(g, s);
 
   // One engine per device (its hardware and software stack), built once.
   std::map<int, std::unique_ptr<models::LatencyEngine>> engines;

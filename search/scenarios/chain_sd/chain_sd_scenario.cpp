@@ -54,8 +54,7 @@ Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, int targe
   const int tres = draft_dev == target_dev
                        ? dres
                        : g.add_resource({s.devices[std::size_t(target_dev)].name, sim::ResourceKind::device_stream, ""});
-  sim::LaneResources lanes;
-  for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+  const sim::LaneResources lanes = sim::add_lane_resources(g, s);
   Iteration it;
   int last = -1;
   for (int i = 0; i < gamma; ++i) {

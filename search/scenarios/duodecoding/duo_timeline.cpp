@@ -25,8 +25,7 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
   const int dres = pl.same_device() ? tres
                                     : g.add_resource({s.devices[std::size_t(ddev)].name, sim::ResourceKind::device_stream,
                                                       s.devices[std::size_t(ddev)].name});
-  sim::LaneResources lanes;
-  for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+  const sim::LaneResources lanes = sim::add_lane_resources(g, s);
 
   auto task = [&](int res, std::string name, std::string category, double busy, std::vector<int> deps) {
     sim::TimelineTask t;
@@ -144,8 +143,7 @@ double first_token_s(const DuoPlacement& pl, const DuoCosts& c, int prompt, int 
   const int tres = g.add_resource({s.devices[std::size_t(tdev)].name, sim::ResourceKind::device_stream, ""});
   const int dres = pl.same_device() ? tres
                                     : g.add_resource({s.devices[std::size_t(ddev)].name, sim::ResourceKind::device_stream, ""});
-  sim::LaneResources lanes;
-  for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+  const sim::LaneResources lanes = sim::add_lane_resources(g, s);
   auto task = [&](int res, double busy, std::vector<int> deps) {
     sim::TimelineTask t;
     t.category = "compute";

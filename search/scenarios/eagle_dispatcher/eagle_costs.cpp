@@ -135,14 +135,12 @@ class SystemCosts : public EagleCostModel {
 }  // namespace
 
 models::AlgorithmSpec eagle_head_for_target(const models::AlgorithmSpec& a, const models::ModelSpec& t) {
-  if (!models::draft_builder(a.draft.kind, a.name).has_own_layer_shape())
-    throw models::InputError(fmt::format("eagle dispatcher: '{}' is not an EAGLE head (draft type eagle3)", a.name));
+  const auto& builder = models::draft_builder(a.draft.kind, a.name);
+  if (!builder.has_own_layer_shape())
+    throw models::InputError(
+        fmt::format("eagle dispatcher: '{}' is not an EAGLE head (a draft with a decoder layer of its own)", a.name));
   models::AlgorithmSpec h = a;
-  h.draft.hidden_size = t.hidden_size;
-  h.draft.attention_heads = t.attention_heads;
-  h.draft.kv_heads = t.kv_heads;
-  h.draft.head_dim = t.head_dim;
-  h.draft.intermediate_size = t.intermediate_size;  // the dense MLP (Llama 4: intermediate_size_mlp)
+  h.draft = builder.reshaped_for(a.draft, t);
   return h;
 }
 

@@ -30,8 +30,7 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
     dev_res[i] = g.add_resource({sys.devices[i].name, sim::ResourceKind::device_stream, sys.devices[i].name});
   for (std::size_t i = 0; i < sys.devices.size(); ++i)
     host_res[i] = g.add_resource({"host:" + sys.devices[i].name, sim::ResourceKind::host, sys.devices[i].name});
-  sim::LaneResources lanes;
-  for (const auto& lane : sys.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, sim::ResourceKind::link, "links"}));
+  const sim::LaneResources lanes = sim::add_lane_resources(g, sys);
   const int draft_dev = plan.draft_on_last_stage ? timer.device_of(m - 1) : sys.draft_device;
   const bool has_draft = plan.draft_on_last_stage ? setup.head.has_value() : setup.draft.has_value() && draft_dev >= 0;
   if (plan.draft_on_last_stage && !setup.head)
