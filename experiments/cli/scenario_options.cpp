@@ -21,6 +21,20 @@ bool takes(const search::ScenarioInfo* info, const std::string& name) {
   return !declares(info, name) && std::find(info->inputs.begin(), info->inputs.end(), name) != info->inputs.end();
 }
 
+// What --help shows after the flag: the value's kind.
+std::string type_name(const search::ScenarioParam& p) {
+  switch (p.type) {
+    case search::ParamType::integer: return "INT";
+    case search::ParamType::real: return "NUMBER";
+    case search::ParamType::integer_list: return "INTS";
+    case search::ParamType::real_list: return "NUMBERS";
+    case search::ParamType::choice: return "CHOICE";
+    case search::ParamType::boolean: return "";
+    case search::ParamType::text: return "NAME";
+  }
+  return "VALUE";
+}
+
 }  // namespace
 
 std::string param_help(const search::ScenarioParam& p) {
@@ -53,12 +67,14 @@ void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::Sc
 void add_scenario_param_flags(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo& info) {
   for (const auto& p : info.params) {
     if (p.type == search::ParamType::boolean) {
-      // --KEY / --no-KEY, as a switch reads (--KEY=false works too).
-      sub.add_flag("--" + p.key + "{true},--no-" + p.key + "{false}", a.values[p.key],
+      // --KEY / --no-KEY, as a switch reads.
+      a.switches[p.key] = p.default_value == "true";
+      sub.add_flag("--" + p.key + ",!--no-" + p.key, a.switches[p.key],
                    fmt::format("{} (default: {})", p.help, p.default_value == "true" ? "on" : "off"));
       continue;
     }
     auto* opt = sub.add_option("--" + p.key, a.values[p.key], param_help(p))->default_val(p.default_value);
+    opt->type_name(type_name(p));
     // The declaration's validation; CLI11 puts the flag's name before the message.
     opt->check(CLI::Validator([p](std::string& v) { return search::param_problem(p, v); }, "", p.key));
   }
@@ -69,8 +85,11 @@ void finish_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search:
   a.inputs.engine_given = takes(info, "engine") && sub.count("--engine") > 0;
   a.inputs.want_trace = !a.trace_out.empty();
   if (!info) return;
-  for (const auto& p : info->params)
-    if (sub.count("--" + p.key) > 0) a.inputs.params.push_back(p.key + "=" + a.values[p.key]);
+  for (const auto& p : info->params) {
+    if (sub.count("--" + p.key) == 0) continue;
+    const bool on_off = p.type == search::ParamType::boolean;
+    a.inputs.params.push_back(p.key + "=" + (on_off ? (a.switches[p.key] ? "true" : "false") : a.values[p.key]));
+  }
 }
 
 }  // namespace experiments

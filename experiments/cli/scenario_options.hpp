@@ -19,6 +19,7 @@ struct ScenarioCommandArgs {
   ScenarioInputs inputs;
   std::string context, format, trace_out;
   std::map<std::string, std::string> values;  // --KEY value per declared parameter
+  std::map<std::string, bool> switches;       // --KEY / --no-KEY per declared boolean
 };
 
 // Adds the common inputs to `sub`, minus those `info` declares as parameters (all of them when
