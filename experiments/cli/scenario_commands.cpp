@@ -36,9 +36,9 @@ int run_generated(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioI
 std::vector<CommandInfo> scenario_commands() {
   std::vector<CommandInfo> out;
   for (const auto& info : search::scenarios()) {
-    if (!info.own_command) continue;
+    if (info.command.empty()) continue;
     CommandInfo c;
-    c.name = info.name;
+    c.name = info.command;
     c.description = info.description + " (scenario; also `specdse scenario " + info.name + "`)";
     c.order = kScenarioCommandOrder;
     c.setup = [info](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {

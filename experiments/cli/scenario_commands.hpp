@@ -1,6 +1,6 @@
 #pragma once
-// Subcommands generated from the scenario registry: every scenario that asks for its own
-// command (ScenarioInfo::own_command) becomes `specdse NAME` with the common inputs and one
+// Subcommands generated from the scenario registry: every scenario that names a command
+// (ScenarioInfo::command) becomes `specdse COMMAND` with the common inputs it takes and one
 // `--KEY` flag per declared parameter (experiments/cli/scenario_options.hpp). A new scenario
 // gets its command without a line here.
 #include <vector>

@@ -27,7 +27,7 @@ int list_scenarios(const std::string& format) {
     for (const auto& p : s.params)
       params += fmt::format("{}{}={} ({}; {})", params.empty() ? "" : "; ", p.key, p.default_value, p.help,
                             search::describe_param(p));
-    t.add_row({s.name, s.description, s.own_command ? "specdse " + s.name : "", params});
+    t.add_row({s.name, s.description, s.command.empty() ? "" : "specdse " + s.command, params});
   }
   print_table(t, format);
   return 0;

@@ -96,16 +96,16 @@ std::pair<Columns, std::string> run(const ScenarioArgs& a) {
 }  // namespace
 
 void bind_scenarios(py::module_& m) {
-  // (name, description, [(key, default, help, type, unit, accepted values)], own command) for
+  // (name, description, [(key, default, help, type, unit, accepted values)], command) for
   // every registered scenario: the declarations the CLI's flags are generated from.
   m.def("scenario_list", [] {
     using Param = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
-    std::vector<std::tuple<std::string, std::string, std::vector<Param>, bool>> out;
+    std::vector<std::tuple<std::string, std::string, std::vector<Param>, std::string>> out;
     for (const auto& s : search::scenarios()) {
       std::vector<Param> params;
       for (const auto& p : s.params)
         params.emplace_back(p.key, p.default_value, p.help, search::to_string(p.type), p.unit, search::describe_param(p));
-      out.emplace_back(s.name, s.description, std::move(params), s.own_command);
+      out.emplace_back(s.name, s.description, std::move(params), s.command);
     }
     return out;
   });

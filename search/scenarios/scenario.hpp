@@ -118,9 +118,9 @@ struct ScenarioInfo {
   std::string name, description;
   std::vector<ScenarioParam> params;
   ScenarioRun run;
-  // Whether `specdse NAME` exists as a subcommand of its own (flags generated from `params`);
-  // scenarios that already have a hand-made command (specpipe, duo, eagle) run under that.
-  bool own_command = false;
+  // The subcommand generated for it (`specdse COMMAND`, flags from `params`), e.g. "specpipe",
+  // "eagle"; empty: reachable through `specdse scenario NAME` only.
+  std::string command;
   // The common inputs it takes (its generated subcommand has just these flags) and those it
   // cannot run without (required flags there): names of experiments' scenario_input_names(),
   // "hw", "model", "algorithm", "context", "batch", "task", "data", "source-table", "engine".

@@ -32,7 +32,7 @@ const ScenarioRegistration registered(
      {param::integer("x-max", 128, 1, 4096, "tokens", "largest verification length considered"),
       param::boolean("measured-only", false, "evaluate only x with a measured AAT")},
      run_tree_sd,
-     false,
+     "",
      {"hw", "model", "algorithm", "context", "batch", "task", "data", "source-table", "engine"},
      {"hw", "model", "algorithm", "context"}});
 

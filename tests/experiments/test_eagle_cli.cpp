@@ -92,7 +92,7 @@ TEST_CASE("specdse eagle --system: batch 128 x 8k fits the 8x H100 host (infeasi
 
 TEST_CASE("specdse scenario eagle-dispatcher runs on the same inputs") {
   const auto r = run("scenario eagle-dispatcher --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-chain "
-                     "--context 1024 --param batches=1,4 --format csv");
+                     "--context 1024 --param batch=1,4 --format csv");
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK(csv(r.output).size() >= 3);
@@ -101,7 +101,7 @@ TEST_CASE("specdse scenario eagle-dispatcher runs on the same inputs") {
 TEST_CASE("specdse scenario eagle-dispatcher over the TP system agrees with specdse eagle --system") {
   // Both on paper 004's draft (the eagle command's default).
   const auto sc = run("scenario eagle-dispatcher --model llama-3.1-8b-instruct --algorithm eagle-dense3-chain --context 8192 "
-                      "--param batches=1,128 --param system=eagle-8xh100-nvlink --format csv");
+                      "--param batch=1,128 --param system=eagle-8xh100-nvlink --format csv");
   INFO(sc.output);
   REQUIRE(sc.status == 0);
   const auto ev = run("eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --batch 1,128 --context 8192 "

@@ -21,7 +21,7 @@ CASES = {
     "chain-sd": dict(model="llama-2-7b", context=512,
                      params={"system": "duodecoding-a800-xeon", "draft": "llama-68m", "gamma": [2, 4], "alpha": 0.8}),
     "eagle-dispatcher": dict(hw="h100-sxm", model="llama-3.1-8b-instruct", algorithm="eagle3-tree", context=1024,
-                             params={"batches": [1, 8]}),
+                             params={"batch": [1, 8]}),
 }
 
 

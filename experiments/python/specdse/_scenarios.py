@@ -21,7 +21,7 @@ def scenarios(frame=True):
     cols = {"scenario": [r[0] for r in rows], "description": [r[1] for r in rows],
             "params": [{k: {"default": d, "help": h, "type": t, "unit": u, "accepts": a} for k, d, h, t, u, a in r[2]}
                        for r in rows],
-            "command": [f"specdse {r[0]}" if r[3] else "" for r in rows]}
+            "command": [f"specdse {r[3]}" if r[3] else "" for r in rows]}
     return _frame(cols, frame)
 
 
@@ -44,7 +44,7 @@ class _Scenario:
     parameters.
     """
 
-    def __call__(self, name, hw=None, model=None, algorithm=None, context=None, *, batch=1, task="govreport",
+    def __call__(self, name, hw=None, model=None, algorithm=None, context=None, *, batch=None, task="govreport",
                  data=None, source_table="", engine=None, params=None, frame=True, config_dir=None, **kwparams):
         """Runs scenario ``name`` as ``specdse scenario NAME`` does.
 
@@ -70,11 +70,16 @@ class _Scenario:
             settings[key if key in declared else k] = v
         if engine is not None and "engine" in declared and "engine" not in settings:
             settings["engine"] = engine
+        # A scenario that declares its own `batch` (a list of batch sizes) takes it there, as its
+        # command's --batch does.
+        if batch is not None and "batch" in declared and "batch" not in settings:
+            settings["batch"] = batch
+            batch = None
         h = _optional_hw(hw, config_dir)
         ctx = [] if context is None else _ints(context, "context")
         with _spec_path(model, Model) as m, _spec_path(algorithm, Model) as a:
             cols, footer = _specdse.run_scenario(
-                name, h, m, a, ctx, int(batch), task, os.fspath(data or ""), source_table, engine or "roofline",
+                name, h, m, a, ctx, 1 if batch is None else int(batch), task, os.fspath(data or ""), source_table, engine or "roofline",
                 [f"{k}={_param_value(v)}" for k, v in settings.items()], _config_dir(config_dir))
         if not frame:
             return cols, footer

@@ -166,7 +166,7 @@ const ScenarioRegistration registered(
       param::real("alpha", 0.7, 1e-6, 1 - 1e-6, "", "per-token acceptance (independent)"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_chain_sd,
-     true,
+     "chain-sd",
      {"model", "context"},
      {"model", "context"}});
 

@@ -56,7 +56,7 @@ const ScenarioRegistration duo_scenario_registered(
       param::integer("seed", 1, 0, 9.0e18, "", "generator seed"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_duo_scenario_entry,
-     false,
+     "",
      {"model"},
      {"model"}});
 

@@ -1,6 +1,10 @@
-// eagle-dispatcher (paper 004): per batch size, the static EAGLE tree maximising per-sequence
-// decode speed TPC / TTIT (or meeting a step-latency target) and its speed-up over plain
-// decoding (search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp).
+// eagle-dispatcher (paper 004), and so `specdse eagle`: the EAGLE tree dispatcher on one GPU
+// (--hw) or a tensor-parallel system (--system: target and head sharded over the first stage's
+// GPUs, all-reduces on the link model, on the SystemC timeline). Per batch size, the static tree
+// (full D_m-BF_n or pruned N_i) maximising per-sequence decode speed TPC / TTIT, or the
+// fastest-per-token tree whose step meets --latency-target-ms, with the speed-up over plain
+// decoding and the step's breakdown (eagle_dispatcher.hpp). Batches that do not fit a GPU's
+// memory are rows with status "infeasible: ...", not timed.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,67 +12,129 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "models/engine_registry.hpp"
+#include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/scenario.hpp"
 
 namespace search {
 namespace {
 
+// Paper 004's own draft (a 3-layer dense head), whose acceptance its TPC model carries.
+constexpr const char* kDefaultDraft = "eagle-dense3-chain";
+// The context when none is given.
+constexpr long long kDefaultContext = 1024;
+
+std::vector<std::string> split_trees(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
-  const std::string system = ctx.params.at("system");
-  ctx.require(ctx.engine != nullptr || !system.empty(), "--hw or --param system=NAME");
-  ctx.require(ctx.workload != nullptr && ctx.workload->algorithm != nullptr, "--model and --algorithm");
-  ctx.require(!ctx.contexts.empty(), "--context");
+  const std::string& system_name = ctx.text("system");
+  if ((ctx.hw != nullptr) == !system_name.empty())
+    throw models::InputError("eagle: give exactly one of --hw (one GPU) and --system (tensor parallel)");
+  ctx.require(ctx.workload != nullptr, "--model");
+  ctx.require(ctx.configs != nullptr, "a config registry");
+  const auto& reg = *ctx.configs;
+  models::Workload w = *ctx.workload;
+  const std::string draft = w.algorithm ? w.algorithm->name : kDefaultDraft;
+  if (!w.algorithm) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(kDefaultDraft));
+  // Paper 004 trains a head per target: its layer takes the target's layer shape.
+  w.algorithm = std::make_shared<models::AlgorithmSpec>(eagle_head_for_target(*w.algorithm, w.target));
+  const auto acceptance = paper004_acceptance(w.target.name);
+  std::unique_ptr<models::LatencyEngine> engine;
+  std::unique_ptr<EagleCostModel> costs;
+  std::string host_note;
+  if (ctx.hw) {
+    models::HardwareSpec hw = *ctx.hw;
+    hw.stack = models::SoftwareStack{};  // the engine costs kernels; host time is added per step
+    const auto stack = models::load_software_stack(reg.path("stacks", ctx.text("stack")));
+    engine = models::make_engine(ctx.text("engine"), hw);
+    costs = make_engine_eagle_costs(*engine, w, stack);
+    host_note = fmt::format("stack {} ({} us + graph launches)", stack.name, stack.per_step_host_us);
+  } else {
+    const auto system = models::load_system(reg.path("systems", system_name), reg);
+    const auto& lead = system.devices[std::size_t(system.stages.front().devices.front())].hardware.stack;
+    host_note = fmt::format("stack {} of the system's GPUs ({} us + graph launches)", lead.name, lead.per_step_host_us);
+    costs = make_system_eagle_costs(system, w, ctx.text("engine"));
+  }
   EagleDispatchOptions o;
   o.batches.clear();
-  for (long long b : ctx.integers("batches")) o.batches.push_back(int(b));
+  for (long long b : ctx.integers("batch")) o.batches.push_back(int(b));
   o.max_tree_nodes = int(ctx.integer("max-nodes"));
+  const int max_depth = int(ctx.integer("max-depth"));
+  o.max_full_depth = std::min(o.max_full_depth, max_depth);
+  o.pruned_max_depth = std::min(o.pruned_max_depth, max_depth);
   o.latency_target_s = ctx.real("latency-target-ms") * 1e-3;
-  const auto acceptance = paper004_acceptance(ctx.workload->target.name);
-  models::SoftwareStack stack;  // --hw's stack; the bare default charges no host time
-  std::unique_ptr<EagleCostModel> costs;
-  std::string where;
-  if (!system.empty()) {  // tensor parallel on the system's timeline, head shaped as the target's layer
-    ctx.require(ctx.configs != nullptr, "a config registry");
-    models::Workload w = *ctx.workload;
-    w.algorithm = std::make_shared<models::AlgorithmSpec>(eagle_head_for_target(*w.algorithm, w.target));
-    const auto spec = models::load_system(ctx.configs->path("systems", system), *ctx.configs);
-    stack = spec.devices[std::size_t(spec.stages.front().devices.front())].hardware.stack;
-    costs = make_system_eagle_costs(spec, w, ctx.engine ? ctx.engine->name() : "roofline");
-    where = spec.name;
-  } else {
-    stack = ctx.hw->stack;
-    costs = make_engine_eagle_costs(*ctx.engine, *ctx.workload, stack);
-    where = ctx.hw->name;
-  }
+  const double sd_host_us = ctx.real("sd-host-us");
+  o.speculative_host_s = sd_host_us * 1e-6;
+  if (sd_host_us > 0) host_note += fmt::format(", plus {} us per speculative step (--sd-host-us)", sd_host_us);
+  o.only_trees = split_trees(ctx.text("tree"));
+
   ScenarioResult r;
-  r.columns = {"where", "model", "context", "batch", "tree", "x", "tpc", "t_verify_s", "t_draft_s", "t_host_s",
-               "ttit_s", "tokens_per_s_per_seq", "ar_step_s", "speedup", "weight_bytes", "ar_weight_bytes",
-               "meets_target"};
-  for (long long L : ctx.contexts) {
+  r.columns = {"where", "model", "context", "batch", "tree", "x", "tpc", "t_verify_ms", "t_draft_ms", "t_host_ms",
+               "t_wait_ms", "ttit_ms", "tokens_per_s_per_seq", "ar_step_ms", "ar_wait_ms", "speedup", "weight_gb",
+               "ar_weight_gb", "kv_gb", "meets_target", "status"};
+  const std::vector<long long> contexts = ctx.contexts.empty() ? std::vector<long long>{kDefaultContext} : ctx.contexts;
+  for (long long L : contexts) {
     o.context = L;
-    for (const auto& row : eagle_dispatch(*costs, acceptance, o))
-      r.rows.push_back({where, ctx.workload->target.name, std::int64_t(L), std::int64_t(row.batch), row.tree,
-                        std::int64_t(row.x), row.tpc, row.t_verify_s, row.t_draft_s, row.t_host_s, row.ttit_s,
-                        row.tokens_per_s, row.ar_step_s, row.speedup, row.weight_bytes, row.ar_weight_bytes,
-                        std::string(row.meets_target ? "yes" : "no")});
+    for (const auto& row : eagle_dispatch(*costs, acceptance, o)) {
+      std::vector<ScenarioCell> cells = {costs->where(), w.target.name, std::int64_t(L), std::int64_t(row.batch)};
+      if (!row.feasible) {  // weights and KV cache do not fit a GPU: no times
+        while (cells.size() + 1 < r.columns.size()) cells.emplace_back(std::string());
+        cells.emplace_back(row.status);
+        r.rows.push_back(std::move(cells));
+        continue;
+      }
+      for (ScenarioCell c :
+           {ScenarioCell(row.tree), ScenarioCell(std::int64_t(row.x)), ScenarioCell(row.tpc),
+            ScenarioCell(row.t_verify_s * 1e3), ScenarioCell(row.t_draft_s * 1e3), ScenarioCell(row.t_host_s * 1e3),
+            ScenarioCell(row.t_wait_s * 1e3), ScenarioCell(row.ttit_s * 1e3), ScenarioCell(row.tokens_per_s),
+            ScenarioCell(row.ar_step_s * 1e3), ScenarioCell(row.ar_wait_s * 1e3), ScenarioCell(row.speedup),
+            ScenarioCell(row.weight_bytes * 1e-9), ScenarioCell(row.ar_weight_bytes * 1e-9),
+            ScenarioCell(row.kv_bytes * 1e-9), ScenarioCell(std::string(row.meets_target ? "yes" : "no")),
+            ScenarioCell(row.status)})
+        cells.push_back(std::move(c));
+      r.rows.push_back(std::move(cells));
+    }
   }
-  r.footer = "acceptance: " + acceptance.source() + "; host: stack " + stack.name;
+  r.footer = fmt::format("acceptance: {}; host per step: {}; draft {} (head shaped as {}'s layer); "
+                         "weight/kv: bytes one GPU reads per verify; t_wait: exposed all-reduce/transfer time",
+                         acceptance.source(), host_note, draft, w.target.name);
   return r;
 }
 
 const ScenarioRegistration registered(
     {"eagle-dispatcher",
-     "EAGLE tree dispatcher (paper 004): per batch, the tree maximising TPC/TTIT, speed-up over plain decoding",
-     {param::integers("batches", "1,2,4,8,16,32,64,128", 1, 4096, "sequences", "batch sizes"),
+     "EAGLE tree dispatcher (paper 004): per batch, the tree maximising TPC/TTIT and its speed-up over no SD",
+     {param::text("system", "",
+                  "system config (e.g. eagle-8xh100-nvlink): target and head tensor parallel on the timeline, "
+                  "instead of --hw"),
+      param::integers("batch", "1,2,4,8,16,32,64,128", 1, 1 << 16, "sequences", "batch sizes, e.g. 1,2,4 or a range"),
+      param::text("tree", "", "only these trees (D<m>-BF<n>, N<i>; comma separated)"),
+      param::real("latency-target-ms", 0, 0, 1e6, "ms", "step (TTIT) target; 0: maximise speed"),
+      param::real("sd-host-us", 0, 0, 1e6, "us",
+                  "host work a speculative step adds beyond the plain step's (tree sampling, bookkeeping); no "
+                  "published figure, so 0 by default (a sensitivity input)"),
+      param::text("stack", "vllm-cuda-graph", "software stack for host costs with --hw (configs/stacks)"),
       param::integer("max-nodes", 64, 1, 1024, "nodes", "largest candidate tree (draft nodes)"),
-      param::real("latency-target-ms", 0, 0, 1e6, "ms", "step (TTIT) target; 0: none"),
-      param::text("system", "", "a system (e.g. eagle-8xh100-nvlink): tensor parallel instead of --hw")},
+      param::integer("max-depth", kMaxDraftDepth, 1, kMaxDraftDepth, "levels",
+                     "deepest candidate tree (draft levels); paper 004's production trees have a speculation length "
+                     "of 3"),
+      param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine")},
      run_eagle_dispatcher,
-     false,
-     {"hw", "model", "algorithm", "context", "engine"},
-     {"model", "algorithm", "context"}});
+     "eagle",
+     {"hw", "model", "algorithm", "context"},
+     {"model"}});
 
 }  // namespace
 }  // namespace search

@@ -178,7 +178,7 @@ const ScenarioRegistration registered(
                      "run the baselines (PP, the system's baseline_stacks such as PP-vLLM, PP+SpecInfer tree, PP+EAGLE-3)"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_specpipe_entry,
-     true,
+     "specpipe",
      {"model", "context"},
      {"model"}});
 
