@@ -18,7 +18,15 @@ std::vector<GpuStreamResult> run_gpu_streams(const models::HardwareSpec& hw, con
   for (const auto& s : streams) {
     if (!(s.start_s >= 0) || !std::isfinite(s.start_s))
       throw models::InputError(fmt::format("GPU stream '{}': start_s: expected >= 0 seconds, got {}", s.name, s.start_s));
-    workload.streams.push_back(lower_step(model, hw.stack, s.graph, s.name, std::llround(s.start_s * hz), workload));
+    if (s.repeats < 1)
+      throw models::InputError(fmt::format("GPU stream '{}': repeats: expected >= 1, got {}", s.name, s.repeats));
+    StreamPlan plan = lower_step(model, hw.stack, s.graph, s.name, std::llround(s.start_s * hz), workload);
+    // Every repeat launches the same kernels with the same host costs (per-step cost included).
+    const std::size_t one = plan.launches.size();
+    plan.launches.reserve(one * std::size_t(s.repeats));
+    for (int r = 1; r < s.repeats; ++r)
+      for (std::size_t i = 0; i < one; ++i) plan.launches.push_back(plan.launches[i]);
+    workload.streams.push_back(std::move(plan));
   }
   const DeviceRun run = run_gpu_device(model, workload, mode);
   std::vector<GpuStreamResult> out;

@@ -17,6 +17,10 @@ struct GpuStreamWork {
   std::string name;
   models::StepGraph graph;
   double start_s = 0;  // when the stream's host thread begins (seconds from the run's start)
+  // The graph run this many times back to back (a draft's passes): its launches repeated, each
+  // repeat paying the stack's per-step host cost again. The host does not wait for the previous
+  // repeat's kernels (no sampling sync), which matters only when the GPU is behind the host.
+  int repeats = 1;
 };
 
 struct GpuStreamResult {

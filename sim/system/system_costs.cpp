@@ -4,6 +4,7 @@
 
 #include "models/config_error.hpp"
 #include "models/engine_registry.hpp"
+#include "sim/gpu/gpu_streams.hpp"
 #include "sim/system/routes.hpp"
 
 namespace sim {
@@ -33,20 +34,62 @@ int SystemCosts::add_model(const models::ModelSpec& model) {
   return int(models_.size() - 1);
 }
 
-double SystemCosts::forward_s(int device, int model_id, const ForwardShape& shape) const {
-  const Key key{device, model_id, shape.tokens, shape.context, shape.batch, int(shape.mask), shape.lm_head};
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+namespace {
+
+models::StepGraph forward_graph(const models::ModelSpec& model, const ForwardShape& shape) {
   models::StepShape s;
   s.tokens = shape.tokens;
   s.context = shape.context;
   s.batch = shape.batch;
   s.mask = shape.mask;
   s.include_lm_head = shape.lm_head;
-  const double t = engine_unlocked(device).step(models::build_verify_graph(model(model_id), s)).seconds;
+  return models::build_verify_graph(model, s);
+}
+
+}  // namespace
+
+double SystemCosts::forward_s(int device, int model_id, const ForwardShape& shape) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return forward_unlocked(device, model_id, shape);
+}
+
+double SystemCosts::forward_unlocked(int device, int model_id, const ForwardShape& shape) const {
+  const Key key{device, model_id, shape.tokens, shape.context, shape.batch, int(shape.mask), shape.lm_head};
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  const double t = engine_unlocked(device).step(forward_graph(model(model_id), shape)).seconds;
   ++evaluations_;
   memo_.emplace(key, t);
   return t;
+}
+
+std::vector<double> SystemCosts::concurrent_s(int device, const std::vector<Work>& works) const {
+  std::pair<int, std::vector<WorkKey>> key{device, {}};
+  for (const auto& w : works) {
+    if (w.repeats < 1)
+      throw models::InputError(fmt::format("{}: co-located work of model #{}: repeats: expected >= 1, got {}",
+                                           system_.name, w.model_id, w.repeats));
+    const auto& f = w.shape;
+    key.second.emplace_back(w.model_id, f.tokens, f.context, f.batch, int(f.mask), f.lm_head, w.repeats);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = concurrent_memo_.find(key); it != concurrent_memo_.end()) return it->second;
+  engine_unlocked(device);  // checks the device index
+  const models::HardwareSpec& hw = system_.devices[std::size_t(device)].hardware;
+  std::vector<double> ends;
+  if (hw.kind == "gpu" && hw.gpu) {
+    std::vector<GpuStreamWork> streams;
+    for (std::size_t i = 0; i < works.size(); ++i)
+      streams.push_back({"stream " + std::to_string(i), forward_graph(model(works[i].model_id), works[i].shape), 0.0,
+                         works[i].repeats});
+    for (const auto& r : run_gpu_streams(hw, streams, SimMode::event_driven)) ends.push_back(r.end_s);
+    ++evaluations_;
+  } else {
+    // No multi-stream model for this kind: one stream after the other, in the order given.
+    double t = 0;
+    for (const auto& w : works) ends.push_back(t += w.repeats * forward_unlocked(device, w.model_id, w.shape));
+  }
+  concurrent_memo_.emplace(std::move(key), ends);
+  return ends;
 }
 
 double SystemCosts::transfer_s(int a, int b, double bytes) const { return route_transfer_s(system_, a, b, bytes); }

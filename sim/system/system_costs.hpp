@@ -29,6 +29,14 @@ struct ForwardShape {
   bool lm_head = true;
 };
 
+// One stream of co-located work: `repeats` forwards of model `model_id` of one shape, back to
+// back (a draft's passes within one iteration).
+struct Work {
+  int model_id = 0;
+  ForwardShape shape;
+  int repeats = 1;
+};
+
 class SystemCosts {
  public:
   // `engine`: a latency engine name (models/engine_registry.hpp) used for every device.
@@ -47,6 +55,16 @@ class SystemCosts {
 
   // Seconds of one forward of model `model_id` on `device` (memoised).
   double forward_s(int device, int model_id, const ForwardShape& shape) const;
+  // Co-located work: each stream's completion time (seconds from their common start) when the
+  // streams start together on `device` (memoised per device and works). On a GPU (kind "gpu")
+  // the streams run in the multi-stream SystemC model (sim/gpu/gpu_streams.hpp, validated on a
+  // lent H100 by sim/golden's contention rows) with the device's stack: they share the SMs and
+  // the DRAM bandwidth, so each ends later than alone and all end sooner than in series. Device
+  // kinds without a multi-stream model (CPU, FPGA, ...) serve the streams FIFO in the order
+  // given: stream i ends at the sum of the alone times (forward_s x repeats) of streams 0..i.
+  // The GPU model ignores the engine name: it is the SystemC model whatever `engine` is, so a
+  // caller that mixes it with forward_s should take ratios (together over alone) of it.
+  std::vector<double> concurrent_s(int device, const std::vector<Work>& works) const;
   // Seconds for `bytes` from device a to device b along the system's route; 0 when a == b;
   // InputError when no path joins them.
   double transfer_s(int a, int b, double bytes) const;
@@ -56,7 +74,10 @@ class SystemCosts {
 
  private:
   const models::LatencyEngine& engine_unlocked(int device) const;
+  double forward_unlocked(int device, int model_id, const ForwardShape& shape) const;
   using Key = std::tuple<int, int, int, long long, int, int, bool>;
+  using WorkKey = std::tuple<int, int, long long, int, int, bool, int>;  // model, shape, repeats
+  mutable std::map<std::pair<int, std::vector<WorkKey>>, std::vector<double>> concurrent_memo_;
   models::SystemSpec system_;
   std::string engine_;
   std::vector<std::unique_ptr<const models::ModelSpec>> models_;

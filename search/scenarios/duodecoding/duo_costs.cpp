@@ -70,6 +70,17 @@ DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::Mod
   c.draft_ = [costs, ddev, draft_id](int tokens, long long ctx) {
     return costs->forward_s(ddev, draft_id, {tokens, ctx, 1, models::MaskKind::causal, true});
   };
+  // A shared GPU: both models' streams on it at once. Kinds without a multi-stream model (CPU,
+  // FPGA) keep one FIFO resource in run_plan: concurrent_s would only give the same series.
+  const auto& thw = placement.system.devices[std::size_t(tdev)].hardware;
+  if (placement.same_device() && thw.kind == "gpu" && thw.gpu) {
+    c.together_ = [costs, tdev, target_id, draft_id, t_head](int x, int passes, long long ctx) {
+      const sim::Work t{target_id, {x, ctx, 1, models::MaskKind::causal, t_head}, 1};
+      const sim::Work d{draft_id, {1, ctx, 1, models::MaskKind::causal, true}, passes};
+      const auto both = costs->concurrent_s(tdev, {t, d});
+      return std::make_pair(both[0] / costs->concurrent_s(tdev, {t})[0], both[1] / costs->concurrent_s(tdev, {d})[0]);
+    };
+  }
   return c;
 }
 
@@ -87,6 +98,12 @@ double DuoCosts::target_forward_s(int x) const { return target_(x, context_); }
 double DuoCosts::draft_pass_s() const { return draft_(1, context_); }
 double DuoCosts::target_forward_at(int x, long long generated) const { return target_(x, decode_context(generated)); }
 double DuoCosts::draft_pass_at(long long generated) const { return draft_(1, decode_context(generated)); }
+std::pair<double, double> DuoCosts::co_located_at(int x, int passes, long long generated) const {
+  if (!together_) throw models::InputError("DuoDecoding: co-located costs asked of a placement on two devices");
+  if (passes < 1) return {target_forward_at(x, generated), 0.0};  // no partner stream: the target alone
+  const auto [t_slow, d_slow] = together_(x, passes, decode_context(generated));
+  return {target_forward_at(x, generated) * t_slow, passes * draft_pass_at(generated) * d_slow};
+}
 double DuoCosts::target_prefill_s(int tokens) const { return target_(tokens, 0); }
 double DuoCosts::draft_prefill_s(int tokens) const { return draft_(tokens, 0); }
 

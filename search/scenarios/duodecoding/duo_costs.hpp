@@ -53,6 +53,15 @@ class DuoCosts {
   double draft_pass_at(long long generated) const;
   double target_prefill_s(int tokens) const;  // target forward over the prompt (empty cache)
   double draft_prefill_s(int tokens) const;   // draft forward over the prompt (empty cache)
+  // A shared GPU (placement.same_device() on a GPU): the target's forward over x new tokens and
+  // `passes` draft passes started together after `generated` tokens, as two streams of the GPU
+  // (sim::SystemCosts::concurrent_s). Returns {target seconds, draft seconds}: each stream's
+  // alone time (target_forward_at, passes x draft_pass_at: this engine's) times its slowdown in
+  // the multi-stream SystemC model (together over alone there), so the engine still sets the
+  // alone times and the validated model only the contention. Memoised per (x, passes, context
+  // bucket). Only when co_located(); InputError otherwise.
+  std::pair<double, double> co_located_at(int x, int passes, long long generated) const;
+  bool co_located() const { return bool(together_); }
   // Paper 003 §3.1: target forward time on its device over draft forward time on its device.
   double cost_coefficient() const { return target_forward_s(1) / draft_pass_s(); }
   long long context() const { return context_; }
@@ -67,6 +76,8 @@ class DuoCosts {
   // need no memo.
   using Cost = std::function<double(int tokens, long long context)>;
   Cost target_, draft_;
+  // Slowdowns {target, draft} of a shared device's two streams (empty: none modelled).
+  std::function<std::pair<double, double>(int x, int passes, long long context)> together_;
   long long context_ = 0, prompt_ = 0;
 };
 

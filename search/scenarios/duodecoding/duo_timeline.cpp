@@ -14,17 +14,52 @@ double link_transfer_s(const DuoPlacement& pl, int a, int b, double bytes) {
   return sim::route_transfer_s(pl.system, a, b, bytes, "DuoDecoding's draft and target");
 }
 
+namespace {
+
+// Seconds during which a task of resource a or b is busy (the union of their busy intervals).
+double union_busy_s(const sim::TaskGraph& g, const sim::TimelineRun& r, int a, int b) {
+  std::vector<std::pair<double, double>> spans;
+  for (std::size_t t = 0; t < g.tasks().size(); ++t) {
+    const auto& tk = g.tasks()[t];
+    if ((tk.resource == a || tk.resource == b) && tk.busy_s > 0) spans.emplace_back(r.start_s[t], r.end_s[t]);
+  }
+  std::sort(spans.begin(), spans.end());
+  double busy = 0, from = 0, to = -1;
+  for (const auto& [s0, s1] : spans) {
+    if (s0 > to) {
+      busy += std::max(0.0, to - from);
+      from = s0;
+      to = s1;
+    } else {
+      to = std::max(to, s1);
+    }
+  }
+  return busy + std::max(0.0, to - from);
+}
+
+}  // namespace
+
 ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan, int draft_vocab) {
   ScenarioRun out;
   out.plan = plan;
   sim::TaskGraph& g = out.graph;
   const auto& s = pl.system;
   const int tdev = pl.target_device, ddev = pl.draft_device;
-  const int tres = g.add_resource({s.devices[std::size_t(tdev)].name, sim::ResourceKind::device_stream,
-                                   s.devices[std::size_t(tdev)].name});
-  const int dres = pl.same_device() ? tres
-                                    : g.add_resource({s.devices[std::size_t(ddev)].name, sim::ResourceKind::device_stream,
-                                                      s.devices[std::size_t(ddev)].name});
+  // A GPU shared by DuoDecoding's two models runs them as two CUDA streams (paper 003 on one
+  // GPU): the target's forward on stream 0, the draft's passes on stream 1, each task's busy
+  // time its co-located time (DuoCosts::co_located_at). Approximation: both streams of an
+  // iteration start together at its start (they do: both wait for the previous verdict) and
+  // their busy times are fixed then, from the SystemC model's run of the two streams alone
+  // together; the stream that ends first is not sped up afterwards in the timeline (the model's
+  // end times already include the longer stream's tail alone). Other shared devices, and AD and
+  // SpS (whose draft and target never overlap), keep one FIFO resource.
+  const bool streams = pl.same_device() && c.co_located() && plan.method == Method::duo;
+  const std::string& tname = s.devices[std::size_t(tdev)].name;
+  const int tres = g.add_resource({streams ? tname + " stream 0" : tname, sim::ResourceKind::device_stream, tname});
+  const int dres = streams           ? g.add_resource({tname + " stream 1", sim::ResourceKind::device_stream, tname})
+                   : pl.same_device() ? tres
+                                      : g.add_resource({s.devices[std::size_t(ddev)].name, sim::ResourceKind::device_stream,
+                                                        s.devices[std::size_t(ddev)].name});
   const sim::LaneResources lanes = sim::add_lane_resources(g, s);
 
   auto task = [&](int res, std::string name, std::string category, double busy, std::vector<int> deps) {
@@ -65,10 +100,11 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
       k.verify = task(tres, "verdict " + n, "host", 0, {k.target});
       k.to_draft = send(tdev, ddev, verdict_bytes(it.gained), k.verify, "verdict -> draft " + n);
     } else {
-      k.target = task(tres, fmt::format("target {} x={}", n, it.x), "compute", c.target_forward_at(it.x, generated),
-                      deps_of(prev_verify));
-      k.draft = task(dres, fmt::format("draft {} x{} seq{}", n, it.draft_passes, it.sequences), "draft",
-                     it.draft_passes * t_pass, deps_of(prev_verdict));
+      const auto [t_busy, d_busy] = streams ? c.co_located_at(it.x, it.draft_passes, generated)
+                                            : std::make_pair(c.target_forward_at(it.x, generated), it.draft_passes * t_pass);
+      k.target = task(tres, fmt::format("target {} x={}", n, it.x), "compute", t_busy, deps_of(prev_verify));
+      k.draft = task(dres, fmt::format("draft {} x{} seq{}", n, it.draft_passes, it.sequences), "draft", d_busy,
+                     deps_of(prev_verdict));
       k.to_target = send(ddev, tdev, draft_to_target_bytes(it.draft_tokens, draft_vocab), k.draft, "draft -> target " + n);
       std::vector<int> meet{k.target};
       if (k.to_target != k.target) meet.push_back(k.to_target);
@@ -107,8 +143,10 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
   const double n = double(std::max<std::size_t>(1, ids.size()));
   if (out.seconds > 0) {
     out.tokens_per_s = double(plan.tokens) / out.seconds;
-    // A shared device is idle when neither model runs on it.
-    const double on_target = out.target_busy_s + (pl.same_device() ? out.draft_busy_s : 0);
+    // A shared device is idle when neither model runs on it (its two streams overlap).
+    const double on_target = streams            ? union_busy_s(g, r, tres, dres)
+                             : pl.same_device() ? out.target_busy_s + out.draft_busy_s
+                                                : out.target_busy_s;
     out.target_idle_fraction = std::max(0.0, 1 - on_target / out.seconds);
     out.draft_idle_fraction = plan.method == Method::ad ? 1.0
                               : pl.same_device()        ? out.target_idle_fraction
