@@ -104,8 +104,13 @@ std::optional<ScenarioSweepSpec> load_scenario_sweep_spec(const std::string& pat
   ScenarioSweepSpec s;
   s.path = path;
   const std::vector<std::string> top = {"name", "description", "scenario", "axes"};
+  std::vector<std::string> seen_top;
   for (const auto& kv : root) {
     const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
+    // yaml-cpp keeps the first of a repeated key: a repeat is an error, not a silent choice.
+    if (std::find(seen_top.begin(), seen_top.end(), k) != seen_top.end())
+      models::throw_input_error(path, k, "each key once", "a repeat");
+    seen_top.push_back(k);
     if (std::find(top.begin(), top.end(), k) == top.end())
       throw models::InputError(fmt::format("{}: {}: unknown key in a scenario sweep (keys: name, description, scenario, "
                                            "axes){}", path, k, models::did_you_mean(k, top)));

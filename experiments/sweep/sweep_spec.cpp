@@ -169,8 +169,11 @@ SweepSpec load_sweep_spec(const std::string& path) {
   if (!root.IsMap()) models::throw_input_error(path, "(top level)", "a map with an axes: entry", describe(root));
   SweepSpec s;
   s.path = path;
+  std::set<std::string> seen_top;
   for (const auto& kv : root) {
     const auto k = key_text(path, "(top level)", kv.first);
+    // yaml-cpp keeps the first of a repeated key: a repeat is an error, not a silent choice.
+    if (!seen_top.insert(k).second) models::throw_input_error(path, k, "each key once", "a repeat");
     if (k != "name" && k != "engine" && k != "x_max" && k != "x_search" && k != "plot" && k != "axes" &&
         k != "description")
       models::throw_input_error(path, k, "one of name, description, engine, x_max, x_search, plot, axes", "'" + k + "'");

@@ -102,6 +102,14 @@ TEST_CASE("chain-sd: a scenario sweep's rows are the scenario's rows under the s
   const auto r = run("sweep --spec " + bad.string());
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Catch::Contains("axes.gama") && Catch::Contains("did you mean 'gamma'"));
+  // A key given twice is refused, at the top level and among the axes.
+  const auto twice = scratch("chain_sd_twice.yaml");
+  std::ofstream(twice) << "scenario: chain-sd\nscenario: tree-sd\naxes:\n  model: llama-2-7b\n";
+  CHECK(run("sweep --spec " + twice.string()).status == 2);
+  std::ofstream(twice) << "scenario: chain-sd\naxes:\n  alpha: 0.6\n  alpha: 0.8\n";
+  const auto axis_twice = run("sweep --spec " + twice.string());
+  CHECK(axis_twice.status == 2);
+  CHECK_THAT(axis_twice.output, Catch::Contains("axes.alpha"));
 }
 
 TEST_CASE("chain-sd: transfers follow the route through a relay, and no path is an error") {
