@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/output/duo_ttft_table.hpp"
 #include "experiments/reproductions/paper003_reference.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
@@ -113,14 +114,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
     t.set_footer(footer + fmt::format("; best budget {} (one sequence, as paper 003 Table 3)", best));
     print_table(t, a.format);
   } else if (a.show == "ttft") {
-    Table t({"method", "ttft_s", "ttft_vs_ad", "ttft_vs_sps"});
-    auto row = [&](const std::string& m, double v) {
-      t.add_row({m, num(v), num(v / r.ttft.ad_s), num(v / r.ttft.sps_s)});
-    };
-    row("AD", r.ttft.ad_s);
-    row("SpS", r.ttft.sps_s);
-    row("DuoDecoding (sequential layout)", r.ttft.duo_sequential_s);
-    row("DuoDecoding (parallel layout)", r.ttft.duo_parallel_s);
+    Table t = duo_ttft_table(r.ttft);
     t.set_footer(footer + fmt::format("; prompt {} tokens", a.prompt));
     print_table(t, a.format);
   } else if (a.show == "iterations") {

@@ -2,11 +2,9 @@
 iteration of AD, SpS and DuoDecoding."""
 import numpy as np
 
-from plotlib import COLORS, fnum, out_dir, plt, read_csv, save, style
+from plotlib import COLORS, fnum, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/duo-fig4.csv")
-style()
+d, rows = start("duo-fig4.csv")
 fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
 idx = np.arange(len(rows))
 w = 0.27

@@ -1,26 +1,19 @@
 """Paper 003 Table 2: DuoDecoding tokens/s per draft-sequence strategy, relative to one static
 sequence (ours per alpha; the paper's four tasks, display only)."""
-from plotlib import COLORS, PAPER, fnum, out_dir, plt, read_csv, save, style
+from plotlib import COLORS, PAPER, PAPER003_TASKS, distinct, fnum, groups, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/duo-table2.csv")
-style()
+d, rows = start("duo-table2.csv")
 fig, ax = plt.subplots(figsize=(7, 4))
-alphas = []
-for r in rows:
-    if r["alpha"] not in alphas:
-        alphas.append(r["alpha"])
+alphas = distinct(rows, "alpha")
 strategies = [r["strategy"] for r in rows if r["alpha"] == alphas[0]]
 pos = {s: i for i, s in enumerate(strategies)}
 width = 0.8 / (len(alphas) + 1)
-for i, a in enumerate(alphas):
-    sel = [r for r in rows if r["alpha"] == a]
+for i, (a, sel) in enumerate(groups(rows, "alpha")):
     ax.bar([pos[r["strategy"]] + (i - len(alphas) / 2) * width for r in sel],
            [fnum(r["relative_to_static1"]) for r in sel], width, color=COLORS[i],
            label="specdse, alpha %.3g" % float(a))
 paper = [r for r in rows if r["alpha"] == alphas[0] and r["paper_mt_relative"]]
-for j, (col, name) in enumerate([("paper_mt_relative", "MT"), ("paper_trans_relative", "Trans"),
-                                 ("paper_math_relative", "Math"), ("paper_code_relative", "Code")]):
+for j, (col, name) in enumerate(PAPER003_TASKS):
     ax.plot([pos[r["strategy"]] + len(alphas) / 2 * width for r in paper], [fnum(r[col]) for r in paper], "_",
             color=PAPER, markersize=14, mew=2, alpha=0.35 + 0.15 * j, label="paper 003 %s" % name)
 ax.axhline(1.0, color="grey", lw=0.8)

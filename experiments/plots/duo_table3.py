@@ -1,22 +1,14 @@
 """Paper 003 Table 3: DuoDecoding tokens/s around the hardware-aware budget (ours per alpha, the
 paper's four tasks relative to their budget-24 row)."""
-from plotlib import COLORS, PAPER, fnum, out_dir, plt, read_csv, save, style
+from plotlib import COLORS, PAPER, PAPER003_TASKS, fnum, groups, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/duo-table3.csv")
-style()
+d, rows = start("duo-table3.csv")
 fig, ax = plt.subplots(figsize=(7, 4))
-alphas = []
-for r in rows:
-    if r["alpha"] not in alphas:
-        alphas.append(r["alpha"])
-for i, a in enumerate(alphas):
-    sel = [r for r in rows if r["alpha"] == a]
+for i, (a, sel) in enumerate(groups(rows, "alpha")):
     ax.plot([int(r["offset"]) for r in sel], [fnum(r["relative_to_hardware_budget"]) for r in sel], "o-",
             color=COLORS[i], label="specdse, alpha %.3g" % float(a))
-paper = [r for r in rows if r["alpha"] == alphas[0] and r["paper_budget"]]
-for j, (col, name) in enumerate([("paper_mt_relative", "MT"), ("paper_trans_relative", "Trans"),
-                                 ("paper_math_relative", "Math"), ("paper_code_relative", "Code")]):
+paper = [r for r in rows if r["alpha"] == rows[0]["alpha"] and r["paper_budget"]]
+for j, (col, name) in enumerate(PAPER003_TASKS):
     ax.plot([int(r["offset"]) for r in paper], [fnum(r[col]) for r in paper], "--", color=PAPER,
             alpha=0.35 + 0.15 * j, label="paper 003 %s" % name)
 ax.axvline(0, color="grey", lw=0.8)

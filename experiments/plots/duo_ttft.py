@@ -1,17 +1,10 @@
 """Paper 003 §4.3: TTFT relative to autoregressive decoding per prompt length, for SpS (draft on
 CPU / GPU) and DuoDecoding with and without the parallel layout."""
-from plotlib import COLORS, fnum, out_dir, plt, read_csv, save, style
+from plotlib import COLORS, fnum, groups, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/duo-ttft.csv")
-style()
+d, rows = start("duo-ttft.csv")
 fig, ax = plt.subplots(figsize=(7, 4))
-methods = []
-for r in rows:
-    if r["method"] not in methods:
-        methods.append(r["method"])
-for i, m in enumerate(methods):
-    sel = [r for r in rows if r["method"] == m]
+for i, (m, sel) in enumerate(groups(rows, "method")):
     ax.plot([int(r["prompt_tokens"]) for r in sel], [fnum(r["ttft_vs_ad"]) for r in sel], "o-", color=COLORS[i],
             label=m)
 ax.set_xscale("log", base=2)

@@ -1,13 +1,10 @@
 """Paper 004 Fig. 8: TPC against TTIT per candidate tree at batch 1, one panel per model."""
-from plotlib import OURS, PAPER, fnum, out_dir, plt, read_csv, save, style
+from plotlib import OURS, PAPER, fnum, groups, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/eagle-fig8.csv")
-style()
-models = list(dict.fromkeys(r["model"] for r in rows))
+d, rows = start("eagle-fig8.csv")
+models = groups(rows, "model")
 fig, axes = plt.subplots(1, len(models), figsize=(6 * len(models), 4.5), squeeze=False)
-for ax, model in zip(axes[0], models):
-    rs = [r for r in rows if r["model"] == model]
+for ax, (model, rs) in zip(axes[0], models):
     ax.scatter([fnum(r["ttit_ms"]) for r in rs], [fnum(r["tpc"]) for r in rs], s=14, color=OURS)
     for r in rs:
         ax.annotate(r["tree"], (fnum(r["ttit_ms"]), fnum(r["tpc"])), fontsize=6, xytext=(2, 2),

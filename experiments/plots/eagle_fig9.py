@@ -1,15 +1,12 @@
 """Paper 004 Fig. 9: speed-up heat map (batch x context) per model; infeasible cells hatched."""
 import numpy as np
 
-from plotlib import fnum, out_dir, plt, read_csv, save, style
+from plotlib import fnum, groups, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/eagle-fig9.csv")
-style()
-models = list(dict.fromkeys(r["model"] for r in rows))
+d, rows = start("eagle-fig9.csv")
+models = groups(rows, "model")
 fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.8), squeeze=False)
-for ax, model in zip(axes[0], models):
-    rs = [r for r in rows if r["model"] == model]
+for ax, (model, rs) in zip(axes[0], models):
     contexts = sorted({int(r["context"]) for r in rs})
     batches = sorted({int(r["batch"]) for r in rs})
     grid = np.full((len(contexts), len(batches)), np.nan)

@@ -31,6 +31,29 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def start(csv_name):
+    """How every script begins: the output folder, the rows of its CSV `csv_name` and the shared style."""
+    d = out_dir()
+    rows = read_csv(d + "/" + csv_name)
+    style()
+    return d, rows
+
+
+def distinct(rows, column):
+    """The values of `column` in first-seen order: the lines, bar sets or panels of a figure."""
+    return list(dict.fromkeys(r[column] for r in rows))
+
+
+def groups(rows, column):
+    """(value, its rows) for each distinct value of `column`, in first-seen order."""
+    return [(v, [r for r in rows if r[column] == v]) for v in distinct(rows, column)]
+
+
+# Paper 003's four tasks: each one's column (relative to a reference row) and its legend label.
+PAPER003_TASKS = [("paper_mt_relative", "MT"), ("paper_trans_relative", "Trans"),
+                  ("paper_math_relative", "Math"), ("paper_code_relative", "Code")]
+
+
 def fnum(text):
     """Float of a CSV cell, None when empty."""
     text = (text or "").strip()

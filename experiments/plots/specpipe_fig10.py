@@ -1,17 +1,13 @@
 """SpecPipe (paper 002) Fig. 10: average TBT and hit rate vs tree width w, one line per k."""
-from plotlib import COLORS, fnum, out_dir, plt, read_csv, save, style
+from plotlib import COLORS, fnum, groups, plt, read_csv, save, start
 
-d = out_dir()
-rows = read_csv(d + "/specpipe-fig10.csv")
+d, rows = start("specpipe-fig10.csv")
 base = read_csv(d + "/specpipe-fig10_baselines.csv")
-style()
-curves = list(dict.fromkeys(r["hit_curve"] for r in rows))
+curves = groups(rows, "hit_curve")
 fig, axes = plt.subplots(2, len(curves), figsize=(5.5 * len(curves), 7), squeeze=False)
-for col, curve in enumerate(curves):
-    rs = [r for r in rows if r["hit_curve"] == curve]
-    ks = list(dict.fromkeys(r["k"] for r in rs))
-    for i, k in enumerate(ks):
-        kr = sorted([r for r in rs if r["k"] == k], key=lambda r: int(r["w"]))
+for col, (curve, rs) in enumerate(curves):
+    for i, (k, kr) in enumerate(groups(rs, "k")):
+        kr = sorted(kr, key=lambda r: int(r["w"]))
         w = [int(r["w"]) for r in kr]
         axes[0][col].plot(w, [fnum(r["tbt_mean_s"]) * 1e3 for r in kr], "o-", ms=3, color=COLORS[i], label="k=%s" % k)
         axes[1][col].plot(w, [fnum(r["hit_rate"]) for r in kr], "o-", ms=3, color=COLORS[i], label="k=%s" % k)

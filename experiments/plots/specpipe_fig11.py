@@ -1,13 +1,10 @@
 """SpecPipe (paper 002) Figs. 11 / 13: average TBT per pipeline method, one panel per testbed."""
-from plotlib import COLORS, fnum, out_dir, plt, read_csv, save, style
+from plotlib import COLORS, fnum, groups, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/specpipe-fig11.csv")
-style()
-systems = list(dict.fromkeys(r["system"] for r in rows))
+d, rows = start("specpipe-fig11.csv")
+systems = groups(rows, "system")
 fig, axes = plt.subplots(1, len(systems), figsize=(5.5 * len(systems), 4.2), squeeze=False)
-for col, system in enumerate(systems):
-    rs = [r for r in rows if r["system"] == system]
+for col, (system, rs) in enumerate(systems):
     labels = [r["method"] + (" (%s)" % r["tree"] if r["tree"] else "") for r in rs]
     tbt = [fnum(r["tbt_mean_s"]) * 1e3 for r in rs]
     ax = axes[0][col]

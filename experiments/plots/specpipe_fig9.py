@@ -1,9 +1,7 @@
 """SpecPipe (paper 002) Fig. 9: one Llama-3.1-70B layer's time vs input tokens, per GPU."""
-from plotlib import COLORS, fnum, out_dir, plt, read_csv, save, style
+from plotlib import COLORS, fnum, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/specpipe-fig9.csv")
-style()
+d, rows = start("specpipe-fig9.csv")
 fig, ax = plt.subplots(figsize=(6.5, 4))
 for i, hw in enumerate(dict.fromkeys(r["hardware"] for r in rows)):
     rs = [r for r in rows if r["hardware"] == hw]

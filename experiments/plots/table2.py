@@ -1,11 +1,9 @@
 """Paper 000 Table II: best vs unified speedup per task, ours beside the paper's."""
 import numpy as np
 
-from plotlib import OURS, PAPER, fnum, out_dir, plt, read_csv, save, style
+from plotlib import OURS, PAPER, fnum, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/table2.csv")
-style()
+d, rows = start("table2.csv")
 tasks = [r["task"] for r in rows]
 idx = np.arange(len(tasks))
 fig, ax = plt.subplots(figsize=(8, 4))

@@ -1,11 +1,9 @@
 """Paper 000 Table III: throughput of the best set per tree-construction method."""
 import numpy as np
 
-from plotlib import OURS, PAPER, fnum, out_dir, plt, read_csv, save, style
+from plotlib import OURS, PAPER, fnum, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/table3.csv")
-style()
+d, rows = start("table3.csv")
 idx = np.arange(len(rows))
 fig, ax = plt.subplots(figsize=(7, 4))
 w = 0.38

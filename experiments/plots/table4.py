@@ -1,11 +1,9 @@
 """Paper 000 Table IV: AD and best-set throughput and speedup per board and context."""
 from matplotlib.lines import Line2D
 
-from plotlib import COLORS, PAPER, fnum, out_dir, plt, read_csv, save, style
+from plotlib import COLORS, PAPER, fnum, plt, save, start
 
-d = out_dir()
-rows = read_csv(d + "/table4.csv")
-style()
+d, rows = start("table4.csv")
 boards = []
 for r in rows:
     if r["board"] not in boards:

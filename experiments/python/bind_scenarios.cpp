@@ -14,6 +14,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/scenario_runner.hpp"
 #include "experiments/python/columns.hpp"
+#include "experiments/python/without_gil.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/scenario.hpp"
 
@@ -116,12 +117,10 @@ void bind_scenarios(py::module_& m) {
                            const std::string& engine, const std::vector<std::string>& params,
                            const std::string& config_dir) {
     ScenarioArgs a{name, hw, model, algorithm, task, data, source_table, engine, config_dir, context, params, batch};
-    std::pair<Columns, std::string> r;
-    {
-      py::gil_scoped_release release;
+    const std::pair<Columns, std::string> r = without_gil([&] {
       if (batch < 1) models::throw_input_error("scenario " + name, "batch", "an integer >= 1", std::to_string(batch));
-      r = run(a);
-    }
+      return run(a);
+    });
     return py::make_tuple(r.first.to_python(), r.second);
   }, py::arg("name"), py::arg("hw").none(true), py::arg("model"), py::arg("algorithm"), py::arg("context"),
      py::arg("batch"), py::arg("task"), py::arg("data"), py::arg("source_table"), py::arg("engine"), py::arg("params"),

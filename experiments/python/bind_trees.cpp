@@ -16,6 +16,7 @@
 #include "experiments/cli/workload_setup.hpp"
 #include "experiments/output/table.hpp"
 #include "experiments/python/columns.hpp"
+#include "experiments/python/without_gil.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/trace_generator.hpp"
 #include "search/trees/hardware_aware_tree.hpp"
@@ -271,11 +272,7 @@ void bind_trees(py::module_& m) {
     a.engine = engine;
     a.config_dir = config_dir;
     a.paths = paths;
-    TreeSearchOut r;
-    {
-      py::gil_scoped_release release;
-      r = tree_search(a);
-    }
+    const TreeSearchOut r = without_gil([&] { return tree_search(a); });
     py::dict cols = r.cols.to_python();
     if (a.paths) cols["rank_paths"] = rank_paths_column(r.paths);
     py::dict summary;
@@ -302,9 +299,8 @@ void bind_trees(py::module_& m) {
     model.drift_to = drift_to;
     model.drift_period_lines = drift_period;
     model.max_depth = max_depth;
-    std::vector<search::RankPath> paths;
-    {
-      py::gil_scoped_release release;
+    const std::vector<search::RankPath> paths = without_gil([&] {
+      std::vector<search::RankPath> drawn;
       model.validate("trace_gen");
       if (lines < 0) models::throw_input_error("trace_gen", "lines", "a count >= 0", std::to_string(lines));
       if (!output.empty()) {
@@ -313,10 +309,11 @@ void bind_trees(py::module_& m) {
         experiments::write_file_atomic(output, text.str());
       } else {
         search::TraceGenerator gen(model, seed, lines);
-        paths.resize(std::size_t(lines));
-        for (auto& p : paths) gen.next(p);
+        drawn.resize(std::size_t(lines));
+        for (auto& p : drawn) gen.next(p);
       }
-    }
+      return drawn;
+    });
     if (!output.empty()) return py::none();
     py::list out;
     for (const auto& p : paths) out.append(py::tuple(py::cast(p)));

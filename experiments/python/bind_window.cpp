@@ -12,6 +12,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "experiments/python/columns.hpp"
+#include "experiments/python/without_gil.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/chain_trace.hpp"
 #include "search/window/chain_sd.hpp"
@@ -179,13 +180,11 @@ void bind_window(py::module_& m) {
                      const models::HardwareSpec* hw, const std::string& model, const std::string& draft,
                      const std::vector<long long>& context, int gamma_max, bool map, const std::string& engine,
                      const std::string& config_dir) {
-    Columns c;
-    {
-      py::gil_scoped_release release;
-      c = window_table(alpha, cost_ratio, t_verify_s, LatencySource{hw, model, draft, engine, config_dir}, context,
-                       gamma_max, map);
-    }
-    return c.to_python();
+    return without_gil([&] {
+             return window_table(alpha, cost_ratio, t_verify_s, LatencySource{hw, model, draft, engine, config_dir},
+                                 context, gamma_max, map);
+           })
+        .to_python();
   }, py::arg("alpha"), py::arg("cost_ratio"), py::arg("t_verify_s"), py::arg("hw").none(true), py::arg("model"),
      py::arg("draft"), py::arg("context"), py::arg("gamma_max"), py::arg("map"), py::arg("engine"),
      py::arg("config_dir"));
@@ -217,11 +216,7 @@ void bind_window(py::module_& m) {
     a.options.q.optimistic_start = q_optimistic;
     a.q_reward = q_reward;
     a.families = families;
-    PoliciesOut r;
-    {
-      py::gil_scoped_release release;
-      r = policies(std::move(a));
-    }
+    const PoliciesOut r = without_gil([&] { return policies(std::move(a)); });
     py::dict info;
     info["trace"] = r.trace.source;
     info["trace_iterations"] = r.trace.iterations.size();

@@ -22,6 +22,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/python/columns.hpp"
+#include "experiments/python/without_gil.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "experiments/sweep/sweep_spec.hpp"
 #include "experiments/cli/workload_setup.hpp"
@@ -43,6 +44,7 @@ namespace {
 
 using specdse_py::Columns;
 using specdse_py::registry;
+using specdse_py::without_gil;
 
 // Text cells of a CSV column -> int64 when every cell is an integer, float64 (empty -> NaN)
 // when every non-empty cell is a number, else text; `real` forces float64 so a column's dtype
@@ -182,9 +184,8 @@ PYBIND11_MODULE(_specdse, m) {
   m.def("latency", [](const models::HardwareSpec& hw, const models::ModelSpec& model, const std::vector<long long>& xs,
                       const std::vector<long long>& contexts, int batch, const std::string& engine_name,
                       const std::string& draft, const std::string& config_dir) {
-    Columns c;
-    {
-      py::gil_scoped_release release;
+    return without_gil([&] {
+      Columns c;
       if (xs.empty() || contexts.empty()) throw models::InputError("latency: expected at least one x and one context, got none");
       for (long long x : xs)
         if (x < 1) throw models::InputError(fmt::format("latency: x: expected integers >= 1, got {}", x));
@@ -227,17 +228,16 @@ PYBIND11_MODULE(_specdse, m) {
       c.add("engine", std::vector<std::string>(n, engine->name()));
       c.add("batch", std::vector<std::int64_t>(n, batch));
       if (w.algorithm) c.add("draft", std::vector<std::string>(n, w.algorithm->name));
-    }
-    return c.to_python();
+      return c;
+    }).to_python();
   }, py::arg("hw"), py::arg("model"), py::arg("x"), py::arg("context"), py::arg("batch") = 1,
      py::arg("engine") = "roofline", py::arg("draft") = "", py::arg("config_dir") = "");
 
   // A CSV that cuda/run_goldens.sh wrote on a GPU next to the GPU model (as `specdse golden
   // --measured`): kernel rows or verify-step rows, whichever the file holds.
   m.def("golden_gpu", [](const models::HardwareSpec& hw, const std::string& measured, const std::string& config_dir) {
-    Columns c;
-    {
-      py::gil_scoped_release release;
+    return without_gil([&] {
+      Columns c;
       const auto reg = registry(config_dir);
       if (sim::is_step_csv(measured)) {
         for (const auto& r : sim::compare_gpu_steps(measured, hw, reg)) {
@@ -268,8 +268,8 @@ PYBIND11_MODULE(_specdse, m) {
           c.f("error_pct").push_back(r.error_pct());
         }
       }
-    }
-    return c.to_python();
+      return c;
+    }).to_python();
   }, py::arg("hw"), py::arg("measured"), py::arg("config_dir") = "");
 
   m.def("fit_points", [](const std::vector<double>& x, const std::vector<double>& aat) {
@@ -277,26 +277,19 @@ PYBIND11_MODULE(_specdse, m) {
       throw models::InputError(fmt::format("fit: expected as many AAT values as x, got {} and {}", aat.size(), x.size()));
     std::vector<search::AatPoint> pts;
     for (std::size_t k = 0; k < x.size(); ++k) pts.push_back({x[k], aat[k]});
-    search::AatFit f;
-    {
-      py::gil_scoped_release release;
-      f = search::fit_aat(pts, "fit");
-    }
-    return fit_dict(f);
+    return fit_dict(without_gil([&] { return search::fit_aat(pts, "fit"); }));
   }, py::arg("x"), py::arg("aat"));
 
   // The fit the optimiser uses for (algorithm, model, task, context): measured points + AAT(1) = 1.
   m.def("fit_measured", [](const std::string& algorithm, const std::string& model, const std::string& task,
                            long long context, const std::string& source_table, const std::string& data_path,
                            const std::string& config_dir) {
-    search::AatSource src;
-    {
-      py::gil_scoped_release release;
+    const search::AatSource src = without_gil([&] {
       const auto reg = registry(config_dir);
       const auto data = search::AcceptanceData::load(data_path.empty() ? reg.dir() + "/acceptance/aat_measurements.csv"
                                                                        : data_path);
-      src = experiments::aat_source(data, {algorithm, model, task, source_table}, context);
-    }
+      return experiments::aat_source(data, {algorithm, model, task, source_table}, context);
+    });
     py::dict d = fit_dict(src.fit);
     std::vector<double> mx, ma;
     for (const auto& [x, a] : src.measured) {
@@ -314,9 +307,8 @@ PYBIND11_MODULE(_specdse, m) {
                        const std::vector<long long>& contexts, const std::string& task, int x_max,
                        const std::string& engine_name, int batch, const std::string& source_table,
                        const std::string& data_path, const std::string& config_dir) {
-    Columns summary, curve;
-    {
-      py::gil_scoped_release release;
+    const auto [summary, curve] = without_gil([&] {
+      Columns summary, curve;
       if (contexts.empty()) throw models::InputError("optimize: context: expected at least one context, got none");
       const auto reg = registry(config_dir);
       const auto w = experiments::make_workload(reg, model, algorithm, batch);
@@ -350,7 +342,8 @@ PYBIND11_MODULE(_specdse, m) {
           curve.f("tokens_per_s").push_back(p.p_eff());
         }
       }
-    }
+      return std::make_pair(std::move(summary), std::move(curve));
+    });
     return py::make_tuple(summary.to_python(), curve.to_python());
   }, py::arg("hw"), py::arg("model"), py::arg("algorithm"), py::arg("context"), py::arg("task") = "govreport",
      py::arg("x_max") = 128, py::arg("engine") = "roofline", py::arg("batch") = 1, py::arg("source_table") = "",
@@ -359,9 +352,7 @@ PYBIND11_MODULE(_specdse, m) {
   m.def("system_step", [](const models::SystemSpec& system, const models::ModelSpec& model,
                           std::optional<models::ModelSpec> draft, int x, long long context, int batch,
                           const std::string& engine) {
-    sim::SystemStep r;
-    {
-      py::gil_scoped_release release;
+    const sim::SystemStep r = without_gil([&] {
       sim::SystemQuery q;
       q.target = model;
       q.draft = std::move(draft);
@@ -369,8 +360,8 @@ PYBIND11_MODULE(_specdse, m) {
       q.context = context;
       q.batch = batch;
       q.engine = engine;
-      r = sim::simulate_system_step(system, q);
-    }
+      return sim::simulate_system_step(system, q);
+    });
     Columns dev, lanes;
     for (const auto& d : r.devices) {
       dev.s("device").push_back(d.device);
@@ -403,10 +394,8 @@ PYBIND11_MODULE(_specdse, m) {
   // The sweep of a spec file, in index order; the same rows `specdse sweep` writes.
   m.def("sweep", [](const std::string& spec_path, unsigned threads, const std::string& engine,
                     const std::string& out, const std::string& config_dir) {
-    Columns c;
-    py::dict meta;
-    {
-      py::gil_scoped_release release;
+    return without_gil([&] {
+      Columns c;
       const auto reg = registry(config_dir);
       const auto spec = experiments::load_sweep_spec(spec_path);
       std::vector<std::string> lines;
@@ -428,7 +417,7 @@ PYBIND11_MODULE(_specdse, m) {
         }
       }
       c = sweep_columns_typed(spec, lines);
-    }
-    return c.to_python();
+      return c;
+    }).to_python();
   }, py::arg("spec"), py::arg("threads") = 0, py::arg("engine") = "", py::arg("out") = "", py::arg("config_dir") = "");
 }

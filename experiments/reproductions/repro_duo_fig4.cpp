@@ -8,8 +8,9 @@
 // draft's probabilities. SpS's window is paper 001's best for that alpha and these costs.
 #include <fmt/format.h>
 
+#include "experiments/output/duo_ttft_table.hpp"
 #include "experiments/reproductions/paper003_reference.hpp"
-#include "models/reference_data.hpp"
+#include "experiments/reproductions/repro_duo_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -20,8 +21,6 @@ namespace duo = search::duodecoding;
 
 constexpr long long kTokens = 2048;
 constexpr std::uint64_t kSeed = 1;
-// The paper's SpS baseline runs in Transformers, so its draft (FP16) shares the GPU.
-constexpr const char* kSpsGpuDraft = "llama-68m";
 
 ReproductionResult fig4(const ReproduceContext& ctx) {
   // Paper 003 Table 4 (its top-1 acceptance is alpha; its confusion is display only) and §4.4.2
@@ -29,17 +28,12 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   const Paper003Table4 table4 = paper003_table4(ctx.registry->dir());
   const Paper003Processed paper_processed = paper003_fig4_processed(ctx.registry->dir());
   const double table4_alpha = table4.top1_accepted_fraction;
-  duo::DuoNames n = duo::paper003_testbed(ctx.engine);
-  n.tokens = kTokens;
-  duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
+  paper003::Testbed tb = paper003::testbed(ctx, kTokens);
+  duo::DuoRequest& q = tb.request;
   q.stream = duo::PositionStream::calibrated(table4_alpha, duo::kGeneratorTopK, kSeed);
   q.policy.dynamic = true;
   const duo::DuoReport r = duo::run_duo_scenario(q);
-  duo::DuoNames ng = n;
-  ng.sps_draft_device = q.placement.system.devices[std::size_t(q.placement.target_device)].name;
-  ng.sps_draft = kSpsGpuDraft;
-  duo::DuoRequest qg = duo::make_duo_request(*ctx.registry, ng);
-  qg.stream = q.stream;
+  const duo::DuoRequest qg = paper003::sps_gpu_request(ctx, tb);
   const int gpu_gamma = duo::resolve_sps_gamma(qg);
   const duo::ScenarioRun sps_gpu = duo::run_plan(duo::sps_placement(qg), duo::sps_costs(qg),
                                                  duo::plan_sps(qg.stream, gpu_gamma, r.duo.plan.tokens), qg.draft_vocab);
@@ -49,9 +43,7 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
       "Paper 003 Fig. 4: iteration profile of AD, SpS and DuoDecoding ({} engine; A800 + Xeon, Llama-2-7B / "
       "Llama-68M Q5_K_M, alpha {})",
       ctx.engine, table4_alpha);
-  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
-                ctx.registry->path("models", "llama-68m"),
-                models::reference_path("paper003_table4", ctx.registry->dir()), models::reference_path("paper003_fig4", ctx.registry->dir())};
+  res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table4", "paper003_fig4"});
   Table t({"method", "budget", "iteration_s", "target_forward_s", "draft_s", "comm_s", "target_idle_fraction",
            "draft_idle_fraction", "processed_tokens_per_iteration", "tokens_per_iteration", "tokens_per_s",
            "speedup_vs_ad", "speedup_vs_sps", "paper_processed_tokens_per_iteration"});
@@ -69,15 +61,7 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   }
   res.table = std::move(t);
 
-  Table ttft({"method", "ttft_s", "ttft_vs_ad", "ttft_vs_sps"});
-  auto trow = [&](const std::string& m, double v) {
-    ttft.add_row({m, num(v), num(v / r.ttft.ad_s), num(v / r.ttft.sps_s)});
-  };
-  trow("AD", r.ttft.ad_s);
-  trow("SpS", r.ttft.sps_s);
-  trow("DuoDecoding (sequential layout)", r.ttft.duo_sequential_s);
-  trow("DuoDecoding (parallel layout)", r.ttft.duo_parallel_s);
-  res.extra_csvs.emplace_back("duo_ttft.csv", std::move(ttft));
+  res.extra_csvs.emplace_back("duo_ttft.csv", duo_ttft_table(r.ttft));
 
   Table seq({"sequences", "iterations", "fraction"});
   long long total = 0;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "experiments/reproductions/paper003_reference.hpp"
-#include "models/reference_data.hpp"
+#include "experiments/reproductions/repro_duo_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -36,9 +36,8 @@ ReproductionResult table2(const ReproduceContext& ctx) {
   // Paper 003 Table 4's top-1 acceptance is alpha; Table 2 (tokens/s per strategy and task) is display only.
   const double table4_alpha = paper003_table4(ctx.registry->dir()).top1_accepted_fraction;
   const auto paper_table2 = paper003_table2(ctx.registry->dir());
-  duo::DuoNames n = duo::paper003_testbed(ctx.engine);
-  n.tokens = kTokens;
-  duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
+  paper003::Testbed tb = paper003::testbed(ctx, kTokens);
+  duo::DuoRequest& q = tb.request;
   const int budget = duo::hardware_aware_budget(q.costs);
 
   ReproductionResult res;
@@ -46,9 +45,7 @@ ReproductionResult table2(const ReproduceContext& ctx) {
       "Paper 003 Table 2: draft-sequence strategies at the hardware-aware budget {} ({} engine; A800 + Xeon, "
       "Llama-2-7B / Llama-68M Q5_K_M)",
       budget, ctx.engine);
-  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
-                ctx.registry->path("models", "llama-68m"),
-                models::reference_path("paper003_table4", ctx.registry->dir()), models::reference_path("paper003_table2", ctx.registry->dir())};
+  res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table4", "paper003_table2"});
   Table t({"alpha", "strategy", "budget", "mean_sequences", "tokens_per_s", "relative_to_static1", "speedup_vs_ad",
            "speedup_vs_sps", "tokens_per_iteration", "iteration_s", "best", "paper_mt_relative", "paper_trans_relative",
            "paper_math_relative", "paper_code_relative"});
@@ -89,11 +86,10 @@ ReproductionResult table2(const ReproduceContext& ctx) {
                             num(r.run.tokens_per_iteration),
                             num(r.run.mean_iteration_s),
                             text(i == best ? "yes" : "")};
-      const auto paper = paper_table2.find(r.name);
-      for (int task = 0; task < 4; ++task)
-        row.push_back(paper != paper_table2.end()
-                          ? num(paper->second[task] / paper_table2.at("static:1")[task])
-                          : text(""));
+      if (const auto paper = paper_table2.find(r.name); paper != paper_table2.end())
+        paper003::append_task_ratios(row, paper->second, paper_table2.at("static:1"));
+      else
+        row.insert(row.end(), 4, text(""));
       t.add_row(std::move(row));
     }
     summary += fmt::format("{}alpha {}: best {} ({:.2f} tokens/s), dynamic {:.3f}x static:1", summary.empty() ? "" : "; ",

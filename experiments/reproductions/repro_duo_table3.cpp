@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "experiments/reproductions/paper003_reference.hpp"
-#include "models/reference_data.hpp"
+#include "experiments/reproductions/repro_duo_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -29,9 +29,8 @@ ReproductionResult table3(const ReproduceContext& ctx) {
   // only) has rows budget - 2 .. budget + 2 around its hardware-aware budget.
   const double table4_alpha = paper003_table4(ctx.registry->dir()).top1_accepted_fraction;
   const Paper003Table3 paper_table3 = paper003_table3(ctx.registry->dir());
-  duo::DuoNames n = duo::paper003_testbed(ctx.engine);
-  n.tokens = kTokens;
-  duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
+  paper003::Testbed tb = paper003::testbed(ctx, kTokens);
+  duo::DuoRequest& q = tb.request;
   const int hw = duo::hardware_aware_budget(q.costs);
 
   ReproductionResult res;
@@ -39,9 +38,7 @@ ReproductionResult table3(const ReproduceContext& ctx) {
       "Paper 003 Table 3: budget sweep around the hardware-aware budget ({} engine; A800 + Xeon, Llama-2-7B / "
       "Llama-68M Q5_K_M, one sequence)",
       ctx.engine);
-  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
-                ctx.registry->path("models", "llama-68m"),
-                models::reference_path("paper003_table3", ctx.registry->dir()), models::reference_path("paper003_table4", ctx.registry->dir())};
+  res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table3", "paper003_table4"});
   Table t({"alpha", "budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
            "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "best", "paper_budget", "paper_mt_relative",
            "paper_trans_relative", "paper_math_relative", "paper_code_relative"});
@@ -70,8 +67,7 @@ ReproductionResult table3(const ReproduceContext& ctx) {
                             text(b == best ? "yes" : "")};
       if (const auto paper = paper_table3.by_offset.find(off); paper != paper_table3.by_offset.end()) {
         row.push_back(integer(paper_table3.hardware_aware_budget + off));
-        for (int task = 0; task < 4; ++task)
-          row.push_back(num(paper->second[task] / paper_table3.by_offset.at(0)[task]));
+        paper003::append_task_ratios(row, paper->second, paper_table3.by_offset.at(0));
       } else {
         for (int k = 0; k < 5; ++k) row.push_back(text(""));
       }

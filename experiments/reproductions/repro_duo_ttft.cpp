@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "experiments/reproductions/paper003_reference.hpp"
-#include "models/reference_data.hpp"
+#include "experiments/reproductions/repro_duo_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -21,21 +21,15 @@ namespace {
 namespace duo = search::duodecoding;
 
 constexpr std::uint64_t kSeed = 1;
-// The paper's SpS baseline runs in Transformers, so its draft (FP16) shares the GPU.
-constexpr const char* kSpsGpuDraft = "llama-68m";
 const std::vector<int> kPrompts = {128, 256, 512, 1024, 2048};
 
 ReproductionResult ttft(const ReproduceContext& ctx) {
   // Paper 003 Table 4's top-1 acceptance (configs/reference/paper003_table4.yaml): SpS's window is chosen for it.
   const double table4_alpha = paper003_table4(ctx.registry->dir()).top1_accepted_fraction;
-  duo::DuoNames n = duo::paper003_testbed(ctx.engine);
-  duo::DuoRequest q = duo::make_duo_request(*ctx.registry, n);
+  paper003::Testbed tb = paper003::testbed(ctx);
+  duo::DuoRequest& q = tb.request;
   q.stream = duo::PositionStream::calibrated(table4_alpha, duo::kGeneratorTopK, kSeed);
-  duo::DuoNames ng = n;
-  ng.sps_draft_device = q.placement.system.devices[std::size_t(q.placement.target_device)].name;
-  ng.sps_draft = kSpsGpuDraft;
-  duo::DuoRequest qg = duo::make_duo_request(*ctx.registry, ng);
-  qg.stream = q.stream;
+  const duo::DuoRequest qg = paper003::sps_gpu_request(ctx, tb);
   const int budget = duo::hardware_aware_budget(q.costs);
   const int cpu_gamma = duo::resolve_sps_gamma(q), gpu_gamma = duo::resolve_sps_gamma(qg);
 
@@ -44,8 +38,7 @@ ReproductionResult ttft(const ReproduceContext& ctx) {
       "Paper 003 §4.3: TTFT with and without the parallel layout, relative to AD and SpS ({} engine; A800 + Xeon, "
       "Llama-2-7B / Llama-68M Q5_K_M)",
       ctx.engine);
-  res.inputs = {q.placement.system.source_file, ctx.registry->path("models", n.model),
-                ctx.registry->path("models", "llama-68m"), models::reference_path("paper003_table4", ctx.registry->dir())};
+  res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table4"});
   Table t({"prompt_tokens", "method", "ttft_s", "ttft_vs_ad", "ttft_vs_sps_cpu", "ttft_vs_sps_gpu"});
   double parallel_vs_gpu_sum = 0, parallel_vs_ad_sum = 0;
   for (int prompt : kPrompts) {

@@ -30,8 +30,7 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
   res.title = "SpecPipe Fig. 10: average TBT and hit rate vs tree width w and candidates k (8x RTX 3090, 70B / 1B)";
   const auto setup = paper002::setup(reg, kSingleServer, ctx.engine);
   const sp::StageTimer timer(setup);
-  const std::string points = sp::default_hit_points(reg);
-  const auto fit = sp::fit_hit_curves(sp::load_hit_points(points), "hit curve fit");
+  const auto [points, fit] = paper002::hit_curves(reg);
   res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), points};
 
   Table t({"hit_curve", "w", "k", "tbt_mean_s", "tbt_p99_s", "hit_rate", "flush_rate", "step_s", "e_tbt_eq2_s",
@@ -42,15 +41,7 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
   for (const auto& c : fit.curves)
     fits.add_row({c.name, num(c.a), num(c.b), num(c(1)), num(c(8)), num(c(32)), num(fit.r2), num(fit.rmse), integer(fit.n)});
   const auto pp = sp::run_plain_pp(setup, timer, kTokens);
-  auto params = [&](int w, int k) {
-    sp::SpecPipeParams p;
-    p.stages = timer.stages();
-    p.width = w;
-    p.candidates = k;
-    p.tokens = kTokens;
-    p.seed = kSeed;
-    return p;
-  };
+  auto params = [&](int w, int k) { return paper002::specpipe_params(timer, w, k, kTokens); };
   std::string summary;
   // The draft's own curve, and the 8B draft's as a sensitivity.
   for (const char* curve_name : {kDraft, "llama-3.1-8b-instruct"}) {

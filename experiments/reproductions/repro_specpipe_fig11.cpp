@@ -35,8 +35,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   ReproductionResult res;
   res.title = "SpecPipe Figs. 11 / 13: average TBT per pipeline method, single request (Llama-3.1-70B, 1B draft)";
-  const std::string points = sp::default_hit_points(reg);
-  const auto fit = sp::fit_hit_curves(sp::load_hit_points(points), "hit curve fit");
+  const auto [points, fit] = paper002::hit_curves(reg);
   const auto ranks = sp::RankModel::from_curve(fit.curve(kDraft), 32);
   res.inputs = {reg.path("models", kTarget), reg.path("models", kDraft), points,
                 reg.path("algorithms", "eagle3-tree")};
@@ -61,12 +60,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
     if (single_server) {
       if (auto e = sp::run_eagle_baseline(reg, setup, kTokens, kSeed, 1)) rows.push_back(std::move(*e));
     }
-    sp::SpecPipeParams p;
-    p.stages = timer.stages();
-    p.width = kWidth;
-    p.candidates = kCandidates;
-    p.tokens = kTokens;
-    p.seed = kSeed;
+    const sp::SpecPipeParams p = paper002::specpipe_params(timer, kWidth, kCandidates, kTokens);
     rows.push_back(sp::run_specpipe(setup, timer, p, ranks));
     const double pp = rows.front().timed.tbt.mean_s;
     const double spec = rows.back().timed.tbt.mean_s;

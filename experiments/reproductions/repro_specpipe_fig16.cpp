@@ -31,8 +31,7 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   ReproductionResult res;
   res.title = "SpecPipe Figs. 16 / 17: throughput vs TBT over concurrent requests B (8x RTX 3090, 70B / 1B)";
-  const std::string points = sp::default_hit_points(reg);
-  const auto fit = sp::fit_hit_curves(sp::load_hit_points(points), "hit curve fit");
+  const auto [points, fit] = paper002::hit_curves(reg);
   const auto ranks = sp::RankModel::from_curve(fit.curve(kDraft), 32);
   const auto setup = paper002::setup(reg, kSingleServer, kEngine);
   res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), points,
@@ -50,12 +49,7 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
       status = e.what();
     }
     if (status == "ok") {
-      sp::SpecPipeParams p;
-      p.stages = timer.stages();
-      p.width = kWidth;
-      p.candidates = kCandidates;
-      p.tokens = kTokens;
-      p.seed = kSeed;
+      const sp::SpecPipeParams p = paper002::specpipe_params(timer, kWidth, kCandidates, kTokens);
       rows.push_back(sp::run_specpipe(setup, timer, p, ranks, b));
       rows.push_back(sp::run_specpipe_db(setup, timer, p, b, ranks));
       // The same 64-token level per step shared by the requests (w = 64 / B each): the step stays

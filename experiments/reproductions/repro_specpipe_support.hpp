@@ -1,11 +1,13 @@
 #pragma once
 // Paper 002's testbed, shared by the SpecPipe reproductions (repro_specpipe_fig10/11/16.cpp): its
-// two systems, target and draft, the pruning cost it measured, the (w, k) it picked, and the
-// context and seed every reproduction holds fixed.
+// two systems, target and draft, the pruning cost it measured, the (w, k) it picked, the context
+// and seed every reproduction holds fixed, the hit curves they all fit the same way, and SpecPipe's
+// parameters on the testbed's stages.
 #include <cstdint>
 #include <string>
 
 #include "models/config_registry.hpp"
+#include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 
 namespace experiments::paper002 {
@@ -26,6 +28,31 @@ inline constexpr std::uint64_t kSeed = 1;            // hit draws
 inline search::specpipe::TimingSetup setup(const models::ConfigRegistry& reg, const std::string& system,
                                            const std::string& engine) {
   return search::specpipe::make_setup(reg, system, kTarget, kDraft, engine, kContext, kPruneS);
+}
+
+// The stored hit points (paper 002 Fig. 7) and the curves fitted to them.
+struct HitCurves {
+  std::string points;  // the file, listed in the reproductions' inputs
+  search::specpipe::HitFit fit;
+};
+inline HitCurves hit_curves(const models::ConfigRegistry& reg) {
+  HitCurves h;
+  h.points = search::specpipe::default_hit_points(reg);
+  h.fit = search::specpipe::fit_hit_curves(search::specpipe::load_hit_points(h.points), "hit curve fit");
+  return h;
+}
+
+// SpecPipe with tree width `width` and `candidates` per bottom node over the stages of `timer`,
+// `tokens` per run, drawing hits from the reproductions' seed.
+inline search::specpipe::SpecPipeParams specpipe_params(const search::specpipe::StageTimer& timer, int width,
+                                                        int candidates, long long tokens) {
+  search::specpipe::SpecPipeParams p;
+  p.stages = timer.stages();
+  p.width = width;
+  p.candidates = candidates;
+  p.tokens = tokens;
+  p.seed = kSeed;
+  return p;
 }
 
 }  // namespace experiments::paper002

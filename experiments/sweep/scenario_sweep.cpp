@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "experiments/cli/scenario_runner.hpp"
+#include "experiments/sweep/sweep_spec_file.hpp"
 #include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/scenario.hpp"
@@ -92,14 +93,7 @@ std::size_t ScenarioSweepSpec::size() const {
 }
 
 std::optional<ScenarioSweepSpec> load_scenario_sweep_spec(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw models::InputError(fmt::format("{}: cannot open sweep spec", path));
-  } catch (const YAML::Exception& e) {
-    throw models::InputError(fmt::format("{}: line {}: YAML syntax error: {}", path, e.mark.line + 1, e.msg));
-  }
+  YAML::Node root = read_sweep_spec_file(path);
   if (!root.IsMap() || !root["scenario"]) return std::nullopt;
   ScenarioSweepSpec s;
   s.path = path;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "experiments/sweep/sweep_spec_file.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -158,14 +159,7 @@ std::vector<std::string> SweepSpec::hardware_keys() const {
 }
 
 SweepSpec load_sweep_spec(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw models::InputError(fmt::format("{}: cannot open sweep spec", path));
-  } catch (const YAML::Exception& e) {
-    throw models::InputError(fmt::format("{}: line {}: YAML syntax error: {}", path, e.mark.line + 1, e.msg));
-  }
+  YAML::Node root = read_sweep_spec_file(path);
   if (!root.IsMap()) models::throw_input_error(path, "(top level)", "a map with an axes: entry", describe(root));
   SweepSpec s;
   s.path = path;

@@ -1,0 +1,41 @@
+#include "experiments/reproductions/repro_duo_support.hpp"
+
+#include "models/reference_data.hpp"
+
+namespace experiments::paper003 {
+
+namespace duo = search::duodecoding;
+
+Testbed testbed(const ReproduceContext& ctx, long long tokens) {
+  Testbed tb;
+  tb.names = duo::paper003_testbed(ctx.engine);
+  if (tokens > 0) tb.names.tokens = tokens;
+  tb.request = duo::make_duo_request(*ctx.registry, tb.names);
+  return tb;
+}
+
+std::vector<std::string> testbed_inputs(const ReproduceContext& ctx, const Testbed& tb,
+                                        const std::vector<std::string>& references) {
+  std::vector<std::string> inputs{tb.request.placement.system.source_file,
+                                  ctx.registry->path("models", tb.names.model),
+                                  // The draft's model file (its Q5_K_M format is applied on top).
+                                  ctx.registry->path("models", "llama-68m")};
+  for (const auto& name : references) inputs.push_back(models::reference_path(name, ctx.registry->dir()));
+  return inputs;
+}
+
+duo::DuoRequest sps_gpu_request(const ReproduceContext& ctx, const Testbed& tb) {
+  const duo::DuoRequest& q = tb.request;
+  duo::DuoNames ng = tb.names;
+  ng.sps_draft_device = q.placement.system.devices[std::size_t(q.placement.target_device)].name;
+  ng.sps_draft = kSpsGpuDraft;
+  duo::DuoRequest qg = duo::make_duo_request(*ctx.registry, ng);
+  qg.stream = q.stream;
+  return qg;
+}
+
+void append_task_ratios(std::vector<Cell>& row, const Paper003Tasks& paper, const Paper003Tasks& reference) {
+  for (int task = 0; task < 4; ++task) row.push_back(num(paper[task] / reference[task]));
+}
+
+}  // namespace experiments::paper003

@@ -1,0 +1,41 @@
+#pragma once
+// Shared by the paper-003 reproductions (repro_duo_*.cpp): the paper's testbed as a DuoDecoding
+// request, the config files every one of them lists, the paper's SpS baseline with its draft on
+// the GPU, and the paper's per-task columns shown relative to one of its rows. One place for
+// each, so the reproductions cannot drift apart on what "the paper's testbed" means.
+#include <string>
+#include <vector>
+
+#include "experiments/output/table.hpp"
+#include "experiments/reproductions/paper003_reference.hpp"
+#include "experiments/reproductions/reproduction.hpp"
+#include "search/scenarios/duodecoding/duo_scenario.hpp"
+
+namespace experiments::paper003 {
+
+// The paper's SpS baseline runs in Transformers, so its draft (FP16) shares the GPU.
+inline constexpr const char* kSpsGpuDraft = "llama-68m";
+
+// Paper 003's testbed (A800 + Xeon, Llama-2-7B / Llama-68M Q5_K_M) on ctx's engine: the names
+// it was made from (the SpS-on-GPU variant starts from them) and the request.
+struct Testbed {
+  search::duodecoding::DuoNames names;
+  search::duodecoding::DuoRequest request;
+};
+// `tokens` > 0 replaces the generation length of the testbed's names.
+Testbed testbed(const ReproduceContext& ctx, long long tokens = 0);
+
+// The config files a reproduction on `tb` reads: system, target, draft, then each of
+// `references` (configs/reference/<name>.yaml) in order.
+std::vector<std::string> testbed_inputs(const ReproduceContext& ctx, const Testbed& tb,
+                                        const std::vector<std::string>& references);
+
+// The same testbed with SpS's draft (kSpsGpuDraft) on the target's GPU, drawing from the
+// acceptance stream of `tb`'s request.
+search::duodecoding::DuoRequest sps_gpu_request(const ReproduceContext& ctx, const Testbed& tb);
+
+// Appends the paper's four task columns (Paper003Tasks order) of `paper`, each relative to the
+// same task of `reference`: the tables show the paper's shape, not its absolute tokens/s.
+void append_task_ratios(std::vector<Cell>& row, const Paper003Tasks& paper, const Paper003Tasks& reference);
+
+}  // namespace experiments::paper003

@@ -1,0 +1,19 @@
+#include "experiments/sweep/sweep_spec_file.hpp"
+
+#include <fmt/format.h>
+
+#include "models/config_error.hpp"
+
+namespace experiments {
+
+YAML::Node read_sweep_spec_file(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw models::InputError(fmt::format("{}: cannot open sweep spec", path));
+  } catch (const YAML::Exception& e) {
+    throw models::InputError(fmt::format("{}: line {}: YAML syntax error: {}", path, e.mark.line + 1, e.msg));
+  }
+}
+
+}  // namespace experiments
