@@ -53,6 +53,17 @@ int TaskGraph::add_task(TimelineTask t) {
   return id;
 }
 
+int TaskGraph::add_work(int resource, std::string name, std::string category, double busy_s, std::vector<int> deps) {
+  TimelineTask t;
+  t.name = std::move(name);
+  t.category = std::move(category);
+  t.resource = resource;
+  t.busy_s = busy_s;
+  deps.erase(std::remove_if(deps.begin(), deps.end(), [](int d) { return d < 0; }), deps.end());
+  t.deps = std::move(deps);
+  return add_task(std::move(t));
+}
+
 namespace {
 
 using sc_core::sc_time;

@@ -44,6 +44,9 @@ class TaskGraph {
   int add_resource(TimelineResource r);
   void reserve_tasks(std::size_t n) { tasks_.reserve(n); }
   int add_task(TimelineTask t);  // validates resource and dependency indices
+  // A task that occupies `resource` for `busy_s` once `deps` are done; negative entries of
+  // `deps` (a step that has no predecessor yet) are no dependency.
+  int add_work(int resource, std::string name, std::string category, double busy_s, std::vector<int> deps);
   const std::vector<TimelineResource>& resources() const { return resources_; }
   const std::vector<TimelineTask>& tasks() const { return tasks_; }
   const TimelineTask& task(int i) const { return tasks_[std::size_t(i)]; }

@@ -62,20 +62,10 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
                                                         s.devices[std::size_t(ddev)].name});
   const sim::LaneResources lanes = sim::add_lane_resources(g, s);
 
-  auto task = [&](int res, std::string name, std::string category, double busy, std::vector<int> deps) {
-    sim::TimelineTask t;
-    t.name = std::move(name);
-    t.category = std::move(category);
-    t.resource = res;
-    t.busy_s = busy;
-    t.deps = std::move(deps);
-    return g.add_task(std::move(t));
-  };
   auto send = [&](int a, int b, double bytes, int after, const std::string& name) {
     if (a == b) return after;
     return sim::add_routed_send(g, s, lanes, a, b, bytes, {after}, name);
   };
-  auto deps_of = [](int t) { return t < 0 ? std::vector<int>{} : std::vector<int>{t}; };
 
   struct Ids { int target = -1, draft = -1, to_target = -1, verify = -1, to_draft = -1; };
   std::vector<Ids> ids;
@@ -88,27 +78,27 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
     Ids k;
     const std::string n = std::to_string(i);
     if (plan.method == Method::ad) {
-      k.target = task(tres, "AD forward " + n, "compute", c.target_forward_at(1, generated),
-                      deps_of(prev_verify));
+      k.target = g.add_work(tres, "AD forward " + n, "compute", c.target_forward_at(1, generated),
+                      {prev_verify});
       k.verify = k.target;
     } else if (plan.method == Method::sps) {
-      k.draft = task(dres, fmt::format("draft {} x{}", n, it.draft_passes), "draft",
-                     it.draft_passes * t_pass, deps_of(prev_verdict));
+      k.draft = g.add_work(dres, fmt::format("draft {} x{}", n, it.draft_passes), "draft",
+                     it.draft_passes * t_pass, {prev_verdict});
       k.to_target = send(ddev, tdev, draft_to_target_bytes(it.draft_tokens, draft_vocab), k.draft, "draft -> target " + n);
-      k.target = task(tres, fmt::format("verify {} x={}", n, it.x), "compute", c.target_forward_at(it.x, generated),
-                      deps_of(k.to_target));
-      k.verify = task(tres, "verdict " + n, "host", 0, {k.target});
+      k.target = g.add_work(tres, fmt::format("verify {} x={}", n, it.x), "compute", c.target_forward_at(it.x, generated),
+                      {k.to_target});
+      k.verify = g.add_work(tres, "verdict " + n, "host", 0, {k.target});
       k.to_draft = send(tdev, ddev, verdict_bytes(it.gained), k.verify, "verdict -> draft " + n);
     } else {
       const auto [t_busy, d_busy] = streams ? c.co_located_at(it.x, it.draft_passes, generated)
                                             : std::make_pair(c.target_forward_at(it.x, generated), it.draft_passes * t_pass);
-      k.target = task(tres, fmt::format("target {} x={}", n, it.x), "compute", t_busy, deps_of(prev_verify));
-      k.draft = task(dres, fmt::format("draft {} x{} seq{}", n, it.draft_passes, it.sequences), "draft", d_busy,
-                     deps_of(prev_verdict));
+      k.target = g.add_work(tres, fmt::format("target {} x={}", n, it.x), "compute", t_busy, {prev_verify});
+      k.draft = g.add_work(dres, fmt::format("draft {} x{} seq{}", n, it.draft_passes, it.sequences), "draft", d_busy,
+                     {prev_verdict});
       k.to_target = send(ddev, tdev, draft_to_target_bytes(it.draft_tokens, draft_vocab), k.draft, "draft -> target " + n);
       std::vector<int> meet{k.target};
       if (k.to_target != k.target) meet.push_back(k.to_target);
-      k.verify = task(tres, "verify " + n, "host", 0, meet);
+      k.verify = g.add_work(tres, "verify " + n, "host", 0, meet);
       k.to_draft = send(tdev, ddev, verdict_bytes(it.gained), k.verify, "verdict -> draft " + n);
     }
     generated += it.gained;
@@ -182,23 +172,15 @@ double first_token_s(const DuoPlacement& pl, const DuoCosts& c, int prompt, int 
   const int dres = pl.same_device() ? tres
                                     : g.add_resource({s.devices[std::size_t(ddev)].name, sim::ResourceKind::device_stream, ""});
   const sim::LaneResources lanes = sim::add_lane_resources(g, s);
-  auto task = [&](int res, double busy, std::vector<int> deps) {
-    sim::TimelineTask t;
-    t.category = "compute";
-    t.resource = res;
-    t.busy_s = busy;
-    t.deps = std::move(deps);
-    return g.add_task(std::move(t));
-  };
   std::vector<int> before_target;
   if (passes >= 0) {
-    int last = task(dres, c.draft_prefill_s(prompt), {});
-    for (int i = 0; i < passes; ++i) last = task(dres, c.draft_pass_s(), {last});
+    int last = g.add_work(dres, "", "compute", c.draft_prefill_s(prompt), {});
+    for (int i = 0; i < passes; ++i) last = g.add_work(dres, "", "compute", c.draft_pass_s(), {last});
     if (!pl.same_device())
       last = sim::add_routed_send(g, s, lanes, ddev, tdev, draft_to_target_bytes(passes, draft_vocab), {last}, "");
     if (target_waits) before_target.push_back(last);
   }
-  task(tres, c.target_prefill_s(target_tokens), before_target);
+  g.add_work(tres, "", "compute", c.target_prefill_s(target_tokens), before_target);
   return sim::run_timeline(g).makespan_s;
 }
 

@@ -40,16 +40,6 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
   };
   auto batch_of = [](const StepPlan& st, int i) { return st.batch.empty() ? 1 : std::max(1, st.batch[std::size_t(i)]); };
   const double emb_bytes = setup.target.hidden_size * setup.target.activation_bytes();
-  auto task = [&](int res, std::string name, std::string cat, double busy, std::vector<int> deps) {
-    sim::TimelineTask t;
-    t.name = std::move(name);
-    t.category = std::move(cat);
-    t.resource = res;
-    t.busy_s = busy;
-    deps.erase(std::remove(deps.begin(), deps.end(), -1), deps.end());
-    t.deps = std::move(deps);
-    return g.add_task(std::move(t));
-  };
   const int last_dev = timer.device_of(m - 1);
   // Per-step task ids of the previous step.
   std::vector<int> prev_send(std::size_t(std::max(0, m - 1)), -1), prev_prune(std::size_t(m), -1);
@@ -70,7 +60,7 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
       std::vector<int> deps{prev_token_to_draft, last_draft};
       for (int w : st.draft_passes) {
         const double busy = plan.draft_on_last_stage ? timer.head_s(w, st.draft_batch) : timer.draft_s(w, st.draft_batch);
-        draft_done = task(dev_res[std::size_t(draft_dev)],
+        draft_done = g.add_work(dev_res[std::size_t(draft_dev)],
                           !named               ? std::string()
                           : st.draft_batch > 1 ? fmt::format("{} draft {} x {} nodes", tag, st.draft_batch, w)
                                                : fmt::format("{} draft {} nodes", tag, w),
@@ -106,7 +96,7 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
       double busy = timer.stage_s(i, n, b);
       if (plan.ragged_batches && b > 1)
         busy *= 1.0 + sys.devices[std::size_t(timer.device_of(i))].hardware.stack.ragged_batch_overhead_ratio;
-      comp[std::size_t(i)] = task(dev_res[std::size_t(timer.device_of(i))],
+      comp[std::size_t(i)] = g.add_work(dev_res[std::size_t(timer.device_of(i))],
                                   !named ? std::string()
                                   : b > 1 ? fmt::format("{} stage {} layers {}-{}: {} tokens of {} requests", tag, i,
                                                       stg.first_layer, stg.last_layer, n, b)
@@ -149,7 +139,7 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
     std::vector<int> prune(std::size_t(m), -1), send(std::size_t(std::max(0, m - 1)), -1);
     for (int i = 0; i < m; ++i) {
       if (st.prune && setup.prune_s > 0)
-        prune[std::size_t(i)] = task(host_res[std::size_t(timer.device_of(i))],
+        prune[std::size_t(i)] = g.add_work(host_res[std::size_t(timer.device_of(i))],
                                      named ? fmt::format("{} prune stage {}", tag, i) : std::string(),
                                      "host", setup.prune_s, {comp[std::size_t(i)], token_at[std::size_t(i)]});
       if (i + 1 < m && st.send[std::size_t(i)] > 0) {
