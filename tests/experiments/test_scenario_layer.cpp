@@ -65,6 +65,14 @@ TEST_CASE("chain-sd: its own subcommand and `scenario --param` give the same byt
   }
   CHECK(marked == 1);
 
+  // --trace-out: the fastest iteration's phases on the timeline (gamma 4 wins here).
+  const auto trace = scratch("chain_sd_trace.json");
+  std::filesystem::remove(trace);
+  REQUIRE(run("chain-sd " + kWorkload + kFlags + " --trace-out " + trace.string()).status == 0);
+  std::ifstream tf(trace);
+  const std::string json((std::istreambuf_iterator<char>(tf)), std::istreambuf_iterator<char>());
+  for (const char* phase : {"draft pass 4", "draft tokens", "verify 5 tokens", "verdict"}) CHECK_THAT(json, Catch::Contains(phase));
+
   // The draft beside the target on the GPU: nothing crosses a link.
   const auto same = cli_test::csv(run("chain-sd " + kWorkload + kFlags + " --draft-device gpu").output);
   REQUIRE(same.size() == 3);

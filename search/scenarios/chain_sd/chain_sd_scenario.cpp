@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <memory>
 
 #include "models/config_error.hpp"
 #include "search/draft_placement.hpp"
@@ -41,49 +42,47 @@ int device_named(const models::SystemSpec& s, const std::string& name, const std
 
 struct Iteration {
   double draft_s = 0, transfer_s = 0, verify_s = 0, step_s = 0;
+  // The iteration's timeline, kept for --trace-out (tasks named only then).
+  std::shared_ptr<sim::TaskGraph> graph;
+  std::shared_ptr<sim::TimelineRun> run;
 };
 
 // One draft-verify iteration on the timeline: gamma draft passes on A, tokens A -> B, verify on
 // B, verdict B -> A.
 Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, int target_dev, int draft_id, int target_id,
-                         int gamma, long long context, int draft_vocab) {
+                         int gamma, long long context, int draft_vocab, bool named) {
   const auto& s = costs.system();
-  sim::TaskGraph g;
-  g.set_named(false);
-  const int dres = g.add_resource({s.devices[std::size_t(draft_dev)].name, sim::ResourceKind::device_stream, ""});
-  const int tres = draft_dev == target_dev
-                       ? dres
-                       : g.add_resource({s.devices[std::size_t(target_dev)].name, sim::ResourceKind::device_stream, ""});
+  auto graph = std::make_shared<sim::TaskGraph>();
+  sim::TaskGraph& g = *graph;
+  g.set_named(named);
+  const auto& dname = s.devices[std::size_t(draft_dev)].name;
+  const auto& tname = s.devices[std::size_t(target_dev)].name;
+  const int dres = g.add_resource({dname, sim::ResourceKind::device_stream, dname});
+  const int tres =
+      draft_dev == target_dev ? dres : g.add_resource({tname, sim::ResourceKind::device_stream, tname});
   const sim::LaneResources lanes = sim::add_lane_resources(g, s);
   Iteration it;
   int last = -1;
   for (int i = 0; i < gamma; ++i) {
-    sim::TimelineTask t;
-    t.category = "draft";
-    t.resource = dres;
-    t.busy_s = costs.forward_s(draft_dev, draft_id, {1, context + i, 1, models::MaskKind::causal, true});
-    if (last >= 0) t.deps = {last};
-    it.draft_s += t.busy_s;
-    last = g.add_task(std::move(t));
+    const double pass_s = costs.forward_s(draft_dev, draft_id, {1, context + i, 1, models::MaskKind::causal, true});
+    it.draft_s += pass_s;
+    last = g.add_work(dres, named ? fmt::format("draft pass {}", i + 1) : "", "draft", pass_s, {last});
   }
   const double to_target = draft_to_target_bytes(gamma, draft_vocab);
   if (draft_dev != target_dev) {
     it.transfer_s += costs.transfer_s(draft_dev, target_dev, to_target);
     last = sim::add_routed_send(g, s, lanes, draft_dev, target_dev, to_target, {last}, "draft tokens");
   }
-  sim::TimelineTask v;
-  v.category = "compute";
-  v.resource = tres;
   const bool lm_head = s.devices[std::size_t(target_dev)].hardware.verify_includes_lm_head;
-  v.busy_s = costs.forward_s(target_dev, target_id, {gamma + 1, context, 1, models::MaskKind::causal, lm_head});
-  v.deps = {last};
-  it.verify_s = v.busy_s;
-  last = g.add_task(std::move(v));
+  it.verify_s = costs.forward_s(target_dev, target_id, {gamma + 1, context, 1, models::MaskKind::causal, lm_head});
+  last = g.add_work(tres, named ? fmt::format("verify {} tokens", gamma + 1) : "", "compute", it.verify_s, {last});
   if (draft_dev != target_dev) {
     it.transfer_s += costs.transfer_s(target_dev, draft_dev, verdict_bytes(gamma + 1));
     sim::add_routed_send(g, s, lanes, target_dev, draft_dev, verdict_bytes(gamma + 1), {last}, "verdict");
   }
-  it.step_s = sim::run_timeline(g).makespan_s;
+  it.run = std::make_shared<sim::TimelineRun>(sim::run_timeline(g));
+  it.step_s = it.run->makespan_s;
+  it.graph = std::move(graph);
   return it;
 }
 
@@ -111,6 +110,9 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
                "best"};
   const auto& ddev = system.devices[std::size_t(draft_dev)];
   const auto& tdev = system.devices[std::size_t(target_dev)];
+  // --trace-out: the fastest iteration over every context and window.
+  Iteration traced;
+  double traced_rate = -1;
   for (long long L : ctx.contexts) {
     // Memory: both models whole, with the KV cache of the longest step, on their devices (one
     // device holds both when they share it).
@@ -137,10 +139,12 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
         rows.push_back(std::move(row));
         continue;
       }
-      const auto it = time_iteration(costs, draft_dev, target_dev, draft_id, target_id, int(gamma), L, draft.vocab_size);
+      const auto it = time_iteration(costs, draft_dev, target_dev, draft_id, target_id, int(gamma), L,
+                                     draft.vocab_size, ctx.want_trace);
       const double expected = (1 - std::pow(alpha, double(gamma) + 1)) / (1 - alpha);
       const double rate = expected / it.step_s;
       if (rate > best_rate) best_rate = rate, best = rows.size();
+      if (rate > traced_rate) traced_rate = rate, traced = it;
       for (double v : {expected, it.draft_s, it.transfer_s, it.verify_s, it.step_s, rate, 1 / ar_s, rate * ar_s})
         row.emplace_back(v);
       row.emplace_back(std::string());
@@ -152,6 +156,8 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   r.footer = fmt::format("draft {} on {}, target {} on {}; alpha {} (independent per-token acceptance); engine {}; "
                          "{} engine evaluations",
                          draft.name, ddev.name, target.name, tdev.name, alpha, engine, costs.evaluations());
+  if (traced.graph)
+    r.write_trace = [traced](std::ostream& os) { sim::write_chrome_trace(*traced.graph, *traced.run, os); };
   return r;
 }
 
