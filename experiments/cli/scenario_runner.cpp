@@ -27,7 +27,6 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
   ctx.declared = info.params;
   ctx.params = search::scenario_params(info, settings);
   ctx.configs = &reg;
-  ctx.engine_name = in.engine;
   ctx.want_trace = in.want_trace;
   std::optional<models::HardwareSpec> hw;
   std::unique_ptr<models::LatencyEngine> engine;

@@ -57,14 +57,9 @@ void check_value(const std::string& file, const search::ScenarioInfo& info, cons
   }
 }
 
-ScenarioInputs point_inputs(const ScenarioSweepSpec& spec, std::size_t index, const std::string& engine,
-                            std::vector<std::string>& chosen) {
-  chosen.assign(spec.axes.size(), "");
-  std::size_t rest = index;
-  for (std::size_t i = spec.axes.size(); i-- > 0;) {
-    chosen[i] = spec.axes[i].values[rest % spec.axes[i].values.size()];
-    rest /= spec.axes[i].values.size();
-  }
+// The scenario inputs of a point whose axis values are `chosen` (axis_values_at).
+ScenarioInputs point_inputs(const ScenarioSweepSpec& spec, const std::vector<std::string>& chosen,
+                            const std::string& engine) {
   ScenarioInputs in;
   if (!engine.empty()) in.engine = engine, in.engine_given = true;
   for (std::size_t i = 0; i < spec.axes.size(); ++i) {
@@ -86,11 +81,7 @@ ScenarioInputs point_inputs(const ScenarioSweepSpec& spec, std::size_t index, co
 
 }  // namespace
 
-std::size_t ScenarioSweepSpec::size() const {
-  std::size_t n = 1;
-  for (const auto& a : axes) n *= a.values.size();
-  return n;
-}
+std::size_t ScenarioSweepSpec::size() const { return point_count(axes); }
 
 std::optional<ScenarioSweepSpec> load_scenario_sweep_spec(const std::string& path) {
   YAML::Node root = read_sweep_spec_file(path);
@@ -153,8 +144,8 @@ Table run_scenario_sweep(const ScenarioSweepSpec& spec, const models::ConfigRegi
   auto worker = [&] {
     for (std::size_t i = next++; i < total; i = next++) {
       try {
-        std::vector<std::string> chosen;
-        results[i] = run_scenario(spec.scenario, point_inputs(spec, i, options.engine, chosen), registry);
+        results[i] = run_scenario(spec.scenario, point_inputs(spec, axis_values_at(spec.axes, i), options.engine),
+                                  registry);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -183,8 +174,7 @@ Table run_scenario_sweep(const ScenarioSweepSpec& spec, const models::ConfigRegi
   search::ScenarioResult all;
   all.columns = columns;
   for (std::size_t i = 0; i < total; ++i) {
-    std::vector<std::string> chosen;
-    point_inputs(spec, i, options.engine, chosen);
+    const std::vector<std::string> chosen = axis_values_at(spec.axes, i);
     for (const auto& row : results[i].rows) {
       std::vector<search::ScenarioCell> cells(chosen.begin(), chosen.end());
       cells.insert(cells.end(), row.begin(), row.end());

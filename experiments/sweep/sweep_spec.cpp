@@ -113,21 +113,28 @@ bool is_workload_field(const std::string& key) {
   return false;
 }
 
-std::size_t SweepSpec::size() const {
+std::size_t point_count(const std::vector<SweepAxis>& axes) {
   std::size_t n = 1;
   for (const auto& a : axes) n *= a.values.size();
   return n;
 }
 
-SweepPoint SweepSpec::point(std::size_t index) const {
-  SweepPoint p;
-  p.index = index;
+std::vector<std::string> axis_values_at(const std::vector<SweepAxis>& axes, std::size_t index) {
   std::vector<std::string> chosen(axes.size());
   std::size_t rest = index;
   for (std::size_t i = axes.size(); i-- > 0;) {
     chosen[i] = axes[i].values[rest % axes[i].values.size()];
     rest /= axes[i].values.size();
   }
+  return chosen;
+}
+
+std::size_t SweepSpec::size() const { return point_count(axes); }
+
+SweepPoint SweepSpec::point(std::size_t index) const {
+  SweepPoint p;
+  p.index = index;
+  const std::vector<std::string> chosen = axis_values_at(axes, index);
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const auto& k = axes[i].key;
     const auto& v = chosen[i];

@@ -61,6 +61,12 @@ struct SweepSpec {
   std::vector<std::string> draft_placement_keys() const;
 };
 
+// The Cartesian product of `axes`: how many points, and point `index`'s value on each axis
+// (index 0 is every axis's first value; the last axis varies fastest). Optimiser and scenario
+// sweeps number their points alike.
+std::size_t point_count(const std::vector<SweepAxis>& axes);
+std::vector<std::string> axis_values_at(const std::vector<SweepAxis>& axes, std::size_t index);
+
 // Workload fields an axis may name; every other key is a hardware YAML key.
 bool is_workload_field(const std::string& key);
 // draft_hw, draft_link, system, draft_device.

@@ -75,7 +75,6 @@ struct ScenarioContext {
   const models::ConfigRegistry* configs = nullptr;   // for scenarios loading more (systems)
   const models::HardwareSpec* hw = nullptr;          // --hw; null when not given
   const models::LatencyEngine* engine = nullptr;     // --engine for --hw; null without --hw
-  std::string engine_name = "roofline";              // --engine (also without --hw: systems)
   bool want_trace = false;                           // --trace-out: name the timeline's tasks
   const models::Workload* workload = nullptr;        // --model (and --algorithm); null without --model
   std::vector<long long> contexts;                   // --context
@@ -94,9 +93,6 @@ struct ScenarioContext {
   bool flag(const std::string& key) const;
   std::vector<long long> integers(const std::string& key) const;  // sorted, each value once
   std::vector<double> reals(const std::string& key) const;
-  // Older names of integer() and flag().
-  long long int_param(const std::string& key) const { return integer(key); }
-  bool bool_param(const std::string& key) const { return flag(key); }
 };
 
 // The one result schema: named columns (SI units in the name), one row per record (a method, a

@@ -34,29 +34,15 @@ int SystemCosts::add_model(const models::ModelSpec& model) {
   return int(models_.size() - 1);
 }
 
-namespace {
-
-models::StepGraph forward_graph(const models::ModelSpec& model, const ForwardShape& shape) {
-  models::StepShape s;
-  s.tokens = shape.tokens;
-  s.context = shape.context;
-  s.batch = shape.batch;
-  s.mask = shape.mask;
-  s.include_lm_head = shape.lm_head;
-  return models::build_verify_graph(model, s);
-}
-
-}  // namespace
-
 double SystemCosts::forward_s(int device, int model_id, const ForwardShape& shape) const {
   std::lock_guard<std::mutex> lock(mutex_);
   return forward_unlocked(device, model_id, shape);
 }
 
 double SystemCosts::forward_unlocked(int device, int model_id, const ForwardShape& shape) const {
-  const Key key{device, model_id, shape.tokens, shape.context, shape.batch, int(shape.mask), shape.lm_head};
+  const Key key{device, model_id, shape.tokens, shape.context, shape.batch, int(shape.mask), shape.include_lm_head};
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  const double t = engine_unlocked(device).step(forward_graph(model(model_id), shape)).seconds;
+  const double t = engine_unlocked(device).step(models::build_verify_graph(model(model_id), shape)).seconds;
   ++evaluations_;
   memo_.emplace(key, t);
   return t;
@@ -69,7 +55,7 @@ std::vector<double> SystemCosts::concurrent_s(int device, const std::vector<Work
       throw models::InputError(fmt::format("{}: co-located work of model #{}: repeats: expected >= 1, got {}",
                                            system_.name, w.model_id, w.repeats));
     const auto& f = w.shape;
-    key.second.emplace_back(w.model_id, f.tokens, f.context, f.batch, int(f.mask), f.lm_head, w.repeats);
+    key.second.emplace_back(w.model_id, f.tokens, f.context, f.batch, int(f.mask), f.include_lm_head, w.repeats);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = concurrent_memo_.find(key); it != concurrent_memo_.end()) return it->second;
@@ -79,7 +65,7 @@ std::vector<double> SystemCosts::concurrent_s(int device, const std::vector<Work
   if (hw.kind == "gpu" && hw.gpu) {
     std::vector<GpuStreamWork> streams;
     for (std::size_t i = 0; i < works.size(); ++i)
-      streams.push_back({"stream " + std::to_string(i), forward_graph(model(works[i].model_id), works[i].shape), 0.0,
+      streams.push_back({"stream " + std::to_string(i), models::build_verify_graph(model(works[i].model_id), works[i].shape), 0.0,
                          works[i].repeats});
     for (const auto& r : run_gpu_streams(hw, streams, SimMode::event_driven)) ends.push_back(r.end_s);
     ++evaluations_;

@@ -19,15 +19,9 @@
 
 namespace sim {
 
-// One forward pass: `tokens` new tokens per sequence for `batch` sequences over a KV cache of
-// `context` tokens, chain-causal or tree-masked, with or without the LM head.
-struct ForwardShape {
-  int tokens = 1;
-  long long context = 0;
-  int batch = 1;
-  models::MaskKind mask = models::MaskKind::causal;
-  bool lm_head = true;
-};
+// One forward pass: models::StepShape (`tokens` new tokens per sequence for `batch` sequences
+// over a KV cache of `context` tokens, chain-causal or tree-masked, with or without the LM head).
+using ForwardShape = models::StepShape;
 
 // One stream of co-located work: `repeats` forwards of model `model_id` of one shape, back to
 // back (a draft's passes within one iteration).

@@ -78,5 +78,5 @@ TEST_CASE("scenarios: tree-sd is registered, unknown names and parameters name t
   ctx.params = params;
   CHECK_THROWS_WITH(tree_sd.run(ctx), Catch::Contains("scenario tree-sd: expected --hw"));
   ctx.params["x-max"] = "lots";
-  CHECK_THROWS_WITH(ctx.int_param("x-max"), Catch::Contains("--param x-max: expected an integer"));
+  CHECK_THROWS_WITH(ctx.integer("x-max"), Catch::Contains("--param x-max: expected an integer"));
 }

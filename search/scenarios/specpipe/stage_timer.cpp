@@ -51,7 +51,7 @@ double StageTimer::draft_s(int tokens, int batch) const {
   shape.batch = batch;
   shape.context = s_.context;
   shape.mask = tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
-  shape.lm_head = true;
+  shape.include_lm_head = true;
   return costs_.forward_s(s_.system.draft_device, draft_model_, shape);
 }
 
