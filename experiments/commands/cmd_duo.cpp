@@ -12,6 +12,7 @@
 #include "experiments/output/duo_ttft_table.hpp"
 #include "experiments/reproductions/paper003_reference.hpp"
 #include "models/config_error.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
 namespace experiments {
@@ -21,7 +22,7 @@ namespace duo = search::duodecoding;
 
 struct DuoArgs {
   std::string system, model, draft, engine, format, budget = "auto", sequences = "dynamic", trace, trace_out,
-      draft_device, sps_draft_device, sps_draft, show = "summary";
+      draft_device, sps_draft_device, sps_draft, show = "summary", acceptance;
   double alpha = -1;
   int max_sequences = 4, sps_gamma = 0, prompt = 256, sweep_range = 4;
   long long tokens = 1024;
@@ -30,8 +31,8 @@ struct DuoArgs {
 
 int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
-  if ((a.alpha >= 0) == !a.trace.empty())
-    throw models::InputError("duo: give exactly one acceptance source: --alpha A or --trace FILE");
+  if ((a.alpha >= 0) + !a.trace.empty() + !a.acceptance.empty() > 1)
+    throw models::InputError("duo: give at most one acceptance source: --acceptance BAND, --alpha A or --trace FILE");
   if (a.sweep_range < 0) throw models::InputError(fmt::format("--sweep-range: expected >= 0, got {}", a.sweep_range));
   const int budget = duo::parse_budget(a.budget);
   const duo::SequencePolicy policy = duo::parse_sequences(a.sequences, a.max_sequences);
@@ -46,8 +47,20 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   names.prompt = a.prompt;
   names.tokens = a.tokens;
   duo::DuoRequest q = duo::make_duo_request(reg, names);
-  q.stream = a.trace.empty() ? duo::PositionStream::calibrated(a.alpha, duo::kGeneratorTopK, a.seed)
-                             : duo::acceptance_stream_from_file(a.trace);
+  // Default acceptance: the central member of the process band fitted to paper 003 Table 4
+  // (`specdse scenario duodecoding` also reports the range over the band).
+  std::string acceptance_note;
+  if (!a.trace.empty()) {
+    q.stream = duo::acceptance_stream_from_file(a.trace);
+  } else if (a.alpha >= 0) {
+    q.stream = duo::PositionStream::calibrated(a.alpha, duo::kGeneratorTopK, a.seed);
+  } else {
+    const auto band = search::resolve_process_band(a.acceptance.empty() ? "duodecoding-paper003" : a.acceptance, reg.dir());
+    q.stream = duo::PositionStream::from_process(search::AcceptanceProcess(band.central().params, band.name),
+                                                 duo::kGeneratorTopK, a.seed);
+    acceptance_note = fmt::format("; acceptance: process band {} (central member of {}; fitted to {})", band.name,
+                                  band.members.size(), band.fitted_to);
+  }
   q.budget = budget;
   q.policy = policy;
   q.sps_gamma = a.sps_gamma;
@@ -61,7 +74,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
       "cost coefficient {:.3f} (target forward {:.4g} s / draft pass {:.4g} s) -> hardware-aware budget {}; budget "
       "used {}; SpS gamma {}; {}; acceptance: {}{}",
       r.cost_coefficient, q.costs.target_forward_s(1), q.costs.draft_pass_s(), r.hardware_budget, r.budget, r.sps_gamma,
-      where, q.stream.source(), r.duo.plan.source_exhausted ? " (trace ended the run)" : "");
+      where, q.stream.source(), r.duo.plan.source_exhausted ? " (trace ended the run)" : "") + acceptance_note;
 
   if (a.show == "summary") {
     Table t({"method", "budget", "sequences", "tokens", "time_s", "tokens_per_s", "speedup_vs_ad", "speedup_vs_sps",
@@ -159,7 +172,11 @@ const RegisterCommand reg{
           ->default_val("auto");
       sub.add_option("--sequences", a->sequences, "static:N or dynamic (paper 003 §3.2)")->default_val("dynamic");
       sub.add_option("--max-sequences", a->max_sequences, "Cap of the dynamic rule")->default_val(4);
-      sub.add_option("--alpha", a->alpha, "Per-token acceptance of the calibrated seeded generator, in (0, 1)");
+      sub.add_option("--acceptance", a->acceptance,
+                     "Acceptance process band, NAME (configs/acceptance/processes) or FILE; default duodecoding-paper003, "
+                     "fitted to paper 003 Table 4");
+      sub.add_option("--alpha", a->alpha,
+                     "Instead of the process: a fixed per-token acceptance of the calibrated seeded generator, in (0, 1)");
       sub.add_option("--trace", a->trace, "Acceptance trace: a probability trace or a chain trace (DESIGN.md)");
       sub.add_option("--seed", a->seed, "Generator seed")->default_val(1);
       sub.add_option("--tokens", a->tokens, "Tokens to generate")->default_val(1024);

@@ -1,4 +1,7 @@
-// specdse fit: Ceres fit of AAT(x) = A + B ln(x - C) per (algorithm, model, task, context).
+// specdse fit: Ceres fit of AAT(x) = A + B ln(x - C) per (algorithm, model, task, context), or
+// (--statistics FILE) of the acceptance process to a file of acceptance statistics
+// (search/acceptance/acceptance_statistics.hpp): parameters, residuals and the band of fits the
+// statistics leave open, optionally written as a process band for the scenarios (--out).
 #include <fmt/format.h>
 
 #include <map>
@@ -10,6 +13,8 @@
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/acceptance/aat_fit.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
+#include "experiments/output/table.hpp"
 
 namespace experiments {
 namespace {
@@ -18,9 +23,47 @@ struct FitArgs {
   std::string data, algorithm, model, task, context, format;
   std::string source_table;
   bool ad_anchor = true;
+  std::string statistics, out;
 };
 
+int run_process_fit(const FitArgs& a) {
+  const search::StatisticsFile file = search::read_statistics_file(a.statistics);
+  const auto rep = search::fit_statistics(file, [&](std::size_t done, std::size_t total) {
+    if (total > 1) fmt::print(stderr, "fit: {} / {} fits\n", done, total);
+  });
+  // One row per (fit, statistic): the fitted parameters, the published value, the process's
+  // prediction and the residual; `consistent` says whether the fit is in the band.
+  Table t({"fit", "consistent", "alpha_easy", "alpha_hard", "easy_share", "persistence", "depth_decay", "calibration",
+           "mean_acceptance", "statistic", "value", "predicted", "residual"});
+  for (std::size_t i = 0; i < rep.fits.size(); ++i) {
+    const auto& f = rep.fits[i];
+    const auto& p = f.process.params();
+    for (std::size_t s = 0; s < file.spec.statistics.size(); ++s)
+      t.add_row({integer(static_cast<long long>(i)), text(rep.consistent[i] ? "yes" : "no"), num(p.alpha_easy), num(p.alpha_hard),
+                 num(p.easy_share), num(p.persistence), num(p.depth_decay), num(p.calibration),
+                 num(f.process.mean_acceptance()), text(file.spec.statistics[s].label), num(file.spec.statistics[s].value),
+                 num(f.predicted[s]), num(f.residuals[s])});
+  }
+  t.set_footer(fmt::format("{} of {} fits reproduce every statistic within {}; left open by the statistics: {}",
+                           rep.band.members.size(), rep.fits.size(), file.tolerance,
+                           rep.band.left_open.empty() ? "nothing" : fmt::format("{}", fmt::join(rep.band.left_open, ", "))));
+  print_table(t, a.format);
+  if (!a.out.empty())
+    write_file_atomic(a.out, search::format_process_band(
+                                 rep.band, fmt::format("Acceptance process band written by `specdse fit --statistics {}`.\n"
+                                                       "Every member reproduces the statistics within {}.",
+                                                       a.statistics, file.tolerance)));
+  return 0;
+}
+
 int run_fit(const FitArgs& a, const GlobalOptions& g) {
+  if (!a.statistics.empty()) {
+    if (!a.data.empty() || !a.algorithm.empty() || !a.model.empty() || !a.task.empty() || !a.context.empty() ||
+        !a.source_table.empty())
+      throw models::InputError("fit: --statistics fits the acceptance process and takes no AAT filters (--data, --algorithm, ...)");
+    return run_process_fit(a);
+  }
+  if (!a.out.empty()) throw models::InputError("fit: --out writes a process band and needs --statistics FILE");
   const auto data = search::AcceptanceData::load(acceptance_csv_path(registry(g), a.data));
   search::AatQuery q;
   if (!a.algorithm.empty()) q.algorithm = a.algorithm;
@@ -59,7 +102,7 @@ int run_fit(const FitArgs& a, const GlobalOptions& g) {
 }
 
 const RegisterCommand reg{
-    "fit", "Fit AAT(x) = A + B ln(x - C) to measured acceptance data (Ceres)",
+    "fit", "Fit AAT(x) = A + B ln(x - C) to measured acceptance data, or the acceptance process to statistics (Ceres)",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<FitArgs>();
       sub.add_option("--data", a->data, "AAT CSV (default: <config dir>/acceptance/aat_measurements.csv)");
@@ -69,6 +112,10 @@ const RegisterCommand reg{
       sub.add_option("--context", a->context, "Only these contexts: 128,1024 or 128-16384");
       sub.add_option("--source-table", a->source_table, "Only rows from this source table (e.g. t3-4)");
       sub.add_flag("!--no-ad-anchor", a->ad_anchor, "Fit the measurements only, without the exact point AAT(1) = 1");
+      sub.add_option("--statistics", a->statistics,
+                     "Fit the acceptance process to this statistics file (YAML; e.g. "
+                     "configs/acceptance/statistics/paper003-table4.yaml)");
+      sub.add_option("--out", a->out, "With --statistics: write the band of consistent fits here (YAML)");
       add_format_option(sub, a->format);
       return [a, &g] { return run_fit(*a, g); };
     },

@@ -16,32 +16,6 @@ Paper003Tasks tasks(const models::YamlReader& row) {
 
 }  // namespace
 
-Paper003Table4 paper003_table4(const std::string& config_dir) {
-  const models::YamlReader r = models::open_reference("paper003_table4", config_dir);
-  r.allow_only({"top1_accepted_fraction", "confusion"});
-  Paper003Table4 t;
-  t.top1_accepted_fraction = r.fraction("top1_accepted_fraction");
-  bool seen[2][2] = {};
-  for (const auto& cell : r.map_list("confusion")) {
-    cell.allow_only({"top1_accepted", "sequences", "fraction"});
-    const int acc = cell.boolean("top1_accepted") ? 1 : 0;
-    const int many = cell.one_of("sequences", {"one", "more"}) == "more" ? 1 : 0;
-    if (seen[acc][many]) cell.fail("sequences", "each (top1_accepted, sequences) cell once", "a repeated cell");
-    seen[acc][many] = true;
-    t.confusion[acc][many] = cell.non_negative("fraction");
-  }
-  for (int acc : {0, 1})
-    for (int many : {0, 1})
-      if (!seen[acc][many])
-        r.fail("confusion", "all four (top1_accepted, sequences) cells",
-               fmt::format("no cell top1_accepted: {}, sequences: {}", acc ? "true" : "false", many ? "more" : "one"));
-  const double accepted = t.confusion[1][0] + t.confusion[1][1];
-  if (std::abs(accepted - t.top1_accepted_fraction) > 1e-9)
-    r.fail("top1_accepted_fraction", fmt::format("the sum of the top1_accepted cells ({})", accepted),
-           fmt::format("{}", t.top1_accepted_fraction));
-  return t;
-}
-
 std::map<std::string, Paper003Tasks> paper003_table2(const std::string& config_dir) {
   const models::YamlReader r = models::open_reference("paper003_table2", config_dir);
   r.allow_only({"tokens_per_s"});

@@ -1,5 +1,7 @@
 #include "experiments/reproductions/repro_duo_support.hpp"
 
+#include "search/acceptance/acceptance_statistics.hpp"
+
 #include "models/reference_data.hpp"
 
 namespace experiments::paper003 {
@@ -22,6 +24,15 @@ std::vector<std::string> testbed_inputs(const ReproduceContext& ctx, const Testb
                                   ctx.registry->path("models", "llama-68m")};
   for (const auto& name : references) inputs.push_back(models::reference_path(name, ctx.registry->dir()));
   return inputs;
+}
+
+std::string table4_process_path(const ReproduceContext& ctx) {
+  return ctx.registry->dir() + "/acceptance/processes/duodecoding-paper003.yaml";
+}
+
+search::AcceptanceProcess table4_process(const ReproduceContext& ctx) {
+  const search::ProcessBand band = search::read_process_band(table4_process_path(ctx));
+  return search::AcceptanceProcess(band.central().params, band.name);
 }
 
 duo::DuoRequest sps_gpu_request(const ReproduceContext& ctx, const Testbed& tb) {

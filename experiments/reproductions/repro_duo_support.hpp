@@ -9,6 +9,7 @@
 #include "experiments/output/table.hpp"
 #include "experiments/reproductions/paper003_reference.hpp"
 #include "experiments/reproductions/reproduction.hpp"
+#include "search/acceptance/acceptance_process.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
 namespace experiments::paper003 {
@@ -33,6 +34,13 @@ std::vector<std::string> testbed_inputs(const ReproduceContext& ctx, const Testb
 // The same testbed with SpS's draft (kSpsGpuDraft) on the target's GPU, drawing from the
 // acceptance stream of `tb`'s request.
 search::duodecoding::DuoRequest sps_gpu_request(const ReproduceContext& ctx, const Testbed& tb);
+
+// The acceptance the reproductions draw from: the central member of the process band fitted to
+// paper 003 Table 4 (configs/acceptance/processes/duodecoding-paper003.yaml, written by
+// `specdse fit --statistics configs/acceptance/statistics/paper003-table4.yaml`).
+search::AcceptanceProcess table4_process(const ReproduceContext& ctx);
+// The band file's path, for a reproduction's inputs.
+std::string table4_process_path(const ReproduceContext& ctx);
 
 // Appends the paper's four task columns (Paper003Tasks order) of `paper`, each relative to the
 // same task of `reference`: the tables show the paper's shape, not its absolute tokens/s.

@@ -25,10 +25,11 @@ const std::vector<int> kPrompts = {128, 256, 512, 1024, 2048};
 
 ReproductionResult ttft(const ReproduceContext& ctx) {
   // Paper 003 Table 4's top-1 acceptance (configs/reference/paper003_table4.yaml): SpS's window is chosen for it.
-  const double table4_alpha = paper003_table4(ctx.registry->dir()).top1_accepted_fraction;
+  const search::AcceptanceProcess process = paper003::table4_process(ctx);
+  const double table4_alpha = process.mean_acceptance();  // for the notes: the process's per-token mean
   paper003::Testbed tb = paper003::testbed(ctx);
   duo::DuoRequest& q = tb.request;
-  q.stream = duo::PositionStream::calibrated(table4_alpha, duo::kGeneratorTopK, kSeed);
+  q.stream = duo::PositionStream::from_process(process, duo::kGeneratorTopK, kSeed);
   const duo::DuoRequest qg = paper003::sps_gpu_request(ctx, tb);
   const int budget = duo::hardware_aware_budget(q.costs);
   const int cpu_gamma = duo::resolve_sps_gamma(q), gpu_gamma = duo::resolve_sps_gamma(qg);
@@ -60,8 +61,8 @@ ReproductionResult ttft(const ReproduceContext& ctx) {
   res.table = std::move(t);
   const double np = double(kPrompts.size());
   res.notes = fmt::format(
-      "Budget {} (hardware-aware), SpS windows {} (draft on the CPU) and {} (on the GPU), paper 001's best for alpha "
-      "{} and these costs. Over these prompts the parallel layout's TTFT is on average {:.3f}x SpS's with the draft "
+      "Budget {} (hardware-aware), SpS windows {} (draft on the CPU) and {} (on the GPU), paper 001's best for the process's mean per-token acceptance "
+      "{:.3f} and these costs. Over these prompts the parallel layout's TTFT is on average {:.3f}x SpS's with the draft "
       "on the GPU and {:.3f}x AD's: the draft's prefill and budget passes hide behind the target's prefill only "
       "while they are shorter; the sequential layout pays both. The paper's per-task ratios (Fig. 3) are held out.",
       budget, cpu_gamma, gpu_gamma, table4_alpha, parallel_vs_gpu_sum / np, parallel_vs_ad_sum / np);

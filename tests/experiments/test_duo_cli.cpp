@@ -143,10 +143,31 @@ TEST_CASE("duo: bad input gives one line and exit 2") {
   const auto dev = run(kDuo + "--alpha 0.5 --draft-device tpu0");
   one_line_2(dev);
   CHECK_THAT(dev.output, Catch::Contains("no device 'tpu0'") && Catch::Contains("gpu"));
-  one_line_2(run(kDuo));  // no acceptance source
+  one_line_2(run(kDuo + "--alpha 0.5 --acceptance duodecoding-paper003"));  // two acceptance sources
+  const auto band = run(kDuo + "--acceptance duodecoding-paper00");
+  one_line_2(band);
+  CHECK_THAT(band.output, Catch::Contains("did you mean") && Catch::Contains("duodecoding-paper003"));
   one_line_2(run(kDuo + "--alpha 1.5"));
   one_line_2(run(kDuo + "--alpha 0.5 --sequences static:0"));
   one_line_2(run(kDuo + "--alpha 0.5 --show nothing"));
+}
+
+TEST_CASE("duo: without an acceptance source it draws from the process band fitted to paper 003 Table 4") {
+  const auto r = run(kDuo + "--tokens 2000 --format csv --show sequences", false);
+  REQUIRE(r.status == 0);
+  // The simulated confusion stays near Table 4 at the testbed's own budget (the fit used 24).
+  double simulated_accepted = 0;
+  for (const auto& row : cli_test::csv(r.output))
+    if (row.size() >= 6 && row[0] == "confusion" && row[2] == "yes") simulated_accepted += std::stod(row[4]);
+  CHECK(simulated_accepted == Approx(0.435).margin(0.05));
+  const auto s = run("scenario duodecoding --model llama-2-7b --format csv", false);
+  REQUIRE(s.status == 0);
+  for (const auto& row : cli_test::csv(s.output)) {
+    if (row.size() < 6 || row[0] == "method") continue;
+    const double v = std::stod(row[3]), lo = std::stod(row[4]), hi = std::stod(row[5]);
+    CHECK(lo <= v);
+    CHECK(v <= hi);
+  }
 }
 
 TEST_CASE("duo: a probability trace file replays with dynamic sequences, a chain trace needs static ones") {

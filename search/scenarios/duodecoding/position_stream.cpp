@@ -38,9 +38,21 @@ PositionStream PositionStream::calibrated(double alpha, int top_k, std::uint64_t
   return s;
 }
 
+PositionStream PositionStream::from_process(const AcceptanceProcess& process, int top_k, std::uint64_t seed) {
+  PositionStream s;
+  s.source_ = fmt::format("acceptance process ({}) seed={}", process.params().describe(), seed);
+  s.has_probabilities_ = true;
+  s.generated_ = true;
+  s.top_k_ = top_k;
+  s.sampler_.emplace(process, top_k, seed);
+  s.acceptance_estimate_ = process.mean_acceptance();
+  return s;
+}
+
 const ProbabilityPosition* PositionStream::peek(std::size_t ahead) {
   if (generated_) {
-    while (ahead_.size() <= ahead) ahead_.push_back(draw_calibrated_position(alpha_, top_k_, rng_));
+    while (ahead_.size() <= ahead)
+      ahead_.push_back(sampler_ ? sampler_->next() : draw_calibrated_position(alpha_, top_k_, rng_));
     return &ahead_[ahead];
   }
   const std::size_t i = cursor_ + ahead;

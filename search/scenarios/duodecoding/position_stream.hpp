@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "search/acceptance/acceptance_process.hpp"
 #include "search/acceptance/chain_trace.hpp"
 #include "search/acceptance/probability_trace.hpp"
 
@@ -28,6 +30,9 @@ class PositionStream {
                                        std::string source);
   // The endless calibrated generator (probability_trace.hpp) with mean acceptance alpha.
   static PositionStream calibrated(double alpha, int top_k, std::uint64_t seed);
+  // The endless acceptance process (acceptance_process.hpp) drawn position by position at depth
+  // 1 (DuoDecoding's positions are read along the text, not per draft depth).
+  static PositionStream from_process(const AcceptanceProcess& process, int top_k, std::uint64_t seed);
 
   // The record `ahead` positions past the cursor (0: the next one), or null past the end.
   const ProbabilityPosition* peek(std::size_t ahead);
@@ -54,6 +59,7 @@ class PositionStream {
   double alpha_ = 0;
   int top_k_ = 0;
   SplitMix64 rng_{0};
+  std::optional<AcceptanceSampler> sampler_;  // set: draws come from the process (copied by value so that copies replay)
   std::deque<ProbabilityPosition> ahead_;
   long long consumed_ = 0;
 };

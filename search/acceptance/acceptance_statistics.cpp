@@ -1,0 +1,282 @@
+#include "search/acceptance/acceptance_statistics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "models/closest_name.hpp"
+#include "models/config_error.hpp"
+
+namespace search {
+namespace {
+
+using models::InputError;
+using models::YamlReader;
+
+struct StatisticKind {
+  std::vector<std::string> keys;
+  std::string help;
+  StatisticBuilder build;
+};
+
+std::map<std::string, StatisticKind>& kinds() {
+  static std::map<std::string, StatisticKind> k;
+  return k;
+}
+
+std::vector<std::string> string_list(const YamlReader& r, const std::string& key) {
+  const YAML::Node n = r.node()[key];
+  if (!n || !n.IsSequence()) r.fail(key, "a list of names", n ? "something else" : "nothing");
+  std::vector<std::string> out;
+  for (const auto& e : n) {
+    if (!e.IsScalar()) r.fail(key, "a list of names", "a nested value");
+    out.push_back(e.as<std::string>());
+  }
+  return out;
+}
+
+std::vector<double> number_list(const YamlReader& r, const std::string& key) {
+  const YAML::Node n = r.node()[key];
+  if (!n || !n.IsSequence() || n.size() == 0) r.fail(key, "a non-empty list of numbers", "something else");
+  std::vector<double> out;
+  for (const auto& e : n) {
+    double v = NAN;
+    try {
+      v = e.as<double>();
+    } catch (const YAML::Exception&) {
+    }
+    if (!std::isfinite(v)) r.fail(key, "a list of finite numbers", e.IsScalar() ? e.as<std::string>() : "a nested value");
+    out.push_back(v);
+  }
+  return out;
+}
+
+RankPath rank_path_of(const YamlReader& r, const std::string& text) {
+  RankPath p;
+  std::istringstream in(text);
+  std::string tok;
+  while (in >> tok) {
+    char* end = nullptr;
+    const long v = std::strtol(tok.c_str(), &end, 10);
+    if (*end != '\0' || v < 0 || v > 1000) r.fail("tree", "rank paths of ranks 0..1000 such as \"0 1\"", "'" + text + "'");
+    p.push_back(int(v));
+  }
+  if (p.empty()) r.fail("tree", "non-empty rank paths (the root is implicit)", "an empty one");
+  return p;
+}
+
+void set_start(AcceptanceProcessParams& p, const YamlReader& start) {
+  std::vector<std::string> known = process_parameter_names();
+  known.push_back("alpha_cap");
+  known.push_back("confidence");
+  start.allow_only(known);
+  for (const auto& name : process_parameter_names())
+    if (start.has(name)) set_process_parameter(p, name, start.number(name));
+  if (start.has("alpha_cap")) p.alpha_cap = start.number("alpha_cap");
+  if (start.has("confidence")) p.confidence = parse_draft_confidence(start.key_path("confidence"), start.string("confidence"));
+}
+
+const StatisticKindRegistration chain_tpc_kind(
+    "chain_tpc", {"length"}, "tokens per call of a chain of `length` draft tokens (AAT(length + 1))",
+    [](const YamlReader& row) {
+      const int length = row.int_in("length", 1, 4096);
+      return std::function<double(const AcceptanceProcess&)>(
+          [length](const AcceptanceProcess& p) { return p.chain_tpc(length); });
+    });
+const StatisticKindRegistration tree_tpc_kind(
+    "tree_tpc", {"tree"}, "tokens per call of a tree given as rank paths (\"0\", \"0 1\", ...)",
+    [](const YamlReader& row) {
+      std::vector<RankPath> tree;
+      for (const auto& s : string_list(row, "tree")) tree.push_back(rank_path_of(row, s));
+      AcceptanceProcess::independent(0.5).tree_tpc(tree);  // prefix-closed check, now
+      return std::function<double(const AcceptanceProcess&)>(
+          [tree](const AcceptanceProcess& p) { return p.tree_tpc(tree); });
+    });
+const StatisticKindRegistration top_k_kind(
+    "top_k_hit", {"k", "depth"}, "share of positions whose target token is among the draft's top k",
+    [](const YamlReader& row) {
+      const int k = row.int_in("k", 1, 4096), depth = row.int_in_or("depth", 1, 4096, 1);
+      return std::function<double(const AcceptanceProcess&)>(
+          [k, depth](const AcceptanceProcess& p) { return p.top_k_hit(k, depth); });
+    });
+const StatisticKindRegistration mean_kind(
+    "mean_acceptance", {"depth"}, "mean top-1 acceptance of a position at a draft depth (no selection)",
+    [](const YamlReader& row) {
+      const int depth = row.int_in_or("depth", 1, 4096, 1);
+      return std::function<double(const AcceptanceProcess&)>(
+          [depth](const AcceptanceProcess& p) { return p.mean_acceptance(depth); });
+    });
+
+}  // namespace
+
+StatisticKindRegistration::StatisticKindRegistration(std::string kind, std::vector<std::string> keys, std::string help,
+                                                     StatisticBuilder build) {
+  kinds()[std::move(kind)] = {std::move(keys), std::move(help), std::move(build)};
+}
+
+std::vector<std::string> statistic_kinds() {
+  std::vector<std::string> out;
+  for (const auto& [name, kind] : kinds()) out.push_back(name);
+  return out;
+}
+
+StatisticsFile read_statistics_file(const std::string& path) {
+  const YamlReader r = YamlReader::open(path);
+  r.allow_only({"name", "start", "free", "open", "tolerance", "derivative_step", "statistics"});
+  StatisticsFile f;
+  f.path = path;
+  f.name = r.string("name");
+  f.spec.source = f.name;
+  if (auto start = r.optional_child("start")) set_start(f.spec.start, *start);
+  f.spec.start.validate(r.key_path("start"));
+  f.spec.free = string_list(r, "free");
+  std::set<std::string> seen;
+  for (const auto& name : f.spec.free) {
+    const auto& known = process_parameter_names();
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      r.fail("free", "parameter names (" + fmt::format("{}", fmt::join(known, ", ")) + ")",
+             "'" + name + "'" + models::did_you_mean(name, known));
+    if (!seen.insert(name).second) r.fail("free", "each parameter once", "'" + name + "' twice");
+  }
+  if (auto open = r.optional_child("open")) {
+    if (!open->node().IsMap() || open->node().size() != 1) r.fail("open", "one parameter with a list of values", "something else");
+    f.open_parameter = open->node().begin()->first.as<std::string>();
+    process_parameter(f.spec.start, f.open_parameter);  // name check with suggestion
+    if (seen.count(f.open_parameter)) r.fail("open", "a parameter that is not also free", "'" + f.open_parameter + "'");
+    f.open_values = number_list(*open, f.open_parameter);
+    for (double v : f.open_values) {
+      AcceptanceProcessParams probe = f.spec.start;
+      set_process_parameter(probe, f.open_parameter, v);
+      probe.validate(open->key_path(f.open_parameter));
+    }
+  }
+  if (r.has("tolerance")) f.tolerance = r.positive("tolerance");
+  if (r.has("derivative_step")) f.spec.derivative_step = r.positive("derivative_step");
+  for (const auto& row : r.map_list("statistics")) {
+    const std::string kind = row.string("kind");
+    const auto it = kinds().find(kind);
+    if (it == kinds().end())
+      row.fail("kind", fmt::format("a statistic kind ({})", fmt::join(statistic_kinds(), ", ")),
+               "'" + kind + "'" + models::did_you_mean(kind, statistic_kinds()));
+    std::vector<std::string> allowed = {"kind", "value", "source", "weight"};
+    allowed.insert(allowed.end(), it->second.keys.begin(), it->second.keys.end());
+    row.allow_only(allowed);
+    AcceptanceStatistic s;
+    s.value = row.number("value");
+    s.weight = row.has("weight") ? row.positive("weight") : 1.0;
+    // The label names the statistic by its kind-specific keys, then its source.
+    std::string keys;
+    for (const auto& key : it->second.keys)
+      if (row.node()[key] && row.node()[key].IsScalar()) keys += fmt::format(" {}={}", key, row.node()[key].as<std::string>());
+    s.label = fmt::format("{}{}{}", kind, keys, row.has("source") ? " (" + row.string("source") + ")" : "");
+    s.predict = it->second.build(row);
+    f.spec.statistics.push_back(std::move(s));
+  }
+  if (f.spec.statistics.empty()) r.fail("statistics", "at least one statistic", "none");
+  return f;
+}
+
+StatisticsFitReport fit_statistics(const StatisticsFile& file,
+                                   const std::function<void(std::size_t, std::size_t)>& progress) {
+  StatisticsFitReport rep;
+  rep.band.name = file.name;
+  rep.band.fitted_to = file.path;
+  for (const auto& s : file.spec.statistics) rep.band.statistics.push_back(s.label);
+  std::vector<double> values = file.open_values;
+  if (file.open_parameter.empty()) values = {NAN};
+  ProcessFitSpec spec = file.spec;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!file.open_parameter.empty()) {
+      set_process_parameter(spec.start, file.open_parameter, values[i]);
+      spec.notes = file.spec.notes;
+      spec.notes.push_back(fmt::format("{} = {} (left open by the statistics)", file.open_parameter, values[i]));
+    }
+    ProcessFitResult r = fit_acceptance_process(spec);
+    if (!file.open_parameter.empty()) r.left_open.push_back(file.open_parameter);
+    const bool ok = r.max_abs_residual <= file.tolerance;
+    if (ok) rep.band.members.push_back({r.process.params(), r.max_abs_residual});
+    if (ok && rep.band.left_open.empty()) rep.band.left_open = r.left_open;
+    // Continuation: the next open value starts from this fit (a neighbour's optimum is close).
+    if (ok) {
+      const AcceptanceProcessParams& q = r.process.params();
+      for (const auto& name : spec.free) set_process_parameter(spec.start, name, process_parameter(q, name));
+    }
+    rep.consistent.push_back(ok);
+    rep.fits.push_back(std::move(r));
+    if (progress) progress(i + 1, values.size());
+  }
+  if (rep.band.members.empty()) {
+    double best = INFINITY;
+    for (const auto& r : rep.fits) best = std::min(best, r.max_abs_residual);
+    throw InputError(fmt::format("{}: no fit reproduces every statistic within the tolerance {} (best largest residual {:.4f})",
+                                 file.path, file.tolerance, best));
+  }
+  return rep;
+}
+
+std::string format_process_band(const ProcessBand& band, const std::string& comment) {
+  std::string out;
+  std::istringstream lines(comment);
+  for (std::string line; std::getline(lines, line);) out += "# " + line + "\n";
+  out += fmt::format("name: {}\nfitted_to: \"{}\"\nstatistics:\n", band.name, band.fitted_to);
+  for (const auto& s : band.statistics) out += fmt::format("  - \"{}\"\n", s);
+  out += "left_open: [";
+  for (std::size_t i = 0; i < band.left_open.size(); ++i) out += (i ? ", " : "") + band.left_open[i];
+  out += "]\nmembers:\n";
+  for (const auto& m : band.members) {
+    const auto& p = m.params;
+    out += fmt::format(
+        "  - {{alpha_easy: {:.9g}, alpha_hard: {:.9g}, easy_share: {:.9g}, persistence: {:.9g}, depth_decay: {:.9g}, "
+        "alpha_cap: {:.9g}, confidence: {}, calibration: {:.9g}, max_abs_residual: {:.6g}}}\n",
+        p.alpha_easy, p.alpha_hard, p.easy_share, p.persistence, p.depth_decay, p.alpha_cap, to_string(p.confidence),
+        p.calibration, m.max_abs_residual);
+  }
+  return out;
+}
+
+ProcessBand read_process_band(const std::string& path) {
+  const YamlReader r = YamlReader::open(path);
+  r.allow_only({"name", "fitted_to", "statistics", "left_open", "members"});
+  ProcessBand b;
+  b.name = r.string("name");
+  b.fitted_to = r.string("fitted_to");
+  b.statistics = string_list(r, "statistics");
+  b.left_open = string_list(r, "left_open");
+  for (const auto& m : r.map_list("members")) {
+    ProcessBandMember member;
+    std::vector<std::string> keys = process_parameter_names();
+    keys.insert(keys.end(), {"alpha_cap", "confidence", "max_abs_residual"});
+    m.allow_only(keys);
+    for (const auto& name : process_parameter_names()) set_process_parameter(member.params, name, m.number(name));
+    member.params.alpha_cap = m.number("alpha_cap");
+    member.params.confidence = parse_draft_confidence(m.key_path("confidence"), m.string("confidence"));
+    member.max_abs_residual = m.non_negative("max_abs_residual");
+    member.params.validate(m.key_path("alpha_easy").substr(0, m.key_path("alpha_easy").rfind('.')));
+    b.members.push_back(member);
+  }
+  if (b.members.empty()) r.fail("members", "at least one fitted process", "none");
+  return b;
+}
+
+ProcessBand resolve_process_band(const std::string& name_or_path, const std::string& config_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(name_or_path, ec)) return read_process_band(name_or_path);
+  const fs::path folder = fs::path(config_dir) / "acceptance" / "processes";
+  const fs::path shipped = folder / (name_or_path + ".yaml");
+  if (fs::is_regular_file(shipped, ec)) return read_process_band(shipped.string());
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(folder, ec))
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  throw InputError(fmt::format("acceptance process '{}': no such file and no band of that name in {} (bands: {}){}",
+                               name_or_path, folder.string(), fmt::join(names, ", "),
+                               models::did_you_mean(name_or_path, names)));
+}
+
+}  // namespace search

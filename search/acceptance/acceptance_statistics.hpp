@@ -1,0 +1,80 @@
+#pragma once
+// Acceptance statistics files and the process bands fitted to them.
+//
+// A statistics file (YAML) lists what has been measured about one draft / target / task and how
+// the acceptance process should be fitted to it:
+//
+//   name: duodecoding-llama68m-llama2-7b
+//   start: {alpha_easy: 0.6, alpha_hard: 0.02, easy_share: 0.85, confidence: calibrated}
+//   free: [alpha_easy, alpha_hard, easy_share]
+//   open: {persistence: [0.5, 0.6, 0.7, 0.8, 0.9]}   # optional: a band over what the data leave open
+//   tolerance: 0.03                                    # a fit is consistent when every residual is within
+//   derivative_step: 0.05                              # optional (wide for simulated statistics)
+//   statistics:
+//     - {kind: chain_tpc, length: 3, value: 3.49, source: "paper 004 Table 1"}
+//
+// Statistic kinds register themselves (one file + one line, like engines and scenarios): built
+// in are chain_tpc (length), tree_tpc (tree: list of rank paths such as "0 1"), top_k_hit (k,
+// optional depth) and mean_acceptance (optional depth); scenarios add the statistics their own
+// algorithm produces (DuoDecoding's check confusion, search/scenarios/duodecoding).
+//
+// A process band (YAML, written by `specdse fit --statistics`) holds every fit consistent with
+// the statistics, one per value of the open parameter, with its residual; scenarios run each
+// member and report the low / high of their results.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/yaml_reader.hpp"
+#include "search/acceptance/process_fit.hpp"
+
+namespace search {
+
+// Builds the prediction of one statistic row (its kind-specific keys already allowed).
+using StatisticBuilder = std::function<std::function<double(const AcceptanceProcess&)>(const models::YamlReader& row)>;
+
+struct StatisticKindRegistration {
+  StatisticKindRegistration(std::string kind, std::vector<std::string> keys, std::string help, StatisticBuilder build);
+};
+std::vector<std::string> statistic_kinds();
+
+struct StatisticsFile {
+  std::string path, name;
+  ProcessFitSpec spec;            // start, free, statistics, derivative step
+  std::string open_parameter;     // empty: one fit
+  std::vector<double> open_values;
+  double tolerance = 0.03;
+};
+StatisticsFile read_statistics_file(const std::string& path);
+
+struct ProcessBandMember {
+  AcceptanceProcessParams params;
+  double max_abs_residual = 0;
+};
+
+struct ProcessBand {
+  std::string name, fitted_to;           // the statistics file's name and what it holds
+  std::vector<std::string> statistics;   // labels
+  std::vector<ProcessBandMember> members;  // consistent fits, in the open parameter's order
+  std::vector<std::string> left_open;
+  const ProcessBandMember& central() const { return members[members.size() / 2]; }
+};
+
+struct StatisticsFitReport {
+  ProcessBand band;
+  std::vector<ProcessFitResult> fits;      // every fit, consistent or not
+  std::vector<bool> consistent;
+};
+
+// Fits the file's statistics (once, or once per open value); InputError when no fit is within
+// the tolerance. `progress` (may be empty) is told each fit as it finishes.
+StatisticsFitReport fit_statistics(const StatisticsFile& file,
+                                   const std::function<void(std::size_t done, std::size_t total)>& progress = {});
+
+std::string format_process_band(const ProcessBand& band, const std::string& comment);
+ProcessBand read_process_band(const std::string& path);
+// A band by name (<config_dir>/acceptance/processes/NAME.yaml) or by path; InputError naming the
+// shipped bands otherwise.
+ProcessBand resolve_process_band(const std::string& name_or_path, const std::string& config_dir);
+
+}  // namespace search

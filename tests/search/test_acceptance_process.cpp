@@ -1,0 +1,187 @@
+// The acceptance process (search/acceptance/acceptance_process.hpp): the independent special
+// case is the positional model, expectations are exact (checked against the process's own
+// sampler), correlation lifts AAT(x) beyond independent saturation, and invariants hold.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "search/acceptance/acceptance_process.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
+#include "search/scenarios/duodecoding/duo_acceptance.hpp"
+#include "search/acceptance/positional_acceptance.hpp"
+
+using namespace search;
+
+namespace {
+
+AcceptanceProcessParams bursty() {
+  AcceptanceProcessParams p;
+  p.alpha_easy = 0.95;
+  p.alpha_hard = 0.3;
+  p.easy_share = 0.6;
+  p.persistence = 0.8;
+  return p;
+}
+
+std::vector<RankPath> small_tree() { return {{0}, {1}, {0, 0}, {0, 1}, {1, 0}, {0, 0, 0}}; }
+
+// Mean accepted tokens per iteration of standard speculative decoding, drawn position by
+// position from the sampler: walk the tree while the target's rank is one of the node's children.
+double sampled_tpc(const AcceptanceProcess& proc, const std::vector<RankPath>& tree, int iterations) {
+  AcceptanceSampler s(proc, 8, 7);
+  std::set<RankPath> nodes(tree.begin(), tree.end());
+  double total = 0;
+  for (int i = 0; i < iterations; ++i) {
+    RankPath at;
+    int tokens = 1;
+    for (;;) {
+      const ProbabilityPosition pos = s.next(int(at.size()) + 1);
+      RankPath child = at;
+      child.push_back(pos.rank);
+      if (pos.rank < 0 || !nodes.count(child)) break;  // that position's token is the emitted one
+      at = child;
+      ++tokens;
+    }
+    total += tokens;
+  }
+  return total / iterations;
+}
+
+}  // namespace
+
+TEST_CASE("Independent acceptance process equals the positional model on chains and trees") {
+  const PositionalAcceptance positional(0.8, 0.93, "test");
+  const AcceptanceProcess proc = AcceptanceProcess::independent(0.8, DraftConfidence::constant, 0.93);
+  for (int n : {0, 1, 3, 5, 7, 12}) CHECK(proc.chain_tpc(n) == Approx(positional.chain_tpc(n)).epsilon(1e-12));
+  double positional_tree = 1;
+  for (const auto& path : small_tree()) positional_tree += positional.path_probability(path);
+  CHECK(proc.tree_tpc(small_tree()) == Approx(positional_tree).epsilon(1e-12));
+}
+
+TEST_CASE("Acceptance process invariants: AAT(1) = 1, AAT <= x, more nodes never fewer tokens") {
+  const AcceptanceProcess proc(bursty());
+  CHECK(proc.chain_tpc(0) == 1.0);
+  CHECK(proc.tree_tpc({}) == 1.0);
+  double last = 1;
+  std::vector<RankPath> chain;
+  for (int n = 1; n <= 40; ++n) {
+    chain.push_back(RankPath(std::size_t(n), 0));
+    const double tpc = proc.tree_tpc(chain);
+    CHECK(tpc <= n + 1);
+    CHECK(tpc >= last);
+    last = tpc;
+  }
+  const auto start = proc.stationary_start(small_tree());
+  CHECK(start[0] + start[1] == Approx(1.0));
+  // After rejections the state leans hard: the start is less easy than the stationary share.
+  CHECK(start[0] < bursty().easy_share);
+}
+
+TEST_CASE("Acceptance process expectations match its own sampler") {
+  const AcceptanceProcess proc(bursty());
+  const double exact_chain = proc.chain_tpc(6), exact_tree = proc.tree_tpc(small_tree());
+  std::vector<RankPath> chain;
+  for (int n = 1; n <= 6; ++n) chain.push_back(RankPath(std::size_t(n), 0));
+  CHECK(sampled_tpc(proc, chain, 200000) == Approx(exact_chain).epsilon(0.01));
+  CHECK(sampled_tpc(proc, small_tree(), 200000) == Approx(exact_tree).epsilon(0.01));
+  AcceptanceProcessParams calibrated = bursty();
+  calibrated.confidence = DraftConfidence::calibrated;
+  const AcceptanceProcess cal(calibrated);
+  CHECK(sampled_tpc(cal, small_tree(), 200000) == Approx(cal.tree_tpc(small_tree())).epsilon(0.01));
+}
+
+TEST_CASE("Correlated acceptance keeps long chains growing past independent saturation") {
+  const AcceptanceProcess proc(bursty());
+  const AcceptanceProcess flat = AcceptanceProcess::independent(proc.mean_acceptance());
+  // Same mean per-token acceptance; the bursty process gains more from length 8 to 32.
+  CHECK(proc.chain_tpc(32) - proc.chain_tpc(8) > flat.chain_tpc(32) - flat.chain_tpc(8));
+}
+
+TEST_CASE("Acceptance process rejects bad parameters and trees") {
+  AcceptanceProcessParams p = bursty();
+  p.alpha_hard = 0.99;  // above alpha_easy: the labels would swap
+  CHECK_THROWS_AS(AcceptanceProcess(p), models::InputError);
+  p = bursty();
+  p.persistence = 1;
+  CHECK_THROWS_AS(AcceptanceProcess(p), models::InputError);
+  p = bursty();
+  p.easy_share = std::nan("");
+  CHECK_THROWS_AS(AcceptanceProcess(p), models::InputError);
+  const AcceptanceProcess proc(bursty());
+  CHECK_THROWS_AS(proc.tree_tpc({{0, 0}}), models::InputError);  // no parent
+  CHECK_THROWS_AS(proc.tree_tpc({{0}, {0}}), models::InputError);
+  CHECK_THROWS_AS(parse_draft_confidence("confidence", "sure"), models::InputError);
+}
+
+// ---- Fitting (search/acceptance/process_fit.hpp, acceptance_statistics.hpp) ----
+
+TEST_CASE("Process fit recovers the parameters behind exact statistics and names what they leave open") {
+  AcceptanceProcessParams truth = bursty();
+  truth.depth_decay = 0.95;
+  const AcceptanceProcess source(truth);
+  ProcessFitSpec spec;
+  spec.start = truth;
+  spec.start.alpha_easy = 0.8;
+  spec.start.alpha_hard = 0.5;
+  spec.start.easy_share = 0.5;
+  spec.free = {"alpha_easy", "alpha_hard", "easy_share"};
+  for (int n : {1, 2, 3, 5, 8, 12, 20})
+    spec.statistics.push_back({"chain " + std::to_string(n), source.chain_tpc(n), 1.0,
+                               [n](const AcceptanceProcess& p) { return p.chain_tpc(n); }});
+  for (int k : {1, 2, 4})
+    spec.statistics.push_back({"top-" + std::to_string(k), source.top_k_hit(k), 1.0,
+                               [k](const AcceptanceProcess& p) { return p.top_k_hit(k); }});
+  const ProcessFitResult r = fit_acceptance_process(spec);
+  CHECK(r.max_abs_residual < 1e-5);
+  CHECK(r.process.params().alpha_easy == Approx(truth.alpha_easy).margin(1e-3));
+  CHECK(r.process.params().easy_share == Approx(truth.easy_share).margin(1e-3));
+  // One statistic cannot fix three parameters: two directions stay open.
+  spec.statistics.resize(1);
+  CHECK(fit_acceptance_process(spec).left_open.size() >= 2);
+}
+
+TEST_CASE("Shipped DuoDecoding band reproduces all four cells of paper 003 Table 4 within 0.03") {
+  const std::string dir = models::ConfigRegistry::default_config_dir();
+  const auto table = duodecoding::paper003_table4(dir);
+  const ProcessBand band = resolve_process_band("duodecoding-paper003", dir);
+  REQUIRE(band.members.size() >= 2);
+  CHECK(band.left_open == std::vector<std::string>{"persistence"});
+  const StatisticsFile file = read_statistics_file(dir + "/acceptance/statistics/paper003-table4.yaml");
+  REQUIRE(file.spec.statistics.size() == 4);
+  duodecoding::SequencePolicy policy;
+  policy.dynamic = true;
+  for (const auto& m : band.members) {
+    const AcceptanceProcess p(m.params);
+    const auto cells = duodecoding::simulated_check_confusion(p, duodecoding::paper003_measured_budget(dir), policy, 15000, 1);
+    for (int a = 0; a < 2; ++a)
+      for (int many = 0; many < 2; ++many) CHECK(cells[a][many] == Approx(table.confusion[a][many]).margin(0.03));
+    // The same cells through the statistics file's own predictions.
+    for (const auto& s : file.spec.statistics) CHECK(s.predict(p) == Approx(s.value).margin(0.03));
+    // Table 4's accepted share is a check rate: the per-token mean is higher.
+    CHECK(p.mean_acceptance() > table.top1_accepted_fraction + 0.03);
+  }
+}
+
+TEST_CASE("Statistics files: bad kinds, keys and parameters are one-line errors naming them") {
+  auto write = [](const std::string& body) {
+    const std::string path = "acceptance_statistics_test.yaml";
+    std::ofstream(path) << body;
+    return path;
+  };
+  const std::string head = "name: t\nfree: [alpha_easy]\nstatistics:\n";
+  CHECK_THROWS_WITH(read_statistics_file(write(head + "  - {kind: chain_tcp, length: 3, value: 2}\n")),
+                    Catch::Contains("chain_tpc"));
+  CHECK_THROWS_WITH(read_statistics_file(write(head + "  - {kind: chain_tpc, lenght: 3, value: 2}\n")),
+                    Catch::Contains("lenght"));
+  CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_esay]\nstatistics:\n  - {kind: mean_acceptance, value: 0.5}\n")),
+                    Catch::Contains("alpha_easy"));
+  CHECK_THROWS_WITH(read_statistics_file(write(head + "  - {kind: tree_tpc, tree: [\"0 0\"], value: 2}\n")),
+                    Catch::Contains("prefix-closed"));
+  CHECK_THROWS_AS(read_statistics_file(write(head + "  - {kind: chain_tpc, length: 3, value: .nan}\n")), models::InputError);
+  std::remove("acceptance_statistics_test.yaml");
+}
