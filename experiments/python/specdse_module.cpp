@@ -32,6 +32,8 @@
 #include "models/latency_engine.hpp"
 #include "models/system_spec.hpp"
 #include "search/acceptance/aat_fit.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
+#include "experiments/output/table.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
@@ -301,6 +303,45 @@ PYBIND11_MODULE(_specdse, m) {
     return d;
   }, py::arg("algorithm"), py::arg("model"), py::arg("task"), py::arg("context"), py::arg("source_table") = "",
      py::arg("data") = "", py::arg("config_dir") = "");
+
+  // The acceptance process fitted to a statistics file (`specdse fit --statistics`): one row per
+  // (fit, statistic) and the band of consistent fits; `out` writes the band as the CLI does.
+  m.def("fit_statistics", [](const std::string& path, const std::string& out) {
+    Columns c;
+    search::StatisticsFitReport rep;
+    search::StatisticsFile file;
+    without_gil([&] {
+      file = search::read_statistics_file(path);
+      rep = search::fit_statistics(file);
+      for (std::size_t i = 0; i < rep.fits.size(); ++i) {
+        const auto& f = rep.fits[i];
+        const auto& p = f.process.params();
+        for (std::size_t s = 0; s < file.spec.statistics.size(); ++s) {
+          c.i("fit").push_back(std::int64_t(i));
+          c.s("consistent").push_back(rep.consistent[i] ? "yes" : "no");
+          c.f("alpha_easy").push_back(p.alpha_easy);
+          c.f("alpha_hard").push_back(p.alpha_hard);
+          c.f("easy_share").push_back(p.easy_share);
+          c.f("persistence").push_back(p.persistence);
+          c.f("depth_decay").push_back(p.depth_decay);
+          c.f("calibration").push_back(p.calibration);
+          c.f("mean_acceptance").push_back(f.process.mean_acceptance());
+          c.s("statistic").push_back(file.spec.statistics[s].label);
+          c.f("value").push_back(file.spec.statistics[s].value);
+          c.f("predicted").push_back(f.predicted[s]);
+          c.f("residual").push_back(f.residuals[s]);
+        }
+      }
+      if (!out.empty())
+        experiments::write_file_atomic(out, search::format_process_band(rep.band, "Acceptance process band written by "
+                                                                                   "specdse.fit(statistics=...)."));
+    });
+    py::dict d;
+    d["table"] = c.to_python();
+    d["left_open"] = rep.band.left_open;
+    d["consistent_fits"] = rep.band.members.size();
+    return d;
+  }, py::arg("path"), py::arg("out") = "");
 
   // Best x per context: a summary row per context and the P_eff curve of every evaluated x.
   m.def("optimize", [](const models::HardwareSpec& hw, const std::string& model, const std::string& algorithm,

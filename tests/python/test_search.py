@@ -242,5 +242,31 @@ def test_model_from_dict():
     assert b["cost_ratio"][0] < a["cost_ratio"][0] and b["gamma_star"][0] >= a["gamma_star"][0]
 
 
+def test_fit_statistics_matches_cli():
+    # The Python fit and `specdse fit --statistics` are one implementation: same rows, same numbers.
+    import os, subprocess, tempfile, io
+    stats = os.path.join(os.environ["SPECDSE_CONFIG_DIR"], "acceptance", "statistics", "paper003-table4.yaml")
+    with tempfile.TemporaryDirectory() as tmp:
+        band = os.path.join(tmp, "band.yaml")
+        res = specdse.fit(statistics=stats, out=band)
+        assert res["left_open"] == ["persistence"] and res["consistent_fits"] >= 2
+        t = res["table"]
+        ok = t[t["consistent"] == "yes"]
+        assert (ok["residual"].abs() <= 0.03).all()
+        assert os.path.getsize(band) > 0
+        exe = os.environ.get("SPECDSE_EXE")
+        if exe:
+            cli = subprocess.run([exe, "fit", "--statistics", stats, "--format", "csv"], capture_output=True, text=True)
+            assert cli.returncode == 0
+            ref = pd.read_csv(io.StringIO(cli.stdout))
+            assert list(ref["predicted"].round(9)) == list(t["predicted"].round(9))
+    try:
+        specdse.fit(statistics=stats, x=[1, 2])
+    except specdse.InputError as e:
+        assert "statistics=" in str(e)
+    else:
+        raise AssertionError("expected an InputError")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))

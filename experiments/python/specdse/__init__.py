@@ -129,13 +129,25 @@ def latency(hw, model_, x=1, context=1024, batch=1, engine="roofline", draft=Non
 
 
 def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", context=None, source_table="",
-        data=None, config_dir=None):
-    """AAT(x) = A + B ln(x - C) (Ceres).
+        data=None, statistics=None, out=None, frame=True, config_dir=None):
+    """AAT(x) = A + B ln(x - C) (Ceres), or the acceptance process fitted to a statistics file.
 
     ``fit(x, aat)`` fits the given points; ``fit(algorithm=, model=, context=)`` gives the fit the
     optimiser uses for measured data (plus ``measured_x``/``measured_aat``). Returns a dict with
     a, b, c, r2, rmse, n and ``curve(x)`` evaluating the fitted AAT.
+
+    ``fit(statistics=FILE, out=BAND)`` is ``specdse fit --statistics FILE --out BAND``: a dict with
+    ``table`` (one row per fit and statistic: parameters, value, predicted, residual, consistent),
+    ``left_open`` (parameters the statistics do not fix) and ``consistent_fits``.
     """
+    if statistics is not None:
+        if x is not None or algorithm is not None:
+            raise InputError("fit: statistics= fits the acceptance process and takes no points or measured source")
+        res = _specdse.fit_statistics(os.fspath(statistics), os.fspath(out or ""))
+        res["table"] = _frame(res["table"], frame)
+        return res
+    if out is not None:
+        raise InputError("fit: out= writes a process band and needs statistics=")
     if x is not None:
         if algorithm is not None:
             raise InputError("fit: expected either points (x, aat) or a measured source (algorithm=...), got both")
