@@ -10,6 +10,7 @@
 
 #include "models/config_error.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
+#include "search/scenarios/specpipe/level_accuracy.hpp"
 #include "search/scenarios/specpipe/pipeline_plan.hpp"
 
 namespace sp = search::specpipe;
@@ -209,4 +210,23 @@ TEST_CASE("specpipe static tree: simulated acceptance matches 1 + sum_d prod H(b
   CHECK(aat == Approx(sp::static_tree_aat(b, c)).epsilon(0.02));
   // One tree of 1 + 1 + 1 + 3 * 6 nodes passes the pipeline per iteration.
   CHECK(plan.steps.front().compute.front() == 21);
+}
+
+TEST_CASE("specpipe level accuracy: the 1B curve calibrated to the stated 95 percent keeps its top-32 point") {
+  const std::string path = std::string(SPECDSE_CONFIG_DIR) + "/acceptance/specpipe_level_accuracy.csv";
+  const auto levels = sp::load_level_accuracy(path);
+  REQUIRE(levels.size() == 1);
+  const auto pts = sp::load_hit_points(points_path());
+  const sp::HitFit borrowed = sp::fit_hit_curves(pts);
+  const sp::HitFit calibrated =
+      sp::calibrate_level_accuracy(borrowed, pts, levels, sp::DraftConfidence::calibrated);
+  const auto& c1 = calibrated.curve("llama-3.2-1b");
+  CHECK(c1(32) == Approx(0.99).margin(1e-9));
+  // The borrowed slope misses the stated accuracy; the calibrated one reproduces it.
+  CHECK(sp::simulated_level_accuracy(borrowed.curve("llama-3.2-1b"), levels[0], sp::DraftConfidence::calibrated) < 0.9);
+  CHECK(sp::simulated_level_accuracy(c1, levels[0], sp::DraftConfidence::calibrated) == Approx(0.95).margin(0.01));
+  // The 8B curves are untouched.
+  CHECK(calibrated.curve("llama-3.1-8b-instruct").b == borrowed.curve("llama-3.1-8b-instruct").b);
+  CHECK_THROWS_AS(sp::load_level_accuracy(write_temp("bad_level.csv", "curve,width,candidates,stages,accuracy\nx,64,16,8,1.5\n")),
+                  models::InputError);
 }

@@ -16,6 +16,7 @@
 #include "search/acceptance/probability_trace.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
+#include "search/scenarios/specpipe/level_accuracy.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 #include "sim/system/timeline.hpp"
 
@@ -72,8 +73,18 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
   check_memory(setup, int(*std::max_element(widths.begin(), widths.end())), int(batches.back()));
   const StageTimer timer(setup);
 
-  const HitFit fit = fit_hit_curves(
-      load_hit_points(ctx.text("hit-points").empty() ? default_hit_points(reg) : ctx.text("hit-points")), "hit curve fit");
+  const std::vector<HitPoint> hit_points =
+      load_hit_points(ctx.text("hit-points").empty() ? default_hit_points(reg) : ctx.text("hit-points"));
+  // The stated level accuracy (paper 002 §1, §4.1) fixes the slope of the curves it names
+  // (level_accuracy.hpp); "none" keeps the slope the fit shares between curves.
+  const std::string& level_file = ctx.text("level-accuracy");
+  const HitFit fit = level_file == "none"
+                         ? fit_hit_curves(hit_points, "hit curve fit")
+                         : calibrate_level_accuracy(
+                               fit_hit_curves(hit_points, "hit curve fit"), hit_points,
+                               load_level_accuracy(level_file.empty() ? reg.dir() + "/acceptance/specpipe_level_accuracy.csv"
+                                                                      : level_file),
+                               confidence);
   const HitCurve& curve = fit.curve(ctx.text("hit-curve").empty() ? setup.draft->name : ctx.text("hit-curve"));
   const long long largest_k = *std::max_element(cands.begin(), cands.end());
   // Candidates the rank model lists: the largest k asked for and the static tree's branching.
@@ -161,6 +172,9 @@ const ScenarioRegistration registered(
       param::text("hit-points", "",
                   "hit points CSV (curve,draft,target,k,hit); default configs/acceptance/specpipe_hit_points.csv"),
       param::text("hit-curve", "", "curve in the hit points to use (default: the draft's name)"),
+      param::text("level-accuracy", "",
+                  "stated level accuracies that fix a curve's slope (curve,width,candidates,stages,accuracy); default "
+                  "configs/acceptance/specpipe_level_accuracy.csv (paper 002's >95 %), none: the shared slope"),
       param::optional_real("hit-rate", 0, 1, "", "fixed hit rate instead of the hit curve"),
       param::text("trace", "", "probability trace (DESIGN.md) whose ranks and draft probabilities replace the hit curve"),
       param::integers("batch", "1", 1, 1024, "requests",
