@@ -30,8 +30,8 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
   res.title = "SpecPipe Fig. 10: average TBT and hit rate vs tree width w and candidates k (8x RTX 3090, 70B / 1B)";
   const auto setup = paper002::setup(reg, kSingleServer, ctx.engine);
   const sp::StageTimer timer(setup);
-  const auto [points, fit] = paper002::hit_curves(reg);
-  res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), points};
+  const auto [points, levels, fit] = paper002::hit_curves(reg);
+  res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), points, levels, levels};
 
   Table t({"hit_curve", "w", "k", "tbt_mean_s", "tbt_p99_s", "hit_rate", "flush_rate", "step_s", "e_tbt_eq2_s",
            "e_tbt_mechanism_s", "speedup_vs_pp", "best"});

@@ -9,6 +9,8 @@
 // only the SystemC model charges. The paper's measured TBTs are held out; nothing is fitted.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "experiments/reproductions/repro_specpipe_support.hpp"
@@ -35,9 +37,9 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   ReproductionResult res;
   res.title = "SpecPipe Figs. 11 / 13: average TBT per pipeline method, single request (Llama-3.1-70B, 1B draft)";
-  const auto [points, fit] = paper002::hit_curves(reg);
+  const auto [points, levels, fit] = paper002::hit_curves(reg);
   const auto ranks = sp::RankModel::from_curve(fit.curve(kDraft), 32);
-  res.inputs = {reg.path("models", kTarget), reg.path("models", kDraft), points,
+  res.inputs = {reg.path("models", kTarget), reg.path("models", kDraft), points, levels,
                 reg.path("algorithms", "eagle3-tree")};
   Table t({"system", "method", "tree", "tokens_per_pass", "tbt_mean_s", "tbt_p99_s", "hit_rate", "speedup_vs_pp",
            "speedup_of_specpipe"});
@@ -72,10 +74,16 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
     }
     summary += fmt::format("{}: {}. ", system, line);
 
-    // The strongest non-SpecPipe method here is the rival the paper's ordering puts behind SpecPipe.
-    std::size_t rival = 0;
-    for (std::size_t i = 0; i + 1 < rows.size(); ++i)
+    // The strongest non-SpecPipe method is the rival the paper's ordering puts behind SpecPipe. At
+    // each assumed top-1 the static tree is rerun too (it drafts with the same 1B draft), so the
+    // rival there is the faster of it and the best method that does not depend on the draft.
+    std::size_t rival = 0, fixed_rival = rows.size();
+    for (std::size_t i = 0; i + 1 < rows.size(); ++i) {
       if (rows[i].timed.tbt.mean_s < rows[rival].timed.tbt.mean_s) rival = i;
+      if (rows[i].method != static_tree_method &&
+          (fixed_rival == rows.size() || rows[i].timed.tbt.mean_s < rows[fixed_rival].timed.tbt.mean_s))
+        fixed_rival = i;
+    }
     const double rival_s = rows[rival].timed.tbt.mean_s;
     std::vector<double> top1s{fitted_1b(1.0)}, diffs{spec - rival_s};
     double specinfer_s = std::nan("");
@@ -88,16 +96,25 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
       const auto r1 = sp::RankModel::from_curve(c, 32);
       const auto sp_run = sp::run_specpipe(setup, timer, p, r1);
       const auto tree = sp::run_static_tree(setup, timer, kTokens, r1, kSeed);
+      const bool tree_leads = fixed_rival == rows.size() || tree.timed.tbt.mean_s < rows[fixed_rival].timed.tbt.mean_s;
+      const std::string rival_at = tree_leads ? static_tree_method : rows[fixed_rival].method;
+      const double rival_at_s = tree_leads ? tree.timed.tbt.mean_s : rows[fixed_rival].timed.tbt.mean_s;
       sens.add_row({system, num(top1), num(c.a), num(c.b), num(sp_run.timed.tbt.mean_s), num(sp_run.hit_rate),
-                    num(tree.timed.tbt.mean_s), rows[rival].method, num(rival_s),
-                    sp_run.timed.tbt.mean_s < rival_s ? "yes" : "no"});
+                    num(tree.timed.tbt.mean_s), rival_at, num(rival_at_s),
+                    sp_run.timed.tbt.mean_s < rival_at_s ? "yes" : "no"});
       top1s.push_back(top1);
-      diffs.push_back(sp_run.timed.tbt.mean_s - rival_s);
+      diffs.push_back(sp_run.timed.tbt.mean_s - rival_at_s);
     }
     // Where SpecPipe's TBT minus the rival's changes sign along the top-1 grid.
-    const double even = first_sign_change(top1s, diffs);
+    // In increasing top-1 (the fitted curve's point sits anywhere on the grid).
+    std::vector<std::size_t> order(top1s.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return top1s[a] < top1s[b]; });
+    std::vector<double> xs, ys;
+    for (std::size_t i : order) xs.push_back(top1s[i]), ys.push_back(diffs[i]);
+    const double even = first_sign_change(xs, ys);
     sens_summary += fmt::format("{}: against {} ({:.1f} ms) SpecPipe {}. ", system, rows[rival].method, rival_s * 1e3,
-                                std::isnan(even) ? (diffs.back() < 0 ? "is faster at every top-1 tried"
+                                std::isnan(even) ? (ys.back() < 0 ? "is faster at every top-1 tried"
                                                                      : "is slower at every top-1 tried")
                                                  : fmt::format("breaks even at a 1B top-1 hit of {:.2f}", even));
   }
