@@ -34,19 +34,24 @@ int run_process_fit(const FitArgs& a) {
   // One row per (fit, statistic): the fitted parameters, the published value, the process's
   // prediction and the residual; `consistent` says whether the fit is in the band.
   Table t({"fit", "consistent", "alpha_easy", "alpha_hard", "easy_share", "persistence", "depth_decay", "calibration",
-           "mean_acceptance", "statistic", "value", "predicted", "residual"});
+           "lower_rank_share", "mean_acceptance", "statistic", "value", "predicted", "residual"});
   for (std::size_t i = 0; i < rep.fits.size(); ++i) {
     const auto& f = rep.fits[i];
     const auto& p = f.process.params();
     for (std::size_t s = 0; s < file.spec.statistics.size(); ++s)
       t.add_row({integer(static_cast<long long>(i)), text(rep.consistent[i] ? "yes" : "no"), num(p.alpha_easy), num(p.alpha_hard),
                  num(p.easy_share), num(p.persistence), num(p.depth_decay), num(p.calibration),
-                 num(f.process.mean_acceptance()), text(file.spec.statistics[s].label), num(file.spec.statistics[s].value),
+                 num(p.lower_rank_share), num(f.process.mean_acceptance()), text(file.spec.statistics[s].label), num(file.spec.statistics[s].value),
                  num(f.predicted[s]), num(f.residuals[s])});
   }
-  t.set_footer(fmt::format("{} of {} fits reproduce every statistic within {}; left open by the statistics: {}",
+  std::set<std::string> at_bound;
+  for (std::size_t i = 0; i < rep.fits.size(); ++i)
+    if (rep.consistent[i]) at_bound.insert(rep.fits[i].at_bound.begin(), rep.fits[i].at_bound.end());
+  t.set_footer(fmt::format("{} of {} fits reproduce every statistic within {}; left open by the statistics: {}; "
+                           "on a bound of their range: {}",
                            rep.band.members.size(), rep.fits.size(), file.tolerance,
-                           rep.band.left_open.empty() ? "nothing" : fmt::format("{}", fmt::join(rep.band.left_open, ", "))));
+                           rep.band.left_open.empty() ? "nothing" : fmt::format("{}", fmt::join(rep.band.left_open, ", ")),
+                           at_bound.empty() ? "nothing" : fmt::format("{}", fmt::join(at_bound, ", "))));
   print_table(t, a.format);
   if (!a.out.empty())
     write_file_atomic(a.out, search::format_process_band(

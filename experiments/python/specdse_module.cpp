@@ -325,6 +325,7 @@ PYBIND11_MODULE(_specdse, m) {
           c.f("persistence").push_back(p.persistence);
           c.f("depth_decay").push_back(p.depth_decay);
           c.f("calibration").push_back(p.calibration);
+          c.f("lower_rank_share").push_back(p.lower_rank_share);
           c.f("mean_acceptance").push_back(f.process.mean_acceptance());
           c.s("statistic").push_back(file.spec.statistics[s].label);
           c.f("value").push_back(file.spec.statistics[s].value);

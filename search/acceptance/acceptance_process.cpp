@@ -126,13 +126,14 @@ void AcceptanceProcessParams::validate(const std::string& source) const {
   if (!(depth_decay > 0 && depth_decay <= 10)) fail("depth_decay", depth_decay, "in (0, 10]");
   if (!(alpha_cap > 0 && alpha_cap <= 1)) fail("alpha_cap", alpha_cap, "in (0, 1]");
   if (!(calibration >= 0 && calibration <= 1)) fail("calibration", calibration, "in [0, 1]");
+  if (!(lower_rank_share > 0 && lower_rank_share <= 1)) fail("lower_rank_share", lower_rank_share, "in (0, 1]");
 }
 
 std::string AcceptanceProcessParams::describe() const {
   return fmt::format("alpha_easy={:.6g} alpha_hard={:.6g} easy_share={:.6g} persistence={:.6g} depth_decay={:.6g} "
-                     "alpha_cap={:.6g} confidence={} calibration={:.6g}",
+                     "alpha_cap={:.6g} confidence={} calibration={:.6g} lower_rank_share={:.6g}",
                      alpha_easy, alpha_hard, easy_share, persistence, depth_decay, alpha_cap, to_string(confidence),
-                     calibration);
+                     calibration, lower_rank_share);
 }
 
 AcceptanceProcess::AcceptanceProcess(AcceptanceProcessParams params, std::string source)
@@ -164,10 +165,11 @@ double AcceptanceProcess::state_alpha(int state, int depth) const {
 double AcceptanceProcess::rank_probability(int state, int depth, int rank) const {
   if (rank < 0) throw InputError(fmt::format("acceptance process: rank must be >= 0, got {}", rank));
   const double a = state_alpha(state, depth);
+  const double share = rank == 0 ? 1.0 : params_.lower_rank_share;
   const double constant = a * std::pow(1 - a, rank);
-  if (params_.confidence == DraftConfidence::constant) return constant;
+  if (params_.confidence == DraftConfidence::constant) return share * constant;
   const double w = params_.calibration;
-  return w * calibrated_rank_probability(a, rank) + (1 - w) * constant;
+  return share * (w * calibrated_rank_probability(a, rank) + (1 - w) * constant);
 }
 
 double AcceptanceProcess::mean_acceptance(int depth) const {
@@ -183,6 +185,31 @@ double AcceptanceProcess::top_k_hit(int k, int depth) const {
     hit += (s == 0 ? params_.easy_share : 1 - params_.easy_share) * std::min(1.0, in_state);
   }
   return hit;
+}
+
+std::vector<RankPath> AcceptanceProcess::best_tree_with_widths(const std::vector<int>& widths) const {
+  std::vector<RankPath> tree;
+  std::vector<std::pair<double, RankPath>> level{{1.0, RankPath{}}};
+  for (std::size_t d = 0; d < widths.size(); ++d) {
+    const int w = widths[d];
+    if (w < 1 || w > 4096) throw InputError(fmt::format("acceptance process: tree width {} at depth {} (expected 1..4096)", w, d + 1));
+    std::vector<std::pair<double, RankPath>> children;
+    for (const auto& [prior, path] : level)
+      for (int r = 0; r < w; ++r) {
+        const double q = params_.easy_share * rank_probability(0, int(d) + 1, r) +
+                         (1 - params_.easy_share) * rank_probability(1, int(d) + 1, r);
+        RankPath child = path;
+        child.push_back(r);
+        children.emplace_back(prior * q, std::move(child));
+      }
+    std::stable_sort(children.begin(), children.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    if (int(children.size()) > w) children.resize(std::size_t(w));
+    for (const auto& c : children) tree.push_back(c.second);
+    level = std::move(children);
+  }
+  return tree;
 }
 
 double AcceptanceProcess::tree_tpc_from(const std::vector<RankPath>& nodes, const StateDistribution& start) const {
@@ -247,7 +274,7 @@ ProbabilityPosition AcceptanceSampler::next(int depth) {
   double acc = 0;
   pos.rank = -1;
   for (int j = 0; j < top_k_; ++j) {
-    acc += p_rank * std::pow(1 - p_rank, j);
+    acc += (j == 0 ? 1.0 : p.lower_rank_share) * p_rank * std::pow(1 - p_rank, j);
     if (u < acc) {
       pos.rank = j;
       break;

@@ -67,6 +67,10 @@ struct AcceptanceProcessParams {
   // position is accepted with probability calibration * p1 + (1 - calibration) * alpha_s(d):
   // 1 is a perfectly calibrated draft, 0 one whose confidence says nothing beyond the state.
   double calibration = 1.0;
+  // How often, when the draft's top-1 misses, the target's token is where the geometric tail
+  // puts it among the draft's lower candidates: rank r >= 1 has probability lower_rank_share *
+  // q_s(d, r), the rest is outside every candidate list. (0, 1]; 1 is the geometric tail.
+  double lower_rank_share = 1.0;
 
   // Throws models::InputError naming `source` and the offending field.
   void validate(const std::string& source = "acceptance process") const;
@@ -104,6 +108,12 @@ class AcceptanceProcess {
   // speculative decoding settles into with this tree.
   double tree_tpc_from(const std::vector<RankPath>& nodes, const StateDistribution& start) const;
   StateDistribution stationary_start(const std::vector<RankPath>& nodes) const;
+  // The tree with `widths[d - 1]` nodes at depth d that this process ranks best, built level by
+  // level: each depth keeps the children (ranks 0 .. width - 1 of every kept node) with the
+  // highest prior (the product of stationary rank probabilities along the path), as paper 000's
+  // prior-score search does with its own prior; ties go to the lexicographically smaller path.
+  // InputError for a width below 1 or above 4096.
+  std::vector<RankPath> best_tree_with_widths(const std::vector<int>& widths) const;
   // Probability that the target's token at a stationary position is among the draft's top k
   // candidates (a top-k hit rate, paper 002 Fig. 7).
   double top_k_hit(int k, int depth = 1) const;

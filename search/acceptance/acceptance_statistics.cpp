@@ -97,6 +97,18 @@ const StatisticKindRegistration tree_tpc_kind(
       return std::function<double(const AcceptanceProcess&)>(
           [tree](const AcceptanceProcess& p) { return p.tree_tpc(tree); });
     });
+const StatisticKindRegistration level_tree_kind(
+    "level_tree_tpc", {"widths"},
+    "tokens per call of the best tree (by the process's own prior) with these nodes per depth, e.g. \"4 16 16\" "
+    "(paper 000's prior-score trees)",
+    [](const YamlReader& row) {
+      std::vector<int> widths;
+      for (int r : rank_path_of(row, row.string("widths"))) widths.push_back(r);
+      for (int w : widths)
+        if (w < 1) row.fail("widths", "nodes per depth, each >= 1", "'" + row.string("widths") + "'");
+      return std::function<double(const AcceptanceProcess&)>(
+          [widths](const AcceptanceProcess& p) { return p.tree_tpc(p.best_tree_with_widths(widths)); });
+    });
 const StatisticKindRegistration top_k_kind(
     "top_k_hit", {"k", "depth"}, "share of positions whose target token is among the draft's top k",
     [](const YamlReader& row) {
@@ -232,9 +244,9 @@ std::string format_process_band(const ProcessBand& band, const std::string& comm
     const auto& p = m.params;
     out += fmt::format(
         "  - {{alpha_easy: {:.9g}, alpha_hard: {:.9g}, easy_share: {:.9g}, persistence: {:.9g}, depth_decay: {:.9g}, "
-        "alpha_cap: {:.9g}, confidence: {}, calibration: {:.9g}, max_abs_residual: {:.6g}}}\n",
+        "alpha_cap: {:.9g}, confidence: {}, calibration: {:.9g}, lower_rank_share: {:.9g}, max_abs_residual: {:.6g}}}\n",
         p.alpha_easy, p.alpha_hard, p.easy_share, p.persistence, p.depth_decay, p.alpha_cap, to_string(p.confidence),
-        p.calibration, m.max_abs_residual);
+        p.calibration, p.lower_rank_share, m.max_abs_residual);
   }
   return out;
 }

@@ -31,6 +31,7 @@ struct Bounds {
 Bounds bounds_of(const std::string& name) {
   if (name == "depth_decay") return {0.5, 1.5};  // beyond these a draft gains or loses its whole skill in a few tokens
   if (name == "persistence") return {0, 0.999};
+  if (name == "lower_rank_share") return {0.001, 1};
   return {0, 1};
 }
 
@@ -84,8 +85,8 @@ struct StatisticsCost {
 }  // namespace
 
 const std::vector<std::string>& process_parameter_names() {
-  static const std::vector<std::string> names = {"alpha_easy", "alpha_hard", "easy_share",
-                                                 "persistence", "depth_decay", "calibration"};
+  static const std::vector<std::string> names = {"alpha_easy",  "alpha_hard",  "easy_share",      "persistence",
+                                                 "depth_decay", "calibration", "lower_rank_share"};
   return names;
 }
 
@@ -96,6 +97,7 @@ double process_parameter(const AcceptanceProcessParams& p, const std::string& na
   if (name == "persistence") return p.persistence;
   if (name == "depth_decay") return p.depth_decay;
   if (name == "calibration") return p.calibration;
+  if (name == "lower_rank_share") return p.lower_rank_share;
   throw InputError(fmt::format("acceptance process: unknown parameter '{}'{}", name,
                                models::did_you_mean(name, process_parameter_names())));
 }
@@ -107,6 +109,7 @@ void set_process_parameter(AcceptanceProcessParams& p, const std::string& name, 
   else if (name == "persistence") p.persistence = value;
   else if (name == "depth_decay") p.depth_decay = value;
   else if (name == "calibration") p.calibration = value;
+  else if (name == "lower_rank_share") p.lower_rank_share = value;
   else process_parameter(p, name);  // throws with the suggestion
 }
 
@@ -150,22 +153,43 @@ ProcessFitResult fit_acceptance_process(const ProcessFitSpec& spec) {
     r.max_abs_residual = std::max(r.max_abs_residual, std::abs(v - s.value));
   }
 
-  // Directions the statistics do not pin: small singular values of the Jacobian in the
-  // unconstrained coordinates (fewer statistics than parameters leaves n - m of them at least).
-  double* blocks[] = {u.data()};
-  std::vector<double> residuals(static_cast<std::size_t>(m)), jac(static_cast<std::size_t>(m * n));
-  double* jacobians[] = {jac.data()};
-  if (cost->Evaluate(blocks, residuals.data(), jacobians)) {
-    Eigen::MatrixXd j(m, n);
-    for (int a = 0; a < m; ++a)
-      for (int b = 0; b < n; ++b) j(a, b) = jac[std::size_t(a * n + b)];
-    Eigen::JacobiSVD<Eigen::MatrixXd> svd(j, Eigen::ComputeFullV);
+  // Directions the statistics do not pin: small singular values of the Jacobian with respect to
+  // each parameter's natural value scaled by its range (the unconstrained coordinates would call
+  // every parameter at a bound "open", since the logistic map is flat there). A parameter within
+  // 0.1 % of its range from a bound is reported in at_bound; the derivative is then one-sided,
+  // into the range. Fewer statistics than parameters leave n - m directions open at least.
+  const AcceptanceProcessParams best = r.process.params();
+  Eigen::MatrixXd jac(m, n);
+  bool jac_ok = true;
+  for (int b = 0; b < n && jac_ok; ++b) {
+    const std::string& name = spec.free[std::size_t(b)];
+    const Bounds range = name == "alpha_hard" ? Bounds{0, best.alpha_easy} : bounds_of(name);
+    const double width = range.hi - range.lo, v = process_parameter(best, name);
+    const double h = 1e-4 * width;
+    const bool low = v - range.lo < 1e-3 * width, high = range.hi - v < 1e-3 * width;
+    if (low || high) r.at_bound.push_back(name);
+    const double up = high ? v : v + h, down = low ? v : v - h;
+    AcceptanceProcessParams pu = best, pd = best;
+    set_process_parameter(pu, name, up);
+    set_process_parameter(pd, name, down);
+    try {
+      const AcceptanceProcess proc_up(pu, spec.source), proc_down(pd, spec.source);
+      for (int a = 0; a < m; ++a) {
+        const auto& st = spec.statistics[std::size_t(a)];
+        jac(a, b) = st.weight * (st.predict(proc_up) - st.predict(proc_down)) / (up - down) * width;
+      }
+    } catch (const InputError&) {
+      jac_ok = false;
+    }
+  }
+  if (jac_ok) {
+    Eigen::JacobiSVD<Eigen::MatrixXd> svd(jac, Eigen::ComputeFullV);
     const auto& sv = svd.singularValues();
     const double top = sv.size() > 0 ? sv(0) : 0;
     std::vector<double> load(std::size_t(n), 0.0);
     for (int k = 0; k < n; ++k) {
-      const double s = k < sv.size() ? sv(k) : 0;
-      if (top > 0 && s > 1e-3 * top) continue;
+      const double sk = k < sv.size() ? sv(k) : 0;
+      if (top > 0 && sk > 1e-3 * top) continue;
       for (int b = 0; b < n; ++b) load[std::size_t(b)] += svd.matrixV()(b, k) * svd.matrixV()(b, k);
     }
     for (int b = 0; b < n; ++b)

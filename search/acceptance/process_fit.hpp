@@ -28,7 +28,7 @@ struct AcceptanceStatistic {
 };
 
 // Free parameter names: alpha_easy, alpha_hard (fitted as a fraction of alpha_easy),
-// easy_share, persistence, depth_decay, calibration.
+// easy_share, persistence, depth_decay, calibration, lower_rank_share.
 struct ProcessFitSpec {
   AcceptanceProcessParams start;
   std::vector<std::string> free;
@@ -46,6 +46,7 @@ struct ProcessFitResult {
   std::vector<double> residuals;   // predicted - value, per statistic
   double max_abs_residual = 0;
   std::vector<std::string> left_open;  // free parameters the statistics do not determine
+  std::vector<std::string> at_bound;   // free parameters that ended on a bound of their range
   std::vector<std::string> notes;
   bool converged = false;
 };

@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "search/acceptance/acceptance_data.hpp"
 #include "search/acceptance/acceptance_process.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "search/scenarios/duodecoding/duo_acceptance.hpp"
@@ -212,4 +214,36 @@ TEST_CASE("Paper 004 Table 1 EAGLE-3 chain TPCs through the process, independent
     for (std::size_t i = 0; i < row.chain.size(); ++i)
       CHECK(bursty_fit.predicted[i] == Approx(row.chain[i].tpc).margin(0.07));
   }
+}
+
+TEST_CASE("Paper 000: fitted to chains and small trees, the process predicts the larger trees it never saw") {
+  const std::string dir = models::ConfigRegistry::default_config_dir();
+  const StatisticsFile file = read_statistics_file(dir + "/acceptance/statistics/paper000-longspec-govreport-1024.yaml");
+  const StatisticsFitReport rep = fit_statistics(file);
+  REQUIRE(rep.band.members.size() == 1);
+  const ProcessFitResult& fit = rep.fits.front();
+  CHECK(fit.max_abs_residual <= file.tolerance);
+  // Held out: the same table's prior-score trees with x = 17..85 (aat_measurements.csv).
+  const auto data = AcceptanceData::load(dir + "/acceptance/aat_measurements.csv");
+  AatQuery q;
+  q.algorithm = "longspec-tree";
+  q.target_model = "llama-3.1-8b-instruct";
+  q.task = "govreport";
+  q.context = 1024;
+  double worst = 0, sum = 0;
+  int n = 0;
+  for (const auto& row : data.select(q)) {
+    if (row.x() <= 16) continue;
+    std::vector<int> widths;
+    std::istringstream in(row.tree_shape);
+    for (int w; in >> w;)
+      if (w > 0) widths.push_back(w);
+    const double predicted = fit.process.tree_tpc(fit.process.best_tree_with_widths(widths));
+    const double err = std::abs(predicted - row.aat) / row.aat;
+    INFO("x " << row.x() << " shape " << row.tree_shape << " measured " << row.aat << " predicted " << predicted);
+    CHECK(err < 0.06);
+    worst = std::max(worst, err), sum += err, ++n;
+  }
+  REQUIRE(n >= 20);
+  CHECK(sum / n < 0.03);
 }
