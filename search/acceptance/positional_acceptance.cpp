@@ -29,21 +29,32 @@ double chain_tpc_of(double level, double decay, int length) {
 
 }  // namespace
 
-PositionalAcceptance::PositionalAcceptance(double level, double decay, std::string source)
-    : level_(level), decay_(decay), source_(std::move(source)) {
-  if (!(level > 0 && level <= 1) || !(decay > 0))
-    throw models::InputError(fmt::format("positional acceptance: level must be in (0, 1] and decay > 0, got {} and {}", level, decay));
+AcceptanceProcess independent_process(double level, double decay, const std::string& source) {
+  if (!(level > 0 && level <= 1) || !(decay > 0 && decay <= 10))
+    throw models::InputError(
+        fmt::format("positional acceptance: level must be in (0, 1] and decay in (0, 10], got {} and {}", level, decay));
+  AcceptanceProcessParams p;
+  p.alpha_easy = p.alpha_hard = level;
+  p.easy_share = 1;
+  p.persistence = 0;
+  p.depth_decay = decay;
+  p.alpha_cap = kAlphaCap;
+  p.confidence = DraftConfidence::constant;
+  return AcceptanceProcess(p, source);
 }
+
+PositionalAcceptance::PositionalAcceptance(double level, double decay, std::string source)
+    : level_(level), decay_(decay), source_(std::move(source)), process_(independent_process(level, decay, source_)) {}
 
 double PositionalAcceptance::alpha(int depth) const {
   if (depth < 1) throw models::InputError(fmt::format("positional acceptance: depth must be >= 1, got {}", depth));
-  return std::min(level_ * std::pow(decay_, depth - 1), kAlphaCap);
+  return process_.state_alpha(0, depth);
 }
 
 double PositionalAcceptance::rank_probability(int depth, int rank) const {
   if (rank < 0) throw models::InputError(fmt::format("positional acceptance: rank must be >= 0, got {}", rank));
-  const double a = alpha(depth);
-  return a * std::pow(1 - a, rank);
+  if (depth < 1) throw models::InputError(fmt::format("positional acceptance: depth must be >= 1, got {}", depth));
+  return process_.rank_probability(0, depth, rank);
 }
 
 double PositionalAcceptance::path_probability(const RankPath& path) const {
@@ -52,7 +63,7 @@ double PositionalAcceptance::path_probability(const RankPath& path) const {
   return p;
 }
 
-double PositionalAcceptance::chain_tpc(int length) const { return chain_tpc_of(level_, decay_, length); }
+double PositionalAcceptance::chain_tpc(int length) const { return process_.chain_tpc(length); }
 
 double solve_level(double decay, const ChainTpcPoint& point) {
   if (point.length < 1 || !(point.tpc >= 1) || point.tpc >= chain_tpc_of(1.0, decay, point.length))

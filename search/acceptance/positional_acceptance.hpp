@@ -8,12 +8,17 @@
 // (siblings are disjoint events), and of a chain of n, 1 + sum_{d<=n} prod_{i<=d} alpha_i.
 // alpha_d = min(a r^(d-1), kAlphaCap): a level a and a per-depth decay r.
 //
+// It is the acceptance process's independent special case under constant confidence
+// (acceptance_process.hpp: alpha_easy = alpha_hard = a, depth_decay = r, cap kAlphaCap), and
+// answers through that process, so the EAGLE scenarios draw from the one acceptance process.
+//
 // Layering: acceptance models speak of rank paths only (search/acceptance/trace.hpp); trees are
 // built and scored from them one layer up, in search/trees/positional_trees.hpp (tree_tpc,
 // full_tree, pruned_tree), so search/acceptance/ never includes search/trees/.
 #include <string>
 #include <vector>
 
+#include "search/acceptance/acceptance_process.hpp"
 #include "search/acceptance/trace.hpp"
 
 namespace search {
@@ -33,10 +38,12 @@ class PositionalAcceptance {
   double rank_probability(int depth, int rank) const;
   double path_probability(const RankPath& path) const;
   double chain_tpc(int length) const;
+  const AcceptanceProcess& process() const { return process_; }
 
  private:
   double level_, decay_;
   std::string source_;
+  AcceptanceProcess process_;
 };
 
 // The level a with chain_tpc(length) == tpc at a fixed decay (bisection); InputError when tpc
