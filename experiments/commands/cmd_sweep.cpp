@@ -99,11 +99,15 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
   if (mpi.rank == 0) {
     try {
       std::string resume_from = a.out;
+      ResumeFile kind = ResumeFile::output;
       if (!a.out.empty()) {
         lock.emplace(OutputLock::for_file(a.out), a.out);
-        if (std::filesystem::exists(sweep_journal_path(a.out))) resume_from = sweep_journal_path(a.out);
+        if (std::filesystem::exists(sweep_journal_path(a.out)))
+          resume_from = sweep_journal_path(a.out), kind = ResumeFile::journal;
       }
-      done = read_resume_rows(spec, resume_from, all);
+      std::string dropped;
+      done = read_resume_rows(spec, resume_from, all, nullptr, kind, &dropped);
+      if (!dropped.empty()) std::cerr << "specdse: warning: " << dropped << "\n";
       n_done = done.size();
     } catch (const models::InputError& e) {
       read_error = 1;
@@ -253,6 +257,8 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   Table rows({});
   if (format == "csv") o.stream = &std::cout;
   const auto stats = run_sweep(spec, reg, o, format == "table" || format == "json" ? &rows : nullptr);
+  // Not a summary, so --quiet keeps it: earlier rows were found damaged and computed again.
+  if (!stats.dropped.empty()) std::cerr << "specdse: warning: " << stats.dropped << "\n";
   if (format == "table" || format == "json") print_table(rows, format);
   if (!a.quiet)
     std::cerr << fmt::format("specdse: sweep {}: {} points ({} resumed, {} computed) on {} {} in {:.2f} s{}\n",

@@ -1,5 +1,5 @@
-// Sweeps and their worker processes: worker processes die with a sweep killed by SIGKILL, so
-// its resume is not refused.
+// Sweep outputs under damage: a journal row whose result changed is computed again on resume;
+// worker processes die with a killed sweep, so its resume is not refused.
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,6 +27,33 @@
 using namespace sweep_test;
 
 namespace {
+
+// Six points on the roofline engine: milliseconds.
+const char* const kSpec = R"(name: durability
+axes:
+  hardware: v80
+  model: llama-3.1-8b-instruct
+  algorithm: longspec-tree
+  context: [128, 1024]
+  memory.bandwidth_gbs: [100, 400, 1600]
+)";
+
+std::vector<std::string> rows_of(const std::string& csv) {
+  std::vector<std::string> rows;
+  for (std::size_t pos = csv.find('\n') + 1; pos < csv.size();) {
+    const std::size_t end = csv.find('\n', pos);
+    rows.push_back(csv.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return rows;
+}
+
+// The journal a run killed after `n` rows leaves.
+std::string journal_of(const experiments::SweepSpec& spec, const std::vector<std::string>& rows, std::size_t n) {
+  std::string j = experiments::sweep_journal_header(spec) + "\n";
+  for (std::size_t i = 0; i < n; ++i) j += experiments::sweep_journal_row(rows[i]) + "\n";
+  return j;
+}
 
 // The processes whose parent is `parent` (from /proc).
 std::vector<pid_t> children_of(pid_t parent) {
@@ -57,6 +84,90 @@ bool running(pid_t pid) {
 }
 
 }  // namespace
+
+TEST_CASE("journal rows carry a CRC-32 of the output row, zlib's", "[sweep][safe-output]") {
+  // The check value of CRC-32/ISO-HDLC, as zlib.crc32(b"123456789") gives it.
+  CHECK(experiments::sweep_journal_row("123456789") == "123456789,cbf43926");
+  CHECK(experiments::sweep_journal_row("") == ",00000000");
+}
+
+TEST_CASE("a journal row whose result was changed or holds a NUL byte is computed again on resume",
+          "[sweep][safe-output]") {
+  const auto d = temp_dir("journal_crc");
+  const auto spec = experiments::load_sweep_spec(write(d / "s.yaml", kSpec));
+  const models::ConfigRegistry reg;
+  experiments::SweepRunOptions o;
+  o.threads = 1;
+  o.out_path = (d / "full.csv").string();
+  experiments::run_sweep(spec, reg, o);
+  const std::string full = read(o.out_path);
+  const auto rows = rows_of(full);
+  REQUIRE(rows.size() == spec.size());
+  CHECK(full.find("row_crc32") == std::string::npos);  // the checksums are the journal's only
+
+  o.out_path = (d / "out.csv").string();
+  const std::string journal_path = experiments::sweep_journal_path(o.out_path);
+  const std::string intact = journal_of(spec, rows, 4);
+  // Row 2's result cells follow its 8 point cells (7 and the bandwidth axis); damage the first.
+  const std::size_t row2 = intact.find('\n', intact.find('\n') + 1) + 1;
+  std::size_t result = row2;
+  for (int comma = 0; comma < 8; ++comma) result = intact.find(',', result) + 1;
+  REQUIRE(result < intact.find('\n', row2));
+  REQUIRE(std::isdigit(static_cast<unsigned char>(intact[result])));
+  struct Damage {
+    const char* what;
+    std::string journal;
+  };
+  std::string changed = intact, nul = intact;
+  changed[result] = changed[result] == '7' ? '3' : '7';
+  nul[result] = '\0';
+  for (const auto& [what, journal] : {Damage{"a changed value", changed}, Damage{"a NUL byte", nul}}) {
+    INFO(what);
+    write(journal_path, journal);
+    const auto stats = experiments::run_sweep(spec, reg, o);
+    CHECK(stats.reused == 1);
+    CHECK(stats.computed == spec.size() - 1);
+    CHECK(stats.dropped.find("row 2: its checksum does not match") != std::string::npos);
+    CHECK(read(o.out_path) == full);
+    CHECK_FALSE(fs::exists(journal_path));
+    fs::remove(o.out_path);
+  }
+
+  // An intact journal is resumed whole, without a word.
+  write(journal_path, intact);
+  auto stats = experiments::run_sweep(spec, reg, o);
+  CHECK(stats.reused == 4);
+  CHECK(stats.dropped.empty());
+  CHECK(read(o.out_path) == full);
+  fs::remove(o.out_path);
+
+  // A journal without checksums (an older specdse's) is not trusted.
+  write(journal_path, full.substr(0, full.find('\n') + 1) + rows[0] + "\n" + rows[1] + "\n");
+  stats = experiments::run_sweep(spec, reg, o);
+  CHECK(stats.reused == 0);
+  CHECK(stats.dropped.find("without row checksums") != std::string::npos);
+  CHECK(read(o.out_path) == full);
+  fs::remove(o.out_path);
+
+  // The command says so on stderr, in one line, and still exits 0 (--quiet keeps it).
+  write(journal_path, changed);
+  const auto r = cli_test::run("sweep --quiet --threads 1 --spec " + (d / "s.yaml").string() + " --out " + o.out_path);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.rfind("specdse: warning: " + journal_path + ": row 2: its checksum does not match", 0) == 0);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  CHECK(read(o.out_path) == full);
+
+  // In an output (no checksums: its bytes are the result's), a NUL byte is damage too.
+  std::string damaged = full;
+  damaged[full.find('\n', full.find('\n') + 1) + 50] = '\0';
+  write(o.out_path, damaged);
+  stats = experiments::run_sweep(spec, reg, o);
+  CHECK(stats.reused == 1);
+  CHECK(stats.dropped.find("row 2: it holds a NUL byte") != std::string::npos);
+  CHECK(read(o.out_path) == full);
+  fs::remove_all(d);
+}
 
 TEST_CASE("worker processes die with a sweep killed by SIGKILL, so its resume is not refused",
           "[sweep][safe-output]") {
