@@ -1,5 +1,6 @@
 // Sweep outputs under damage: a journal row whose result changed is computed again on resume;
-// worker processes die with a killed sweep, so its resume is not refused.
+// worker processes die with a killed sweep, so its resume is not refused; no lock file stays
+// beside an output, and removing it lets no two runs in at once.
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <signal.h>
@@ -53,6 +54,13 @@ std::string journal_of(const experiments::SweepSpec& spec, const std::vector<std
   std::string j = experiments::sweep_journal_header(spec) + "\n";
   for (std::size_t i = 0; i < n; ++i) j += experiments::sweep_journal_row(rows[i]) + "\n";
   return j;
+}
+
+// The names in folder `d` (hidden ones included).
+std::set<std::string> entries(const fs::path& d) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(d)) names.insert(e.path().filename().string());
+  return names;
 }
 
 // The processes whose parent is `parent` (from /proc).
@@ -225,5 +233,79 @@ axes:
   CHECK(waited_s < 1.0);
   CHECK_FALSE(workers_left);
   lock.reset();
+  fs::remove_all(d);
+}
+
+TEST_CASE("no lock file stays beside a sweep output or in a reproduce folder after a run", "[sweep][safe-output]") {
+  const auto d = temp_dir("lock_files");
+  const std::string spec = write(d / "s.yaml", kSpec);
+  REQUIRE(cli_test::run("sweep --quiet --spec " + spec + " --out " + (d / "out.csv").string()).status == 0);
+  CHECK(entries(d) == std::set<std::string>{"s.yaml", "out.csv"});
+  // A run that ends in an error lets go the same way.
+  write(d / "other.csv", "index,something_else\n0,1\n");
+  CHECK(cli_test::run("sweep --quiet --spec " + spec + " --out " + (d / "other.csv").string()).status == 2);
+  CHECK_FALSE(fs::exists(d / ".other.csv.lock"));
+  // The zero-byte lock file a killed run leaves is taken over and removed.
+  write(d / ".again.csv.lock", "");
+  REQUIRE(cli_test::run("sweep --quiet --spec " + spec + " --out " + (d / "again.csv").string()).status == 0);
+  CHECK_FALSE(fs::exists(d / ".again.csv.lock"));
+  const auto repro = d / "repro";
+  REQUIRE(cli_test::run("reproduce table1 --no-plots --quiet --out " + repro.string()).status == 0);
+  CHECK_FALSE(fs::exists(repro / ".specdse.lock"));
+
+  // The lock itself: refused while held, its file gone with its holder, taken again after.
+  const std::string lock_file = experiments::OutputLock::for_file((d / "x.csv").string());
+  {
+    const experiments::OutputLock held(lock_file, "x.csv");
+    CHECK(fs::exists(lock_file));
+    CHECK_THROWS_AS(experiments::OutputLock(lock_file, "x.csv"), models::InputError);
+  }
+  CHECK_FALSE(fs::exists(lock_file));
+  {
+    const experiments::OutputLock again(lock_file, "x.csv");
+    CHECK(fs::exists(lock_file));
+  }
+  fs::remove_all(d);
+}
+
+TEST_CASE("output locks that remove their file still let one holder in at a time", "[sweep][safe-output]") {
+  // Processes take and drop one lock as fast as they can; inside it each creates a marker file
+  // that must not exist (O_EXCL) and removes it before letting go. Without the check that the
+  // locked file is still the one under the name, a locker that opened the file just before its
+  // holder removed it gets in beside the next one, and a marker collides.
+  const auto d = temp_dir("lock_race");
+  const std::string lock_file = (d / ".out.csv.lock").string();
+  const std::string marker = (d / "inside").string();
+  constexpr int kProcesses = 4;
+  std::vector<pid_t> pids;
+  for (int p = 0; p < kProcesses; ++p) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      int held = 0;
+      const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
+      while (std::chrono::steady_clock::now() < end) {
+        try {
+          const experiments::OutputLock lock(lock_file, "out.csv");
+          const int fd = ::open(marker.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+          if (fd < 0) ::_exit(3);  // someone else is inside
+          ::close(fd);
+          ::unlink(marker.c_str());
+          ++held;
+        } catch (const models::InputError&) {
+        }
+      }
+      ::_exit(held > 0 ? 0 : 4);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    INFO("exit 3: two holders at once; 4: never got the lock");
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  CHECK_FALSE(fs::exists(lock_file));
   fs::remove_all(d);
 }

@@ -98,6 +98,8 @@ TEST_CASE("a sweep killed with SIGKILL mid-run and resumed gives the bytes of an
   CHECK(resumed.output.find(std::to_string(rows_at_kill) + " resumed") != std::string::npos);
   CHECK(read(out) == read(full));
   CHECK_FALSE(fs::exists(journal));
+  // The killed run's lock file was taken over by the resume and removed when it finished.
+  CHECK_FALSE(fs::exists(d / ".killed.csv.lock"));
   fs::remove_all(d);
 }
 

@@ -37,6 +37,7 @@ run_mpi_loud() {  # with rank 0's summary and warnings on stderr
 }
 run_mpi --spec "$work/spec.yaml" --out "$work/mpi.csv"
 cmp "$work/single.csv" "$work/mpi.csv"
+[[ ! -e "$work/.mpi.csv.lock" ]]  # rank 0 removed its lock file when done
 echo "2-rank MPI sweep: $(($(wc -l < "$work/mpi.csv") - 1)) rows, byte-identical to the single-process run"
 
 # Resume: rank 0 keeps the complete rows of a partial file, the ranks compute the rest.
