@@ -21,8 +21,9 @@ class OutputLock {
   OutputLock(const OutputLock&) = delete;
   OutputLock& operator=(const OutputLock&) = delete;
 
-  // The lock for an output file: DIR/.NAME.lock (one per file, so shards of a job array may
-  // write side by side in one folder).
+  // The lock for an output file: DIR/.NAME.lock beside the file the path names (through a
+  // symbolic link, its target's: every spelling of one output shares one lock). One per file,
+  // so shards of a job array may write side by side in one folder.
   static std::string for_file(const std::string& path);
   // The lock for an output folder: DIR/.specdse.lock.
   static std::string for_folder(const std::string& dir);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/output/output_path.hpp"
 #include "experiments/output/table.hpp"
 #include "experiments/sweep/sweep_rows.hpp"
 #include "models/config_error.hpp"
@@ -128,7 +129,7 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
   return lines;
 }
 
-std::string sweep_journal_path(const std::string& out_path) { return out_path + ".partial"; }
+std::string sweep_journal_path(const std::string& out_path) { return resolve_output_path(out_path) + ".partial"; }
 
 std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
                                const SweepSpec* spec) {

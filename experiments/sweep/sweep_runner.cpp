@@ -352,6 +352,7 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   // is only ever absent, an earlier complete result, or this run's complete result. Resume:
   // keep the intact complete rows of an earlier run of the same spec (and shard), from the
   // journal a killed run left, else from OUT itself (a finished run, or a cut-short file).
+  // Through a symbolic link, the lock, the journal and the write are the target's.
   std::optional<OutputLock> lock;
   const std::string journal = o.out_path.empty() ? "" : sweep_journal_path(o.out_path);
   std::string resume_from = o.out_path;

@@ -81,8 +81,9 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
                                           std::size_t* keep_bytes = nullptr,
                                           ResumeFile kind = ResumeFile::output, std::string* dropped = nullptr);
 
-// Where a sweep writing `out_path` keeps its rows while it runs (OUT.partial): written to
-// `out_path` when the last row is done, resumed from when a run was killed.
+// Where a sweep writing `out_path` keeps its rows while it runs (OUT.partial; beside the target
+// when `out_path` is a symbolic link): written to `out_path` when the last row is done,
+// resumed from when a run was killed.
 std::string sweep_journal_path(const std::string& out_path);
 
 // A journal's header line and one of its rows (no newline): the output's header and row with

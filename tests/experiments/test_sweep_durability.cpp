@@ -1,6 +1,7 @@
-// Sweep outputs under damage: a journal row whose result changed is computed again on resume;
-// worker processes die with a killed sweep, so its resume is not refused; no lock file stays
-// beside an output, and removing it lets no two runs in at once.
+// Sweep outputs under damage and odd paths: a journal row whose result changed is computed
+// again on resume; worker processes die with a killed sweep, so its resume is not refused;
+// an output reached through a symbolic link is locked and written as its target, the link
+// kept; no lock file stays beside an output, and removing it lets no two runs in at once.
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "experiments/output/output_lock.hpp"
+#include "experiments/output/output_path.hpp"
 #include "experiments/output/table.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "models/config_error.hpp"
@@ -233,6 +235,60 @@ axes:
   CHECK(waited_s < 1.0);
   CHECK_FALSE(workers_left);
   lock.reset();
+  fs::remove_all(d);
+}
+
+TEST_CASE("a sweep through a symbolic link locks and writes the link's target, and the link stays",
+          "[sweep][safe-output]") {
+  const auto d = temp_dir("symlink");
+  const std::string spec = write(d / "s.yaml", kSpec);
+  const auto plain = d / "plain.csv";
+  REQUIRE(cli_test::run("sweep --quiet --spec " + spec + " --out " + plain.string()).status == 0);
+  const std::string full = read(plain);
+  fs::create_directories(d / "data");
+  const auto target = d / "data" / "real.csv";
+  const auto link = d / "link.csv";
+  fs::create_symlink("data/real.csv", link);  // relative: to the link's folder
+  CHECK(experiments::resolve_output_path(link.string()) == target.string());
+  CHECK(experiments::OutputLock::for_file(link.string()) == (d / "data" / ".real.csv.lock").string());
+  CHECK(experiments::sweep_journal_path(link.string()) == target.string() + ".partial");
+
+  // One lock for both spellings, whichever the running sweep used.
+  for (const auto& [held, other] : {std::pair{target, link}, std::pair{link, target}}) {
+    const experiments::OutputLock running(experiments::OutputLock::for_file(held.string()), held.string());
+    const auto second = cli_test::run("sweep --quiet --spec " + spec + " --out " + other.string());
+    INFO(second.output);
+    CHECK(second.status == 2);
+    CHECK(second.output.find("another specdse run is writing it") != std::string::npos);
+  }
+
+  // The target is written (it did not exist: a dangling link is followed too), the link kept.
+  auto r = cli_test::run("sweep --quiet --spec " + spec + " --out " + link.string());
+  REQUIRE(r.status == 0);
+  CHECK(fs::is_symlink(link));
+  CHECK(fs::is_regular_file(fs::symlink_status(target)));
+  CHECK(read(target) == full);
+  // Again: resumed whole from the finished target, and written back through the link.
+  r = cli_test::run("sweep --spec " + spec + " --out " + link.string());
+  CHECK(r.output.find("6 resumed") != std::string::npos);
+  CHECK(fs::is_symlink(link));
+  CHECK(read(target) == full);
+  CHECK(entries(d / "data") == std::set<std::string>{"real.csv"});  // no journal, no lock file
+
+  // write_file_atomic (every other output, and sweep merge) writes through a link the same way.
+  experiments::write_file_atomic(link.string(), "a\n");
+  CHECK(fs::is_symlink(link));
+  CHECK(read(target) == "a\n");
+
+  // A loop of links is a one-line error naming the path, exit 2.
+  fs::create_symlink("loop_b.csv", d / "loop_a.csv");
+  fs::create_symlink("loop_a.csv", d / "loop_b.csv");
+  r = cli_test::run("sweep --quiet --spec " + spec + " --out " + (d / "loop_a.csv").string());
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find((d / "loop_a.csv").string() + ": ") != std::string::npos);
+  CHECK(r.output.find("oo many levels of symbolic links") != std::string::npos);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   fs::remove_all(d);
 }
 
