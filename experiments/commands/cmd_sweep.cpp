@@ -112,13 +112,14 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
     } catch (const models::InputError& e) {
       read_error = 1;
       read_message = e.what();
+      // Printed before the broadcast that lets the other ranks go: once one of them exits with
+      // status 2, mpiexec kills the job, and a message rank 0 had not written by then (it used
+      // to print it after MPI_Finalize) was lost.
+      std::cerr << "specdse: error: " << read_message.substr(0, read_message.find('\n')) << std::endl;
     }
   }
   MPI_Bcast(&read_error, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (read_error) {
-    if (mpi.rank == 0) throw models::InputError(read_message);
-    return 2;
-  }
+  if (read_error) return 2;  // rank 0 said why above
   MPI_Bcast(&n_done, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   std::vector<std::size_t> mine;
   for (std::size_t i = std::size_t(n_done) + std::size_t(mpi.rank); i < total; i += std::size_t(mpi.size))
@@ -133,12 +134,11 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
     failed = 1;
     message = e.what();
   }
+  // As above: a failing rank says why before the collective that lets the others exit.
+  if (failed) std::cerr << fmt::format("specdse: error: rank {}: {}", mpi.rank, message) << std::endl;
   int any_failed = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any_failed) {
-    if (failed) std::cerr << fmt::format("specdse: error: rank {}: {}\n", mpi.rank, message);
-    return 2;
-  }
+  if (any_failed) return 2;
 
   std::string payload;
   for (const auto& r : rows) payload += r + "\n";

@@ -79,7 +79,9 @@ grep -q "without row checksums" "$work/old.err" && grep -q "(0 resumed, 10 compu
 echo "2-rank MPI resume of a journal without checksums: recomputed, byte-identical"
 
 # A second writer of the same output is refused (one line, exit 2), as in the threaded path:
-# flock(1) holds the output's lock file while the MPI sweep tries to write.
+# flock(1) holds the output's lock file while the MPI sweep tries to write. Rank 0 prints its
+# message before the broadcast that lets rank 1 exit (with status 2, on which mpiexec kills
+# the job), so the message is out whatever the scheduling.
 if command -v flock > /dev/null; then
   status=0
   flock "$work/.locked.csv.lock" bash -c "$(declare -f run_mpi); $(declare -p root); mpiexec=$mpiexec exe=$exe;
