@@ -99,22 +99,27 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
   if (mpi.rank == 0) {
     try {
       std::string resume_from = a.out;
+      ResumeFile kind = ResumeFile::output;
       if (!a.out.empty()) {
         lock.emplace(OutputLock::for_file(a.out), a.out);
-        if (std::filesystem::exists(sweep_journal_path(a.out))) resume_from = sweep_journal_path(a.out);
+        if (std::filesystem::exists(sweep_journal_path(a.out)))
+          resume_from = sweep_journal_path(a.out), kind = ResumeFile::journal;
       }
-      done = read_resume_rows(spec, resume_from, all);
+      std::string dropped;
+      done = read_resume_rows(spec, resume_from, all, nullptr, kind, &dropped);
+      if (!dropped.empty()) std::cerr << "specdse: warning: " << dropped << "\n";
       n_done = done.size();
     } catch (const models::InputError& e) {
       read_error = 1;
       read_message = e.what();
+      // Printed before the broadcast that lets the other ranks go: once one of them exits with
+      // status 2, mpiexec kills the job, and a message rank 0 had not written by then (it used
+      // to print it after MPI_Finalize) was lost.
+      std::cerr << "specdse: error: " << read_message.substr(0, read_message.find('\n')) << std::endl;
     }
   }
   MPI_Bcast(&read_error, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (read_error) {
-    if (mpi.rank == 0) throw models::InputError(read_message);
-    return 2;
-  }
+  if (read_error) return 2;  // rank 0 said why above
   MPI_Bcast(&n_done, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   std::vector<std::size_t> mine;
   for (std::size_t i = std::size_t(n_done) + std::size_t(mpi.rank); i < total; i += std::size_t(mpi.size))
@@ -129,12 +134,11 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
     failed = 1;
     message = e.what();
   }
+  // As above: a failing rank says why before the collective that lets the others exit.
+  if (failed) std::cerr << fmt::format("specdse: error: rank {}: {}", mpi.rank, message) << std::endl;
   int any_failed = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any_failed) {
-    if (failed) std::cerr << fmt::format("specdse: error: rank {}: {}\n", mpi.rank, message);
-    return 2;
-  }
+  if (any_failed) return 2;
 
   std::string payload;
   for (const auto& r : rows) payload += r + "\n";
@@ -253,6 +257,8 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   Table rows({});
   if (format == "csv") o.stream = &std::cout;
   const auto stats = run_sweep(spec, reg, o, format == "table" || format == "json" ? &rows : nullptr);
+  // Not a summary, so --quiet keeps it: earlier rows were found damaged and computed again.
+  if (!stats.dropped.empty()) std::cerr << "specdse: warning: " << stats.dropped << "\n";
   if (format == "table" || format == "json") print_table(rows, format);
   if (!a.quiet)
     std::cerr << fmt::format("specdse: sweep {}: {} points ({} resumed, {} computed) on {} {} in {:.2f} s{}\n",

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -10,11 +11,29 @@
 #include <cstring>
 #include <filesystem>
 
+#include "experiments/output/output_path.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
+namespace {
 
-OutputLock::OutputLock(const std::string& lock_file, const std::string& output) {
+// Whether the open file `fd` is still the file named `path` (not unlinked, not replaced).
+bool still_named(int fd, const std::string& path) {
+  struct stat held {}, named {};
+  return ::fstat(fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+         held.st_ino == named.st_ino;
+}
+
+}  // namespace
+
+// Removing the lock file must not let two runs in at once. The race it could open: run B opens
+// the lock file, run A (the holder) unlinks it and lets go, B's flock then succeeds on the
+// unlinked file while run C creates a new file under the name and locks that one; B and C would
+// both write. So a lock counts only if, once flocked, the file is still the one under the name;
+// otherwise the locker starts again with whatever the name holds now (creating it if needed).
+// And a holder unlinks only while it still holds the lock, so the name changes only under a
+// holder: anyone who locks the file that is under the name afterwards holds the only lock.
+OutputLock::OutputLock(const std::string& lock_file, const std::string& output) : path_(lock_file) {
   namespace fs = std::filesystem;
   const fs::path lock(lock_file);
   std::error_code ec;
@@ -24,27 +43,38 @@ OutputLock::OutputLock(const std::string& lock_file, const std::string& output) 
       throw models::InputError(fmt::format("{}: cannot create the output folder {}: {}", output,
                                            lock.parent_path().string(), ec.message()));
   }
-  fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0)
-    throw models::InputError(fmt::format("{}: cannot write there: {} ({})", output, std::strerror(errno), lock_file));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    const int err = errno;
-    ::close(fd_);
+  // Each retry follows a holder's unlink, which happens once per run: a few tries are plenty.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw models::InputError(fmt::format("{}: cannot write there: {} ({})", output, std::strerror(errno), lock_file));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      fd_ = -1;
+      if (err == EWOULDBLOCK)
+        throw models::InputError(fmt::format(
+            "{}: another specdse run is writing it (lock {}); wait for it to finish or choose another --out", output,
+            lock_file));
+      throw models::InputError(fmt::format("{}: cannot lock {}: {}", output, lock_file, std::strerror(err)));
+    }
+    if (still_named(fd_, lock_file)) return;
+    ::close(fd_);  // the holder we waited on removed it: lock the name's file instead
     fd_ = -1;
-    if (err == EWOULDBLOCK)
-      throw models::InputError(fmt::format(
-          "{}: another specdse run is writing it (lock {}); wait for it to finish or choose another --out", output,
-          lock_file));
-    throw models::InputError(fmt::format("{}: cannot lock {}: {}", output, lock_file, std::strerror(err)));
   }
+  throw models::InputError(fmt::format("{}: cannot lock {}: it keeps being removed and recreated", output, lock_file));
 }
 
 OutputLock::~OutputLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+  if (fd_ < 0) return;
+  // Unlink first, close (so release) second: see the constructor. The check keeps a lock file
+  // that someone else put under the name (a user who removed ours by hand) for its owner.
+  if (still_named(fd_, path_)) ::unlink(path_.c_str());
+  ::close(fd_);  // closing the last descriptor releases the flock
 }
 
 std::string OutputLock::for_file(const std::string& path) {
-  const std::filesystem::path p(path);
+  const std::filesystem::path p(resolve_output_path(path));
   return (p.parent_path() / ("." + p.filename().string() + ".lock")).string();
 }
 

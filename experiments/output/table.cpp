@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "experiments/output/output_path.hpp"
 #include "models/config_error.hpp"
 #include "sim/io/csv.hpp"
 #include "sim/io/json_string.hpp"
@@ -138,7 +139,9 @@ std::string Table::to_markdown() const {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
-  const fs::path p(path);
+  // Through a symbolic link, the target is replaced: renaming onto the link itself would turn
+  // it into a regular file and leave the file it named stale.
+  const fs::path p(resolve_output_path(path));
   std::error_code ec;
   if (p.has_parent_path()) {
     fs::create_directories(p.parent_path(), ec);

@@ -43,7 +43,8 @@ inline Cell integer(std::int64_t v) { return v; }
 inline Cell text(std::string s) { return s; }
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename),
-// creating parent folders.
+// creating parent folders. Through a symbolic link it writes the link's target, and the link
+// stays (experiments/output/output_path.hpp).
 void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace experiments

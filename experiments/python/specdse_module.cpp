@@ -436,7 +436,8 @@ PYBIND11_MODULE(_specdse, m) {
   // The sweep of a spec file, in index order; the same rows `specdse sweep` writes.
   m.def("sweep", [](const std::string& spec_path, unsigned threads, const std::string& engine,
                     const std::string& out, const std::string& config_dir) {
-    return without_gil([&] {
+    std::string dropped;  // rows of `out` found damaged and computed again: a Python warning
+    auto columns = without_gil([&] {
       Columns c;
       const auto reg = registry(config_dir);
       const auto spec = experiments::load_sweep_spec(spec_path);
@@ -451,7 +452,7 @@ PYBIND11_MODULE(_specdse, m) {
         o.threads = threads;
         o.engine = engine;
         experiments::Table rows({});
-        experiments::run_sweep(spec, reg, o, &rows);
+        dropped = experiments::run_sweep(spec, reg, o, &rows).dropped;
         for (const auto& r : rows.rows()) {
           std::string line;
           for (std::size_t k = 0; k < r.size(); ++k) line += (k ? "," : "") + std::get<std::string>(r[k]);
@@ -460,6 +461,9 @@ PYBIND11_MODULE(_specdse, m) {
       }
       c = sweep_columns_typed(spec, lines);
       return c;
-    }).to_python();
+    });
+    if (!dropped.empty())
+      py::module_::import("warnings").attr("warn")(dropped, py::module_::import("builtins").attr("RuntimeWarning"));
+    return columns.to_python();
   }, py::arg("spec"), py::arg("threads") = 0, py::arg("engine") = "", py::arg("out") = "", py::arg("config_dir") = "");
 }

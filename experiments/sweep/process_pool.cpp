@@ -5,6 +5,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -192,6 +195,7 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
   std::fflush(nullptr);
   std::cout.flush();
   std::cerr.flush();
+  [[maybe_unused]] const pid_t parent = ::getpid();  // for the worker's check below
   for (unsigned c = 0; c < count; ++c) {
     int task[2], result[2];
     if (::pipe2(task, O_CLOEXEC) != 0)
@@ -207,6 +211,15 @@ void run_in_worker_processes(std::size_t n, unsigned workers_wanted,
       throw std::runtime_error(fmt::format("cannot start a sweep worker process: {}", std::strerror(errno)));
     }
     if (pid == 0) {
+      // A worker dies with its parent. It holds copies of the parent's descriptors, the
+      // output's lock among them, so a worker left computing after the parent was killed
+      // (kill -9 runs no clean-up) would keep the lock for as long as its point takes (minutes
+      // on sim-clocked) and refuse the resume. The parent is single-threaded here (fork_is_safe),
+      // so the thread whose end the kernel watches is the parent's only one; a parent that died
+      // before the prctl is caught by the getppid check.
+#ifdef __linux__
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) _exit(1);
+#endif
       // The child holds copies of the earlier workers' parent-side ends: close them, or those
       // workers would never see the end of their input.
       for (unsigned j = 0; j < c; ++j) {

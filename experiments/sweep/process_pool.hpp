@@ -26,7 +26,9 @@ bool fork_is_safe();
 // changes only when each one starts. An exception in a worker is rethrown here as the same
 // kind (models::InputError for bad input, std::bad_alloc, else std::runtime_error, with its
 // message) after the other workers are stopped; a worker that dies is reported as an error
-// naming its signal. Output buffered before the call is flushed first.
+// naming its signal. Output buffered before the call is flushed first. On Linux the workers
+// die with this process (SIGKILL when it ends, however it ends), so none outlives a killed
+// parent still holding its descriptors (an output's lock).
 void run_in_worker_processes(std::size_t n, unsigned workers,
                              const std::function<std::string(std::size_t)>& compute,
                              const std::function<void(std::size_t, const std::string&)>& on_result,

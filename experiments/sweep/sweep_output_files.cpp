@@ -1,9 +1,12 @@
 // A sweep's output files: resuming from the complete rows of an earlier run's file or journal,
-// the journal's name, and joining job-array shards into one file (declared in sweep_runner.hpp).
+// the journal's name and row checksums, and joining job-array shards into one file (declared in
+// sweep_runner.hpp).
 #include "experiments/sweep/sweep_runner.hpp"
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/output/output_path.hpp"
 #include "experiments/output/table.hpp"
 #include "experiments/sweep/sweep_rows.hpp"
 #include "models/config_error.hpp"
@@ -20,10 +24,40 @@
 
 namespace experiments {
 
+namespace {
+
+constexpr const char* kChecksumColumn = "row_crc32";
+
+// CRC-32 as zlib computes it (reflected polynomial 0xEDB88320), so a journal row can be checked
+// by hand (python3 -c 'import zlib; ...'). It catches every change of up to 32 consecutive bits
+// and all but 2^-32 of the rest: a changed digit, a NUL byte, a row of another run.
+std::uint32_t crc32(const std::string& bytes) {
+  static const std::array<std::uint32_t, 256> table = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      std::uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (const unsigned char b : bytes) c = table[(c ^ b) & 0xFFu] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+}  // namespace
+
+std::string sweep_journal_header(const SweepSpec& spec) { return sweep_header(spec) + "," + kChecksumColumn; }
+
+std::string sweep_journal_row(const std::string& row) { return fmt::format("{},{:08x}", row, crc32(row)); }
+
 std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
-                                          const std::vector<std::size_t>& indices, std::size_t* keep_bytes) {
+                                          const std::vector<std::size_t>& indices, std::size_t* keep_bytes,
+                                          ResumeFile kind, std::string* dropped) {
   std::vector<std::string> lines;
   if (keep_bytes) *keep_bytes = 0;
+  if (dropped) dropped->clear();
   if (path.empty() || !std::filesystem::exists(path)) return lines;
   std::string existing;
   {
@@ -33,11 +67,21 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
     existing = ss.str();
   }
   if (existing.empty()) return lines;
+  const bool journal = kind == ResumeFile::journal;
   const auto columns = sweep_columns(spec);
   const auto point_cols = point_column_names(spec);
-  const std::string header = sim::csv_line(columns);
+  const std::string plain_header = sim::csv_line(columns);
+  const std::string header = journal ? sweep_journal_header(spec) : plain_header;
   const auto eol = existing.find('\n');
   if (eol == std::string::npos || existing.substr(0, eol) != header) {
+    // A journal of an older specdse has the output's header and no checksums: its rows cannot
+    // be told from changed ones, so they are computed again rather than trusted.
+    if (journal && eol != std::string::npos && existing.substr(0, eol) == plain_header) {
+      if (dropped)
+        *dropped = fmt::format("{}: a journal without row checksums (an older specdse's?): its rows are computed "
+                               "again", path);
+      return lines;
+    }
     // A header cut short by an interrupted run is rewritten; anything else is another file.
     if (eol != std::string::npos || header.compare(0, existing.size(), existing) != 0)
       throw models::InputError(fmt::format(
@@ -49,7 +93,25 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
   while (pos < existing.size()) {
     const auto end = existing.find('\n', pos);
     if (end == std::string::npos) break;  // a partial row from an interrupted run
-    const std::string line = existing.substr(pos, end - pos);
+    std::string line = existing.substr(pos, end - pos);
+    const std::size_t row_no = lines.size() + 1;
+    // Damage (a changed value, a NUL byte from a crash of the file system) ends the prefix, as a
+    // row cut short does: the row is computed again and written over it.
+    std::string damage;
+    if (journal) {
+      const auto comma = line.rfind(',');
+      if (comma == std::string::npos || line.substr(comma + 1) != fmt::format("{:08x}", crc32(line.substr(0, comma))))
+        damage = "its checksum does not match its contents (changed or damaged since it was written)";
+      else
+        line.resize(comma);
+    } else if (line.find('\0') != std::string::npos) {
+      damage = "it holds a NUL byte (damaged since it was written)";
+    }
+    if (!damage.empty()) {
+      if (dropped)
+        *dropped = fmt::format("{}: row {}: {}; computing it and the rows after it again", path, row_no, damage);
+      break;
+    }
     if (lines.size() >= indices.size())
       throw models::InputError(fmt::format("{}: has more rows than sweep {} ({}); remove it or choose "
                                            "another --out", path, spec.path, indices.size()));
@@ -58,8 +120,8 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
     if (line.compare(0, expected.size(), expected) != 0 || sim::csv_split(line).size() != columns.size())
       throw models::InputError(fmt::format("{}: row {}: expected the point '{}' of sweep {}, got '{}'; "
                                            "remove the file or choose another --out",
-                                           path, lines.size() + 1, expected, spec.path, line));
-    lines.push_back(line);
+                                           path, row_no, expected, spec.path, line));
+    lines.push_back(std::move(line));
     pos = end + 1;
     keep = pos;
   }
@@ -67,7 +129,7 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
   return lines;
 }
 
-std::string sweep_journal_path(const std::string& out_path) { return out_path + ".partial"; }
+std::string sweep_journal_path(const std::string& out_path) { return resolve_output_path(out_path) + ".partial"; }
 
 std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
                                const SweepSpec* spec) {

@@ -347,10 +347,12 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   const std::string header = sweep_header(spec);
 
   // One run per output file at a time (a second one is refused, never interleaved). Rows go
-  // to the journal OUT.partial as they finish and the journal becomes OUT by a rename at the
-  // end, so OUT is only ever absent, an earlier complete result, or this run's complete result.
-  // Resume: keep the complete rows of an earlier run of the same spec (and shard), from the
+  // to the journal OUT.partial as they finish, each with its checksum, and at the end OUT is
+  // written whole from them (atomically, without the checksums) and the journal removed, so OUT
+  // is only ever absent, an earlier complete result, or this run's complete result. Resume:
+  // keep the intact complete rows of an earlier run of the same spec (and shard), from the
   // journal a killed run left, else from OUT itself (a finished run, or a cut-short file).
+  // Through a symbolic link, the lock, the journal and the write are the target's.
   std::optional<OutputLock> lock;
   const std::string journal = o.out_path.empty() ? "" : sweep_journal_path(o.out_path);
   std::string resume_from = o.out_path;
@@ -361,7 +363,9 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     if (std::filesystem::exists(journal)) resume_from = journal;
   }
   std::size_t keep = 0;
-  std::vector<std::string> lines = read_resume_rows(spec, resume_from, indices, &keep);
+  std::vector<std::string> lines =
+      read_resume_rows(spec, resume_from, indices, &keep,
+                       resume_from == journal ? ResumeFile::journal : ResumeFile::output, &stats.dropped);
   const std::size_t first_pending = lines.size();
   std::ofstream file;
   if (!o.out_path.empty()) {
@@ -370,8 +374,8 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
       std::ofstream init(journal, std::ios::binary | std::ios::trunc);
       if (!init)
         throw models::InputError(fmt::format("{}: cannot write the sweep output: {}", journal, std::strerror(errno)));
-      init << header << '\n';
-      for (const auto& l : lines) init << l << '\n';
+      init << sweep_journal_header(spec) << '\n';
+      for (const auto& l : lines) init << sweep_journal_row(l) << '\n';
       init.flush();
       if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", journal));
     } else if (keep < std::filesystem::file_size(journal)) {
@@ -398,7 +402,7 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   auto rows = compute_sweep_rows(spec, reg, pending, stats.threads, o.engine,
                                  [&](std::size_t pos, const std::string& line) {
                                    if (file.is_open()) {
-                                     file << line << '\n';
+                                     file << sweep_journal_row(line) << '\n';
                                      file.flush();
                                    }
                                    if (o.stream) {
@@ -412,9 +416,15 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   if (file.is_open()) {
     file.close();
     if (!file) throw models::InputError(fmt::format("{}: cannot write the sweep output", journal));
+    // OUT's bytes are the header and the rows, exactly as a run without a journal writes them.
+    // A kill between the write and the removal leaves a complete journal: the next run resumes
+    // every row from it and writes the same OUT again.
+    std::string csv = header + "\n";
+    for (const auto& l : lines) (csv += l) += '\n';
+    write_file_atomic(o.out_path, csv);
     std::error_code ec;
-    std::filesystem::rename(journal, o.out_path, ec);
-    if (ec) throw models::InputError(fmt::format("{}: cannot rename {} into place: {}", o.out_path, journal, ec.message()));
+    std::filesystem::remove(journal, ec);
+    if (ec) throw models::InputError(fmt::format("{}: cannot remove the sweep journal: {}", journal, ec.message()));
   }
   if (rows_out) *rows_out = sweep_rows_table(spec, lines);
   stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -2,9 +2,10 @@
 // Runs a sweep: every point of a SweepSpec is optimised (best x, speedup over AD) on worker
 // threads; rows are emitted in index order through a reorder buffer, so the output bytes do
 // not depend on the thread count. With an output file, rows are appended and flushed to its
-// journal (sweep_journal_path) as they finish, the journal is renamed to the file at the end,
-// and a later run with the same spec and file resumes after the last complete row. One run
-// per output file at a time (experiments/output/output_lock.hpp).
+// journal (sweep_journal_path), each with a checksum, as they finish; at the end the rows are
+// written to the file (atomically, without the checksums) and the journal removed, and a later
+// run with the same spec and file resumes after the last complete, intact row. One run per
+// output file at a time (experiments/output/output_lock.hpp).
 #include <cstddef>
 #include <functional>
 #include <ostream>
@@ -32,6 +33,7 @@ struct SweepRunOptions {
 struct SweepRunStats {
   std::size_t total = 0;
   std::size_t reused = 0;     // rows found complete in out_path
+  std::string dropped;        // non-empty: why rows found there were recomputed (one line)
   std::size_t computed = 0;
   unsigned threads = 1;          // workers
   bool worker_processes = false;  // the workers were forked processes (sweep_uses_processes)
@@ -61,17 +63,33 @@ std::vector<std::string> compute_sweep_rows(
     unsigned threads, const std::string& engine,
     const std::function<void(std::size_t, const std::string&)>& on_row = {});
 
-// The complete rows at the start of an existing sweep output `path` (a prefix of `indices`'
-// rows, checked against the spec's points); empty when the file does not exist. InputError
-// when the file belongs to another spec. `keep_bytes` (optional) receives the length of the
-// file's valid part (header + complete rows).
+// What read_resume_rows reads: a sweep's output (the CSV itself), or its journal (the same
+// rows, each ended by a checksum cell: sweep_journal_header, sweep_journal_row).
+enum class ResumeFile { output, journal };
+
+// The complete rows at the start of an existing sweep output or journal `path` (a prefix of
+// `indices`' rows, checked against the spec's points), as the output holds them (no checksum);
+// empty when the file does not exist. InputError when the file belongs to another spec.
+// `keep_bytes` (optional) receives the length of the file's valid part (header + the rows
+// returned). A row that is not intact ends the prefix, like a row cut short, so it and the rows
+// after it are computed again; `dropped` (optional) then receives why, in one line. Intact: in
+// a journal, its checksum matches (a changed value or a NUL byte is caught); in an output,
+// which carries no checksum (its bytes are the result's), it holds no NUL byte and has every
+// column. A journal without checksums (from an older specdse) is not trusted: no row is kept.
 std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
                                           const std::vector<std::size_t>& indices,
-                                          std::size_t* keep_bytes = nullptr);
+                                          std::size_t* keep_bytes = nullptr,
+                                          ResumeFile kind = ResumeFile::output, std::string* dropped = nullptr);
 
-// Where a sweep writing `out_path` keeps its rows while it runs (OUT.partial): renamed to
-// `out_path` when the last row is done, resumed from when a run was killed.
+// Where a sweep writing `out_path` keeps its rows while it runs (OUT.partial; beside the target
+// when `out_path` is a symbolic link): written to `out_path` when the last row is done,
+// resumed from when a run was killed.
 std::string sweep_journal_path(const std::string& out_path);
+
+// A journal's header line and one of its rows (no newline): the output's header and row with
+// one more cell, row_crc32, the CRC-32 (zlib's; 8 hex digits) of the output row's bytes.
+std::string sweep_journal_header(const SweepSpec& spec);
+std::string sweep_journal_row(const std::string& row);
 
 // The CSV header line (no newline) of a sweep's output.
 std::string sweep_header(const SweepSpec& spec);

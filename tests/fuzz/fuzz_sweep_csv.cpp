@@ -1,5 +1,5 @@
-// Fuzz target: the sweep CSVs read back: an output resumed (experiments::read_resume_rows) and
-// a shard joined (experiments::merge_sweep_shards), both checked against a small fixed spec.
+// Fuzz target: the sweep CSVs read back: an output or a journal resumed
+// (experiments::read_resume_rows) and a shard joined (experiments::merge_sweep_shards), both checked against a small fixed spec.
 #include <numeric>
 
 #include "experiments/sweep/sweep_runner.hpp"
@@ -34,6 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::only_input_errors([&] {
     std::size_t keep = 0;
     experiments::read_resume_rows(spec, path, indices, &keep);
+  });
+  fuzz::only_input_errors([&] {
+    std::size_t keep = 0;
+    std::string dropped;
+    experiments::read_resume_rows(spec, path, indices, &keep, experiments::ResumeFile::journal, &dropped);
   });
   return fuzz::only_input_errors([&] { experiments::merge_sweep_shards(merged.path(), {path}, &spec); });
 }

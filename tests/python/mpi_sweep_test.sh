@@ -32,8 +32,12 @@ root=()
 run_mpi() {
   timeout 240 "$mpiexec" "${root[@]}" --oversubscribe -n 2 "$exe" sweep --quiet --threads 1 "$@"
 }
+run_mpi_loud() {  # with rank 0's summary and warnings on stderr
+  timeout 240 "$mpiexec" "${root[@]}" --oversubscribe -n 2 "$exe" sweep --threads 1 "$@"
+}
 run_mpi --spec "$work/spec.yaml" --out "$work/mpi.csv"
 cmp "$work/single.csv" "$work/mpi.csv"
+[[ ! -e "$work/.mpi.csv.lock" ]]  # rank 0 removed its lock file when done
 echo "2-rank MPI sweep: $(($(wc -l < "$work/mpi.csv") - 1)) rows, byte-identical to the single-process run"
 
 # Resume: rank 0 keeps the complete rows of a partial file, the ranks compute the rest.
@@ -43,16 +47,41 @@ run_mpi --spec "$work/spec.yaml" --out "$work/partial.csv"
 cmp "$work/single.csv" "$work/partial.csv"
 echo "2-rank MPI resume of a partial file: byte-identical"
 
-# Resume from the journal a killed single-process run left (OUT.partial): its rows are kept and
-# the journal is gone afterwards.
-head -n 6 "$work/single.csv" > "$work/journal.csv.partial"
-run_mpi --spec "$work/spec.yaml" --out "$work/journal.csv"
-cmp "$work/single.csv" "$work/journal.csv"
-[[ ! -e "$work/journal.csv.partial" ]]
-echo "2-rank MPI resume of a journal: byte-identical, journal removed"
+# Resume from the journal a killed single-process run left (OUT.partial: the header and rows of
+# the output, each with one more cell, the CRC-32 of the row as zlib computes it): its rows are
+# kept and the journal is gone afterwards.
+if command -v python3 > /dev/null; then
+  python3 - "$work/single.csv" "$work/journal.csv.partial" <<'PY'
+import sys, zlib
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+with open(sys.argv[2], "wb") as f:
+    f.write(lines[0] + b",row_crc32\n")
+    for row in lines[1:6]:
+        f.write(row + b",%08x\n" % zlib.crc32(row))
+PY
+  run_mpi_loud --spec "$work/spec.yaml" --out "$work/journal.csv" 2> "$work/journal.err"
+  cmp "$work/single.csv" "$work/journal.csv"
+  [[ ! -e "$work/journal.csv.partial" ]]
+  grep -q "(5 resumed, 5 computed)" "$work/journal.err" || { cat "$work/journal.err"; exit 1; }
+  echo "2-rank MPI resume of a journal: its 5 rows kept, byte-identical, journal removed"
+else
+  echo "2-rank MPI resume of a journal: skipped (no python3 to write the checksums)"
+fi
+
+# A journal without checksums (an older specdse's) is not trusted: its rows are computed again,
+# with a warning.
+head -n 6 "$work/single.csv" > "$work/old.csv.partial"
+run_mpi_loud --spec "$work/spec.yaml" --out "$work/old.csv" 2> "$work/old.err"
+cmp "$work/single.csv" "$work/old.csv"
+[[ ! -e "$work/old.csv.partial" ]]
+grep -q "without row checksums" "$work/old.err" && grep -q "(0 resumed, 10 computed)" "$work/old.err" ||
+  { cat "$work/old.err"; exit 1; }
+echo "2-rank MPI resume of a journal without checksums: recomputed, byte-identical"
 
 # A second writer of the same output is refused (one line, exit 2), as in the threaded path:
-# flock(1) holds the output's lock file while the MPI sweep tries to write.
+# flock(1) holds the output's lock file while the MPI sweep tries to write. Rank 0 prints its
+# message before the broadcast that lets rank 1 exit (with status 2, on which mpiexec kills
+# the job), so the message is out whatever the scheduling.
 if command -v flock > /dev/null; then
   status=0
   flock "$work/.locked.csv.lock" bash -c "$(declare -f run_mpi); $(declare -p root); mpiexec=$mpiexec exe=$exe;

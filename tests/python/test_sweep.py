@@ -63,6 +63,29 @@ def test_sweep_frame_types_and_cli_bytes():
             np.testing.assert_allclose(cli["speedup"].to_numpy(), df["speedup"].to_numpy())
 
 
+def test_sweep_damaged_journal_row_is_recomputed_with_a_warning():
+    import warnings
+    import zlib
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "out.csv")
+        specdse.sweep(SPEC, threads=1, out=out)
+        full = open(out, "rb").read()
+        lines = full.split(b"\n")
+        # The journal a killed run leaves: each row ends in the CRC-32 of the output row.
+        journal = [lines[0] + b",row_crc32"] + [r + b",%08x" % zlib.crc32(r) for r in lines[1:4]]
+        journal[2] = journal[2].replace(b",v80,", b",v80,,", 1)  # row 2 changed after it was written
+        os.remove(out)
+        with open(out + ".partial", "wb") as f:
+            f.write(b"\n".join(journal) + b"\n")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            specdse.sweep(SPEC, threads=1, out=out)
+        assert open(out, "rb").read() == full
+        assert not os.path.exists(out + ".partial")
+        messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+        assert any("row 2: its checksum does not match" in m for m in messages), messages
+
+
 def test_sweep_bad_spec_is_input_error():
     bad = dict(SPEC, axes=dict(SPEC["axes"], hardware="no-such-board"))
     try:

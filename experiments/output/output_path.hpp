@@ -1,0 +1,15 @@
+#pragma once
+// Which file an output path names. An output given through a symbolic link is written through
+// it: the link stays a link and its target gets the content (as a shell's `>` does), and every
+// spelling of one file shares one lock and one sweep journal.
+#include <string>
+
+namespace experiments {
+
+// `path` with the symbolic links of its last component followed to the file they name (the
+// target need not exist yet); `path` itself when it is not a link. Links in the folders above
+// are left as they are: they lead to the same folder, so to the same lock file's inode.
+// models::InputError, one line, for a loop of links.
+std::string resolve_output_path(const std::string& path);
+
+}  // namespace experiments
