@@ -49,6 +49,7 @@ ReproductionResult table2(const ReproduceContext& ctx) {
       "Llama-2-7B / Llama-68M Q5_K_M)",
       budget, ctx.engine);
   res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table4", "paper003_table2"});
+  res.inputs.push_back(paper003::table4_process_path(ctx));
   Table t({"alpha", "strategy", "budget", "mean_sequences", "tokens_per_s", "relative_to_static1", "speedup_vs_ad",
            "speedup_vs_sps", "tokens_per_iteration", "iteration_s", "best", "paper_mt_relative", "paper_trans_relative",
            "paper_math_relative", "paper_code_relative"});

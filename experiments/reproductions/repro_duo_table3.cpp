@@ -42,6 +42,7 @@ ReproductionResult table3(const ReproduceContext& ctx) {
       "Llama-68M Q5_K_M, one sequence)",
       ctx.engine);
   res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table3", "paper003_table4"});
+  res.inputs.push_back(paper003::table4_process_path(ctx));
   Table t({"alpha", "budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
            "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "best", "paper_budget", "paper_mt_relative",
            "paper_trans_relative", "paper_math_relative", "paper_code_relative"});

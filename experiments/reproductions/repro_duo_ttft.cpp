@@ -40,6 +40,7 @@ ReproductionResult ttft(const ReproduceContext& ctx) {
       "Llama-2-7B / Llama-68M Q5_K_M)",
       ctx.engine);
   res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table4"});
+  res.inputs.push_back(paper003::table4_process_path(ctx));
   Table t({"prompt_tokens", "method", "ttft_s", "ttft_vs_ad", "ttft_vs_sps_cpu", "ttft_vs_sps_gpu"});
   double parallel_vs_gpu_sum = 0, parallel_vs_ad_sum = 0;
   for (int prompt : kPrompts) {

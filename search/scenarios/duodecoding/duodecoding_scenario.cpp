@@ -32,9 +32,11 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
   // columns the range over the band.
   std::vector<PositionStream> streams;
   std::string acceptance;
+  std::string acceptance_column;  // what the acceptance was fitted to, in every row (CSVs carry no footer)
   if (!p.at("alpha").empty()) {
     streams.push_back(PositionStream::calibrated(ctx.real("alpha"), kGeneratorTopK, seed));
     acceptance = fmt::format("independent acceptance alpha {}", ctx.real("alpha"));
+    acceptance_column = acceptance;
   } else {
     const ProcessBand band = resolve_process_band(p.at("acceptance"), ctx.configs->dir());
     streams.push_back(PositionStream::from_process(AcceptanceProcess(band.central().params, band.name), kGeneratorTopK, seed));
@@ -43,6 +45,7 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
         streams.push_back(PositionStream::from_process(AcceptanceProcess(m.params, band.name), kGeneratorTopK, seed));
     acceptance = fmt::format("acceptance process {} ({} fits consistent with {}; central: {})", band.name,
                              band.members.size(), band.fitted_to, band.central().params.describe());
+    acceptance_column = fmt::format("process band {}: {} fits to {}", band.name, band.members.size(), band.fitted_to);
   }
   std::vector<DuoReport> reports;
   for (auto& stream : streams) {
@@ -53,7 +56,7 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
   ScenarioResult out;
   out.columns = {"method", "budget", "tokens", "tokens_per_s", "tokens_per_s_low", "tokens_per_s_high", "speedup_vs_ad",
                  "speedup_vs_sps", "speedup_vs_sps_low", "speedup_vs_sps_high", "target_idle_fraction",
-                 "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "ttft_s"};
+                 "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "ttft_s", "acceptance"};
   const double ttft[3] = {r.ttft.ad_s, r.ttft.sps_s, r.ttft.duo_parallel_s};
   auto method_of = [](const DuoReport& d, int k) -> const ScenarioRun& { return k == 0 ? d.ad : k == 1 ? d.sps : d.duo; };
   for (int k = 0; k < 3; ++k) {
@@ -66,7 +69,8 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
     out.rows.push_back({to_string(run.plan.method), std::int64_t(run.plan.budget), std::int64_t(run.plan.tokens),
                         run.tokens_per_s, lo, hi, run.tokens_per_s / r.ad.tokens_per_s,
                         run.tokens_per_s / r.sps.tokens_per_s, vs_lo, vs_hi, run.target_idle_fraction,
-                        run.draft_idle_fraction, run.tokens_per_iteration, run.mean_iteration_s, ttft[k]});
+                        run.draft_idle_fraction, run.tokens_per_iteration, run.mean_iteration_s, ttft[k],
+                        acceptance_column});
   }
   out.footer = fmt::format("cost coefficient {:.3f} -> hardware-aware budget {}; SpS gamma {}; {}", r.cost_coefficient,
                            r.hardware_budget, r.sps_gamma, acceptance);
