@@ -91,14 +91,15 @@ TEST_CASE("PP-vLLM: the system's baseline stack runs the same pipeline, cheaper 
   CHECK(sp::run_stack_baselines(rs, 16)[0].timed.tbt.mean_s == Approx(sp::run_plain_pp(rs, rt, 16).timed.tbt.mean_s));
 }
 
-TEST_CASE("EAGLE-3 in the pipeline: a full pass plus the head's passes per iteration, the best pruned tree") {
+TEST_CASE("EAGLE-3 in the pipeline: a full pass plus the head's passes per iteration, EAGLE's default tree") {
   const auto setup = paper_setup();
   std::string why;
   const auto e = sp::run_eagle_baseline(reg(), setup, 400, 1, 1, &why);
   REQUIRE(e.has_value());
   CHECK(why.empty());
   CHECK(e->method == "pp+eagle3");
-  CHECK(e->tree.rfind("N", 0) == 0);
+  CHECK(e->tree == "default-60");
+  CHECK(e->w == 60);  // the root and EAGLE's 59 default draft tokens
   // Each iteration: every stage over the tree, the head's passes on the last GPU: TBT is at least
   // the stages' sum over the tokens an iteration emits.
   const sp::StageTimer timer(setup);

@@ -1,5 +1,5 @@
 // The EAGLE-3 baseline in the pipeline (specpipe_scenario.hpp): the head on the last stage,
-// paper 004's positional acceptance and pruned trees, the best tree by simulated mean TBT.
+// paper 004's positional acceptance and EAGLE's public default tree.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -38,11 +38,6 @@ ScenarioResult run_eagle_pipeline(const TimingSetup& setup, const StageTimer& ti
   return r;
 }
 
-const std::vector<int>& eagle_pipeline_tree_sizes() {
-  static const std::vector<int> n{1, 2, 4, 8, 16, 32, 64};
-  return n;
-}
-
 std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& reg, const TimingSetup& setup,
                                                  long long tokens, std::uint64_t seed, int requests,
                                                  std::string* why) {
@@ -60,14 +55,9 @@ std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& r
   }
   const StageTimer timer(s);
   const PositionalAcceptance acc = paper004_acceptance(setup.target.name);
-  std::optional<ScenarioResult> best;
-  for (int n : eagle_pipeline_tree_sizes()) {
-    // Paper 004's pruned-tree family (the dispatcher's depth and branching bounds).
-    const TokenTree tree = pruned_tree(acc, n, kMaxDraftDepth, kMaxDraftBranching);
-    auto r = run_eagle_pipeline(s, timer, fmt::format("N{}", n), tree, acc, tokens, seed, requests);
-    if (!best || r.timed.tbt.mean_s < best->timed.tbt.mean_s) best = std::move(r);
-  }
-  return best;
+  using D = EagleDefaultTree;
+  const TokenTree tree = pruned_tree(acc, D::draft_nodes, D::depth, D::top_k);
+  return run_eagle_pipeline(s, timer, fmt::format("default-{}", D::total_tokens), tree, acc, tokens, seed, requests);
 }
 
 }  // namespace search::specpipe

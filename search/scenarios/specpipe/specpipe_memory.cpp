@@ -41,7 +41,7 @@ std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width,
 std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s, long long tokens, int requests) {
   sim::MemoryQuery q;
   q.batch = requests;
-  const int largest_tree = eagle_pipeline_tree_sizes().back() + 1;  // draft nodes + the root
+  const int largest_tree = EagleDefaultTree::total_tokens;  // draft nodes + the root
   q.kv_tokens = s.context + tokens + largest_tree;
   q.step_tokens = largest_tree;
   q.lm_head_tokens = (long long)requests * largest_tree;  // the target verifies every tree token

@@ -72,8 +72,16 @@ ScenarioResult run_eagle_pipeline(const TimingSetup& setup, const StageTimer& ti
                                   const TokenTree& tree, const PositionalAcceptance& acceptance, long long tokens,
                                   std::uint64_t seed, int requests = 1);
 
-// Pruned trees N_i a head is tried with (paper 004's tree family; the lowest TBT is reported).
-const std::vector<int>& eagle_pipeline_tree_sizes();
+// The tree the EAGLE-3 baseline runs: EAGLE's public code at its defaults, as paper 002 ran it
+// (§4.1: "their open-source implementation and pre-trained weights"): EaModel.from_pretrained's
+// total_token = 60 (the root and 59 draft tokens), depth = 7, top_k = 10 (SafeAILab/EAGLE,
+// eagle/model/ea_model.py), built as the best pruned tree under the acceptance model with those
+// bounds (EAGLE's dynamic tree keeps the draft's most probable nodes). Not the best tree for the
+// pipeline: the paper did not tune it.
+struct EagleDefaultTree {
+  static constexpr int total_tokens = 60, depth = 7, top_k = 10;
+  static constexpr int draft_nodes = total_tokens - 1;
+};
 
 // The default hit points: paper 002 Fig. 7's published values (configs/acceptance).
 std::string default_hit_points(const models::ConfigRegistry& reg);
@@ -92,7 +100,7 @@ std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s,
 
 // The EAGLE-3 baseline of a setup: its head (configs/algorithms/eagle3-tree.yaml resized to the
 // target, search::eagle_head_for_target) on the last stage's device, the target's paper 004
-// positional acceptance, and the best pruned tree N_i by simulated mean TBT. nullopt (with
+// positional acceptance, and EAGLE's default tree (EagleDefaultTree). nullopt (with
 // `why` set) when the target has no EAGLE-3 acceptance model or the head does not fit memory.
 std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& reg, const TimingSetup& setup,
                                                  long long tokens, std::uint64_t seed, int requests,
