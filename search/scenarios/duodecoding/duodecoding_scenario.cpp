@@ -72,8 +72,34 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
                         run.draft_idle_fraction, run.tokens_per_iteration, run.mean_iteration_s, ttft[k],
                         acceptance_column});
   }
-  out.footer = fmt::format("cost coefficient {:.3f} -> hardware-aware budget {}; SpS gamma {}; {}", r.cost_coefficient,
-                           r.hardware_budget, r.sps_gamma, acceptance);
+  // Decision boundaries: the independent per-token acceptances at which DuoDecoding's tokens/s
+  // crosses SpS's on this system, from a scan in steps of 0.02 (the ratio is not monotone: at
+  // very low acceptance both are AD-like, and SpS's window changes with alpha), each crossing
+  // placed by linear interpolation.
+  auto duo_over_sps = [&](double alpha) {
+    q.stream = PositionStream::calibrated(alpha, kGeneratorTopK, seed);
+    const DuoReport d = run_duo_scenario(q);
+    return d.duo.tokens_per_s / d.sps.tokens_per_s - 1;
+  };
+  std::string crossings;
+  double prev_a = 0.05, prev = 0;
+  const bool scan = ctx.flag("boundary");
+  if (scan) prev = duo_over_sps(prev_a);
+  for (int i = 1; scan && i <= 47; ++i) {
+    const double a = 0.05 + 0.02 * i, v = duo_over_sps(a);
+    if ((v > 0) != (prev > 0))
+      crossings += fmt::format("{}{} at alpha {:.3f}", crossings.empty() ? "" : ", ",
+                               v > 0 ? "overtakes SpS" : "falls behind SpS", prev_a + (a - prev_a) * prev / (prev - v));
+    prev_a = a, prev = v;
+  }
+  const std::string boundary =
+      !scan ? std::string("decision boundary not scanned")
+      : crossings.empty()
+          ? fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding is {} SpS throughout",
+                        prev > 0 ? "ahead of" : "behind")
+          : fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding {}", crossings);
+  out.footer = fmt::format("cost coefficient {:.3f} -> hardware-aware budget {}; SpS gamma {}; {}; {}", r.cost_coefficient,
+                           r.hardware_budget, r.sps_gamma, acceptance, boundary);
   return out;
 }
 
@@ -94,6 +120,8 @@ const ScenarioRegistration duo_scenario_registered(
       param::integer("tokens", 1024, 1, 1e6, "tokens", "tokens to generate"),
       param::integer("prompt", 256, 1, 1e6, "tokens", "prompt tokens (TTFT; decode steps start at this context and grow)"),
       param::integer("seed", 1, 0, 9.0e18, "", "generator seed"),
+      param::boolean("boundary", true,
+                     "scan independent per-token acceptances 0.05-0.99 for where DuoDecoding crosses SpS (the footer)"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_duo_scenario_entry,
      "",
