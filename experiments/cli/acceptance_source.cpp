@@ -7,6 +7,7 @@
 
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
 #include "search/trees/path_counts.hpp"
 #include "search/trees/tree_search.hpp"
 
@@ -24,8 +25,12 @@ void add_acceptance_options(CLI::App& sub, AcceptanceOptions& o) {
                                "Per-token acceptance probability of a chain draft: AAT(x) = (1 - a^x) / (1 - a)");
   auto* trace = sub.add_option("--trace", o.trace,
                                "Acceptance trace (DESIGN.md format): AAT of the chain, or of the prior-score tree");
+  auto* process = sub.add_option("--acceptance", o.process,
+                                 "Acceptance process band, NAME (configs/acceptance/processes) or FILE: AAT of its "
+                                 "chain or best-first tree (specdse fit --statistics writes one)");
   alpha->excludes(from)->excludes(trace)->excludes(data);
   trace->excludes(from)->excludes(data);
+  process->excludes(alpha)->excludes(trace)->excludes(from)->excludes(data);
   sub.add_option("--source-table", o.source_table, "Only AAT rows from this source table");
 }
 
@@ -79,6 +84,25 @@ AatResolver::AatResolver(const models::ConfigRegistry& reg, AcceptanceOptions op
                                    "(use a chain algorithm, --trace or --aat-from)", algorithm->name));
     return;
   }
+  if (!o_.process.empty()) {
+    const search::ProcessBand band = search::resolve_process_band(o_.process, reg.dir());
+    const search::AcceptanceProcess proc(band.central().params, band.name);
+    const bool chain = !algorithm || algorithm->tree_kind == models::TreeKind::chain;
+    const std::vector<search::RankPath> order =
+        chain ? std::vector<search::RankPath>{} : proc.best_first_nodes(x_max_ - 1);
+    std::vector<search::RankPath> tree;
+    for (int x = 1; x <= x_max_; ++x) {
+      if (chain) {
+        trace_aat_.push_back(proc.chain_tpc(x - 1));
+        continue;
+      }
+      if (x > 1 && std::size_t(x - 2) < order.size()) tree.push_back(order[std::size_t(x - 2)]);
+      trace_aat_.push_back(proc.tree_tpc(tree));
+    }
+    trace_what_ = fmt::format("acceptance process {} ({}; fitted to {})", band.name,
+                              chain ? "chain" : "best-first trees", band.fitted_to);
+    return;
+  }
   if (!o_.trace.empty()) {
     const auto counts = search::PathCounts::from_trace_file(o_.trace);
     search::NodeRanking ranking;
@@ -114,7 +138,7 @@ ResolvedAat AatResolver::at(long long context) const {
   if (data_->contexts(any).empty())
     throw InputError(fmt::format(
         "{}: no AAT measurements for model {}, algorithm {}, task {}; name a source with "
-        "--aat-from MODEL/ALGORITHM/TASK, --alpha A (chain) or --trace FILE",
+        "--aat-from MODEL/ALGORITHM/TASK, --alpha A (chain), --trace FILE or --acceptance BAND",
         data_->path(), key_.model, key_.algorithm, key_.task));
   ResolvedAat r{aat_source(*data_, {key_.algorithm, key_.model, key_.task, o_.source_table}, context), "", ""};
   r.description = fmt::format("measured {}/{}/{}{}", key_.model, key_.algorithm, key_.task,

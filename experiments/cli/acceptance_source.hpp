@@ -8,7 +8,10 @@
 //     each accepted with probability A independently until the first rejection, accepts
 //     sum_{i=1}^{x-1} A^i tokens on average, so AAT(x) = (1 - A^x) / (1 - A) (derived, not fitted);
 //   - an acceptance trace (--trace F, DESIGN.md contract 3): AAT(x) of the chain 0, 0 0, ... for
-//     chain algorithms, of the prior-score tree of x - 1 nodes (paper 000 §III-C) for tree ones.
+//     chain algorithms, of the prior-score tree of x - 1 nodes (paper 000 §III-C) for tree ones;
+//   - an acceptance process band (--acceptance BAND, DESIGN.md "Acceptance process"): the band's
+//     central process, AAT(x) of its chain of x - 1 tokens or of its best-first tree of x - 1
+//     nodes (exact expectations, no fit of measured points).
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -28,6 +31,7 @@ struct AcceptanceOptions {
   double alpha = -1;         // --alpha; < 0: not given
   std::string trace;         // --trace: acceptance trace file
   std::string source_table;  // --source-table: only rows from this source table
+  std::string process;       // --acceptance: a process band (name or file)
 };
 
 // Adds --data, --aat-from, --alpha, --trace (mutually exclusive but --data with --aat-from).
@@ -67,7 +71,7 @@ class AatResolver {
   int x_max_ = 128;
   std::string csv_;
   std::optional<search::AcceptanceData> data_;
-  std::vector<double> trace_aat_;  // trace: AAT at x = n + 1
+  std::vector<double> trace_aat_;  // trace or process: AAT at x = n + 1
   std::string trace_what_;
 };
 

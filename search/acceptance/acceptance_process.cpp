@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <queue>
 #include <utility>
 
 #include "models/config_error.hpp"
@@ -210,6 +211,43 @@ std::vector<RankPath> AcceptanceProcess::best_tree_with_widths(const std::vector
     level = std::move(children);
   }
   return tree;
+}
+
+std::vector<RankPath> AcceptanceProcess::best_first_nodes(int nodes, int max_depth, int max_branching) const {
+  if (nodes < 0 || nodes > 100000 || max_depth < 1 || max_branching < 1)
+    throw InputError(fmt::format("acceptance process: best-first tree of {} nodes, depth {}, branching {} (expected "
+                                 "0..100000 nodes, depth and branching >= 1)", nodes, max_depth, max_branching));
+  auto mean_rank = [&](int depth, int rank) {
+    return params_.easy_share * rank_probability(0, depth, rank) + (1 - params_.easy_share) * rank_probability(1, depth, rank);
+  };
+  struct Candidate {
+    double prior, parent_prior;
+    RankPath path;
+    bool operator<(const Candidate& o) const { return prior != o.prior ? prior < o.prior : path > o.path; }
+  };
+  std::priority_queue<Candidate> frontier;
+  // A node's next sibling and first child enter the frontier when it is taken, so the frontier
+  // stays small and every prefix of the output is prefix-closed (a child's prior never exceeds its
+  // parent's, a sibling's never exceeds its elder's under a non-increasing rank tail).
+  frontier.push({mean_rank(1, 0), 1.0, RankPath{0}});
+  std::vector<RankPath> out;
+  while (int(out.size()) < nodes && !frontier.empty()) {
+    Candidate c = frontier.top();
+    frontier.pop();
+    const int depth = int(c.path.size());
+    if (c.path.back() + 1 < max_branching) {
+      RankPath sibling = c.path;
+      sibling.back() += 1;
+      frontier.push({c.parent_prior * mean_rank(depth, sibling.back()), c.parent_prior, sibling});
+    }
+    if (depth < max_depth) {
+      RankPath child = c.path;
+      child.push_back(0);
+      frontier.push({c.prior * mean_rank(depth + 1, 0), c.prior, child});
+    }
+    out.push_back(std::move(c.path));
+  }
+  return out;
 }
 
 double AcceptanceProcess::tree_tpc_from(const std::vector<RankPath>& nodes, const StateDistribution& start) const {

@@ -114,6 +114,11 @@ class AcceptanceProcess {
   // prior-score search does with its own prior; ties go to the lexicographically smaller path.
   // InputError for a width below 1 or above 4096.
   std::vector<RankPath> best_tree_with_widths(const std::vector<int>& widths) const;
+  // The draft nodes in best-first order of their prior (the product of stationary rank
+  // probabilities along the path): every prefix of the list is a prefix-closed tree, the best
+  // this prior knows of its size (paper 000's prior-score search, with the process as the prior).
+  // At most `nodes` nodes, depth <= max_depth, ranks < max_branching.
+  std::vector<RankPath> best_first_nodes(int nodes, int max_depth = 64, int max_branching = 64) const;
   // Probability that the target's token at a stationary position is among the draft's top k
   // candidates (a top-k hit rate, paper 002 Fig. 7).
   double top_k_hit(int k, int depth = 1) const;
