@@ -35,6 +35,30 @@ TEST_CASE("specdse eagle: Llama-3.1-8B on H100, speed-up > 1 at batch 1, tree sh
   CHECK(std::stoi(rows[3][x]) <= std::stoi(rows[2][x]));
 }
 
+TEST_CASE("specdse eagle: the TPC band holds the positional TPC, is exact for chains and wider for large trees") {
+  const auto r = run("eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 1 --tree N64,D3-BF1 --format csv");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const auto rows = csv(r.output);
+  REQUIRE(rows.size() == 2);
+  const auto& h = rows[0];
+  const auto tpc = column(h, "tpc"), lo = column(h, "tpc_low"), hi = column(h, "tpc_high");
+  const auto s = column(h, "speedup"), s_lo = column(h, "speedup_low"), s_hi = column(h, "speedup_high");
+  const double t = std::stod(rows[1][tpc]), l = std::stod(rows[1][lo]), u = std::stod(rows[1][hi]);
+  CHECK(l <= t);
+  CHECK(t <= u);
+  CHECK(std::stod(rows[1][s_lo]) <= std::stod(rows[1][s]));
+  CHECK(std::stod(rows[1][s]) <= std::stod(rows[1][s_hi]));
+  // One tree is chosen per batch; ask for each alone to compare a chain with a 64-node tree.
+  const auto chain = csv(run("eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 1 --tree D3-BF1 --format csv").output);
+  const auto big = csv(run("eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 1 --tree N64 --format csv").output);
+  REQUIRE(chain.size() == 2);
+  REQUIRE(big.size() == 2);
+  // The band's processes reproduce the chains, so a chain's TPC is pinned; a 64-node tree's is not.
+  CHECK(std::stod(chain[1][hi]) - std::stod(chain[1][lo]) < 0.03);
+  CHECK(std::stod(big[1][hi]) - std::stod(big[1][lo]) > 0.2);
+}
+
 TEST_CASE("specdse eagle: bad input is a one-line error with exit 2") {
   for (const std::string args : {"eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 0",
                                  "eagle --hw h100-sxm --model opt-125m --batch 1",
