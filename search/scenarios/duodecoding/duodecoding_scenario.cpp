@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
@@ -23,6 +24,9 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
   names.draft_device = p.at("draft-device");
   names.tokens = ctx.integer("tokens");
   names.prompt = int(ctx.integer("prompt"));
+  // The band is read before the request is made (making it may run SystemC; see cmd_duo.cpp).
+  std::optional<ProcessBand> band;
+  if (p.at("alpha").empty()) band = resolve_process_band(p.at("acceptance"), ctx.configs->dir());
   DuoRequest q = make_duo_request(*ctx.configs, names);
   const auto seed = std::uint64_t(ctx.integer("seed"));
   q.budget = parse_budget(p.at("budget"));
@@ -38,14 +42,14 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
     acceptance = fmt::format("independent acceptance alpha {}", ctx.real("alpha"));
     acceptance_column = acceptance;
   } else {
-    const ProcessBand band = resolve_process_band(p.at("acceptance"), ctx.configs->dir());
-    streams.push_back(PositionStream::from_process(AcceptanceProcess(band.central().params, band.name), kGeneratorTopK, seed));
-    for (const auto& m : band.members)
-      if (&m != &band.central())
-        streams.push_back(PositionStream::from_process(AcceptanceProcess(m.params, band.name), kGeneratorTopK, seed));
-    acceptance = fmt::format("acceptance process {} ({} fits consistent with {}; central: {})", band.name,
-                             band.members.size(), band.fitted_to, band.central().params.describe());
-    acceptance_column = fmt::format("process band {}: {} fits to {}", band.name, band.members.size(), band.fitted_to);
+    streams.push_back(
+        PositionStream::from_process(AcceptanceProcess(band->central().params, band->name), kGeneratorTopK, seed));
+    for (const auto& m : band->members)
+      if (&m != &band->central())
+        streams.push_back(PositionStream::from_process(AcceptanceProcess(m.params, band->name), kGeneratorTopK, seed));
+    acceptance = fmt::format("acceptance process {} ({} fits consistent with {}; central: {})", band->name,
+                             band->members.size(), band->fitted_to, band->central().params.describe());
+    acceptance_column = fmt::format("process band {}: {} fits to {}", band->name, band->members.size(), band->fitted_to);
   }
   std::vector<DuoReport> reports;
   for (auto& stream : streams) {
