@@ -39,6 +39,10 @@ double HardwareSpec::peak_bandwidth_bytes() const {
   return device_kind(kind, source_file).peak_bandwidth_bytes(*this);
 }
 
+bool HardwareSpec::pcie_peer_to_peer() const {
+  return device_kind(kind, source_file).pcie_peer_to_peer(*this);
+}
+
 double HardwareSpec::memory_capacity_bytes() const {
   return device_kind(kind, source_file).memory_capacity_bytes(*this);
 }

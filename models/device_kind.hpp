@@ -27,6 +27,9 @@ class DeviceKind {
   virtual double peak_bandwidth_bytes(const HardwareSpec& hw) const = 0;   // off-chip bytes/s
   // Device memory in bytes; 0 when the config does not state it (the memory fit is then not checked).
   virtual double memory_capacity_bytes(const HardwareSpec& hw) const = 0;
+  // Whether two such devices address each other's memory over PCIe (CUDA peer access). Kinds
+  // without device peer access (CPUs, the FPGA accelerator here) keep the default.
+  virtual bool pcie_peer_to_peer(const HardwareSpec&) const { return false; }
 };
 
 struct DeviceKindRegistration {

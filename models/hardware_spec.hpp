@@ -94,6 +94,10 @@ struct GpuSpec {
   int sm_registers = 0;              // 32-bit registers per SM
   double sm_shared_memory_kib = 0;   // shared memory per SM
   int sm_max_ctas = 0;               // resident CTAs per SM
+  // Whether the driver lets two such GPUs address each other's memory over PCIe
+  // (cudaDeviceCanAccessPeer): NCCL then runs peer-to-peer over PCIe, else it stages through
+  // host memory. Peer access over NVLink comes with the link (an nvlink link in the system).
+  bool pcie_peer_to_peer = false;
 };
 
 struct CpuSpec {
@@ -137,6 +141,7 @@ struct HardwareSpec {
   double peak_flops() const;           // dense 16-bit (FPGA, GPU) or FP32 SIMD (CPU) FLOP/s
   double peak_bandwidth_bytes() const; // bytes/s
   double memory_capacity_bytes() const; // device memory; 0 when the config does not state it
+  bool pcie_peer_to_peer() const;      // peer memory access between two such devices over PCIe
 };
 
 HardwareSpec load_hardware(const std::string& path);

@@ -5,7 +5,11 @@
 // replays a captured step with one launch; llama.cpp pays a graph build per step and a thread
 // barrier per op. Each figure's source is stated in its YAML (a published profile or a
 // measurement), never fitted to a paper's end result.
+#include <optional>
 #include <string>
+
+#include "models/custom_all_reduce_spec.hpp"
+#include "models/nccl_spec.hpp"
 
 namespace models {
 
@@ -23,8 +27,18 @@ struct SoftwareStack {
   // one step without fused kernels, as a multiple of the step's compute; applies to steps of two
   // or more sequences with different token counts (SpecPipe-DB). 0: batching is free.
   double ragged_batch_overhead_ratio = 0;
+  // The collective library the stack's tensor-parallel collectives call (YAML `collectives:`, a
+  // name in configs/collectives/); none: the collectives are plain sends at the links' own
+  // figures (the bare kernels, as for "bare").
+  std::optional<NcclSpec> collectives;
+  // vLLM's custom all-reduce, used where its rules allow it (YAML `custom_all_reduce:`); none:
+  // every all-reduce goes to the collective library.
+  std::optional<CustomAllReduceSpec> custom_all_reduce;
 };
 
+// Reads a stack config. The files it names under `collectives:` and `custom_all_reduce:` are
+// looked up in the collectives/ folder of the config tree the stack file sits in
+// (<configs>/stacks/NAME.yaml -> <configs>/collectives/).
 SoftwareStack load_software_stack(const std::string& path);
 
 }  // namespace models

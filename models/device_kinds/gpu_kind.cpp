@@ -14,7 +14,7 @@ using namespace kind_parts;
 GpuSpec load_gpu(const YamlReader& r) {
   GpuSpec g;
   r.allow_only({"name", "kind", "description", "verify_includes_lm_head", "sms", "clock_mhz", "tensor_tflops_fp16",
-                "l2_mib", "memory", "calibration", "kernels", "sm"});
+                "l2_mib", "memory", "calibration", "kernels", "sm", "pcie_peer_to_peer"});
   g.sms = r.int_in("sms", 1, kIntMax);
   g.clock_mhz = r.positive("clock_mhz");
   g.tensor_tflops_fp16 = r.positive("tensor_tflops_fp16");
@@ -51,6 +51,8 @@ GpuSpec load_gpu(const YamlReader& r) {
   g.sm_registers = sm.int_in("registers", 1, kIntMax);
   g.sm_shared_memory_kib = sm.positive("shared_memory_kib");
   g.sm_max_ctas = sm.int_in("max_ctas", 1, kIntMax);
+  // Read last: a config that predates the key fails on any older retired key first.
+  g.pcie_peer_to_peer = r.boolean("pcie_peer_to_peer");
   return g;
 }
 
@@ -61,6 +63,7 @@ class GpuKind : public DeviceKind {
   double peak_flops(const HardwareSpec& hw) const override { return hw.gpu->tensor_tflops_fp16 * 1e12; }
   double peak_bandwidth_bytes(const HardwareSpec& hw) const override { return hw.gpu->memory_bandwidth_gbs * 1e9; }
   double memory_capacity_bytes(const HardwareSpec& hw) const override { return hw.gpu->memory_capacity_gib * kBytesPerGib; }
+  bool pcie_peer_to_peer(const HardwareSpec& hw) const override { return hw.gpu->pcie_peer_to_peer; }
 };
 
 const DeviceKindRegistration registered("gpu", std::make_unique<GpuKind>());

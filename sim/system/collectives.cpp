@@ -49,28 +49,103 @@ int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResourc
 
 namespace {
 
+// The lane, busy time and latency of one ring step's send from a to b.
+struct StepCostFn {
+  virtual ~StepCostFn() = default;
+  virtual void cost(int a, int b, double bytes, double& busy_s, double& latency_s) const = 0;
+};
+
+// A send whose busy time and latency were set by the caller (a collective library's step).
+int add_costed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
+                    double busy_s, double latency_s, std::vector<int> deps, const std::string& name) {
+  const models::SystemLink* link = s.link_between(a, b);
+  if (!link)
+    throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
+                                         s.devices[std::size_t(a)].name, s.devices[std::size_t(b)].name, name));
+  TimelineTask t;
+  t.name = name;
+  t.category = "collective";
+  t.resource = lanes.resource_of_lane[std::size_t(link->lane)];
+  t.busy_s = busy_s;
+  t.latency_s = latency_s;
+  t.bytes = bytes;
+  t.deps = std::move(deps);
+  return g.add_task(std::move(t));
+}
+
+// `steps` ring steps among `ranks`; each rank sends bytes / N to its successor per step, at the
+// cost `step` gives; `first_latency_s` delays the first step's arrivals (a call's base latency).
 std::vector<int> ring(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                       const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
-                      const std::string& name, int steps, const char* phase) {
+                      const std::string& name, int steps, const char* phase, const StepCostFn* step = nullptr,
+                      double first_latency_s = 0) {
   const std::size_t n = ranks.size();
   if (n <= 1) return ready;
   const double chunk = bytes / double(n);
   // received[i]: the task after which rank i holds its latest chunk (initially its own input).
   std::vector<int> received = ready;
-  for (int step = 0; step < steps; ++step) {
+  for (int k = 0; k < steps; ++k) {
     std::vector<int> next(n);
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t to = (i + 1) % n;
       // Rank i forwards what it received last step; the receiver also needs its own input ready.
       std::vector<int> deps = {received[i]};
-      if (step == 0 && ready[to] != received[i]) deps.push_back(ready[to]);
-      next[to] = add_send(g, s, lanes, ranks[i], ranks[to], chunk, deps,
-                          g.named() ? fmt::format("{} {} step {}", name, phase, step + 1) : std::string(),
-                          "collective");
+      if (k == 0 && ready[to] != received[i]) deps.push_back(ready[to]);
+      const std::string label = g.named() ? fmt::format("{} {} step {}", name, phase, k + 1) : std::string();
+      if (!step) {
+        next[to] = add_send(g, s, lanes, ranks[i], ranks[to], chunk, deps, label, "collective");
+      } else {
+        double busy = 0, latency = 0;
+        step->cost(ranks[i], ranks[to], chunk, busy, latency);
+        next[to] = add_costed_send(g, s, lanes, ranks[i], ranks[to], chunk, busy,
+                                   latency + (k == 0 ? first_latency_s : 0.0), deps, label);
+      }
     }
     received = next;
   }
   return received;
+}
+
+struct NcclStepCost : StepCostFn {
+  const models::NcclSpec& nccl;
+  const models::SystemSpec& s;
+  const models::NcclProtocol& p;
+  NcclStepCost(const models::NcclSpec& n, const models::SystemSpec& sys, const models::NcclProtocol& proto)
+      : nccl(n), s(sys), p(proto) {}
+  void cost(int a, int b, double bytes, double& busy_s, double& latency_s) const override {
+    const NcclStep st = nccl_step(nccl, s, a, b, p);
+    busy_s = bytes / st.bytes_per_s;
+    latency_s = st.latency_s;
+  }
+};
+
+// The zero-time task that ends a rank's share of a push-style all-reduce: on the rank's own
+// port after its pushes (FIFO) and every incoming buffer.
+int reduce_task(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int rank, int next_rank,
+                std::vector<int> deps, const std::string& name) {
+  const models::SystemLink* out = s.link_between(rank, next_rank);
+  TimelineTask t;
+  if (g.named()) t.name = name;
+  t.category = "collective";
+  t.resource = lanes.resource_of_lane[std::size_t(out->lane)];
+  t.deps = std::move(deps);
+  return g.add_task(std::move(t));
+}
+
+// Every rank pushes `bytes` to each other rank after its `ready` task; returns per receiver the
+// sends it waits for.
+std::vector<std::vector<int>> push_to_all(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                          const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                          const std::string& name) {
+  const std::size_t n = ranks.size();
+  std::vector<std::vector<int>> arrived(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 1; k < n; ++k) {
+      const std::size_t to = (i + k) % n;  // staggered so that no receiver is everyone's first
+      arrived[to].push_back(add_send(g, s, lanes, ranks[i], ranks[to], bytes, {ready[i]},
+                                     g.named() ? name : std::string(), "collective"));
+    }
+  return arrived;
 }
 
 }  // namespace
@@ -87,45 +162,103 @@ std::vector<int> add_one_shot_all_reduce(TaskGraph& g, const models::SystemSpec&
                                          const std::string& name) {
   const std::size_t n = ranks.size();
   if (n <= 1) return ready;
-  std::vector<std::vector<int>> arrived(n);  // per receiver: the sends it waits for
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 1; k < n; ++k) {
-      const std::size_t to = (i + k) % n;  // staggered so that no receiver is everyone's first
-      arrived[to].push_back(add_send(g, s, lanes, ranks[i], ranks[to], bytes, {ready[i]},
-                                     g.named() ? name + " all-reduce push" : std::string(), "collective"));
-    }
-  // The local reduction ends the kernel: a zero-time task on the rank's own port after its own
-  // pushes (FIFO) and every incoming buffer.
+  const auto arrived = push_to_all(g, s, lanes, ranks, bytes, ready, name + " all-reduce push");
   std::vector<int> done(n);
   for (std::size_t j = 0; j < n; ++j) {
-    const models::SystemLink* out = s.link_between(ranks[j], ranks[(j + 1) % n]);
-    TimelineTask t;
-    if (g.named()) t.name = name + " all-reduce reduce";
-    t.category = "collective";
-    t.resource = lanes.resource_of_lane[std::size_t(out->lane)];
-    t.deps = arrived[j];
-    t.deps.push_back(ready[j]);
-    done[j] = g.add_task(std::move(t));
+    std::vector<int> deps = arrived[j];
+    deps.push_back(ready[j]);
+    done[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], std::move(deps), name + " all-reduce reduce");
+  }
+  return done;
+}
+
+std::vector<int> add_two_stage_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                          const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                          const std::string& name) {
+  const std::size_t n = ranks.size();
+  if (n <= 1) return ready;
+  const double share = bytes / double(n);
+  // Reduce-scatter: rank j reduces its share once every peer's share of it has arrived.
+  const auto scattered = push_to_all(g, s, lanes, ranks, share, ready, name + " all-reduce scatter");
+  std::vector<int> reduced(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    std::vector<int> deps = scattered[j];
+    deps.push_back(ready[j]);
+    reduced[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], std::move(deps), name + " all-reduce reduce");
+  }
+  // All-gather: every rank pushes its reduced share to each peer.
+  const auto gathered = push_to_all(g, s, lanes, ranks, share, reduced, name + " all-reduce gather");
+  std::vector<int> done(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    std::vector<int> deps = gathered[j];
+    deps.push_back(reduced[j]);
+    done[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], std::move(deps), name + " all-reduce done");
+  }
+  return done;
+}
+
+std::vector<int> add_nccl_ring(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                               const models::NcclSpec& nccl, int protocol, const std::vector<int>& ranks, double bytes,
+                               const std::vector<int>& ready, const std::string& name, bool all_reduce) {
+  const models::NcclProtocol& p = nccl.protocols.at(std::size_t(protocol));
+  const NcclStepCost cost(nccl, s, p);
+  const int n = int(ranks.size());
+  return ring(g, s, lanes, ranks, bytes, ready, name, all_reduce ? 2 * (n - 1) : n - 1,
+              all_reduce ? "all-reduce" : "all-gather", &cost, p.base_latency_us * 1e-6);
+}
+
+namespace {
+
+std::vector<int> run_choice(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                            const CollectiveChoice& c, const std::vector<int>& ranks, double bytes,
+                            const std::vector<int>& ready, const std::string& name, bool all_reduce) {
+  switch (c.algorithm) {
+    case CollectiveAlgorithm::custom_one_stage: return add_one_shot_all_reduce(g, s, lanes, ranks, bytes, ready, name);
+    case CollectiveAlgorithm::custom_two_stage: return add_two_stage_all_reduce(g, s, lanes, ranks, bytes, ready, name);
+    case CollectiveAlgorithm::nccl_ring:
+      return add_nccl_ring(g, s, lanes, *s.devices[std::size_t(ranks.front())].hardware.stack.collectives, c.protocol,
+                           ranks, bytes, ready, name, all_reduce);
+    case CollectiveAlgorithm::link_ring:
+      return all_reduce ? add_ring_all_reduce(g, s, lanes, ranks, bytes, ready, name)
+                        : add_ring_all_gather(g, s, lanes, ranks, bytes, ready, name);
+  }
+  return ready;
+}
+
+}  // namespace
+
+std::vector<int> add_collective(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                const CollectiveChoice& c, bool all_reduce, const std::vector<int>& ranks,
+                                double bytes, const std::vector<int>& ready, const std::string& name,
+                                std::vector<CollectiveCall>* log) {
+  if (ranks.size() <= 1) return ready;
+  const int first = int(g.tasks().size());
+  std::vector<int> done = run_choice(g, s, lanes, c, ranks, bytes, ready, name, all_reduce);
+  if (log) {
+    CollectiveCall call;
+    call.op = all_reduce ? "all-reduce" : "all-gather";
+    call.ranks = ranks;
+    call.bytes = bytes;
+    call.choice = c;
+    call.first_task = first;
+    call.end_task = int(g.tasks().size());
+    log->push_back(std::move(call));
   }
   return done;
 }
 
 std::vector<int> add_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                 const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
-                                const std::string& name) {
-  const std::size_t n = ranks.size();
-  if (n <= 1) return ready;
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j)
-      if (i != j && !s.link_between(ranks[i], ranks[j]))
-        return add_ring_all_reduce(g, s, lanes, ranks, bytes, ready, name);
-  // Estimates on the first pair's link: ring 2 (N - 1) dependent steps of B / N; one-shot N - 1
-  // pushes of B serialised on a rank's port, then one flight.
-  const models::LinkSpec& link = s.link_between(ranks[0], ranks[1])->spec;
-  const double ring_s = 2.0 * double(n - 1) * link.transfer_s(bytes / double(n));
-  const double one_shot_s = double(n - 1) * link.occupancy_s(bytes) + link.latency_us * 1e-6;
-  return one_shot_s < ring_s ? add_one_shot_all_reduce(g, s, lanes, ranks, bytes, ready, name)
-                             : add_ring_all_reduce(g, s, lanes, ranks, bytes, ready, name);
+                                const std::string& name, std::vector<CollectiveCall>* log) {
+  if (ranks.size() <= 1) return ready;
+  return add_collective(g, s, lanes, choose_all_reduce(s, ranks, bytes), true, ranks, bytes, ready, name, log);
+}
+
+std::vector<int> add_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                const std::string& name, std::vector<CollectiveCall>* log) {
+  if (ranks.size() <= 1) return ready;
+  return add_collective(g, s, lanes, choose_all_gather(s, ranks, bytes), false, ranks, bytes, ready, name, log);
 }
 
 std::vector<int> add_ring_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,

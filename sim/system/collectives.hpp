@@ -3,11 +3,13 @@
 // algorithms are): a ring all-reduce of B bytes over N ranks is a reduce-scatter and an
 // all-gather, 2 (N - 1) steps in which every rank sends B / N bytes to its ring successor; an
 // all-gather is the second half alone. A rank's send in step s waits for the chunk it received
-// in step s - 1, so a slow lane delays the whole ring.
+// in step s - 1, so a slow lane delays the whole ring. Which collective a group runs and over
+// which transport is sim/system/collective_choice.hpp (add_all_reduce, add_all_gather).
 #include <string>
 #include <vector>
 
 #include "models/system_spec.hpp"
+#include "sim/system/collective_choice.hpp"
 #include "sim/system/timeline.hpp"
 
 namespace sim {
@@ -30,9 +32,19 @@ int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lan
 int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
                     std::vector<int> deps, const std::string& name, const std::string& category = "transfer");
 
-// Ring all-reduce / all-gather among `ranks` (device indices, in ring order); `ready[i]` is the
-// task after which rank i's input is ready. Returns, per rank, the task after which it holds
-// the result (its last receive).
+// One collective call as it ran: what `system` reports per group (its tasks are the graph's
+// [first_task, end_task), added together).
+struct CollectiveCall {
+  std::string op;          // "all-reduce", "all-gather"
+  std::vector<int> ranks;
+  double bytes = 0;        // per rank (all-reduce) or gathered in all (all-gather)
+  CollectiveChoice choice;
+  int first_task = 0, end_task = 0;
+};
+
+// Ring all-reduce / all-gather of plain link sends among `ranks` (device indices, in ring
+// order); `ready[i]` is the task after which rank i's input is ready. Returns, per rank, the
+// task after which it holds the result (its last receive).
 std::vector<int> add_ring_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                      const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                      const std::string& name);
@@ -45,11 +57,34 @@ std::vector<int> add_ring_all_reduce(TaskGraph& g, const models::SystemSpec& s, 
 std::vector<int> add_one_shot_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                          const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                          const std::string& name);
-// The all-reduce a tuner would pick: one-shot when every pair of ranks is linked and the link
-// model predicts it faster than the ring for `bytes`, else the ring.
+// Two-stage all-reduce (vLLM's two-stage kernel): a reduce-scatter, in which every rank pushes
+// each peer its B / N share, then an all-gather, in which every rank pushes its reduced B / N
+// to each peer: two flights, 2 (N - 1) B / N bytes per rank. Needs a link between every pair.
+std::vector<int> add_two_stage_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                          const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                          const std::string& name);
+// NCCL's ring all-reduce (2 (N - 1) steps) or all-gather (N - 1 steps) under protocol
+// `protocol` of `nccl`: each step's send occupies its lane for chunk / (transport bandwidth x
+// protocol share) and arrives the transport's step latency later (sim::nccl_step); the call's
+// base latency delays the first step.
+std::vector<int> add_nccl_ring(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                               const models::NcclSpec& nccl, int protocol, const std::vector<int>& ranks, double bytes,
+                               const std::vector<int>& ready, const std::string& name, bool all_reduce);
+// Runs `choice` (from sim::choose_all_reduce or choose_all_gather) as an all-reduce or an
+// all-gather; the call is appended to `log` when one is given. Callers issuing many calls of
+// one shape choose once and call this.
+std::vector<int> add_collective(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                const CollectiveChoice& choice, bool all_reduce, const std::vector<int>& ranks,
+                                double bytes, const std::vector<int>& ready, const std::string& name,
+                                std::vector<CollectiveCall>* log = nullptr);
+// The all-reduce the ranks' stack runs on this system (sim::choose_all_reduce).
 std::vector<int> add_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                 const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
-                                const std::string& name);
+                                const std::string& name, std::vector<CollectiveCall>* log = nullptr);
+// The all-gather of `bytes` in all the ranks' stack runs (sim::choose_all_gather).
+std::vector<int> add_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                                const std::string& name, std::vector<CollectiveCall>* log = nullptr);
 std::vector<int> add_ring_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                      const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                      const std::string& name);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "models/config_error.hpp"
 #include "models/engine_registry.hpp"
@@ -191,6 +192,18 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
   }
 
   auto deps_of = [](int t) { return t < 0 ? std::vector<int>{} : std::vector<int>{t}; };
+  // Collectives: the choice per (operation, group, size), made once (a TP step issues thousands
+  // of calls of a few shapes), and every call logged for the report.
+  std::vector<CollectiveCall> calls;
+  std::map<std::tuple<bool, std::vector<int>, double>, CollectiveChoice> choices;
+  auto collective = [&](bool all_reduce, const std::vector<int>& group, double bytes, const std::vector<int>& ready,
+                        const std::string& label) {
+    auto key = std::make_tuple(all_reduce, group, bytes);
+    auto it = choices.find(key);
+    if (it == choices.end())
+      it = choices.emplace(key, all_reduce ? choose_all_reduce(s, group, bytes) : choose_all_gather(s, group, bytes)).first;
+    return add_collective(g, s, lanes, it->second, all_reduce, group, bytes, ready, label, &calls);
+  };
   // One forward over a tensor-parallel group: each slice on every rank, then an all-reduce of
   // `ar_bytes`; `have` holds per rank the task after which its input is ready (-1: at once).
   auto tp_forward = [&](const std::vector<int>& group, std::vector<int> have, const std::vector<double>& slice_s,
@@ -202,7 +215,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
                           slice_s[k], deps_of(have[r]));
         if (first_task < 0) first_task = done[r];
       }
-      have = add_all_reduce(g, s, lanes, group, ar_bytes, done, label);
+      have = collective(true, group, ar_bytes, done, label);
     }
     return have;
   };
@@ -255,8 +268,8 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
       for (int r = 0; r < tp; ++r)
         have[std::size_t(r)] = compute(group[std::size_t(r)], label + " lm_head (vocab shard)", "draft", t_tail,
                                        deps_of(have[std::size_t(r)]));
-      have = add_ring_all_gather(g, s, lanes, group, double(q.batch) * w * kHeadCandidates * kCandidateBytes * tp, have,
-                                 label + " candidates");
+      have = collective(false, group, double(q.batch) * w * kHeadCandidates * kCandidateBytes * tp, have,
+                        label + " candidates");
     }
     head_first = first_head;
     head_last = have[0];
@@ -396,6 +409,34 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     d.busy_s = out.run.resource_busy_s[std::size_t(device_resource[i])];
     out.feasible = out.feasible && memory[i].fits();
     out.devices.push_back(d);
+  }
+  // Collectives per shape, in the order of their first call.
+  for (const CollectiveCall& c : calls) {
+    std::vector<std::string> names;
+    for (int r : c.ranks) names.push_back(s.devices[std::size_t(r)].name);
+    const std::string label = c.choice.label(), transport = to_string(c.choice.transport);
+    auto it = std::find_if(out.collectives.begin(), out.collectives.end(), [&](const CollectiveStep& x) {
+      return x.op == c.op && x.ranks == names && x.bytes == c.bytes && x.algorithm == label && x.transport == transport;
+    });
+    if (it == out.collectives.end()) {
+      CollectiveStep cs;
+      cs.op = c.op;
+      cs.ranks = names;
+      cs.bytes = c.bytes;
+      cs.algorithm = label;
+      cs.transport = transport;
+      cs.custom_declined = c.choice.custom_declined;
+      out.collectives.push_back(std::move(cs));
+      it = out.collectives.end() - 1;
+    }
+    double first = 0, last = 0;
+    for (int t = c.first_task; t < c.end_task; ++t) {
+      const double a = out.run.start_s[std::size_t(t)], b = out.run.end_s[std::size_t(t)];
+      first = t == c.first_task ? a : std::min(first, a);
+      last = t == c.first_task ? b : std::max(last, b);
+    }
+    ++it->calls;
+    it->busy_s += last - first;
   }
   // Traffic per resource in one pass over the tasks (a TP step has tens of thousands).
   std::vector<double> bytes_of(g.resources().size(), 0.0);

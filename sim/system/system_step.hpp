@@ -54,9 +54,23 @@ struct LaneStep {
   double busy_s = 0;
 };
 
+// The collectives of a step of one shape (group, operation, size), as they ran: which
+// algorithm and transport NCCL or vLLM used (sim/system/collective_choice.hpp).
+struct CollectiveStep {
+  std::string op;                  // "all-reduce", "all-gather"
+  std::vector<std::string> ranks;  // device names, in ring order
+  double bytes = 0;                // per call
+  std::string algorithm;           // sim::CollectiveChoice::label()
+  std::string transport;           // sim::to_string(Transport)
+  std::string custom_declined;     // why vLLM's custom all-reduce declined ("" when it ran or is absent)
+  long long calls = 0;
+  double busy_s = 0;               // summed over the calls: each from its first send's start to its last end
+};
+
 struct SystemStep {
   std::vector<DeviceStep> devices;
   std::vector<LaneStep> lanes;
+  std::vector<CollectiveStep> collectives;  // in the order of their first call
   TaskGraph graph;
   TimelineRun run;
   double step_s = 0;       // draft + pipelined target pass + return of the verified tokens

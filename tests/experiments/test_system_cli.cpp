@@ -49,3 +49,21 @@ TEST_CASE("latency CLI: a model that does not fit the device is reported infeasi
   CHECK_THAT(r.output, Catch::Contains("infeasible") && Catch::Contains("rtx3090") && Catch::Contains("24.00 GiB"));
   CHECK(run("latency --hw rtx3090 --model llama-2-7b").status == 0);
 }
+
+TEST_CASE("system CLI: a baseline's collectives print the algorithm and the transport they used") {
+  // TP/PP-vLLM on paper 002's two GeForce servers: NCCL's ring through the host on each server.
+  const auto r = run("system --system specpipe-2srv-3090-4090-eth --model llama-3.1-70b --baseline tp-pp-vllm --format csv");
+  REQUIRE(r.status == 0);
+  CHECK(r.output.rfind("kind,name,hardware,stack,role,busy_s,bytes,messages,memory_gib,capacity_gib,status,algorithm,transport", 0) == 0);
+  CHECK_THAT(r.output, Catch::Contains("collective,a0+a1+a2+a3,,vllm-cuda-graph,all-reduce") &&
+                           Catch::Contains("nccl ring LL,SHM"));
+  // The footer of the table says why vLLM's own kernel did not run.
+  const auto t = run("system --system specpipe-2srv-3090-4090-eth --model llama-3.1-70b --baseline tp-pp-vllm");
+  CHECK_THAT(t.output, Catch::Contains("not supported on more than two PCIe-only GPUs"));
+  // NVLink: vLLM's one-stage kernel over peer-to-peer.
+  CHECK_THAT(run("system --system eagle-8xh100-nvlink --model llama-3.1-70b --x 4 --format csv").output,
+             Catch::Contains("vllm-custom one-stage,P2P/NVLink"));
+  const auto bad = run("system --system specpipe-2srv-3090-4090-eth --model llama-3.1-70b --baseline nope");
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.output, Catch::Contains("--baseline") && Catch::Contains("pp-vllm, tp-pp-vllm"));
+}

@@ -201,17 +201,19 @@ TEST_CASE("system: pipelining 8 stages costs the per-stage times plus the transf
   CHECK(messages == 7);
 }
 
-TEST_CASE("system: all-reduce picks one-shot for small messages on a switch and the ring for large ones") {
+TEST_CASE("system: vLLM on NVLink H100s runs its one-stage kernel for small all-reduces and NCCL's ring past its limit") {
   const models::SystemSpec s = named_system("eagle-8xh100-nvlink");
   const std::vector<int> ranks = {0, 1, 2, 3, 4, 5, 6, 7};
-  auto time_of = [&](double bytes, int algorithm) {  // 0: auto, 1: ring, 2: one-shot
+  auto time_of = [&](double bytes, int algorithm) {  // 0: the stack's choice, 1: NCCL ring (its protocol), 2: one-shot
     TaskGraph g;
     LaneResources lanes;
     for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, ResourceKind::link, "links"}));
     const int dev = g.add_resource({"gpu0", ResourceKind::device_stream, "gpu0"});
     const int start = g.add_task({"start", "compute", dev, 0, 0, 0, {}});
     const std::vector<int> ready(8, start);
-    const auto done = algorithm == 1   ? add_ring_all_reduce(g, s, lanes, ranks, bytes, ready, "ar")
+    CollectiveChoice nccl = choose_all_reduce(s, ranks, 64e6);  // past vLLM's 8 MiB: NCCL's ring
+    const auto done = algorithm == 1   ? add_nccl_ring(g, s, lanes, *s.devices[0].hardware.stack.collectives,
+                                                       nccl.protocol, ranks, bytes, ready, "ar", true)
                       : algorithm == 2 ? add_one_shot_all_reduce(g, s, lanes, ranks, bytes, ready, "ar")
                                        : add_all_reduce(g, s, lanes, ranks, bytes, ready, "ar");
     const TimelineRun r = run_timeline(g);
@@ -220,6 +222,8 @@ TEST_CASE("system: all-reduce picks one-shot for small messages on a switch and 
     return end;
   };
   const double small = 64e3, large = 64e6;
+  CHECK(choose_all_reduce(s, ranks, small).algorithm == CollectiveAlgorithm::custom_one_stage);
+  CHECK(choose_all_reduce(s, ranks, large).algorithm == CollectiveAlgorithm::nccl_ring);
   CHECK(time_of(small, 2) < time_of(small, 1));
   CHECK(time_of(large, 1) < time_of(large, 2));
   CHECK(time_of(small, 0) == Approx(time_of(small, 2)));
