@@ -64,7 +64,8 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
     const std::string& longer = n.size() <= l.size() ? l : n;
     int rank = 3;
     if (shorter.size() >= kMinPrefix && starts_with(longer, shorter)) rank = 0;
-    else if (d <= kMaxEdits) rank = 1;
+    // Fewer edits than the shorter name has letters: "xml" is not a misspelt "csv".
+    else if (d <= kMaxEdits && d < shorter.size()) rank = 1;
     else if (shorter.size() >= kMinAbbreviation && shorter.size() <= kMaxAbbreviation && abbreviates(shorter, longer))
       rank = 2;
     if (rank < best_rank || (rank == best_rank && d < best_edits)) best_rank = rank, best_edits = d, closest = k;

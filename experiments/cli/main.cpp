@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     // CLI11 adds a "Run with --help" line; bad input is one line naming the option (README).
-    std::cerr << "specdse: error: " << first_line(e.what()) << " (see --help)\n";
+    std::cerr << "specdse: error: " << experiments::with_choice_hint(first_line(e.what())) << " (see --help)\n";
     return 2;
   }
   try {

@@ -89,6 +89,25 @@ std::string unknown_argument_message(const CLI::App& app) {
   return "";
 }
 
+std::string with_choice_hint(const std::string& message) {
+  // "OPTION: VALUE not in {A,B,C}" (CLI::IsMember's ValidationError).
+  const std::string marker = " not in {";
+  const auto at = message.find(marker);
+  const auto colon = message.find(": ");
+  const auto close = message.find('}', at == std::string::npos ? 0 : at);
+  if (at == std::string::npos || colon == std::string::npos || colon > at || close == std::string::npos) return message;
+  const std::string value = message.substr(colon + 2, at - colon - 2);
+  std::vector<std::string> choices;
+  const std::string list = message.substr(at + marker.size(), close - at - marker.size());
+  for (std::size_t start = 0; start <= list.size();) {
+    const auto comma = list.find(',', start);
+    choices.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return message.substr(0, close + 1) + models::did_you_mean(value, choices) + message.substr(close + 1);
+}
+
 std::string unknown_command_message(const std::string& word, const std::vector<std::string>& commands) {
   std::string names;
   for (const auto& c : commands) names += (names.empty() ? "" : ", ") + c;

@@ -19,6 +19,10 @@ std::vector<std::string> option_names(const CLI::App& app);
 // or what was left over is only values.
 std::string unknown_argument_message(const CLI::App& app);
 
+// CLI11's "--engine: sims not in {roofline,sim,sim-clocked}" with the closest choice added
+// ("(did you mean 'sim'?)"); any other message unchanged.
+std::string with_choice_hint(const std::string& message);
+
 // One line for a first word that names no subcommand: "unknown command 'optimise' (did you
 // mean 'optimize'?; commands: ...)".
 std::string unknown_command_message(const std::string& word, const std::vector<std::string>& commands);
