@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 #include "models/weight_format.hpp"
 
@@ -63,8 +64,9 @@ std::string ConfigRegistry::path(const std::string& folder, const std::string& n
     if (fs::path(name).extension() == ".yaml" || name.find('/') != std::string::npos)
       throw InputError(fmt::format("unknown {} '{}': no such file, and no config of that name in {}; available: {}",
                                    folder, shown(name), (fs::path(dir_) / folder).string(), fmt::join(names(folder), ", ")));
-    throw InputError(fmt::format("unknown {} '{}' (no {}.yaml in {}); available: {}", folder, shown(name),
-                                 shown(name), (fs::path(dir_) / folder).string(), fmt::join(names(folder), ", ")));
+    throw InputError(fmt::format("unknown {} '{}'{}; no {}.yaml in {}; available: {}", folder, shown(name),
+                                 did_you_mean(name, names(folder)), shown(name), (fs::path(dir_) / folder).string(),
+                                 fmt::join(names(folder), ", ")));
   }
   return p.string();
 }
@@ -104,6 +106,16 @@ bool ConfigRegistry::has_algorithm(const std::string& name) const {
 
 AlgorithmSpec ConfigRegistry::algorithm(const std::string& name) const {
   if (!has_algorithm(name) && has_model(name)) return standalone_chain_algorithm(model(name));
+  if (!has_algorithm(name) && fs::path(name).extension() != ".yaml" && name.find('/') == std::string::npos) {
+    // Neither an algorithm nor a model (a standalone chain draft): the closest of both.
+    std::vector<std::string> known = names("algorithms");
+    const auto models = names("models");
+    known.insert(known.end(), models.begin(), models.end());
+    throw InputError(fmt::format("unknown algorithm '{}'{}; no {}.yaml in {} and no model of that name; "
+                                 "algorithms: {}, or any model as a standalone chain draft",
+                                 shown(name), did_you_mean(name, known), shown(name),
+                                 (fs::path(dir_) / "algorithms").string(), fmt::join(names("algorithms"), ", ")));
+  }
   AlgorithmSpec a = load_algorithm(path("algorithms", name));
   if (!a.draft.model_name.empty()) a.draft.model = model(a.draft.model_name);
   return a;

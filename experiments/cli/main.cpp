@@ -11,6 +11,7 @@
 
 #include "experiments/cli/command_registry.hpp"
 #include "experiments/cli/scenario_commands.hpp"
+#include "experiments/cli/unknown_arguments.hpp"
 #include "experiments/cli/version.hpp"
 #include "models/config_error.hpp"
 
@@ -42,13 +43,13 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners.emplace_back(sub, c.setup(*sub, global));
   }
-  // An unknown command is named, with the commands there are (CLI11 would only say that a
-  // subcommand is required).
+  // An unknown command is named, with the closest and the commands there are (CLI11 would only
+  // say that a subcommand is required).
   if (argc > 1 && argv[1][0] != '-' &&
       std::none_of(commands.begin(), commands.end(), [&](const auto& c) { return c.name == argv[1]; })) {
-    std::string names;
-    for (const auto& c : commands) names += (names.empty() ? "" : ", ") + c.name;
-    std::cerr << "specdse: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+    std::vector<std::string> names;
+    for (const auto& c : commands) names.push_back(c.name);
+    std::cerr << "specdse: error: " << experiments::unknown_command_message(argv[1], names) << "\n";
     return 2;
   }
   try {
@@ -61,8 +62,14 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
+    // A misspelt option or command wins over what it caused ("--context is required" after
+    // "--contexts 128"): CLI11 checks requirements before it reports words it did not expect.
+    if (const std::string unknown = experiments::unknown_argument_message(app); !unknown.empty()) {
+      std::cerr << "specdse: error: " << unknown << "\n";
+      return 2;
+    }
     // CLI11 adds a "Run with --help" line; bad input is one line naming the option (README).
-    std::cerr << "specdse: error: " << first_line(e.what()) << " (see --help)\n";
+    std::cerr << "specdse: error: " << experiments::with_choice_hint(first_line(e.what())) << " (see --help)\n";
     return 2;
   }
   try {

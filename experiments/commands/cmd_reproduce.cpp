@@ -14,6 +14,7 @@
 #include "experiments/reproductions/manifest.hpp"
 #include "experiments/reproductions/reproduction.hpp"
 #include "experiments/sweep/process_pool.hpp"
+#include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 #include "sim/io/json_string.hpp"
 
@@ -99,8 +100,8 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
   if (chosen.empty()) {
     std::vector<std::string> names;
     for (const auto& r : table) names.push_back(r.name);
-    throw models::InputError(fmt::format("reproduce: unknown name '{}'; available: all, {}", a.name,
-                                         fmt::join(names, ", ")));
+    throw models::InputError(fmt::format("reproduce: unknown name '{}'{}; available: all, {}", a.name,
+                                         models::did_you_mean(a.name, names), fmt::join(names, ", ")));
   }
   // One CSV holds one table, so `all --format csv` prints none and says where they are.
   if (a.name == "all" && a.format == "csv" && !a.quiet)

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/config_listing.hpp"
 #include "experiments/python/columns.hpp"
 #include "experiments/python/without_gil.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
@@ -170,6 +171,48 @@ PYBIND11_MODULE(_specdse, m) {
     return registry(config_dir).names(folder);
   }, py::arg("folder"), py::arg("config_dir") = "");
   m.def("engine_names", &models::engine_names);
+  // `specdse list WHAT` as columns: integer columns int64, number columns float64 (empty cells
+  // NaN), the rest text.
+  m.def("list_configs", [](const std::string& what, const std::string& config_dir) {
+    const Columns c = without_gil([&] {
+      const experiments::Table t = experiments::list_table(what, registry(config_dir));
+      Columns out;
+      for (std::size_t k = 0; k < t.columns().size(); ++k) {
+        bool ints = true, nums = true;
+        for (const auto& row : t.rows()) {
+          const auto* s = std::get_if<std::string>(&row[k]);
+          ints = ints && std::holds_alternative<std::int64_t>(row[k]);
+          nums = nums && (s ? s->empty() : true);
+        }
+        if (t.rows().empty()) ints = nums = false;
+        Columns::Column col;
+        if (ints) {
+          std::vector<std::int64_t> v;
+          for (const auto& row : t.rows()) v.push_back(std::get<std::int64_t>(row[k]));
+          col = std::move(v);
+        } else if (nums) {
+          std::vector<double> v;
+          for (const auto& row : t.rows()) {
+            if (const auto* n = std::get_if<experiments::Number>(&row[k])) v.push_back(n->value);
+            else if (const auto* i = std::get_if<std::int64_t>(&row[k])) v.push_back(double(*i));
+            else v.push_back(std::nan(""));
+          }
+          col = std::move(v);
+        } else {
+          std::vector<std::string> v;
+          for (const auto& row : t.rows()) {
+            if (const auto* s = std::get_if<std::string>(&row[k])) v.push_back(*s);
+            else if (const auto* i = std::get_if<std::int64_t>(&row[k])) v.push_back(std::to_string(*i));
+            else v.push_back(fmt::format("{}", std::get<experiments::Number>(row[k]).value));
+          }
+          col = std::move(v);
+        }
+        out.add(t.columns()[k], std::move(col));
+      }
+      return out;
+    });
+    return c.to_python();
+  }, py::arg("what") = "", py::arg("config_dir") = "");
 
   m.def("load_hardware", [](const std::string& spec, const std::string& config_dir) {
     return registry(config_dir).hardware(spec);

@@ -1,6 +1,7 @@
 // A hardware config with a sweep point's overrides of numeric keys (memory.bandwidth_gbs, ...)
 // applied before it is validated (declared in sweep_runner.hpp).
 #include "experiments/sweep/sweep_runner.hpp"
+#include "experiments/sweep/sweep_spec.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 #include "models/hardware_spec.hpp"
 
@@ -39,9 +41,23 @@ models::HardwareSpec load_hardware_with_overrides(
     std::string part;
     while (std::getline(parts, part, '.')) {
       walked += (walked.empty() ? "" : ".") + part;
-      if (!cur.IsMap() || !cur[part])
-        throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got no key {}", context, key,
-                                             path, walked));
+      if (!cur.IsMap() || !cur[part]) {
+        // The closest key at this level of the board's file ("memory.bandwith_gbs").
+        std::vector<std::string> here;
+        if (cur.IsMap())
+          for (const auto& kv : cur)
+            if (kv.first.IsScalar()) here.push_back(kv.first.Scalar());
+        // At the top level the key may also be a misspelt workload axis ("taks").
+        const std::string prefix = walked.substr(0, walked.size() - part.size());
+        if (prefix.empty()) here.insert(here.end(), workload_fields().begin(), workload_fields().end());
+        const std::string guess = models::closest_name(part, here);
+        std::string hint;
+        if (!guess.empty())
+          hint = prefix.empty() && is_workload_field(guess) ? fmt::format(" (did you mean the axis '{}'?)", guess)
+                                                            : fmt::format(" (did you mean '{}{}'?)", prefix, guess);
+        throw models::InputError(fmt::format("{}: {}: expected a numeric key of {}, got no key {}{}", context, key,
+                                             path, walked, hint));
+      }
       YAML::Node next = cur[part];
       cur.reset(next);
     }

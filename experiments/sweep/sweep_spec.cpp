@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
 
 #include "experiments/sweep/sweep_spec_file.hpp"
+#include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -50,7 +52,8 @@ std::vector<std::string> generated_values(const std::string& file, const std::st
   for (const auto& kv : n) {
     const auto k = key_text(file, key, kv.first);
     if (k != "from" && k != "to" && k != "count" && k != "scale")
-      models::throw_input_error(file, key + "." + k, "one of from, to, count, scale", "'" + k + "'");
+      models::throw_input_error(file, key + "." + k, "one of from, to, count, scale",
+                                "'" + k + "'" + models::did_you_mean(k, {"from", "to", "count", "scale"}));
   }
   const double from = parse_number(file, key + ".from", n["from"]);
   const double to = parse_number(file, key + ".to", n["to"]);
@@ -92,7 +95,14 @@ void validate_values(const std::string& file, const std::string& key, const std:
         models::throw_input_error(file, where, "integers in 1..2147483647", "'" + v + "'");
     } else if (!is_workload_field(key)) {
       YAML::Node n(v);
-      parse_number(file, where, n);
+      try {
+        parse_number(file, where, n);
+      } catch (const models::InputError& e) {
+        // A hardware key takes numbers; a name here may be a misspelt workload axis ("taks").
+        const std::string meant = models::closest_name(key, kWorkloadFields);
+        if (meant.empty()) throw;
+        throw models::InputError(fmt::format("{} (did you mean the axis '{}'?)", e.what(), meant));
+      }
     } else if (v.empty()) {
       models::throw_input_error(file, where, "a name", "an empty value");
     }
@@ -106,6 +116,24 @@ bool is_draft_placement_field(const std::string& key) {
     if (f == key) return true;
   return false;
 }
+
+std::string misspelt_workload_axis(const std::string& key) {
+  // A hardware key is either dotted (memory.bandwidth_gbs) or a top-level number of a board
+  // (sms, clock_mhz, l2_mib, ...), none of which is near a workload axis name; a test checks
+  // every shipped board's top-level keys against this.
+  if (is_workload_field(key) || key.find('.') != std::string::npos) return "";
+  // Stricter than a "did you mean" hint, since a key taken here is refused: a name cut short or
+  // with something added ("batchsize"), or at most 2 edits from a workload name of 5 or more
+  // letters ("contexts", "modle"); three edits would take the boards' "sms" and "cores".
+  const std::string guess = models::closest_name(key, kWorkloadFields);
+  if (guess.empty()) return "";
+  const std::string& shorter = key.size() <= guess.size() ? key : guess;
+  const std::string& longer = key.size() <= guess.size() ? guess : key;
+  const bool prefix = shorter.size() >= 3 && longer.compare(0, shorter.size(), shorter) == 0;
+  return prefix || (guess.size() >= 5 && models::edit_distance(key, guess) <= 2) ? guess : "";
+}
+
+const std::vector<std::string>& workload_fields() { return kWorkloadFields; }
 
 bool is_workload_field(const std::string& key) {
   for (const auto& f : kWorkloadFields)
@@ -175,9 +203,10 @@ SweepSpec load_sweep_spec(const std::string& path) {
     const auto k = key_text(path, "(top level)", kv.first);
     // yaml-cpp keeps the first of a repeated key: a repeat is an error, not a silent choice.
     if (!seen_top.insert(k).second) models::throw_input_error(path, k, "each key once", "a repeat");
-    if (k != "name" && k != "engine" && k != "x_max" && k != "x_search" && k != "plot" && k != "axes" &&
-        k != "description")
-      models::throw_input_error(path, k, "one of name, description, engine, x_max, x_search, plot, axes", "'" + k + "'");
+    const std::vector<std::string> top = {"name", "description", "engine", "x_max", "x_search", "plot", "axes"};
+    if (std::find(top.begin(), top.end(), k) == top.end())
+      models::throw_input_error(path, k, "one of name, description, engine, x_max, x_search, plot, axes",
+                                "'" + k + "'" + models::did_you_mean(k, top));
   }
   s.name = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : std::string("sweep");
   if (root["engine"]) {
@@ -209,6 +238,8 @@ SweepSpec load_sweep_spec(const std::string& path) {
     SweepAxis a;
     a.key = key_text(path, "axes", kv.first);
     if (!seen.insert(a.key).second) models::throw_input_error(path, "axes." + a.key, "each axis once", "a repeat");
+    if (const std::string meant = misspelt_workload_axis(a.key); !meant.empty())
+      throw models::InputError(fmt::format("{}: axes.{}: unknown axis (did you mean '{}'?)", path, a.key, meant));
     const YAML::Node& v = kv.second;
     if (v.IsScalar()) {
       a.values = {v.Scalar()};

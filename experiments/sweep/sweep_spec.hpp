@@ -69,6 +69,10 @@ std::vector<std::string> axis_values_at(const std::vector<SweepAxis>& axes, std:
 
 // Workload fields an axis may name; every other key is a hardware YAML key.
 bool is_workload_field(const std::string& key);
+const std::vector<std::string>& workload_fields();
+// The workload field an undotted axis key that is none was most likely meant to be
+// ("contexts" -> "context", "batchsize" -> "batch"); "" when it reads as a hardware key.
+std::string misspelt_workload_axis(const std::string& key);
 // draft_hw, draft_link, system, draft_device.
 bool is_draft_placement_field(const std::string& key);
 

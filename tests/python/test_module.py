@@ -215,6 +215,33 @@ def test_configs_by_name_path():
     assert "v80" in specdse.configs("hardware") and "roofline" in specdse.engines()
 
 
+def test_list_matches_cli():
+    """specdse.list(kind) is `specdse list KIND`: the same rows, numbers as numbers."""
+    cats = specdse.list()
+    assert list(cats.columns) == ["category", "count", "holds"]
+    assert "acceptance" in set(cats["category"]) and (cats["count"] > 0).all()
+    hw = specdse.list("hardware")
+    assert {"h100-sxm", "v80", "xeon-16c"} <= set(hw["name"])
+    assert hw["peak_tflops"].dtype == np.float64 and (hw["peak_tflops"] > 0).all()
+    assert np.isnan(hw.loc[hw.name == "v80", "memory_gib"]).all()  # an FPGA board states no capacity
+    models = specdse.list("models")
+    assert models["parameters"].dtype == np.int64 and "llama-3.1-8b-instruct" in set(models["name"])
+    assert "gpu0-gpu7: rtx3090" in specdse.list("specpipe-8x3090-pcie")["devices"][0]
+    if SPECDSE_EXE:
+        import io
+        r = subprocess.run([SPECDSE_EXE, "list", "hardware", "--format", "csv"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        cli = pd.read_csv(io.StringIO(r.stdout))
+        assert list(cli["name"]) == list(hw["name"]) and list(cli.columns) == list(hw.columns)
+    try:
+        specdse.list("h100")
+        raise AssertionError("expected InputError")
+    except specdse.InputError as e:
+        assert "did you mean 'h100-sxm'" in str(e)
+    # The builtin is untouched inside the module (specdse.latency turns ranges into lists).
+    assert len(specdse.latency("v80", "llama-3.1-8b-instruct", x=range(1, 3), context=128)) == 2
+
+
 def test_golden_gpu_measurements_match_cli():
     """specdse.golden reads the lent-GPU CSVs as `specdse golden --measured` does."""
     golden_dir = os.path.join(os.path.dirname(specdse._specdse.default_config_dir()), "notebooks_out", "golden")

@@ -11,6 +11,7 @@ windows and window policies, every registered scenario, system steps and sweeps.
     gam = specdse.window(alpha=0.8, cost_ratio=[0.05, 0.2])
     pol = specdse.policies(synthetic="2000:0.9,2000:0.5", cost_ratio=0.1)
     specdse.scenarios()                          # the registered scenarios and their parameters
+    specdse.list("hardware")                     # what there is to name, as `specdse list`
     sp = specdse.scenario.specpipe(model="llama-3.1-70b", w=[16, 64], k=16, tokens=200)
     rows = specdse.sweep("configs/sweeps/compute_bandwidth_ratio.yaml", threads=2)
 
@@ -19,6 +20,7 @@ built from). Bad inputs raise ``specdse.InputError`` (a ValueError) with the CLI
 message. Calls release the GIL, so threads calling specdse run in parallel.
 """
 
+import builtins
 import contextlib
 import json
 import os
@@ -82,6 +84,14 @@ def configs(folder="hardware", config_dir=None):
     return _specdse.config_names(folder, _config_dir(config_dir))
 
 
+def list(what="", frame=True, config_dir=None):  # noqa: A001 (the CLI's name; builtins.list inside this module)
+    """What there is to name, as ``specdse list WHAT``: ``what`` is a category (models, hardware,
+    systems, links, stacks, algorithms, acceptance, scenarios; "" for the categories with counts)
+    or one name. One row each: name, description and the category's facts. Not in ``__all__``, so
+    ``from specdse import *`` leaves the builtin alone."""
+    return _frame(_specdse.list_configs(what, _config_dir(config_dir)), frame)
+
+
 def engines():
     """Registered latency engine names."""
     return _specdse.engine_names()
@@ -90,7 +100,7 @@ def engines():
 def _ints(values, what):
     if isinstance(values, (int, np.integer)):
         return [int(values)]
-    arr = np.asarray(list(values) if not isinstance(values, np.ndarray) else values)
+    arr = np.asarray(builtins.list(values) if not isinstance(values, np.ndarray) else values)
     if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
         raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {values!r}")
     return [int(v) for v in arr]
@@ -421,7 +431,7 @@ def policies(trace=None, *, synthetic=None, seed=1, hw=None, model=None, draft=N
     trace and the latencies. ``frame=False`` returns (columns, info).
     """
     h = _optional_hw(hw, config_dir)
-    fams = [] if policies is None else ([policies] if isinstance(policies, str) else list(policies))
+    fams = [] if policies is None else ([policies] if isinstance(policies, str) else builtins.list(policies))
     fams = [f for p in fams for f in p.split(",")]
     with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
         cols, info = _specdse.policies(
