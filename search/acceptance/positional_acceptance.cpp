@@ -33,13 +33,8 @@ AcceptanceProcess independent_process(double level, double decay, const std::str
   if (!(level > 0 && level <= 1) || !(decay > 0 && decay <= 10))
     throw models::InputError(
         fmt::format("positional acceptance: level must be in (0, 1] and decay in (0, 10], got {} and {}", level, decay));
-  AcceptanceProcessParams p;
-  p.alpha_easy = p.alpha_hard = level;
-  p.easy_share = 1;
-  p.persistence = 0;
-  p.depth_decay = decay;
+  AcceptanceProcessParams p = AcceptanceProcess::independent(level, DraftConfidence::constant, decay).params();
   p.alpha_cap = kAlphaCap;
-  p.confidence = DraftConfidence::constant;
   return AcceptanceProcess(p, source);
 }
 

@@ -148,6 +148,20 @@ std::vector<std::vector<int>> push_to_all(TaskGraph& g, const models::SystemSpec
   return arrived;
 }
 
+// Rank j's reduce once every push to it has arrived and its own previous step is done.
+std::vector<int> reduce_on_arrival(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                                   const std::vector<int>& ranks, const std::vector<std::vector<int>>& arrived,
+                                   const std::vector<int>& before, const std::string& label) {
+  const std::size_t n = ranks.size();
+  std::vector<int> done(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    std::vector<int> deps = arrived[j];
+    deps.push_back(before[j]);
+    done[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], std::move(deps), label);
+  }
+  return done;
+}
+
 }  // namespace
 
 std::vector<int> add_ring_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
@@ -163,13 +177,7 @@ std::vector<int> add_one_shot_all_reduce(TaskGraph& g, const models::SystemSpec&
   const std::size_t n = ranks.size();
   if (n <= 1) return ready;
   const auto arrived = push_to_all(g, s, lanes, ranks, bytes, ready, name + " all-reduce push");
-  std::vector<int> done(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    std::vector<int> deps = arrived[j];
-    deps.push_back(ready[j]);
-    done[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], std::move(deps), name + " all-reduce reduce");
-  }
-  return done;
+  return reduce_on_arrival(g, s, lanes, ranks, arrived, ready, name + " all-reduce reduce");
 }
 
 std::vector<int> add_two_stage_all_reduce(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
@@ -180,21 +188,10 @@ std::vector<int> add_two_stage_all_reduce(TaskGraph& g, const models::SystemSpec
   const double share = bytes / double(n);
   // Reduce-scatter: rank j reduces its share once every peer's share of it has arrived.
   const auto scattered = push_to_all(g, s, lanes, ranks, share, ready, name + " all-reduce scatter");
-  std::vector<int> reduced(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    std::vector<int> deps = scattered[j];
-    deps.push_back(ready[j]);
-    reduced[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], std::move(deps), name + " all-reduce reduce");
-  }
+  const auto reduced = reduce_on_arrival(g, s, lanes, ranks, scattered, ready, name + " all-reduce reduce");
   // All-gather: every rank pushes its reduced share to each peer.
   const auto gathered = push_to_all(g, s, lanes, ranks, share, reduced, name + " all-reduce gather");
-  std::vector<int> done(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    std::vector<int> deps = gathered[j];
-    deps.push_back(reduced[j]);
-    done[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], std::move(deps), name + " all-reduce done");
-  }
-  return done;
+  return reduce_on_arrival(g, s, lanes, ranks, gathered, reduced, name + " all-reduce done");
 }
 
 std::vector<int> add_nccl_ring(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,

@@ -9,15 +9,10 @@
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "models/reference_data.hpp"
 #include "search/scenarios/duodecoding/duo_plan.hpp"
+#include "search/scenarios/duodecoding/duo_scenario.hpp"
 #include "search/scenarios/duodecoding/position_stream.hpp"
 
 namespace search::duodecoding {
-namespace {
-
-// Listed draft probabilities per drawn position: the dynamic rule reads at most 4 of them.
-constexpr int kListedCandidates = 8;
-
-}  // namespace
 
 Paper003Table4 paper003_table4(const std::string& config_dir) {
   const models::YamlReader r = models::open_reference("paper003_table4", config_dir);
@@ -53,7 +48,7 @@ int paper003_measured_budget(const std::string& config_dir) {
 std::array<std::array<double, 2>, 2> simulated_check_confusion(const AcceptanceProcess& process, int budget,
                                                                const SequencePolicy& policy, long long tokens,
                                                                std::uint64_t seed) {
-  const Plan plan = plan_duo(PositionStream::from_process(process, kListedCandidates, seed), budget, policy, tokens);
+  const Plan plan = plan_duo(PositionStream::from_process(process, kGeneratorTopK, seed), budget, policy, tokens);
   double total = 0;
   for (const auto& row : plan.confusion)
     for (long long c : row) total += double(c);
