@@ -72,7 +72,18 @@ std::string ConfigRegistry::path(const std::string& folder, const std::string& n
 }
 
 HardwareSpec ConfigRegistry::hardware(const std::string& name) const {
-  return load_hardware(path("hardware", name));
+  const std::string file = path("hardware", name);
+  HardwareSpec hw = load_hardware(file);
+  // A board file of its own that keeps a shipped board's `name:` (a copy being edited) is
+  // labelled by its file, so that its rows are never read as the shipped board's: by the file's
+  // stem, or by the path given when the stem is a shipped name too.
+  const fs::path shipped = fs::path(dir_) / "hardware" / (hw.name + ".yaml");
+  std::error_code ec;
+  if (exists_quietly(shipped) && !fs::equivalent(file, shipped, ec)) {
+    const std::string stem = fs::path(file).stem().string();
+    hw.name = exists_quietly(fs::path(dir_) / "hardware" / (stem + ".yaml")) ? file : stem;
+  }
+  return hw;
 }
 
 namespace {

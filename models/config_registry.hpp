@@ -17,6 +17,8 @@ class ConfigRegistry {
   explicit ConfigRegistry(std::string config_dir = default_config_dir());
   static std::string default_config_dir();
 
+  // A board by name or path. A file outside the config folder that keeps a shipped board's
+  // `name:` is labelled by its file (its stem, or the path when the stem is shipped too).
   HardwareSpec hardware(const std::string& name) const;
   // A model config by name; `NAME@FORMAT` (e.g. "llama-68m@q5_k_m") loads NAME with its
   // weights in FORMAT (models/weight_format.hpp) instead of the YAML's own format.

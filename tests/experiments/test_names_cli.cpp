@@ -181,3 +181,30 @@ TEST_CASE("specdse list: a name found nowhere names the closest one and its cate
   CHECK_THAT(run("list llama-3.1-8b").output, Catch::Contains("see specdse list models"));
   expect_guess("list modles", "'modles'", "models");
 }
+
+TEST_CASE("A copied board that keeps a shipped board's name is labelled by its file") {
+  const auto dir = std::filesystem::path(SPECDSE_TEST_BINARY_DIR) / "names_cli";
+  std::filesystem::create_directories(dir);
+  const auto shipped = std::filesystem::path(SPECDSE_CONFIG_DIR) / "hardware" / "v80.yaml";
+  const auto copy = dir / "my-board.yaml", same_stem = dir / "v80.yaml";
+  std::filesystem::copy_file(shipped, copy, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(shipped, same_stem, std::filesystem::copy_options::overwrite_existing);
+  const auto label = [](const std::string& hw) {
+    const auto r = run("latency --hw " + hw + " --model llama-3.1-8b-instruct --x 1 --context 128 --format csv", false);
+    REQUIRE(r.status == 0);
+    const auto t = cli_test::csv(r.output);
+    REQUIRE(t.size() == 2);
+    return t[1][cli_test::column(t[0], "hw")];
+  };
+  CHECK(label(copy.string()) == "my-board");
+  CHECK(label(same_stem.string()) == same_stem.string());
+  CHECK(label("v80") == "v80");
+  CHECK(label(shipped.string()) == "v80");
+}
+
+TEST_CASE("duo names the flag that named a missing device, with the closest device") {
+  const std::string duo = "duo --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m ";
+  expect_guess(duo + "--sps-draft-device cpuu", "--sps-draft-device: system 'duodecoding-a800-xeon' has no device 'cpuu'",
+               "cpu");
+  expect_guess(duo + "--draft-device gpuu", "--draft-device: system", "gpu");
+}

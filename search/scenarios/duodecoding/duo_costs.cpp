@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 
+#include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 #include "models/operator_graph.hpp"
 #include "sim/system/routes.hpp"
@@ -13,7 +14,7 @@
 namespace search::duodecoding {
 
 DuoPlacement resolve_placement(const models::SystemSpec& system, const models::ModelSpec& target,
-                               const std::string& draft_device) {
+                               const std::string& draft_device, const std::string& option) {
   DuoPlacement p;
   p.system = system;
   p.system.validate_placement(target);
@@ -28,9 +29,10 @@ DuoPlacement resolve_placement(const models::SystemSpec& system, const models::M
     p.draft_device = p.system.device_index(draft_device);
     if (p.draft_device < 0) {
       std::string names;
-      for (const auto& d : p.system.devices) names += (names.empty() ? "" : ", ") + d.name;
-      throw models::InputError(fmt::format("--draft-device: system '{}' has no device '{}' (devices: {})",
-                                           system.name, draft_device, names));
+      std::vector<std::string> known;
+      for (const auto& d : p.system.devices) names += (names.empty() ? "" : ", ") + d.name, known.push_back(d.name);
+      throw models::InputError(fmt::format("{}: system '{}' has no device '{}'{} (devices: {})", option, system.name,
+                                           draft_device, models::did_you_mean(draft_device, known), names));
     }
   } else {
     p.draft_device = p.system.draft_device;

@@ -25,9 +25,10 @@ struct DuoPlacement {
 
 // The target's device (InputError unless the placement is one stage on one device) and the
 // draft's: `draft_device` by name when given (InputError naming the system's devices when it has
-// no such device), else the system's placement.draft. Checks the links both ways.
+// no such device, the closest first, and `option`, the flag that named it), else the system's
+// placement.draft. Checks the links both ways.
 DuoPlacement resolve_placement(const models::SystemSpec& system, const models::ModelSpec& target,
-                               const std::string& draft_device);
+                               const std::string& draft_device, const std::string& option = "--draft-device");
 
 // Decode steps see the KV length at their iteration's start rounded down to a multiple of this:
 // one engine call per 64 tokens of growth instead of one per token. 64 tokens of Llama-2-7B KV

@@ -33,7 +33,7 @@ DuoRequest make_duo_request(const models::ConfigRegistry& reg, const DuoNames& n
     if (sps_draft.vocab_size != draft.vocab_size)
       throw models::InputError(fmt::format("--sps-draft: {} has a vocabulary of {}, the draft {} one of {}",
                                            sps_draft.name, sps_draft.vocab_size, draft.name, draft.vocab_size));
-    q.sps_placement = resolve_placement(system, target, n.sps_draft_device);
+    q.sps_placement = resolve_placement(system, target, n.sps_draft_device, "--sps-draft-device");
     q.sps_costs = DuoCosts::from_engines(*q.sps_placement, target, sps_draft, n.engine, n.prompt, reference_context);
   }
   return q;
