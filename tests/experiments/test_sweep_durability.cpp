@@ -228,7 +228,14 @@ axes:
   }
   waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
   INFO("lock free " << waited_s << " s after the kill");
-  const bool workers_left = std::any_of(workers.begin(), workers.end(), running);
+  // The kernel delivers the death signal asynchronously: a worker may still show as running for a
+  // moment after the lock is free. Allow it two seconds (a worker left behind computes for minutes).
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  bool workers_left = std::any_of(workers.begin(), workers.end(), running);
+  while (workers_left && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    workers_left = std::any_of(workers.begin(), workers.end(), running);
+  }
   for (pid_t w : workers)
     if (running(w)) ::kill(w, SIGKILL);  // never leave them computing, whatever the outcome
   CHECK(lock.has_value());
