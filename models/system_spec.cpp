@@ -281,6 +281,20 @@ SystemSpec with_group_tensor_parallel(SystemSpec system) {
   return system;
 }
 
+SystemSpec single_device_system(const HardwareSpec& hardware) {
+  SystemSpec s;
+  s.name = hardware.name;
+  s.source_file = hardware.source_file;
+  s.description = "one " + hardware.name;
+  s.devices.push_back({hardware.name, hardware.name, hardware});
+  PipelineStage stage;
+  stage.devices = {0};
+  s.stages.push_back(stage);
+  s.even_layers = true;
+  s.draft_device = 0;
+  return s;
+}
+
 SystemSpec with_target_stack(SystemSpec system, const SoftwareStack& stack) {
   for (const auto& st : system.stages)
     for (int d : st.devices) system.devices[std::size_t(d)].hardware.stack = stack;

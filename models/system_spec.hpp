@@ -76,6 +76,10 @@ struct SystemSpec {
 };
 
 SystemSpec load_system(const std::string& path, const ConfigRegistry& registry);
+// A system of one device (named after its hardware) that holds the target whole and may hold a
+// draft beside it: what `--hw H` means to a command that takes a system. The hardware keeps its
+// software stack.
+SystemSpec single_device_system(const HardwareSpec& hardware);
 
 // The system with every device of the target's stages running `stack` (the draft's device keeps
 // its own).

@@ -17,6 +17,7 @@ namespace experiments {
 struct ScenarioInputs {
   std::string hw;                                  // hardware config name or path; empty: none
   const models::HardwareSpec* hw_spec = nullptr;   // an in-memory hardware spec instead (Python)
+  const models::SystemSpec* system_spec = nullptr; // an in-memory system instead of the `system` parameter
   std::string model, algorithm, task = "govreport", data, source_table;
   std::string engine = "roofline";
   bool engine_given = false;  // --engine was set: it also fills an undeclared-in-settings `engine` parameter

@@ -236,6 +236,14 @@ std::string validate_param(const std::string& scenario_name, const ScenarioParam
   return normalised;
 }
 
+models::SystemSpec ScenarioContext::system_spec() const {
+  if (system) return *system;
+  require(configs != nullptr, "a config registry");
+  const std::string& name = text("system");
+  require(!name.empty(), "--system");
+  return models::load_system(configs->path("systems", name), *configs);
+}
+
 void ScenarioContext::require(bool given, const std::string& option) const {
   if (!given) throw models::InputError(fmt::format("scenario {}: expected {}, got none", scenario, option));
 }

@@ -23,6 +23,7 @@
 #include "models/config_registry.hpp"
 #include "models/hardware_spec.hpp"
 #include "models/latency_engine.hpp"
+#include "models/system_spec.hpp"
 #include "search/optimizer.hpp"
 
 namespace search {
@@ -74,6 +75,9 @@ struct ScenarioContext {
   std::string scenario;                              // the scenario's name, for errors
   const models::ConfigRegistry* configs = nullptr;   // for scenarios loading more (systems)
   const models::HardwareSpec* hw = nullptr;          // --hw; null when not given
+  // A system given in memory (`plan --hw` runs a one-device system) instead of the `system`
+  // parameter; scenarios that take a system read it through system_spec().
+  const models::SystemSpec* system = nullptr;
   const models::LatencyEngine* engine = nullptr;     // --engine for --hw; null without --hw
   bool want_trace = false;                           // --trace-out: name the timeline's tasks
   const models::Workload* workload = nullptr;        // --model (and --algorithm); null without --model
@@ -84,6 +88,9 @@ struct ScenarioContext {
   std::map<std::string, std::string> params;         // every declared parameter, validated, defaults filled in
   std::vector<ScenarioParam> declared;               // the scenario's declarations (list bounds)
 
+  // The system to run on: the in-memory one when given, else the `system` parameter's config
+  // (a name in configs/systems or a path); InputError when there is neither.
+  models::SystemSpec system_spec() const;
   // InputError "scenario NAME: expected OPTION, got none" unless `given`.
   void require(bool given, const std::string& option) const;
   // A declared parameter's value (validated against its declaration when the context was made).

@@ -89,10 +89,10 @@ Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, int targe
 ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(!ctx.contexts.empty(), "--context");
-  ctx.require(!ctx.text("system").empty(), "--system");
+  ctx.require(ctx.system != nullptr || !ctx.text("system").empty(), "--system");
   ctx.require(!ctx.text("draft").empty(), "--draft");
   ctx.require(ctx.configs != nullptr, "the config registry");
-  const auto system = models::load_system(ctx.configs->path("systems", ctx.text("system")), *ctx.configs);
+  const auto system = ctx.system_spec();
   const models::ModelSpec& target = ctx.workload->target;
   const models::ModelSpec draft = ctx.configs->model(ctx.text("draft"));
   const int target_dev = device_named(system, ctx.text("target-device"), "target-device",

@@ -1,0 +1,196 @@
+// `specdse plan` (and `specdse scenario plan`, `specdse.plan` in Python): given a system (or one
+// device) and a workload, every registered plan scheme (experiments/plan/plan_scheme.hpp) runs
+// at its best parameters and placements, and the candidates come back ranked by time between
+// tokens, each with its status, a one-line why, the acceptance it assumed and the command that
+// reproduces it alone. Candidates that do not fit memory or do not apply are listed, not ranked.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+#include "experiments/plan/plan_scheme.hpp"
+#include "models/config_error.hpp"
+#include "models/software_stack.hpp"
+#include "search/scenarios/scenario.hpp"
+
+namespace experiments {
+namespace {
+
+// The software stack a bare `--hw` device runs when --stack is "auto": what the papers' own
+// GPU and CPU deployments run (vLLM with CUDA graphs, paper 004; llama.cpp on the CPU, paper
+// 003); other kinds (FPGAs) have no host stack.
+std::string auto_stack(const std::string& kind) {
+  if (kind == "gpu") return "vllm-cuda-graph";
+  if (kind == "cpu") return "llama-cpp";
+  return "";
+}
+
+// Progress on stderr once a plan runs longer than this.
+constexpr double kQuietSeconds = 1.0;
+
+std::vector<models::ModelSpec> resolve_drafts(const search::ScenarioContext& ctx, const models::ModelSpec& target,
+                                              bool& given) {
+  const auto& reg = *ctx.configs;
+  std::vector<models::ModelSpec> out;
+  const std::string& list = ctx.text("draft");
+  given = !list.empty();
+  if (given) {
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t end = std::min(list.find(',', start), list.size());
+      const std::string name = list.substr(start, end - start);
+      if (!name.empty()) {
+        auto m = reg.model(name);
+        if (m.vocab_size != target.vocab_size)
+          throw models::InputError(fmt::format("plan: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
+                                               name, m.vocab_size, target.name, target.vocab_size));
+        out.push_back(std::move(m));
+      }
+      start = end + 1;
+    }
+    return out;
+  }
+  // Every smaller model that shares the target's vocabulary can draft for it.
+  for (const auto& name : reg.names("models")) {
+    auto m = reg.model(name);
+    if (m.name != target.name && m.vocab_size == target.vocab_size && m.parameters() < target.parameters())
+      out.push_back(std::move(m));
+  }
+  return out;
+}
+
+search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
+  ctx.require(ctx.workload != nullptr, "--model");
+  ctx.require(ctx.configs != nullptr, "the config registry");
+  const std::string& system_name = ctx.text("system");
+  if ((ctx.hw != nullptr) == !system_name.empty())
+    throw models::InputError("plan: give exactly one of --hw (one device) and --system (a system config)");
+  if (ctx.contexts.size() > 1)
+    throw models::InputError(fmt::format("plan: --context: one context length, got {}", ctx.contexts.size()));
+  const auto started = std::chrono::steady_clock::now();
+  PlanSetup s;
+  s.configs = ctx.configs;
+  s.target = ctx.workload->target;
+  s.batch = ctx.workload->batch;
+  s.algorithm = ctx.workload->algorithm ? ctx.workload->algorithm->name : "";
+  s.context = ctx.contexts.empty() ? 1024 : ctx.contexts.front();
+  s.engine = ctx.text("engine");
+  s.want_trace = ctx.want_trace;
+  if (!ctx.text("alpha").empty()) s.alpha = ctx.real("alpha");
+  std::string stack_note;
+  if (ctx.hw) {
+    models::HardwareSpec hw = *ctx.hw;
+    const std::string stack = ctx.text("stack") == "auto" ? auto_stack(hw.kind) : ctx.text("stack");
+    if (!stack.empty()) hw.stack = models::load_software_stack(ctx.configs->path("stacks", stack));
+    stack_note = fmt::format("; {} runs stack {}", hw.name, stack.empty() ? "none (kernels only)" : stack);
+    s.hw_name = hw.name;
+    s.system = models::single_device_system(hw);
+    s.single_hw = true;
+  } else {
+    if (ctx.text("stack") != "auto")
+      throw models::InputError("plan: --stack applies to --hw; a system's devices name their own stacks");
+    s.system = ctx.system_spec();
+  }
+  s.system.validate_placement(s.target);
+  s.drafts = resolve_drafts(ctx, s.target, s.drafts_given);
+
+  std::vector<PlanCandidate> all;
+  std::size_t plain_index = std::string::npos;
+  const auto schemes = plan_schemes();
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    auto found = schemes[i].run(s);
+    if (schemes[i].name == "plain" && !found.empty() && found.front().ok()) plain_index = all.size();
+    for (auto& c : found) all.push_back(std::move(c));
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (elapsed > kQuietSeconds)
+      std::cerr << fmt::format("plan: {}/{} schemes ({}), {:.1f} s\n", i + 1, schemes.size(), schemes[i].name, elapsed);
+  }
+  const double plain_tbt = plain_index == std::string::npos ? 0 : all[plain_index].tbt_s;
+  std::optional<double> limit_s;
+  if (!ctx.text("tbt-limit-ms").empty()) limit_s = ctx.real("tbt-limit-ms") * 1e-3;
+  for (auto& c : all)
+    if (c.ok() && limit_s && c.tbt_s > *limit_s)
+      c.status = fmt::format("misses the TBT limit: {:.3g} ms > {:.3g} ms", c.tbt_s * 1e3, *limit_s * 1e3);
+  // Timed candidates by time between tokens; the rest after them, in scheme order.
+  std::stable_sort(all.begin(), all.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
+    if (a.ok() != b.ok()) return a.ok();
+    return a.ok() && a.tbt_s < b.tbt_s;
+  });
+
+  search::ScenarioResult r;
+  r.columns = {"rank", "scheme", "placement", "parameters", "status", "tbt_ms", "tbt_low_ms", "tbt_high_ms",
+               "tokens_per_s", "tokens_per_s_total", "speedup", "ttft_ms", "acceptance", "why", "reproduce"};
+  std::int64_t rank = 0;
+  for (const auto& c : all) {
+    std::vector<search::ScenarioCell> row;
+    row.emplace_back(c.ok() ? search::ScenarioCell(++rank) : search::ScenarioCell(std::string()));
+    for (const auto* t : {&c.scheme, &c.placement, &c.parameters, &c.status}) row.emplace_back(*t);
+    if (c.ok()) {
+      for (double v : {c.tbt_s * 1e3, c.tbt_low_s * 1e3, c.tbt_high_s * 1e3, 1 / c.tbt_s, s.batch / c.tbt_s})
+        row.emplace_back(v);
+      row.emplace_back(plain_tbt > 0 ? search::ScenarioCell(plain_tbt / c.tbt_s) : search::ScenarioCell(std::string()));
+      row.emplace_back(c.ttft_s > 0 ? search::ScenarioCell(c.ttft_s * 1e3) : search::ScenarioCell(std::string()));
+    } else {
+      for (int k = 0; k < 7; ++k) row.emplace_back(std::string());
+    }
+    for (const auto* t : {&c.acceptance, &c.why, &c.reproduce}) row.emplace_back(*t);
+    r.rows.push_back(std::move(row));
+  }
+
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string verdict;
+  if (rank == 0) {
+    verdict = "no scheme could be timed (see status)";
+  } else {
+    const auto& best = all[0];
+    verdict = fmt::format("best: {} ({}{}) at {:.3g} ms per token{}", best.scheme, best.placement,
+                          best.parameters.empty() ? "" : ", " + best.parameters, best.tbt_s * 1e3,
+                          plain_tbt > 0 ? fmt::format(", {:.2f}x plain decoding", plain_tbt / best.tbt_s) : "");
+    if (rank > 1) {
+      const auto& second = all[1];
+      const bool overlap = best.tbt_high_s >= second.tbt_low_s;
+      verdict += fmt::format("; runner-up {} at {:.3g} ms{}", second.scheme, second.tbt_s * 1e3,
+                             overlap ? " (their acceptance bands overlap: the data do not settle which is faster)"
+                                     : "");
+    }
+  }
+  r.footer = fmt::format("{}; {} on {}, context {}, batch {}; engine {}{}{}; {} candidates from {} schemes in {:.1f} s",
+                         verdict, s.target.name, s.system.name, s.context, s.batch, s.engine, stack_note,
+                         s.alpha ? fmt::format("; draft models at alpha {} per token", *s.alpha)
+                                 : "; draft-model chain SD needs --alpha",
+                         all.size(), schemes.size(), elapsed);
+  // The winner's timeline, or the best-ranked candidate's that keeps one (a static tree's
+  // pipeline run keeps none); the footer names whose it is.
+  for (std::size_t i = 0; i < std::size_t(rank) && s.want_trace; ++i)
+    if (all[i].write_trace) {
+      r.write_trace = all[i].write_trace;
+      r.footer += fmt::format("; trace: {} ({})", all[i].scheme, all[i].placement);
+      break;
+    }
+  return r;
+}
+
+const search::ScenarioRegistration registered(
+    {"plan",
+     "Which speculative decoding to run on a system: every scheme at its best parameters and placement, ranked",
+     {search::param::text("system", "", "system config (configs/systems) or path, instead of --hw"),
+      search::param::text("draft", "",
+                          "draft models to consider (comma separated; default: every smaller model with the target's "
+                          "vocabulary)"),
+      search::param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
+                                   "per-token acceptance of the draft models (independent); without it the schemes "
+                                   "that need one use their measured acceptance or are not applicable"),
+      search::param::text("stack", "auto",
+                          "software stack of a --hw device (configs/stacks); auto: vllm-cuda-graph on a GPU, llama-cpp "
+                          "on a CPU, none on other kinds"),
+      search::param::optional_real("tbt-limit-ms", 1e-6, 1e9, "ms", "time-between-tokens limit; slower candidates are listed, not ranked"),
+      search::param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
+     run_plan,
+     "plan",
+     {"hw", "model", "algorithm", "context", "batch", "task", "engine"},
+     {"model"}});
+
+}  // namespace
+}  // namespace experiments

@@ -1,0 +1,104 @@
+#pragma once
+// `specdse plan`'s schemes: each way of decoding that plan weighs (plain decoding, chain SD,
+// tree SD, an EAGLE head, SpecPipe, DuoDecoding, ...) is one file under experiments/plan/schemes/
+// with one static PlanSchemeRegistration, so a new scheme is one file plus that one line. A
+// scheme runs the registered scenario that models it (experiments/cli/scenario_runner.hpp) at
+// its best parameters and placements on the user's system, and returns one candidate per
+// placement or method: a time between tokens when it was timed, else a status that says why not
+// ("infeasible: ...", "not applicable: ...").
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "experiments/cli/scenario_runner.hpp"
+#include "models/config_registry.hpp"
+#include "models/model_spec.hpp"
+#include "models/system_spec.hpp"
+
+namespace experiments {
+
+// What plan was asked, validated, with the system resolved (a one-device system for --hw).
+struct PlanSetup {
+  const models::ConfigRegistry* configs = nullptr;
+  models::SystemSpec system;
+  bool single_hw = false;           // the system is --hw's one device, not a config
+  std::string hw_name;              // --hw as given (single_hw only)
+  models::ModelSpec target;
+  std::vector<models::ModelSpec> drafts;  // --draft, or every smaller model with the target's vocabulary
+  bool drafts_given = false;
+  std::string algorithm;            // --algorithm: only this measured algorithm for tree SD
+  std::string task = "govreport";
+  long long context = 1024;
+  int batch = 1;
+  std::optional<double> alpha;      // --alpha: per-token acceptance for the draft-model schemes
+  std::string engine = "roofline";
+  bool want_trace = false;
+
+  int target_device() const { return system.stages.front().devices.front(); }
+  // The target runs whole on one device (one stage of one device).
+  bool target_on_one_device() const {
+    return system.stages.size() == 1 && system.stages.front().devices.size() == 1;
+  }
+  // A scenario's inputs for this request: the system as a config name (or in memory for --hw),
+  // the target, context, batch and engine.
+  ScenarioInputs inputs() const;
+  // The `system=` setting a scenario with a `system` parameter gets (empty for --hw).
+  std::vector<std::string> system_setting() const;
+};
+
+struct PlanCandidate {
+  std::string scheme;      // "plain", "chain SD", "tree SD", ...
+  std::string placement;   // where the draft and target run
+  std::string parameters;  // the best parameters found ("gamma=3", "tree N64", "w=64 k=16")
+  std::string status = "ok";  // "ok", "infeasible: ...", "not applicable: ..."
+  double tbt_s = 0;        // time between tokens of one sequence (status ok)
+  double tbt_low_s = 0, tbt_high_s = 0;  // over the acceptance band; equal to tbt_s without one
+  double ttft_s = 0;       // time to first token, where the scenario times the prefill (else 0)
+  std::string acceptance;  // the acceptance it assumed, in words
+  std::string why;         // one line: what decides this candidate's time
+  std::string reproduce;   // the command that gives this candidate's numbers on its own
+  std::function<void(std::ostream&)> write_trace;  // its timeline, when the scenario keeps one
+
+  bool ok() const { return status == "ok"; }
+};
+
+using PlanSchemeRun = std::function<std::vector<PlanCandidate>(const PlanSetup&)>;
+
+struct PlanSchemeInfo {
+  std::string name;         // as the candidates' `scheme`
+  std::string description;  // one line, for `specdse list` and the docs
+  int order = 100;          // evaluation and listing order (the baseline first)
+  PlanSchemeRun run;
+};
+
+struct PlanSchemeRegistration {
+  explicit PlanSchemeRegistration(PlanSchemeInfo info);
+};
+
+// Registered schemes, in order.
+std::vector<PlanSchemeInfo> plan_schemes();
+
+// A candidate that was not timed, with the reason.
+PlanCandidate untimed(std::string scheme, std::string placement, std::string status);
+
+// Reading a scenario's result by column name.
+class ResultRows {
+ public:
+  explicit ResultRows(const search::ScenarioResult& r) : r_(r) {}
+  std::size_t size() const { return r_.rows.size(); }
+  bool has(const std::string& column) const;
+  // The cell as text (numbers printed with full precision) / as a number (NaN when empty).
+  std::string text(std::size_t row, const std::string& column) const;
+  double number(std::size_t row, const std::string& column) const;
+
+ private:
+  std::size_t index(const std::string& column) const;
+  const search::ScenarioResult& r_;
+};
+
+// "specdse ARGS" with --model, --context (and --batch when > 1) of the setup appended.
+std::string reproduce_command(const PlanSetup& s, const std::string& args, bool with_batch = true);
+
+}  // namespace experiments

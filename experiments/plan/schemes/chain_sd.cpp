@@ -1,0 +1,90 @@
+// chain SD (paper 001's setting): a draft model drafts gamma tokens, the target verifies them in
+// one pass. For each draft (--draft, or every smaller model that shares the target's
+// vocabulary) and each place the system can run it (its draft device, the target's own device,
+// a CPU), the chain-sd scenario times every window gamma on the system timeline and plan keeps
+// the best. Acceptance: --alpha, independent per token.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "experiments/plan/plan_scheme.hpp"
+#include "models/config_error.hpp"
+
+namespace experiments {
+namespace {
+
+constexpr const char* kScheme = "chain SD";
+
+std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
+  if (!s.target_on_one_device())
+    return {untimed(kScheme, "", "not applicable: the chain-sd scenario runs the target on one device; this system "
+                                 "splits it over " + std::to_string(s.system.stages.size()) + " stage(s)")};
+  if (s.batch > 1) return {untimed(kScheme, "", "not applicable: the chain-sd scenario times batch 1")};
+  if (!s.alpha) return {untimed(kScheme, "", "not applicable: give --alpha (its per-token acceptance)")};
+  if (s.drafts.empty()) return {untimed(kScheme, "", "not applicable: no draft model shares the target's vocabulary")};
+  // Places a draft can run: the system's draft device, the target's device, every CPU.
+  std::vector<int> places;
+  auto add = [&](int d) {
+    if (d >= 0 && std::find(places.begin(), places.end(), d) == places.end()) places.push_back(d);
+  };
+  add(s.system.draft_device);
+  add(s.target_device());
+  for (std::size_t d = 0; d < s.system.devices.size(); ++d)
+    if (s.system.devices[d].hardware.kind == "cpu") add(int(d));
+  std::vector<PlanCandidate> out;
+  for (const auto& draft : s.drafts) {
+    for (int place : places) {
+      const auto& dev = s.system.devices[std::size_t(place)];
+      const std::string where = fmt::format("draft {} on {}{}", draft.name, dev.name,
+                                            place == s.target_device() ? " (beside the target)" : "");
+      ScenarioInputs in = s.inputs();
+      in.params = s.system_setting();
+      in.params.push_back("draft=" + (draft.source_file.empty() ? draft.name : draft.source_file));
+      in.params.push_back("draft-device=" + dev.name);
+      in.params.push_back(fmt::format("alpha={}", *s.alpha));
+      search::ScenarioResult r;
+      try {
+        r = run_scenario("chain-sd", in, *s.configs);
+      } catch (const models::InputError& e) {
+        out.push_back(untimed(kScheme, where, std::string("not applicable: ") + e.what()));
+        continue;
+      }
+      const ResultRows rows(r);
+      PlanCandidate c;
+      c.scheme = kScheme;
+      c.placement = where;
+      c.acceptance = fmt::format("alpha {} per token, independent (--alpha)", *s.alpha);
+      std::optional<std::size_t> best;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows.text(i, "best") == "*") best = i;
+        if (rows.text(i, "status") != "ok") c.status = rows.text(i, "status");
+      }
+      if (!best) {
+        out.push_back(c);
+        continue;
+      }
+      c.status = "ok";
+      const double tps = rows.number(*best, "tokens_per_s");
+      c.tbt_s = c.tbt_low_s = c.tbt_high_s = 1 / tps;
+      c.parameters = "gamma=" + rows.text(*best, "gamma");
+      c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration (draft {:.3g} ms, transfers {:.3g} ms, verify {:.3g} ms)",
+                          rows.number(*best, "expected_tokens_per_step"), rows.number(*best, "step_s") * 1e3,
+                          rows.number(*best, "t_draft_s") * 1e3, rows.number(*best, "t_transfer_s") * 1e3,
+                          rows.number(*best, "t_verify_s") * 1e3);
+      if (!s.single_hw)
+        c.reproduce = reproduce_command(s, fmt::format("chain-sd --system {} --draft {} --draft-device {} --alpha {}",
+                                                       s.system.name, draft.name, dev.name, *s.alpha),
+                                        false);
+      c.write_trace = r.write_trace;
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+const PlanSchemeRegistration registered{
+    {kScheme, "a draft model's chain of gamma tokens, verified in one target pass; every draft and placement", 10,
+     run_chain_sd}};
+
+}  // namespace
+}  // namespace experiments

@@ -1,0 +1,95 @@
+// DuoDecoding (paper 003): the draft runs on a CPU in parallel with the target on the GPU, and
+// SpS (the same draft model drafting on the target's GPU, in series) beside it, from one run of
+// the duodecoding scenario. Applies where the system has a CPU device and the target runs on one
+// device. Acceptance: --alpha (independent per token), or without it the process band fitted to
+// paper 003's Table 4, which is measured for one pair only (its testbed's draft and target).
+#include <fmt/format.h>
+
+#include "experiments/plan/plan_scheme.hpp"
+#include "models/config_error.hpp"
+#include "search/scenarios/duodecoding/duo_scenario.hpp"
+
+namespace experiments {
+namespace {
+
+constexpr const char* kScheme = "DuoDecoding";
+
+std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
+  int cpu = -1;
+  for (std::size_t d = 0; d < s.system.devices.size() && cpu < 0; ++d)
+    if (s.system.devices[d].hardware.kind == "cpu" && int(d) != s.target_device()) cpu = int(d);
+  if (cpu < 0 || s.single_hw) return {untimed(kScheme, "", "not applicable: the system has no CPU to draft on")};
+  if (!s.target_on_one_device())
+    return {untimed(kScheme, "", "not applicable: the duodecoding scenario runs the target on one device")};
+  if (s.batch > 1) return {untimed(kScheme, "", "not applicable: DuoDecoding decodes one sequence")};
+  const auto testbed = search::duodecoding::paper003_testbed();
+  // Without --alpha, only the pair whose acceptance was measured (the band's statistics).
+  std::string draft;
+  if (!s.alpha) {
+    const std::string testbed_draft = s.configs->model(testbed.draft).name;
+    bool listed = !s.drafts_given;
+    for (const auto& d : s.drafts) listed = listed || d.name == testbed_draft;
+    if (s.target.name != s.configs->model(testbed.model).name || !listed)
+      return {untimed(kScheme, "", fmt::format("not applicable: acceptance is measured only for {} drafting for {}; "
+                                               "give --alpha for another pair",
+                                               testbed_draft, s.configs->model(testbed.model).name))};
+    draft = testbed.draft;
+  } else {
+    if (s.drafts.empty())
+      return {untimed(kScheme, "", "not applicable: no draft model shares the target's vocabulary")};
+    draft = s.drafts.front().source_file.empty() ? s.drafts.front().name : s.drafts.front().source_file;
+  }
+  const auto& cpu_dev = s.system.devices[std::size_t(cpu)];
+  const auto& gpu_dev = s.system.devices[std::size_t(s.target_device())];
+  ScenarioInputs in = s.inputs();
+  in.params = s.system_setting();
+  in.params.push_back("draft=" + draft);
+  in.params.push_back("draft-device=" + cpu_dev.name);
+  in.params.push_back(fmt::format("prompt={}", s.context));
+  if (s.alpha) in.params.push_back(fmt::format("alpha={}", *s.alpha));
+  in.params.push_back("boundary=false");
+  const std::string draft_name = s.configs->model(draft).name;
+  search::ScenarioResult r;
+  try {
+    r = run_scenario("duodecoding", in, *s.configs);
+  } catch (const models::InputError& e) {
+    const std::string what = e.what();
+    return {untimed(kScheme, "draft " + draft_name + " on " + cpu_dev.name,
+                    (what.find("infeasible") != std::string::npos ? "" : "not applicable: ") + what)};
+  }
+  const ResultRows rows(r);
+  std::vector<PlanCandidate> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string method = rows.text(i, "method");
+    if (method == "AD") continue;  // the plain scheme's baseline
+    PlanCandidate c;
+    c.scheme = method == "SpS" ? "chain SD" : kScheme;
+    c.placement = method == "SpS" ? fmt::format("draft {} on {} (beside the target, in series; paper 003's SpS)",
+                                                draft_name, gpu_dev.name)
+                                  : fmt::format("draft {} on {}, target on {}, in parallel", draft_name, cpu_dev.name,
+                                                gpu_dev.name);
+    c.tbt_s = 1 / rows.number(i, "tokens_per_s");
+    c.tbt_low_s = 1 / rows.number(i, "tokens_per_s_high");
+    c.tbt_high_s = 1 / rows.number(i, "tokens_per_s_low");
+    c.ttft_s = rows.number(i, "ttft_s");
+    c.parameters = method == "SpS" ? fmt::format("gamma={}", rows.text(i, "budget"))
+                                   : fmt::format("budget {}", rows.text(i, "budget"));
+    c.acceptance = rows.text(i, "acceptance");
+    c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration; target idle {:.0f} %", rows.number(i, "tokens_per_iteration"),
+                        rows.number(i, "iteration_s") * 1e3, rows.number(i, "target_idle_fraction") * 100);
+    c.reproduce = reproduce_command(
+        s, fmt::format("scenario duodecoding --param system={} --param draft={} --param prompt={}{}", s.system.name,
+                       draft_name, s.context, s.alpha ? fmt::format(" --param alpha={}", *s.alpha) : ""),
+        false);
+    c.write_trace = r.write_trace;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+const PlanSchemeRegistration registered{
+    {kScheme, "a CPU draft in parallel with the GPU target (and SpS, the same draft on the GPU in series)", 50,
+     run_duodecoding}};
+
+}  // namespace
+}  // namespace experiments

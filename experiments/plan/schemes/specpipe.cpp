@@ -1,0 +1,108 @@
+// Pipeline schemes (paper 002) on a system that pipelines the target over stages with a draft
+// device: SpecPipe (a draft tree level per pipeline slot, best width w and candidates k of a
+// small grid), SpecInfer's static tree and EAGLE-3 through the pipeline, and the plain pipeline
+// under the system's other stacks (vLLM PP, TP inside a server and PP across). One run of the
+// specpipe scenario times them all on the system timeline; its hits come from the draft's hit
+// curve calibrated to the stated level accuracy.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "experiments/plan/plan_scheme.hpp"
+#include "models/config_error.hpp"
+
+namespace experiments {
+namespace {
+
+// The (w, k) grid searched: SpecPipe's published operating point (64, 16) and a narrower tree
+// (16, 4), which wins when the draft or the links are slow relative to a stage.
+constexpr const char* kWidths = "16,64";
+constexpr const char* kCandidates = "4,16";
+
+struct MethodName {
+  const char* scheme;
+  const char* placement_suffix;
+};
+
+// Each method of the scenario as plan names it; "pp" is the plain scheme's own baseline.
+const std::map<std::string, MethodName>& method_names() {
+  static const std::map<std::string, MethodName> m = {
+      {"specpipe", {"SpecPipe", ""}},
+      {"specpipe-db", {"SpecPipe-DB", ""}},
+      {"pp+specinfer-tree", {"SpecInfer tree (pipeline)", ""}},
+      {"pp+eagle3", {"EAGLE-3 (pipeline)", ""}},
+      {"pp-vllm", {"plain", " under vLLM"}},
+      {"tp-pp-vllm", {"plain", ", regrouped: TP within each device group, PP across, under vLLM"}},
+  };
+  return m;
+}
+
+std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
+  const char* scheme = "SpecPipe";
+  if (s.single_hw || s.system.stages.size() < 2)
+    return {untimed(scheme, "", "not applicable: needs a system that pipelines the target over stages")};
+  if (s.system.draft_device < 0) return {untimed(scheme, "", "not applicable: the system places no draft device")};
+  const std::string pipeline = fmt::format("target pipelined over {} stages", s.system.stages.size());
+  const std::string draft_device = s.system.devices[std::size_t(s.system.draft_device)].name;
+  std::vector<std::string> drafts;
+  for (const auto& d : s.drafts) drafts.push_back(d.source_file.empty() ? d.name : d.source_file);
+  if (!s.drafts_given) drafts = {search::find_param(search::scenario("specpipe"), "draft")->default_value};
+  std::vector<PlanCandidate> out;
+  for (const auto& draft : drafts) {
+    const std::string draft_name = s.configs->model(draft).name;
+    ScenarioInputs in = s.inputs();
+    in.params = s.system_setting();
+    in.params.push_back("draft=" + draft);
+    in.params.push_back(fmt::format("batch={}", s.batch));
+    in.params.push_back(std::string("w=") + kWidths);
+    in.params.push_back(std::string("k=") + kCandidates);
+    search::ScenarioResult r;
+    try {
+      r = run_scenario("specpipe", in, *s.configs);
+    } catch (const models::InputError& e) {
+      const std::string what = e.what();
+      out.push_back(untimed(scheme, "draft " + draft_name + " on " + draft_device + ", " + pipeline,
+                            (what.find("infeasible") != std::string::npos ? "" : "not applicable: ") + what));
+      continue;
+    }
+    const ResultRows rows(r);
+    // SpecPipe itself: its best (w, k) row; the other methods one row each.
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::string method = rows.text(i, "method");
+      const auto name = method_names().find(method);
+      if (name == method_names().end()) continue;
+      const bool specpipe = method == "specpipe" || method == "specpipe-db";
+      if (specpipe && rows.text(i, "best") != "*") continue;
+      const bool plain = std::string(name->second.scheme) == "plain";
+      if (plain && draft != drafts.front()) continue;  // the same baseline for every draft
+      PlanCandidate c;
+      c.scheme = name->second.scheme;
+      c.placement = plain ? pipeline + name->second.placement_suffix
+                          : "draft " + draft_name + " on " + draft_device + ", " + pipeline;
+      c.tbt_s = c.tbt_low_s = c.tbt_high_s = rows.number(i, "tbt_mean_s");
+      if (specpipe) c.parameters = fmt::format("w={} k={}", rows.text(i, "w"), rows.text(i, "k"));
+      else if (!rows.text(i, "tree").empty()) c.parameters = "tree " + rows.text(i, "tree");
+      c.acceptance = plain ? "none (no speculation)"
+                           : fmt::format("{}'s hit curve calibrated to paper 002's level accuracy (hit rate {:.3f})",
+                                         draft_name, rows.number(i, "hit_rate"));
+      c.why = plain ? fmt::format("one pass through the pipeline per token: {:.3g} ms", c.tbt_s * 1e3)
+                    : fmt::format("a {:.3g} ms pipeline step, hit rate {:.3f}, flushes {:.3f} per step",
+                                  rows.number(i, "step_s") * 1e3, rows.number(i, "hit_rate"),
+                                  rows.number(i, "flush_rate"));
+      c.reproduce = reproduce_command(
+          s, fmt::format("specpipe --system {} --draft {} --batch {} --w {} --k {}", s.system.name, draft_name,
+                         s.batch, kWidths, kCandidates),
+          false);
+      if (specpipe) c.write_trace = r.write_trace;
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+const PlanSchemeRegistration registered{
+    {"SpecPipe", "pipeline-parallel schemes: SpecPipe, SpecInfer's tree and EAGLE-3 through the pipeline, vLLM PP",
+     40, run_pipeline}};
+
+}  // namespace
+}  // namespace experiments

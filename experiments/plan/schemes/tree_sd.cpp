@@ -1,0 +1,84 @@
+// tree SD (paper 000): a drafter's token tree verified in one target pass, at the verification
+// length x that maximises AAT(x) / (T_v + T_d), from the measured AAT of each algorithm that has
+// measurements for the target and task (configs/acceptance/aat_measurements.csv), on the
+// target's device. Runs the tree-sd scenario (as `specdse optimize`).
+#include <fmt/format.h>
+
+#include <set>
+
+#include "experiments/plan/plan_scheme.hpp"
+#include "models/config_error.hpp"
+#include "search/acceptance/acceptance_data.hpp"
+#include "sim/system/memory_fit.hpp"
+
+namespace experiments {
+namespace {
+
+constexpr const char* kScheme = "tree SD";
+
+std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
+  if (!s.target_on_one_device())
+    return {untimed(kScheme, "", "not applicable: the tree-sd scenario runs the target on one device")};
+  const auto data = search::AcceptanceData::load(s.configs->dir() + "/acceptance/aat_measurements.csv");
+  std::set<std::string> algorithms;
+  for (const auto& row : data.rows())
+    if (row.target_model == s.target.name && row.task == s.task &&
+        (s.algorithm.empty() || row.algorithm == s.algorithm))
+      algorithms.insert(row.algorithm);
+  if (algorithms.empty())
+    return {untimed(kScheme, "", fmt::format("not applicable: no measured AAT for {} on task {}{}", s.target.name,
+                                             s.task, s.algorithm.empty() ? "" : " with " + s.algorithm))};
+  const auto& dev = s.system.devices[std::size_t(s.target_device())];
+  std::vector<PlanCandidate> out;
+  for (const auto& algorithm : algorithms) {
+    const std::string where = fmt::format("{} drafter and target on {}", algorithm, dev.name);
+    ScenarioInputs in = s.inputs();
+    in.system_spec = nullptr;
+    in.hw_spec = &dev.hardware;
+    in.algorithm = algorithm;
+    search::ScenarioResult r;
+    try {
+      r = run_scenario("tree-sd", in, *s.configs);
+    } catch (const models::InputError& e) {
+      out.push_back(untimed(kScheme, where, std::string("not applicable: ") + e.what()));
+      continue;
+    }
+    const ResultRows rows(r);
+    PlanCandidate c;
+    c.scheme = kScheme;
+    c.placement = where;
+    const int x = int(rows.number(0, "best_x"));
+    // The target's weights and the KV cache of the verified tree must fit beside each other.
+    sim::MemoryQuery q;
+    q.batch = s.batch;
+    q.kv_tokens = s.context + x;
+    q.step_tokens = x;
+    const auto mem = sim::device_memory(dev.hardware, s.target, q);
+    if (!mem.fits()) {
+      c.status = sim::fit_status(mem) + " on " + dev.name;
+      out.push_back(c);
+      continue;
+    }
+    c.tbt_s = c.tbt_low_s = c.tbt_high_s = 1 / rows.number(0, "best_tokens_per_s");
+    c.parameters = fmt::format("x={}", x);
+    c.acceptance = fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task);
+    c.why = fmt::format("AAT {:.3g} per {:.3g} ms step (verify {:.3g} ms, draft {:.3g} ms), {} regime",
+                        rows.number(0, "aat_at_best"),
+                        (rows.number(0, "t_verify_s") + rows.number(0, "t_draft_s")) * 1e3,
+                        rows.number(0, "t_verify_s") * 1e3, rows.number(0, "t_draft_s") * 1e3,
+                        rows.text(0, "regime"));
+    c.reproduce = fmt::format("specdse optimize --hw {} --model {} --algorithm {} --context {}{}{}",
+                              s.single_hw ? s.hw_name : dev.hardware.name, s.target.name, algorithm, s.context,
+                              s.batch > 1 ? fmt::format(" --batch {}", s.batch) : "",
+                              s.engine != "roofline" ? " --engine " + s.engine : "");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+const PlanSchemeRegistration registered{
+    {kScheme, "a token tree verified in one pass at the best x, from measured AAT (each algorithm measured)", 20,
+     run_tree_sd}};
+
+}  // namespace
+}  // namespace experiments

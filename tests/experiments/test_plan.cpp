@@ -1,0 +1,203 @@
+// `specdse plan` (experiments/plan): every scheme that applies, ranked by time between tokens;
+// each ranked number is the one its own scenario command gives; infeasible and inapplicable
+// candidates are listed, not ranked; bad requests are one-line errors with exit 2.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "tests/experiments/cli_run.hpp"
+
+namespace {
+using cli_test::column;
+using cli_test::csv;
+using cli_test::run;
+
+struct Plan {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;  // without the header
+  std::string cell(std::size_t row, const std::string& name) const {
+    const auto i = column(header, name);
+    return i < rows[row].size() ? rows[row][i] : "";
+  }
+  double number(std::size_t row, const std::string& name) const { return std::stod(cell(row, name)); }
+  // The first row of `scheme` whose placement contains `where`; fails the test when none.
+  std::size_t find(const std::string& scheme, const std::string& where = "") const {
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (cell(i, "scheme") == scheme && cell(i, "placement").find(where) != std::string::npos) return i;
+    FAIL("no " << scheme << " row placed " << where);
+    return 0;
+  }
+};
+
+Plan plan(const std::string& args) {
+  const auto r = run("plan --format csv " + args, false);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  auto all = csv(r.output);
+  REQUIRE(all.size() >= 2);
+  Plan p;
+  p.header = all.front();
+  p.rows.assign(all.begin() + 1, all.end());
+  return p;
+}
+
+// Column `name` of the row of a command's CSV output whose column `key` is `value`.
+double scenario_number(const std::string& args, const std::string& key, const std::string& value,
+                       const std::string& name) {
+  const auto r = run(args + " --format csv", false);
+  INFO(args << "\n" << r.output);
+  REQUIRE(r.status == 0);
+  const auto rows = csv(r.output);
+  const auto k = column(rows.front(), key), n = column(rows.front(), name);
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i][k] == value) return std::stod(rows[i][n]);
+  FAIL("no row with " << key << " = " << value);
+  return 0;
+}
+
+void check_ranked_in_order(const Plan& p) {
+  double last = 0;
+  std::size_t ranked = 0;
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    if (p.cell(i, "rank").empty()) {
+      CHECK(p.cell(i, "status") != "ok");
+      CHECK(p.cell(i, "tbt_ms").empty());  // an untimed candidate shows no time
+      continue;
+    }
+    CHECK(p.cell(i, "status") == "ok");
+    CHECK(std::stoul(p.cell(i, "rank")) == ++ranked);
+    CHECK(i + 1 == ranked);  // ranked rows come first
+    const double tbt = p.number(i, "tbt_ms");
+    CHECK(tbt >= last);
+    CHECK(p.number(i, "tbt_low_ms") <= tbt);
+    CHECK(p.number(i, "tbt_high_ms") >= tbt);
+    CHECK(p.number(i, "tokens_per_s") == Approx(1e3 / tbt).epsilon(1e-7));
+    last = tbt;
+  }
+  CHECK(ranked >= 2);
+}
+
+}  // namespace
+
+TEST_CASE("plan on one H100: every scheme listed, ranked by TBT, each number its own scenario's", "[plan]") {
+  const std::string workload = " --model llama-3.1-8b-instruct --context 1024";
+  const auto p = plan("--hw h100-sxm --alpha 0.8" + workload);
+  check_ranked_in_order(p);
+  // Every registered scheme has a row, timed or with the reason it is not.
+  for (const char* scheme : {"plain", "chain SD", "tree SD", "EAGLE head", "SpecPipe", "DuoDecoding"})
+    p.find(scheme);
+  CHECK(p.cell(p.find("plain"), "speedup") == "1");
+  // No CPU to draft on, no pipeline: DuoDecoding and SpecPipe are listed, not ranked.
+  CHECK(p.cell(p.find("DuoDecoding"), "status").rfind("not applicable", 0) == 0);
+  CHECK(p.cell(p.find("SpecPipe"), "status").rfind("not applicable", 0) == 0);
+  // The same numbers as the scenario commands at the same parameters.
+  const auto tree = p.find("tree SD", "eagle3-tree");
+  CHECK(1e3 / p.number(tree, "tbt_ms") ==
+        Approx(scenario_number("scenario tree-sd --hw h100-sxm --algorithm eagle3-tree" + workload, "algorithm",
+                               "eagle3-tree", "best_tokens_per_s"))
+            .epsilon(1e-6));
+  const auto eagle = p.find("EAGLE head");
+  const std::string eagle_cmd = "eagle --hw h100-sxm --batch 1" + workload;
+  CHECK(p.number(eagle, "tbt_ms") == Approx(scenario_number(eagle_cmd, "batch", "1", "ttit_ms") /
+                                            scenario_number(eagle_cmd, "batch", "1", "tpc"))
+                                         .epsilon(1e-6));
+  // Chain SD beside the target, with the window the chain-sd scenario marks best.
+  const auto chain = p.find("chain SD", "beside the target");
+  CHECK(p.cell(chain, "parameters").rfind("gamma=", 0) == 0);
+  CHECK(p.number(chain, "speedup") > 1);
+}
+
+TEST_CASE("plan on SpecPipe's 8-GPU pipeline agrees with the specpipe and system commands", "[plan]") {
+  const std::string workload = " --model llama-3.1-70b --context 1024";
+  const auto p = plan("--system specpipe-8x3090-pcie" + workload);
+  check_ranked_in_order(p);
+  const std::string specpipe = "specpipe --system specpipe-8x3090-pcie --draft llama-3.2-1b --w 16,64 --k 4,16" + workload;
+  CHECK(p.number(p.find("SpecPipe"), "tbt_ms") ==
+        Approx(1e3 * scenario_number(specpipe, "best", "*", "tbt_mean_s")).epsilon(1e-7));
+  CHECK(p.number(p.find("SpecInfer tree (pipeline)"), "tbt_ms") ==
+        Approx(1e3 * scenario_number(specpipe, "method", "pp+specinfer-tree", "tbt_mean_s")).epsilon(1e-7));
+  // Plain decoding is the system step (`specdse system`), within 0.1 % of SpecPipe's own PP run.
+  const double step_ms = 1e3 * scenario_number("system --system specpipe-8x3090-pcie" + workload, "kind", "step",
+                                               "busy_s");
+  CHECK(p.number(p.find("plain", "gpu0"), "tbt_ms") == Approx(step_ms).epsilon(1e-7));
+  CHECK(p.number(p.find("plain", "gpu0"), "tbt_ms") ==
+        Approx(1e3 * scenario_number(specpipe, "method", "pp", "tbt_mean_s")).epsilon(1e-3));
+  // A 70B does not fit one RTX 3090: the one-device schemes say why they do not apply.
+  CHECK(p.cell(p.find("chain SD"), "rank").empty());
+}
+
+TEST_CASE("plan on DuoDecoding's testbed: DuoDecoding and SpS from the scenario, with their acceptance band", "[plan]") {
+  const auto p = plan("--system duodecoding-a800-xeon --model llama-2-7b --context 256");
+  check_ranked_in_order(p);
+  const auto duo = p.find("DuoDecoding");
+  CHECK(p.cell(duo, "status") == "ok");
+  CHECK(p.number(duo, "tbt_low_ms") < p.number(duo, "tbt_high_ms"));  // the Table 4 process band
+  CHECK(p.number(duo, "ttft_ms") > 0);
+  CHECK(1e3 / p.number(duo, "tbt_ms") ==
+        Approx(scenario_number("scenario duodecoding --model llama-2-7b --param prompt=256 --param boundary=false",
+                               "method", "DuoDecoding", "tokens_per_s"))
+            .epsilon(1e-7));
+  // Another pair has no measured acceptance: without --alpha DuoDecoding does not apply.
+  const auto other = plan("--system duodecoding-a800-xeon --model vicuna-7b-v1.5 --context 256");
+  CHECK(other.cell(other.find("DuoDecoding"), "status").rfind("not applicable", 0) == 0);
+}
+
+TEST_CASE("plan: a candidate that does not fit memory is reported, not ranked", "[plan]") {
+  // Maverick in BF16 needs more than an H100 holds per GPU even over eight (its FP8 checkpoint fits).
+  const auto r = run("plan --format csv --system eagle-8xh100-nvlink --model llama-4-maverick", false);
+  const auto table = run("plan --system eagle-8xh100-nvlink --model llama-4-maverick", false);
+  REQUIRE(r.status == 0);
+  const auto rows = csv(r.output);
+  const auto status = column(rows.front(), "status"), rank = column(rows.front(), "rank");
+  std::size_t infeasible = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i][status].rfind("infeasible", 0) == 0) {
+      ++infeasible;
+      CHECK(rows[i][rank].empty());
+    }
+  CHECK(infeasible >= 2);  // plain decoding and the EAGLE head
+  CHECK(table.output.find("no scheme could be timed") != std::string::npos);
+}
+
+TEST_CASE("plan: a TBT limit lists the slower candidates without ranking them", "[plan]") {
+  const auto p = plan("--hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --tbt-limit-ms 3");
+  std::size_t over = 0;
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    if (!p.cell(i, "rank").empty()) CHECK(p.number(i, "tbt_ms") <= 3);
+    if (p.cell(i, "status").rfind("misses the TBT limit", 0) == 0) ++over;
+  }
+  CHECK(over >= 1);  // plain decoding at about 6 ms
+}
+
+TEST_CASE("plan writes the winner's timeline", "[plan]") {
+  const auto dir = std::filesystem::path(SPECDSE_TEST_BINARY_DIR) / "plan";
+  std::filesystem::create_directories(dir);
+  const auto trace = dir / "winner.json";
+  std::filesystem::remove(trace);
+  const auto r = run("plan --system specpipe-8x3090-pcie --model llama-3.1-70b --trace-out " + trace.string());
+  REQUIRE(r.status == 0);
+  std::ifstream in(trace);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(json.find("traceEvents") != std::string::npos);
+  CHECK(r.output.find("trace: SpecPipe") != std::string::npos);  // the static tree's run keeps no timeline
+}
+
+TEST_CASE("plan: bad requests are one-line errors with exit 2", "[plan]") {
+  const std::string m = " --model llama-3.1-8b-instruct";
+  for (const std::string& args : std::vector<std::string>
+       {std::string("--hw h100-sxm --system specpipe-8x3090-pcie") + m, m, "--hw h100-sxm --context 128,1024" + m,
+        "--hw h100-sxm --draft opt-125m" + m, "--hw h100-sxm --alpha 1.5" + m, "--hw h100-sxm --alpha nan" + m,
+        "--hw h100-sxm --tbt-limit-ms -1" + m, "--system specpipe-8x3090-pcie --stack llama-cpp" + m,
+        "--system no-such-system" + m, std::string("--hw h100-sxm --model no-such-model"),
+        "--hw h100-sxm --stack no-such-stack" + m}) {
+    const auto r = run("plan " + args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  }
+}
