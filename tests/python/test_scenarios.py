@@ -22,6 +22,7 @@ CASES = {
                      params={"system": "duodecoding-a800-xeon", "draft": "llama-68m", "gamma": [2, 4], "alpha": 0.8}),
     "eagle-dispatcher": dict(hw="h100-sxm", model="llama-3.1-8b-instruct", algorithm="eagle3-tree", context=1024,
                              params={"batch": [1, 8]}),
+    "plan": dict(hw="h100-sxm", model="llama-3.1-8b-instruct", context=1024, params={"alpha": 0.8}),
 }
 
 

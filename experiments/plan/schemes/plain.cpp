@@ -17,9 +17,9 @@ std::string placement_words(const models::SystemSpec& s) {
   for (const auto& st : s.stages) {
     std::string group;
     for (int d : st.devices) group += (group.empty() ? "" : "+") + s.devices[std::size_t(d)].name;
-    devices += (devices.empty() ? "" : " | ") + group;
+    devices += (devices.empty() ? "" : ", ") + group;
   }
-  if (s.stages.size() > 1) return fmt::format("target pipelined over {} stages: {}", s.stages.size(), devices);
+  if (s.stages.size() > 1) return fmt::format("target pipelined over {} stages ({})", s.stages.size(), devices);
   if (s.stages.front().devices.size() > 1) return "target tensor parallel on " + devices;
   return "target on " + devices;
 }

@@ -82,6 +82,7 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
       c.tbt_s = c.tbt_low_s = c.tbt_high_s = rows.number(i, "tbt_mean_s");
       if (specpipe) c.parameters = fmt::format("w={} k={}", rows.text(i, "w"), rows.text(i, "k"));
       else if (!rows.text(i, "tree").empty()) c.parameters = "tree " + rows.text(i, "tree");
+      else if (!plain) c.parameters = "static tree";
       c.acceptance = plain ? "none (no speculation)"
                            : fmt::format("{}'s hit curve calibrated to paper 002's level accuracy (hit rate {:.3f})",
                                          draft_name, rows.number(i, "hit_rate"));
