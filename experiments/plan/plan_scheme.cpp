@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <variant>
@@ -50,6 +51,14 @@ ScenarioInputs PlanSetup::inputs() const {
   in.want_trace = want_trace;
   if (single_hw) in.system_spec = &system;
   return in;
+}
+
+std::string PlanSetup::system_arg() const {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path shipped = fs::path(configs->dir()) / "systems" / (system.name + ".yaml");
+  if (system.source_file.empty() || fs::equivalent(shipped, system.source_file, ec)) return system.name;
+  return system.source_file;
 }
 
 std::vector<std::string> PlanSetup::system_setting() const {

@@ -44,6 +44,9 @@ struct PlanSetup {
   // A scenario's inputs for this request: the system as a config name (or in memory for --hw),
   // the target, context, batch and engine.
   ScenarioInputs inputs() const;
+  // The system as a command line names it: its config name when it is the shipped config of
+  // that name, else its file.
+  std::string system_arg() const;
   // The `system=` setting a scenario with a `system` parameter gets (empty for --hw).
   std::vector<std::string> system_setting() const;
 };

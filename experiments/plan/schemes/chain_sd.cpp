@@ -73,7 +73,7 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
                           rows.number(*best, "t_verify_s") * 1e3);
       if (!s.single_hw)
         c.reproduce = reproduce_command(s, fmt::format("chain-sd --system {} --draft {} --draft-device {} --alpha {}",
-                                                       s.system.name, draft.name, dev.name, *s.alpha),
+                                                       s.system_arg(), draft.name, dev.name, *s.alpha),
                                         false);
       c.write_trace = r.write_trace;
       out.push_back(std::move(c));

@@ -78,7 +78,7 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration; target idle {:.0f} %", rows.number(i, "tokens_per_iteration"),
                         rows.number(i, "iteration_s") * 1e3, rows.number(i, "target_idle_fraction") * 100);
     c.reproduce = reproduce_command(
-        s, fmt::format("scenario duodecoding --param system={} --param draft={} --param prompt={}{}", s.system.name,
+        s, fmt::format("scenario duodecoding --param system={} --param draft={} --param prompt={}{}", s.system_arg(),
                        draft_name, s.context, s.alpha ? fmt::format(" --param alpha={}", *s.alpha) : ""),
         false);
     c.write_trace = r.write_trace;

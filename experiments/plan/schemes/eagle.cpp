@@ -50,7 +50,7 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
                       rows.number(0, "tpc"), rows.number(0, "ttit_ms"), rows.number(0, "t_verify_ms"),
                       rows.number(0, "t_draft_ms"), rows.number(0, "t_host_ms"));
   c.reproduce = fmt::format("specdse eagle {} --model {} --context {} --batch {}{}",
-                            one ? "--hw " + (s.single_hw ? s.hw_name : lead.hardware.name) : "--system " + s.system.name,
+                            one ? "--hw " + (s.single_hw ? s.hw_name : lead.hardware.name) : "--system " + s.system_arg(),
                             s.target.name, s.context, s.batch, s.engine != "roofline" ? " --engine " + s.engine : "");
   c.write_trace = r.write_trace;
   return {c};

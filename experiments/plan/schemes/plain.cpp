@@ -48,7 +48,7 @@ std::vector<PlanCandidate> run_plain(const PlanSetup& s) {
   }
   c.tbt_s = c.tbt_low_s = c.tbt_high_s = step->step_s;
   c.why = fmt::format("one target pass per token: {:.3g} ms", step->step_s * 1e3);
-  if (!s.single_hw) c.reproduce = reproduce_command(s, "system --system " + s.system.name);
+  if (!s.single_hw) c.reproduce = reproduce_command(s, "system --system " + s.system_arg());
   if (s.want_trace)
     c.write_trace = [step](std::ostream& os) { sim::write_chrome_trace(step->graph, step->run, os); };
   return {c};

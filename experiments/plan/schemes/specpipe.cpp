@@ -91,7 +91,7 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
                                   rows.number(i, "step_s") * 1e3, rows.number(i, "hit_rate"),
                                   rows.number(i, "flush_rate"));
       c.reproduce = reproduce_command(
-          s, fmt::format("specpipe --system {} --draft {} --batch {} --w {} --k {}", s.system.name, draft_name,
+          s, fmt::format("specpipe --system {} --draft {} --batch {} --w {} --k {}", s.system_arg(), draft_name,
                          s.batch, kWidths, kCandidates),
           false);
       if (specpipe) c.write_trace = r.write_trace;
