@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/scenario_options.hpp"
 #include "experiments/cli/scenario_runner.hpp"
+#include "experiments/process/run_process.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -17,10 +19,31 @@ namespace {
 // After the hand-made commands in --help.
 constexpr int kScenarioCommandOrder = 60;
 
+// --plot FILE.png: the table's CSV beside the PNG (FILE.csv), then the scenario's plot script
+// on it (SCRIPT OUT_DIR CSV PNG, as every plot script is called), which writes the PNG and a PDF.
+void plot_result(const search::ScenarioResult& result, const search::ScenarioInfo& info, const ScenarioCommandArgs& a) {
+  const std::filesystem::path png = a.plot;
+  if (png.extension() != ".png")
+    throw models::InputError(fmt::format("--plot: expected a .png path, got '{}'", a.plot));
+  const std::string python = find_plot_python(a.python);
+  if (python.empty())
+    throw models::InputError(
+        "--plot: expected a Python with matplotlib (Debian: python3-matplotlib; or --python PATH), found none");
+  const std::string csv = std::filesystem::path(png).replace_extension(".csv").string();
+  write_file_atomic(csv, scenario_table(result).to_string(OutputFormat::csv));
+  const std::string dir = png.parent_path().empty() ? "." : png.parent_path().string();
+  const std::string script = std::string(SPECDSE_SOURCE_DIR) + "/experiments/plots/" + info.plot + ".py";
+  ProcessOptions o;  // stdout stays parseable: the script's chatter goes to stderr
+  o.out = Stream::to_stderr;
+  if (run_process({python, script, dir, csv, png.string()}, o).status != 0)
+    throw models::InputError(fmt::format("--plot: the plot script {} failed on {}", script, csv));
+}
+
 int run_generated(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo& info, const GlobalOptions& g) {
   finish_scenario_inputs(sub, a, &info);
   const auto result = run_scenario(info.name, a.inputs, registry(g));
   print_table(scenario_table(result), a.format);
+  if (!a.plot.empty()) plot_result(result, info, a);
   if (!a.trace_out.empty()) {
     if (!result.write_trace)
       throw models::InputError(fmt::format("--trace-out: scenario {} writes no timeline trace", info.name));
@@ -46,6 +69,11 @@ std::vector<CommandInfo> scenario_commands() {
       add_scenario_inputs(sub, *a, &info);
       add_scenario_param_flags(sub, *a, info);
       sub.add_option("--trace-out", a->trace_out, "Write the scenario's timeline as Chrome trace-event JSON");
+      if (!info.plot.empty()) {
+        sub.add_option("--plot", a->plot, "Write a plot (PNG and PDF) at this .png path, with the table's CSV beside it");
+        sub.add_option("--python", a->python,
+                       "Python for --plot (default: $SPECDSE_PYTHON, else the first python3 with matplotlib)");
+      }
       return [a, info, &g, &sub] { return run_generated(sub, *a, info, g); };
     };
     out.push_back(std::move(c));

@@ -18,6 +18,8 @@ namespace experiments {
 struct ScenarioCommandArgs {
   ScenarioInputs inputs;
   std::string context, format, trace_out;
+  std::string plot;    // --plot FILE.png (scenarios with a plot script)
+  std::string python;  // --python for --plot
   std::map<std::string, std::string> values;  // --KEY value per declared parameter
   std::map<std::string, bool> switches;       // --KEY / --no-KEY per declared boolean
 };

@@ -190,7 +190,8 @@ const search::ScenarioRegistration registered(
      run_plan,
      "plan",
      {"hw", "model", "algorithm", "context", "batch", "task", "engine"},
-     {"model"}});
+     {"model"},
+     "plan_ranking"});
 
 }  // namespace
 }  // namespace experiments

@@ -129,6 +129,9 @@ struct ScenarioInfo {
   // "hw", "model", "algorithm", "context", "batch", "task", "data", "source-table", "engine".
   std::vector<std::string> inputs;
   std::vector<std::string> required_inputs;
+  // A plot script of experiments/plots/ (without .py) that draws the result's CSV; its
+  // generated subcommand then takes --plot FILE.png. Empty: no plot.
+  std::string plot;
 };
 
 struct ScenarioRegistration {

@@ -201,3 +201,18 @@ TEST_CASE("plan: bad requests are one-line errors with exit 2", "[plan]") {
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("plan --plot writes ranked bars (PNG and PDF) with the table's CSV beside them", "[plan]") {
+  const auto dir = std::filesystem::path(SPECDSE_TEST_BINARY_DIR) / "plan";
+  std::filesystem::create_directories(dir);
+  const auto png = dir / "ranking.png";
+  for (const char* ext : {".png", ".pdf", ".csv"}) std::filesystem::remove(std::filesystem::path(png).replace_extension(ext));
+  const auto r = run("plan --hw v80 --model llama-3.1-8b-instruct --plot " + png.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (const char* ext : {".png", ".pdf", ".csv"})
+    CHECK(std::filesystem::file_size(std::filesystem::path(png).replace_extension(ext)) > 0);
+  const auto bad = run("plan --hw v80 --model llama-3.1-8b-instruct --plot " + (dir / "ranking.svg").string());
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find("--plot: expected a .png path") != std::string::npos);
+}

@@ -81,6 +81,7 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
                           : "draft " + draft_name + " on " + draft_device + ", " + pipeline;
       c.tbt_s = c.tbt_low_s = c.tbt_high_s = rows.number(i, "tbt_mean_s");
       if (specpipe) c.parameters = fmt::format("w={} k={}", rows.text(i, "w"), rows.text(i, "k"));
+      else if (plain) c.parameters = rows.text(i, "tree").empty() ? "vLLM, PP" : "vLLM, " + rows.text(i, "tree");
       else if (!rows.text(i, "tree").empty()) c.parameters = "tree " + rows.text(i, "tree");
       else if (!plain) c.parameters = "static tree";
       c.acceptance = plain ? "none (no speculation)"
