@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <limits>
 
 #include "experiments/plan/plan_scheme.hpp"
 #include "models/config_error.hpp"
@@ -61,6 +62,46 @@ std::vector<models::ModelSpec> resolve_drafts(const search::ScenarioContext& ctx
   return out;
 }
 
+// Bisection steps of the alpha boundary: 12 halvings of (0, 1) locate it within 0.0003.
+constexpr int kBoundarySteps = 12;
+constexpr double kAlphaMax = 0.999;
+
+// Time between tokens of candidate `c` (same scheme and placement) rerun at acceptance `alpha`;
+// infinity when it is not timed there.
+double tbt_at_alpha(const PlanSetup& s, const PlanCandidate& c, double alpha) {
+  PlanSetup at = s;
+  at.alpha = alpha;
+  at.want_trace = false;
+  for (const auto& scheme : plan_schemes())
+    if (scheme.name == c.from_scheme)
+      for (const auto& other : scheme.run(at))
+        if (other.ok() && other.scheme == c.scheme && other.placement == c.placement) return other.tbt_s;
+  return std::numeric_limits<double>::infinity();
+}
+
+// Where the ranking turns with --alpha: the best candidate driven by alpha against the best one
+// that is not, the alpha at which their times between tokens cross (bisection; TBT falls as alpha
+// grows). Empty when one side has no timed candidate.
+std::string alpha_boundary(const PlanSetup& s, const std::vector<PlanCandidate>& ranked) {
+  const PlanCandidate *driven = nullptr, *fixed = nullptr;
+  for (const auto& c : ranked) {
+    if (!c.ok()) continue;
+    if (c.alpha_driven && !driven) driven = &c;
+    if (!c.alpha_driven && !fixed) fixed = &c;
+  }
+  if (!driven || !fixed) return "";
+  const std::string who = fmt::format("{} ({})", driven->scheme, driven->placement);
+  const std::string other = fmt::format("{}{}", fixed->scheme, fixed->parameters.empty() ? "" : " " + fixed->parameters);
+  if (tbt_at_alpha(s, *driven, kAlphaMax) > fixed->tbt_s)
+    return fmt::format("{} stays behind {} for any alpha up to {}", who, other, kAlphaMax);
+  double lo = 0, hi = kAlphaMax;  // tbt(hi) <= fixed
+  for (int i = 0; i < kBoundarySteps; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (tbt_at_alpha(s, *driven, mid) <= fixed->tbt_s ? hi : lo) = mid;
+  }
+  return fmt::format("{} beats {} when alpha >= {:.3f} (given {})", who, other, hi, *s.alpha);
+}
+
 search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(ctx.configs != nullptr, "the config registry");
@@ -101,6 +142,7 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   const auto schemes = plan_schemes();
   for (std::size_t i = 0; i < schemes.size(); ++i) {
     auto found = schemes[i].run(s);
+    for (auto& c : found) c.from_scheme = schemes[i].name;
     if (schemes[i].name == "plain" && !found.empty() && found.front().ok()) plain_index = all.size();
     for (auto& c : found) all.push_back(std::move(c));
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -139,6 +181,7 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
     r.rows.push_back(std::move(row));
   }
 
+  const std::string boundary = s.alpha ? alpha_boundary(s, all) : "";
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string verdict;
   if (rank == 0) {
@@ -156,6 +199,7 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
                                      : "");
     }
   }
+  if (!boundary.empty()) verdict += "; " + boundary;
   r.footer = fmt::format("{}; {} on {}, context {}, batch {}; engine {}{}{}; {} candidates from {} schemes in {:.1f} s",
                          verdict, s.target.name, s.system.name, s.context, s.batch, s.engine, stack_note,
                          s.alpha ? fmt::format("; draft models at alpha {} per token", *s.alpha)

@@ -63,6 +63,8 @@ struct PlanCandidate {
   std::string why;         // one line: what decides this candidate's time
   std::string reproduce;   // the command that gives this candidate's numbers on its own
   std::function<void(std::ostream&)> write_trace;  // its timeline, when the scenario keeps one
+  bool alpha_driven = false;  // its acceptance is --alpha (rerun at another alpha for the boundary)
+  std::string from_scheme;    // the registered scheme that produced it (set by plan)
 
   bool ok() const { return status == "ok"; }
 };

@@ -216,3 +216,22 @@ TEST_CASE("plan --plot writes ranked bars (PNG and PDF) with the table's CSV bes
   CHECK(bad.status == 2);
   CHECK(bad.output.find("--plot: expected a .png path") != std::string::npos);
 }
+
+TEST_CASE("plan states the alpha at which a draft model overtakes the winner, and it holds on either side", "[plan]") {
+  const std::string base = "--hw v80 --model llama-3.1-8b-instruct --context 1024";
+  const auto r = run("plan " + base + " --alpha 0.9", false);
+  REQUIRE(r.status == 0);
+  const std::string key = "beats tree SD x=13 when alpha >= ";
+  const auto at = r.output.find(key);
+  REQUIRE(at != std::string::npos);
+  const double boundary = std::stod(r.output.substr(at + key.size()));
+  REQUIRE(boundary > 0.9);
+  REQUIRE(boundary < 0.995);
+  auto chain_minus_tree = [&](double alpha) {
+    const auto p = plan(base + " --alpha " + std::to_string(alpha));
+    return p.number(p.find("chain SD", "beside the target"), "tbt_ms") -
+           p.number(p.find("tree SD", "eagle3-tree"), "tbt_ms");
+  };
+  CHECK(chain_minus_tree(boundary + 0.004) <= 0);
+  CHECK(chain_minus_tree(boundary - 0.004) > 0);
+}

@@ -14,6 +14,9 @@ namespace experiments {
 namespace {
 
 constexpr const char* kScheme = "chain SD";
+// Windows searched: 1..16 (paper 001's adaptive windows stay below 16); a best window on the
+// edge says so.
+constexpr int kGammaMax = 16;
 
 std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
   if (!s.target_on_one_device())
@@ -42,6 +45,7 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
       in.params.push_back("draft=" + (draft.source_file.empty() ? draft.name : draft.source_file));
       in.params.push_back("draft-device=" + dev.name);
       in.params.push_back(fmt::format("alpha={}", *s.alpha));
+      in.params.push_back(fmt::format("gamma=1-{}", kGammaMax));
       search::ScenarioResult r;
       try {
         r = run_scenario("chain-sd", in, *s.configs);
@@ -54,6 +58,7 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
       c.scheme = kScheme;
       c.placement = where;
       c.acceptance = fmt::format("alpha {} per token, independent (--alpha)", *s.alpha);
+      c.alpha_driven = true;
       std::optional<std::size_t> best;
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (rows.text(i, "best") == "*") best = i;
@@ -67,13 +72,14 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
       const double tps = rows.number(*best, "tokens_per_s");
       c.tbt_s = c.tbt_low_s = c.tbt_high_s = 1 / tps;
       c.parameters = "gamma=" + rows.text(*best, "gamma");
+      if (rows.number(*best, "gamma") >= kGammaMax) c.parameters += " (largest searched)";
       c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration (draft {:.3g} ms, transfers {:.3g} ms, verify {:.3g} ms)",
                           rows.number(*best, "expected_tokens_per_step"), rows.number(*best, "step_s") * 1e3,
                           rows.number(*best, "t_draft_s") * 1e3, rows.number(*best, "t_transfer_s") * 1e3,
                           rows.number(*best, "t_verify_s") * 1e3);
       if (!s.single_hw)
-        c.reproduce = reproduce_command(s, fmt::format("chain-sd --system {} --draft {} --draft-device {} --alpha {}",
-                                                       s.system_arg(), draft.name, dev.name, *s.alpha),
+        c.reproduce = reproduce_command(s, fmt::format("chain-sd --system {} --draft {} --draft-device {} --alpha {} --gamma 1-{}",
+                                                       s.system_arg(), draft.name, dev.name, *s.alpha, kGammaMax),
                                         false);
       c.write_trace = r.write_trace;
       out.push_back(std::move(c));

@@ -75,6 +75,7 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     c.parameters = method == "SpS" ? fmt::format("gamma={}", rows.text(i, "budget"))
                                    : fmt::format("budget {}", rows.text(i, "budget"));
     c.acceptance = rows.text(i, "acceptance");
+    c.alpha_driven = s.alpha.has_value();
     c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration; target idle {:.0f} %", rows.number(i, "tokens_per_iteration"),
                         rows.number(i, "iteration_s") * 1e3, rows.number(i, "target_idle_fraction") * 100);
     c.reproduce = reproduce_command(
