@@ -120,6 +120,11 @@ roofline::PerfPoint evaluate_x(const models::LatencyEngine& engine, const models
   return p;
 }
 
+std::string measured_edge_note(const AatSource& aat, int best_x) {
+  if (aat.measured.size() < 2 || best_x < aat.measured.rbegin()->first) return "";
+  return fmt::format("x = {}: the largest measured x (beyond it AAT is extrapolated)", aat.measured.rbegin()->first);
+}
+
 OptimizeResult optimize_context(const models::LatencyEngine& engine, const models::Workload& w,
                                 long long context, const AatSource& aat,
                                 const OptimizeOptions& o) {

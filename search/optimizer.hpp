@@ -27,6 +27,10 @@ struct AatSource {
   static AatSource from_measurements(const std::vector<AatMeasurement>& rows, const std::string& what);
 };
 
+// "x = N: the largest measured x (beyond it AAT is extrapolated)" when `best_x` is the largest
+// measured x of more than one and some larger x was possible; empty otherwise.
+std::string measured_edge_note(const AatSource& aat, int best_x);
+
 struct OptimizeOptions {
   int x_max = 128;              // upper bound on x (also bounded by the algorithm's trees)
   bool measured_x_only = false; // evaluate only x with a measured AAT (plus x = 1)

@@ -51,11 +51,15 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
       require_workload_fits(hw, wb, L, a.x_max);
       const auto aat = resolver.at(L);
       const auto r = search::optimize_context(*engine, wb, L, aat.source, opt);
+      // A best x on the edge of the search, or on the largest measured x (beyond it AAT is the
+      // fit's extrapolation), may only be the edge of what is known.
+      std::string edge = r.best.x >= x_limit && x_limit > 1 ? limit_note : std::string();
+      if (edge.empty()) edge = search::measured_edge_note(aat.source, r.best.x);
       t.add_row({hw.name, w.target.name, a.algorithm, a.task, integer(L), integer(b), num(r.ar.p_eff()),
                  integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3), num(r.best.aat),
                  num(r.best.t_verify_s), num(r.best.t_draft_s), r.ridge_x ? num(*r.ridge_x, 3) : text(""),
                  text(r.regime ? roofline::to_string(*r.regime) : std::string()), aat.description,
-                 r.best.x >= x_limit && x_limit > 1 ? limit_note : std::string(), aat.source_tables});
+                 edge, aat.source_tables});
     }
   if (!opt.draft_placement.is_same_device())
     t.set_footer(fmt::format("draft on {} over {}: t_draft_s is its passes there plus both link transfers",

@@ -16,19 +16,16 @@ namespace {
 using cli_test::run;
 
 // CSV lines without the columns named in `drop`.
+// The CSV's rows (read back by the project's CSV reader, so a trailing empty cell counts)
+// without the columns named in `drop`, each row joined by commas.
 std::vector<std::string> csv_without(const std::string& csv, const std::vector<std::string>& drop) {
+  const auto rows = cli_test::csv(csv);
   std::vector<std::string> lines;
-  std::istringstream in(csv);
-  std::vector<bool> skip;
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::istringstream l(line);
-    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
-    if (skip.empty())
-      for (const auto& c : cells) skip.push_back(std::find(drop.begin(), drop.end(), c) != drop.end());
+  if (rows.empty()) return lines;
+  for (const auto& cells : rows) {
     std::string joined;
     for (std::size_t i = 0; i < cells.size(); ++i)
-      if (i >= skip.size() || !skip[i]) joined += (joined.empty() ? "" : ",") + cells[i];
+      if (std::find(drop.begin(), drop.end(), rows.front()[i]) == drop.end()) joined += (i ? "," : "") + cells[i];
     lines.push_back(joined);
   }
   return lines;
@@ -55,5 +52,5 @@ TEST_CASE("scenario CLI: --list, unknown names, and tree-sd equal to optimize") 
   REQUIRE(optimize.status == 0);
   // optimize adds the task, the batch and where its AAT came from; the rest must be the same bytes.
   CHECK(csv_without(scenario.output, {}) ==
-        csv_without(optimize.output, {"task", "batch", "aat_source", "at_search_limit", "aat_source_tables"}));
+        csv_without(optimize.output, {"task", "batch", "aat_source", "aat_source_tables"}));
 }

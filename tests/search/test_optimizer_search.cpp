@@ -95,3 +95,14 @@ TEST_CASE("Bounded x search falls back to every x on an engine that does not pro
   CHECK(*b.ridge_x == *a.ridge_x);
   check_same_point(a.best, b.best);
 }
+
+TEST_CASE("a best x on the largest measured x is flagged as the edge of the data and others are not") {
+  search::AatSource aat;
+  aat.measured = {{2, 1.6}, {10, 3.0}, {20, 3.4}};
+  CHECK(search::measured_edge_note(aat, 20).find("x = 20: the largest measured x") == 0);
+  CHECK(search::measured_edge_note(aat, 24).find("x = 20") == 0);  // beyond it: extrapolated
+  CHECK(search::measured_edge_note(aat, 19).empty());
+  search::AatSource one;
+  one.measured = {{8, 2.5}};
+  CHECK(search::measured_edge_note(one, 8).empty());  // one point is no range to be on the edge of
+}

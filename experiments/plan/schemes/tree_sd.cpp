@@ -61,6 +61,7 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     }
     c.tbt_s = c.tbt_low_s = c.tbt_high_s = 1 / rows.number(0, "best_tokens_per_s");
     c.parameters = fmt::format("x={}", x);
+    if (!rows.text(0, "at_search_limit").empty()) c.parameters += " (" + rows.text(0, "at_search_limit") + ")";
     c.acceptance = fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task);
     c.why = fmt::format("AAT {:.3g} per {:.3g} ms step (verify {:.3g} ms, draft {:.3g} ms), {} regime",
                         rows.number(0, "aat_at_best"),
