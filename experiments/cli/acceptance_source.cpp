@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
@@ -22,7 +23,8 @@ void add_acceptance_options(CLI::App& sub, AcceptanceOptions& o) {
                               "Use the measured AAT of another workload, MODEL/ALGORITHM/TASK "
                               "(e.g. llama-3.1-8b-instruct/longspec-tree/govreport)");
   auto* alpha = sub.add_option("--alpha", o.alpha,
-                               "Per-token acceptance probability of a chain draft: AAT(x) = (1 - a^x) / (1 - a)");
+                               "Per-token acceptance probability of a chain draft: AAT(x) = (1 - a^x) / (1 - a)")
+                   ->check(open_probability());
   auto* trace = sub.add_option("--trace", o.trace,
                                "Acceptance trace (DESIGN.md format): AAT of the chain, or of the prior-score tree");
   auto* process = sub.add_option("--acceptance", o.process,

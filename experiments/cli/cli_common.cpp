@@ -59,7 +59,11 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
     // Ranges are capped one by one, so a list of many long ranges is capped as a whole too.
     if (out.size() + std::size_t(hi - lo) + 1 > 1000000)
       throw InputError(fmt::format("{}: '{}' lists more than 1000000 values", option, text.size() > 60 ? text.substr(0, 60) + "..." : text));
-    for (long long v = lo; v <= hi; ++v) out.push_back(v);
+    // Stops at hi itself: `v <= hi` would never fail for hi = LLONG_MAX (v wraps).
+    for (long long v = lo;; ++v) {
+      out.push_back(v);
+      if (v == hi) break;
+    }
   }
   if (out.empty()) throw InputError(fmt::format("{}: no values given", option));
   std::sort(out.begin(), out.end());
@@ -83,6 +87,22 @@ CLI::Validator integer_in(long long lo, long long hi) {
                            list ? " (this command takes one value, not a list)" : "", text);
       },
       fmt::format("INT in [{}, {}]", lo, hi));
+}
+
+CLI::Validator open_probability() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        double v = 0;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (!text.empty() && used == text.size() && v > 0 && v < 1) return "";
+        return fmt::format("expected a probability in (0, 1), got '{}'", text);
+      },
+      "P in (0, 1)");
 }
 
 std::vector<double> parse_double_list(const std::string& option, const std::string& text) {

@@ -21,8 +21,11 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
                                       long long min_value,
                                       long long max_value = std::numeric_limits<long long>::max());
 
-// Bounds of the command-line integers (issue 18: a value past them is a one-line error, not a
-// wrapped int, an hour of work or an allocation failure).
+// Bounds of the command-line integers (a value past them is a one-line error, not a wrapped
+// int, an hour of work or an allocation failure).
+// Context length (tokens in the KV cache): 10 Mi tokens, Llama 4 Scout's published window and
+// the longest of any model here; token counts stay far from overflowing any arithmetic.
+constexpr long long kMaxContext = 10'000'000;
 // Verification length x: tokens of one target forward pass; 64 Ki is far past every tree and
 // chain in the papers (at most 768 nodes) and past a whole prefill chunk.
 constexpr long long kMaxVerificationLength = 1 << 16;
@@ -34,6 +37,9 @@ constexpr long long kMaxThreads = 1024;
 // A CLI11 check for an option that takes one integer in [lo, hi]: the project's one-line message
 // ("expected one integer in [1, 65536], got '1,8'") instead of CLI11's range dump.
 CLI::Validator integer_in(long long lo, long long hi);
+// A CLI11 check for a probability strictly between 0 and 1 (NaN, 0, 1 and negatives refused,
+// where a sentinel default would otherwise read them as "not given").
+CLI::Validator open_probability();
 std::vector<double> parse_double_list(const std::string& option, const std::string& text);
 
 void add_format_option(CLI::App& sub, std::string& format);

@@ -1,5 +1,7 @@
 #include "experiments/cli/scenario_runner.hpp"
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -47,7 +49,9 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
     ctx.workload = &*workload;
   }
   for (long long L : in.contexts)
-    if (L < 0) models::throw_input_error("scenario " + info.name, "context", "integers >= 0", std::to_string(L));
+    if (L < 0 || L > kMaxContext)
+      models::throw_input_error("scenario " + info.name, "context", fmt::format("integers in [0, {}]", kMaxContext),
+                                std::to_string(L));
   ctx.contexts = in.contexts;
   std::optional<search::AcceptanceData> data;
   if (!in.algorithm.empty()) {

@@ -20,6 +20,9 @@
 namespace experiments {
 namespace {
 
+// Largest --tokens and --prompt: the duodecoding scenario's declared bound.
+constexpr long long kMaxDuoTokens = 1000000;
+
 namespace duo = search::duodecoding;
 
 struct DuoArgs {
@@ -183,12 +186,16 @@ const RegisterCommand reg{
                      "Acceptance process band, NAME (configs/acceptance/processes) or FILE; default duodecoding-paper003, "
                      "fitted to paper 003 Table 4");
       sub.add_option("--alpha", a->alpha,
-                     "Instead of the process: a fixed per-token acceptance of the calibrated seeded generator, in (0, 1)");
+                     "Instead of the process: a fixed per-token acceptance of the calibrated seeded generator, in (0, 1)")
+          ->check(open_probability());
       sub.add_option("--trace", a->trace, "Acceptance trace: a probability trace or a chain trace (DESIGN.md)");
       sub.add_option("--seed", a->seed, "Generator seed")->default_val(1);
-      sub.add_option("--tokens", a->tokens, "Tokens to generate")->default_val(1024);
+      // The same bounds as the duodecoding scenario's `tokens` and `prompt` (a run is simulated
+      // token by token: 10^6 tokens take minutes already).
+      sub.add_option("--tokens", a->tokens, "Tokens to generate")->default_val(1024)->check(integer_in(1, kMaxDuoTokens));
       sub.add_option("--prompt", a->prompt, "Prompt tokens (prefill, TTFT); decode steps start at this context and grow with the generated tokens")
-          ->default_val(256);
+          ->default_val(256)
+          ->check(integer_in(1, kMaxDuoTokens));
       sub.add_option("--sps-gamma", a->sps_gamma, "SpS window (0: paper 001's best for the acceptance)")
           ->default_val(0)
           ->check(CLI::Range(0, 4096));

@@ -76,7 +76,7 @@ int run_fit(const FitArgs& a, const GlobalOptions& g) {
   if (!a.task.empty()) q.task = a.task;
   if (!a.source_table.empty()) q.source_table = a.source_table;
   std::vector<long long> contexts;
-  if (!a.context.empty()) contexts = parse_int_list("--context", a.context, 0);
+  if (!a.context.empty()) contexts = parse_int_list("--context", a.context, 0, kMaxContext);
   using Key = std::tuple<std::string, std::string, std::string, long long>;
   std::map<Key, std::vector<search::AatPoint>> groups;
   std::map<Key, std::set<std::string>> tables;  // source tables pooled into each group's fit

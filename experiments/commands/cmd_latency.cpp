@@ -24,7 +24,7 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   w.target = reg.model(a.model);
   if (!a.draft.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(a.draft));
   const auto xs = parse_int_list("--x", a.x, 1, kMaxVerificationLength);
-  const auto contexts = parse_int_list("--context", a.context, 0);
+  const auto contexts = parse_int_list("--context", a.context, 0, kMaxContext);
   const auto batches = parse_int_list("--batch", a.batch, 1, kMaxBatch);
   // A design that does not fit is infeasible, not timed: check the largest step asked for.
   sim::MemoryQuery mq;

@@ -44,7 +44,7 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
   // with B, AAT does not; tokens/s are per sequence (DESIGN.md), the speed-up is over AD at the
   // same batch.
   const auto batches = parse_int_list("--batch", a.batch, 1, kMaxBatch);
-  for (long long L : parse_int_list("--context", a.context, 0))
+  for (long long L : parse_int_list("--context", a.context, 0, kMaxContext))
     for (long long b : batches) {
       models::Workload wb = w;
       wb.batch = int(b);

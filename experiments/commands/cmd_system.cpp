@@ -95,7 +95,7 @@ const RegisterCommand reg{
       sub.add_option("--x", a->x, "Tokens verified per sequence in the step")->default_val(1)->check(CLI::Range(1, 4096));
       sub.add_option("--context", a->context, "Context length L (tokens in the KV cache)")
           ->default_val(1024)
-          ->check(CLI::Range(0LL, 10000000LL));
+          ->check(integer_in(0, kMaxContext));
       sub.add_option("--batch", a->batch, "Sequences per step")->default_val(1)->check(integer_in(1, kMaxBatch));
       sub.add_option("--trace", a->trace, "Write the step's timeline as Chrome trace-event JSON (Perfetto)");
       sub.add_option("--baseline", a->baseline,

@@ -235,7 +235,9 @@ PYBIND11_MODULE(_specdse, m) {
       for (long long x : xs)
         if (x < 1) throw models::InputError(fmt::format("latency: x: expected integers >= 1, got {}", x));
       for (long long L : contexts)
-        if (L < 0) throw models::InputError(fmt::format("latency: context: expected integers >= 0, got {}", L));
+        if (L < 0 || L > experiments::kMaxContext)
+          throw models::InputError(
+              fmt::format("latency: context: expected integers in [0, {}], got {}", experiments::kMaxContext, L));
       if (batch < 1) throw models::InputError(fmt::format("latency: batch: expected an integer >= 1, got {}", batch));
       models::Workload w;
       w.target = model;
@@ -395,6 +397,10 @@ PYBIND11_MODULE(_specdse, m) {
     const auto [summary, curve] = without_gil([&] {
       Columns summary, curve;
       if (contexts.empty()) throw models::InputError("optimize: context: expected at least one context, got none");
+      for (long long L : contexts)
+        if (L < 0 || L > experiments::kMaxContext)
+          throw models::InputError(
+              fmt::format("optimize: context: expected integers in [0, {}], got {}", experiments::kMaxContext, L));
       const auto reg = registry(config_dir);
       const auto w = experiments::make_workload(reg, model, algorithm, batch);
       const auto engine = experiments::make_engine(engine_name, hw);

@@ -1,3 +1,4 @@
+#include "experiments/cli/cli_common.hpp"
 #include "experiments/sweep/scenario_sweep.hpp"
 
 #include <fmt/format.h>
@@ -45,7 +46,7 @@ void check_value(const std::string& file, const search::ScenarioInfo& info, cons
   }
   // The two numeric inputs, checked as declarations would be.
   static const search::ScenarioParam context =
-      search::param::integer("context", 0, 0, 9.0e18, "tokens", "KV length");
+      search::param::integer("context", 0, 0, double(kMaxContext), "tokens", "KV length");
   static const search::ScenarioParam batch = search::param::integer("batch", 1, 1, 1 << 16, "sequences", "batch");
   const std::string k = input_key(key);
   const search::ScenarioParam* numeric = k == "context" ? &context : k == "batch" ? &batch : nullptr;

@@ -1,3 +1,4 @@
+#include "experiments/cli/cli_common.hpp"
 #include "experiments/sweep/sweep_spec.hpp"
 
 #include <fmt/format.h>
@@ -89,7 +90,8 @@ void validate_values(const std::string& file, const std::string& key, const std:
       } catch (const std::exception&) {
         n = -1;
       }
-      if (key == "context" && n < 0) models::throw_input_error(file, where, "integers >= 0", "'" + v + "'");
+      if (key == "context" && (n < 0 || n > experiments::kMaxContext))
+        models::throw_input_error(file, where, fmt::format("integers in [0, {}]", experiments::kMaxContext), "'" + v + "'");
       // SweepPoint::batch is an int: a larger value would wrap instead of being refused.
       if (key == "batch" && (n < 1 || n > std::numeric_limits<int>::max()))
         models::throw_input_error(file, where, "integers in 1..2147483647", "'" + v + "'");

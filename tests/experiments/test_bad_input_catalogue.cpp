@@ -233,19 +233,42 @@ TEST_CASE("catalogue 23: --context 0 where no acceptance data exists for it") {
                   {"context 0"});
 }
 
-TEST_CASE("catalogue 24: a 10^12-token context on an H100 is infeasible, not timed (roofline engine)") {
-  expect_rejected("latency --hw h100-sxm --model llama-3.1-8b-instruct --context 1000000000000", {"infeasible", "GiB"});
+TEST_CASE("catalogue 24: a context past 10^7 tokens is refused (every command, every engine), a 9 x 10^6 one on an H100 is infeasible") {
+  expect_rejected("latency --hw h100-sxm --model llama-3.1-8b-instruct --context 1000000000000", {"--context", "10000000"});
+  // 2^63 - 1 used to loop in the list parser (its counter wrapped) and then pass the memory check.
+  expect_rejected("latency --hw h100-sxm --model llama-3.1-8b-instruct --context 9223372036854775807",
+                  {"--context", "10000000"});
+  expect_rejected("latency --hw h100-sxm --model llama-3.1-8b-instruct --context 9223372036854775000-9223372036854775807",
+                  {"--context"});
+  expect_rejected("system --system specpipe-8x3090-pcie --model llama-3.1-70b --context 10000001", {"--context"});
+  expect_rejected("scenario tree-sd --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 20000000",
+                  {"--context"});
+  expect_rejected("latency --hw h100-sxm --model llama-3.1-8b-instruct --context 9000000", {"infeasible", "GiB"});
 }
 
-TEST_CASE("catalogue 25: a 10^12-token context on the sim engines is infeasible, not a crash") {
+TEST_CASE("catalogue 25: a 9 x 10^6-token context on the sim engines is infeasible, not a crash") {
   for (const char* engine : {"sim", "sim-clocked"})
-    expect_rejected(std::string("latency --hw h100-sxm --model llama-3.1-8b-instruct --context 1000000000000 --engine ") +
+    expect_rejected(std::string("latency --hw h100-sxm --model llama-3.1-8b-instruct --context 9000000 --engine ") +
                         engine,
                     {"infeasible"});
-  // FPGA boards state no capacity (weights stream from memory sized for the model, paper 000), so
-  // the fit is unchecked; the SystemC program for 10^12 tokens does not fit this machine's
-  // memory, which is reported as such (exit 2), not as an internal error.
-  expect_rejected("latency --hw v80 --model llama-3.1-8b-instruct --context 1000000000000 --engine sim", {"memory"});
+}
+
+TEST_CASE("catalogue 25b: an acceptance probability that is NaN, negative or 1 is refused, not read as not given") {
+  const std::string optimize = "optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm longspec-chain --context 1024 ";
+  for (const char* alpha : {"nan", "-0.1", "0", "1", "inf"}) {
+    expect_rejected(optimize + "--alpha " + alpha, {"--alpha", alpha});
+    expect_rejected(std::string("duo --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m@q5_k_m --alpha ") +
+                        alpha,
+                    {"--alpha", alpha});
+  }
+}
+
+TEST_CASE("catalogue 25c: duo bounds its token counts and eagle refuses devices that are not GPUs") {
+  const std::string duo = "duo --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m@q5_k_m ";
+  expect_rejected(duo + "--tokens 4294967297", {"--tokens", "4294967297"});
+  expect_rejected(duo + "--prompt 4294967297", {"--prompt", "4294967297"});
+  expect_rejected("eagle --hw v80 --model llama-3.1-8b-instruct", {"v80", "GPU"});
+  expect_rejected("eagle --hw xeon-16c --model llama-3.1-8b-instruct", {"xeon-16c", "GPU"});
 }
 
 TEST_CASE("catalogue 26: a 70B model at batch 64 on a 24 GB GPU is infeasible") {
@@ -254,7 +277,7 @@ TEST_CASE("catalogue 26: a 70B model at batch 64 on a 24 GB GPU is infeasible") 
 
 TEST_CASE("catalogue 27: optimize with a context that does not fit the device is infeasible, not timed") {
   expect_rejected("optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-chain --alpha 0.7 "
-                  "--context 1000000000000",
+                  "--context 9000000",
                   {"infeasible"});
 }
 

@@ -45,6 +45,11 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
     throw models::InputError("eagle: give exactly one of --hw (one GPU) and --system (tensor parallel)");
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(ctx.configs != nullptr, "a config registry");
+  // The dispatcher costs a GPU serving stack (CUDA graphs, vLLM's host work): other kinds of
+  // device are refused rather than timed under it.
+  if (ctx.hw && ctx.hw->kind != "gpu")
+    throw models::InputError(fmt::format("eagle: --hw {} is a {} device; the EAGLE dispatcher models GPUs (kind gpu)",
+                                         ctx.hw->name, ctx.hw->kind));
   const auto& reg = *ctx.configs;
   models::Workload w = *ctx.workload;
   const std::string draft = w.algorithm ? w.algorithm->name : kDefaultDraft;
@@ -64,6 +69,12 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
     host_note = fmt::format("stack {} ({} us + graph launches)", stack.name, stack.per_step_host_us);
   } else {
     const auto system = models::load_system(reg.path("systems", system_name), reg);
+    for (int d : system.stages.front().devices)
+      if (system.devices[std::size_t(d)].hardware.kind != "gpu")
+        throw models::InputError(fmt::format("eagle: system {}: device {} is a {} device; the EAGLE dispatcher models "
+                                             "GPUs (kind gpu)",
+                                             system.name, system.devices[std::size_t(d)].name,
+                                             system.devices[std::size_t(d)].hardware.kind));
     const auto& lead = system.devices[std::size_t(system.stages.front().devices.front())].hardware.stack;
     host_note = fmt::format("stack {} of the system's GPUs ({} us + graph launches)", lead.name, lead.per_step_host_us);
     costs = make_system_eagle_costs(system, w, ctx.text("engine"));
