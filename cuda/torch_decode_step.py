@@ -26,7 +26,7 @@ flash_attention_h<H>_kv<KV>_b<B>,x,L,head_dim,measured_s (the kernel CSV of cuda
 
 Output: CSV model,batch,x,context,kernels,graph_s,eager_s on stdout (kernels: launches per step
 of one eager step, from the PyTorch profiler). Needs PyTorch with CUDA; it runs
-on a lent GPU only (see README "The GPU SystemC model"). Usage:
+on a lent GPU only (see docs/gpu-model.md). Usage:
   python3 cuda/torch_decode_step.py [--model 8b] [--batch 1,4,16,64,128] [--x 1,4,16,64]
                                     [--context 1024] [--repeats 10] [--attention]
                                     [--tree-attention masked|split] [--contention]

@@ -6,7 +6,7 @@
 // fill/drain overhead, plus the time loads idle once the prefetch buffers are full
 // (compute-bound projections in front of a long KV stream). The channel groups are the board's
 // memory.tensor_mapping (models/hardware_spec.hpp). sim/ models the same board cycle by cycle
-// and is the reference (README).
+// and is the reference (docs/fpga-model.md, "sim vs roofline").
 #include "models/latency_engine.hpp"
 
 namespace roofline {

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       std::cerr << "specdse: error: " << unknown << "\n";
       return 2;
     }
-    // CLI11 adds a "Run with --help" line; bad input is one line naming the option (README).
+    // CLI11 adds a "Run with --help" line; bad input is one line naming the option (docs/cli.md).
     std::cerr << "specdse: error: " << experiments::with_choice_hint(first_line(e.what())) << " (see --help)\n";
     return 2;
   }

@@ -1,8 +1,9 @@
 // A catalogue of bad inputs (issue 18): each class runs the `specdse` executable on one bad
-// input and asserts the contract of README's "Subcommands" section: exit status 2, exactly one
-// line on stderr naming the offending file / key / option / value, nothing that reads as NaN or
-// infinity on stdout, and no hang (every run is under `timeout`, so a hang fails as status 124
-// instead of stalling the suite). One TEST_CASE per class, so CTest lists and counts them.
+// input and asserts the contract of the subcommands (README, docs/cli.md): exit status 2,
+// exactly one line on stderr naming the offending file / key / option / value, nothing that
+// reads as NaN or infinity on stdout, and no hang (every run is under `timeout`, so a hang
+// fails as status 124 instead of stalling the suite). One TEST_CASE per class, so CTest lists
+// and counts them.
 #include <catch2/catch.hpp>
 
 #include "tests/experiments/cli_run.hpp"

@@ -110,7 +110,8 @@ TEST_CASE("EAGLE-3 in the pipeline: a full pass plus the head's passes per itera
   CHECK(e->timed.tbt.mean_s > pass / tpc);
   CHECK(e->timed.tbt.mean_s < 1.5 * pass / tpc);
   // No ordering against SpecPipe is asserted: paper 002 measured EAGLE-3 slower than PP-vLLM, this
-  // model has it faster than SpecPipe with the 1B draft (README, known disagreements).
+  // model has it faster than SpecPipe with the 1B draft (docs/specpipe.md, "Known limits and
+  // disagreements").
   // A target without an EAGLE-3 acceptance model: the baseline is skipped with the reason.
   auto other = setup;
   other.target.name = "my-model";

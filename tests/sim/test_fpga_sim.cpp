@@ -186,9 +186,9 @@ TEST_CASE("Halving HBM bandwidth roughly doubles the sim's x = 1 step") {
 }
 
 TEST_CASE("Sim and roofline agree within 12 % over x = 1..128 and L = 128..16384 on all boards") {
-  // The analytic engine carries the sim's buffer-capacity stall (README, sim vs roofline); the
-  // sim is the reference and, being a real pipeline, is never faster. Where both are
-  // memory-bound (x = 1, the AR rates) they agree within 1 %. The largest gap (V80, x = 48,
+  // The analytic engine carries the sim's buffer-capacity stall (docs/fpga-model.md, "sim vs
+  // roofline"); the sim is the reference and, being a real pipeline, is never faster. Where
+  // both are memory-bound (x = 1, the AR rates) they agree within 1 %. The largest gap (V80, x = 48,
   // L = 16384: 10.8 %) is in the attention-heavy corner, where the sim's attention waits for
   // its scores to come back from off-chip memory; the analytic engine has no such latency.
   const ConfigRegistry reg;
