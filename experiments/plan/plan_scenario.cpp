@@ -102,21 +102,77 @@ std::string alpha_boundary(const PlanSetup& s, const std::vector<PlanCandidate>&
   return fmt::format("{} beats {} when alpha >= {:.3f} (given {})", who, other, hi, *s.alpha);
 }
 
+// One candidate per (scheme, placement) over a context mix: its time between tokens is the mean
+// over the contexts weighted by the share of tokens decoded at each (so a token's expected wait),
+// timed only where it is timed at every context; parameters per context where they differ.
+std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandidate>>& per_context,
+                                        const std::vector<long long>& contexts, const std::vector<double>& weights) {
+  if (per_context.size() == 1) return per_context.front();
+  double total = 0;
+  for (double w : weights) total += w;
+  std::vector<PlanCandidate> out;
+  for (const auto& first : per_context.front()) {
+    PlanCandidate mixed = first;
+    mixed.tbt_s = mixed.tbt_low_s = mixed.tbt_high_s = mixed.ttft_s = 0;
+    std::vector<std::string> params;
+    bool same_params = true;
+    for (std::size_t k = 0; k < per_context.size(); ++k) {
+      const PlanCandidate* c = nullptr;
+      for (const auto& o : per_context[k])
+        if (o.scheme == first.scheme && o.placement == first.placement) c = &o;
+      if (!c) {
+        mixed.status = fmt::format("not applicable at context {}", contexts[k]);
+        break;
+      }
+      if (!c->ok()) {
+        // What does not apply at the first context applies at none: no context to name.
+        const bool everywhere = k == 0 && c->status.rfind("not applicable", 0) == 0;
+        mixed.status = everywhere ? c->status : fmt::format("{} (at context {})", c->status, contexts[k]);
+        break;
+      }
+      const double w = weights[k] / total;
+      mixed.tbt_s += w * c->tbt_s;
+      mixed.tbt_low_s += w * c->tbt_low_s;
+      mixed.tbt_high_s += w * c->tbt_high_s;
+      mixed.ttft_s += w * c->ttft_s;
+      params.push_back(fmt::format("{} at {}", c->parameters, contexts[k]));
+      same_params = same_params && c->parameters == first.parameters;
+    }
+    if (mixed.ok()) {
+      if (!same_params) mixed.parameters = fmt::format("{}", fmt::join(params, "; "));
+      mixed.why = fmt::format("mean over contexts {} weighted {} (at {}: {})", fmt::join(contexts, ", "),
+                              fmt::join(weights, ":"), contexts.front(), first.why);
+      mixed.reproduce = first.reproduce.empty() ? "" : first.reproduce + " (first context)";
+    } else {
+      mixed.tbt_s = mixed.tbt_low_s = mixed.tbt_high_s = mixed.ttft_s = 0;
+    }
+    out.push_back(std::move(mixed));
+  }
+  return out;
+}
+
 search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(ctx.configs != nullptr, "the config registry");
   const std::string& system_name = ctx.text("system");
   if ((ctx.hw != nullptr) == !system_name.empty())
     throw models::InputError("plan: give exactly one of --hw (one device) and --system (a system config)");
-  if (ctx.contexts.size() > 1)
-    throw models::InputError(fmt::format("plan: --context: one context length, got {}", ctx.contexts.size()));
+  // The context mix: one length, or several with the share of tokens decoded at each.
+  const std::vector<long long> contexts = ctx.contexts.empty() ? std::vector<long long>{1024} : ctx.contexts;
+  std::vector<double> weights(contexts.size(), 1.0);
+  if (!ctx.text("context-weights").empty()) {
+    weights = ctx.reals("context-weights");
+    if (weights.size() != contexts.size())
+      throw models::InputError(fmt::format("plan: --context-weights: one weight per context ({}), got {}",
+                                           contexts.size(), weights.size()));
+  }
   const auto started = std::chrono::steady_clock::now();
   PlanSetup s;
   s.configs = ctx.configs;
   s.target = ctx.workload->target;
   s.batch = ctx.workload->batch;
   s.algorithm = ctx.workload->algorithm ? ctx.workload->algorithm->name : "";
-  s.context = ctx.contexts.empty() ? 1024 : ctx.contexts.front();
+  s.context = contexts.front();
   s.engine = ctx.text("engine");
   s.want_trace = ctx.want_trace;
   if (!ctx.text("alpha").empty()) s.alpha = ctx.real("alpha");
@@ -137,19 +193,28 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   s.system.validate_placement(s.target);
   s.drafts = resolve_drafts(ctx, s.target, s.drafts_given);
 
-  std::vector<PlanCandidate> all;
-  std::size_t plain_index = std::string::npos;
   const auto schemes = plan_schemes();
-  for (std::size_t i = 0; i < schemes.size(); ++i) {
-    auto found = schemes[i].run(s);
-    for (auto& c : found) c.from_scheme = schemes[i].name;
-    if (schemes[i].name == "plain" && !found.empty() && found.front().ok()) plain_index = all.size();
-    for (auto& c : found) all.push_back(std::move(c));
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (elapsed > kQuietSeconds)
-      std::cerr << fmt::format("plan: {}/{} schemes ({}), {:.1f} s\n", i + 1, schemes.size(), schemes[i].name, elapsed);
+  std::vector<std::vector<PlanCandidate>> per_context;
+  for (std::size_t k = 0; k < contexts.size(); ++k) {
+    PlanSetup at = s;
+    at.context = contexts[k];
+    at.want_trace = s.want_trace && k == 0;  // the trace is the first context's
+    std::vector<PlanCandidate> found_all;
+    for (std::size_t i = 0; i < schemes.size(); ++i) {
+      auto found = schemes[i].run(at);
+      for (auto& c : found) c.from_scheme = schemes[i].name;
+      for (auto& c : found) found_all.push_back(std::move(c));
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (elapsed > kQuietSeconds)
+        std::cerr << fmt::format("plan: context {} ({}/{}), {}/{} schemes ({}), {:.1f} s\n", contexts[k], k + 1,
+                                 contexts.size(), i + 1, schemes.size(), schemes[i].name, elapsed);
+    }
+    per_context.push_back(std::move(found_all));
   }
-  const double plain_tbt = plain_index == std::string::npos ? 0 : all[plain_index].tbt_s;
+  std::vector<PlanCandidate> all = mix_contexts(per_context, contexts, weights);
+  double plain_tbt = 0;
+  for (const auto& c : all)
+    if (c.from_scheme == "plain" && c.scheme == "plain" && c.ok() && plain_tbt == 0) plain_tbt = c.tbt_s;
   std::optional<double> limit_s;
   if (!ctx.text("tbt-limit-ms").empty()) limit_s = ctx.real("tbt-limit-ms") * 1e-3;
   for (auto& c : all)
@@ -181,7 +246,8 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
     r.rows.push_back(std::move(row));
   }
 
-  const std::string boundary = s.alpha ? alpha_boundary(s, all) : "";
+  // The boundary reruns schemes at one context; a mix would rerun every context per step.
+  const std::string boundary = s.alpha && contexts.size() == 1 ? alpha_boundary(s, all) : "";
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string verdict;
   if (rank == 0) {
@@ -200,8 +266,11 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
     }
   }
   if (!boundary.empty()) verdict += "; " + boundary;
-  r.footer = fmt::format("{}; {} on {}, context {}, batch {}; engine {}{}{}; {} candidates from {} schemes in {:.1f} s",
-                         verdict, s.target.name, s.system.name, s.context, s.batch, s.engine, stack_note,
+  const std::string context_words =
+      contexts.size() == 1 ? fmt::format("context {}", contexts.front())
+                           : fmt::format("contexts {} weighted {}", fmt::join(contexts, ", "), fmt::join(weights, ":"));
+  r.footer = fmt::format("{}; {} on {}, {}, batch {}; engine {}{}{}; {} candidates from {} schemes in {:.1f} s",
+                         verdict, s.target.name, s.system.name, context_words, s.batch, s.engine, stack_note,
                          s.alpha ? fmt::format("; draft models at alpha {} per token", *s.alpha)
                                  : "; draft-model chain SD needs --alpha",
                          all.size(), schemes.size(), elapsed);
@@ -229,6 +298,9 @@ const search::ScenarioRegistration registered(
       search::param::text("stack", "auto",
                           "software stack of a --hw device (configs/stacks); auto: vllm-cuda-graph on a GPU, llama-cpp "
                           "on a CPU, none on other kinds"),
+      search::param::reals("context-weights", "", 1e-12, 1e12, "",
+                           "share of the tokens decoded at each --context, in ascending context order (default: equal), for a "
+                           "context mix"),
       search::param::optional_real("tbt-limit-ms", 1e-6, 1e9, "ms", "time-between-tokens limit; slower candidates are listed, not ranked"),
       search::param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_plan,

@@ -190,7 +190,7 @@ TEST_CASE("plan writes the winner's timeline", "[plan]") {
 TEST_CASE("plan: bad requests are one-line errors with exit 2", "[plan]") {
   const std::string m = " --model llama-3.1-8b-instruct";
   for (const std::string& args : std::vector<std::string>
-       {std::string("--hw h100-sxm --system specpipe-8x3090-pcie") + m, m, "--hw h100-sxm --context 128,1024" + m,
+       {std::string("--hw h100-sxm --system specpipe-8x3090-pcie") + m, m, "--hw h100-sxm --context-weights 1,2" + m,
         "--hw h100-sxm --draft opt-125m" + m, "--hw h100-sxm --alpha 1.5" + m, "--hw h100-sxm --alpha nan" + m,
         "--hw h100-sxm --tbt-limit-ms -1" + m, "--system specpipe-8x3090-pcie --stack llama-cpp" + m,
         "--system no-such-system" + m, std::string("--hw h100-sxm --model no-such-model"),
@@ -234,4 +234,23 @@ TEST_CASE("plan states the alpha at which a draft model overtakes the winner, an
   };
   CHECK(chain_minus_tree(boundary + 0.004) <= 0);
   CHECK(chain_minus_tree(boundary - 0.004) > 0);
+}
+
+TEST_CASE("plan over a context mix: each time between tokens is the token-weighted mean of the single-context plans", "[plan]") {
+  const std::string base = "--hw h100-sxm --model llama-3.1-8b-instruct";
+  const auto mix = plan(base + " --context 1024,4096 --context-weights 3,1");
+  const auto at_1k = plan(base + " --context 1024");
+  const auto at_4k = plan(base + " --context 4096");
+  for (const std::string scheme : {"plain", "EAGLE head"}) {
+    const double expected = 0.75 * at_1k.number(at_1k.find(scheme), "tbt_ms") + 0.25 * at_4k.number(at_4k.find(scheme), "tbt_ms");
+    CHECK(mix.number(mix.find(scheme), "tbt_ms") == Approx(expected).epsilon(1e-7));
+  }
+  // Measured at 1024 only: not timed over the mix, and the row says which context lacks it.
+  const auto tree = mix.find("tree SD", "eagle3-tree");
+  CHECK(mix.cell(tree, "rank").empty());
+  CHECK(mix.cell(tree, "status").find("context 4096") != std::string::npos);
+  // One weight per context.
+  const auto bad = run("plan " + base + " --context 1024,4096 --context-weights 1");
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find("one weight per context") != std::string::npos);
 }
