@@ -216,6 +216,14 @@ StepGraph build_verify_graph(const ModelSpec& model, const StepShape& shape) {
   g.batch = shape.batch;
   g.context = shape.context;
   g.layer_count = model.layers;
+  g.widths.hidden = s.hidden;
+  g.widths.q = s.heads * s.head_dim;
+  g.widths.kv = s.kv_heads * s.head_dim;
+  g.widths.ffn = s.intermediate;
+  g.widths.vocab = model.vocab_size;
+  g.widths.heads = s.heads;
+  g.widths.kv_heads = s.kv_heads;
+  g.widths.element_bytes = s.abytes;
   if (model.is_moe() && model.moe_layer_step > 1) {
     // Interleaved MoE (Llama 4 Maverick): the repeating unit is moe_layer_step - 1 dense layers
     // and then one MoE layer (HF Llama4: layer i is MoE when (i + 1) % step == 0), so

@@ -61,6 +61,14 @@ struct Op {
   bool cross_attention = false;
 };
 
+// Tensor widths of the model a step runs: what a software stack's extra kernels move
+// (SoftwareStack::layer_kernels). 0: not known (a graph built without them: the extra kernels
+// cost their launches only).
+struct LayerWidths {
+  std::int64_t hidden = 0, q = 0, kv = 0, ffn = 0, vocab = 0, heads = 0, kv_heads = 0;
+  double element_bytes = 0;  // bytes of one activation element
+};
+
 struct StepGraph {
   std::string label;            // e.g. "verify llama-3.1-8b-instruct x=13 L=1024"
   std::vector<Op> layer_ops;    // one decoder layer
@@ -69,6 +77,7 @@ struct StepGraph {
   int tokens = 0;               // x (or the draft pass width) per sequence
   int batch = 1;
   std::int64_t context = 0;
+  LayerWidths widths;
 
   double total_flops() const;
   double total_weight_bytes() const;

@@ -9,11 +9,51 @@
 
 namespace models {
 
+std::string to_string(StackTensor t) {
+  switch (t) {
+    case StackTensor::hidden: return "hidden";
+    case StackTensor::q: return "q";
+    case StackTensor::kv: return "kv";
+    case StackTensor::ffn: return "ffn";
+    case StackTensor::vocab: return "vocab";
+    case StackTensor::attention_mask: return "attention_mask";
+  }
+  return "?";
+}
+
+namespace {
+
+// `extra_kernels.<key>`: a list of {name, kernels, tensor, passes, masked_attention_only}; names
+// unique within the stack.
+std::vector<StackKernel> stack_kernels(const YamlReader& r, const std::string& key, std::vector<std::string>& names) {
+  std::vector<StackKernel> out;
+  if (!r.has(key)) return out;
+  const std::vector<std::string> tensors = {"hidden", "q", "kv", "ffn", "vocab", "attention_mask"};
+  for (const YamlReader& e : r.map_list(key)) {
+    e.allow_only({"name", "kernels", "tensor", "passes", "masked_attention_only"});
+    StackKernel k;
+    k.name = e.string("name");
+    for (const auto& seen : names)
+      if (seen == k.name) e.fail("name", "a name no other extra kernel of the stack has", "'" + k.name + "' again");
+    names.push_back(k.name);
+    k.kernels = e.int_in("kernels", 1, 1000);
+    const std::string tensor = e.one_of("tensor", tensors);
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+      if (tensors[i] == tensor) k.tensor = StackTensor(int(i));
+    k.passes = e.non_negative("passes");
+    k.masked_attention_only = e.boolean_or("masked_attention_only", false);
+    out.push_back(k);
+  }
+  return out;
+}
+
+}  // namespace
+
 SoftwareStack load_software_stack(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
   r.allow_only({"name", "description", "kernel_launch_host_us", "per_layer_host_us", "per_step_host_us",
                 "cuda_graphs", "graph_launch_host_us", "runtime_reserve_gib", "ragged_batch_overhead_ratio", "collectives",
-                "custom_all_reduce"});
+                "custom_all_reduce", "extra_kernels"});
   SoftwareStack s;
   s.source_file = path;
   s.name = r.string("name");
@@ -25,6 +65,15 @@ SoftwareStack load_software_stack(const std::string& path) {
   s.graph_launch_host_us = s.cuda_graphs ? r.non_negative("graph_launch_host_us") : 0.0;
   s.runtime_reserve_gib = r.non_negative("runtime_reserve_gib");
   s.ragged_batch_overhead_ratio = r.has("ragged_batch_overhead_ratio") ? r.non_negative("ragged_batch_overhead_ratio") : 0.0;
+  if (r.has("extra_kernels")) {
+    const YamlReader extra = r.child("extra_kernels");
+    extra.allow_only({"per_layer", "per_step"});
+    std::vector<std::string> names;
+    s.layer_kernels = stack_kernels(extra, "per_layer", names);
+    s.step_kernels = stack_kernels(extra, "per_step", names);
+    if (s.layer_kernels.empty() && s.step_kernels.empty())
+      extra.fail("per_layer", "per_layer and/or per_step kernels", "neither");
+  }
   // Optional: a stack that runs no collectives (llama.cpp) names none.
   if (r.has("collectives") || r.has("custom_all_reduce")) {
     const ConfigRegistry tree(std::filesystem::path(path).parent_path().parent_path().string());

@@ -7,11 +7,37 @@
 // measurement), never fitted to a paper's end result.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/custom_all_reduce_spec.hpp"
 #include "models/nccl_spec.hpp"
 
 namespace models {
+
+// What an extra kernel of a stack moves: a tensor of the step, in activation elements.
+enum class StackTensor {
+  hidden,          // batch x tokens rows of the hidden width
+  q,               // batch x tokens rows of heads x head_dim (the query projection)
+  kv,              // batch x tokens rows of kv_heads x head_dim (one of K or V)
+  ffn,             // batch x tokens rows of the MLP's intermediate width
+  vocab,           // batch x tokens rows of the vocabulary (logits)
+  attention_mask,  // tokens x (heads / kv_heads) query rows x (context + tokens) keys, shared by the batch
+};
+std::string to_string(StackTensor t);
+
+// Kernels a stack launches beyond the fused set the GPU kernel model lowers each op to (an eager
+// PyTorch step's unfused rotary embedding, separate SiLU and multiply, residual adds, KV-cache
+// copies, ...). Memory-bound: `kernels` launches that together read and write `passes` times
+// the tensor (passes 0: launch only).
+struct StackKernel {
+  std::string name;
+  int kernels = 1;
+  StackTensor tensor = StackTensor::hidden;
+  double passes = 0;
+  // Only in steps whose attention takes a mask (x > 1 tokens per sequence: PyTorch's SDPA turns
+  // the boolean mask into an additive bias and re-lays out the packed queries).
+  bool masked_attention_only = false;
+};
 
 struct SoftwareStack {
   std::string name = "bare";      // "bare": no host costs (the kernels alone)
@@ -34,6 +60,11 @@ struct SoftwareStack {
   // vLLM's custom all-reduce, used where its rules allow it (YAML `custom_all_reduce:`); none:
   // every all-reduce goes to the collective library.
   std::optional<CustomAllReduceSpec> custom_all_reduce;
+  // YAML `extra_kernels: {per_layer: [...], per_step: [...]}`: launched after each decoder
+  // layer's kernels and once after the step's tail (sim/gpu/gpu_launch_plan.hpp). Empty for
+  // stacks that run the fused set (vLLM, llama.cpp, "bare").
+  std::vector<StackKernel> layer_kernels;
+  std::vector<StackKernel> step_kernels;
 };
 
 // Reads a stack config. The files it names under `collectives:` and `custom_all_reduce:` are

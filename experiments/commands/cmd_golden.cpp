@@ -13,6 +13,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
+#include "models/software_stack.hpp"
 #include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 struct GoldenArgs {
   std::string hw = "host", measured, models = "llama-68m,llama-3.2-1b", tokens = "1,2,4,8,16,32,64,128,256",
-              contexts = "512,2048", attention_model = "llama-3.2-1b", format;
+              contexts = "512,2048", attention_model = "llama-3.2-1b", format, stack;
   int threads = 0, repeats = 2, warmup = 1, tree_tokens = 16, rounds = 3;
   bool no_flush = false, stored_calibration = false;
   unsigned long long seed = 1;
@@ -115,6 +116,27 @@ int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const m
   return 0;
 }
 
+// Whole measured eager steps next to the GPU SystemC model running them under --stack.
+int run_eager_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+  const auto stack = models::load_software_stack(reg.path("stacks", a.stack));
+  const auto rows = sim::compare_gpu_eager_steps(a.measured, hw, stack, reg);
+  Table t({"hw", "stack", "model", "batch", "x", "context", "measured_kernels", "model_kernels", "kernel_error_pct",
+           "eager_s", "predicted_s", "error_pct", "device_idle_s"});
+  std::vector<double> errors, kernel_errors;
+  for (const auto& r : rows) {
+    t.add_row({hw.name, stack.name, r.model, integer(r.batch), integer(r.x), integer(r.context),
+               integer(r.measured_kernels), integer(r.model_kernels), num(r.kernel_error_pct(), 3), num(r.eager_s),
+               num(r.predicted_s), num(r.error_pct(), 3), num(r.device_idle_s())});
+    errors.push_back(r.error_pct());
+    if (r.measured_kernels > 0) kernel_errors.push_back(r.kernel_error_pct());
+  }
+  const std::string summary = fmt::format(
+      "summary: {} under {}: median |error| {:.1f} % over {} eager steps, kernel count median |error| {:.1f} %",
+      hw.name, stack.name, sim::median_abs(errors), errors.size(), sim::median_abs(kernel_errors));
+  print_with_summary(t, summary, a.format);
+  return 0;
+}
+
 // Two streams on one GPU (cuda/torch_decode_step.py --contention) next to the SystemC model.
 int run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
   const auto rows = sim::compare_gpu_contention(a.measured, hw, reg);
@@ -143,7 +165,9 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     if (a.measured.empty())
       throw models::InputError(fmt::format("--measured: expected a CSV from cuda/run_goldens.sh run on a '{}' "
                                            "(no GPU kernels run here), got nothing", hw.name));
-    if (sim::is_step_csv(a.measured)) return run_step_golden(a, hw, reg);
+    if (!a.stack.empty() && !sim::is_step_csv(a.measured))
+      throw models::InputError("--stack: only with a verify-step CSV (model,batch,x,...) as --measured");
+    if (sim::is_step_csv(a.measured)) return a.stack.empty() ? run_step_golden(a, hw, reg) : run_eager_step_golden(a, hw, reg);
     if (sim::is_contention_csv(a.measured)) return run_contention_golden(a, hw, reg);
     rows = sim::compare_gpu_measurements(a.measured, hw);
   } else if (hw.cpu) {
@@ -214,6 +238,9 @@ const RegisterCommand reg{
                      "GPU only: a CSV of cuda/run_goldens.sh: kernels (kernel,m,n,k,measured_s), verify steps "
                      "(model,batch,x,context,kernels,graph_s,eager_s) or two streams "
                      "(stream,model,batch,x,context,alone_s,together_s)");
+      sub.add_option("--stack", a->stack,
+                     "With a verify-step CSV: compare its eager_s with the SystemC GPU model running the step "
+                     "under this software stack (configs/stacks/, e.g. pytorch-eager)");
       sub.add_option("--models", a->models, "Models whose projection shapes (N, K) are run")->default_val(a->models);
       sub.add_option("--tokens", a->tokens, "GEMM M values (tokens x)")->default_val(a->tokens);
       sub.add_option("--contexts", a->contexts, "Contexts of the attention kernels")->default_val(a->contexts);

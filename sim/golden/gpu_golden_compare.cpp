@@ -9,7 +9,9 @@
 
 #include "models/config_error.hpp"
 #include "models/latency_engine.hpp"
+#include "sim/gpu/gpu_device.hpp"
 #include "sim/gpu/gpu_kernel_model.hpp"
+#include "sim/gpu/gpu_launch_plan.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
 #include "sim/gpu/gpu_streams.hpp"
 #include "sim/io/csv.hpp"
@@ -202,6 +204,43 @@ std::vector<ContentionGoldenRow> compare_gpu_contention(const std::string& csv_p
     const auto together = run_gpu_streams(bare, work, SimMode::event_driven);
     for (std::size_t i = begin; i < end; ++i) rows[i].predicted_together_s = together[i - begin].end_s;
     begin = end;
+  }
+  return rows;
+}
+
+std::vector<EagerStepGoldenRow> compare_gpu_eager_steps(const std::string& csv_path, const models::HardwareSpec& gpu,
+                                                        const models::SoftwareStack& stack,
+                                                        const models::ConfigRegistry& registry) {
+  if (!gpu.gpu) throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU steps", gpu.name));
+  models::HardwareSpec eager = gpu;
+  eager.stack = stack;
+  eager.stack.per_step_host_us = 0;  // the measured loop times the forward alone
+  eager.stack.step_kernels.clear();
+  const GpuSimEngine engine(eager, SimMode::event_driven);
+  const GpuKernelModel model(*gpu.gpu);
+  std::vector<EagerStepGoldenRow> rows;
+  for (const StepGoldenRow& measured : compare_gpu_steps(csv_path, gpu, registry)) {
+    EagerStepGoldenRow row;
+    row.model = measured.model;
+    row.batch = measured.batch;
+    row.x = measured.x;
+    row.context = measured.context;
+    row.measured_kernels = measured.measured_kernels;
+    row.graph_s = measured.graph_s;
+    row.eager_s = measured.eager_s;
+    models::Workload w;
+    w.target = registry.model(row.model);
+    w.batch = row.batch;
+    const models::StepGraph graph = models::verify_graph(engine, w, row.x, row.context);
+    GpuWorkload workload;
+    workload.streams.push_back(lower_step(model, eager.stack, graph, "step", 0, workload));
+    const DeviceRun run = run_gpu_device(model, workload, SimMode::event_driven);
+    row.model_kernels = (long long)workload.streams[0].launches.size();
+    row.predicted_s = double(run.end_cycle) / model.clock_hz();
+    std::int64_t busy = 0;
+    for (const auto& r : run.streams[0]) busy += r.end - r.start;
+    row.device_busy_s = double(busy) / model.clock_hz();
+    rows.push_back(row);
   }
   return rows;
 }

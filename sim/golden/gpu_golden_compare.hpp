@@ -51,6 +51,31 @@ struct StepGoldenRow {
 std::vector<StepGoldenRow> compare_gpu_steps(const std::string& csv_path, const models::HardwareSpec& gpu,
                                              const models::ConfigRegistry& registry);
 
+// One measured eager step (eager_s: launched kernel by kernel from Python) next to the GPU
+// SystemC model running the same step under a software stack: its host thread pays the stack's
+// per-layer and per-kernel dispatch and launches the stack's extra kernels, the GPU idles when
+// the host is slower. The measured loop times one forward (cuda/torch_decode_step.py: no input
+// preparation, logits processing or sampling), so the stack's per-step host work and per-step
+// kernels are left out.
+struct EagerStepGoldenRow {
+  std::string model;
+  int batch = 1, x = 1;
+  long long context = 0;
+  long long measured_kernels = -1;  // -1: not counted
+  long long model_kernels = 0;      // kernels the stack launches for the step
+  double graph_s = 0, eager_s = 0;  // measured
+  double predicted_s = 0;           // the simulated eager step
+  double device_busy_s = 0;         // time the simulated GPU had a kernel in flight (the rest: idle)
+  double error_pct() const { return 100.0 * (predicted_s - eager_s) / eager_s; }
+  double kernel_error_pct() const { return 100.0 * double(model_kernels - measured_kernels) / double(measured_kernels); }
+  double device_idle_s() const { return predicted_s - device_busy_s; }
+};
+
+// Rows of a step CSV (as compare_gpu_steps reads it) under `stack` on `gpu`.
+std::vector<EagerStepGoldenRow> compare_gpu_eager_steps(const std::string& csv_path, const models::HardwareSpec& gpu,
+                                                        const models::SoftwareStack& stack,
+                                                        const models::ConfigRegistry& registry);
+
 // Whether a measured CSV is a step CSV (its header starts "model,batch,x").
 bool is_step_csv(const std::string& csv_path);
 

@@ -10,7 +10,42 @@ std::int64_t host_cycles(double microseconds, double clock_hz) {
   return std::llround(microseconds * 1e-6 * clock_hz);
 }
 
+// Activation elements of `tensor` in `graph` (0 where the graph does not know its widths).
+double tensor_elements(models::StackTensor tensor, const models::StepGraph& graph) {
+  const auto& w = graph.widths;
+  const double rows = double(graph.batch) * graph.tokens;
+  switch (tensor) {
+    case models::StackTensor::hidden: return rows * double(w.hidden);
+    case models::StackTensor::q: return rows * double(w.q);
+    case models::StackTensor::kv: return rows * double(w.kv);
+    case models::StackTensor::ffn: return rows * double(w.ffn);
+    case models::StackTensor::vocab: return rows * double(w.vocab);
+    case models::StackTensor::attention_mask:
+      return w.kv_heads > 0 ? double(graph.tokens) * double(w.heads / w.kv_heads) * double(graph.context + graph.tokens)
+                            : 0.0;
+  }
+  return 0.0;
+}
+
 }  // namespace
+
+int decoder_layers_per_unit(const models::StepGraph& graph) {
+  int layers = 0;
+  for (const auto& op : graph.layer_ops) layers += op.kind == models::OpKind::attention_qk ? 1 : 0;
+  return layers;
+}
+
+std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vector<models::StackKernel>& list,
+                                     const models::StepGraph& graph) {
+  std::vector<GpuKernel> out;
+  for (const auto& k : list) {
+    if (k.masked_attention_only && graph.tokens < 2) continue;
+    const double elements = tensor_elements(k.tensor, graph);
+    const double bytes = k.passes * elements * graph.widths.element_bytes / k.kernels;
+    for (int i = 0; i < k.kernels; ++i) out.push_back(model.memory_kernel(k.name, bytes, elements / k.kernels));
+  }
+  return out;
+}
 
 StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
                       const models::StepGraph& graph, const std::string& name, std::int64_t start_cycle,
@@ -35,6 +70,21 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
   };
   const auto layer_kernels = kernels_of(graph.layer_ops);
   const auto tail_kernels = kernels_of(graph.tail_ops);
+  // The stack's own kernels (after each decoder layer of a layer unit, and after the tail): op
+  // index -1, they belong to no op of the graph.
+  auto extra_of = [&](const std::vector<models::StackKernel>& list, int sets) {
+    std::vector<int> ids;
+    const auto kernels = stack_kernels(model, list, graph);
+    for (int set = 0; set < sets; ++set)
+      for (const auto& k : kernels) {
+        model.ctas_per_sm(k);
+        ids.push_back(int(workload.kernels.size()));
+        workload.kernels.push_back(k);
+      }
+    return ids;
+  };
+  const auto layer_extra = extra_of(stack.layer_kernels, decoder_layers_per_unit(graph));
+  const auto step_extra = extra_of(stack.step_kernels, 1);
 
   StreamPlan plan;
   plan.name = name;
@@ -52,9 +102,11 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
     pending_host += per_layer;
     for (std::size_t i = 0; i < layer_kernels.size(); ++i)
       for (int k : layer_kernels[i]) launch(k, int(i), layer);
+    for (int k : layer_extra) launch(k, -1, layer);
   }
   for (std::size_t i = 0; i < tail_kernels.size(); ++i)
     for (int k : tail_kernels[i]) launch(k, int(graph.layer_ops.size() + i), -1);
+  for (int k : step_extra) launch(k, -1, -1);
   return plan;
 }
 

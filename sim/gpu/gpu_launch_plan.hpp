@@ -15,7 +15,8 @@ namespace sim {
 
 struct KernelLaunch {
   int kernel = 0;                       // index into GpuWorkload::kernels
-  int op = -1;                          // op of the step graph: layer op i, or layer_ops.size() + tail op i
+  int op = -1;                          // op of the step graph: layer op i, or layer_ops.size() + tail op i;
+                                        // -1: one of the stack's extra kernels (no op of the graph)
   int layer = -1;                       // decoder layer, -1 for tail ops
   std::int64_t host_cycles_before = 0;  // host time spent between the previous enqueue and this one
 };
@@ -48,10 +49,22 @@ struct DeviceRun {
   std::int64_t end_cycle = 0;
 };
 
+// Decoder layers in one repetition of the graph's layer ops (its attention ops): the stack's
+// per-layer extra kernels run once per decoder layer.
+int decoder_layers_per_unit(const models::StepGraph& graph);
+
+// The memory-bound kernels `list` (SoftwareStack::layer_kernels or step_kernels) launches for one
+// decoder layer or step of `graph`: each entry's `kernels` launches share its tensor's bytes; an
+// entry for masked attention only is skipped where the graph has one token per sequence.
+std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vector<models::StackKernel>& list,
+                                     const models::StepGraph& graph);
+
 // Lowers one step graph to kernels (appended to `workload.kernels`) and a stream plan whose host
 // costs follow `stack`: eager launches pay per_step_host_us once, per_layer_host_us before each
 // decoder layer and kernel_launch_host_us per kernel; with cuda_graphs the captured step pays
-// per_step_host_us + graph_launch_host_us once and then all its kernels are in the queue.
+// per_step_host_us + graph_launch_host_us once and then all its kernels are in the queue. The
+// stack's extra kernels follow each decoder layer's (layer_kernels, once per decoder layer of a
+// layer unit) and the tail's (step_kernels).
 StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
                       const models::StepGraph& graph, const std::string& name, std::int64_t start_cycle,
                       GpuWorkload& workload);

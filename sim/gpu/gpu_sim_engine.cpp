@@ -19,7 +19,9 @@ const models::GpuSpec& require_gpu(const models::HardwareSpec& hw) {
 
 // Everything about a step that decides its kernels (the stack is fixed per engine).
 std::string graph_key(const models::StepGraph& g) {
-  std::string key = fmt::format("{}x{}b{}", g.layer_count, g.tokens, g.batch);
+  const auto& w = g.widths;
+  std::string key = fmt::format("{}x{}b{}L{}w{}:{}:{}:{}:{}:{}:{}:{}", g.layer_count, g.tokens, g.batch, g.context,
+                                w.hidden, w.q, w.kv, w.ffn, w.vocab, w.heads, w.kv_heads, w.element_bytes);
   for (const auto* ops : {&g.layer_ops, &g.tail_ops}) {
     key += '#';
     for (const auto& op : *ops)
@@ -77,8 +79,11 @@ models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdo
   // tail ops once. An op's time is the stream time from the previous kernel's end to its last
   // kernel's end (host-bound gaps included); compute and memory are the spans during which its
   // CTAs and its DRAM stream were in flight; stall is what neither covers (launch, host idle).
+  // The stack's extra kernels (op -1) get two rows of their own after the graph's ops: those of
+  // a decoder layer and those of the step.
   const std::size_t layer_ops = graph.layer_ops.size();
-  const std::size_t ops = layer_ops + graph.tail_ops.size();
+  const std::size_t graph_ops = layer_ops + graph.tail_ops.size();
+  const std::size_t ops = graph_ops + 2;
   std::vector<std::int64_t> span(ops, 0), compute(ops, 0), memory(ops, 0), stall(ops, 0);
   const int steady_layer = graph.layer_count / 2;
   const auto& launches = sim->workload.streams[0].launches;
@@ -88,7 +93,7 @@ models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdo
     const KernelLaunch& l = launches[i];
     const KernelRecord& r = records[i];
     if (l.layer == steady_layer || l.layer < 0) {
-      const std::size_t op = std::size_t(l.op);
+      const std::size_t op = l.op >= 0 ? std::size_t(l.op) : graph_ops + (l.layer >= 0 ? 0 : 1);
       const std::int64_t s = r.end - previous_end;
       const std::int64_t c = r.compute_end - r.dispatch, m = r.memory_end - r.dispatch;
       span[op] += s;
@@ -99,6 +104,20 @@ models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdo
     previous_end = r.end;
   }
   for (std::size_t op = 0; op < ops; ++op) {
+    if (op >= graph_ops) {  // the stack's extra kernels: no op, no FLOPs or bytes to rate
+      const bool per_layer = op == graph_ops;
+      if (span[op] == 0 && (per_layer ? hw_.stack.layer_kernels.empty() : hw_.stack.step_kernels.empty())) continue;
+      models::OpCost c;
+      c.op = fmt::format("{}_extra_kernels ({})", per_layer ? "layer" : "step", hw_.stack.name);
+      c.count = per_layer ? graph.layer_count : 1;
+      c.cycles = span[op];
+      c.seconds = span[op] / hz;
+      c.compute_s = compute[op] / hz;
+      c.memory_s = memory[op] / hz;
+      c.stall_s = stall[op] / hz;
+      cost.ops.push_back(c);
+      continue;
+    }
     const bool is_layer = op < layer_ops;
     const models::Op& o = is_layer ? graph.layer_ops[op] : graph.tail_ops[op - layer_ops];
     models::OpCost c;

@@ -55,7 +55,7 @@ double duo_iteration_s(const std::string& csv_text) {
 
 }  // namespace
 
-TEST_CASE("duo --draft-device gpu: an iteration overlaps the two streams, slower than the target alone") {
+TEST_CASE("duo --draft-device gpu: an iteration overlaps the two streams, never faster than the target alone") {
   const models::ConfigRegistry reg;
   DuoNames n;
   n.system = "duodecoding-a800-xeon";
@@ -70,13 +70,15 @@ TEST_CASE("duo --draft-device gpu: an iteration overlaps the two streams, slower
   const double iterations = double(rep.duo.plan.iterations.size());
   REQUIRE(iterations > 0);
   CHECK(rep.duo.seconds < 0.9 * (target + draft));  // in series (one FIFO GPU) it took the sum
-  CHECK(rep.duo.seconds > 1.001 * target);          // the draft's stream slows the target's
-  // Contention slows the target's forward of an iteration, never speeds it.
+  // The target's eager stream is launch-bound on the A800 (pytorch-eager: 16 us of host time per
+  // kernel, measured on the lent H100's host): the draft's kernels run in the GPU's idle gaps, so
+  // they need not slow it, but contention never speeds it.
+  CHECK(rep.duo.seconds >= target);
   long long generated = 0;
   for (std::size_t i = 0; i < rep.duo.timing.size(); ++i) {
     const auto& it = rep.duo.plan.iterations[i];
     const double alone = q.costs.target_forward_at(it.x, generated);
-    if (it.draft_passes > 0) CHECK(rep.duo.timing[i].target_s > alone);
+    if (it.draft_passes > 0) CHECK(rep.duo.timing[i].target_s >= alone);
     CHECK(rep.duo.timing[i].iteration_s < alone + it.draft_passes * q.costs.draft_pass_at(generated) + 1e-12);
     generated += it.gained;
   }
