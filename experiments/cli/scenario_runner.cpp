@@ -31,6 +31,7 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
   ctx.configs = &reg;
   ctx.want_trace = in.want_trace;
   ctx.system = in.system_spec;
+  ctx.task = in.task;
   std::optional<models::HardwareSpec> hw;
   std::unique_ptr<models::LatencyEngine> engine;
   if (in.hw_spec) {

@@ -174,6 +174,7 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   s.algorithm = ctx.workload->algorithm ? ctx.workload->algorithm->name : "";
   s.context = contexts.front();
   s.engine = ctx.text("engine");
+  s.task = ctx.task;
   s.want_trace = ctx.want_trace;
   if (!ctx.text("alpha").empty()) s.alpha = ctx.real("alpha");
   std::string stack_note;

@@ -82,6 +82,7 @@ struct ScenarioContext {
   bool want_trace = false;                           // --trace-out: name the timeline's tasks
   const models::Workload* workload = nullptr;        // --model (and --algorithm); null without --model
   std::vector<long long> contexts;                   // --context
+  std::string task = "govreport";                    // --task: whose measured acceptance to use
   // Measured AAT and its fit for the workload's algorithm and model at a context; empty
   // without --algorithm.
   std::function<AatSource(long long context)> aat;

@@ -254,3 +254,13 @@ TEST_CASE("plan over a context mix: each time between tokens is the token-weight
   CHECK(bad.status == 2);
   CHECK(bad.output.find("one weight per context") != std::string::npos);
 }
+
+TEST_CASE("plan reads --task: tree SD uses that task's measured acceptance", "[plan]") {
+  // Paper 000 measured LongSpec's trees on LCC too; the other algorithms on GovReport only.
+  const auto p = plan("--hw v80 --model llama-3.1-8b-instruct --task lcc");
+  const auto tree = p.find("tree SD", "longspec-tree");
+  CHECK(p.cell(tree, "status") == "ok");
+  CHECK(p.cell(tree, "acceptance").find("(lcc)") != std::string::npos);
+  for (std::size_t i = 0; i < p.rows.size(); ++i)
+    if (p.cell(i, "scheme") == "tree SD") CHECK(p.cell(i, "placement").find("longspec-tree") != std::string::npos);
+}
