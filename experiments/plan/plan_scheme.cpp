@@ -63,7 +63,7 @@ std::string PlanSetup::system_arg() const {
 
 std::vector<std::string> PlanSetup::system_setting() const {
   if (single_hw) return {};
-  return {"system=" + (system.source_file.empty() ? system.name : system.source_file)};
+  return {"system=" + system_arg()};
 }
 
 bool ResultRows::has(const std::string& column) const {

@@ -103,6 +103,14 @@ models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdo
     }
     previous_end = r.end;
   }
+  // An op's simulated cycles and their compute / memory / stall shares, in seconds.
+  auto set_times = [&](models::OpCost& c, std::size_t op) {
+    c.cycles = span[op];
+    c.seconds = span[op] / hz;
+    c.compute_s = compute[op] / hz;
+    c.memory_s = memory[op] / hz;
+    c.stall_s = stall[op] / hz;
+  };
   for (std::size_t op = 0; op < ops; ++op) {
     if (op >= graph_ops) {  // the stack's extra kernels: no op, no FLOPs or bytes to rate
       const bool per_layer = op == graph_ops;
@@ -110,11 +118,7 @@ models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdo
       models::OpCost c;
       c.op = fmt::format("{}_extra_kernels ({})", per_layer ? "layer" : "step", hw_.stack.name);
       c.count = per_layer ? graph.layer_count : 1;
-      c.cycles = span[op];
-      c.seconds = span[op] / hz;
-      c.compute_s = compute[op] / hz;
-      c.memory_s = memory[op] / hz;
-      c.stall_s = stall[op] / hz;
+      set_times(c, op);
       cost.ops.push_back(c);
       continue;
     }
@@ -123,11 +127,7 @@ models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdo
     models::OpCost c;
     c.op = o.name;
     c.count = is_layer ? graph.layer_count : 1;
-    c.cycles = span[op];
-    c.seconds = span[op] / hz;
-    c.compute_s = compute[op] / hz;
-    c.memory_s = memory[op] / hz;
-    c.stall_s = stall[op] / hz;
+    set_times(c, op);
     if (c.seconds > 0) {
       // The flash-attention kernels of a QK op also do its softmax and PV.
       const bool attention = o.kind == models::OpKind::attention_qk;

@@ -49,9 +49,12 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   c.why = fmt::format("{:.3g} tokens per {:.3g} ms step (verify {:.3g} ms, head {:.3g} ms, host {:.3g} ms)",
                       rows.number(0, "tpc"), rows.number(0, "ttit_ms"), rows.number(0, "t_verify_ms"),
                       rows.number(0, "t_draft_ms"), rows.number(0, "t_host_ms"));
-  c.reproduce = fmt::format("specdse eagle {} --model {} --context {} --batch {}{}",
-                            one ? "--hw " + (s.single_hw ? s.hw_name : lead.hardware.name) : "--system " + s.system_arg(),
-                            s.target.name, s.context, s.batch, s.engine != "roofline" ? " --engine " + s.engine : "");
+  // eagle's own --batch defaults to a list of sizes: always name the one planned for.
+  c.reproduce = reproduce_command(
+      s, fmt::format("eagle {} --batch {}",
+                     one ? "--hw " + (s.single_hw ? s.hw_name : lead.hardware.name) : "--system " + s.system_arg(),
+                     s.batch),
+      false);
   c.write_trace = r.write_trace;
   return {c};
 }

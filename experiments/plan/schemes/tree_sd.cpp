@@ -68,11 +68,9 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
                         (rows.number(0, "t_verify_s") + rows.number(0, "t_draft_s")) * 1e3,
                         rows.number(0, "t_verify_s") * 1e3, rows.number(0, "t_draft_s") * 1e3,
                         rows.text(0, "regime"));
-    c.reproduce = fmt::format("specdse optimize --hw {} --model {} --algorithm {} --context {}{}{}{}",
-                              s.single_hw ? s.hw_name : dev.hardware.name, s.target.name, algorithm, s.context,
-                              s.task != "govreport" ? " --task " + s.task : "",
-                              s.batch > 1 ? fmt::format(" --batch {}", s.batch) : "",
-                              s.engine != "roofline" ? " --engine " + s.engine : "");
+    c.reproduce = reproduce_command(s, fmt::format("optimize --hw {} --algorithm {}{}",
+                                                   s.single_hw ? s.hw_name : dev.hardware.name, algorithm,
+                                                   s.task != "govreport" ? " --task " + s.task : ""));
     out.push_back(std::move(c));
   }
   return out;
