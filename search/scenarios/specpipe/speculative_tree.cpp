@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "models/config_error.hpp"
+#include "search/scenarios/specpipe/process_ranks.hpp"
 
 namespace search::specpipe {
 
@@ -65,7 +66,14 @@ void RankModel::set_mean_confidence(TreeNode& node) const {
   node.log_rest_shift = 0.0;
 }
 
-void RankModel::set_confidence(TreeNode& node) const {
+void RankModel::set_confidence(TreeNode& node, long long depth) const {
+  if (process_) {
+    // The node's children predict the position below it: that position's state sets p1.
+    node.top1 = process_->top1(node.key, process_->state_at(depth + 1));
+    node.log_top1 = std::log(std::max(node.top1, 1e-300));
+    node.log_rest_shift = std::log1p(-std::min(node.top1, 1 - 1e-12));  // log(1 - p1): one rank further down
+    return;
+  }
   if (confidence_ == DraftConfidence::constant) return set_mean_confidence(node);
   const double u = double(mix64(node.key) >> 11) * 0x1.0p-53;  // [0, 1)
   node.top1 = top1_floor_ + (1 - top1_floor_) * std::pow(u, top1_power_);
@@ -74,10 +82,12 @@ void RankModel::set_confidence(TreeNode& node) const {
 }
 
 double RankModel::child_log_prob(const TreeNode& parent, int j) const {
+  if (process_) return parent.log_top1 + double(j - 1) * parent.log_rest_shift;  // p1 (1 - p1)^(j - 1)
   return j == 1 ? parent.log_top1 : parent.log_rest_shift + log_prob_[std::size_t(j - 1)];
 }
 
 long long RankModel::draw_below(std::mt19937_64& rng, long long depth, const TreeNode& parent) const {
+  if (process_) return process_draw_below(rng, depth, parent);
   if (confidence_ == DraftConfidence::constant) return draw(rng, depth);
   std::uniform_real_distribution<double> u01(0.0, 1.0);
   const double u = u01(rng);
@@ -120,6 +130,12 @@ long long RankModel::draw(std::mt19937_64& rng, long long depth) const {
   std::uniform_real_distribution<double> u01(0.0, 1.0);
   const double u = u01(rng);
   if (fixed_p_ >= 0) return u < fixed_p_ ? 1 : kOutside;
+  if (process_) {
+    // Marginal over the draft's p1 in the state at this depth: its rank law's inverse CDF.
+    const auto& cdf = process_->cdf[std::size_t(process_->state_at(depth))];
+    const auto it = std::upper_bound(cdf.begin(), cdf.end(), u);
+    return it == cdf.end() ? kOutside : (long long)(it - cdf.begin()) + 1;
+  }
   return curve_copy_.rank_for_quantile(u, kOutside - 1);
 }
 
@@ -135,6 +151,7 @@ int RankModel::nucleus_size(double p) const {
 std::string RankModel::describe() const {
   if (!trace_ranks_.empty()) return "trace " + trace_source_;
   if (fixed_p_ >= 0) return fmt::format("fixed hit rate {}", fixed_p_);
+  if (process_) return fmt::format("acceptance process {} ({})", process_->process.source(), process_->process.params().describe());
   if (confidence_ == DraftConfidence::calibrated)
     return fmt::format("hit curve {} (calibrated draft confidence: top-1 probability on [{:.3f}, 1], mean {:.3f})",
                        curve_copy_.name, top1_floor_, top1_mean_);
@@ -208,7 +225,7 @@ void SpeculativeTree::reset(long long depth) {
   root.depth = depth;
   TreeNode verified;
   verified.key = text_key(depth);
-  ranks_.set_confidence(verified);
+  ranks_.set_confidence(verified, depth);
   root.nodes.push_back(verified);
   root.on_path = 0;
   levels_[depth] = root;
@@ -281,7 +298,7 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
                                       : child_key(bottom.nodes[std::size_t(n.parent)].key, n.rank);
     }
   }
-  for (TreeNode& n : level.nodes) ranks_.set_confidence(n);
+  for (TreeNode& n : level.nodes) ranks_.set_confidence(n, level.depth);
   const long long d = level.depth;
   levels_[d] = std::move(level);
   return d;

@@ -27,6 +27,18 @@
 // With a probability trace the ranks are the trace's and the beam order its mean listed
 // probabilities; with a fixed hit rate, rank 1 or nothing (both: constant confidence).
 //
+// From the acceptance process (search/acceptance/acceptance_process.hpp), the one every scenario
+// draws from: the text's hidden state (easy / hard) runs along the text's depth as the process's
+// Markov chain, seeded, so that hits and misses come in stretches as they do in real text. A
+// node's children predict the position one deeper, so the node's confidence follows that
+// position's state: the draft's top-1 probability p1 is the state's alpha (constant confidence)
+// or drawn from the process's Beta(c, 1) law by the node's context key (calibrated), and it
+// lists its rank-j candidate at p1 (1 - p1)^(j - 1), the process's geometric tail. The target's
+// token is rank 1 with probability p1 (or the state's alpha where the process says the context's
+// confidence is uninformative, `calibration`), a lower rank with the process's lower_rank_share
+// of the tail, else outside every list. Every level is one draft step from its parent's context
+// (the draft re-reads the tree's path), so the process is taken at draft depth 1.
+//
 // Verification (paper 002 §3.4): greedy (lossless, the target's top-1 token must be in the level),
 // relaxed (the level's best candidate is taken when the target's token is not there: no stall
 // unless the level is empty) or top-p (a candidate within the target's top-p set is taken; the set
@@ -36,10 +48,12 @@
 // drawn again below it.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "search/acceptance/acceptance_process.hpp"
 #include "search/acceptance/probability_trace.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 
@@ -78,14 +92,20 @@ class RankModel {
   // target produced. Beam order: the mean of each listed probability over the trace, so k is at
   // most the number of probabilities every position lists (InputError otherwise).
   static RankModel from_probability_trace(const ProbabilityTrace& trace, int max_k);
+  // Ranks from the acceptance process (see the header comment). The text's states are drawn once
+  // from `seed` for kProcessTextTokens positions and repeat beyond them.
+  static RankModel from_process(const AcceptanceProcess& process, int max_k, std::uint64_t seed = 1);
+  static constexpr long long kProcessTextTokens = 1LL << 16;
   // The target's token rank (>= 1) at `depth`; > max_k() when outside every candidate list.
   // Marginal over the draft's confidence (what a static tree, which never looks at it, sees).
   long long draw(std::mt19937_64& rng, long long depth) const;
   // The same below a node of known confidence: rank 1 with probability parent.top1, else a rank
   // >= 2 from the curve's tail. One uniform per call in either model (the stream stays aligned).
   long long draw_below(std::mt19937_64& rng, long long depth, const TreeNode& parent) const;
-  // Fills node.top1 / log_top1 / log_rest_shift from node.key (calibrated) or the curve's mean.
-  void set_confidence(TreeNode& node) const;
+  // Fills node.top1 / log_top1 / log_rest_shift from node.key (calibrated) or the curve's mean;
+  // under the process also from the state of the position below the node (`depth` + 1, the
+  // node's own depth in the text).
+  void set_confidence(TreeNode& node, long long depth = 0) const;
   // log of the probability of `parent`'s rank-j candidate (non-increasing in j).
   double child_log_prob(const TreeNode& parent, int j) const;
   DraftConfidence confidence() const { return confidence_; }
@@ -97,7 +117,8 @@ class RankModel {
   // Tokens in the target's top-p set: the smallest s with P(rank <= s) >= p (at least 1; capped
   // at max_k(), beyond which no candidate list reaches).
   int nucleus_size(double p) const;
-  std::string describe() const;  // "hit curve NAME", "fixed hit rate P", "trace FILE"
+  std::string describe() const;  // "hit curve NAME", "fixed hit rate P", "trace FILE", "acceptance process ..."
+  bool from_acceptance_process() const { return process_ != nullptr; }
 
  private:
   void set_mean_confidence(TreeNode& node) const;  // the curve's mean confidence (constant model)
@@ -112,6 +133,10 @@ class RankModel {
   double top1_power_ = 1;  // 1 / beta of the Beta(beta, 1) on [m, 1] (calibrated)
   double log_rest_mean_ = 0;  // log(1 - alpha) (calibrated)
   TreeNode mean_node_;     // see mean_confidence_node()
+  // From the acceptance process: its states along the text and per-state rank laws.
+  struct ProcessRanks;
+  std::shared_ptr<const ProcessRanks> process_;
+  long long process_draw_below(std::mt19937_64& rng, long long depth, const TreeNode& parent) const;
 };
 
 enum class Verification { greedy, relaxed, top_p };

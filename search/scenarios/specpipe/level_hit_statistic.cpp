@@ -1,0 +1,31 @@
+// Statistic kind specpipe_level_hit: the share of SpecPipe's tree levels that hold the target's
+// token (paper 002's prediction accuracy, §4.1 and Fig. 10), simulated by SpecPipe's own dynamic
+// tree under the acceptance process being fitted, so that a published level accuracy constrains
+// the process through the algorithm that produced it and is never read as a top-1 rate.
+#include <algorithm>
+
+#include "search/acceptance/acceptance_statistics.hpp"
+#include "search/scenarios/specpipe/pipeline_plan.hpp"
+#include "search/scenarios/specpipe/speculative_tree.hpp"
+
+namespace search::specpipe {
+namespace {
+
+const StatisticKindRegistration specpipe_level_hit_kind(
+    "specpipe_level_hit", {"width", "candidates", "stages", "tokens", "seed"},
+    "share of SpecPipe's tree levels holding the target's token at width w, k candidates and S stages, from a "
+    "simulated greedy run (paper 002's level accuracy)",
+    [](const models::YamlReader& row) {
+      SpecPipeParams p;
+      p.width = row.int_in("width", 1, 4096);
+      p.candidates = row.int_in("candidates", 1, 4096);
+      p.stages = row.int_in("stages", 1, 1024);
+      p.tokens = row.int_in_or("tokens", 100, 1000000, 4000);
+      p.seed = std::uint64_t(row.int_in_or("seed", 0, 1 << 30, 1));
+      return std::function<double(const AcceptanceProcess&)>([p](const AcceptanceProcess& process) {
+        return plan_specpipe(p, RankModel::from_process(process, std::max(p.candidates, 8), p.seed)).hit_rate();
+      });
+    });
+
+}  // namespace
+}  // namespace search::specpipe

@@ -1,0 +1,110 @@
+// RankModel::from_process: SpecPipe's and SpecInfer's ranks drawn from the acceptance process
+// (the header comment of speculative_tree.hpp says how).
+#include "search/scenarios/specpipe/process_ranks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/config_error.hpp"
+#include "search/acceptance/chain_trace.hpp"
+
+namespace search::specpipe {
+namespace {
+
+// A rank the target's token takes when it is outside every candidate list (as speculative_tree.cpp).
+constexpr long long kOutside = 1LL << 40;
+
+// SplitMix64's finaliser: a context key to 64 well-mixed bits (the tree's own mixer).
+std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// A uniform in (0, 1) from 64 bits (never 0: p1 = u^(1/c) must stay positive).
+double open_unit(std::uint64_t bits) { return (double(bits >> 11) + 0.5) * 0x1.0p-53; }
+
+// Salts that keep a context's p1 draw and its informativeness draw apart.
+constexpr std::uint64_t kTop1Salt = 0x5DEECE66DULL;
+constexpr std::uint64_t kInformativeSalt = 0x2545F4914F6CDD1DULL;
+
+}  // namespace
+
+double RankModel::ProcessRanks::top1(std::uint64_t key, int state) const {
+  const double a = alpha[std::size_t(state)];
+  if (!calibrated || a >= 1) return a;
+  // Beta(c, 1), c = a / (1 - a): P(p1 <= x) = x^c, so p1 = u^(1 / c).
+  return std::pow(open_unit(mix64(key ^ kTop1Salt)), (1 - a) / a);
+}
+
+bool RankModel::ProcessRanks::informative(std::uint64_t key) const {
+  const double w = process.params().calibration;
+  return w >= 1 || open_unit(mix64(key ^ kInformativeSalt)) < w;
+}
+
+RankModel RankModel::from_process(const AcceptanceProcess& process, int max_k, std::uint64_t seed) {
+  if (max_k < 1) throw models::InputError(fmt::format("{}: candidates {} (must be >= 1)", process.source(), max_k));
+  auto pr = std::make_shared<ProcessRanks>(ProcessRanks{process, {}, {}, {}, false, seed});
+  const auto& params = process.params();
+  pr->calibrated = params.confidence == search::DraftConfidence::calibrated;
+  for (int s = 0; s < 2; ++s) {
+    pr->alpha[std::size_t(s)] = process.state_alpha(s, 1);
+    double cdf = 0;
+    for (int j = 1; j <= max_k; ++j) {
+      cdf = std::min(1.0, cdf + process.rank_probability(s, 1, j - 1));
+      pr->cdf[std::size_t(s)].push_back(cdf);
+    }
+  }
+  // The text's states: the process's chain, one uniform per position (AcceptanceSampler's rule),
+  // starting stationary. An independent process has one state's law; its states are not drawn.
+  pr->states.assign(std::size_t(kProcessTextTokens), std::uint8_t(params.easy_share > 0 ? 0 : 1));
+  if (!process.is_independent()) {
+    SplitMix64 rng(mix64(seed ^ 0x9A7E5D1CULL));
+    int state = rng.uniform() < params.easy_share ? 0 : 1;
+    for (auto& st : pr->states) {
+      const double u = rng.uniform();
+      if (u >= params.persistence) state = (u - params.persistence) / (1 - params.persistence) < params.easy_share ? 0 : 1;
+      st = std::uint8_t(state);
+    }
+  }
+  RankModel m;
+  // The beam's mean order and the top-p nucleus: the stationary marginal rank law.
+  const double pi = params.easy_share;
+  for (int j = 1; j <= max_k; ++j) {
+    double pj = 0;
+    for (int s = 0; s < 2; ++s) pj += (s == 0 ? pi : 1 - pi) * process.rank_probability(s, 1, j - 1);
+    m.log_prob_.push_back(std::log(std::max(pj, 1e-300)));
+  }
+  for (std::size_t j = 1; j < m.log_prob_.size(); ++j) m.log_prob_[j] = std::min(m.log_prob_[j], m.log_prob_[j - 1]);
+  m.confidence_ = pr->calibrated ? DraftConfidence::calibrated : DraftConfidence::constant;
+  m.top1_mean_ = process.mean_acceptance(1);
+  m.mean_node_.top1 = m.top1_mean_;
+  m.mean_node_.log_top1 = std::log(std::max(m.top1_mean_, 1e-300));
+  m.mean_node_.log_rest_shift = std::log1p(-std::min(m.top1_mean_, 1 - 1e-12));
+  m.process_ = std::move(pr);
+  return m;
+}
+
+long long RankModel::process_draw_below(std::mt19937_64& rng, long long depth, const TreeNode& parent) const {
+  const ProcessRanks& pr = *process_;
+  const int state = pr.state_at(depth);
+  // The probability the target's token is the parent's rank-1 candidate: the parent's own p1 when
+  // its confidence is informative, else its state's alpha.
+  const double p = pr.calibrated && pr.informative(parent.key) ? parent.top1 : pr.alpha[std::size_t(state)];
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  const double u = u01(rng);
+  if (u < p) return 1;
+  // Rank j >= 2 with probability lower_rank_share * p (1 - p)^(j - 1): invert the tail's CDF,
+  // lower (1 - p) (1 - (1 - p)^(j - 1)), at u - p.
+  const double tail = pr.process.params().lower_rank_share * (1 - p);
+  if (!(p > 0) || !(tail > 0)) return kOutside;
+  const double w = (u - p) / tail;
+  if (w >= 1) return kOutside;
+  const double below = std::floor(std::log1p(-w) / std::log1p(-p)) + 2;  // smallest j with the CDF past u
+  return below >= double(kOutside - 1) ? kOutside - 1 : (long long)below;
+}
+
+}  // namespace search::specpipe
