@@ -31,10 +31,10 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   ReproductionResult res;
   res.title = "SpecPipe Figs. 16 / 17: throughput vs TBT over concurrent requests B (8x RTX 3090, 70B / 1B)";
-  const auto [points, levels, fit] = paper002::hit_curves(reg);
-  const auto ranks = sp::RankModel::from_curve(fit.curve(kDraft), 32);
+  const auto process = paper002::process_ranks(reg);
+  const auto& ranks = process.acceptance.central;
   const auto setup = paper002::setup(reg, kSingleServer, kEngine);
-  res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), points, levels,
+  res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), process.band_file,
                 reg.path("stacks", "pytorch-eager"), reg.path("stacks", "vllm-cuda-graph")};
   const sp::StageTimer timer(setup);
   Table t({"method", "batch", "w", "tokens_per_s_total", "tbt_mean_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s", "hit_rate",

@@ -9,6 +9,7 @@
 #include "models/config_registry.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/level_accuracy.hpp"
+#include "search/scenarios/specpipe/specpipe_acceptance.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 
 namespace experiments::paper002 {
@@ -47,6 +48,23 @@ inline HitCurves hit_curves(const models::ConfigRegistry& reg) {
                                                      search::specpipe::load_level_accuracy(h.levels),
                                                      search::specpipe::DraftConfidence::calibrated);
   return h;
+}
+
+// The draft's acceptance as `specdse specpipe` draws it by default: the acceptance process band
+// fitted to paper 002's statistics (configs/acceptance/processes/specpipe-paper002.yaml); its
+// central fit drives the rows. `band_file` is listed among the reproductions' inputs.
+struct ProcessRanks {
+  std::string band_file;
+  search::specpipe::SpecPipeAcceptance acceptance;
+};
+inline ProcessRanks process_ranks(const models::ConfigRegistry& reg) {
+  search::specpipe::SpecPipeAcceptanceRequest rq;
+  rq.draft = kDraft;
+  rq.max_k = 32;
+  rq.seed = kSeed;
+  rq.config_dir = reg.dir();
+  return {reg.dir() + "/acceptance/processes/" + search::specpipe::kPaper002Band + ".yaml",
+          search::specpipe::specpipe_acceptance(rq)};
 }
 
 // SpecPipe with tree width `width` and `candidates` per bottom node over the stages of `timer`,

@@ -153,7 +153,7 @@ TEST_CASE("specpipe CLI: TBT per (w, k), the best marked, baselines, same seed s
                            "--w 16,64,80 --k 4,16 --tokens 300 --format csv";
   const auto a = run(args + " --trace-out " + trace);
   REQUIRE(a.status == 0);
-  CHECK(a.output.rfind("method,batch,w,k,tree,tbt_mean_s,tbt_p50_s,tbt_p90_s,tbt_p99_s,tokens_per_s,tokens_per_s_total,hit_rate", 0) == 0);
+  CHECK(a.output.rfind("method,batch,w,k,tree,tbt_mean_s,tbt_low_s,tbt_high_s,tbt_p50_s,tbt_p90_s,tbt_p99_s,tokens_per_s,tokens_per_s_total,hit_rate", 0) == 0);
   CHECK_THAT(a.output, Catch::Contains("\npp,") && Catch::Contains("\npp+specinfer-tree,"));
   std::size_t stars = 0, rows = 0;
   std::istringstream in(a.output);
@@ -167,6 +167,13 @@ TEST_CASE("specpipe CLI: TBT per (w, k), the best marked, baselines, same seed s
   std::ifstream t(trace);
   const std::string json((std::istreambuf_iterator<char>(t)), {});
   CHECK_THAT(json, Catch::Contains("\"traceEvents\"") && Catch::Contains("prune stage 0"));
+  // Hits from paper 002's acceptance process band: the best row and SpecInfer's tree carry its
+  // low / high and name it; the footer states the level-hit boundary.
+  CHECK_THAT(a.output, Catch::Contains("process band specpipe-llama32-1b-llama31-70b"));
+  const auto table = run("specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --tokens 300");
+  REQUIRE(table.status == 0);
+  CHECK_THAT(table.output, Catch::Contains("level-hit boundary (SpecPipe w=64 k=16 against each method"));
+  CHECK_THAT(table.output, Catch::Contains("(over the band: w=64 k=16 "));
   const auto b = run(args);
   CHECK(b.output == a.output);
   const auto c = run(args + " --seed 2");
@@ -209,6 +216,9 @@ TEST_CASE("specpipe CLI: bad input is one line on stderr and exit 2") {
       {base + "--hit-rate -0.2", "--hit-rate"},
       {base + "--hit-points " + bad_points, "outside [0, 1]"},
       {base + "--hit-curve nope", "no curve"},
+      {base + "--acceptance nope", "no band of that name"},
+      {base + "--acceptance specpipe-paper002 --level-accuracy none", "--level-accuracy: applies to the hit curve"},
+      {base + "--acceptance specpipe-paper002 --hit-rate 0.5", "give one source of hits"},
       {"specpipe --system " + gap + " --model llama-3.1-8b-instruct --draft llama-3.2-1b --tokens 10", "layers"},
   };
   for (const auto& [args, what] : cases) {

@@ -15,8 +15,8 @@
 #include "models/config_error.hpp"
 #include "search/acceptance/probability_trace.hpp"
 #include "search/scenarios/scenario.hpp"
-#include "search/scenarios/specpipe/hit_curve.hpp"
-#include "search/scenarios/specpipe/level_accuracy.hpp"
+#include "search/scenarios/specpipe/level_hit_boundary.hpp"
+#include "search/scenarios/specpipe/specpipe_acceptance.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 #include "sim/system/timeline.hpp"
 
@@ -25,19 +25,30 @@ namespace {
 
 // Context when none is given: paper 002 §4's prompts are about 1 Ki tokens.
 constexpr long long kDefaultContext = 1024;
+// The boundary's base acceptance where the hits do not come from the process: a good draft whose
+// scaled versions span the hit curve's range.
+constexpr double kBoundaryAlpha = 0.9;
 
-std::vector<ScenarioCell> result_row(const specpipe::ScenarioResult& r, double pp_mean, bool best) {
+// A row's acceptance range: the band's low / high where it was run, empty where it was not, the
+// row's own time for methods whose times do not depend on the draft's acceptance.
+struct RowRange {
+  ScenarioCell low, high;
+  std::string acceptance;
+};
+
+std::vector<ScenarioCell> result_row(const specpipe::ScenarioResult& r, double pp_mean, bool best, const RowRange& range) {
   const auto& m = r.timed;
   double umin = 1, umax = 0;
   for (double u : m.stage_utilisation) umin = std::min(umin, u), umax = std::max(umax, u);
   const bool eq = r.method.rfind("specpipe", 0) == 0 && r.batch == 1;  // E(T) is a single-request formula
   const double substituted = r.plan.checks ? double(r.plan.substituted) / double(r.plan.checks) : 0.0;
   auto opt = [eq](double v) -> ScenarioCell { return eq ? ScenarioCell(v) : ScenarioCell(std::string()); };
-  return {r.method, std::int64_t(r.batch), std::int64_t(r.w), std::int64_t(r.k), r.tree, m.tbt.mean_s, m.tbt.p50_s,
+  return {r.method, std::int64_t(r.batch), std::int64_t(r.w), std::int64_t(r.k), r.tree, m.tbt.mean_s, range.low,
+          range.high, m.tbt.p50_s,
           m.tbt.p90_s, m.tbt.p99_s, m.tbt.tokens_per_s, m.tokens_per_s_total, r.hit_rate, substituted, r.flush_rate,
           m.mean_step_s, opt(r.e_eq1_s), opt(r.e_eq2_s), opt(r.e_mech_s), m.link_bytes_per_step, m.max_hop_bytes,
           umin, umax, m.draft_utilisation, pp_mean > 0 && m.tbt.mean_s > 0 ? pp_mean / m.tbt.mean_s : 0.0,
-          std::string(best ? "*" : "")};
+          range.acceptance, std::string(best ? "*" : "")};
 }
 
 search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
@@ -59,9 +70,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
   const std::string& rank_trace = ctx.text("trace");
   const bool fixed_rate = !ctx.text("hit-rate").empty();
   const double hit_rate = fixed_rate ? ctx.real("hit-rate") : 0.0;
-  if (fixed_rate && !rank_trace.empty()) throw models::InputError("--hit-rate and --trace: give one source of hits");
   const Verification verification = parse_verification(ctx.text("verify"));
-  const DraftConfidence confidence = parse_draft_confidence(ctx.text("confidence"));
   const double top_p = ctx.real("top-p");
   const std::string& engine = ctx.text("engine");
   TimingSetup setup = make_setup(reg, ctx.text("system"), ctx.workload->target.name, ctx.text("draft"), engine,
@@ -73,33 +82,41 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
   check_memory(setup, int(*std::max_element(widths.begin(), widths.end())), int(batches.back()));
   const StageTimer timer(setup);
 
-  const std::vector<HitPoint> hit_points =
-      load_hit_points(ctx.text("hit-points").empty() ? default_hit_points(reg) : ctx.text("hit-points"));
-  // The stated level accuracy (paper 002 §1, §4.1) fixes the slope of the curves it names
-  // (level_accuracy.hpp); "none" keeps the slope the fit shares between curves.
-  const std::string& level_file = ctx.text("level-accuracy");
-  const HitFit fit = level_file == "none"
-                         ? fit_hit_curves(hit_points, "hit curve fit")
-                         : calibrate_level_accuracy(
-                               fit_hit_curves(hit_points, "hit curve fit"), hit_points,
-                               load_level_accuracy(level_file.empty() ? reg.dir() + "/acceptance/specpipe_level_accuracy.csv"
-                                                                      : level_file),
-                               confidence);
-  const HitCurve& curve = fit.curve(ctx.text("hit-curve").empty() ? setup.draft->name : ctx.text("hit-curve"));
   const long long largest_k = *std::max_element(cands.begin(), cands.end());
   // Candidates the rank model lists: the largest k asked for and the static tree's branching.
   const int max_k = int(std::max<long long>(largest_k, 8));
-  const RankModel ranks = !rank_trace.empty()
-                              ? RankModel::from_probability_trace(read_probability_trace(rank_trace), int(largest_k))
-                          : fixed_rate ? RankModel::fixed(hit_rate, curve, max_k)
-                                       : RankModel::from_curve(curve, max_k, confidence);
+  SpecPipeAcceptanceRequest rq;
+  rq.acceptance = ctx.text("acceptance");
+  rq.draft = setup.draft->name;
+  rq.hit_points = ctx.text("hit-points");
+  rq.hit_curve = ctx.text("hit-curve");
+  rq.level_accuracy = ctx.text("level-accuracy");
+  rq.confidence = ctx.text("confidence");
+  if (fixed_rate) rq.hit_rate = hit_rate;
+  rq.trace = rank_trace;
+  rq.max_k = max_k;
+  rq.trace_k = int(largest_k);
+  rq.seed = seed;
+  rq.config_dir = reg.dir();
+  const SpecPipeAcceptance acceptance = specpipe_acceptance(rq);
+  const RankModel& ranks = acceptance.central;
+  const bool banded = !acceptance.others.empty();
+  // The band's low / high of a run: the same run under every other fit of the band.
+  const auto band_range = [&](const specpipe::ScenarioResult& r, auto&& rerun) {
+    double lo = r.timed.tbt.mean_s, hi = lo;
+    for (const RankModel& other : acceptance.others) {
+      const double t = rerun(other).timed.tbt.mean_s;
+      lo = std::min(lo, t), hi = std::max(hi, t);
+    }
+    return std::pair<double, double>{lo, hi};
+  };
 
   search::ScenarioResult out;
-  out.columns = {"method", "batch", "w", "k", "tree", "tbt_mean_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s",
+  out.columns = {"method", "batch", "w", "k", "tree", "tbt_mean_s", "tbt_low_s", "tbt_high_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s",
                  "tokens_per_s", "tokens_per_s_total", "hit_rate", "substituted_rate", "flush_rate", "step_s",
                  "e_tbt_eq1_s", "e_tbt_eq2_s", "e_tbt_mechanism_s", "link_bytes_per_step", "max_hop_bytes",
-                 "stage_util_min", "stage_util_max", "draft_util", "speedup_vs_pp", "best"};
-  std::string summary, eagle_note;
+                 "stage_util_min", "stage_util_max", "draft_util", "speedup_vs_pp", "acceptance", "best"};
+  std::string summary, eagle_note, boundary;
   std::shared_ptr<const specpipe::ScenarioResult> traced;
   for (long long batch : batches) {
     const int b = int(batch);
@@ -133,27 +150,82 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
       if (auto e = run_eagle_baseline(reg, setup, tokens, seed, b, &eagle_note)) base.push_back(std::move(*e));
     }
     const double pp_mean = base.empty() ? 0.0 : base.front().timed.tbt.mean_s;
-    for (std::size_t i = 0; i < runs.size(); ++i) out.rows.push_back(result_row(runs[i], pp_mean, i == best));
-    for (const auto& r : base) out.rows.push_back(result_row(r, pp_mean, false));
+    // The band's range for the best configuration and the static tree (both draw from the draft's
+    // acceptance); the other SpecPipe rows are not rerun; the other methods do not depend on it.
+    std::string band_note;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      RowRange range{std::string(), std::string(), acceptance.column};
+      if (i == best && banded) {
+        const auto& r = runs[i];
+        SpecPipeParams p;
+        p.stages = timer.stages();
+        p.width = r.w;
+        p.candidates = r.k;
+        p.tokens = tokens;
+        p.seed = seed;
+        p.verification = verification;
+        p.top_p = top_p;
+        const bool db = r.method == "specpipe-db";
+        const auto [lo, hi] = band_range(r, [&](const RankModel& other) {
+          return db ? run_specpipe_db(setup, timer, p, b, other) : run_specpipe(setup, timer, p, other, b);
+        });
+        range.low = lo, range.high = hi;
+        band_note += fmt::format("{}w={} k={} {:.2f}-{:.2f} ms", band_note.empty() ? "" : ", ", r.w, r.k, lo * 1e3, hi * 1e3);
+      } else if (!banded) {
+        range.low = range.high = runs[i].timed.tbt.mean_s;
+      }
+      out.rows.push_back(result_row(runs[i], pp_mean, i == best, range));
+    }
+    for (const auto& r : base) {
+      RowRange range{r.timed.tbt.mean_s, r.timed.tbt.mean_s, std::string()};
+      if (r.method == "pp+specinfer-tree") {
+        range.acceptance = acceptance.column;
+        if (banded) {
+          const auto [lo, hi] = band_range(r, [&](const RankModel& other) {
+            return run_static_tree(setup, timer, tokens, other, seed, b);
+          });
+          range.low = lo, range.high = hi;
+          band_note += fmt::format(", {} {:.2f}-{:.2f} ms", r.method, lo * 1e3, hi * 1e3);
+        }
+      }
+      out.rows.push_back(result_row(r, pp_mean, false, range));
+    }
+    if (!band_note.empty()) band_note = " (over the band: " + band_note + ")";
     const auto& br = runs[best];
     std::string vs;
     for (const auto& r : base)
       vs += fmt::format("{}{} {:.2f} ms{}", vs.empty() ? "" : ", ", r.method, r.timed.tbt.mean_s * 1e3,
                         r.tree.empty() ? "" : " (" + r.tree + ")");
-    summary += fmt::format("{}batch {}: best w={} k={}: TBT {:.2f} ms{}, {:.1f} tokens/s in all, hit rate {:.3f}{}",
+    summary += fmt::format("{}batch {}: best w={} k={}: TBT {:.2f} ms{}, {:.1f} tokens/s in all, hit rate {:.3f}{}{}",
                            summary.empty() ? "" : "; ", b, br.w, br.k, br.timed.tbt.mean_s * 1e3,
                            b == 1 ? fmt::format(" (E(T) eq.2 {:.2f} ms)", br.e_eq2_s * 1e3) : "",
-                           br.timed.tokens_per_s_total, br.hit_rate, vs.empty() ? "" : "; " + vs);
+                           br.timed.tokens_per_s_total, br.hit_rate, vs.empty() ? "" : "; " + vs, band_note);
+    // Where the draft's acceptance is open, the order is stated as a boundary in the level hit.
+    if (b == 1 && ctx.flag("boundary") && br.method == "specpipe" && !base.empty() && verification == Verification::greedy) {
+      std::vector<specpipe::ScenarioResult> fixed;
+      for (const auto& r : base)
+        if (r.method != "pp+specinfer-tree") fixed.push_back(r);
+      const bool tree = std::any_of(base.begin(), base.end(), [](const auto& r) { return r.method == "pp+specinfer-tree"; });
+      SpecPipeParams p;
+      p.stages = timer.stages();
+      p.width = br.w;
+      p.candidates = br.k;
+      p.tokens = tokens;
+      p.seed = seed;
+      boundary = level_hit_boundary(setup, timer, p, fixed, tree, max_k,
+                                    acceptance.process ? *acceptance.process
+                                                       : AcceptanceProcess::independent(kBoundaryAlpha, search::DraftConfidence::calibrated,
+                                                                                        1.0, "independent acceptance 0.9"));
+    }
     if (!traced) traced = std::make_shared<const specpipe::ScenarioResult>(std::move(runs[best]));
   }
   out.footer = fmt::format(
-      "{}; hits from {}; verification {}{}; hit curve '{}' H(k)=1/(1+exp(-({:.3f}+{:.3f} ln k))), fit R^2={:.4f} over {} "
-      "points; {} tokens, seed {}, engine {}{}",
-      summary, ranks.describe(), verification_name(verification),
+      "{}; hits from {}; verification {}{}; {} tokens, seed {}, engine {}{}{}",
+      summary, acceptance.description, verification_name(verification),
       verification == Verification::top_p ? fmt::format(" (p {}, nucleus {} tokens)", top_p, ranks.nucleus_size(top_p))
                                           : "",
-      curve.name, curve.a, curve.b, fit.r2, fit.n, tokens, seed, engine,
-      eagle_note.empty() ? "" : "; EAGLE-3 baseline skipped: " + eagle_note);
+      tokens, seed, engine, eagle_note.empty() ? "" : "; EAGLE-3 baseline skipped: " + eagle_note,
+      boundary.empty() ? "" : "; " + boundary);
   out.write_trace = [traced](std::ostream& os) { sim::write_chrome_trace(traced->timed.graph, traced->timed.run, os); };
   return out;
 }
@@ -169,14 +241,21 @@ const ScenarioRegistration registered(
       param::integer("seed", 1, 0, 9.0e18, "", "seed of the hit draws"),
       param::real("prune-ms", 5.0, 0, 1e4, "ms",
                   "pruning cost per step and stage (paper 002 §4.2 measured ~5 ms on its two-server testbed)"),
+      param::text("acceptance", "auto",
+                  "where hits come from: auto (the acceptance process band fitted to paper 002's statistics for its "
+                  "1B draft, configs/acceptance/processes/specpipe-paper002.yaml; the hit curve for other drafts), "
+                  "hit-curve, or a band's name or path (specdse fit --statistics F --out BAND)"),
+      param::boolean("boundary", true,
+                     "state SpecPipe's order against each method as a boundary in the level hit (batch 1, greedy; "
+                     "reruns SpecPipe and SpecInfer's tree over independent acceptance 0.3-0.98)"),
       param::text("hit-points", "",
                   "hit points CSV (curve,draft,target,k,hit); default configs/acceptance/specpipe_hit_points.csv"),
       param::text("hit-curve", "", "curve in the hit points to use (default: the draft's name)"),
       param::text("level-accuracy", "",
                   "stated level accuracies that fix a curve's slope (curve,width,candidates,stages,accuracy); default "
                   "configs/acceptance/specpipe_level_accuracy.csv (paper 002's >95 %), none: the shared slope"),
-      param::optional_real("hit-rate", 0, 1, "", "fixed hit rate instead of the hit curve"),
-      param::text("trace", "", "probability trace (DESIGN.md) whose ranks and draft probabilities replace the hit curve"),
+      param::optional_real("hit-rate", 0, 1, "", "fixed hit rate instead of the process or the hit curve"),
+      param::text("trace", "", "probability trace (DESIGN.md) whose ranks and draft probabilities replace the process or the hit curve"),
       param::integers("batch", "1", 1, 1024, "requests",
                       "requests decoded together, e.g. 1,2,4-32 (> 1: SpecPipe with the requests taking turns at "
                       "stage 0 and SpecPipe-DB, dynamic batching; baselines in micro-batches)"),
@@ -185,7 +264,7 @@ const ScenarioRegistration registered(
                     "(a candidate in the target's top-p set); paper 002 §3.4"),
       param::real("top-p", 0.9, 1e-9, 1 - 1e-9, "", "p of --verify top-p"),
       param::choice("confidence", "calibrated", {"calibrated", "constant"},
-                    "draft confidence behind the hit curve: calibrated (each context draws its top-1 probability, mean "
+                    "draft confidence behind the hit curve (--acceptance hit-curve): calibrated (each context draws its top-1 probability, mean "
                     "H(1), so the beam widens where the draft is unsure) or constant (every node carries the curve's "
                     "mean rank probabilities)"),
       param::boolean("baselines", true,
