@@ -1,15 +1,21 @@
 // specdse fit: Ceres fit of AAT(x) = A + B ln(x - C) per (algorithm, model, task, context), or
 // (--statistics FILE) of the acceptance process to a file of acceptance statistics
 // (search/acceptance/acceptance_statistics.hpp): parameters, residuals and the band of fits the
-// statistics leave open, optionally written as a process band for the scenarios (--out).
+// statistics leave open, optionally written as a process band for the scenarios (--out), and
+// (--scenario NAME) the band's consequence for a scenario that draws from one: the scenario run
+// on the fitted band, its rows carrying the low / high over the band's fits.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "experiments/cli/acceptance_source.hpp"
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/scenario_runner.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/acceptance/aat_fit.hpp"
@@ -24,9 +30,53 @@ struct FitArgs {
   std::string source_table;
   bool ad_anchor = true;
   std::string statistics, out;
+  // --scenario: the scenario run on the fitted band, with its own inputs.
+  std::string scenario, engine = "roofline";
+  std::vector<std::string> params;
 };
 
-int run_process_fit(const FitArgs& a) {
+// The scenarios that draw from a process band: those declaring an `acceptance` parameter.
+std::vector<std::string> band_scenarios() {
+  std::vector<std::string> names;
+  for (const auto& info : search::scenarios())
+    if (search::find_param(info, "acceptance")) names.push_back(info.name);
+  return names;
+}
+
+// Checks --scenario before the fit (which can take a minute), so a typo fails at once.
+void check_band_scenario(const FitArgs& a) {
+  const search::ScenarioInfo info = search::scenario(a.scenario);
+  if (!search::find_param(info, "acceptance"))
+    throw models::InputError(fmt::format("fit --scenario: {} does not draw from an acceptance process band "
+                                         "(scenarios that do: {})",
+                                         a.scenario, fmt::join(band_scenarios(), ", ")));
+  for (const auto& kv : a.params)
+    if (kv.rfind("acceptance=", 0) == 0)
+      throw models::InputError("fit --scenario: --param acceptance=...: the scenario runs on the band this fit writes");
+  search::scenario_params(info, a.params);  // undeclared keys and bad values, before fitting
+  for (const auto& need : info.required_inputs) {
+    if (need == "model" && !a.model.empty()) continue;
+    if (need == "context" && !a.context.empty()) continue;
+    throw models::InputError(fmt::format("fit --scenario {}: expected --{}, got none", a.scenario, need));
+  }
+}
+
+// The scenario on the band at `band_path`, printed as its own table.
+void run_band_scenario(const FitArgs& a, const std::string& band_path, const GlobalOptions& g) {
+  ScenarioInputs in;
+  in.model = a.model;
+  in.engine = a.engine;
+  in.engine_given = a.engine != "roofline";
+  if (!a.context.empty()) in.contexts = parse_int_list("--context", a.context, 0, kMaxContext);
+  in.params = a.params;
+  in.params.push_back("acceptance=" + band_path);
+  const search::ScenarioResult r = run_scenario(a.scenario, in, registry(g));
+  fmt::print("\n");
+  print_table(scenario_table(r), a.format);
+}
+
+int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
+  if (!a.scenario.empty()) check_band_scenario(a);
   const search::StatisticsFile file = search::read_statistics_file(a.statistics);
   const auto rep = search::fit_statistics(file, [&](std::size_t done, std::size_t total) {
     if (total > 1) fmt::print(stderr, "fit: {} / {} fits\n", done, total);
@@ -58,17 +108,39 @@ int run_process_fit(const FitArgs& a) {
                                  rep.band, fmt::format("Acceptance process band written by `specdse fit --statistics {}`.\n"
                                                        "Every member reproduces the statistics within {}.",
                                                        a.statistics, file.tolerance)));
+  if (!a.scenario.empty()) {
+    // Without --out the band goes to a temporary file, removed after the run.
+    std::string band_path = a.out;
+    std::filesystem::path temporary;
+    if (band_path.empty()) {
+      temporary = std::filesystem::temp_directory_path() / fmt::format("specdse-fit-band-{}.yaml", ::getpid());
+      write_file_atomic(temporary.string(), search::format_process_band(rep.band, "Temporary band of specdse fit --scenario."));
+      band_path = temporary.string();
+    }
+    struct Remove {
+      std::filesystem::path p;
+      ~Remove() {
+        std::error_code ec;
+        if (!p.empty()) std::filesystem::remove(p, ec);
+      }
+    } remove{temporary};
+    run_band_scenario(a, band_path, g);
+  }
   return 0;
 }
 
 int run_fit(const FitArgs& a, const GlobalOptions& g) {
   if (!a.statistics.empty()) {
-    if (!a.data.empty() || !a.algorithm.empty() || !a.model.empty() || !a.task.empty() || !a.context.empty() ||
-        !a.source_table.empty())
+    // With --scenario, --model and --context are the scenario's.
+    const bool scenario_inputs = !a.scenario.empty();
+    if (!a.data.empty() || !a.algorithm.empty() || (!scenario_inputs && (!a.model.empty() || !a.context.empty())) ||
+        !a.task.empty() || !a.source_table.empty())
       throw models::InputError("fit: --statistics fits the acceptance process and takes no AAT filters (--data, --algorithm, ...)");
-    return run_process_fit(a);
+    return run_process_fit(a, g);
   }
   if (!a.out.empty()) throw models::InputError("fit: --out writes a process band and needs --statistics FILE");
+  if (!a.scenario.empty() || !a.params.empty())
+    throw models::InputError("fit: --scenario runs a scenario on a fitted band and needs --statistics FILE");
   const auto data = search::AcceptanceData::load(acceptance_csv_path(registry(g), a.data));
   search::AatQuery q;
   if (!a.algorithm.empty()) q.algorithm = a.algorithm;
@@ -112,15 +184,22 @@ const RegisterCommand reg{
       auto a = std::make_shared<FitArgs>();
       sub.add_option("--data", a->data, "AAT CSV (default: <config dir>/acceptance/aat_measurements.csv)");
       sub.add_option("--algorithm", a->algorithm, "Only this algorithm (e.g. longspec-tree)");
-      sub.add_option("--model", a->model, "Only this target model");
+      sub.add_option("--model", a->model, "Only this target model (with --statistics --scenario: the scenario's target)");
       sub.add_option("--task", a->task, "Only this task (e.g. govreport)");
-      sub.add_option("--context", a->context, "Only these contexts: 128,1024 or 128-16384");
+      sub.add_option("--context", a->context,
+                     "Only these contexts: 128,1024 or 128-16384 (with --statistics --scenario: the scenario's)");
       sub.add_option("--source-table", a->source_table, "Only rows from this source table (e.g. t3-4)");
       sub.add_flag("!--no-ad-anchor", a->ad_anchor, "Fit the measurements only, without the exact point AAT(1) = 1");
       sub.add_option("--statistics", a->statistics,
                      "Fit the acceptance process to this statistics file (YAML; e.g. "
                      "configs/acceptance/statistics/paper003-table4.yaml)");
       sub.add_option("--out", a->out, "With --statistics: write the band of consistent fits here (YAML)");
+      sub.add_option("--scenario", a->scenario,
+                     "With --statistics: run this scenario on the fitted band and print its table, each row's low / "
+                     "high over the band (scenarios with an acceptance parameter: duodecoding, specpipe)");
+      sub.add_option("--param", a->params, "With --scenario: scenario parameter KEY=VALUE (repeatable)");
+      sub.add_option("--engine", a->engine, "With --scenario: latency engine")
+          ->check(CLI::IsMember({"roofline", "sim", "sim-clocked"}));
       add_format_option(sub, a->format);
       return [a, &g] { return run_fit(*a, g); };
     },

@@ -68,3 +68,43 @@ TEST_CASE("fit --statistics: bad files and flags are one-line errors, --out writ
   std::remove(stats.c_str());
   std::remove(band.c_str());
 }
+
+TEST_CASE("fit --statistics --scenario: the scenario runs on the fitted band, errors before any fit") {
+  const std::string stats = "acceptance_cli_scenario_stats.yaml";
+  // Exact statistics (no simulation): fast. Two fits, persistence left open.
+  std::ofstream(stats) << "name: tiny-specpipe\nstart: {alpha_easy: 0.9, alpha_hard: 0.5, easy_share: 0.8, "
+                          "confidence: calibrated}\nfree: [alpha_easy]\nopen: {persistence: [0.0, 0.8]}\n"
+                          "statistics:\n  - {kind: top_k_hit, k: 1, value: 0.8, source: test}\n";
+  const std::string scenario = "fit --statistics " + stats + " --scenario specpipe --model llama-3.1-70b "
+                               "--param tokens=200 --param baselines=false --param boundary=false";
+  const auto ok = run(scenario + " --format csv", false);
+  REQUIRE(ok.status == 0);
+  // The fit's rows, then the scenario's: hits from the band (its name in every SpecPipe row), the
+  // best row's low / high over the two fits around its mean.
+  const auto at = ok.output.find("method,batch,w,k,tree,tbt_mean_s,tbt_low_s,tbt_high_s");
+  REQUIRE(at != std::string::npos);
+  std::istringstream rows(ok.output.substr(at));
+  std::string header, best;
+  std::getline(rows, header);
+  std::getline(rows, best);
+  CHECK_THAT(best, Catch::StartsWith("specpipe,1,64,16,") && Catch::Contains("process band tiny-specpipe: 2 fits"));
+  double mean = 0, low = 0, high = 0;
+  REQUIRE(std::sscanf(best.c_str(), "specpipe,1,64,16,,%lf,%lf,%lf", &mean, &low, &high) == 3);
+  CHECK(low <= mean);
+  CHECK(mean <= high);
+  CHECK(low < high);
+  // Wrong scenario, missing input, a contradicting --param, --scenario without --statistics: one
+  // line, exit 2, and (for the first three) no fit made.
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"fit --statistics " + stats + " --scenario tree-sd", "does not draw from an acceptance process band"},
+           {"fit --statistics " + stats + " --scenario specpipe", "expected --model"},
+           {scenario + " --param acceptance=x", "the scenario runs on the band this fit writes"},
+           {"fit --scenario specpipe --model llama-3.1-70b", "needs --statistics"}}) {
+    const auto r = run(args);
+    INFO(args);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Catch::Contains(what));
+    CHECK(lines(r.output) == 1);
+  }
+  std::remove(stats.c_str());
+}

@@ -268,5 +268,32 @@ def test_fit_statistics_matches_cli():
         raise AssertionError("expected an InputError")
 
 
+def test_fit_statistics_scenario():
+    # fit(statistics=, scenario=) runs the scenario on the fitted band (a temporary file unless out=).
+    import os, tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        stats = os.path.join(tmp, "stats.yaml")
+        with open(stats, "w") as f:
+            f.write("name: tiny-py\nstart: {alpha_easy: 0.9, alpha_hard: 0.5, easy_share: 0.8, confidence: calibrated}\n"
+                    "free: [alpha_easy]\nopen: {persistence: [0.0, 0.8]}\n"
+                    "statistics:\n  - {kind: top_k_hit, k: 1, value: 0.8, source: test}\n")
+        res = specdse.fit(statistics=stats, scenario="specpipe",
+                          scenario_args=dict(model="llama-3.1-70b", tokens=200, baselines=False, boundary=False))
+        df = res["scenario"]
+        best = df[df.best == "*"].iloc[0]
+        assert "process band tiny-py: 2 fits" in best["acceptance"]
+        assert best["tbt_low_s"] <= best["tbt_mean_s"] <= best["tbt_high_s"]
+        assert sorted(os.listdir(tmp)) == ["stats.yaml"]
+        for bad, needle in [(dict(scenario="tree-sd"), "does not draw"),
+                            (dict(scenario="specpipe", scenario_args=dict(acceptance="x")), "runs on the band"),
+                            (dict(scenario_args=dict(model="m")), "needs scenario=")]:
+            try:
+                specdse.fit(statistics=stats, **bad)
+            except specdse.InputError as e:
+                assert needle in str(e), str(e)
+            else:
+                raise AssertionError(f"expected an InputError for {bad}")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))

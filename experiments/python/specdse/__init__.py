@@ -139,7 +139,7 @@ def latency(hw, model_, x=1, context=1024, batch=1, engine="roofline", draft=Non
 
 
 def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", context=None, source_table="",
-        data=None, statistics=None, out=None, frame=True, config_dir=None):
+        data=None, statistics=None, out=None, scenario=None, scenario_args=None, frame=True, config_dir=None):
     """AAT(x) = A + B ln(x - C) (Ceres), or the acceptance process fitted to a statistics file.
 
     ``fit(x, aat)`` fits the given points; ``fit(algorithm=, model=, context=)`` gives the fit the
@@ -148,16 +148,41 @@ def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", conte
 
     ``fit(statistics=FILE, out=BAND)`` is ``specdse fit --statistics FILE --out BAND``: a dict with
     ``table`` (one row per fit and statistic: parameters, value, predicted, residual, consistent),
-    ``left_open`` (parameters the statistics do not fix) and ``consistent_fits``.
+    ``left_open`` (parameters the statistics do not fix) and ``consistent_fits``. With
+    ``scenario=NAME`` (one that draws from a band: ``duodecoding``, ``specpipe``) it is ``specdse fit
+    --statistics FILE --scenario NAME``: the result's ``scenario`` is that scenario run on the fitted
+    band (its rows' low / high over the band), ``scenario_args`` its keyword arguments (model=, ...).
     """
     if statistics is not None:
         if x is not None or algorithm is not None:
             raise InputError("fit: statistics= fits the acceptance process and takes no points or measured source")
-        res = _specdse.fit_statistics(os.fspath(statistics), os.fspath(out or ""))
-        res["table"] = _frame(res["table"], frame)
+        run = None
+        if scenario is not None:
+            # Checked before the fit, which can take a minute.
+            declared = {r[0]: [p[0] for p in r[2]] for r in _specdse.scenario_list()}
+            if scenario not in declared or "acceptance" not in declared[scenario]:
+                takes = ", ".join(n for n, ps in declared.items() if "acceptance" in ps)
+                raise InputError(f"fit: scenario={scenario!r} does not draw from an acceptance process band "
+                                 f"(scenarios that do: {takes})")
+            args = dict(scenario_args or {})
+            if "acceptance" in args:
+                raise InputError("fit: scenario_args acceptance=: the scenario runs on the band this fit writes")
+            run = globals()["scenario"]._runner(scenario, "", [])
+        elif scenario_args is not None:
+            raise InputError("fit: scenario_args= needs scenario=")
+        with contextlib.ExitStack() as stack:
+            band = os.fspath(out or "")
+            if run is not None and not band:
+                band = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "band.yaml")
+            res = _specdse.fit_statistics(os.fspath(statistics), band)
+            res["table"] = _frame(res["table"], frame)
+            if run is not None:
+                res["scenario"] = run(acceptance=band, config_dir=config_dir, frame=frame, **args)
         return res
     if out is not None:
         raise InputError("fit: out= writes a process band and needs statistics=")
+    if scenario is not None or scenario_args is not None:
+        raise InputError("fit: scenario= runs a scenario on a fitted band and needs statistics=")
     if x is not None:
         if algorithm is not None:
             raise InputError("fit: expected either points (x, aat) or a measured source (algorithm=...), got both")
