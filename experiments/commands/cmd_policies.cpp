@@ -8,6 +8,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
+#include "experiments/cli/policy_trace.hpp"
 #include "search/acceptance/chain_trace.hpp"
 #include "search/window/policies.hpp"
 #include "search/window/policy_registry.hpp"
@@ -16,7 +17,8 @@ namespace experiments {
 namespace {
 
 struct PoliciesArgs {
-  std::string trace, synthetic, write_trace, hw, model, draft, engine, format, q_reward, policies;
+  std::string trace, synthetic, acceptance, write_trace, hw, model, draft, engine, format, q_reward, policies;
+  long long iterations = 4000;
   long long context = -1;
   double cost_ratio = -1;
   std::uint64_t seed = 1;
@@ -24,22 +26,22 @@ struct PoliciesArgs {
 };
 
 int run_policies(PoliciesArgs a, const GlobalOptions& g) {
-  if (a.trace.empty() == a.synthetic.empty())
-    throw models::InputError(fmt::format("policies: expected exactly one of --trace FILE and --synthetic SPEC, got {}",
-                                         a.trace.empty() ? "neither" : "both"));
   if (a.q_reward != "both") a.options.q_rewards = {search::parse_q_reward("--q-reward", a.q_reward)};
   a.options.q.seed = a.seed;
   search::validate(a.options);
 
-  search::ChainTrace trace;
-  if (!a.trace.empty()) {
-    trace = search::read_chain_trace(a.trace);
-  } else {
-    trace = search::generate_chain_trace(search::parse_chain_segments("--synthetic", a.synthetic), a.seed);
-    if (!a.write_trace.empty())
-      write_file_atomic(a.write_trace,
-                        search::format_chain_trace(trace, fmt::format("synthetic chain trace --synthetic {} --seed {}",
-                                                                      a.synthetic, a.seed)));
+  PolicyTraceSource source;
+  source.trace = a.trace;
+  source.synthetic = a.synthetic;
+  source.acceptance = a.acceptance;
+  source.iterations = a.iterations;
+  source.seed = a.seed;
+  source.config_dir = registry(g).dir();
+  const PolicyTrace generated = policy_trace(source);
+  const search::ChainTrace& trace = generated.trace;
+  if (!a.write_trace.empty()) {
+    if (!a.trace.empty()) throw models::InputError("--write-trace: writes a generated trace (--synthetic or --acceptance), not --trace");
+    write_file_atomic(a.write_trace, search::format_chain_trace(trace, generated.description));
   }
 
   const bool constant_mode = a.cost_ratio >= 0;
@@ -73,9 +75,9 @@ int run_policies(PoliciesArgs a, const GlobalOptions& g) {
   for (const auto& r : results)
     t.add_row({r.policy, integer(r.iterations), integer(r.tokens), num(r.time_s), num(r.tokens_per_s),
                num(r.acceptance_rate), num(r.mean_gamma), num(r.speedup)});
-  t.set_footer(fmt::format("trace {} ({} iterations, mean top-1 run {:.3f}); {}; h = {}, Acc_max = {}, gamma {}..{}, "
+  t.set_footer(fmt::format("{} ({} iterations, mean top-1 run {:.3f}); {}; h = {}, Acc_max = {}, gamma {}..{}, "
                            "Q reward {}",
-                           trace.source, trace.iterations.size(), trace.mean_matched(), where, a.options.history,
+                           generated.description, trace.iterations.size(), trace.mean_matched(), where, a.options.history,
                            a.options.acc_max, a.options.gamma_min, a.options.gamma_max,
                            a.q_reward));
   print_table(t, a.format);
@@ -91,8 +93,12 @@ const RegisterCommand reg{
                      "Chain trace: per line the untruncated run of top-1 matches as zeros, optional '| flags'");
       sub.add_option("--synthetic", a->synthetic,
                      "Generate the trace instead: ITERATIONS:ACCURACY[:CACHE_HIT_P],.. e.g. 2000:0.9,2000:0.5");
-      sub.add_option("--write-trace", a->write_trace, "With --synthetic: also write the generated trace here");
-      sub.add_option("--seed", a->seed, "Seed of the synthetic trace and of Q-learning's exploration")->default_val(1);
+      sub.add_option("--acceptance", a->acceptance,
+                     "Generate the trace from the acceptance process instead: a band's name or path (its central fit; "
+                     "e.g. duodecoding-paper003, specpipe-paper002)");
+      sub.add_option("--iterations", a->iterations, "With --acceptance: iterations generated")->default_val(4000);
+      sub.add_option("--write-trace", a->write_trace, "With --synthetic or --acceptance: also write the generated trace here");
+      sub.add_option("--seed", a->seed, "Seed of the generated trace and of Q-learning's exploration")->default_val(1);
       sub.add_option("--hw", a->hw, "Hardware config name");
       sub.add_option("--model", a->model, "Target model config name");
       sub.add_option("--draft", a->draft, "Chain algorithm (longspec-chain, eagle3-chain) or a draft model name");

@@ -14,6 +14,7 @@
 #include "experiments/python/columns.hpp"
 #include "experiments/python/without_gil.hpp"
 #include "models/config_error.hpp"
+#include "experiments/cli/policy_trace.hpp"
 #include "search/acceptance/chain_trace.hpp"
 #include "search/window/chain_sd.hpp"
 #include "search/window/policies.hpp"
@@ -112,7 +113,8 @@ Columns window_table(const std::vector<double>& alphas, const std::vector<double
 
 struct PoliciesArgs {
   std::optional<std::string> trace_path;
-  std::string synthetic;
+  std::string synthetic, acceptance;
+  long long iterations = 4000;
   std::uint64_t seed = 1;
   LatencySource src;
   long long context = -1;
@@ -126,20 +128,30 @@ struct PoliciesOut {
   Columns cols;
   std::vector<search::PolicyResult> results;
   search::ChainTrace trace;
+  std::string description;  // the trace's source
   std::string where;
   double cost_ratio = 0;
 };
 
 PoliciesOut policies(PoliciesArgs a) {
-  if (a.trace_path.has_value() == !a.synthetic.empty())
-    throw models::InputError(fmt::format("policies: expected exactly one of trace and synthetic, got {}",
-                                         a.trace_path ? "both" : "neither"));
   if (a.q_reward != "both") a.options.q_rewards = {search::parse_q_reward("q_reward", a.q_reward)};
   a.options.q.seed = a.seed;
   search::validate(a.options);
   PoliciesOut out;
-  out.trace = a.trace_path ? search::read_chain_trace(*a.trace_path)
-                           : search::generate_chain_trace(search::parse_chain_segments("synthetic", a.synthetic), a.seed);
+  experiments::PolicyTraceSource source;
+  source.trace = a.trace_path.value_or("");
+  if (a.trace_path && a.trace_path->empty()) throw models::InputError("policies: trace: an empty path");
+  source.synthetic = a.synthetic;
+  source.acceptance = a.acceptance;
+  source.iterations = a.iterations;
+  source.seed = a.seed;
+  source.config_dir = registry(a.src.config_dir).dir();
+  source.trace_option = "trace";
+  source.synthetic_option = "synthetic";
+  source.acceptance_option = "acceptance";
+  experiments::PolicyTrace generated = experiments::policy_trace(source);
+  out.trace = std::move(generated.trace);
+  out.description = generated.description;
   const bool constant = a.cost_ratio >= 0;
   if (constant == engine_mode(a.src))
     throw models::InputError(std::string("policies: expected either cost_ratio or hw, model, draft and context, got ") +
@@ -191,7 +203,8 @@ void bind_window(py::module_& m) {
 
   m.def("window_policy_names", &search::window_policy_names);
 
-  m.def("policies", [](std::optional<std::string> trace, const std::string& synthetic, std::uint64_t seed,
+  m.def("policies", [](std::optional<std::string> trace, const std::string& synthetic, const std::string& acceptance,
+                       long long iterations, std::uint64_t seed,
                        const models::HardwareSpec* hw, const std::string& model, const std::string& draft,
                        long long context, double cost_ratio, int gamma_max, int gamma_min, int gamma_init, int history,
                        double acc_max, double prior_alpha, const std::string& q_reward,
@@ -200,6 +213,8 @@ void bind_window(py::module_& m) {
     PoliciesArgs a;
     a.trace_path = std::move(trace);
     a.synthetic = synthetic;
+    a.acceptance = acceptance;
+    a.iterations = iterations;
     a.seed = seed;
     a.src = LatencySource{hw, model, draft, engine, config_dir};
     a.context = context;
@@ -219,12 +234,14 @@ void bind_window(py::module_& m) {
     const PoliciesOut r = without_gil([&] { return policies(std::move(a)); });
     py::dict info;
     info["trace"] = r.trace.source;
+    info["trace_source"] = r.description;
     info["trace_iterations"] = r.trace.iterations.size();
     info["mean_top1_run"] = r.trace.mean_matched();
     info["latency"] = r.where;
     info["cost_ratio"] = r.cost_ratio;
     return py::make_tuple(r.cols.to_python(), info);
-  }, py::arg("trace").none(true), py::arg("synthetic"), py::arg("seed"), py::arg("hw").none(true), py::arg("model"),
+  }, py::arg("trace").none(true), py::arg("synthetic"), py::arg("acceptance"), py::arg("iterations"), py::arg("seed"),
+     py::arg("hw").none(true), py::arg("model"),
      py::arg("draft"), py::arg("context"), py::arg("cost_ratio"), py::arg("gamma_max"), py::arg("gamma_min"),
      py::arg("gamma_init"), py::arg("history"), py::arg("acc_max"), py::arg("prior_alpha"), py::arg("q_reward"),
      py::arg("policies"), py::arg("q_learning_rate"), py::arg("q_discount"), py::arg("q_epsilon"),

@@ -108,3 +108,29 @@ TEST_CASE("fit --statistics --scenario: the scenario runs on the fitted band, er
   }
   std::remove(stats.c_str());
 }
+
+TEST_CASE("policies --acceptance: the window policies replay a chain trace drawn from a band") {
+  const auto ok = run("policies --acceptance duodecoding-paper003 --iterations 600 --cost-ratio 0.1 --format csv", false);
+  REQUIRE(ok.status == 0);
+  CHECK_THAT(ok.output, Catch::Contains("\nstatic-1,600,") && Catch::Contains("\nonline,600,"));
+  // The same seed gives the same bytes; the written trace reads back as the replayed one.
+  const std::string trace = "acceptance_cli_policies_trace.txt";
+  const auto again = run("policies --acceptance duodecoding-paper003 --iterations 600 --cost-ratio 0.1 --format csv "
+                         "--write-trace " + trace, false);
+  CHECK(again.output == ok.output);
+  const auto replay = run("policies --trace " + trace + " --cost-ratio 0.1 --format csv", false);
+  REQUIRE(replay.status == 0);
+  CHECK(replay.output.substr(0, replay.output.find("\n#")) == ok.output.substr(0, ok.output.find("\n#")));
+  std::remove(trace.c_str());
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"policies --cost-ratio 0.1", "expected exactly one of --trace FILE, --synthetic SPEC and --acceptance BAND"},
+           {"policies --acceptance duodecoding-paper003 --synthetic 100:0.5 --cost-ratio 0.1", "got several"},
+           {"policies --acceptance nope --cost-ratio 0.1", "nope"},
+           {"policies --acceptance duodecoding-paper003 --iterations 0 --cost-ratio 0.1", "--iterations"}}) {
+    const auto r = run(args);
+    INFO(args);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Catch::Contains(what));
+    CHECK(lines(r.output) == 1);
+  }
+}

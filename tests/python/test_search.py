@@ -295,5 +295,21 @@ def test_fit_statistics_scenario():
                 raise AssertionError(f"expected an InputError for {bad}")
 
 
+def test_policies_from_acceptance_process():
+    # policies(acceptance=BAND) replays a chain trace drawn from the band's central fit.
+    df = specdse.policies(acceptance="duodecoding-paper003", iterations=500, cost_ratio=0.1)
+    assert "acceptance process duodecoding-llama68m-llama2-7b" in df.attrs["info"]["trace_source"]
+    assert (df["iterations"] == 500).all()
+    for bad, needle in [(dict(acceptance="no-such-band"), "no-such-band"),
+                        (dict(acceptance="duodecoding-paper003", synthetic="100:0.5"), "exactly one of"),
+                        (dict(acceptance="duodecoding-paper003", iterations=0), "iterations")]:
+        try:
+            specdse.policies(cost_ratio=0.1, **bad)
+        except specdse.InputError as e:
+            assert needle in str(e), str(e)
+        else:
+            raise AssertionError(f"expected an InputError for {bad}")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))

@@ -442,14 +442,15 @@ def _segments(synthetic):
     return ",".join(":".join(repr(v) if isinstance(v, float) else str(v) for v in seg) for seg in synthetic)
 
 
-def policies(trace=None, *, synthetic=None, seed=1, hw=None, model=None, draft=None, context=None, cost_ratio=None,
+def policies(trace=None, *, synthetic=None, acceptance=None, iterations=4000, seed=1, hw=None, model=None, draft=None, context=None, cost_ratio=None,
              gamma_max=8, gamma_min=1, gamma_init=4, history=6, acc_max=0.95, prior_alpha=0.5, q_reward="both",
              policies=None, q_learning_rate=0.1, q_discount=0.0, q_epsilon=0.1, q_optimistic=False,
              engine="roofline", frame=True, config_dir=None):
     """Paper 001's window policies replayed over a chain trace, as ``specdse policies``.
 
     The trace is a file (``trace``) or generated (``synthetic``: "ITERATIONS:ACCURACY[:CACHE_HIT_P],.."
-    or a list of such tuples, seeded by ``seed``). Latencies from ``cost_ratio`` (T_v = 1 s) or an
+    or a list of such tuples; or ``acceptance``: a process band's name or path, whose central fit
+    draws ``iterations`` iterations), seeded by ``seed``. Latencies from ``cost_ratio`` (T_v = 1 s) or an
     engine (``hw``, ``model``, ``draft``, ``context``). ``policies`` picks families (default: every
     registered one, ``window_policies()``). One row per policy: iterations, tokens, time_s,
     tokens_per_s, acceptance_rate, mean_gamma, speedup (over AD). ``df.attrs["info"]`` names the
@@ -460,7 +461,8 @@ def policies(trace=None, *, synthetic=None, seed=1, hw=None, model=None, draft=N
     fams = [f for p in fams for f in p.split(",")]
     with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
         cols, info = _specdse.policies(
-            None if trace is None else os.fspath(trace), _segments(synthetic), int(seed), h, m, d,
+            None if trace is None else os.fspath(trace), _segments(synthetic), os.fspath(acceptance or ""),
+            int(iterations), int(seed), h, m, d,
             -1 if context is None else int(context), -1.0 if cost_ratio is None else float(cost_ratio),
             int(gamma_max), int(gamma_min), int(gamma_init), int(history), float(acc_max), float(prior_alpha),
             q_reward, fams, float(q_learning_rate), float(q_discount), float(q_epsilon), bool(q_optimistic),
