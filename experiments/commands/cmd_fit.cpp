@@ -98,10 +98,11 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
   for (std::size_t i = 0; i < rep.fits.size(); ++i)
     if (rep.consistent[i]) at_bound.insert(rep.fits[i].at_bound.begin(), rep.fits[i].at_bound.end());
   t.set_footer(fmt::format("{} of {} fits reproduce every statistic within {}; left open by the statistics: {}; "
-                           "on a bound of their range: {}",
+                           "on a bound of their range: {}{}",
                            rep.band.members.size(), rep.fits.size(), file.tolerance,
                            rep.band.left_open.empty() ? "nothing" : fmt::format("{}", fmt::join(rep.band.left_open, ", ")),
-                           at_bound.empty() ? "nothing" : fmt::format("{}", fmt::join(at_bound, ", "))));
+                           at_bound.empty() ? "nothing" : fmt::format("{}", fmt::join(at_bound, ", ")),
+                           file.borrowed.empty() ? "" : fmt::format("; not fitted: {}", fmt::join(file.borrowed, "; "))));
   print_table(t, a.format);
   if (!a.out.empty())
     write_file_atomic(a.out, search::format_process_band(

@@ -385,6 +385,7 @@ PYBIND11_MODULE(_specdse, m) {
     py::dict d;
     d["table"] = c.to_python();
     d["left_open"] = rep.band.left_open;
+    d["borrowed"] = rep.band.borrowed;
     d["consistent_fits"] = rep.band.members.size();
     return d;
   }, py::arg("path"), py::arg("out") = "");

@@ -139,7 +139,7 @@ std::vector<std::string> statistic_kinds() {
 
 StatisticsFile read_statistics_file(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
-  r.allow_only({"name", "start", "free", "open", "tolerance", "derivative_step", "statistics"});
+  r.allow_only({"name", "start", "free", "open", "tolerance", "derivative_step", "borrowed", "statistics"});
   StatisticsFile f;
   f.path = path;
   f.name = r.string("name");
@@ -165,6 +165,18 @@ StatisticsFile read_statistics_file(const std::string& path) {
       AcceptanceProcessParams probe = f.spec.start;
       set_process_parameter(probe, f.open_parameter, v);
       probe.validate(open->key_path(f.open_parameter));
+    }
+  }
+  if (auto borrowed = r.optional_child("borrowed")) {
+    if (!borrowed->node().IsMap()) r.fail("borrowed", "a map of parameter: where its value comes from", "something else");
+    for (const auto& kv : borrowed->node()) {
+      const std::string name = kv.first.as<std::string>();
+      const double value = process_parameter(f.spec.start, name);  // name check with suggestion
+      if (seen.count(name) || name == f.open_parameter)
+        r.fail("borrowed", "parameters that are neither free nor open", "'" + name + "'");
+      const std::string source = borrowed->string(name);
+      f.borrowed.push_back(fmt::format("{} = {:.6g} borrowed ({})", name, value, source));
+      f.spec.notes.push_back(f.borrowed.back());
     }
   }
   if (r.has("tolerance")) f.tolerance = r.positive("tolerance");
@@ -198,6 +210,7 @@ StatisticsFitReport fit_statistics(const StatisticsFile& file,
   StatisticsFitReport rep;
   rep.band.name = file.name;
   rep.band.fitted_to = file.path;
+  rep.band.borrowed = file.borrowed;
   for (const auto& s : file.spec.statistics) rep.band.statistics.push_back(s.label);
   std::vector<double> values = file.open_values;
   if (file.open_parameter.empty()) values = {NAN};
@@ -239,7 +252,12 @@ std::string format_process_band(const ProcessBand& band, const std::string& comm
   for (const auto& s : band.statistics) out += fmt::format("  - \"{}\"\n", s);
   out += "left_open: [";
   for (std::size_t i = 0; i < band.left_open.size(); ++i) out += (i ? ", " : "") + band.left_open[i];
-  out += "]\nmembers:\n";
+  out += "]\n";
+  if (!band.borrowed.empty()) {
+    out += "borrowed:\n";
+    for (const auto& b : band.borrowed) out += fmt::format("  - \"{}\"\n", b);
+  }
+  out += "members:\n";
   for (const auto& m : band.members) {
     const auto& p = m.params;
     out += fmt::format(
@@ -253,12 +271,13 @@ std::string format_process_band(const ProcessBand& band, const std::string& comm
 
 ProcessBand read_process_band(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
-  r.allow_only({"name", "fitted_to", "statistics", "left_open", "members"});
+  r.allow_only({"name", "fitted_to", "statistics", "left_open", "borrowed", "members"});
   ProcessBand b;
   b.name = r.string("name");
   b.fitted_to = r.string("fitted_to");
   b.statistics = string_list(r, "statistics");
   b.left_open = string_list(r, "left_open");
+  if (r.has("borrowed")) b.borrowed = string_list(r, "borrowed");
   for (const auto& m : r.map_list("members")) {
     ProcessBandMember member;
     std::vector<std::string> keys = process_parameter_names();

@@ -10,6 +10,7 @@
 //   open: {persistence: [0.5, 0.6, 0.7, 0.8, 0.9]}   # optional: a band over what the data leave open
 //   tolerance: 0.03                                    # a fit is consistent when every residual is within
 //   derivative_step: 0.05                              # optional (wide for simulated statistics)
+//   borrowed: {easy_share: "paper 003's band"}         # optional: parameters held at `start`, and why
 //   statistics:
 //     - {kind: chain_tpc, length: 3, value: 3.49, source: "paper 004 Table 1"}
 //
@@ -44,6 +45,9 @@ struct StatisticsFile {
   std::string open_parameter;     // empty: one fit
   std::vector<double> open_values;
   double tolerance = 0.03;
+  // Parameters held at `start` because the statistics cannot fix them, each with where its value
+  // comes from ("easy_share = 0.8 borrowed (...)"): `borrowed: {easy_share: "..."}` in the file.
+  std::vector<std::string> borrowed;
 };
 StatisticsFile read_statistics_file(const std::string& path);
 
@@ -57,6 +61,7 @@ struct ProcessBand {
   std::vector<std::string> statistics;   // labels
   std::vector<ProcessBandMember> members;  // consistent fits, in the open parameter's order
   std::vector<std::string> left_open;
+  std::vector<std::string> borrowed;      // parameters not fitted but borrowed, with their source
   const ProcessBandMember& central() const { return members[members.size() / 2]; }
 };
 

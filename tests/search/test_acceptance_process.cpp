@@ -186,6 +186,21 @@ TEST_CASE("Statistics files: bad kinds, keys and parameters are one-line errors 
   CHECK_THROWS_WITH(read_statistics_file(write(head + "  - {kind: tree_tpc, tree: [\"0 0\"], value: 2}\n")),
                     Catch::Contains("prefix-closed"));
   CHECK_THROWS_AS(read_statistics_file(write(head + "  - {kind: chain_tpc, length: 3, value: .nan}\n")), models::InputError);
+  // borrowed: parameters held at start, named with their source; a free one or a misspelt one is refused.
+  const std::string stat = "statistics:\n  - {kind: mean_acceptance, value: 0.6}\n";
+  const auto file = read_statistics_file(
+      write("name: t\nstart: {easy_share: 0.7}\nfree: [alpha_easy]\nborrowed: {easy_share: \"another pair\"}\n" + stat));
+  REQUIRE(file.borrowed.size() == 1);
+  CHECK(file.borrowed[0] == "easy_share = 0.7 borrowed (another pair)");
+  const auto band = fit_statistics(file).band;
+  CHECK(band.borrowed == file.borrowed);
+  std::ofstream("acceptance_band_test.yaml") << format_process_band(band, "test");
+  CHECK(read_process_band("acceptance_band_test.yaml").borrowed == file.borrowed);
+  std::remove("acceptance_band_test.yaml");
+  CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nborrowed: {alpha_easy: x}\n" + stat)),
+                    Catch::Contains("neither free nor open"));
+  CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nborrowed: {easy_shar: x}\n" + stat)),
+                    Catch::Contains("easy_share"));
   std::remove("acceptance_statistics_test.yaml");
 }
 

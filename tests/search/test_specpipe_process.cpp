@@ -94,6 +94,9 @@ TEST_CASE("specpipe process band: every fit reproduces paper 002's top-32 hit an
   const search::ProcessBand band = search::resolve_process_band(sp::kPaper002Band, dir);
   REQUIRE(band.members.size() >= 3);
   CHECK(band.left_open == std::vector<std::string>{"persistence"});
+  // The share of easy positions is borrowed from the measured pairs, and the band says so.
+  REQUIRE(band.borrowed.size() == 1);
+  CHECK_THAT(band.borrowed[0], Catch::StartsWith("easy_share = 0.8 borrowed"));
   double lowest_persistence = 1, highest_persistence = 0;
   for (const auto& m : band.members) {
     const AcceptanceProcess process(m.params, band.name);

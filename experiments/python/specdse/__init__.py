@@ -148,7 +148,8 @@ def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", conte
 
     ``fit(statistics=FILE, out=BAND)`` is ``specdse fit --statistics FILE --out BAND``: a dict with
     ``table`` (one row per fit and statistic: parameters, value, predicted, residual, consistent),
-    ``left_open`` (parameters the statistics do not fix) and ``consistent_fits``. With
+    ``left_open`` (parameters the statistics do not fix), ``borrowed`` (parameters held at the
+    file's start values, with their sources) and ``consistent_fits``. With
     ``scenario=NAME`` (one that draws from a band: ``duodecoding``, ``specpipe``) it is ``specdse fit
     --statistics FILE --scenario NAME``: the result's ``scenario`` is that scenario run on the fitted
     band (its rows' low / high over the band), ``scenario_args`` its keyword arguments (model=, ...).

@@ -47,8 +47,10 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
     for (const auto& m : band->members)
       if (&m != &band->central())
         streams.push_back(PositionStream::from_process(AcceptanceProcess(m.params, band->name), kGeneratorTopK, seed));
-    acceptance = fmt::format("acceptance process {} ({} fits consistent with {}; central: {})", band->name,
-                             band->members.size(), band->fitted_to, band->central().params.describe());
+    acceptance = fmt::format("acceptance process {} ({} fits consistent with {}{}; central: {})", band->name,
+                             band->members.size(), band->fitted_to,
+                             band->borrowed.empty() ? "" : fmt::format(", not fitted: {}", fmt::join(band->borrowed, "; ")),
+                             band->central().params.describe());
     acceptance_column = fmt::format("process band {}: {} fits to {}", band->name, band->members.size(), band->fitted_to);
   }
   std::vector<DuoReport> reports;
