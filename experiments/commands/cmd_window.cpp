@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/window_acceptance.hpp"
 #include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
@@ -18,7 +19,7 @@ namespace {
 constexpr int kMaxGamma = search::kMaxWindowLimit;
 
 struct WindowArgs {
-  std::string alpha, cost_ratio, hw, model, draft, context, engine, format;
+  std::string alpha, acceptance, cost_ratio, hw, model, draft, context, engine, format;
   double t_verify_s = 1.0;
   int gamma_max = 16;
   bool map = false;
@@ -35,8 +36,14 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
   search::require_gamma_max("--gamma-max", a.gamma_max);
   if (a.gamma_max > kMaxGamma)
     throw models::InputError(fmt::format("--gamma-max: expected a window limit <= {}, got {}", kMaxGamma, a.gamma_max));
-  const auto alphas = parse_double_list("--alpha", a.alpha);
-  for (double al : alphas) search::require_accuracy("--alpha", al);
+  const WindowAcceptances acceptances = window_acceptances(
+      a.alpha.empty() ? std::vector<double>{} : parse_double_list("--alpha", a.alpha), a.acceptance, registry(g).dir(),
+      "--alpha", "--acceptance");
+  // The acceptance's cell: the accuracy, or the band's fit.
+  const char* acceptance_col = acceptances.from_band ? "acceptance" : "alpha";
+  const auto acceptance_cell = [&](const WindowAcceptance& w) -> Cell {
+    return acceptances.from_band ? text(w.label) : num(w.alpha);
+  };
   const bool constant_mode = !a.cost_ratio.empty();
   const bool engine_mode = !a.hw.empty() || !a.model.empty() || !a.draft.empty();
   if (constant_mode == engine_mode)
@@ -76,42 +83,47 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
 
   if (a.map) {
     auto cols = key_cols;
-    cols.insert(cols.end(), {"alpha", "gamma_star", "expected_tokens", "tokens_per_s", "speedup", "at_search_limit"});
+    cols.insert(cols.end(), {acceptance_col, "gamma_star", "expected_tokens", "tokens_per_s", "speedup", "at_search_limit"});
     Table t(cols);
     for (const auto& c : cases)
-      for (double al : alphas) {
-        const auto best = search::optimal_gamma(al, c.latency);
+      for (const auto& acc : acceptances.cases) {
+        const auto best = search::optimal_gamma(acc.expected_tokens, c.latency);
         auto row = c.key;
-        row.insert(row.end(), {num(al), integer(best.gamma), num(best.expected_tokens), num(best.tokens_per_s),
+        row.insert(row.end(), {acceptance_cell(acc), integer(best.gamma), num(best.expected_tokens), num(best.tokens_per_s),
                                num(best.tokens_per_s * c.latency.iteration_s(0)),
                                text(best.gamma == a.gamma_max ? "yes" : "no")});
         t.add_row(row);
       }
+    if (acceptances.from_band) t.set_footer(acceptances.band_note);
     print_table(t, a.format);
     return 0;
   }
 
   auto cols = key_cols;
-  cols.insert(cols.end(), {"alpha", "gamma", "expected_tokens", "t_draft_s", "t_verify_s", "t_iteration_s",
+  cols.insert(cols.end(), {acceptance_col, "gamma", "expected_tokens", "t_draft_s", "t_verify_s", "t_iteration_s",
                            "tokens_per_s", "speedup", "best"});
   Table t(cols);
   bool best_at_limit = false;
   for (const auto& c : cases)
-    for (double al : alphas) {
-      const int best = search::optimal_gamma(al, c.latency).gamma;
+    for (const auto& acc : acceptances.cases) {
+      const int best = search::optimal_gamma(acc.expected_tokens, c.latency).gamma;
       best_at_limit = best_at_limit || best == a.gamma_max;
       for (int gm = 0; gm <= a.gamma_max; ++gm) {
-        const double tps = search::chain_tokens_per_s(al, gm, c.latency);
+        const double expected = acc.expected_tokens(gm);
+        const double tps = expected / c.latency.iteration_s(gm);
         auto row = c.key;
-        row.insert(row.end(), {num(al), integer(gm), num(search::chain_expected_tokens(al, gm)),
+        row.insert(row.end(), {acceptance_cell(acc), integer(gm), num(expected),
                                num(c.latency.draft_s(gm)), num(c.latency.verify_s(gm)),
                                num(c.latency.iteration_s(gm)), num(tps),
                                num(tps * c.latency.iteration_s(0)), text(gm == best ? "yes" : "no")});
         t.add_row(row);
       }
     }
+  std::string footer = acceptances.band_note;
   if (best_at_limit)
-    t.set_footer(fmt::format("At search limit: a best gamma equals --gamma-max ({}); raise --gamma-max.", a.gamma_max));
+    footer += fmt::format("{}At search limit: a best gamma equals --gamma-max ({}); raise --gamma-max.",
+                          footer.empty() ? "" : "; ", a.gamma_max);
+  if (!footer.empty()) t.set_footer(footer);
   print_table(t, a.format);
   return 0;
 }
@@ -121,8 +133,10 @@ const RegisterCommand reg{
     "Speculation window gamma of a chain draft: expected tokens and tokens/s per gamma (paper 001 objective (1))",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<WindowArgs>();
-      sub.add_option("--alpha", a->alpha, "Token accuracy a in (0, 1); a list (0.5,0.8) evaluates each")
-          ->required();
+      sub.add_option("--alpha", a->alpha, "Token accuracy a in (0, 1); a list (0.5,0.8) evaluates each");
+      sub.add_option("--acceptance", a->acceptance,
+                     "Instead of --alpha: an acceptance process band (name or path); each of its fits gives the "
+                     "expected tokens per window (its chain tokens per call)");
       sub.add_option("--cost-ratio", a->cost_ratio,
                      "Constant mode: draft time per token / T_v (paper 001's c); a list evaluates each");
       sub.add_option("--t-verify-s", a->t_verify_s, "Constant mode: T_v in seconds")->default_val(1.0);

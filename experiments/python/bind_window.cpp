@@ -15,6 +15,7 @@
 #include "experiments/python/without_gil.hpp"
 #include "models/config_error.hpp"
 #include "experiments/cli/policy_trace.hpp"
+#include "experiments/cli/window_acceptance.hpp"
 #include "search/acceptance/chain_trace.hpp"
 #include "search/window/chain_sd.hpp"
 #include "search/window/policies.hpp"
@@ -36,10 +37,16 @@ void require_engine_inputs(const std::string& what, const LatencySource& s, bool
     throw models::InputError(what + ": engine mode: expected hw, model, draft and context, got only some of them");
 }
 
-Columns window_table(const std::vector<double>& alphas, const std::vector<double>& cost_ratios, double t_verify_s,
-                     const LatencySource& src, const std::vector<long long>& contexts, int gamma_max, bool map) {
+Columns window_table(const std::vector<double>& alphas, const std::string& band, const std::vector<double>& cost_ratios,
+                     double t_verify_s, const LatencySource& src, const std::vector<long long>& contexts, int gamma_max,
+                     bool map) {
   search::require_gamma_max("gamma_max", gamma_max);
-  for (double al : alphas) search::require_accuracy("alpha", al);
+  const experiments::WindowAcceptances acceptances =
+      experiments::window_acceptances(alphas, band, registry(src.config_dir).dir(), "alpha", "acceptance");
+  const auto acceptance_cell = [&](const experiments::WindowAcceptance& w, Columns& c) {
+    if (acceptances.from_band) c.s("acceptance").push_back(w.label);
+    else c.f("alpha").push_back(w.alpha);
+  };
   const bool constant = !cost_ratios.empty();
   const bool engine = engine_mode(src);
   if (constant == engine)
@@ -83,11 +90,11 @@ Columns window_table(const std::vector<double>& alphas, const std::vector<double
     c.f("cost_ratio").push_back(k.cost_ratio);
   };
   for (const auto& k : cases)
-    for (double al : alphas) {
-      const auto best = search::optimal_gamma(al, k.latency);
+    for (const auto& acc : acceptances.cases) {
+      const auto best = search::optimal_gamma(acc.expected_tokens, k.latency);
       if (map) {
         key(k);
-        c.f("alpha").push_back(al);
+        acceptance_cell(acc, c);
         c.i("gamma_star").push_back(best.gamma);
         c.f("expected_tokens").push_back(best.expected_tokens);
         c.f("tokens_per_s").push_back(best.tokens_per_s);
@@ -95,11 +102,12 @@ Columns window_table(const std::vector<double>& alphas, const std::vector<double
         continue;
       }
       for (int g = 0; g <= gamma_max; ++g) {
-        const double tps = search::chain_tokens_per_s(al, g, k.latency);
+        const double expected = acc.expected_tokens(g);
+        const double tps = expected / k.latency.iteration_s(g);
         key(k);
-        c.f("alpha").push_back(al);
+        acceptance_cell(acc, c);
         c.i("gamma").push_back(g);
-        c.f("expected_tokens").push_back(search::chain_expected_tokens(al, g));
+        c.f("expected_tokens").push_back(expected);
         c.f("t_draft_s").push_back(k.latency.draft_s(g));
         c.f("t_verify_s").push_back(k.latency.verify_s(g));
         c.f("t_iteration_s").push_back(k.latency.iteration_s(g));
@@ -188,16 +196,17 @@ PoliciesOut policies(PoliciesArgs a) {
 }  // namespace
 
 void bind_window(py::module_& m) {
-  m.def("window", [](const std::vector<double>& alpha, const std::vector<double>& cost_ratio, double t_verify_s,
+  m.def("window", [](const std::vector<double>& alpha, const std::string& acceptance,
+                     const std::vector<double>& cost_ratio, double t_verify_s,
                      const models::HardwareSpec* hw, const std::string& model, const std::string& draft,
                      const std::vector<long long>& context, int gamma_max, bool map, const std::string& engine,
                      const std::string& config_dir) {
     return without_gil([&] {
-             return window_table(alpha, cost_ratio, t_verify_s, LatencySource{hw, model, draft, engine, config_dir},
+             return window_table(alpha, acceptance, cost_ratio, t_verify_s, LatencySource{hw, model, draft, engine, config_dir},
                                  context, gamma_max, map);
            })
         .to_python();
-  }, py::arg("alpha"), py::arg("cost_ratio"), py::arg("t_verify_s"), py::arg("hw").none(true), py::arg("model"),
+  }, py::arg("alpha"), py::arg("acceptance"), py::arg("cost_ratio"), py::arg("t_verify_s"), py::arg("hw").none(true), py::arg("model"),
      py::arg("draft"), py::arg("context"), py::arg("gamma_max"), py::arg("map"), py::arg("engine"),
      py::arg("config_dir"));
 

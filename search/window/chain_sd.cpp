@@ -76,14 +76,19 @@ double chain_tokens_per_s(double accuracy, int gamma, const ChainLatency& latenc
 }
 
 GammaChoice optimal_gamma(double accuracy, const ChainLatency& latency, int gamma_min) {
+  return optimal_gamma([accuracy](int g) { return chain_expected_tokens(accuracy, g); }, latency, gamma_min);
+}
+
+GammaChoice optimal_gamma(const ExpectedTokens& expected_tokens, const ChainLatency& latency, int gamma_min) {
   GammaChoice best;
   best.gamma = -1;
   for (int g = std::max(gamma_min, 0); g <= latency.gamma_max(); ++g) {
-    const double tps = chain_tokens_per_s(accuracy, g, latency);
+    const double e = expected_tokens(g);
+    const double tps = e / latency.iteration_s(g);
     if (best.gamma < 0 || tps > best.tokens_per_s) {
       best.gamma = g;
       best.tokens_per_s = tps;
-      best.expected_tokens = chain_expected_tokens(accuracy, g);
+      best.expected_tokens = e;
     }
   }
   return best;

@@ -7,6 +7,7 @@
 // and the objective (1) is E / (T_d(gamma) + T_v(gamma + 1)): tokens per second. Paper 001 writes
 // T_d = gamma * a_q with a constant per-token draft time; here both latencies come from a table
 // that is either filled from a latency engine (specdse's point) or from a constant cost ratio c.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct GammaChoice {
 // The integer gamma in [gamma_min, latency.gamma_max()] maximising objective (1); ties go to the
 // smaller window (less draft work for the same throughput).
 GammaChoice optimal_gamma(double accuracy, const ChainLatency& latency, int gamma_min = 0);
+// The same for any acceptance model: `expected_tokens(gamma)` tokens per iteration at window
+// gamma (eq. 10 for an independent accuracy; an acceptance process's chain tokens per call).
+using ExpectedTokens = std::function<double(int gamma)>;
+GammaChoice optimal_gamma(const ExpectedTokens& expected_tokens, const ChainLatency& latency, int gamma_min = 0);
 
 // One cell of paper 001 Fig. 5: gamma*(a, c) with T_v constant.
 struct GammaStarCell {

@@ -134,3 +134,43 @@ TEST_CASE("policies --acceptance: the window policies replay a chain trace drawn
     CHECK(lines(r.output) == 1);
   }
 }
+
+TEST_CASE("window --acceptance: an independent band gives --alpha's table, a bursty band its own chain expectation") {
+  // A band of one independent fit (alpha_easy = alpha_hard = 0.6) is eq. 10 at 0.6.
+  const std::string band = "acceptance_cli_window_band.yaml";
+  std::ofstream(band) << "name: flat\nfitted_to: test\nstatistics: []\nleft_open: []\nmembers:\n"
+                         "  - {alpha_easy: 0.6, alpha_hard: 0.6, easy_share: 1, persistence: 0, depth_decay: 1, "
+                         "alpha_cap: 0.99, confidence: constant, calibration: 1, lower_rank_share: 1, max_abs_residual: 0}\n";
+  const auto by_band = run("window --acceptance " + band + " --cost-ratio 0.1 --format csv", false);
+  const auto by_alpha = run("window --alpha 0.6 --cost-ratio 0.1 --format csv", false);
+  REQUIRE(by_band.status == 0);
+  REQUIRE(by_alpha.status == 0);
+  // Same rows but the acceptance cell: compare every other cell.
+  std::istringstream a(by_band.output), b(by_alpha.output);
+  std::string la, lb;
+  std::getline(a, la);
+  std::getline(b, lb);
+  CHECK(la == "cost_ratio,acceptance,gamma,expected_tokens,t_draft_s,t_verify_s,t_iteration_s,tokens_per_s,speedup,best");
+  int rows = 0;
+  while (std::getline(a, la) && std::getline(b, lb) && la.rfind('#', 0) != 0) {
+    const auto strip = [](const std::string& line) {  // drop the second cell
+      const auto first = line.find(','), second = line.find(',', first + 1);
+      return line.substr(0, first) + line.substr(second);
+    };
+    double ea = 0, eb = 0;
+    const std::string sa = strip(la), sb = strip(lb);
+    REQUIRE(std::sscanf(sa.c_str(), "%*[^,],%*d,%lf", &ea) == 1);
+    REQUIRE(std::sscanf(sb.c_str(), "%*[^,],%*d,%lf", &eb) == 1);
+    CHECK(ea == Approx(eb).epsilon(1e-12));
+    CHECK(sa.substr(sa.rfind(',')) == sb.substr(sb.rfind(',')));  // the same best window
+    ++rows;
+  }
+  CHECK(rows == 17);
+  std::remove(band.c_str());
+  const auto bursty = run("window --acceptance duodecoding-paper003 --cost-ratio 0.1 --map --format csv", false);
+  REQUIRE(bursty.status == 0);
+  CHECK_THAT(bursty.output, Catch::Contains("duodecoding-llama68m-llama2-7b fit 4 of 6 (persistence=0.8) [central]"));
+  const auto neither = run("window --cost-ratio 0.1");
+  CHECK(neither.status == 2);
+  CHECK_THAT(neither.output, Catch::Contains("exactly one of --alpha"));
+}

@@ -295,6 +295,19 @@ def test_fit_statistics_scenario():
                 raise AssertionError(f"expected an InputError for {bad}")
 
 
+def test_window_from_acceptance_process():
+    # window(acceptance=BAND): one row set per fit, expected tokens from the process's chains.
+    df = specdse.window(acceptance="duodecoding-paper003", cost_ratio=0.1, map=True)
+    assert len(df) == 6 and df["acceptance"].str.contains("[central]", regex=False).sum() == 1
+    assert (df["gamma_star"] >= 1).all()
+    try:
+        specdse.window(alpha=0.5, acceptance="duodecoding-paper003", cost_ratio=0.1)
+    except specdse.InputError as e:
+        assert "exactly one of alpha" in str(e)
+    else:
+        raise AssertionError("expected an InputError")
+
+
 def test_policies_from_acceptance_process():
     # policies(acceptance=BAND) replays a chain trace drawn from the band's central fit.
     df = specdse.policies(acceptance="duodecoding-paper003", iterations=500, cost_ratio=0.1)
