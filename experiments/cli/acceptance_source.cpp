@@ -9,6 +9,7 @@
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
+#include "search/acceptance/process_aat.hpp"
 #include "search/trees/path_counts.hpp"
 #include "search/trees/tree_search.hpp"
 
@@ -59,20 +60,6 @@ AatKey parse_aat_from(const std::string& text) {
   return {text.substr(0, a), text.substr(a + 1, b - a - 1), text.substr(b + 1)};
 }
 
-// Exact AAT values for every x (alpha, trace) plus a fit through them, which the optimiser
-// uses only for the naive-set slope rule.
-search::AatSource exact_source(const std::vector<double>& aat_at_x, const std::string& what) {
-  search::AatSource s;
-  std::vector<search::AatPoint> pts;
-  for (std::size_t i = 0; i < aat_at_x.size(); ++i) {
-    const int x = int(i) + 1;
-    s.measured[x] = aat_at_x[i];
-    pts.push_back({double(x), aat_at_x[i]});
-  }
-  s.fit = search::fit_aat(pts, what);
-  return s;
-}
-
 }  // namespace
 
 AatResolver::AatResolver(const models::ConfigRegistry& reg, AcceptanceOptions options, AatKey own,
@@ -90,17 +77,7 @@ AatResolver::AatResolver(const models::ConfigRegistry& reg, AcceptanceOptions op
     const search::ProcessBand band = search::resolve_process_band(o_.process, reg.dir());
     const search::AcceptanceProcess proc(band.central().params, band.name);
     const bool chain = !algorithm || algorithm->tree_kind == models::TreeKind::chain;
-    const std::vector<search::RankPath> order =
-        chain ? std::vector<search::RankPath>{} : proc.best_first_nodes(x_max_ - 1);
-    std::vector<search::RankPath> tree;
-    for (int x = 1; x <= x_max_; ++x) {
-      if (chain) {
-        trace_aat_.push_back(proc.chain_tpc(x - 1));
-        continue;
-      }
-      if (x > 1 && std::size_t(x - 2) < order.size()) tree.push_back(order[std::size_t(x - 2)]);
-      trace_aat_.push_back(proc.tree_tpc(tree));
-    }
+    trace_aat_ = search::process_aat(proc, chain, x_max_);
     trace_what_ = fmt::format("acceptance process {} ({}; fitted to {})", band.name,
                               chain ? "chain" : "best-first trees", band.fitted_to);
     return;
@@ -130,9 +107,9 @@ ResolvedAat AatResolver::at(long long context) const {
     std::vector<double> aat;
     for (int x = 1; x <= x_max_; ++x) aat.push_back(geometric_chain_aat(o_.alpha, x));
     const std::string what = fmt::format("alpha {} (geometric chain)", o_.alpha);
-    return {exact_source(aat, what), what, ""};
+    return {search::exact_aat_source(aat, what), what, ""};
   }
-  if (!trace_aat_.empty()) return {exact_source(trace_aat_, trace_what_), trace_what_, ""};
+  if (!trace_aat_.empty()) return {search::exact_aat_source(trace_aat_, trace_what_), trace_what_, ""};
   search::AatQuery any;
   any.algorithm = key_.algorithm;
   any.target_model = key_.model;

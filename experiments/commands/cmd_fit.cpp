@@ -31,7 +31,7 @@ struct FitArgs {
   bool ad_anchor = true;
   std::string statistics, out;
   // --scenario: the scenario run on the fitted band, with its own inputs.
-  std::string scenario, engine = "roofline";
+  std::string scenario, hw, engine = "roofline";
   std::vector<std::string> params;
 };
 
@@ -57,6 +57,8 @@ void check_band_scenario(const FitArgs& a) {
   for (const auto& need : info.required_inputs) {
     if (need == "model" && !a.model.empty()) continue;
     if (need == "context" && !a.context.empty()) continue;
+    if (need == "hw" && !a.hw.empty()) continue;
+    if (need == "algorithm" && !a.algorithm.empty()) continue;
     throw models::InputError(fmt::format("fit --scenario {}: expected --{}, got none", a.scenario, need));
   }
 }
@@ -64,7 +66,9 @@ void check_band_scenario(const FitArgs& a) {
 // The scenario on the band at `band_path`, printed as its own table.
 void run_band_scenario(const FitArgs& a, const std::string& band_path, const GlobalOptions& g) {
   ScenarioInputs in;
+  in.hw = a.hw;
   in.model = a.model;
+  in.algorithm = a.algorithm;
   in.engine = a.engine;
   in.engine_given = a.engine != "roofline";
   if (!a.context.empty()) in.contexts = parse_int_list("--context", a.context, 0, kMaxContext);
@@ -132,16 +136,16 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
 
 int run_fit(const FitArgs& a, const GlobalOptions& g) {
   if (!a.statistics.empty()) {
-    // With --scenario, --model and --context are the scenario's.
+    // With --scenario, --model, --algorithm and --context are the scenario's.
     const bool scenario_inputs = !a.scenario.empty();
-    if (!a.data.empty() || !a.algorithm.empty() || (!scenario_inputs && (!a.model.empty() || !a.context.empty())) ||
+    if (!a.data.empty() || (!scenario_inputs && (!a.model.empty() || !a.context.empty() || !a.algorithm.empty())) ||
         !a.task.empty() || !a.source_table.empty())
       throw models::InputError("fit: --statistics fits the acceptance process and takes no AAT filters (--data, --algorithm, ...)");
     return run_process_fit(a, g);
   }
   if (!a.out.empty()) throw models::InputError("fit: --out writes a process band and needs --statistics FILE");
-  if (!a.scenario.empty() || !a.params.empty())
-    throw models::InputError("fit: --scenario runs a scenario on a fitted band and needs --statistics FILE");
+  if (!a.scenario.empty() || !a.params.empty() || !a.hw.empty())
+    throw models::InputError("fit: --scenario (with --hw, --param) runs a scenario on a fitted band and needs --statistics FILE");
   const auto data = search::AcceptanceData::load(acceptance_csv_path(registry(g), a.data));
   search::AatQuery q;
   if (!a.algorithm.empty()) q.algorithm = a.algorithm;
@@ -184,7 +188,8 @@ const RegisterCommand reg{
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<FitArgs>();
       sub.add_option("--data", a->data, "AAT CSV (default: <config dir>/acceptance/aat_measurements.csv)");
-      sub.add_option("--algorithm", a->algorithm, "Only this algorithm (e.g. longspec-tree)");
+      sub.add_option("--algorithm", a->algorithm,
+                     "Only this algorithm (e.g. longspec-tree; with --statistics --scenario: the scenario's)");
       sub.add_option("--model", a->model, "Only this target model (with --statistics --scenario: the scenario's target)");
       sub.add_option("--task", a->task, "Only this task (e.g. govreport)");
       sub.add_option("--context", a->context,
@@ -197,8 +202,10 @@ const RegisterCommand reg{
       sub.add_option("--out", a->out, "With --statistics: write the band of consistent fits here (YAML)");
       sub.add_option("--scenario", a->scenario,
                      "With --statistics: run this scenario on the fitted band and print its table, each row's low / "
-                     "high over the band (scenarios with an acceptance parameter: duodecoding, specpipe)");
+                     "high over the band (scenarios with an acceptance parameter: chain-sd, duodecoding, specpipe, "
+                     "tree-sd)");
       sub.add_option("--param", a->params, "With --scenario: scenario parameter KEY=VALUE (repeatable)");
+      sub.add_option("--hw", a->hw, "With --scenario: hardware config (scenarios on one device, e.g. tree-sd)");
       sub.add_option("--engine", a->engine, "With --scenario: latency engine")
           ->check(CLI::IsMember({"roofline", "sim", "sim-clocked"}));
       add_format_option(sub, a->format);

@@ -1,10 +1,16 @@
 // tree-sd (paper 000): tree speculative decoding on one device; per context, the verification
 // length x that maximises P_eff = AAT / (T_v + T_d), its speedup over AD and the regime, from
-// the x optimiser (search/optimizer.hpp) exactly as `specdse optimize` computes them.
+// the x optimiser (search/optimizer.hpp) exactly as `specdse optimize` computes them. AAT(x) from
+// the measured tables, or (--acceptance BAND) from each fit of an acceptance process band: the
+// rows at the central fit (as `optimize --acceptance`), speedup_low / _high over the fits.
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "models/algorithm_spec.hpp"
+
+#include "search/acceptance/acceptance_statistics.hpp"
+#include "search/acceptance/process_aat.hpp"
 #include "search/scenarios/scenario.hpp"
 
 namespace search {
@@ -18,12 +24,35 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
   options.x_max = int(ctx.integer("x-max"));
   options.measured_x_only = ctx.flag("measured-only");
   const auto& w = *ctx.workload;
+  // A band: AAT of each fit's chain or best-first tree (context-independent), the central first.
+  std::vector<AatSource> band_aat;
+  std::string acceptance = "measured";
+  if (!ctx.text("acceptance").empty()) {
+    const ProcessBand band = resolve_process_band(ctx.text("acceptance"), ctx.configs->dir());
+    const bool chain = w.algorithm->tree_kind == models::TreeKind::chain;
+    const int x_max = std::max(options.x_max, 3);
+    const auto add = [&](const ProcessBandMember& m) {
+      const std::string what = fmt::format("acceptance process {} ({})", band.name, chain ? "chain" : "best-first trees");
+      band_aat.push_back(exact_aat_source(process_aat(AcceptanceProcess(m.params, band.name), chain, x_max), what));
+    };
+    add(band.central());
+    for (const auto& m : band.members)
+      if (&m != &band.central()) add(m);
+    acceptance = fmt::format("process band {}: {} fits to {}", band.name, band.members.size(), band.fitted_to);
+  }
   ScenarioResult r;
   r.columns = {"hw", "model", "algorithm", "context", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup",
-               "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "at_search_limit"};
+               "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "at_search_limit", "speedup_low",
+               "speedup_high", "acceptance"};
   for (long long L : ctx.contexts) {
-    const auto aat = ctx.aat(L);
+    const auto aat = band_aat.empty() ? ctx.aat(L) : band_aat.front();
     const auto o = optimize_context(*ctx.engine, w, L, aat, options);
+    // Over the band: each fit's own best x.
+    double low = o.speedup(), high = low;
+    for (std::size_t i = 1; i < band_aat.size(); ++i) {
+      const double s = optimize_context(*ctx.engine, w, L, band_aat[i], options).speedup();
+      low = std::min(low, s), high = std::max(high, s);
+    }
     // The largest x searched: x-max, or the algorithm's largest tree when smaller (as `optimize`
     // words it).
     const bool tree_bound = w.algorithm->max_x > 0 && w.algorithm->max_x < options.x_max;
@@ -35,7 +64,8 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
     if (edge.empty()) edge = measured_edge_note(aat, o.best.x);
     r.rows.push_back({ctx.hw->name, w.target.name, w.algorithm->name, std::int64_t(L), o.ar.p_eff(),
                       std::int64_t(o.best.x), o.best.p_eff(), o.speedup(), o.best.aat, o.best.t_verify_s,
-                      o.best.t_draft_s, o.ridge_x.value(), roofline::to_string(o.regime.value()), edge});
+                      o.best.t_draft_s, o.ridge_x.value(), roofline::to_string(o.regime.value()), edge, low, high,
+                      acceptance});
   }
   return r;
 }
@@ -44,7 +74,10 @@ const ScenarioRegistration registered(
     {"tree-sd",
      "Tree SD on one device (paper 000): best x per context, speedup over AD, regime (as `specdse optimize`)",
      {param::integer("x-max", 128, 1, 4096, "tokens", "largest verification length considered"),
-      param::boolean("measured-only", false, "evaluate only x with a measured AAT")},
+      param::boolean("measured-only", false, "evaluate only x with a measured AAT"),
+      param::text("acceptance", "",
+                  "acceptance process band (configs/acceptance/processes/NAME.yaml, or a path) instead of the "
+                  "measured AAT: its fits' chains or best-first trees")},
      run_tree_sd,
      "",
      {"hw", "model", "algorithm", "context", "batch", "task", "data", "source-table", "engine"},

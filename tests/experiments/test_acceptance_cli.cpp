@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "models/config_registry.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
 #include "tests/experiments/cli_run.hpp"
 
 using cli_test::run;
@@ -96,7 +98,7 @@ TEST_CASE("fit --statistics --scenario: the scenario runs on the fitted band, er
   // Wrong scenario, missing input, a contradicting --param, --scenario without --statistics: one
   // line, exit 2, and (for the first three) no fit made.
   for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
-           {"fit --statistics " + stats + " --scenario tree-sd", "does not draw from an acceptance process band"},
+           {"fit --statistics " + stats + " --scenario eagle-dispatcher", "does not draw from an acceptance process band"},
            {"fit --statistics " + stats + " --scenario specpipe", "expected --model"},
            {scenario + " --param acceptance=x", "the scenario runs on the band this fit writes"},
            {"fit --scenario specpipe --model llama-3.1-70b", "needs --statistics"}}) {
@@ -173,4 +175,35 @@ TEST_CASE("window --acceptance: an independent band gives --alpha's table, a bur
   const auto neither = run("window --cost-ratio 0.1");
   CHECK(neither.status == 2);
   CHECK_THAT(neither.output, Catch::Contains("exactly one of --alpha"));
+}
+
+TEST_CASE("chain-sd --acceptance: expected tokens are the band's central chains, tokens/s low <= row <= high") {
+  const std::string base = "chain-sd --system duodecoding-a800-xeon --draft llama-68m --model llama-2-7b --context 256 "
+                           "--format csv ";
+  const auto r = run(base + "--gamma 1-4 --acceptance duodecoding-paper003", false);
+  REQUIRE(r.status == 0);
+  const auto band = search::resolve_process_band("duodecoding-paper003", models::ConfigRegistry::default_config_dir());
+  const search::AcceptanceProcess central(band.central().params, band.name);
+  std::istringstream rows(r.output);
+  std::string line;
+  std::getline(rows, line);
+  int n = 0;
+  while (std::getline(rows, line) && line.rfind('#', 0) != 0) {
+    int gamma = 0;
+    double expected = 0, rate = 0, low = 0, high = 0;
+    REQUIRE(std::sscanf(line.c_str(), "%*[^,],%*[^,],%*[^,],%*d,%d,ok,%lf,%*f,%*f,%*f,%*f,%lf,%*f,%*f,%lf,%lf", &gamma,
+                        &expected, &rate, &low, &high) == 5);
+    CHECK(expected == Approx(central.chain_tpc(gamma)).epsilon(1e-8));
+    CHECK(low <= rate);
+    CHECK(rate <= high);
+    CHECK(low < high);
+    ++n;
+  }
+  CHECK(n == 4);
+  // Without a band: eq. 10 at --alpha, as before (low = high = the row).
+  const auto alpha = run(base + "--alpha 0.6 --gamma 2", false);
+  CHECK_THAT(alpha.output, Catch::Contains(",1.96,") && Catch::Contains("independent alpha 0.6"));
+  const auto both = run(base + "--alpha 0.6 --acceptance duodecoding-paper003");
+  CHECK(both.status == 2);
+  CHECK_THAT(both.output, Catch::Contains("give one source of acceptance"));
 }

@@ -50,7 +50,17 @@ TEST_CASE("scenario CLI: --list, unknown names, and tree-sd equal to optimize") 
   const auto optimize = run("optimize " + workload + " --x-max 64");
   REQUIRE(scenario.status == 0);
   REQUIRE(optimize.status == 0);
-  // optimize adds the task, the batch and where its AAT came from; the rest must be the same bytes.
-  CHECK(csv_without(scenario.output, {}) ==
+  // optimize adds the task, the batch and where its AAT came from, the scenario its acceptance
+  // band's range; the rest must be the same bytes.
+  CHECK(csv_without(scenario.output, {"speedup_low", "speedup_high", "acceptance"}) ==
         csv_without(optimize.output, {"task", "batch", "aat_source", "aat_source_tables"}));
+  // The same with AAT from an acceptance process band (optimize --acceptance: the central fit).
+  const std::string band = " --acceptance paper000-longspec-govreport-1024";
+  const auto by_band = run("scenario tree-sd " + workload + " --param x-max=64 --param acceptance=" + band.substr(14));
+  const auto optimize_band = run("optimize " + workload + " --x-max 64" + band);
+  REQUIRE(by_band.status == 0);
+  REQUIRE(optimize_band.status == 0);
+  CHECK(csv_without(by_band.output, {"speedup_low", "speedup_high", "acceptance"}) ==
+        csv_without(optimize_band.output, {"task", "batch", "aat_source", "aat_source_tables"}));
+  CHECK_THAT(by_band.output, Catch::Contains("process band paper000-longspec-llama31-8b-govreport-1024: 1 fits"));
 }

@@ -284,7 +284,7 @@ def test_fit_statistics_scenario():
         assert "process band tiny-py: 2 fits" in best["acceptance"]
         assert best["tbt_low_s"] <= best["tbt_mean_s"] <= best["tbt_high_s"]
         assert sorted(os.listdir(tmp)) == ["stats.yaml"]
-        for bad, needle in [(dict(scenario="tree-sd"), "does not draw"),
+        for bad, needle in [(dict(scenario="eagle-dispatcher"), "does not draw"),
                             (dict(scenario="specpipe", scenario_args=dict(acceptance="x")), "runs on the band"),
                             (dict(scenario_args=dict(model="m")), "needs scenario=")]:
             try:

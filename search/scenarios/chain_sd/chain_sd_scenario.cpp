@@ -5,15 +5,19 @@
 // timeline (draft passes, routed transfers, verification), so a draft on the target's own
 // device, on another GPU, on the CPU or behind a relay are all the same code; per-token
 // acceptance alpha gives the expected tokens per iteration (1 - alpha^(gamma+1)) / (1 - alpha)
-// (Leviathan et al. 2023, independent acceptance). Per context: tokens/s per window, the best
+// (Leviathan et al. 2023, independent acceptance), or an acceptance process band (--acceptance)
+// its chain tokens per call: the rows at the band's central fit, tokens_per_s_low / _high over
+// every fit. Per context: tokens/s per window, the best
 // marked, and the speed-up over plain decoding on the target's device. A placement whose
 // models do not fit a device's memory is a row with status "infeasible", never timed.
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 
 #include "models/config_error.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
 #include "search/draft_placement.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "sim/system/collectives.hpp"
@@ -23,6 +27,9 @@
 
 namespace search {
 namespace {
+
+// The per-token acceptance when neither --alpha nor --acceptance is given (a typical draft's).
+constexpr double kDefaultAlpha = 0.7;
 
 int device_named(const models::SystemSpec& s, const std::string& name, const std::string& param, int fallback) {
   if (name.empty()) {
@@ -101,13 +108,35 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   const std::string engine = ctx.text("engine");
   sim::SystemCosts costs(system, engine);
   const int target_id = costs.add_model(target), draft_id = costs.add_model(draft);
-  const double alpha = ctx.real("alpha");
   const auto gammas = ctx.integers("gamma");
+  // Expected tokens per iteration at window gamma: independent alpha (eq. 10 of paper 001), or the
+  // process band's fits (the central one for the rows).
+  const std::string& band_name = ctx.text("acceptance");
+  if (!band_name.empty() && !ctx.text("alpha").empty())
+    throw models::InputError("scenario chain-sd: --alpha and --acceptance: give one source of acceptance");
+  std::vector<std::function<double(int)>> fits;  // expected tokens per iteration at window gamma
+  std::string acceptance_cell, acceptance_note;
+  std::size_t central = 0;
+  if (band_name.empty()) {
+    const double alpha = ctx.text("alpha").empty() ? kDefaultAlpha : ctx.real("alpha");
+    fits.push_back([alpha](int gamma) { return (1 - std::pow(alpha, double(gamma) + 1)) / (1 - alpha); });
+    acceptance_cell = fmt::format("independent alpha {}", alpha);
+    acceptance_note = fmt::format("alpha {} (independent per-token acceptance)", alpha);
+  } else {
+    const ProcessBand band = resolve_process_band(band_name, ctx.configs->dir());
+    for (const auto& m : band.members) {
+      if (&m == &band.central()) central = fits.size();
+      fits.push_back([p = AcceptanceProcess(m.params, band.name)](int gamma) { return p.chain_tpc(gamma); });
+    }
+    acceptance_cell = fmt::format("process band {}: {} fits to {}", band.name, band.members.size(), band.fitted_to);
+    acceptance_note = fmt::format("acceptance process {} (rows: central fit {}; low / high over its {} fits)", band.name,
+                                  band.central().params.describe(), band.members.size());
+  }
 
   ScenarioResult r;
   r.columns = {"system", "draft_device", "target_device", "context", "gamma", "status", "expected_tokens_per_step",
                "t_draft_s", "t_transfer_s", "t_verify_s", "step_s", "tokens_per_s", "ar_tokens_per_s", "speedup",
-               "best"};
+               "tokens_per_s_low", "tokens_per_s_high", "acceptance", "best"};
   const auto& ddev = system.devices[std::size_t(draft_dev)];
   const auto& tdev = system.devices[std::size_t(target_dev)];
   // --trace-out: the fastest iteration over every context and window.
@@ -140,21 +169,26 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
       }
       const auto it = time_iteration(costs, draft_dev, target_dev, draft_id, target_id, int(gamma), L,
                                      draft.vocab_size, ctx.want_trace);
-      const double expected = (1 - std::pow(alpha, double(gamma) + 1)) / (1 - alpha);
+      const double expected = fits[central](int(gamma));
       const double rate = expected / it.step_s;
+      double low = rate, high = rate;
+      for (const auto& f : fits) {
+        const double other = f(int(gamma)) / it.step_s;
+        low = std::min(low, other), high = std::max(high, other);
+      }
       if (rate > best_rate) best_rate = rate, best = rows.size();
       if (rate > traced_rate) traced_rate = rate, traced = it;
-      for (double v : {expected, it.draft_s, it.transfer_s, it.verify_s, it.step_s, rate, 1 / ar_s, rate * ar_s})
+      for (double v : {expected, it.draft_s, it.transfer_s, it.verify_s, it.step_s, rate, 1 / ar_s, rate * ar_s, low, high})
         row.emplace_back(v);
+      row.emplace_back(acceptance_cell);
       row.emplace_back(std::string());
       rows.push_back(std::move(row));
     }
     if (best_rate > 0) rows[best].back() = std::string("*");
     for (auto& row : rows) r.rows.push_back(std::move(row));
   }
-  r.footer = fmt::format("draft {} on {}, target {} on {}; alpha {} (independent per-token acceptance); engine {}; "
-                         "{} engine evaluations",
-                         draft.name, ddev.name, target.name, tdev.name, alpha, engine, costs.evaluations());
+  r.footer = fmt::format("draft {} on {}, target {} on {}; {}; engine {}; {} engine evaluations", draft.name, ddev.name,
+                         target.name, tdev.name, acceptance_note, engine, costs.evaluations());
   if (traced.graph)
     r.write_trace = [traced](std::ostream& os) { sim::write_chrome_trace(*traced.graph, *traced.run, os); };
   return r;
@@ -168,7 +202,10 @@ const ScenarioRegistration registered(
       param::text("draft-device", "", "device running the draft (default: the system's placement.draft)"),
       param::text("target-device", "", "device running the target (default: the first stage's first device)"),
       param::integers("gamma", "1-8", 1, 64, "tokens", "speculation windows (draft tokens per iteration)"),
-      param::real("alpha", 0.7, 1e-6, 1 - 1e-6, "", "per-token acceptance (independent)"),
+      param::optional_real("alpha", 1e-6, 1 - 1e-6, "", "per-token acceptance (independent; 0.7 when no --acceptance)"),
+      param::text("acceptance", "",
+                  "acceptance process band (configs/acceptance/processes/NAME.yaml, or a path) instead of --alpha: "
+                  "expected tokens from its fits' chains"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_chain_sd,
      "chain-sd",

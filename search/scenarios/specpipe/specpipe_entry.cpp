@@ -247,7 +247,7 @@ const ScenarioRegistration registered(
                   "hit-curve, or a band's name or path (specdse fit --statistics F --out BAND)"),
       param::boolean("boundary", true,
                      "state SpecPipe's order against each method as a boundary in the level hit (batch 1, greedy; "
-                     "reruns SpecPipe and SpecInfer's tree over independent acceptance 0.3-0.98)"),
+                     "the process scaled 0.35-1.05x, or independent acceptance 0.9 scaled so, reruns SpecPipe and SpecInfer's tree)"),
       param::text("hit-points", "",
                   "hit points CSV (curve,draft,target,k,hit); default configs/acceptance/specpipe_hit_points.csv"),
       param::text("hit-curve", "", "curve in the hit points to use (default: the draft's name)"),
