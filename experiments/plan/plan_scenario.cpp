@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "experiments/plan/plan_scheme.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
 #include "search/scenarios/scenario.hpp"
@@ -177,6 +178,16 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   s.task = ctx.task;
   s.want_trace = ctx.want_trace;
   if (!ctx.text("alpha").empty()) s.alpha = ctx.real("alpha");
+  s.acceptance = ctx.text("acceptance");
+  if (s.alpha && !s.acceptance.empty())
+    throw models::InputError("plan: --alpha and --acceptance: give one source of the draft models' acceptance");
+  // A band is read once here, so a bad one is one error, not a status on every candidate.
+  std::string band_note;
+  if (!s.acceptance.empty()) {
+    const search::ProcessBand band = search::resolve_process_band(s.acceptance, ctx.configs->dir());
+    band_note = fmt::format("; acceptance from the process band {} ({} fits to {}), for every draft", band.name,
+                            band.members.size(), band.fitted_to);
+  }
   std::string stack_note;
   if (ctx.hw) {
     models::HardwareSpec hw = *ctx.hw;
@@ -288,7 +299,8 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   r.footer = fmt::format("{}; {} on {}, {}, batch {}; engine {}{}{}{}; {} candidates from {} schemes in {:.1f} s",
                          verdict, s.target.name, s.system.name, context_words, s.batch, s.engine, host_note, stack_note,
                          s.alpha ? fmt::format("; draft models at alpha {} per token", *s.alpha)
-                                 : "; draft-model chain SD needs --alpha",
+                         : !band_note.empty() ? band_note
+                                              : "; draft-model chain SD needs --alpha or --acceptance",
                          all.size(), schemes.size(), elapsed);
   // The winner's timeline, or the best-ranked candidate's that keeps one (a static tree's
   // pipeline run keeps none); the footer names whose it is.
@@ -311,6 +323,10 @@ const search::ScenarioRegistration registered(
       search::param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
                                    "per-token acceptance of the draft models (independent); without it the schemes "
                                    "that need one use their measured acceptance or are not applicable"),
+      search::param::text("acceptance", "",
+                          "acceptance process band (configs/acceptance/processes/NAME.yaml, or a path; specdse fit "
+                          "--statistics F --out BAND) for chain SD, tree SD, SpecPipe and DuoDecoding, instead of "
+                          "--alpha and their defaults; each candidate's band is the low / high over its fits"),
       search::param::text("stack", "auto",
                           "software stack of a --hw device (configs/stacks); auto: vllm-cuda-graph on a GPU, llama-cpp "
                           "on a CPU, none on other kinds"),

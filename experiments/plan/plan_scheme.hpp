@@ -33,6 +33,9 @@ struct PlanSetup {
   long long context = 1024;
   int batch = 1;
   std::optional<double> alpha;      // --alpha: per-token acceptance for the draft-model schemes
+  // --acceptance: an acceptance process band (name or path) for every scheme that takes one
+  // (chain SD, tree SD, SpecPipe, DuoDecoding) instead of --alpha or their own default.
+  std::string acceptance;
   std::string engine = "roofline";
   bool want_trace = false;
 

@@ -194,7 +194,8 @@ TEST_CASE("plan: bad requests are one-line errors with exit 2", "[plan]") {
         "--hw h100-sxm --draft opt-125m" + m, "--hw h100-sxm --alpha 1.5" + m, "--hw h100-sxm --alpha nan" + m,
         "--hw h100-sxm --tbt-limit-ms -1" + m, "--system specpipe-8x3090-pcie --stack llama-cpp" + m,
         "--system no-such-system" + m, std::string("--hw h100-sxm --model no-such-model"),
-        "--hw h100-sxm --stack no-such-stack" + m}) {
+        "--hw h100-sxm --stack no-such-stack" + m, "--hw h100-sxm --acceptance no-such-band" + m,
+        "--hw h100-sxm --alpha 0.7 --acceptance duodecoding-paper003" + m}) {
     const auto r = run("plan " + args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);
@@ -263,4 +264,36 @@ TEST_CASE("plan reads --task: tree SD uses that task's measured acceptance", "[p
   CHECK(p.cell(tree, "acceptance").find("(lcc)") != std::string::npos);
   for (std::size_t i = 0; i < p.rows.size(); ++i)
     if (p.cell(i, "scheme") == "tree SD") CHECK(p.cell(i, "placement").find("longspec-tree") != std::string::npos);
+}
+
+TEST_CASE("plan --acceptance: every scheme that takes a band draws from it, with its low / high", "[plan]") {
+  // DuoDecoding's testbed with its own band named: the same numbers as the default; chain SD, which
+  // needed --alpha, now runs on the band's fits and each of its rows equals chain-sd's.
+  const std::string base = "--system duodecoding-a800-xeon --model llama-2-7b --context 256";
+  const auto p = plan(base + " --acceptance duodecoding-paper003");
+  check_ranked_in_order(p);
+  const auto by_default = plan(base);
+  CHECK(p.number(p.find("DuoDecoding"), "tbt_ms") == by_default.number(by_default.find("DuoDecoding"), "tbt_ms"));
+  const auto chain = p.find("chain SD", "on cpu");
+  REQUIRE(p.cell(chain, "status") == "ok");
+  CHECK(p.number(chain, "tbt_low_ms") < p.number(chain, "tbt_high_ms"));
+  CHECK_THAT(p.cell(chain, "acceptance"), Catch::Contains("process band duodecoding-llama68m-llama2-7b"));
+  const std::string gamma = p.cell(chain, "parameters").substr(6);  // "gamma=N"
+  const std::string reproduce = p.cell(chain, "reproduce");
+  REQUIRE(reproduce.rfind("specdse chain-sd ", 0) == 0);
+  CHECK_THAT(reproduce, Catch::Contains("--acceptance duodecoding-paper003"));
+  CHECK(1e3 / p.number(chain, "tbt_ms") ==
+        Approx(scenario_number(reproduce.substr(8), "gamma", gamma, "tokens_per_s")).epsilon(1e-7));
+  // Without a band chain SD (beyond paper 003's SpS) is not applicable here (no --alpha).
+  bool chain_untimed = false;
+  for (std::size_t i = 0; i < by_default.rows.size(); ++i)
+    chain_untimed = chain_untimed || (by_default.cell(i, "scheme") == "chain SD" &&
+                                      by_default.cell(i, "status").rfind("not applicable: give --alpha", 0) == 0);
+  CHECK(chain_untimed);
+  // Tree SD on one device: the band's best-first trees, as optimize --acceptance.
+  const auto t = plan("--hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree --acceptance "
+                      "paper000-longspec-govreport-1024");
+  const auto tree = t.find("tree SD");
+  CHECK(t.cell(tree, "parameters") == "x=12");
+  CHECK_THAT(t.cell(tree, "reproduce"), Catch::Contains("--acceptance paper000-longspec-govreport-1024"));
 }

@@ -2,7 +2,7 @@
 // one pass. For each draft (--draft, or every smaller model that shares the target's
 // vocabulary) and each place the system can run it (its draft device, the target's own device,
 // a CPU), the chain-sd scenario times every window gamma on the system timeline and plan keeps
-// the best. Acceptance: --alpha, independent per token.
+// the best. Acceptance: --alpha, independent per token, or --acceptance BAND (its fits' chains).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,7 +23,8 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
     return {untimed(kScheme, "", "not applicable: the chain-sd scenario runs the target on one device; this system "
                                  "splits it over " + std::to_string(s.system.stages.size()) + " stage(s)")};
   if (s.batch > 1) return {untimed(kScheme, "", "not applicable: the chain-sd scenario times batch 1")};
-  if (!s.alpha) return {untimed(kScheme, "", "not applicable: give --alpha (its per-token acceptance)")};
+  if (!s.alpha && s.acceptance.empty())
+    return {untimed(kScheme, "", "not applicable: give --alpha (its per-token acceptance) or --acceptance BAND")};
   if (s.drafts.empty()) return {untimed(kScheme, "", "not applicable: no draft model shares the target's vocabulary")};
   // Places a draft can run: the system's draft device, the target's device, every CPU.
   std::vector<int> places;
@@ -44,7 +45,7 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
       in.params = s.system_setting();
       in.params.push_back("draft=" + (draft.source_file.empty() ? draft.name : draft.source_file));
       in.params.push_back("draft-device=" + dev.name);
-      in.params.push_back(fmt::format("alpha={}", *s.alpha));
+      in.params.push_back(s.alpha ? fmt::format("alpha={}", *s.alpha) : "acceptance=" + s.acceptance);
       in.params.push_back(fmt::format("gamma=1-{}", kGammaMax));
       search::ScenarioResult r;
       try {
@@ -57,8 +58,8 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
       PlanCandidate c;
       c.scheme = kScheme;
       c.placement = where;
-      c.acceptance = fmt::format("alpha {} per token, independent (--alpha)", *s.alpha);
-      c.alpha_driven = true;
+      c.acceptance = s.alpha ? fmt::format("alpha {} per token, independent (--alpha)", *s.alpha) : std::string();
+      c.alpha_driven = s.alpha.has_value();
       std::optional<std::size_t> best;
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (rows.text(i, "best") == "*") best = i;
@@ -70,7 +71,11 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
       }
       c.status = "ok";
       const double tps = rows.number(*best, "tokens_per_s");
-      c.tbt_s = c.tbt_low_s = c.tbt_high_s = 1 / tps;
+      c.tbt_s = 1 / tps;
+      // The band's range (equal to the row without one): the fastest fit gives the lowest TBT.
+      c.tbt_low_s = 1 / rows.number(*best, "tokens_per_s_high");
+      c.tbt_high_s = 1 / rows.number(*best, "tokens_per_s_low");
+      if (c.acceptance.empty()) c.acceptance = rows.text(*best, "acceptance");
       c.parameters = "gamma=" + rows.text(*best, "gamma");
       if (rows.number(*best, "gamma") >= kGammaMax) c.parameters += " (largest searched)";
       c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration (draft {:.3g} ms, transfers {:.3g} ms, verify {:.3g} ms)",
@@ -78,8 +83,11 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
                           rows.number(*best, "t_draft_s") * 1e3, rows.number(*best, "t_transfer_s") * 1e3,
                           rows.number(*best, "t_verify_s") * 1e3);
       if (!s.single_hw)
-        c.reproduce = reproduce_command(s, fmt::format("chain-sd --system {} --draft {} --draft-device {} --alpha {} --gamma 1-{}",
-                                                       s.system_arg(), draft.name, dev.name, *s.alpha, kGammaMax),
+        c.reproduce = reproduce_command(s, fmt::format("chain-sd --system {} --draft {} --draft-device {} {} --gamma 1-{}",
+                                                       s.system_arg(), draft.name, dev.name,
+                                                       s.alpha ? fmt::format("--alpha {}", *s.alpha)
+                                                               : "--acceptance " + s.acceptance,
+                                                       kGammaMax),
                                         false);
       c.write_trace = r.write_trace;
       out.push_back(std::move(c));

@@ -25,7 +25,7 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   const auto testbed = search::duodecoding::paper003_testbed();
   // Without --alpha, only the pair whose acceptance was measured (the band's statistics).
   std::string draft;
-  if (!s.alpha) {
+  if (!s.alpha && s.acceptance.empty()) {
     const std::string testbed_draft = s.configs->model(testbed.draft).name;
     bool listed = !s.drafts_given;
     for (const auto& d : s.drafts) listed = listed || d.name == testbed_draft;
@@ -38,6 +38,13 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     if (s.drafts.empty())
       return {untimed(kScheme, "", "not applicable: no draft model shares the target's vocabulary")};
     draft = s.drafts.front().source_file.empty() ? s.drafts.front().name : s.drafts.front().source_file;
+    // Under a band, the testbed's own CPU draft (quantised as paper 003 ran it) for the testbed's
+    // target when the candidates include it.
+    if (!s.alpha && s.target.name == s.configs->model(testbed.model).name) {
+      const std::string testbed_draft = s.configs->model(testbed.draft).name;
+      for (const auto& d : s.drafts)
+        if (d.name == testbed_draft) draft = testbed.draft;
+    }
   }
   const auto& cpu_dev = s.system.devices[std::size_t(cpu)];
   const auto& gpu_dev = s.system.devices[std::size_t(s.target_device())];
@@ -47,6 +54,7 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   in.params.push_back("draft-device=" + cpu_dev.name);
   in.params.push_back(fmt::format("prompt={}", s.context));
   if (s.alpha) in.params.push_back(fmt::format("alpha={}", *s.alpha));
+  if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
   in.params.push_back("boundary=false");
   const std::string draft_name = s.configs->model(draft).name;
   search::ScenarioResult r;
@@ -80,7 +88,10 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
                         rows.number(i, "iteration_s") * 1e3, rows.number(i, "target_idle_fraction") * 100);
     c.reproduce = reproduce_command(
         s, fmt::format("scenario duodecoding --param system={} --param draft={} --param prompt={}{}", s.system_arg(),
-                       draft_name, s.context, s.alpha ? fmt::format(" --param alpha={}", *s.alpha) : ""),
+                       draft_name, s.context,
+                       s.alpha ? fmt::format(" --param alpha={}", *s.alpha)
+                       : s.acceptance.empty() ? std::string()
+                                              : " --param acceptance=" + s.acceptance),
         false);
     c.write_trace = r.write_trace;
     out.push_back(std::move(c));

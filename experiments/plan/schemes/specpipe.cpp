@@ -58,6 +58,7 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
     in.params.push_back(std::string("w=") + kWidths);
     in.params.push_back(std::string("k=") + kCandidates);
     in.params.push_back("boundary=false");  // plan states its own comparisons
+    if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
     search::ScenarioResult r;
     try {
       r = run_scenario("specpipe", in, *s.configs);
@@ -102,8 +103,8 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
                                   rows.number(i, "step_s") * 1e3, rows.number(i, "hit_rate"),
                                   rows.number(i, "flush_rate"));
       c.reproduce = reproduce_command(
-          s, fmt::format("specpipe --system {} --draft {} --batch {} --w {} --k {}", s.system_arg(), draft_name,
-                         s.batch, kWidths, kCandidates),
+          s, fmt::format("specpipe --system {} --draft {} --batch {} --w {} --k {}{}", s.system_arg(), draft_name,
+                         s.batch, kWidths, kCandidates, s.acceptance.empty() ? "" : " --acceptance " + s.acceptance),
           false);
       if (specpipe) c.write_trace = r.write_trace;
       out.push_back(std::move(c));

@@ -1,7 +1,8 @@
 // tree SD (paper 000): a drafter's token tree verified in one target pass, at the verification
 // length x that maximises AAT(x) / (T_v + T_d), from the measured AAT of each algorithm that has
-// measurements for the target and task (configs/acceptance/aat_measurements.csv), on the
-// target's device. Runs the tree-sd scenario (as `specdse optimize`).
+// measurements for the target and task (configs/acceptance/aat_measurements.csv), or with
+// --acceptance BAND from the band's best-first trees (the measured algorithms, or --algorithm),
+// on the target's device. Runs the tree-sd scenario (as `specdse optimize`).
 #include <fmt/format.h>
 
 #include <set>
@@ -25,6 +26,7 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     if (row.target_model == s.target.name && row.task == s.task &&
         (s.algorithm.empty() || row.algorithm == s.algorithm))
       algorithms.insert(row.algorithm);
+  if (algorithms.empty() && !s.acceptance.empty() && !s.algorithm.empty()) algorithms.insert(s.algorithm);
   if (algorithms.empty())
     return {untimed(kScheme, "", fmt::format("not applicable: no measured AAT for {} on task {}{}", s.target.name,
                                              s.task, s.algorithm.empty() ? "" : " with " + s.algorithm))};
@@ -36,6 +38,7 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     in.system_spec = nullptr;
     in.hw_spec = &dev.hardware;
     in.algorithm = algorithm;
+    if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
     search::ScenarioResult r;
     try {
       r = run_scenario("tree-sd", in, *s.configs);
@@ -59,18 +62,25 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
       out.push_back(c);
       continue;
     }
-    c.tbt_s = c.tbt_low_s = c.tbt_high_s = 1 / rows.number(0, "best_tokens_per_s");
+    c.tbt_s = 1 / rows.number(0, "best_tokens_per_s");
+    // The band's range (equal without one): TBT scales inversely with the speed-up over AD.
+    const double speedup = rows.number(0, "speedup");
+    c.tbt_low_s = c.tbt_s * speedup / rows.number(0, "speedup_high");
+    c.tbt_high_s = c.tbt_s * speedup / rows.number(0, "speedup_low");
     c.parameters = fmt::format("x={}", x);
     if (!rows.text(0, "at_search_limit").empty()) c.parameters += " (" + rows.text(0, "at_search_limit") + ")";
-    c.acceptance = fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task);
+    c.acceptance = s.acceptance.empty()
+                       ? fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task)
+                       : rows.text(0, "acceptance") + ", best-first trees";
     c.why = fmt::format("AAT {:.3g} per {:.3g} ms step (verify {:.3g} ms, draft {:.3g} ms), {} regime",
                         rows.number(0, "aat_at_best"),
                         (rows.number(0, "t_verify_s") + rows.number(0, "t_draft_s")) * 1e3,
                         rows.number(0, "t_verify_s") * 1e3, rows.number(0, "t_draft_s") * 1e3,
                         rows.text(0, "regime"));
-    c.reproduce = reproduce_command(s, fmt::format("optimize --hw {} --algorithm {}{}",
+    c.reproduce = reproduce_command(s, fmt::format("optimize --hw {} --algorithm {}{}{}",
                                                    s.single_hw ? s.hw_name : dev.hardware.name, algorithm,
-                                                   s.task != "govreport" ? " --task " + s.task : ""));
+                                                   s.task != "govreport" ? " --task " + s.task : "",
+                                                   s.acceptance.empty() ? "" : " --acceptance " + s.acceptance));
     out.push_back(std::move(c));
   }
   return out;
