@@ -278,6 +278,10 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
     }
   }
   if (!boundary.empty()) verdict += "; " + boundary;
+  // The schemes' own comparisons (SpecPipe's level-hit boundary), for one context.
+  if (contexts.size() == 1)
+    for (const auto& c : all)
+      if (!c.footer_note.empty()) verdict += "; " + c.footer_note;
   // The roofline engine times kernels only: say so where a device's stack does host work, which
   // decides rankings where a stack is launch-bound (eager PyTorch).
   std::string host_note;

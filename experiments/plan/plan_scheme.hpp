@@ -67,6 +67,8 @@ struct PlanCandidate {
   std::string reproduce;   // the command that gives this candidate's numbers on its own
   std::function<void(std::ostream&)> write_trace;  // its timeline, when the scenario keeps one
   bool alpha_driven = false;  // its acceptance is --alpha (rerun at another alpha for the boundary)
+  // A sentence for plan's footer (one context only), e.g. SpecPipe's level-hit boundary.
+  std::string footer_note;
   std::string from_scheme;    // the registered scheme that produced it (set by plan)
 
   bool ok() const { return status == "ok"; }

@@ -121,6 +121,16 @@ TEST_CASE("plan on SpecPipe's 8-GPU pipeline agrees with the specpipe and system
         Approx(1e3 * scenario_number(specpipe, "best", "*", "tbt_mean_s")).epsilon(1e-7));
   CHECK(p.number(p.find("SpecInfer tree (pipeline)"), "tbt_ms") ==
         Approx(1e3 * scenario_number(specpipe, "method", "pp+specinfer-tree", "tbt_mean_s")).epsilon(1e-7));
+  // Their bands are the scenario's over paper 002's acceptance process band.
+  CHECK(p.number(p.find("SpecPipe"), "tbt_low_ms") ==
+        Approx(1e3 * scenario_number(specpipe, "best", "*", "tbt_low_s")).epsilon(1e-7));
+  CHECK(p.number(p.find("SpecInfer tree (pipeline)"), "tbt_high_ms") ==
+        Approx(1e3 * scenario_number(specpipe, "method", "pp+specinfer-tree", "tbt_high_s")).epsilon(1e-7));
+  CHECK(p.number(p.find("SpecPipe"), "tbt_low_ms") < p.number(p.find("SpecPipe"), "tbt_high_ms"));
+  CHECK_THAT(p.cell(p.find("SpecPipe"), "acceptance"), Catch::Contains("process band specpipe-llama32-1b-llama31-70b"));
+  // The footer carries SpecPipe's level-hit boundary against the other methods.
+  const auto table = run("plan --system specpipe-8x3090-pcie" + workload, false);
+  CHECK_THAT(table.output, Catch::Contains("SpecPipe's level-hit boundary (SpecPipe w=64 k=16 against each method"));
   // Plain decoding is the system step (`specdse system`), within 0.1 % of SpecPipe's own PP run.
   const double step_ms = 1e3 * scenario_number("system --system specpipe-8x3090-pcie" + workload, "kind", "step",
                                                "busy_s");
