@@ -22,6 +22,9 @@ struct AatSource {
   AatFit fit;
   std::map<int, double> measured;
   std::map<int, std::vector<int>> measured_widths;
+  // How the values were obtained when not measured at the context asked for (e.g. "interpolated
+  // between contexts 4096 and 8192"); empty for measured data. Outputs name it.
+  std::string note;
   double at(int x) const;
   // Fit the measurements (plus the exact AD point AAT(1) = 1).
   static AatSource from_measurements(const std::vector<AatMeasurement>& rows, const std::string& what);

@@ -120,12 +120,14 @@ ResolvedAat AatResolver::at(long long context) const {
         "--aat-from MODEL/ALGORITHM/TASK, --alpha A (chain), --trace FILE or --acceptance BAND",
         data_->path(), key_.model, key_.algorithm, key_.task));
   ResolvedAat r{aat_source(*data_, {key_.algorithm, key_.model, key_.task, o_.source_table}, context), "", ""};
-  r.description = fmt::format("measured {}/{}/{}{}", key_.model, key_.algorithm, key_.task,
-                              o_.aat_from.empty() ? "" : " (--aat-from)");
+  r.description = fmt::format("measured {}/{}/{}{}{}", key_.model, key_.algorithm, key_.task,
+                              o_.aat_from.empty() ? "" : " (--aat-from)",
+                              r.source.note.empty() ? "" : ", " + r.source.note);
   // Without --source-table the fit pools every table measured for this key: say which.
   search::AatQuery at = any;
   at.context = context;
   if (!o_.source_table.empty()) at.source_table = o_.source_table;
+  if (!r.source.note.empty()) at.context.reset();  // interpolated: the tables of every context
   r.source_tables = fmt::format("{}", fmt::join(data_->source_tables(at), " + "));
   return r;
 }

@@ -25,7 +25,14 @@ struct AatSelection {
   std::string source_table;  // empty: any
 };
 
+// The measured AAT at `context`; between two measured contexts, interpolated (AatSource::note says
+// so); InputError below the smallest or above the largest measured context, or with no data.
 search::AatSource aat_source(const search::AcceptanceData& data, const AatSelection& sel,
                              long long context);
+
+// AAT at `context` between two measured contexts' sources: at each x measured at both, linear in
+// ln(context); the fit through those points, the lower context's tree shapes, and the note.
+search::AatSource interpolated_aat_source(const search::AatSource& lo, const search::AatSource& hi, long long lo_context,
+                                          long long hi_context, long long context, const std::string& what);
 
 }  // namespace experiments

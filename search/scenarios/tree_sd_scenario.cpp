@@ -46,6 +46,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
                "speedup_high", "acceptance"};
   for (long long L : ctx.contexts) {
     const auto aat = band_aat.empty() ? ctx.aat(L) : band_aat.front();
+    const std::string row_acceptance = aat.note.empty() ? acceptance : acceptance + ", " + aat.note;
     const auto o = optimize_context(*ctx.engine, w, L, aat, options);
     // Over the band: each fit's own best x.
     double low = o.speedup(), high = low;
@@ -65,7 +66,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
     r.rows.push_back({ctx.hw->name, w.target.name, w.algorithm->name, std::int64_t(L), o.ar.p_eff(),
                       std::int64_t(o.best.x), o.best.p_eff(), o.speedup(), o.best.aat, o.best.t_verify_s,
                       o.best.t_draft_s, o.ridge_x.value(), roofline::to_string(o.regime.value()), edge, low, high,
-                      acceptance});
+                      row_acceptance});
   }
   return r;
 }

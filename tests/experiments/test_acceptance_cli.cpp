@@ -2,12 +2,15 @@
 // and `optimize --acceptance BAND` (AAT from the band's process, named in the output).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "experiments/cli/workload_setup.hpp"
 #include "models/config_registry.hpp"
+#include "search/acceptance/acceptance_data.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "tests/experiments/cli_run.hpp"
 
@@ -206,4 +209,28 @@ TEST_CASE("chain-sd --acceptance: expected tokens are the band's central chains,
   const auto both = run(base + "--alpha 0.6 --acceptance duodecoding-paper003");
   CHECK(both.status == 2);
   CHECK_THAT(both.output, Catch::Contains("give one source of acceptance"));
+}
+
+TEST_CASE("AAT between two measured contexts is interpolated in ln context and flagged, outside them an error") {
+  const auto data = search::AcceptanceData::load(models::ConfigRegistry::default_config_dir() +
+                                                 "/acceptance/aat_measurements.csv");
+  const experiments::AatSelection sel{"eagle3-tree", "llama-3.1-8b-instruct", "govreport", ""};
+  const auto lo = experiments::aat_source(data, sel, 1024), hi = experiments::aat_source(data, sel, 2048);
+  const auto mid = experiments::aat_source(data, sel, 1448);  // about the geometric mean: t = 0.5
+  CHECK(lo.note.empty());
+  CHECK(mid.note == "interpolated between contexts 1024 and 2048 (linear in ln context)");
+  REQUIRE(mid.measured.size() >= 3);
+  const double t = (std::log(1448.0) - std::log(1024.0)) / (std::log(2048.0) - std::log(1024.0));
+  for (const auto& [x, v] : mid.measured) {
+    INFO("x = " << x);
+    CHECK(v == Approx(lo.measured.at(x) + t * (hi.measured.at(x) - lo.measured.at(x))).epsilon(1e-12));
+  }
+  // optimize names it in aat_source; beyond the measured contexts it is still an error.
+  const auto r = run("optimize --hw v80 --model llama-3.1-8b-instruct --algorithm eagle3-tree --context 1536 --format csv",
+                     false);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Catch::Contains("interpolated between contexts 1024 and 2048"));
+  const auto beyond = run("optimize --hw v80 --model llama-3.1-8b-instruct --algorithm eagle3-tree --context 100000");
+  CHECK(beyond.status == 2);
+  CHECK_THAT(beyond.output, Catch::Contains("contexts with data"));
 }
