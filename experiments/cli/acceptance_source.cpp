@@ -64,7 +64,7 @@ AatKey parse_aat_from(const std::string& text) {
 
 AatResolver::AatResolver(const models::ConfigRegistry& reg, AcceptanceOptions options, AatKey own,
                          const models::AlgorithmSpec* algorithm, int x_max)
-    : o_(std::move(options)), key_(std::move(own)), x_max_(std::max(x_max, 3)) {
+    : o_(std::move(options)), key_(std::move(own)), x_max_(std::max(x_max, search::kMinExactAatPoints)) {
   if (o_.alpha >= 0) {
     if (!(o_.alpha > 0 && o_.alpha < 1))
       throw InputError(fmt::format("--alpha: expected a probability in (0, 1), got {}", o_.alpha));
@@ -74,7 +74,7 @@ AatResolver::AatResolver(const models::ConfigRegistry& reg, AcceptanceOptions op
     return;
   }
   if (!o_.process.empty()) {
-    const search::ProcessBand band = search::resolve_process_band(o_.process, reg.dir());
+    const search::ProcessBand band = search::resolve_process_band(o_.process, reg.dir(), "--acceptance");
     const search::AcceptanceProcess proc(band.central().params, band.name);
     const bool chain = !algorithm || algorithm->tree_kind == models::TreeKind::chain;
     trace_aat_ = search::process_aat(proc, chain, x_max_);

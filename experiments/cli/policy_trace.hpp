@@ -12,11 +12,13 @@ namespace experiments {
 
 struct PolicyTraceSource {
   std::string trace, synthetic, acceptance;  // exactly one non-empty
-  long long iterations = 4000;               // with acceptance: iterations generated
+  long long iterations = -1;                 // with acceptance: iterations generated (-1: not given, kDefaultIterations)
+  static constexpr long long kDefaultIterations = 4000;
   std::uint64_t seed = 1;
   std::string config_dir;                    // resolves a band's name
   // The option names the errors use (CLI: --trace ..., Python: trace ...).
-  std::string trace_option = "--trace", synthetic_option = "--synthetic", acceptance_option = "--acceptance";
+  std::string trace_option = "--trace", synthetic_option = "--synthetic", acceptance_option = "--acceptance",
+              iterations_option = "--iterations";
 };
 
 // The trace and a description of its source (for the footer and a written trace's header).

@@ -23,7 +23,7 @@ WindowAcceptances window_acceptances(const std::vector<double>& alphas, const st
     }
     return out;
   }
-  const search::ProcessBand band = search::resolve_process_band(band_name, config_dir);
+  const search::ProcessBand band = search::resolve_process_band(band_name, config_dir, band_option);
   out.from_band = true;
   out.band_note = fmt::format("acceptance process {}: {} fits to {}", band.name, band.members.size(), band.fitted_to);
   const std::size_t n = band.members.size();

@@ -56,7 +56,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   // false positive (.ci/run). Reading first also reports a bad band before any costing.
   std::optional<search::ProcessBand> band;
   if (a.trace.empty() && a.alpha < 0)
-    band = search::resolve_process_band(a.acceptance.empty() ? "duodecoding-paper003" : a.acceptance, reg.dir());
+    band = search::resolve_process_band(a.acceptance.empty() ? "duodecoding-paper003" : a.acceptance, reg.dir(), "--acceptance");
   duo::DuoRequest q = duo::make_duo_request(reg, names);
   // Default acceptance: the central member of the process band fitted to paper 003 Table 4
   // (`specdse scenario duodecoding` also reports the range over the band).

@@ -31,7 +31,7 @@ struct FitArgs {
   bool ad_anchor = true;
   std::string statistics, out;
   // --scenario: the scenario run on the fitted band, with its own inputs.
-  std::string scenario, hw, engine = "roofline";
+  std::string scenario, hw, engine;  // engine empty: not given (roofline)
   std::vector<std::string> params;
 };
 
@@ -69,8 +69,8 @@ void run_band_scenario(const FitArgs& a, const std::string& band_path, const Glo
   in.hw = a.hw;
   in.model = a.model;
   in.algorithm = a.algorithm;
-  in.engine = a.engine;
-  in.engine_given = a.engine != "roofline";
+  in.engine = a.engine.empty() ? "roofline" : a.engine;
+  in.engine_given = !a.engine.empty();
   if (!a.context.empty()) in.contexts = parse_int_list("--context", a.context, 0, kMaxContext);
   in.params = a.params;
   in.params.push_back("acceptance=" + band_path);
@@ -135,6 +135,13 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
 }
 
 int run_fit(const FitArgs& a, const GlobalOptions& g) {
+  // The scenario's own options mean nothing without --scenario.
+  if (a.scenario.empty() && (!a.params.empty() || !a.hw.empty() || !a.engine.empty()))
+    throw models::InputError(fmt::format("fit: {} applies to --scenario NAME (a scenario run on the fitted band)",
+                                         !a.params.empty() ? "--param" : !a.hw.empty() ? "--hw" : "--engine"));
+  // Two tables (the fit's, the scenario's) are two CSV or text tables; JSON would be two documents.
+  if (!a.scenario.empty() && a.format == "json")
+    throw models::InputError("fit --scenario: --format json would print two JSON documents; use table or csv");
   if (!a.statistics.empty()) {
     // With --scenario, --model, --algorithm and --context are the scenario's.
     const bool scenario_inputs = !a.scenario.empty();
@@ -144,8 +151,8 @@ int run_fit(const FitArgs& a, const GlobalOptions& g) {
     return run_process_fit(a, g);
   }
   if (!a.out.empty()) throw models::InputError("fit: --out writes a process band and needs --statistics FILE");
-  if (!a.scenario.empty() || !a.params.empty() || !a.hw.empty())
-    throw models::InputError("fit: --scenario (with --hw, --param) runs a scenario on a fitted band and needs --statistics FILE");
+  if (!a.scenario.empty())
+    throw models::InputError("fit: --scenario runs a scenario on a fitted band and needs --statistics FILE");
   const auto data = search::AcceptanceData::load(acceptance_csv_path(registry(g), a.data));
   search::AatQuery q;
   if (!a.algorithm.empty()) q.algorithm = a.algorithm;

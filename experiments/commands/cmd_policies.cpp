@@ -18,7 +18,7 @@ namespace {
 
 struct PoliciesArgs {
   std::string trace, synthetic, acceptance, write_trace, hw, model, draft, engine, format, q_reward, policies;
-  long long iterations = 4000;
+  long long iterations = -1;  // not given
   long long context = -1;
   double cost_ratio = -1;
   std::uint64_t seed = 1;
@@ -96,7 +96,9 @@ const RegisterCommand reg{
       sub.add_option("--acceptance", a->acceptance,
                      "Generate the trace from the acceptance process instead: a band's name or path (its central fit; "
                      "e.g. duodecoding-paper003, specpipe-paper002)");
-      sub.add_option("--iterations", a->iterations, "With --acceptance: iterations generated")->default_val(4000);
+      sub.add_option("--iterations", a->iterations,
+                     fmt::format("With --acceptance: iterations generated (default {})",
+                                 PolicyTraceSource::kDefaultIterations));
       sub.add_option("--write-trace", a->write_trace, "With --synthetic or --acceptance: also write the generated trace here");
       sub.add_option("--seed", a->seed, "Seed of the generated trace and of Q-learning's exploration")->default_val(1);
       sub.add_option("--hw", a->hw, "Hardware config name");

@@ -184,7 +184,7 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   // A band is read once here, so a bad one is one error, not a status on every candidate.
   std::string band_note;
   if (!s.acceptance.empty()) {
-    const search::ProcessBand band = search::resolve_process_band(s.acceptance, ctx.configs->dir());
+    const search::ProcessBand band = search::resolve_process_band(s.acceptance, ctx.configs->dir(), "--acceptance");
     band_note = fmt::format("; acceptance from the process band {} ({} fits to {}), for every draft", band.name,
                             band.members.size(), band.fitted_to);
   }

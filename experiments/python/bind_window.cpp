@@ -122,7 +122,7 @@ Columns window_table(const std::vector<double>& alphas, const std::string& band,
 struct PoliciesArgs {
   std::optional<std::string> trace_path;
   std::string synthetic, acceptance;
-  long long iterations = 4000;
+  long long iterations = -1;  // not given
   std::uint64_t seed = 1;
   LatencySource src;
   long long context = -1;
@@ -157,6 +157,7 @@ PoliciesOut policies(PoliciesArgs a) {
   source.trace_option = "trace";
   source.synthetic_option = "synthetic";
   source.acceptance_option = "acceptance";
+  source.iterations_option = "iterations";
   experiments::PolicyTrace generated = experiments::policy_trace(source);
   out.trace = std::move(generated.trace);
   out.description = generated.description;

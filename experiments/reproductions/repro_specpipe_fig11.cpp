@@ -38,17 +38,15 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   ReproductionResult res;
   res.title = "SpecPipe Figs. 11 / 13: average TBT per pipeline method, single request (Llama-3.1-70B, 1B draft)";
-  const auto [points, levels, fit] = paper002::hit_curves(reg);
   const auto process = paper002::process_ranks(reg);
   const auto& ranks = process.acceptance.central;
-  res.inputs = {reg.path("models", kTarget), reg.path("models", kDraft), process.band_file, points, levels,
+  res.inputs = {reg.path("models", kTarget), reg.path("models", kDraft), process.band_file,
                 reg.path("algorithms", "eagle3-tree")};
   Table t({"system", "method", "tree", "tokens_per_pass", "tbt_mean_s", "tbt_p99_s", "hit_rate", "speedup_vs_pp",
            "speedup_of_specpipe"});
   Table sens({"system", "top1_assumed", "curve_a", "curve_b", "specpipe_tbt_s", "specpipe_hit_rate",
               "specinfer_tree_tbt_s", "rival", "rival_tbt_s", "specpipe_faster"});
   std::string summary, sens_summary;
-  (void)fit;
   // The rows' draft: the band's central fit; its stationary top-1 acceptance heads the sensitivity.
   const double process_top1 = process.acceptance.process->mean_acceptance(1);
   for (const char* system : {kSingleServer, kTwoServers}) {

@@ -294,7 +294,8 @@ ProcessBand read_process_band(const std::string& path) {
   return b;
 }
 
-ProcessBand resolve_process_band(const std::string& name_or_path, const std::string& config_dir) {
+ProcessBand resolve_process_band(const std::string& name_or_path, const std::string& config_dir,
+                                 const std::string& option) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_regular_file(name_or_path, ec)) return read_process_band(name_or_path);
@@ -305,8 +306,8 @@ ProcessBand resolve_process_band(const std::string& name_or_path, const std::str
   for (const auto& e : fs::directory_iterator(folder, ec))
     if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
-  throw InputError(fmt::format("acceptance process '{}': no such file and no band of that name in {} (bands: {}){}",
-                               name_or_path, folder.string(), fmt::join(names, ", "),
+  throw InputError(fmt::format("{}acceptance process '{}': no such file and no band of that name in {} (bands: {}){}",
+                               option.empty() ? "" : option + ": ", name_or_path, folder.string(), fmt::join(names, ", "),
                                models::did_you_mean(name_or_path, names)));
 }
 

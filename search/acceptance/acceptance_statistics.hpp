@@ -80,6 +80,8 @@ std::string format_process_band(const ProcessBand& band, const std::string& comm
 ProcessBand read_process_band(const std::string& path);
 // A band by name (<config_dir>/acceptance/processes/NAME.yaml) or by path; InputError naming the
 // shipped bands otherwise.
-ProcessBand resolve_process_band(const std::string& name_or_path, const std::string& config_dir);
+// `option` (e.g. "--acceptance") leads the error when given.
+ProcessBand resolve_process_band(const std::string& name_or_path, const std::string& config_dir,
+                                 const std::string& option = "");
 
 }  // namespace search

@@ -11,6 +11,10 @@
 
 namespace search {
 
+// The fewest x an exact AAT table holds: its A + B ln(x - C) fit (the naive-set slope rule) needs
+// three points.
+inline constexpr int kMinExactAatPoints = 3;
+
 // AAT at x = 1 .. x_max (index x - 1).
 std::vector<double> process_aat(const AcceptanceProcess& process, bool chain, int x_max);
 

@@ -28,9 +28,9 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
   std::vector<AatSource> band_aat;
   std::string acceptance = "measured";
   if (!ctx.text("acceptance").empty()) {
-    const ProcessBand band = resolve_process_band(ctx.text("acceptance"), ctx.configs->dir());
+    const ProcessBand band = resolve_process_band(ctx.text("acceptance"), ctx.configs->dir(), "--acceptance");
     const bool chain = w.algorithm->tree_kind == models::TreeKind::chain;
-    const int x_max = std::max(options.x_max, 3);
+    const int x_max = std::max(options.x_max, kMinExactAatPoints);
     const auto add = [&](const ProcessBandMember& m) {
       const std::string what = fmt::format("acceptance process {} ({})", band.name, chain ? "chain" : "best-first trees");
       band_aat.push_back(exact_aat_source(process_aat(AcceptanceProcess(m.params, band.name), chain, x_max), what));
@@ -38,7 +38,8 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
     add(band.central());
     for (const auto& m : band.members)
       if (&m != &band.central()) add(m);
-    acceptance = fmt::format("process band {}: {} fits to {}", band.name, band.members.size(), band.fitted_to);
+    acceptance = fmt::format("process band {}: {} fits to {} ({})", band.name, band.members.size(), band.fitted_to,
+                             chain ? "chains" : "best-first trees");
   }
   ScenarioResult r;
   r.columns = {"hw", "model", "algorithm", "context", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup",

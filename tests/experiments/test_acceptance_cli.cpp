@@ -104,7 +104,11 @@ TEST_CASE("fit --statistics --scenario: the scenario runs on the fitted band, er
            {"fit --statistics " + stats + " --scenario eagle-dispatcher", "does not draw from an acceptance process band"},
            {"fit --statistics " + stats + " --scenario specpipe", "expected --model"},
            {scenario + " --param acceptance=x", "the scenario runs on the band this fit writes"},
-           {"fit --scenario specpipe --model llama-3.1-70b", "needs --statistics"}}) {
+           {"fit --scenario specpipe --model llama-3.1-70b", "needs --statistics"},
+           {"fit --statistics " + stats + " --hw v80", "--hw applies to --scenario NAME"},
+           {"fit --statistics " + stats + " --param tokens=3", "--param applies to --scenario NAME"},
+           {"fit --statistics " + stats + " --engine sim", "--engine applies to --scenario NAME"},
+           {scenario + " --format json", "two JSON documents"}}) {
     const auto r = run(args);
     INFO(args);
     CHECK(r.status == 2);
@@ -131,7 +135,8 @@ TEST_CASE("policies --acceptance: the window policies replay a chain trace drawn
            {"policies --cost-ratio 0.1", "expected exactly one of --trace FILE, --synthetic SPEC and --acceptance BAND"},
            {"policies --acceptance duodecoding-paper003 --synthetic 100:0.5 --cost-ratio 0.1", "got several"},
            {"policies --acceptance nope --cost-ratio 0.1", "nope"},
-           {"policies --acceptance duodecoding-paper003 --iterations 0 --cost-ratio 0.1", "--iterations"}}) {
+           {"policies --acceptance duodecoding-paper003 --iterations 0 --cost-ratio 0.1", "--iterations"},
+           {"policies --synthetic 100:0.5 --iterations 50 --cost-ratio 0.1", "--iterations: applies to --acceptance"}}) {
     const auto r = run(args);
     INFO(args);
     CHECK(r.status == 2);
@@ -193,13 +198,20 @@ TEST_CASE("chain-sd --acceptance: expected tokens are the band's central chains,
   int n = 0;
   while (std::getline(rows, line) && line.rfind('#', 0) != 0) {
     int gamma = 0;
-    double expected = 0, rate = 0, low = 0, high = 0;
-    REQUIRE(std::sscanf(line.c_str(), "%*[^,],%*[^,],%*[^,],%*d,%d,ok,%lf,%*f,%*f,%*f,%*f,%lf,%*f,%*f,%lf,%lf", &gamma,
-                        &expected, &rate, &low, &high) == 5);
+    double expected = 0, step = 0, rate = 0, low = 0, high = 0;
+    REQUIRE(std::sscanf(line.c_str(), "%*[^,],%*[^,],%*[^,],%*d,%d,ok,%lf,%*f,%*f,%*f,%lf,%lf,%*f,%*f,%lf,%lf", &gamma,
+                        &expected, &step, &rate, &low, &high) == 6);
     CHECK(expected == Approx(central.chain_tpc(gamma)).epsilon(1e-8));
-    CHECK(low <= rate);
-    CHECK(rate <= high);
-    CHECK(low < high);
+    // low / high: the slowest and fastest of every fit at this window, recomputed here.
+    double want_low = 1e300, want_high = 0;
+    for (const auto& m : band.members) {
+      const double r = search::AcceptanceProcess(m.params, band.name).chain_tpc(gamma) / step;
+      want_low = std::min(want_low, r), want_high = std::max(want_high, r);
+    }
+    CHECK(low == Approx(want_low).epsilon(1e-8));
+    CHECK(high == Approx(want_high).epsilon(1e-8));
+    CHECK(low < rate);
+    CHECK(rate < high);
     ++n;
   }
   CHECK(n == 4);

@@ -219,6 +219,7 @@ TEST_CASE("specpipe CLI: bad input is one line on stderr and exit 2") {
       {base + "--acceptance nope", "no band of that name"},
       {base + "--acceptance specpipe-paper002 --level-accuracy none", "--level-accuracy: applies to the hit curve"},
       {base + "--acceptance specpipe-paper002 --hit-rate 0.5", "give one source of hits"},
+      {base + "--acceptance specpipe-paper002 --confidence constant", "--confidence: applies to the hit curve"},
       {"specpipe --system " + gap + " --model llama-3.1-8b-instruct --draft llama-3.2-1b --tokens 10", "layers"},
   };
   for (const auto& [args, what] : cases) {

@@ -74,19 +74,54 @@ TEST_CASE("specpipe process ranks: a persistent process makes hits come in stret
   CHECK(std::abs(lag1(AcceptanceProcess::independent(0.8, search::DraftConfidence::calibrated))) < 0.02);
 }
 
-TEST_CASE("specpipe process ranks: the draft lists its candidates best first, so the beam's merge stays exact") {
-  const auto ranks = sp::RankModel::from_process(bursty(0.5), 16, 1);
-  sp::TreeNode node;
-  node.key = 12345;
-  ranks.set_confidence(node, 7);
-  REQUIRE(node.top1 > 0);
-  REQUIRE(node.top1 <= 1);
-  for (int j = 2; j <= 16; ++j) CHECK(ranks.child_log_prob(node, j) <= ranks.child_log_prob(node, j - 1));
-  // Same seed, same plan; the description names the process.
-  const auto a = sp::plan_specpipe(paper_params(300), ranks);
+TEST_CASE("specpipe process ranks: below a parent of known confidence the rank law is p (1 - p)^(j - 1), the tail's share") {
+  // Calibrated, every context informative: rank 1 with the parent's own p1, rank j with
+  // lower_rank_share * p1 (1 - p1)^(j - 1), else outside every list.
+  AcceptanceProcessParams params;
+  params.alpha_easy = params.alpha_hard = 0.6;
+  params.confidence = search::DraftConfidence::calibrated;
+  params.lower_rank_share = 0.6;
+  const auto ranks = sp::RankModel::from_process(AcceptanceProcess(params, "tail"), 16, 1);
+  sp::TreeNode parent;
+  parent.top1 = 0.3;
+  std::mt19937_64 rng(9);
+  const int n = 400000;
+  std::vector<int> count(8, 0);
+  int outside = 0;
+  for (int i = 0; i < n; ++i) {
+    const long long r = ranks.draw_below(rng, 5, parent);
+    if (r <= 7) ++count[std::size_t(r)];
+    if (r > 1000) ++outside;
+  }
+  CHECK(double(count[1]) / n == Approx(0.3).margin(0.003));
+  for (int j = 2; j <= 7; ++j) {
+    INFO("rank " << j);
+    CHECK(double(count[std::size_t(j)]) / n == Approx(0.6 * 0.3 * std::pow(0.7, j - 1)).margin(0.003));
+  }
+  // The tail holds lower_rank_share of the misses; the rest is outside every list.
+  CHECK(double(outside) / n == Approx(0.7 * 0.4).margin(0.004));
+  // Constant confidence: the state's alpha, whatever the parent says.
+  params.confidence = search::DraftConfidence::constant;
+  const auto flat = sp::RankModel::from_process(AcceptanceProcess(params, "flat"), 16, 1);
+  int first = 0;
+  for (int i = 0; i < n; ++i) first += flat.draw_below(rng, 5, parent) == 1;
+  CHECK(double(first) / n == Approx(0.6).margin(0.003));
+}
+
+TEST_CASE("specpipe process ranks: the same seed gives the same plan step by step, another seed another") {
+  const auto a = sp::plan_specpipe(paper_params(300), sp::RankModel::from_process(bursty(0.5), 16, 1));
   const auto b = sp::plan_specpipe(paper_params(300), sp::RankModel::from_process(bursty(0.5), 16, 1));
-  CHECK(a.hit_rate() == b.hit_rate());
-  CHECK_THAT(ranks.describe(), Catch::Contains("acceptance process test process"));
+  REQUIRE(a.steps.size() == b.steps.size());
+  bool same = a.checks == b.checks && a.hits == b.hits && a.tokens == b.tokens;
+  for (std::size_t i = 0; i < a.steps.size(); ++i)
+    same = same && a.steps[i].compute == b.steps[i].compute && a.steps[i].send == b.steps[i].send &&
+           a.steps[i].emitted == b.steps[i].emitted;
+  CHECK(same);
+  auto other = paper_params(300);
+  other.seed = 2;
+  const auto c = sp::plan_specpipe(other, sp::RankModel::from_process(bursty(0.5), 16, 2));
+  CHECK((c.steps.size() != a.steps.size() || c.hits != a.hits));
+  CHECK_THAT(sp::RankModel::from_process(bursty(0.5), 16, 1).describe(), Catch::Contains("acceptance process test process"));
 }
 
 TEST_CASE("specpipe process band: every fit reproduces paper 002's top-32 hit and stated level accuracy") {

@@ -1,7 +1,8 @@
 // tree SD (paper 000): a drafter's token tree verified in one target pass, at the verification
 // length x that maximises AAT(x) / (T_v + T_d), from the measured AAT of each algorithm that has
 // measurements for the target and task (configs/acceptance/aat_measurements.csv), or with
-// --acceptance BAND from the band's best-first trees (the measured algorithms, or --algorithm),
+// --acceptance BAND from the band's chains or best-first trees (the measured algorithms, or
+// --algorithm),
 // on the target's device. Runs the tree-sd scenario (as `specdse optimize`).
 #include <fmt/format.h>
 
@@ -71,7 +72,7 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     if (!rows.text(0, "at_search_limit").empty()) c.parameters += " (" + rows.text(0, "at_search_limit") + ")";
     c.acceptance = s.acceptance.empty()
                        ? fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task)
-                       : rows.text(0, "acceptance") + ", best-first trees";
+                       : rows.text(0, "acceptance");
     c.why = fmt::format("AAT {:.3g} per {:.3g} ms step (verify {:.3g} ms, draft {:.3g} ms), {} regime",
                         rows.number(0, "aat_at_best"),
                         (rows.number(0, "t_verify_s") + rows.number(0, "t_draft_s")) * 1e3,

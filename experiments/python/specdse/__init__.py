@@ -150,13 +150,17 @@ def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", conte
     ``table`` (one row per fit and statistic: parameters, value, predicted, residual, consistent),
     ``left_open`` (parameters the statistics do not fix), ``borrowed`` (parameters held at the
     file's start values, with their sources) and ``consistent_fits``. With
-    ``scenario=NAME`` (one that draws from a band: ``duodecoding``, ``specpipe``) it is ``specdse fit
+    ``scenario=NAME`` (one that draws from a band: ``chain-sd``, ``duodecoding``, ``specpipe``,
+    ``tree-sd``) it is ``specdse fit
     --statistics FILE --scenario NAME``: the result's ``scenario`` is that scenario run on the fitted
     band (its rows' low / high over the band), ``scenario_args`` its keyword arguments (model=, ...).
     """
     if statistics is not None:
         if x is not None or algorithm is not None:
             raise InputError("fit: statistics= fits the acceptance process and takes no points or measured source")
+        if model is not None or context is not None:
+            raise InputError("fit: statistics= takes no model= or context=; a scenario's inputs go in "
+                             "scenario_args=dict(model=..., context=...)")
         run = None
         if scenario is not None:
             # Checked before the fit, which can take a minute.
@@ -445,7 +449,7 @@ def _segments(synthetic):
     return ",".join(":".join(repr(v) if isinstance(v, float) else str(v) for v in seg) for seg in synthetic)
 
 
-def policies(trace=None, *, synthetic=None, acceptance=None, iterations=4000, seed=1, hw=None, model=None, draft=None, context=None, cost_ratio=None,
+def policies(trace=None, *, synthetic=None, acceptance=None, iterations=None, seed=1, hw=None, model=None, draft=None, context=None, cost_ratio=None,
              gamma_max=8, gamma_min=1, gamma_init=4, history=6, acc_max=0.95, prior_alpha=0.5, q_reward="both",
              policies=None, q_learning_rate=0.1, q_discount=0.0, q_epsilon=0.1, q_optimistic=False,
              engine="roofline", frame=True, config_dir=None):
@@ -453,7 +457,7 @@ def policies(trace=None, *, synthetic=None, acceptance=None, iterations=4000, se
 
     The trace is a file (``trace``) or generated (``synthetic``: "ITERATIONS:ACCURACY[:CACHE_HIT_P],.."
     or a list of such tuples; or ``acceptance``: a process band's name or path, whose central fit
-    draws ``iterations`` iterations), seeded by ``seed``. Latencies from ``cost_ratio`` (T_v = 1 s) or an
+    draws ``iterations`` iterations, 4000 by default), seeded by ``seed``. Latencies from ``cost_ratio`` (T_v = 1 s) or an
     engine (``hw``, ``model``, ``draft``, ``context``). ``policies`` picks families (default: every
     registered one, ``window_policies()``). One row per policy: iterations, tokens, time_s,
     tokens_per_s, acceptance_rate, mean_gamma, speedup (over AD). ``df.attrs["info"]`` names the
@@ -465,7 +469,7 @@ def policies(trace=None, *, synthetic=None, acceptance=None, iterations=4000, se
     with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
         cols, info = _specdse.policies(
             None if trace is None else os.fspath(trace), _segments(synthetic), os.fspath(acceptance or ""),
-            int(iterations), int(seed), h, m, d,
+            -1 if iterations is None else int(iterations), int(seed), h, m, d,
             -1 if context is None else int(context), -1.0 if cost_ratio is None else float(cost_ratio),
             int(gamma_max), int(gamma_min), int(gamma_init), int(history), float(acc_max), float(prior_alpha),
             q_reward, fams, float(q_learning_rate), float(q_discount), float(q_epsilon), bool(q_optimistic),

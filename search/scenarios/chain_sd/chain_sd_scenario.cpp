@@ -123,7 +123,7 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
     acceptance_cell = fmt::format("independent alpha {}", alpha);
     acceptance_note = fmt::format("alpha {} (independent per-token acceptance)", alpha);
   } else {
-    const ProcessBand band = resolve_process_band(band_name, ctx.configs->dir());
+    const ProcessBand band = resolve_process_band(band_name, ctx.configs->dir(), "--acceptance");
     for (const auto& m : band.members) {
       if (&m == &band.central()) central = fits.size();
       fits.push_back([p = AcceptanceProcess(m.params, band.name)](int gamma) { return p.chain_tpc(gamma); });

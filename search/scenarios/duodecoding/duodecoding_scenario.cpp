@@ -26,7 +26,7 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
   names.prompt = int(ctx.integer("prompt"));
   // The band is read before the request is made (making it may run SystemC; see cmd_duo.cpp).
   std::optional<ProcessBand> band;
-  if (p.at("alpha").empty()) band = resolve_process_band(p.at("acceptance"), ctx.configs->dir());
+  if (p.at("alpha").empty()) band = resolve_process_band(p.at("acceptance"), ctx.configs->dir(), "--acceptance");
   DuoRequest q = make_duo_request(*ctx.configs, names);
   const auto seed = std::uint64_t(ctx.integer("seed"));
   q.budget = parse_budget(p.at("budget"));

@@ -62,7 +62,7 @@ std::vector<LevelAccuracyPoint> load_level_accuracy(const std::string& path) {
 
 double simulated_level_accuracy(const HitCurve& curve, const LevelAccuracyPoint& at, DraftConfidence confidence,
                                 long long tokens, std::uint64_t seed) {
-  const RankModel ranks = RankModel::from_curve(curve, std::max(at.candidates, 8), confidence);
+  const RankModel ranks = RankModel::from_curve(curve, std::max(at.candidates, kMinRankCandidates), confidence);
   SpecPipeParams p;
   p.stages = at.stages;
   p.width = at.width;

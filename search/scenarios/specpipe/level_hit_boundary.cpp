@@ -32,7 +32,7 @@ std::string level_hit_boundary(const TimingSetup& setup, const StageTimer& timer
     const RankModel ranks = RankModel::from_process(process, max_k, best.seed);
     const ScenarioResult sp = run_specpipe(setup, timer, best, ranks, 1);
     Point pt{sp.hit_rate, sp.timed.tbt.mean_s, {}};
-    for (const auto& f : fixed) pt.other_s[f.method] = f.timed.tbt.mean_s;
+    for (const auto& other : fixed) pt.other_s[other.method] = other.timed.tbt.mean_s;
     if (with_static_tree)
       pt.other_s["pp+specinfer-tree"] = run_static_tree(setup, timer, best.tokens, ranks, best.seed, 1).timed.tbt.mean_s;
     points.push_back(std::move(pt));

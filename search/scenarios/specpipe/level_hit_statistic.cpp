@@ -23,7 +23,7 @@ const StatisticKindRegistration specpipe_level_hit_kind(
       p.tokens = row.int_in_or("tokens", 100, 1000000, 4000);
       p.seed = std::uint64_t(row.int_in_or("seed", 0, 1 << 30, 1));
       return std::function<double(const AcceptanceProcess&)>([p](const AcceptanceProcess& process) {
-        return plan_specpipe(p, RankModel::from_process(process, std::max(p.candidates, 8), p.seed)).hit_rate();
+        return plan_specpipe(p, RankModel::from_process(process, std::max(p.candidates, kMinRankCandidates), p.seed)).hit_rate();
       });
     });
 

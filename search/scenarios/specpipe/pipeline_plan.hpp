@@ -65,6 +65,10 @@ struct PipelinePlan {
   long long flushes() const { return checks - hits; }
 };
 
+// Candidates a rank model lists at least, beside any k asked for: SpecInfer's static tree branches
+// at most 3 ways and a top-p nucleus needs a few candidates, so 8 leaves room for both.
+inline constexpr int kMinRankCandidates = 8;
+
 struct SpecPipeParams {
   int stages = 8;
   int width = 64;       // w: nodes per tree level

@@ -30,6 +30,8 @@ double open_unit(std::uint64_t bits) { return (double(bits >> 11) + 0.5) * 0x1.0
 // Salts that keep a context's p1 draw and its informativeness draw apart.
 constexpr std::uint64_t kTop1Salt = 0x5DEECE66DULL;
 constexpr std::uint64_t kInformativeSalt = 0x2545F4914F6CDD1DULL;
+// ... and the text's state sequence apart from both (any odd constants serve).
+constexpr std::uint64_t kStateStreamSalt = 0x9A7E5D1CULL;
 
 }  // namespace
 
@@ -62,7 +64,8 @@ RankModel RankModel::from_process(const AcceptanceProcess& process, int max_k, s
   // starting stationary. An independent process has one state's law; its states are not drawn.
   pr->states.assign(std::size_t(kProcessTextTokens), std::uint8_t(params.easy_share > 0 ? 0 : 1));
   if (!process.is_independent()) {
-    SplitMix64 rng(mix64(seed ^ 0x9A7E5D1CULL));
+    // Its own stream, apart from the tree's context keys (which hash the same seed).
+    SplitMix64 rng(mix64(seed ^ kStateStreamSalt));
     int state = rng.uniform() < params.easy_share ? 0 : 1;
     for (auto& st : pr->states) {
       const double u = rng.uniform();

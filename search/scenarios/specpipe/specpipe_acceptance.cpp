@@ -11,7 +11,7 @@ namespace search::specpipe {
 namespace {
 
 SpecPipeAcceptance from_hit_curve(const SpecPipeAcceptanceRequest& rq, const std::string& why) {
-  const DraftConfidence confidence = parse_draft_confidence(rq.confidence);
+  const DraftConfidence confidence = parse_draft_confidence(rq.confidence == "auto" ? "calibrated" : rq.confidence);
   const std::vector<HitPoint> points =
       load_hit_points(rq.hit_points.empty() ? rq.config_dir + "/acceptance/specpipe_hit_points.csv" : rq.hit_points);
   // The stated level accuracy (paper 002 §1, §4.1) fixes the slope of the curves it names
@@ -55,7 +55,8 @@ SpecPipeAcceptance specpipe_acceptance(const SpecPipeAcceptanceRequest& rq) {
   const char* curve_input = !rq.hit_points.empty() ? "--hit-points"
                             : !rq.hit_curve.empty() ? "--hit-curve"
                             : !rq.level_accuracy.empty() ? "--level-accuracy"
-                                                         : nullptr;
+                            : rq.confidence != "auto" ? "--confidence"
+                                                      : nullptr;
   if (curve_input && chosen)
     throw models::InputError(fmt::format("{}: applies to the hit curve (--acceptance hit-curve), not to the acceptance "
                                          "process band '{}'",
@@ -68,7 +69,7 @@ SpecPipeAcceptance specpipe_acceptance(const SpecPipeAcceptanceRequest& rq) {
                                             "names one)", rq.draft));
     band_name = kPaper002Band;
   }
-  const ProcessBand band = resolve_process_band(band_name, rq.config_dir);
+  const ProcessBand band = resolve_process_band(band_name, rq.config_dir, "--acceptance");
   const auto ranks_of = [&](const ProcessBandMember& m) {
     return RankModel::from_process(AcceptanceProcess(m.params, band.name), rq.max_k, rq.seed);
   };

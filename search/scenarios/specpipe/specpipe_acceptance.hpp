@@ -7,7 +7,7 @@
 //    fitted to its top-32 hit and its stated level accuracy;
 //  - the hit curve (hit_curve.hpp) through paper 002 Fig. 7's points, for drafts without a band,
 //    on request (--acceptance hit-curve), or when one of its own inputs is given (--hit-points,
-//    --hit-curve, --level-accuracy);
+//    --hit-curve, --level-accuracy, --confidence);
 //  - a fixed hit rate, or a probability trace, which replace both.
 #include <cstdint>
 #include <optional>
@@ -26,7 +26,7 @@ struct SpecPipeAcceptanceRequest {
   std::string acceptance = "auto";  // auto, hit-curve, or a band's name or path
   std::string draft;                // the draft model's name
   std::string hit_points, hit_curve, level_accuracy;  // the hit curve's inputs (empty: defaults)
-  std::string confidence = "calibrated";              // the hit curve's draft confidence
+  std::string confidence = "auto";  // the hit curve's draft confidence: auto (calibrated), calibrated, constant
   std::optional<double> hit_rate;   // a fixed hit rate
   std::string trace;                // a probability trace
   int max_k = 16;                   // candidates the rank models list

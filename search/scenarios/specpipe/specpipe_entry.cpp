@@ -84,7 +84,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
 
   const long long largest_k = *std::max_element(cands.begin(), cands.end());
   // Candidates the rank model lists: the largest k asked for and the static tree's branching.
-  const int max_k = int(std::max<long long>(largest_k, 8));
+  const int max_k = int(std::max<long long>(largest_k, kMinRankCandidates));
   SpecPipeAcceptanceRequest rq;
   rq.acceptance = ctx.text("acceptance");
   rq.draft = setup.draft->name;
@@ -111,6 +111,18 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
     return std::pair<double, double>{lo, hi};
   };
 
+  // SpecPipe's parameters at width w and k candidates on this system's stages.
+  const auto params_for = [&](int w, int k) {
+    SpecPipeParams p;
+    p.stages = timer.stages();
+    p.width = w;
+    p.candidates = k;
+    p.tokens = tokens;
+    p.seed = seed;
+    p.verification = verification;
+    p.top_p = top_p;
+    return p;
+  };
   search::ScenarioResult out;
   out.columns = {"method", "batch", "w", "k", "tree", "tbt_mean_s", "tbt_low_s", "tbt_high_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s",
                  "tokens_per_s", "tokens_per_s_total", "hit_rate", "substituted_rate", "flush_rate", "step_s",
@@ -123,14 +135,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
     std::vector<specpipe::ScenarioResult> runs;
     for (long long w : widths)
       for (long long k : cands) {
-        SpecPipeParams p;
-        p.stages = timer.stages();
-        p.width = int(w);
-        p.candidates = int(k);
-        p.tokens = tokens;
-        p.seed = seed;
-        p.verification = verification;
-        p.top_p = top_p;
+        const SpecPipeParams p = params_for(int(w), int(k));
         runs.push_back(run_specpipe(setup, timer, p, ranks, b));
         if (b > 1) runs.push_back(run_specpipe_db(setup, timer, p, b, ranks));
       }
@@ -157,14 +162,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
       RowRange range{std::string(), std::string(), acceptance.column};
       if (i == best && banded) {
         const auto& r = runs[i];
-        SpecPipeParams p;
-        p.stages = timer.stages();
-        p.width = r.w;
-        p.candidates = r.k;
-        p.tokens = tokens;
-        p.seed = seed;
-        p.verification = verification;
-        p.top_p = top_p;
+        const SpecPipeParams p = params_for(r.w, r.k);
         const bool db = r.method == "specpipe-db";
         const auto [lo, hi] = band_range(r, [&](const RankModel& other) {
           return db ? run_specpipe_db(setup, timer, p, b, other) : run_specpipe(setup, timer, p, other, b);
@@ -206,13 +204,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
       for (const auto& r : base)
         if (r.method != "pp+specinfer-tree") fixed.push_back(r);
       const bool tree = std::any_of(base.begin(), base.end(), [](const auto& r) { return r.method == "pp+specinfer-tree"; });
-      SpecPipeParams p;
-      p.stages = timer.stages();
-      p.width = br.w;
-      p.candidates = br.k;
-      p.tokens = tokens;
-      p.seed = seed;
-      boundary = level_hit_boundary(setup, timer, p, fixed, tree, max_k,
+      boundary = level_hit_boundary(setup, timer, params_for(br.w, br.k), fixed, tree, max_k,
                                     acceptance.process ? *acceptance.process
                                                        : AcceptanceProcess::independent(kBoundaryAlpha, search::DraftConfidence::calibrated,
                                                                                         1.0, "independent acceptance 0.9"));
@@ -263,10 +255,11 @@ const ScenarioRegistration registered(
                     "greedy (lossless, top-1 of the target), relaxed (the level's best candidate, no stall) or top-p "
                     "(a candidate in the target's top-p set); paper 002 §3.4"),
       param::real("top-p", 0.9, 1e-9, 1 - 1e-9, "", "p of --verify top-p"),
-      param::choice("confidence", "calibrated", {"calibrated", "constant"},
-                    "draft confidence behind the hit curve (--acceptance hit-curve): calibrated (each context draws its top-1 probability, mean "
-                    "H(1), so the beam widens where the draft is unsure) or constant (every node carries the curve's "
-                    "mean rank probabilities)"),
+      param::choice("confidence", "auto", {"auto", "calibrated", "constant"},
+                    "draft confidence behind the hit curve (--acceptance hit-curve; giving it chooses the curve under "
+                    "auto): calibrated (each context draws its top-1 probability, mean H(1), so the beam widens where "
+                    "the draft is unsure; auto) or constant (every node carries the curve's mean rank probabilities); "
+                    "a process band carries its own"),
       param::boolean("baselines", true,
                      "run the baselines (PP, the system's baseline_stacks such as PP-vLLM, PP+SpecInfer tree, PP+EAGLE-3)"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
