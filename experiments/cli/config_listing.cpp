@@ -17,6 +17,7 @@
 #include "models/link_spec.hpp"
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
+#include "experiments/cli/validation_status.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "search/scenarios/scenario.hpp"
@@ -40,6 +41,7 @@ const std::vector<Category>& categories() {
       {"algorithms", "algorithm", "SD algorithms: draft kind and trees (configs/algorithms)"},
       {"acceptance", "acceptance", "measured AAT, acceptance statistics and process bands (configs/acceptance)"},
       {"scenarios", "scenario", "registered scenarios (specdse scenario NAME)"},
+      {"validation", "validation", "what each scenario was validated against, and where it disagrees with its paper"},
   };
   return all;
 }
@@ -328,6 +330,7 @@ Table category_table(const std::string& category, const models::ConfigRegistry& 
   if (c == "algorithms") return algorithms_table(reg);
   if (c == "acceptance") return acceptance_table(reg);
   if (c == "scenarios") return scenarios_table();
+  if (c == "validation") return validation_table(reg.dir());
   throw models::InputError(fmt::format("list: unknown category '{}'{}; categories: {}", category,
                                        models::did_you_mean(category, list_categories()), joined(list_categories())));
 }
@@ -337,7 +340,7 @@ Table categories_table(const models::ConfigRegistry& reg) {
   for (const auto& c : categories()) {
     std::size_t n = 0;
     if (c.name == "scenarios") n = search::scenarios().size();
-    else if (c.name == "acceptance") n = category_table(c.name, reg).rows().size();
+    else if (c.name == "acceptance" || c.name == "validation") n = category_table(c.name, reg).rows().size();
     else n = reg.names(c.name).size();
     t.add_row({c.name, integer(std::int64_t(n)), c.holds});
   }
@@ -350,6 +353,8 @@ std::vector<std::pair<std::string, std::string>> all_listed_names(const models::
   for (const auto& c : categories()) {
     if (c.name == "scenarios") {
       for (const auto& s : search::scenarios()) out.emplace_back(c.name, s.name);
+    } else if (c.name == "validation") {
+      continue;  // its names are the scenarios'
     } else if (c.name == "acceptance") {
       const Table t = category_table(c.name, reg);
       for (const auto& row : t.rows()) out.emplace_back(c.name, std::get<std::string>(row[0]));

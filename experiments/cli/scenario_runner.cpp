@@ -1,4 +1,5 @@
 #include "experiments/cli/scenario_runner.hpp"
+#include "experiments/cli/validation_status.hpp"
 
 #include <fmt/format.h>
 
@@ -61,7 +62,9 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
       return aat_source(*data, sel, L);
     };
   }
-  return info.run(ctx);
+  search::ScenarioResult result = info.run(ctx);
+  if (const auto status = validation_status(info.name, reg.dir())) result.validation = validation_footer(*status);
+  return result;
 }
 
 Table scenario_table(const search::ScenarioResult& result) {
@@ -76,7 +79,8 @@ Table scenario_table(const search::ScenarioResult& result) {
       }, c));
     t.add_row(std::move(cells));
   }
-  t.set_footer(result.footer);
+  t.set_footer(result.validation.empty() ? result.footer
+                                           : result.footer + (result.footer.empty() ? "" : "\n") + result.validation);
   return t;
 }
 

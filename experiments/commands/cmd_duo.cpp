@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/validation_status.hpp"
 #include "experiments/output/duo_ttft_table.hpp"
 #include "experiments/reproductions/paper003_reference.hpp"
 #include "models/config_error.hpp"
@@ -85,6 +86,8 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
       "used {}; SpS gamma {}; {}; acceptance: {}{}",
       r.cost_coefficient, q.costs.target_forward_s(1), q.costs.draft_pass_s(), r.hardware_budget, r.budget, r.sps_gamma,
       where, q.stream.source(), r.duo.plan.source_exhausted ? " (trace ended the run)" : "") + acceptance_note;
+  // The scenario's validation status ends every table.
+  const std::string validation = validation_note("duodecoding", reg.dir());
 
   if (a.show == "summary") {
     Table t({"method", "budget", "sequences", "tokens", "time_s", "tokens_per_s", "speedup_vs_ad", "speedup_vs_sps",
@@ -101,7 +104,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
     row(r.ad, "0", r.ttft.ad_s);
     row(r.sps, "static:1", r.ttft.sps_s);
     row(r.duo, a.sequences, r.ttft.duo_parallel_s);
-    t.set_footer(footer);
+    t.set_footer(footer + validation);
     print_table(t, a.format);
   } else if (a.show == "sequences") {
     Table t({"kind", "sequences", "top1_accepted", "iterations", "fraction", "paper_fraction"});
@@ -117,7 +120,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
       for (int many : {0, 1})
         t.add_row({"confusion", many ? ">1" : "1", acc ? "yes" : "no", integer(m[acc][many]),
                    num(double(m[acc][many]) / double(std::max(1LL, verified))), num(paper[acc][many])});
-    t.set_footer(footer + "; confusion over the iterations whose draft reached verification (paper 003 Table 4)");
+    t.set_footer(footer + "; confusion over the iterations whose draft reached verification (paper 003 Table 4)" + validation);
     print_table(t, a.format);
   } else if (a.show == "sweep") {
     std::vector<int> budgets;
@@ -134,11 +137,11 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
       t.add_row({integer(b), integer(b - r.hardware_budget), num(run.tokens_per_s), num(run.tokens_per_s / hw_rate),
                  num(run.target_idle_fraction), num(run.draft_idle_fraction), num(run.tokens_per_iteration),
                  num(run.mean_iteration_s), b == best ? "yes" : ""});
-    t.set_footer(footer + fmt::format("; best budget {} (one sequence, as paper 003 Table 3)", best));
+    t.set_footer(footer + fmt::format("; best budget {} (one sequence, as paper 003 Table 3)", best) + validation);
     print_table(t, a.format);
   } else if (a.show == "ttft") {
     Table t = duo_ttft_table(r.ttft);
-    t.set_footer(footer + fmt::format("; prompt {} tokens", a.prompt));
+    t.set_footer(footer + fmt::format("; prompt {} tokens", a.prompt) + validation);
     print_table(t, a.format);
   } else if (a.show == "iterations") {
     Table t({"iteration", "x", "draft_passes", "sequences", "tokens_appended", "end_s", "iteration_s", "target_forward_s",
@@ -150,7 +153,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
                  integer(it.gained), num(ti.end_s, 6), num(ti.iteration_s), num(ti.target_s), num(ti.draft_s),
                  num(ti.comm_s)});
     }
-    t.set_footer(footer);
+    t.set_footer(footer + validation);
     print_table(t, a.format);
   } else {
     throw models::InputError(

@@ -3,6 +3,7 @@
 
 #include "experiments/cli/acceptance_source.hpp"
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/validation_status.hpp"
 #include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
 
@@ -61,9 +62,14 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
                  text(r.regime ? roofline::to_string(*r.regime) : std::string()), aat.description,
                  edge, aat.source_tables});
     }
+  std::string footer;
   if (!opt.draft_placement.is_same_device())
-    t.set_footer(fmt::format("draft on {} over {}: t_draft_s is its passes there plus both link transfers",
-                             opt.draft_placement.device(), opt.draft_placement.link()));
+    footer = fmt::format("draft on {} over {}: t_draft_s is its passes there plus both link transfers",
+                         opt.draft_placement.device(), opt.draft_placement.link());
+  // optimize is the tree-sd scenario's command: its validation status ends the table.
+  const std::string validation = validation_note("tree-sd", reg.dir());
+  if (!validation.empty()) footer += (footer.empty() ? "" : "\n") + validation.substr(1);
+  t.set_footer(footer);
   print_table(t, a.format);
   return 0;
 }

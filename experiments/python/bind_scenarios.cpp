@@ -91,7 +91,9 @@ std::pair<Columns, std::string> run(const ScenarioArgs& a) {
   const auto result = experiments::run_scenario(a.name, in, reg);
   Columns c;
   for (std::size_t k = 0; k < result.columns.size(); ++k) c.add(result.columns[k], scenario_column(result, k));
-  return {std::move(c), result.footer};
+  // The footer as the CLI prints it: the scenario's own, then its validation status.
+  return {std::move(c), result.validation.empty() ? result.footer
+                                                  : result.footer + (result.footer.empty() ? "" : "\n") + result.validation};
 }
 
 }  // namespace

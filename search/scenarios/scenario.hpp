@@ -111,6 +111,9 @@ struct ScenarioResult {
   std::vector<std::string> columns;
   std::vector<std::vector<ScenarioCell>> rows;
   std::string footer;
+  // What this scenario was validated against and where it disagrees with its paper, for the
+  // front ends to print after the footer (set by the runner from configs/reference; empty: none).
+  std::string validation;
   // Writes the run's timeline (the best method's, where a scenario compares several) as Chrome
   // trace-event JSON; empty when the scenario keeps no timeline.
   std::function<void(std::ostream&)> write_trace;

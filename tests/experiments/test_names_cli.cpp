@@ -116,9 +116,10 @@ TEST_CASE("specdse list names every category with its count, and each category's
   const auto all = run("list --format csv", false);
   REQUIRE(all.status == 0);
   const auto rows = cli_test::csv(all.output);
-  REQUIRE(rows.size() == 9);
+  REQUIRE(rows.size() == 10);
   CHECK(rows[0] == std::vector<std::string>{"category", "count", "holds"});
-  for (const char* c : {"models", "hardware", "systems", "links", "stacks", "algorithms", "acceptance", "scenarios"})
+  for (const char* c :
+       {"models", "hardware", "systems", "links", "stacks", "algorithms", "acceptance", "scenarios", "validation"})
     CHECK_THAT(all.output, Catch::Contains(std::string("\n") + c + ","));
   const auto expect_names = [](const std::string& category, const std::vector<std::string>& names) {
     const auto r = run("list " + category + " --format csv", false);
