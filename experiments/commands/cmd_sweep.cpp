@@ -225,7 +225,9 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   if (a.spec.empty()) throw models::InputError("--spec: expected a sweep spec YAML, got none");
   const auto reg = registry(g);
   if (const auto scenario_spec = load_scenario_sweep_spec(a.spec)) return run_scenario_sweep_command(a, reg, *scenario_spec);
-  const auto spec = load_sweep_spec(a.spec);
+  auto spec = load_sweep_spec(a.spec);
+  // --engine replaces the spec's: the rows' engine column, resume checks and the run agree.
+  if (a.engine_option->count()) spec.engine = a.engine;
   if (a.plot && spec.plot.empty())
     throw models::InputError(fmt::format("{}: plot: expected a plot script name for --plot, got none", a.spec));
   if (a.plot && a.out.empty()) throw models::InputError("--plot: expected --out FILE as well, got no --out");

@@ -490,7 +490,8 @@ PYBIND11_MODULE(_specdse, m) {
     auto columns = without_gil([&] {
       Columns c;
       const auto reg = registry(config_dir);
-      const auto spec = experiments::load_sweep_spec(spec_path);
+      auto spec = experiments::load_sweep_spec(spec_path);
+      if (!engine.empty()) spec.engine = engine;  // as the CLI's --engine: the rows say which
       std::vector<std::string> lines;
       if (out.empty()) {
         std::vector<std::size_t> all(spec.size());

@@ -3,7 +3,7 @@
 namespace experiments {
 
 const std::vector<std::string> kPointColumns = {"index", "hardware", "model", "algorithm", "task",
-                                                "context", "batch"};
+                                                "context", "batch", "engine"};
 const std::vector<std::string> kResultColumns = {
     "peak_tflops", "bandwidth_gbs", "flops_per_byte", "aat_context", "ar_tokens_per_s", "best_x",
     "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime",
@@ -11,7 +11,7 @@ const std::vector<std::string> kResultColumns = {
 
 std::vector<Cell> point_cells(const SweepPoint& p) {
   std::vector<Cell> cells = {integer(std::int64_t(p.index)), p.hardware, p.model, p.algorithm, p.task,
-                             integer(p.context), integer(p.batch)};
+                             integer(p.context), integer(p.batch), p.engine};
   for (const auto& [k, v] : p.hardware_overrides) cells.push_back(text(v));
   for (const auto& [k, v] : p.draft_placement) cells.push_back(text(v));
   return cells;

@@ -193,7 +193,8 @@ std::vector<std::string> compute_sweep_rows(
   };
 
   auto compute = [&](std::size_t index) {
-    const SweepPoint p = spec.point(index);
+    SweepPoint p = spec.point(index);
+    p.engine = engine_name;  // the engine that times it, whichever way it was chosen
     const auto& hw = *prep.hardware.at(hardware_key(p));
     const auto& w = *prep.workloads.at(workload_key(p));
     const auto& aat = *prep.aats.at(aat_key(p));

@@ -164,6 +164,7 @@ std::size_t SweepSpec::size() const { return point_count(axes); }
 SweepPoint SweepSpec::point(std::size_t index) const {
   SweepPoint p;
   p.index = index;
+  p.engine = engine;
   const std::vector<std::string> chosen = axis_values_at(axes, index);
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const auto& k = axes[i].key;

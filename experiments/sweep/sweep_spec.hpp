@@ -40,6 +40,7 @@ struct SweepPoint {
   std::string hardware, model, algorithm, task = "govreport", source_table;
   long long context = 0;
   int batch = 1;
+  std::string engine;  // the latency engine that times it (the spec's, or the command's --engine)
   std::vector<std::pair<std::string, std::string>> hardware_overrides;  // key -> value text
   std::vector<std::pair<std::string, std::string>> draft_placement;     // placement axis -> value
 };
@@ -47,7 +48,7 @@ struct SweepPoint {
 struct SweepSpec {
   std::string path;
   std::string name;
-  std::string engine = "roofline";
+  std::string engine = "roofline";  // a command's --engine replaces it (and so each row's engine cell)
   int x_max = 128;
   bool every_x = true;  // x_search: every_x; false: optimum (search::OptimizeOptions::full_curve)
   std::string plot;

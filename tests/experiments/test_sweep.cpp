@@ -127,6 +127,26 @@ TEST_CASE("an interrupted sweep resumes after its last complete row", "[sweep]")
   fs::remove_all(d);
 }
 
+TEST_CASE("sweep rows name their engine, --engine's when it replaces the spec's, and a resume under another is refused",
+          "[sweep]") {
+  const auto d = temp_dir("engine");
+  const std::string spec = write(d / "s.yaml", "name: e\nengine: roofline\naxes:\n  hardware: v80\n  model: "
+                                                "llama-3.1-8b-instruct\n  algorithm: longspec-tree\n  context: [1024]\n");
+  const std::string out = (d / "out.csv").string();
+  const auto first = cli_test::run("sweep --quiet --spec " + spec + " --out " + out, false);
+  REQUIRE(first.status == 0);
+  CHECK(read(out).rfind("index,hardware,model,algorithm,task,context,batch,engine,", 0) == 0);
+  CHECK_THAT(read(out), Catch::Contains(",1024,1,roofline,"));
+  // Another engine on the same output is not mixed in.
+  const auto other = cli_test::run("sweep --quiet --spec " + spec + " --out " + out + " --engine sim");
+  CHECK(other.status == 2);
+  CHECK_THAT(other.output, Catch::Contains(",1024,1,sim,") && Catch::Contains("remove the file or choose another --out"));
+  const auto printed = cli_test::run("sweep --quiet --spec " + spec + " --engine sim", false);
+  REQUIRE(printed.status == 0);
+  CHECK_THAT(printed.output, Catch::Contains(",1024,1,sim,"));
+  fs::remove_all(d);
+}
+
 TEST_CASE("malformed sweep specs are InputErrors naming file and key", "[sweep]") {
   const auto d = temp_dir("bad");
   auto fails_with = [&](const std::string& text, const std::string& key) {
