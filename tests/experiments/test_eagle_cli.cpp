@@ -154,3 +154,24 @@ TEST_CASE("specdse eagle --max-depth bounds every candidate tree, down to a sing
     }
   }
 }
+
+TEST_CASE("eagle: a tree as large as --max-nodes is flagged, and a larger --max-nodes searches beyond N64") {
+  const std::string base = "eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 1 --format csv";
+  const auto rows_of = [](const std::string& out) { return cli_test::csv(out); };
+  const auto at64 = rows_of(run(base, false).output);
+  const auto wide = rows_of(run(base + " --max-nodes 1024", false).output);
+  REQUIRE(at64.size() == 2);
+  REQUIRE(wide.size() == 2);
+  const auto col = [&](const std::vector<std::vector<std::string>>& t, const std::string& name) {
+    return t[1][cli_test::column(t[0], name)];
+  };
+  // At the default bound batch 1 takes N64, the largest tree searched: flagged.
+  CHECK(col(at64, "tree") == "N64");
+  CHECK_THAT(col(at64, "at_search_limit"), Catch::Contains("the largest tree searched (raise --max-nodes)"));
+  // With room, a larger tree wins and is interior: not flagged, and faster than N64.
+  const int x = std::stoi(col(wide, "x"));
+  CHECK(x > 65);
+  CHECK(x < 1025);
+  CHECK(col(wide, "at_search_limit").empty());
+  CHECK(std::stod(col(wide, "speedup")) > std::stod(col(at64, "speedup")));
+}

@@ -45,6 +45,7 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   c.tbt_low_s = ttit_s / rows.number(0, "tpc_high");
   c.tbt_high_s = ttit_s / rows.number(0, "tpc_low");
   c.parameters = "tree " + rows.text(0, "tree");
+  if (!rows.text(0, "at_search_limit").empty()) c.parameters += " (largest searched)";
   c.acceptance = "paper 004's EAGLE acceptance for the target (band over processes fitting its chains)";
   c.why = fmt::format("{:.3g} tokens per {:.3g} ms step (verify {:.3g} ms, head {:.3g} ms, host {:.3g} ms)",
                       rows.number(0, "tpc"), rows.number(0, "ttit_ms"), rows.number(0, "t_verify_ms"),

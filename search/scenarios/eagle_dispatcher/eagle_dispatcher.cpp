@@ -29,6 +29,34 @@ std::vector<int> eagle_pass_widths(const TokenTree& tree) {
   return widths;
 }
 
+namespace {
+// The pruned trees' sizes searched: the ladder, its continuation up to --max-nodes, and
+// --max-nodes itself; none beyond what the head can draft (the full tree of the pruned depth and
+// branching).
+std::vector<int> pruned_sizes(const EagleDispatchOptions& o) {
+  const double most_nodes = full_tree_nodes(o.pruned_max_depth, o.pruned_max_branching);
+  const int cap = int(std::min<double>(o.max_tree_nodes, most_nodes));
+  std::vector<int> sizes;
+  for (const auto* ladder : {&o.pruned_nodes, &o.larger_pruned_nodes})
+    for (int i : *ladder)
+      if (i <= cap) sizes.push_back(i);
+  if (!sizes.empty() && sizes.back() < cap && cap > o.pruned_nodes.back()) sizes.push_back(cap);
+  return sizes;
+}
+}  // namespace
+
+int eagle_largest_candidate_nodes(const EagleDispatchOptions& o) {
+  if (!o.only_trees.empty()) return 0;
+  const auto sizes = pruned_sizes(o);
+  int most = sizes.empty() ? 0 : sizes.back();
+  for (int m = 1; m <= o.max_full_depth; ++m)
+    for (int n = 1; n <= o.max_full_branching; ++n) {
+      const double nodes = full_tree_nodes(m, n);
+      if (nodes <= o.max_tree_nodes) most = std::max(most, int(nodes));
+    }
+  return most;
+}
+
 std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance& acceptance,
                                                       const EagleDispatchOptions& o) {
   std::vector<EagleTreeCandidate> out;
@@ -43,11 +71,8 @@ std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance
   };
   for (int m = 1; m <= o.max_full_depth; ++m)
     for (int n = 1; n <= o.max_full_branching; ++n) add(fmt::format("D{}-BF{}", m, n), full_tree(m, n));
-  // A pruned tree cannot hold more nodes than the full tree of the same depth and branching.
-  const double most_nodes = full_tree_nodes(o.pruned_max_depth, o.pruned_max_branching);
-  for (int i : o.pruned_nodes)
-    if (i <= most_nodes && i <= o.max_tree_nodes)
-      add(fmt::format("N{}", i), pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching));
+  for (int i : pruned_sizes(o))
+    add(fmt::format("N{}", i), pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching));
   if (!o.only_trees.empty()) {
     out.clear();
     for (const auto& name : o.only_trees) out.push_back(eagle_named_tree(acceptance, name, o));

@@ -35,6 +35,9 @@ struct EagleDispatchOptions {
   int max_full_depth = 4, max_full_branching = 4;  // D_m-BF_n for m, n up to these
   int max_tree_nodes = 64;                         // candidates with at most this many draft nodes
   std::vector<int> pruned_nodes = {2, 3, 4, 6, 8, 10, 12, 16, 24, 32, 48, 64};
+  // Beyond 64 the same ladder goes on where --max-nodes allows it, ending at max_tree_nodes itself,
+  // so that the largest tree searched is the one --max-nodes names.
+  std::vector<int> larger_pruned_nodes = {96, 128, 192, 256, 384, 512, 768, 1024};
   // Pruned trees grow to this depth and branching; no candidate goes beyond them (kMaxDraftDepth,
   // kMaxDraftBranching below).
   int pruned_max_depth = 6, pruned_max_branching = 4;
@@ -81,6 +84,9 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
 std::vector<int> eagle_pass_widths(const TokenTree& tree);
 
 // Full trees D_m-BF_n and pruned trees N_i (deduplicated by shape, in a fixed order), with TPC.
+// The draft nodes of the largest candidate tree searched (0 with only_trees).
+int eagle_largest_candidate_nodes(const EagleDispatchOptions& o);
+
 std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance& acceptance,
                                                       const EagleDispatchOptions& options);
 

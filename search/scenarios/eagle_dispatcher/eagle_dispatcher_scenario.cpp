@@ -96,7 +96,9 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   r.columns = {"where", "model", "context", "batch", "tree", "x", "tpc", "tpc_low", "tpc_high", "t_verify_ms",
                "t_draft_ms", "t_host_ms", "t_wait_ms", "ttit_ms", "tokens_per_s_per_seq", "speedup_low", "speedup",
                "speedup_high", "ar_step_ms", "ar_wait_ms", "weight_gb", "ar_weight_gb", "kv_gb", "meets_target",
-               "status"};
+               "status", "at_search_limit"};
+  // A chosen tree as large as the largest candidate may only be the edge of the search.
+  const int largest = eagle_largest_candidate_nodes(o);
   // TPC of the chosen tree over the processes the chain statistics leave open (eagle_tpc_band.hpp);
   // the step time does not depend on acceptance, so the speed-up scales with TPC.
   const std::vector<AcceptanceProcess> band = eagle_tpc_band(acceptance);
@@ -106,8 +108,9 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
     for (const auto& row : eagle_dispatch(*costs, acceptance, o)) {
       std::vector<ScenarioCell> cells = {costs->where(), w.target.name, std::int64_t(L), std::int64_t(row.batch)};
       if (!row.feasible) {  // weights and KV cache do not fit a GPU: no times
-        while (cells.size() + 1 < r.columns.size()) cells.emplace_back(std::string());
+        while (cells.size() + 2 < r.columns.size()) cells.emplace_back(std::string());
         cells.emplace_back(row.status);
+        cells.emplace_back(std::string());
         r.rows.push_back(std::move(cells));
         continue;
       }
@@ -128,6 +131,9 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
             ScenarioCell(row.kv_bytes * 1e-9), ScenarioCell(std::string(row.meets_target ? "yes" : "no")),
             ScenarioCell(row.status)})
         cells.push_back(std::move(c));
+      cells.emplace_back(largest > 0 && row.x - 1 >= largest
+                             ? fmt::format("{} draft nodes: the largest tree searched (raise --max-nodes)", row.x - 1)
+                             : std::string());
       r.rows.push_back(std::move(cells));
     }
   }
@@ -151,7 +157,9 @@ const ScenarioRegistration registered(
                   "host work a speculative step adds beyond the plain step's (tree sampling, bookkeeping); no "
                   "published figure, so 0 by default (a sensitivity input)"),
       param::text("stack", "vllm-cuda-graph", "software stack for host costs with --hw (configs/stacks)"),
-      param::integer("max-nodes", 64, 1, 1024, "nodes", "largest candidate tree (draft nodes)"),
+      param::integer("max-nodes", 64, 1, 1024, "nodes",
+                     "largest candidate tree (draft nodes): the pruned trees N2..N64 and beyond 64 N96, N128, ... up to "
+                     "it; a chosen tree that large is flagged in at_search_limit"),
       param::integer("max-depth", kMaxDraftDepth, 1, kMaxDraftDepth, "levels",
                      "deepest candidate tree (draft levels); paper 004's production trees have a speculation length "
                      "of 3"),
