@@ -128,6 +128,8 @@ TEST_CASE("plan on SpecPipe's 8-GPU pipeline agrees with the specpipe and system
         Approx(1e3 * scenario_number(specpipe, "method", "pp+specinfer-tree", "tbt_high_s")).epsilon(1e-7));
   CHECK(p.number(p.find("SpecPipe"), "tbt_low_ms") < p.number(p.find("SpecPipe"), "tbt_high_ms"));
   CHECK_THAT(p.cell(p.find("SpecPipe"), "acceptance"), Catch::Contains("process band specpipe-llama32-1b-llama31-70b"));
+  // EAGLE-3 drafts with its head on the last stage, once, whatever the draft models.
+  CHECK_THAT(p.cell(p.find("EAGLE-3 (pipeline)"), "placement"), Catch::StartsWith("EAGLE-3 head on gpu7 (the last stage)"));
   // The footer carries SpecPipe's level-hit boundary against the other methods.
   const auto table = run("plan --system specpipe-8x3090-pcie" + workload, false);
   CHECK_THAT(table.output, Catch::Contains("SpecPipe's level-hit boundary (SpecPipe w=64 k=16 against each method"));

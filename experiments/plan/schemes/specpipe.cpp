@@ -45,6 +45,7 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
   if (s.system.draft_device < 0) return {untimed(scheme, "", "not applicable: the system places no draft device")};
   const std::string pipeline = fmt::format("target pipelined over {} stages", s.system.stages.size());
   const std::string draft_device = s.system.devices[std::size_t(s.system.draft_device)].name;
+  const std::string last_stage_device = s.system.devices[std::size_t(s.system.stages.back().devices.back())].name;
   std::vector<std::string> drafts;
   for (const auto& d : s.drafts) drafts.push_back(d.source_file.empty() ? d.name : d.source_file);
   if (!s.drafts_given) drafts = {search::find_param(search::scenario("specpipe"), "draft")->default_value};
@@ -79,11 +80,14 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
       const bool specpipe = method == "specpipe" || method == "specpipe-db";
       if (specpipe && rows.text(i, "best") != "*") continue;
       const bool plain = std::string(name->second.scheme) == "plain";
-      if (plain && draft != drafts.front()) continue;  // the same baseline for every draft
+      // EAGLE-3 drafts with its own head on the last stage, not with the draft model.
+      const bool eagle = method == "pp+eagle3";
+      if ((plain || eagle) && draft != drafts.front()) continue;  // the same for every draft
       PlanCandidate c;
       c.scheme = name->second.scheme;
       c.placement = plain ? pipeline + name->second.placement_suffix
-                          : "draft " + draft_name + " on " + draft_device + ", " + pipeline;
+                    : eagle ? fmt::format("EAGLE-3 head on {} (the last stage), {}", last_stage_device, pipeline)
+                            : "draft " + draft_name + " on " + draft_device + ", " + pipeline;
       c.tbt_s = c.tbt_low_s = c.tbt_high_s = rows.number(i, "tbt_mean_s");
       // The acceptance band's range where the scenario ran it (the best SpecPipe row, SpecInfer's tree).
       if (!rows.text(i, "tbt_low_s").empty()) {
