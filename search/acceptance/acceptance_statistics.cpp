@@ -244,6 +244,10 @@ StatisticsFitReport fit_statistics(const StatisticsFile& file,
   return rep;
 }
 
+std::string ProcessBand::column() const {
+  return fmt::format("process band {}: {} fits to {}", name, members.size(), fitted_to);
+}
+
 std::string format_process_band(const ProcessBand& band, const std::string& comment) {
   std::string out;
   std::istringstream lines(comment);

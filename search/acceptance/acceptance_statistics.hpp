@@ -63,6 +63,15 @@ struct ProcessBand {
   std::vector<std::string> left_open;
   std::vector<std::string> borrowed;      // parameters not fitted but borrowed, with their source
   const ProcessBandMember& central() const { return members[members.size() / 2]; }
+  // The fits other than the central one, in band order (scenarios rerun them for low / high).
+  std::vector<const ProcessBandMember*> others() const {
+    std::vector<const ProcessBandMember*> out;
+    for (const auto& m : members)
+      if (&m != &central()) out.push_back(&m);
+    return out;
+  }
+  // "process band NAME: N fits to FILE": the acceptance cell of a row drawn from it.
+  std::string column() const;
 };
 
 struct StatisticsFitReport {

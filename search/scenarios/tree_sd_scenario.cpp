@@ -36,10 +36,8 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
       band_aat.push_back(exact_aat_source(process_aat(AcceptanceProcess(m.params, band.name), chain, x_max), what));
     };
     add(band.central());
-    for (const auto& m : band.members)
-      if (&m != &band.central()) add(m);
-    acceptance = fmt::format("process band {}: {} fits to {} ({})", band.name, band.members.size(), band.fitted_to,
-                             chain ? "chains" : "best-first trees");
+    for (const auto* m : band.others()) add(*m);
+    acceptance = fmt::format("{} ({})", band.column(), chain ? "chains" : "best-first trees");
   }
   ScenarioResult r;
   r.columns = {"hw", "model", "algorithm", "context", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup",

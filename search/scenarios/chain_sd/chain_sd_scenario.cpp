@@ -128,7 +128,7 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
       if (&m == &band.central()) central = fits.size();
       fits.push_back([p = AcceptanceProcess(m.params, band.name)](int gamma) { return p.chain_tpc(gamma); });
     }
-    acceptance_cell = fmt::format("process band {}: {} fits to {}", band.name, band.members.size(), band.fitted_to);
+    acceptance_cell = band.column();
     acceptance_note = fmt::format("acceptance process {} (rows: central fit {}; low / high over its {} fits)", band.name,
                                   band.central().params.describe(), band.members.size());
   }

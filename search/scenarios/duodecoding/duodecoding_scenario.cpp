@@ -44,14 +44,13 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
   } else {
     streams.push_back(
         PositionStream::from_process(AcceptanceProcess(band->central().params, band->name), kGeneratorTopK, seed));
-    for (const auto& m : band->members)
-      if (&m != &band->central())
-        streams.push_back(PositionStream::from_process(AcceptanceProcess(m.params, band->name), kGeneratorTopK, seed));
+    for (const auto* m : band->others())
+      streams.push_back(PositionStream::from_process(AcceptanceProcess(m->params, band->name), kGeneratorTopK, seed));
     acceptance = fmt::format("acceptance process {} ({} fits consistent with {}{}; central: {})", band->name,
                              band->members.size(), band->fitted_to,
                              band->borrowed.empty() ? "" : fmt::format(", not fitted: {}", fmt::join(band->borrowed, "; ")),
                              band->central().params.describe());
-    acceptance_column = fmt::format("process band {}: {} fits to {}", band->name, band->members.size(), band->fitted_to);
+    acceptance_column = band->column();
   }
   std::vector<DuoReport> reports;
   for (auto& stream : streams) {

@@ -74,15 +74,14 @@ SpecPipeAcceptance specpipe_acceptance(const SpecPipeAcceptanceRequest& rq) {
     return RankModel::from_process(AcceptanceProcess(m.params, band.name), rq.max_k, rq.seed);
   };
   SpecPipeAcceptance a{ranks_of(band.central()), {}, AcceptanceProcess(band.central().params, band.name), "", ""};
-  for (const auto& m : band.members)
-    if (&m != &band.central()) a.others.push_back(ranks_of(m));
+  for (const auto* m : band.others()) a.others.push_back(ranks_of(*m));
   a.description = fmt::format("acceptance process {} ({} fits consistent with {}{}{}; rows: central fit {}; low / high: "
                               "over the fits)",
                               band.name, band.members.size(), band.fitted_to,
                               band.left_open.empty() ? "" : fmt::format(", left open: {}", fmt::join(band.left_open, ", ")),
                               band.borrowed.empty() ? "" : fmt::format(", not fitted: {}", fmt::join(band.borrowed, "; ")),
                               band.central().params.describe());
-  a.column = fmt::format("process band {}: {} fits to {}", band.name, band.members.size(), band.fitted_to);
+  a.column = band.column();
   return a;
 }
 
