@@ -13,17 +13,6 @@
 namespace search::specpipe {
 namespace {
 
-// A rank the target's token takes when it is outside every candidate list (as speculative_tree.cpp).
-constexpr long long kOutside = 1LL << 40;
-
-// SplitMix64's finaliser: a context key to 64 well-mixed bits (the tree's own mixer).
-std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 // A uniform in (0, 1) from 64 bits (never 0: p1 = u^(1/c) must stay positive).
 double open_unit(std::uint64_t bits) { return (double(bits >> 11) + 0.5) * 0x1.0p-53; }
 
@@ -103,11 +92,11 @@ long long RankModel::process_draw_below(std::mt19937_64& rng, long long depth, c
   // Rank j >= 2 with probability lower_rank_share * p (1 - p)^(j - 1): invert the tail's CDF,
   // lower (1 - p) (1 - (1 - p)^(j - 1)), at u - p.
   const double tail = pr.process.params().lower_rank_share * (1 - p);
-  if (!(p > 0) || !(tail > 0)) return kOutside;
+  if (!(p > 0) || !(tail > 0)) return kOutsideRank;
   const double w = (u - p) / tail;
-  if (w >= 1) return kOutside;
+  if (w >= 1) return kOutsideRank;
   const double below = std::floor(std::log1p(-w) / std::log1p(-p)) + 2;  // smallest j with the CDF past u
-  return below >= double(kOutside - 1) ? kOutside - 1 : (long long)below;
+  return below >= double(kOutsideRank - 1) ? kOutsideRank - 1 : (long long)below;
 }
 
 }  // namespace search::specpipe

@@ -1,6 +1,7 @@
 #pragma once
 // The rank law of RankModel::from_process (speculative_tree.hpp): the acceptance process's states
-// along the text and what each state says about the target's rank. Internal to the rank model.
+// along the text and what each state says about the target's rank, with the helpers both rank
+// models share. Internal to the rank model.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -9,6 +10,18 @@
 #include "search/scenarios/specpipe/speculative_tree.hpp"
 
 namespace search::specpipe {
+
+// Shared by the rank models (speculative_tree.cpp, process_ranks.cpp):
+// a rank the target's token takes when it is outside every candidate list,
+inline constexpr long long kOutsideRank = 1LL << 40;
+
+// and SplitMix64's finaliser, which turns a context key into 64 well-mixed bits.
+inline std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
 
 struct RankModel::ProcessRanks {
   AcceptanceProcess process;

@@ -11,18 +11,6 @@
 
 namespace search::specpipe {
 
-namespace {
-// A rank the target's token takes when it is outside every candidate list.
-constexpr long long kOutside = 1LL << 40;
-
-// SplitMix64's finaliser: a context key to 64 well-mixed bits.
-std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-}  // namespace
 
 DraftConfidence parse_draft_confidence(const std::string& name) {
   if (name == "calibrated") return DraftConfidence::calibrated;
@@ -96,7 +84,7 @@ long long RankModel::draw_below(std::mt19937_64& rng, long long depth, const Tre
   // of the curve, v = (u - P1) / (1 - P1) uniform on [0, 1).
   const double v = (u - parent.top1) / (1 - parent.top1);
   const double q = top1_mean_ + v * (1 - top1_mean_);
-  return std::max(2LL, curve_copy_.rank_for_quantile(q, kOutside - 1));
+  return std::max(2LL, curve_copy_.rank_for_quantile(q, kOutsideRank - 1));
 }
 
 RankModel RankModel::fixed(double p, const HitCurve& order, int max_k) {
@@ -115,7 +103,7 @@ RankModel RankModel::from_probability_trace(const ProbabilityTrace& trace, int m
                                          max_k, trace.source, listed));
   RankModel m;
   m.trace_source_ = trace.source;
-  for (const auto& p : trace.positions) m.trace_ranks_.push_back(p.rank < 0 ? kOutside : (long long)p.rank + 1);
+  for (const auto& p : trace.positions) m.trace_ranks_.push_back(p.rank < 0 ? kOutsideRank : (long long)p.rank + 1);
   for (int j = 0; j < max_k; ++j) {
     double sum = 0;
     for (const auto& p : trace.positions) sum += p.top_probs[std::size_t(j)];
@@ -129,14 +117,14 @@ long long RankModel::draw(std::mt19937_64& rng, long long depth) const {
   if (!trace_ranks_.empty()) return trace_ranks_[std::size_t(depth % (long long)trace_ranks_.size())];
   std::uniform_real_distribution<double> u01(0.0, 1.0);
   const double u = u01(rng);
-  if (fixed_p_ >= 0) return u < fixed_p_ ? 1 : kOutside;
+  if (fixed_p_ >= 0) return u < fixed_p_ ? 1 : kOutsideRank;
   if (process_) {
     // Marginal over the draft's p1 in the state at this depth: its rank law's inverse CDF.
     const auto& cdf = process_->cdf[std::size_t(process_->state_at(depth))];
     const auto it = std::upper_bound(cdf.begin(), cdf.end(), u);
-    return it == cdf.end() ? kOutside : (long long)(it - cdf.begin()) + 1;
+    return it == cdf.end() ? kOutsideRank : (long long)(it - cdf.begin()) + 1;
   }
-  return curve_copy_.rank_for_quantile(u, kOutside - 1);
+  return curve_copy_.rank_for_quantile(u, kOutsideRank - 1);
 }
 
 int RankModel::nucleus_size(double p) const {
