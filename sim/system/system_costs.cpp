@@ -9,8 +9,32 @@
 
 namespace sim {
 
+namespace {
+
+bool same_class(const models::SystemDevice& a, const models::SystemDevice& b) {
+  return a.group == b.group && a.hardware.name == b.hardware.name && a.hardware.kind == b.hardware.kind &&
+         a.hardware.source_file == b.hardware.source_file && a.hardware.stack.name == b.hardware.stack.name &&
+         a.hardware.stack.source_file == b.hardware.stack.source_file;
+}
+
+}  // namespace
+
 SystemCosts::SystemCosts(models::SystemSpec system, std::string engine)
-    : system_(std::move(system)), engine_(std::move(engine)), engines_(system_.devices.size()) {}
+    : system_(std::move(system)), engine_(std::move(engine)), engines_(system_.devices.size()) {
+  const auto& devs = system_.devices;
+  for (std::size_t d = 0; d < devs.size(); ++d) {
+    std::size_t c = 0;
+    while (c < d && !same_class(devs[c], devs[d])) ++c;
+    device_class_.push_back(int(c));
+  }
+}
+
+int SystemCosts::device_class(int device) const {
+  if (device < 0 || device >= int(system_.devices.size()))
+    throw models::InputError(fmt::format("{}: no device #{} (the system has {})", system_.name, device,
+                                         system_.devices.size()));
+  return device_class_[std::size_t(device)];
+}
 
 const models::LatencyEngine& SystemCosts::engine(int device) const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -18,11 +42,9 @@ const models::LatencyEngine& SystemCosts::engine(int device) const {
 }
 
 const models::LatencyEngine& SystemCosts::engine_unlocked(int device) const {
-  if (device < 0 || device >= int(system_.devices.size()))
-    throw models::InputError(fmt::format("{}: no device #{} (the system has {})", system_.name, device,
-                                         system_.devices.size()));
-  auto& e = engines_[std::size_t(device)];
-  if (!e) e = models::make_engine(engine_, system_.devices[std::size_t(device)].hardware);
+  const int c = device_class(device);
+  auto& e = engines_[std::size_t(c)];
+  if (!e) e = models::make_engine(engine_, system_.devices[std::size_t(c)].hardware);
   return *e;
 }
 
@@ -40,7 +62,7 @@ double SystemCosts::forward_s(int device, int model_id, const ForwardShape& shap
 }
 
 double SystemCosts::forward_unlocked(int device, int model_id, const ForwardShape& shape) const {
-  const Key key{device, model_id, shape.tokens, shape.context, shape.batch, int(shape.mask), shape.include_lm_head};
+  const Key key{device_class(device), model_id, shape.tokens, shape.context, shape.batch, int(shape.mask), shape.include_lm_head};
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   const double t = engine_unlocked(device).step(models::build_verify_graph(model(model_id), shape)).seconds;
   ++evaluations_;
@@ -49,7 +71,7 @@ double SystemCosts::forward_unlocked(int device, int model_id, const ForwardShap
 }
 
 std::vector<double> SystemCosts::concurrent_s(int device, const std::vector<Work>& works) const {
-  std::pair<int, std::vector<WorkKey>> key{device, {}};
+  std::pair<int, std::vector<WorkKey>> key{device_class(device), {}};
   for (const auto& w : works) {
     if (w.repeats < 1)
       throw models::InputError(fmt::format("{}: co-located work of model #{}: repeats: expected >= 1, got {}",

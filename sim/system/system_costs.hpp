@@ -2,9 +2,10 @@
 // The one cost layer of a system's scenarios: the forward time of a model on one of the
 // system's devices (that device's engine, roofline or SystemC, with its software stack) and the
 // time of a transfer between two devices along the system's route (sim/system/routes.hpp).
-// Forward times are memoised per (device, model, tokens, context, batch, mask, LM head), so a
-// scenario that asks for the same step a thousand times (a decode loop, a sweep over windows,
-// several methods on one system) pays for it once. Safe to share between threads.
+// Forward times are memoised per (device class, model, tokens, context, batch, mask, LM head), so
+// a scenario that asks for the same step a thousand times (a decode loop, a sweep over windows,
+// several methods on one system, eight identical pipeline stages) pays for it once. Safe to share
+// between threads.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,8 +39,13 @@ class SystemCosts {
 
   const models::SystemSpec& system() const { return system_; }
   const std::string& engine_name() const { return engine_; }
-  // The device's engine (built on first use; every call returns the same one).
+  // The device's engine (built on first use; every call returns the same one). Devices of one
+  // class share it.
   const models::LatencyEngine& engine(int device) const;
+  // Devices expanded from one `devices:` entry (same group, hardware file and software stack)
+  // are one class: the lowest such device index. Their engines are built from identical specs
+  // and are deterministic, so they share one engine and one memo (InputError for a bad index).
+  int device_class(int device) const;
 
   // Registers a model whose forwards will be costed and returns its id. Registering the same
   // name and source twice returns the first id: a model is known by what it is called and
@@ -75,7 +81,8 @@ class SystemCosts {
   models::SystemSpec system_;
   std::string engine_;
   std::vector<std::unique_ptr<const models::ModelSpec>> models_;
-  mutable std::vector<std::unique_ptr<models::LatencyEngine>> engines_;
+  std::vector<int> device_class_;  // per device: its class (see device_class)
+  mutable std::vector<std::unique_ptr<models::LatencyEngine>> engines_;  // per class
   mutable std::map<Key, double> memo_;
   mutable std::mutex mutex_;
   mutable long long evaluations_ = 0;

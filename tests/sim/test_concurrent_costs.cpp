@@ -111,3 +111,35 @@ TEST_CASE("concurrent_s: a CPU has no multi-stream model and serves the streams 
   CHECK(ends[0] == Approx(2 * one));
   CHECK(ends[1] == Approx(3 * one));
 }
+
+TEST_CASE("SystemCosts: devices of one devices entry share an engine and a memo and other entries do not") {
+  const models::ConfigRegistry reg;
+  const auto gpu = reg.hardware("rtx3090");
+  const auto other = reg.hardware("l40");
+  models::SystemSpec s;
+  s.name = "classes";
+  s.devices.push_back({"gpu0", "gpu", gpu});
+  s.devices.push_back({"gpu1", "gpu", gpu});
+  s.devices.push_back({"spare", "spare", gpu});  // the same board in another entry: its own class
+  s.devices.push_back({"l40", "l40", other});
+  auto with_stack = gpu;
+  with_stack.stack.name = "another-stack";
+  s.devices.push_back({"gpu2", "gpu", with_stack});  // same entry, another stack: its own class
+  sim::SystemCosts costs(s, "sim");
+  CHECK(costs.device_class(0) == 0);
+  CHECK(costs.device_class(1) == 0);
+  CHECK(costs.device_class(2) == 2);
+  CHECK(costs.device_class(3) == 3);
+  CHECK(costs.device_class(4) == 4);
+  CHECK(&costs.engine(0) == &costs.engine(1));
+  CHECK(&costs.engine(0) != &costs.engine(2));
+  CHECK_THROWS_AS(costs.device_class(5), models::InputError);
+  const int id = costs.add_model(reg.model("llama-3.2-1b"));
+  const sim::ForwardShape shape{4, 1024, 1, models::MaskKind::tree, true};
+  const double t0 = costs.forward_s(0, id, shape);
+  CHECK(costs.evaluations() == 1);
+  CHECK(costs.forward_s(1, id, shape) == t0);  // gpu1: the memo's answer, no second simulation
+  CHECK(costs.evaluations() == 1);
+  CHECK(costs.forward_s(2, id, shape) == t0);  // the same board simulates to the same time
+  CHECK(costs.evaluations() == 2);
+}

@@ -22,11 +22,12 @@ StageTimer::StageTimer(const TimingSetup& s) : s_(s), costs_(s.system, s.engine)
 double StageTimer::stage_s(int stage, int tokens, int batch) const {
   if (tokens <= 0) return 0.0;
   batch = std::max(1, std::min(batch, tokens));
-  auto key = std::make_tuple(stage, tokens, batch);
-  auto it = stage_memo_.find(key);
-  if (it != stage_memo_.end()) return it->second;
   const auto& st = s_.system.stages[std::size_t(stage)];
   const bool last = stage + 1 == stages();
+  const int layers = st.last_layer - st.first_layer + 1;
+  const auto key = std::make_tuple(costs_.device_class(device_of(stage)), layers, last, tokens, batch);
+  auto it = stage_memo_.find(key);
+  if (it != stage_memo_.end()) return it->second;
   models::StepShape sh;
   sh.tokens = (tokens + batch - 1) / batch;
   sh.batch = batch;
@@ -37,7 +38,7 @@ double StageTimer::stage_s(int stage, int tokens, int batch) const {
   // on the last stage alone.
   models::StepGraph g = models::build_verify_graph(s_.target, sh);
   if (!last) g.tail_ops.clear();
-  g.layer_count = st.last_layer - st.first_layer + 1;
+  g.layer_count = layers;
   const double t = engine(device_of(stage)).step(g).seconds;
   stage_memo_[key] = t;
   return t;
