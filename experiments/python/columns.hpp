@@ -64,5 +64,6 @@ inline models::ConfigRegistry registry(const std::string& config_dir) {
 void bind_trees(py::module_& m);      // traces, token-tree search (paper 000 §III-C)
 void bind_window(py::module_& m);     // speculation window, window policies (paper 001)
 void bind_scenarios(py::module_& m);  // every registered scenario (search/scenarios/scenario.hpp)
+void bind_fit(py::module_& m);        // AAT fits and acceptance-process fits (specdse fit)
 
 }  // namespace specdse_py

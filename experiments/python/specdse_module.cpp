@@ -32,8 +32,6 @@
 #include "models/engine_registry.hpp"
 #include "models/latency_engine.hpp"
 #include "models/system_spec.hpp"
-#include "search/acceptance/aat_fit.hpp"
-#include "search/acceptance/acceptance_statistics.hpp"
 #include "experiments/output/table.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
@@ -103,17 +101,6 @@ Columns sweep_columns_typed(const experiments::SweepSpec& spec, const std::vecto
   return out;
 }
 
-py::dict fit_dict(const search::AatFit& f) {
-  py::dict d;
-  d["a"] = f.a;
-  d["b"] = f.b;
-  d["c"] = f.c;
-  d["r2"] = f.r2;
-  d["rmse"] = f.rmse;
-  d["n"] = f.n;
-  return d;
-}
-
 }  // namespace
 
 PYBIND11_MODULE(_specdse, m) {
@@ -122,6 +109,7 @@ PYBIND11_MODULE(_specdse, m) {
   specdse_py::bind_trees(m);
   specdse_py::bind_window(m);
   specdse_py::bind_scenarios(m);
+  specdse_py::bind_fit(m);
 
   py::class_<models::HardwareSpec>(m, "Hardware")
       .def_readonly("name", &models::HardwareSpec::name)
@@ -318,77 +306,6 @@ PYBIND11_MODULE(_specdse, m) {
       return c;
     }).to_python();
   }, py::arg("hw"), py::arg("measured"), py::arg("config_dir") = "");
-
-  m.def("fit_points", [](const std::vector<double>& x, const std::vector<double>& aat) {
-    if (x.size() != aat.size())
-      throw models::InputError(fmt::format("fit: expected as many AAT values as x, got {} and {}", aat.size(), x.size()));
-    std::vector<search::AatPoint> pts;
-    for (std::size_t k = 0; k < x.size(); ++k) pts.push_back({x[k], aat[k]});
-    return fit_dict(without_gil([&] { return search::fit_aat(pts, "fit"); }));
-  }, py::arg("x"), py::arg("aat"));
-
-  // The fit the optimiser uses for (algorithm, model, task, context): measured points + AAT(1) = 1.
-  m.def("fit_measured", [](const std::string& algorithm, const std::string& model, const std::string& task,
-                           long long context, const std::string& source_table, const std::string& data_path,
-                           const std::string& config_dir) {
-    const search::AatSource src = without_gil([&] {
-      const auto reg = registry(config_dir);
-      const auto data = search::AcceptanceData::load(data_path.empty() ? reg.dir() + "/acceptance/aat_measurements.csv"
-                                                                       : data_path);
-      return experiments::aat_source(data, {algorithm, model, task, source_table}, context);
-    });
-    py::dict d = fit_dict(src.fit);
-    std::vector<double> mx, ma;
-    for (const auto& [x, a] : src.measured) {
-      mx.push_back(x);
-      ma.push_back(a);
-    }
-    d["measured_x"] = py::array_t<double>(py::ssize_t(mx.size()), mx.data());
-    d["measured_aat"] = py::array_t<double>(py::ssize_t(ma.size()), ma.data());
-    return d;
-  }, py::arg("algorithm"), py::arg("model"), py::arg("task"), py::arg("context"), py::arg("source_table") = "",
-     py::arg("data") = "", py::arg("config_dir") = "");
-
-  // The acceptance process fitted to a statistics file (`specdse fit --statistics`): one row per
-  // (fit, statistic) and the band of consistent fits; `out` writes the band as the CLI does.
-  m.def("fit_statistics", [](const std::string& path, const std::string& out) {
-    Columns c;
-    search::StatisticsFitReport rep;
-    search::StatisticsFile file;
-    without_gil([&] {
-      file = search::read_statistics_file(path);
-      rep = search::fit_statistics(file);
-      for (std::size_t i = 0; i < rep.fits.size(); ++i) {
-        const auto& f = rep.fits[i];
-        const auto& p = f.process.params();
-        for (std::size_t s = 0; s < file.spec.statistics.size(); ++s) {
-          c.i("fit").push_back(std::int64_t(i));
-          c.s("consistent").push_back(rep.consistent[i] ? "yes" : "no");
-          c.f("alpha_easy").push_back(p.alpha_easy);
-          c.f("alpha_hard").push_back(p.alpha_hard);
-          c.f("easy_share").push_back(p.easy_share);
-          c.f("persistence").push_back(p.persistence);
-          c.f("depth_decay").push_back(p.depth_decay);
-          c.f("calibration").push_back(p.calibration);
-          c.f("lower_rank_share").push_back(p.lower_rank_share);
-          c.f("mean_acceptance").push_back(f.process.mean_acceptance());
-          c.s("statistic").push_back(file.spec.statistics[s].label);
-          c.f("value").push_back(file.spec.statistics[s].value);
-          c.f("predicted").push_back(f.predicted[s]);
-          c.f("residual").push_back(f.residuals[s]);
-        }
-      }
-      if (!out.empty())
-        experiments::write_file_atomic(out, search::format_process_band(rep.band, "Acceptance process band written by "
-                                                                                   "specdse.fit(statistics=...)."));
-    });
-    py::dict d;
-    d["table"] = c.to_python();
-    d["left_open"] = rep.band.left_open;
-    d["borrowed"] = rep.band.borrowed;
-    d["consistent_fits"] = rep.band.members.size();
-    return d;
-  }, py::arg("path"), py::arg("out") = "");
 
   // Best x per context: a summary row per context and the P_eff curve of every evaluated x.
   m.def("optimize", [](const models::HardwareSpec& hw, const std::string& model, const std::string& algorithm,
