@@ -11,7 +11,10 @@
 #include <iostream>
 #include <limits>
 
+#include "experiments/plan/plan_first_token.hpp"
+#include "experiments/plan/plan_memory_headroom.hpp"
 #include "experiments/plan/plan_scheme.hpp"
+#include "experiments/plan/plan_workload.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
@@ -136,6 +139,10 @@ std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandid
       mixed.tbt_low_s += w * c->tbt_low_s;
       mixed.tbt_high_s += w * c->tbt_high_s;
       mixed.ttft_s += w * c->ttft_s;
+      if (c->memory_checked && (k == 0 || c->min_free_bytes < mixed.min_free_bytes)) {
+        mixed.min_free_bytes = c->min_free_bytes;
+        mixed.fullest_device = c->fullest_device;
+      }
       params.push_back(fmt::format("{} at {}", c->parameters, contexts[k]));
       same_params = same_params && c->parameters == first.parameters;
     }
@@ -158,27 +165,60 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   const std::string& system_name = ctx.text("system");
   if ((ctx.hw != nullptr) == !system_name.empty())
     throw models::InputError("plan: give exactly one of --hw (one device) and --system (a system config)");
+  // A workload file gives what the flags give; a setting in both is an error, not a silent pick.
+  std::optional<PlanWorkload> file;
+  if (!ctx.text("workload").empty()) file = read_plan_workload(ctx.text("workload"));
+  auto from_file = [&](bool in_file, bool on_command_line, const char* flag, const char* key) {
+    if (in_file && on_command_line)
+      throw models::InputError(fmt::format("plan: {} and {}'s `{}`: give one", flag, file->file, key));
+    return in_file;
+  };
   // The context mix: one length, or several with the share of tokens decoded at each.
-  const std::vector<long long> contexts = ctx.contexts.empty() ? std::vector<long long>{1024} : ctx.contexts;
+  std::vector<long long> contexts = ctx.contexts.empty() ? std::vector<long long>{1024} : ctx.contexts;
+  if (file && from_file(!file->contexts.empty(), !ctx.contexts.empty(), "--context", "context")) contexts = file->contexts;
   std::vector<double> weights(contexts.size(), 1.0);
-  if (!ctx.text("context-weights").empty()) {
+  if (file && from_file(!file->context_weights.empty(), !ctx.text("context-weights").empty(), "--context-weights",
+                        "context_weights")) {
+    weights = file->context_weights;
+  } else if (!ctx.text("context-weights").empty()) {
     weights = ctx.reals("context-weights");
     if (weights.size() != contexts.size())
       throw models::InputError(fmt::format("plan: --context-weights: one weight per context ({}), got {}",
                                            contexts.size(), weights.size()));
   }
+  auto optional_real = [&](const char* name) {
+    return ctx.text(name).empty() ? std::optional<double>() : std::optional<double>(ctx.real(name));
+  };
+  std::optional<double> tbt_limit_ms = optional_real("tbt-limit-ms"), ttft_limit_ms = optional_real("ttft-limit-ms"),
+                        headroom_gib = optional_real("memory-headroom-gib");
+  if (file && from_file(file->tbt_limit_ms.has_value(), tbt_limit_ms.has_value(), "--tbt-limit-ms", "targets.tbt_ms"))
+    tbt_limit_ms = file->tbt_limit_ms;
+  if (file && from_file(file->ttft_limit_ms.has_value(), ttft_limit_ms.has_value(), "--ttft-limit-ms", "targets.ttft_ms"))
+    ttft_limit_ms = file->ttft_limit_ms;
+  if (file && from_file(file->memory_headroom_gib.has_value(), headroom_gib.has_value(), "--memory-headroom-gib",
+                        "targets.memory_headroom_gib"))
+    headroom_gib = file->memory_headroom_gib;
   const auto started = std::chrono::steady_clock::now();
   PlanSetup s;
   s.configs = ctx.configs;
   s.target = ctx.workload->target;
   s.batch = ctx.workload->batch;
+  if (file && from_file(file->batch.has_value(), ctx.workload->batch != 1, "--batch", "batch")) s.batch = *file->batch;
   s.algorithm = ctx.workload->algorithm ? ctx.workload->algorithm->name : "";
   s.context = contexts.front();
   s.engine = ctx.text("engine");
   s.task = ctx.task;
+  if (file && from_file(file->task.has_value(), ctx.task != search::ScenarioContext{}.task, "--task", "task"))
+    s.task = *file->task;
   s.want_trace = ctx.want_trace;
   if (!ctx.text("alpha").empty()) s.alpha = ctx.real("alpha");
   s.acceptance = ctx.text("acceptance");
+  if (file) {
+    const bool cli_acceptance = s.alpha.has_value() || !s.acceptance.empty();
+    if (from_file(file->alpha.has_value(), cli_acceptance, "--alpha/--acceptance", "alpha")) s.alpha = file->alpha;
+    if (from_file(file->acceptance.has_value(), cli_acceptance, "--alpha/--acceptance", "acceptance"))
+      s.acceptance = *file->acceptance;
+  }
   if (s.alpha && !s.acceptance.empty())
     throw models::InputError("plan: --alpha and --acceptance: give one source of the draft models' acceptance");
   // A band is read once here, so a bad one is one error, not a status on every candidate.
@@ -212,9 +252,18 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
     at.context = contexts[k];
     at.want_trace = s.want_trace && k == 0;  // the trace is the first context's
     std::vector<PlanCandidate> found_all;
+    FirstTokenCosts first_token(at);
     for (std::size_t i = 0; i < schemes.size(); ++i) {
       auto found = schemes[i].run(at);
-      for (auto& c : found) c.from_scheme = schemes[i].name;
+      for (auto& c : found) {
+        c.from_scheme = schemes[i].name;
+        if (!c.ok() || !c.system_placement) continue;
+        c.ttft_s = first_token.ttft_s(c);
+        const MemoryHeadroom h = memory_headroom(at, c);
+        c.memory_checked = h.checked;
+        c.min_free_bytes = h.min_free_bytes;
+        c.fullest_device = h.device;
+      }
       for (auto& c : found) found_all.push_back(std::move(c));
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (elapsed > kQuietSeconds)
@@ -227,11 +276,24 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   double plain_tbt = 0;
   for (const auto& c : all)
     if (c.from_scheme == "plain" && c.scheme == "plain" && c.ok() && plain_tbt == 0) plain_tbt = c.tbt_s;
-  std::optional<double> limit_s;
-  if (!ctx.text("tbt-limit-ms").empty()) limit_s = ctx.real("tbt-limit-ms") * 1e-3;
-  for (auto& c : all)
-    if (c.ok() && limit_s && c.tbt_s > *limit_s)
-      c.status = fmt::format("misses the TBT limit: {:.3g} ms > {:.3g} ms", c.tbt_s * 1e3, *limit_s * 1e3);
+  // The workload's targets: a candidate that misses one is listed with the reason, not ranked.
+  constexpr double kGib = double(1ull << 30);
+  for (auto& c : all) {
+    if (!c.ok()) continue;
+    // The schemes check feasibility with the same accounting; this guards against a scheme that did not.
+    if (c.memory_checked && c.min_free_bytes < 0)
+      c.status = fmt::format("infeasible: {:.3g} GiB short on {} (plan's memory accounting)", -c.min_free_bytes / kGib,
+                             c.fullest_device);
+    else if (tbt_limit_ms && c.tbt_s * 1e3 > *tbt_limit_ms)
+      c.status = fmt::format("misses the TBT limit: {:.3g} ms > {:.3g} ms", c.tbt_s * 1e3, *tbt_limit_ms);
+    else if (ttft_limit_ms && !c.system_placement)
+      c.status = "TTFT not timed: the baseline regroups the devices (no TTFT limit can be checked)";
+    else if (ttft_limit_ms && c.ttft_s * 1e3 > *ttft_limit_ms)
+      c.status = fmt::format("misses the TTFT limit: {:.4g} ms > {:.4g} ms", c.ttft_s * 1e3, *ttft_limit_ms);
+    else if (headroom_gib && c.system_placement && c.memory_checked && c.min_free_bytes < *headroom_gib * kGib)
+      c.status = fmt::format("misses the memory headroom: {:.3g} GiB free on {} < {:.3g} GiB", c.min_free_bytes / kGib,
+                             c.fullest_device, *headroom_gib);
+  }
   // Timed candidates by time between tokens; the rest after them, in scheme order.
   std::stable_sort(all.begin(), all.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
     if (a.ok() != b.ok()) return a.ok();
@@ -240,19 +302,23 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
 
   search::ScenarioResult r;
   r.columns = {"rank", "scheme", "placement", "parameters", "status", "tbt_ms", "tbt_low_ms", "tbt_high_ms",
-               "tokens_per_s", "tokens_per_s_total", "speedup", "ttft_ms", "acceptance", "why", "reproduce"};
+               "tokens_per_s", "tokens_per_s_total", "speedup", "ttft_ms", "free_gib", "acceptance", "why",
+               "reproduce"};
   std::int64_t rank = 0;
   for (const auto& c : all) {
     std::vector<search::ScenarioCell> row;
     row.emplace_back(c.ok() ? search::ScenarioCell(++rank) : search::ScenarioCell(std::string()));
     for (const auto* t : {&c.scheme, &c.placement, &c.parameters, &c.status}) row.emplace_back(*t);
-    if (c.ok()) {
+    // Timed candidates show their numbers, ranked or not (one that misses a target says by how much).
+    if (c.tbt_s > 0) {
       for (double v : {c.tbt_s * 1e3, c.tbt_low_s * 1e3, c.tbt_high_s * 1e3, 1 / c.tbt_s, s.batch / c.tbt_s})
         row.emplace_back(v);
       row.emplace_back(plain_tbt > 0 ? search::ScenarioCell(plain_tbt / c.tbt_s) : search::ScenarioCell(std::string()));
       row.emplace_back(c.ttft_s > 0 ? search::ScenarioCell(c.ttft_s * 1e3) : search::ScenarioCell(std::string()));
+      row.emplace_back(c.memory_checked ? search::ScenarioCell(c.min_free_bytes / kGib)
+                                        : search::ScenarioCell(std::string()));
     } else {
-      for (int k = 0; k < 7; ++k) row.emplace_back(std::string());
+      for (int k = 0; k < 8; ++k) row.emplace_back(std::string());
     }
     for (const auto* t : {&c.acceptance, &c.why, &c.reproduce}) row.emplace_back(*t);
     r.rows.push_back(std::move(row));
@@ -338,6 +404,16 @@ const search::ScenarioRegistration registered(
                            "share of the tokens decoded at each --context, in ascending context order (default: equal), for a "
                            "context mix"),
       search::param::optional_real("tbt-limit-ms", 1e-6, 1e9, "ms", "time-between-tokens limit; slower candidates are listed, not ranked"),
+      search::param::optional_real("ttft-limit-ms", 1e-6, 1e9, "ms",
+                                   "time-to-first-token limit (the prompt's prefill of target and draft); slower "
+                                   "candidates are listed, not ranked"),
+      search::param::optional_real("memory-headroom-gib", 0, 1e6, "GiB",
+                                   "device memory every device must keep free; candidates that leave less are listed, "
+                                   "not ranked"),
+      search::param::text("workload", "",
+                          "workload YAML (context or a context mix with weights, batch, task, alpha or acceptance, "
+                          "targets: tbt_ms, ttft_ms, memory_headroom_gib) instead of those flags; see "
+                          "experiments/workloads/"),
       search::param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_plan,
      "plan",

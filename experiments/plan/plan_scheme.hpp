@@ -61,7 +61,27 @@ struct PlanCandidate {
   std::string status = "ok";  // "ok", "infeasible: ...", "not applicable: ..."
   double tbt_s = 0;        // time between tokens of one sequence (status ok)
   double tbt_low_s = 0, tbt_high_s = 0;  // over the acceptance band; equal to tbt_s without one
-  double ttft_s = 0;       // time to first token, where the scenario times the prefill (else 0)
+  double ttft_s = 0;       // time to first token: the scenario's where it times the prefill, else plan's
+  // What runs and is held beside the target, for plan's time to first token and memory headroom
+  // (experiments/plan/plan_first_token.hpp, plan_memory_headroom.hpp): a standalone draft model
+  // on a device of the system, or a draft head (an algorithm) with the target's first stage.
+  std::optional<models::ModelSpec> draft_model;
+  int draft_device = -1;     // the draft model's device (index in the system)
+  std::string draft_head;    // algorithm name of a draft head; empty: none
+  int step_tokens = 1;       // tokens per sequence in one verification step (KV slots, activations)
+  // The scenario's own KV reservation per sequence where it differs from the system's rule
+  // (memory.kv_tokens, else context + step_tokens); 0: the system's. And the tokens whose logits
+  // the last stage computes per step (-1: every step token).
+  long long memory_kv_tokens = 0;
+  long long memory_lm_head_tokens = -1;
+  // Whether the candidate runs the target on the system's own placement (false: a regrouped
+  // baseline, whose prefill and memory plan does not redo: no TTFT or headroom of its own).
+  bool system_placement = true;
+  // Set by plan for timed candidates on the system's placement: device memory left on the
+  // fullest device (memory_checked: some device states a capacity).
+  bool memory_checked = false;
+  double min_free_bytes = 0;
+  std::string fullest_device;
   std::string acceptance;  // the acceptance it assumed, in words
   std::string why;         // one line: what decides this candidate's time
   std::string reproduce;   // the command that gives this candidate's numbers on its own

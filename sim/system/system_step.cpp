@@ -171,7 +171,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
   shape.tokens = q.x;
   shape.context = q.context;
   shape.batch = q.batch;
-  shape.mask = q.x > 1 ? models::MaskKind::tree : models::MaskKind::causal;
+  shape.mask = q.x > 1 && !q.prefill ? models::MaskKind::tree : models::MaskKind::causal;
 
   // Draft: one pass over the x tokens it proposes (a standalone draft model), then the tokens
   // travel to the first stage.
@@ -296,7 +296,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     const int layers = st.last_layer - st.first_layer + 1;
     const int lead = st.devices.front();
     models::StepShape ss = shape;
-    ss.include_lm_head = last && s.devices[std::size_t(lead)].hardware.verify_includes_lm_head;
+    ss.include_lm_head = last && !q.prefill && s.devices[std::size_t(lead)].hardware.verify_includes_lm_head;
     models::StepGraph graph = models::build_verify_graph(shard, ss);
     if (!last) graph.tail_ops.clear();
     const std::string label = fmt::format("stage {} layers {}-{}", k, st.first_layer, st.last_layer);

@@ -36,6 +36,9 @@ struct SystemQuery {
   std::vector<int> head_pass_widths;
   double head_ffn_bytes_per_weight = 0;  // > 0: the head's FFN stored in this format (paper 004 Table 2)
   bool verify = true;         // false: the head's passes alone (the dispatcher times them apart)
+  // A prompt's prefill: the x tokens attend causally (no tree mask) and no LM head runs (only the
+  // last token's logits are needed: one token of the vocabulary GEMM, left out).
+  bool prefill = false;
   bool kernels_only = false;  // devices' host costs zeroed (a caller that adds host time itself)
   bool task_names = true;     // false: the graph's tasks are unnamed (no trace will be written; faster)
 };

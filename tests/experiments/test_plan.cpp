@@ -66,7 +66,8 @@ void check_ranked_in_order(const Plan& p) {
   for (std::size_t i = 0; i < p.rows.size(); ++i) {
     if (p.cell(i, "rank").empty()) {
       CHECK(p.cell(i, "status") != "ok");
-      CHECK(p.cell(i, "tbt_ms").empty());  // an untimed candidate shows no time
+      // An untimed candidate shows no time; one that misses a target shows by how much.
+      CHECK(p.cell(i, "tbt_ms").empty() == (p.cell(i, "status").rfind("misses", 0) != 0));
       continue;
     }
     CHECK(p.cell(i, "status") == "ok");
@@ -308,4 +309,108 @@ TEST_CASE("plan --acceptance: every scheme that takes a band draws from it, with
   const auto tree = t.find("tree SD");
   CHECK(t.cell(tree, "parameters") == "x=12");
   CHECK_THAT(t.cell(tree, "reproduce"), Catch::Contains("--acceptance paper000-longspec-govreport-1024"));
+}
+
+namespace {
+
+// A workload file under the test's build folder.
+std::string workload_file(const std::string& name, const std::string& yaml) {
+  const auto dir = std::filesystem::path(SPECDSE_TEST_BINARY_DIR) / "plan";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << yaml;
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("plan --workload: a workload file gives the same plan as the flags it stands for", "[plan]") {
+  const std::string base = "--hw h100-sxm --model llama-3.1-8b-instruct";
+  const auto file = workload_file("mix.yaml",
+                                  "description: a test mix\ncontext: [1024, 4096]\ncontext_weights: [3, 1]\nbatch: 1\n"
+                                  "task: govreport\ntargets:\n  tbt_ms: 5\n");
+  const auto by_file = run("plan --format csv " + base + " --workload " + file, false);
+  const auto by_flags =
+      run("plan --format csv " + base + " --context 1024,4096 --context-weights 3,1 --tbt-limit-ms 5", false);
+  REQUIRE(by_file.status == 0);
+  CHECK(by_file.output == by_flags.output);
+  // The shipped example runs.
+  const auto example = std::filesystem::path(SPECDSE_SOURCE_DIR) / "experiments" / "workloads" / "long-report-summaries.yaml";
+  CHECK(run("plan " + base + " --workload " + example.string(), false).status == 0);
+}
+
+TEST_CASE("plan --workload: bad files and settings given twice are one-line errors with exit 2", "[plan]") {
+  const std::string base = "plan --hw h100-sxm --model llama-3.1-8b-instruct --workload ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"contexts: 1024\n", "contexts"},                       // unknown key (did you mean context)
+      {"context: 1024\ncontext: 2048\n", "given twice"},
+      {"context: [4096, 1024]\n", "ascending"},
+      {"context: 0\n", "context"},
+      {"context: [1024, 2048]\ncontext_weights: [1]\n", "one weight per context"},
+      {"context_weights: [1]\n", "context_weights"},
+      {"batch: 0\n", "batch"},
+      {"alpha: 1.5\n", "alpha"},
+      {"alpha: 0.7\nacceptance: duodecoding-paper003\n", "acceptance"},
+      {"targets:\n  ttft: 100\n", "ttft"},
+      {"targets:\n  memory_headroom_gib: -1\n", "memory_headroom_gib"},
+      {"context: [1024\n", "mix.yaml"},                        // YAML syntax
+  };
+  for (const auto& [yaml, expected] : cases) {
+    const auto file = workload_file("bad.yaml", yaml);
+    const auto r = run(base + file);
+    INFO(yaml << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+    CHECK(r.output.find(expected == "mix.yaml" ? "bad.yaml" : expected) != std::string::npos);
+  }
+  const auto file = workload_file("ctx.yaml", "context: 2048\nbatch: 2\n");
+  for (const std::string& flag : {" --context 1024", " --batch 4"}) {
+    const auto r = run(base + file + flag);
+    INFO(flag << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("give one") != std::string::npos);
+  }
+  CHECK(run(base + "/no/such/workload.yaml").status == 2);
+}
+
+TEST_CASE("plan: every timed candidate has a time to first token and a memory headroom, and targets on them list the misses", "[plan]") {
+  const std::string base = "--hw h100-sxm --model llama-3.1-8b-instruct --context 4096";
+  const auto p = plan(base);
+  const auto plain = p.find("plain");
+  const double prefill = p.number(plain, "ttft_ms");
+  CHECK(prefill > 0);
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    if (p.cell(i, "rank").empty()) continue;
+    // The target's prefill, plus the draft head's on the same GPU.
+    CHECK(p.number(i, "ttft_ms") >= prefill);
+    CHECK(p.number(i, "ttft_ms") < 1.5 * prefill);
+    CHECK(p.number(i, "free_gib") > 0);
+    CHECK(p.number(i, "free_gib") < 80);
+  }
+  // A draft holds memory: every speculative candidate leaves less free than plain decoding.
+  CHECK(p.number(p.find("EAGLE head"), "free_gib") < p.number(plain, "free_gib"));
+  // A longer prompt takes longer to prefill.
+  CHECK(plan("--hw h100-sxm --model llama-3.1-8b-instruct --context 8192").number(0, "ttft_ms") > p.number(0, "ttft_ms"));
+
+  // A TTFT limit between plain decoding's and the slowest candidate's.
+  double slowest = 0;
+  for (std::size_t i = 0; i < p.rows.size(); ++i)
+    if (!p.cell(i, "rank").empty()) slowest = std::max(slowest, p.number(i, "ttft_ms"));
+  REQUIRE(slowest > prefill);
+  const double limit = 0.5 * (prefill + slowest);
+  const auto limited = plan(base + " --ttft-limit-ms " + std::to_string(limit));
+  std::size_t missed = 0;
+  for (std::size_t i = 0; i < limited.rows.size(); ++i) {
+    if (!limited.cell(i, "rank").empty()) CHECK(limited.number(i, "ttft_ms") <= limit);
+    if (limited.cell(i, "status").rfind("misses the TTFT limit", 0) == 0) {
+      ++missed;
+      CHECK(limited.number(i, "ttft_ms") > limit);
+    }
+  }
+  CHECK(missed >= 1);
+  // A headroom between two candidates' free memory.
+  const double headroom = 0.5 * (p.number(plain, "free_gib") + p.number(p.find("EAGLE head"), "free_gib"));
+  const auto roomy = plan(base + " --memory-headroom-gib " + std::to_string(headroom));
+  CHECK(roomy.cell(roomy.find("plain"), "status") == "ok");
+  CHECK(roomy.cell(roomy.find("EAGLE head"), "status").rfind("misses the memory headroom", 0) == 0);
 }

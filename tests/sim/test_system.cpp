@@ -350,3 +350,22 @@ TEST_CASE("system: a tensor-parallel step pays the stack's per-step host work on
   // stack the step adds the per-step host work once.
   CHECK(simulated.step_s - analytic.step_s == Approx(once).margin(0.05 * once));
 }
+
+TEST_CASE("system: a prefill step is the prompt's causal forward without the LM head") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h100-sxm");
+  const auto model = reg.model("llama-3.1-8b-instruct");
+  sim::SystemQuery q;
+  q.target = model;
+  q.x = 2048;
+  q.context = 0;
+  q.prefill = true;
+  q.task_names = false;
+  const double prefill = sim::simulate_system_step(models::single_device_system(hw), q).step_s;
+  const auto engine = models::make_engine("roofline", hw);
+  const double causal = engine->step(models::build_verify_graph(model, {2048, 0, 1, models::MaskKind::causal, false})).seconds;
+  CHECK(prefill == Approx(causal).epsilon(1e-9));
+  // Without the prefill flag the step verifies a 2048-token tree with its LM head: more work.
+  q.prefill = false;
+  CHECK(sim::simulate_system_step(models::single_device_system(hw), q).step_s > prefill);
+}

@@ -77,6 +77,9 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
       c.tbt_high_s = 1 / rows.number(*best, "tokens_per_s_low");
       if (c.acceptance.empty()) c.acceptance = rows.text(*best, "acceptance");
       c.parameters = "gamma=" + rows.text(*best, "gamma");
+      c.draft_model = draft;
+      c.draft_device = place;
+      c.step_tokens = int(rows.number(*best, "gamma")) + 1;
       if (rows.number(*best, "gamma") >= kGammaMax) c.parameters += " (largest searched)";
       c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration (draft {:.3g} ms, transfers {:.3g} ms, verify {:.3g} ms)",
                           rows.number(*best, "expected_tokens_per_step"), rows.number(*best, "step_s") * 1e3,

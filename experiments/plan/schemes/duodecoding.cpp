@@ -80,6 +80,8 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     c.tbt_low_s = 1 / rows.number(i, "tokens_per_s_high");
     c.tbt_high_s = 1 / rows.number(i, "tokens_per_s_low");
     c.ttft_s = rows.number(i, "ttft_s");
+    c.draft_model = s.configs->model(draft);
+    c.draft_device = method == "SpS" ? s.target_device() : cpu;
     c.parameters = method == "SpS" ? fmt::format("gamma={}", rows.text(i, "budget"))
                                    : fmt::format("budget {}", rows.text(i, "budget"));
     c.acceptance = rows.text(i, "acceptance");

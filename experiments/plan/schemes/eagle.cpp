@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "experiments/plan/plan_scheme.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -45,6 +46,9 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   c.tbt_low_s = ttit_s / rows.number(0, "tpc_high");
   c.tbt_high_s = ttit_s / rows.number(0, "tpc_low");
   c.parameters = "tree " + rows.text(0, "tree");
+  c.draft_head = s.algorithm.empty() ? search::kDefaultEagleHead : s.algorithm;
+  c.draft_device = s.target_device();
+  c.step_tokens = int(rows.number(0, "x"));
   if (!rows.text(0, "at_search_limit").empty()) c.parameters += " (largest searched)";
   c.acceptance = "paper 004's EAGLE acceptance for the target (band over processes fitting its chains)";
   c.why = fmt::format("{:.3g} tokens per {:.3g} ms step (verify {:.3g} ms, head {:.3g} ms, host {:.3g} ms)",

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "experiments/plan/plan_scheme.hpp"
+#include "search/scenarios/specpipe/specpipe_scenario.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -49,6 +50,8 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
   std::vector<std::string> drafts;
   for (const auto& d : s.drafts) drafts.push_back(d.source_file.empty() ? d.name : d.source_file);
   if (!s.drafts_given) drafts = {search::find_param(search::scenario("specpipe"), "draft")->default_value};
+  // The tokens each run decodes (the scenario's default: plan does not set it).
+  const long long run_tokens = std::stoll(search::find_param(search::scenario("specpipe"), "tokens")->default_value);
   std::vector<PlanCandidate> out;
   for (const auto& draft : drafts) {
     const std::string draft_name = s.configs->model(draft).name;
@@ -113,6 +116,24 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
                          s.batch, kWidths, kCandidates, s.acceptance.empty() ? "" : " --acceptance " + s.acceptance),
           false);
       if (specpipe) c.write_trace = r.write_trace;
+      if (eagle) {
+        c.draft_head = search::specpipe::kEagleBaselineHead;
+        c.draft_device = s.system.stages.back().devices.back();
+        // The baseline's own reservation (eagle_baseline_memory_shortfall): its run's tokens and
+        // tree beside the context, every tree token's logits.
+        using Tree = search::specpipe::EagleDefaultTree;
+        c.step_tokens = Tree::total_tokens;
+        c.memory_kv_tokens = s.context + run_tokens + Tree::total_tokens;
+        c.memory_lm_head_tokens = (long long)s.batch * Tree::total_tokens;
+      } else if (!plain) {
+        c.draft_model = s.configs->model(draft);
+        c.draft_device = s.system.draft_device;
+      }
+      if (specpipe) {
+        c.step_tokens = int(rows.number(i, "w"));
+        c.memory_lm_head_tokens = s.batch;  // the last stage computes each request's verified token only
+      }
+      c.system_placement = method != "tp-pp-vllm";
       // The scenario's footer sentence, e.g. "level-hit boundary (...): faster than pp-vllm from a
       // level hit of 0.41, ...", on SpecPipe's own candidate.
       const auto at = r.footer.find("level-hit boundary");

@@ -69,6 +69,9 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     c.tbt_low_s = c.tbt_s * speedup / rows.number(0, "speedup_high");
     c.tbt_high_s = c.tbt_s * speedup / rows.number(0, "speedup_low");
     c.parameters = fmt::format("x={}", x);
+    c.draft_head = algorithm;
+    c.draft_device = s.target_device();
+    c.step_tokens = x;
     if (!rows.text(0, "at_search_limit").empty()) c.parameters += " (" + rows.text(0, "at_search_limit") + ")";
     c.acceptance = s.acceptance.empty()
                        ? fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task)

@@ -22,6 +22,10 @@
 
 namespace search {
 
+// Paper 004's own draft (a 3-layer dense head), whose acceptance its TPC model carries: the
+// dispatcher's head when no algorithm is named.
+constexpr const char* kDefaultEagleHead = "eagle-dense3-chain";
+
 struct EagleTreeCandidate {
   std::string name;            // "D3-BF1" (full tree), "N8" (pruned)
   TokenTree tree;

@@ -23,8 +23,7 @@
 namespace search {
 namespace {
 
-// Paper 004's own draft (a 3-layer dense head), whose acceptance its TPC model carries.
-constexpr const char* kDefaultDraft = "eagle-dense3-chain";
+constexpr const char* kDefaultDraft = kDefaultEagleHead;
 // The context when none is given.
 constexpr long long kDefaultContext = 1024;
 

@@ -48,7 +48,7 @@ std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& r
     return std::nullopt;
   }
   TimingSetup s = setup;
-  s.head = eagle_head_for_target(reg.algorithm("eagle3-tree"), setup.target);
+  s.head = eagle_head_for_target(reg.algorithm(kEagleBaselineHead), setup.target);
   if (const auto full = eagle_baseline_memory_shortfall(s, tokens, requests)) {
     if (why) *why = *full;
     return std::nullopt;

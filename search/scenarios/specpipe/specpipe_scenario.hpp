@@ -98,6 +98,9 @@ TimingSetup make_setup(const models::ConfigRegistry& reg, const std::string& sys
 // first that does not.
 std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s, long long tokens, int requests);
 
+// The EAGLE-3 baseline's head (an algorithm config), resized to each target.
+constexpr const char* kEagleBaselineHead = "eagle3-tree";
+
 // The EAGLE-3 baseline of a setup: its head (configs/algorithms/eagle3-tree.yaml resized to the
 // target, search::eagle_head_for_target) on the last stage's device, the target's paper 004
 // positional acceptance, and EAGLE's default tree (EagleDefaultTree). nullopt (with

@@ -1,0 +1,82 @@
+#include "experiments/plan/plan_first_token.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
+#include "models/engine_registry.hpp"
+#include "models/operator_graph.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
+#include "sim/system/system_step.hpp"
+
+namespace experiments {
+
+const models::LatencyEngine& FirstTokenCosts::engine(int device) {
+  auto& e = engines_[device];
+  if (!e) e = models::make_engine(s_.engine, s_.system.devices.at(std::size_t(device)).hardware);
+  return *e;
+}
+
+namespace {
+
+int prompt_tokens(long long context) {
+  if (context < 1 || context > std::numeric_limits<int>::max())
+    throw models::InputError(fmt::format("plan: a prompt of {} tokens cannot be prefilled in one step", context));
+  return int(context);
+}
+
+}  // namespace
+
+double FirstTokenCosts::target_prefill_s() {
+  if (target_s_) return *target_s_;
+  sim::SystemQuery q;
+  q.target = s_.target;
+  q.x = prompt_tokens(s_.context);
+  q.context = 0;
+  q.batch = s_.batch;
+  q.engine = s_.engine;
+  q.prefill = true;
+  q.task_names = false;
+  target_s_ = sim::simulate_system_step(s_.system, q).step_s;
+  return *target_s_;
+}
+
+double FirstTokenCosts::draft_prefill_s(const PlanCandidate& c) {
+  const auto key = std::make_tuple(c.draft_model ? c.draft_model->name + "@" + c.draft_model->source_file : "",
+                                   c.draft_head, c.draft_device);
+  if (auto it = draft_s_.find(key); it != draft_s_.end()) return it->second;
+  const int prompt = prompt_tokens(s_.context);
+  double t = 0;
+  if (c.draft_model) {
+    models::StepShape shape;
+    shape.tokens = prompt;
+    shape.context = 0;
+    shape.batch = s_.batch;
+    shape.mask = models::MaskKind::causal;
+    shape.include_lm_head = false;
+    t = engine(c.draft_device).step(models::build_verify_graph(*c.draft_model, shape)).seconds;
+  } else if (!c.draft_head.empty()) {
+    models::AlgorithmSpec a = s_.configs->algorithm(c.draft_head);
+    const auto& builder = models::draft_builder(a.draft.kind, a.name);
+    if (builder.has_own_layer_shape()) a = search::eagle_head_for_target(a, s_.target);
+    t = engine(c.draft_device).step(builder.pass_graph(a, s_.target, prompt, 0, s_.batch)).seconds;
+  }
+  draft_s_[key] = t;
+  return t;
+}
+
+double FirstTokenCosts::ttft_s(const PlanCandidate& c) {
+  if (c.ttft_s > 0) return c.ttft_s;
+  const double target = target_prefill_s();
+  if (c.draft_device < 0 || (!c.draft_model && c.draft_head.empty())) return target;
+  const double draft = draft_prefill_s(c);
+  bool on_target = false;
+  for (const auto& st : s_.system.stages)
+    on_target = on_target || std::find(st.devices.begin(), st.devices.end(), c.draft_device) != st.devices.end();
+  return on_target ? target + draft : std::max(target, draft);
+}
+
+}  // namespace experiments

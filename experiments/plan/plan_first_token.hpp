@@ -1,0 +1,39 @@
+#pragma once
+// plan's time to first token of a candidate, where its scenario does not time the prefill
+// itself: the prompt (`context` tokens of each of `batch` sequences) through the target's
+// placement on the system timeline (sim::simulate_system_step with SystemQuery::prefill: causal
+// attention, no LM head), and the draft's own prefill over the prompt (a draft model's forward,
+// or a draft head's pass) on its device. A draft on a device the target does not use prefills in
+// parallel with the target (both get the prompt); one on a target device runs after it. The
+// first token then comes from the target's last position: no extra step is added.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "experiments/plan/plan_scheme.hpp"
+#include "models/latency_engine.hpp"
+
+namespace experiments {
+
+class FirstTokenCosts {
+ public:
+  explicit FirstTokenCosts(const PlanSetup& setup) : s_(setup) {}
+  // Seconds to the first token of `c` (its scenario's own figure when it has one). Memoised: the
+  // target's prefill once, each draft's once per device.
+  double ttft_s(const PlanCandidate& c);
+  // The target's prefill through the system's placement alone.
+  double target_prefill_s();
+
+ private:
+  double draft_prefill_s(const PlanCandidate& c);
+  const models::LatencyEngine& engine(int device);
+
+  const PlanSetup& s_;
+  std::optional<double> target_s_;
+  std::map<std::tuple<std::string, std::string, int>, double> draft_s_;  // (model, head, device)
+  std::map<int, std::unique_ptr<models::LatencyEngine>> engines_;
+};
+
+}  // namespace experiments

@@ -1,0 +1,40 @@
+#include "experiments/plan/plan_memory_headroom.hpp"
+
+#include "models/drafts/draft_builder.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
+#include "sim/system/memory_fit.hpp"
+
+namespace experiments {
+
+MemoryHeadroom memory_headroom(const PlanSetup& s, const PlanCandidate& c) {
+  models::SystemSpec system = s.system;
+  if (c.draft_model && c.draft_device >= 0) system.draft_device = c.draft_device;
+  sim::MemoryQuery q;
+  q.batch = s.batch;
+  q.step_tokens = std::max(1, c.step_tokens);
+  q.kv_tokens = c.memory_kv_tokens > 0           ? c.memory_kv_tokens
+                : system.memory.kv_tokens > 0 ? system.memory.kv_tokens
+                                              : s.context + q.step_tokens;
+  q.lm_head_tokens = c.memory_lm_head_tokens;
+  q.parameter_rule = system.memory.parameter_rule;
+  auto devices = sim::system_memory(system, s.target, c.draft_model ? &*c.draft_model : nullptr, q);
+  if (!c.draft_head.empty() && c.draft_device >= 0) {
+    models::AlgorithmSpec a = s.configs->algorithm(c.draft_head);
+    if (models::draft_builder(a.draft.kind, a.name).has_own_layer_shape()) a = search::eagle_head_for_target(a, s.target);
+    // The whole head on its device (a tensor-parallel head holds less per rank: an upper bound).
+    devices[std::size_t(c.draft_device)].need += sim::draft_head_memory(a, s.target, q.batch, q.kv_tokens);
+  }
+  MemoryHeadroom h;
+  for (const auto& d : devices) {
+    if (d.capacity_bytes <= 0) continue;
+    const double free = d.capacity_bytes - d.need.total();
+    if (!h.checked || free < h.min_free_bytes) {
+      h.min_free_bytes = free;
+      h.device = d.device;
+    }
+    h.checked = true;
+  }
+  return h;
+}
+
+}  // namespace experiments

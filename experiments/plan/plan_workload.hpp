@@ -1,0 +1,38 @@
+#pragma once
+// `specdse plan --workload FILE`: the workload plan weighs the schemes for, in one YAML file
+// instead of flags (experiments/workloads/ holds examples):
+//
+//   description: "summaries of long reports"    # optional, free text
+//   context: 4096          # tokens of context: one value, or a list for a mix ...
+//   context_weights: [3, 1]  # ... with the share of tokens decoded at each (optional)
+//   batch: 1               # sequences decoded together
+//   task: govreport        # whose measured acceptance (tree SD) to use
+//   alpha: 0.8             # per-token acceptance of draft models, or
+//   acceptance: BAND       # an acceptance process band (specdse fit --statistics ... --out)
+//   targets:
+//     tbt_ms: 25           # time between tokens at most
+//     ttft_ms: 800         # time to first token at most
+//     memory_headroom_gib: 4   # device memory left free on every device at least
+//
+// Every key is optional; an unknown or repeated key is an error naming the file and the key.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace experiments {
+
+struct PlanWorkload {
+  std::string file;
+  std::vector<long long> contexts;    // empty: not given
+  std::vector<double> context_weights;
+  std::optional<int> batch;
+  std::optional<std::string> task;
+  std::optional<double> alpha;
+  std::optional<std::string> acceptance;
+  std::optional<double> tbt_limit_ms, ttft_limit_ms, memory_headroom_gib;
+};
+
+// Reads and validates a workload file (InputError naming the file, key and value).
+PlanWorkload read_plan_workload(const std::string& path);
+
+}  // namespace experiments
