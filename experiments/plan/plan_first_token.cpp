@@ -36,7 +36,7 @@ double FirstTokenCosts::target_prefill_s() {
   q.target = s_.target;
   q.x = prompt_tokens(s_.context);
   q.context = 0;
-  q.batch = s_.batch;
+  q.batch = prompts_;
   q.engine = s_.engine;
   q.prefill = true;
   q.task_names = false;
@@ -54,7 +54,7 @@ double FirstTokenCosts::draft_prefill_s(const PlanCandidate& c) {
     models::StepShape shape;
     shape.tokens = prompt;
     shape.context = 0;
-    shape.batch = s_.batch;
+    shape.batch = prompts_;
     shape.mask = models::MaskKind::causal;
     shape.include_lm_head = false;
     t = engine(c.draft_device).step(models::build_verify_graph(*c.draft_model, shape)).seconds;
@@ -62,7 +62,7 @@ double FirstTokenCosts::draft_prefill_s(const PlanCandidate& c) {
     models::AlgorithmSpec a = s_.configs->algorithm(c.draft_head);
     const auto& builder = models::draft_builder(a.draft.kind, a.name);
     if (builder.has_own_layer_shape()) a = search::eagle_head_for_target(a, s_.target);
-    t = engine(c.draft_device).step(builder.pass_graph(a, s_.target, prompt, 0, s_.batch)).seconds;
+    t = engine(c.draft_device).step(builder.pass_graph(a, s_.target, prompt, 0, prompts_)).seconds;
   }
   draft_s_[key] = t;
   return t;

@@ -19,7 +19,9 @@ namespace experiments {
 
 class FirstTokenCosts {
  public:
-  explicit FirstTokenCosts(const PlanSetup& setup) : s_(setup) {}
+  // `prompts`: the prompts prefilled together (a static batch's: the batch; continuous batching,
+  // where each arriving request prefills on its own: 1).
+  FirstTokenCosts(const PlanSetup& setup, int prompts) : s_(setup), prompts_(prompts) {}
   // Seconds to the first token of `c` (its scenario's own figure when it has one). Memoised: the
   // target's prefill once, each draft's once per device.
   double ttft_s(const PlanCandidate& c);
@@ -31,6 +33,7 @@ class FirstTokenCosts {
   const models::LatencyEngine& engine(int device);
 
   const PlanSetup& s_;
+  int prompts_ = 1;
   std::optional<double> target_s_;
   std::map<std::tuple<std::string, std::string, int>, double> draft_s_;  // (model, head, device)
   std::map<int, std::unique_ptr<models::LatencyEngine>> engines_;

@@ -11,8 +11,11 @@
 #include <iostream>
 #include <limits>
 
+#include "experiments/plan/plan_alpha_boundary.hpp"
+#include "experiments/plan/plan_context_mix.hpp"
 #include "experiments/plan/plan_first_token.hpp"
 #include "experiments/plan/plan_memory_headroom.hpp"
+#include "experiments/plan/plan_request_rate.hpp"
 #include "experiments/plan/plan_scheme.hpp"
 #include "experiments/plan/plan_workload.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
@@ -34,6 +37,11 @@ std::string auto_stack(const std::string& kind) {
 
 // Progress on stderr once a plan runs longer than this.
 constexpr double kQuietSeconds = 1.0;
+
+constexpr double kGib = double(1ull << 30);
+
+// Tokens a request decodes when a request rate is given without them (a chat answer's length).
+constexpr long long kDefaultOutputTokens = 256;
 
 std::vector<models::ModelSpec> resolve_drafts(const search::ScenarioContext& ctx, const models::ModelSpec& target,
                                               bool& given) {
@@ -62,99 +70,6 @@ std::vector<models::ModelSpec> resolve_drafts(const search::ScenarioContext& ctx
     auto m = reg.model(name);
     if (m.name != target.name && m.vocab_size == target.vocab_size && m.parameters() < target.parameters())
       out.push_back(std::move(m));
-  }
-  return out;
-}
-
-// Bisection steps of the alpha boundary: 12 halvings of (0, 1) locate it within 0.0003.
-constexpr int kBoundarySteps = 12;
-constexpr double kAlphaMax = 0.999;
-
-// Time between tokens of candidate `c` (same scheme and placement) rerun at acceptance `alpha`;
-// infinity when it is not timed there.
-double tbt_at_alpha(const PlanSetup& s, const PlanCandidate& c, double alpha) {
-  PlanSetup at = s;
-  at.alpha = alpha;
-  at.want_trace = false;
-  for (const auto& scheme : plan_schemes())
-    if (scheme.name == c.from_scheme)
-      for (const auto& other : scheme.run(at))
-        if (other.ok() && other.scheme == c.scheme && other.placement == c.placement) return other.tbt_s;
-  return std::numeric_limits<double>::infinity();
-}
-
-// Where the ranking turns with --alpha: the best candidate driven by alpha against the best one
-// that is not, the alpha at which their times between tokens cross (bisection; TBT falls as alpha
-// grows). Empty when one side has no timed candidate.
-std::string alpha_boundary(const PlanSetup& s, const std::vector<PlanCandidate>& ranked) {
-  const PlanCandidate *driven = nullptr, *fixed = nullptr;
-  for (const auto& c : ranked) {
-    if (!c.ok()) continue;
-    if (c.alpha_driven && !driven) driven = &c;
-    if (!c.alpha_driven && !fixed) fixed = &c;
-  }
-  if (!driven || !fixed) return "";
-  const std::string who = fmt::format("{} ({})", driven->scheme, driven->placement);
-  const std::string other = fmt::format("{}{}", fixed->scheme, fixed->parameters.empty() ? "" : " " + fixed->parameters);
-  if (tbt_at_alpha(s, *driven, kAlphaMax) > fixed->tbt_s)
-    return fmt::format("{} stays behind {} for any alpha up to {}", who, other, kAlphaMax);
-  double lo = 0, hi = kAlphaMax;  // tbt(hi) <= fixed
-  for (int i = 0; i < kBoundarySteps; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (tbt_at_alpha(s, *driven, mid) <= fixed->tbt_s ? hi : lo) = mid;
-  }
-  return fmt::format("{} beats {} when alpha >= {:.3f} (given {})", who, other, hi, *s.alpha);
-}
-
-// One candidate per (scheme, placement) over a context mix: its time between tokens is the mean
-// over the contexts weighted by the share of tokens decoded at each (so a token's expected wait),
-// timed only where it is timed at every context; parameters per context where they differ.
-std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandidate>>& per_context,
-                                        const std::vector<long long>& contexts, const std::vector<double>& weights) {
-  if (per_context.size() == 1) return per_context.front();
-  double total = 0;
-  for (double w : weights) total += w;
-  std::vector<PlanCandidate> out;
-  for (const auto& first : per_context.front()) {
-    PlanCandidate mixed = first;
-    mixed.tbt_s = mixed.tbt_low_s = mixed.tbt_high_s = mixed.ttft_s = 0;
-    std::vector<std::string> params;
-    bool same_params = true;
-    for (std::size_t k = 0; k < per_context.size(); ++k) {
-      const PlanCandidate* c = nullptr;
-      for (const auto& o : per_context[k])
-        if (o.scheme == first.scheme && o.placement == first.placement) c = &o;
-      if (!c) {
-        mixed.status = fmt::format("not applicable at context {}", contexts[k]);
-        break;
-      }
-      if (!c->ok()) {
-        // What does not apply at the first context applies at none: no context to name.
-        const bool everywhere = k == 0 && c->status.rfind("not applicable", 0) == 0;
-        mixed.status = everywhere ? c->status : fmt::format("{} (at context {})", c->status, contexts[k]);
-        break;
-      }
-      const double w = weights[k] / total;
-      mixed.tbt_s += w * c->tbt_s;
-      mixed.tbt_low_s += w * c->tbt_low_s;
-      mixed.tbt_high_s += w * c->tbt_high_s;
-      mixed.ttft_s += w * c->ttft_s;
-      if (c->memory_checked && (k == 0 || c->min_free_bytes < mixed.min_free_bytes)) {
-        mixed.min_free_bytes = c->min_free_bytes;
-        mixed.fullest_device = c->fullest_device;
-      }
-      params.push_back(fmt::format("{} at {}", c->parameters, contexts[k]));
-      same_params = same_params && c->parameters == first.parameters;
-    }
-    if (mixed.ok()) {
-      if (!same_params) mixed.parameters = fmt::format("{}", fmt::join(params, "; "));
-      mixed.why = fmt::format("mean over contexts {} weighted {} (at {}: {})", fmt::join(contexts, ", "),
-                              fmt::join(weights, ":"), contexts.front(), first.why);
-      mixed.reproduce = first.reproduce.empty() ? "" : first.reproduce + " (first context)";
-    } else {
-      mixed.tbt_s = mixed.tbt_low_s = mixed.tbt_high_s = mixed.ttft_s = 0;
-    }
-    out.push_back(std::move(mixed));
   }
   return out;
 }
@@ -198,12 +113,30 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   if (file && from_file(file->memory_headroom_gib.has_value(), headroom_gib.has_value(), "--memory-headroom-gib",
                         "targets.memory_headroom_gib"))
     headroom_gib = file->memory_headroom_gib;
+  // Serving at a request rate instead of a batch (plan_request_rate.hpp).
+  std::optional<RequestRate> rate;
+  if (auto r = optional_real("request-rate"); r || (file && file->request_rate_per_s)) {
+    if (file) from_file(file->request_rate_per_s.has_value(), r.has_value(), "--request-rate", "request_rate_per_s");
+    rate = RequestRate{r ? *r : *file->request_rate_per_s, int(ctx.integer("output-tokens"))};
+    if (file && from_file(file->output_tokens.has_value(), ctx.integer("output-tokens") != kDefaultOutputTokens,
+                          "--output-tokens", "output_tokens"))
+      rate->output_tokens = *file->output_tokens;
+  } else if (ctx.integer("output-tokens") != kDefaultOutputTokens) {
+    throw models::InputError("plan: --output-tokens sizes the requests of --request-rate, which is not given");
+  } else if (file && file->output_tokens) {
+    throw models::InputError(fmt::format("plan: {}: output_tokens is read with request_rate_per_s, which is not given",
+                                         file->file));
+  }
+  std::string rank_by = ctx.text("rank-by");
+  if (file && from_file(file->rank_by.has_value(), rank_by != "tbt", "--rank-by", "rank_by")) rank_by = *file->rank_by;
   const auto started = std::chrono::steady_clock::now();
   PlanSetup s;
   s.configs = ctx.configs;
   s.target = ctx.workload->target;
   s.batch = ctx.workload->batch;
   if (file && from_file(file->batch.has_value(), ctx.workload->batch != 1, "--batch", "batch")) s.batch = *file->batch;
+  if (rate && (s.batch != 1))
+    throw models::InputError("plan: a request rate and a batch: give one (at a rate plan picks each candidate's batch)");
   s.algorithm = ctx.workload->algorithm ? ctx.workload->algorithm->name : "";
   s.context = contexts.front();
   s.engine = ctx.text("engine");
@@ -246,45 +179,57 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   s.drafts = resolve_drafts(ctx, s.target, s.drafts_given);
 
   const auto schemes = plan_schemes();
-  std::vector<std::vector<PlanCandidate>> per_context;
-  for (std::size_t k = 0; k < contexts.size(); ++k) {
-    PlanSetup at = s;
-    at.context = contexts[k];
-    at.want_trace = s.want_trace && k == 0;  // the trace is the first context's
-    std::vector<PlanCandidate> found_all;
-    FirstTokenCosts first_token(at);
-    for (std::size_t i = 0; i < schemes.size(); ++i) {
-      auto found = schemes[i].run(at);
-      for (auto& c : found) {
-        c.from_scheme = schemes[i].name;
-        if (!c.ok() || !c.system_placement) continue;
-        c.ttft_s = first_token.ttft_s(c);
-        const MemoryHeadroom h = memory_headroom(at, c);
-        c.memory_checked = h.checked;
-        c.min_free_bytes = h.min_free_bytes;
-        c.fullest_device = h.device;
+  // Every scheme at batch `batch` over the context mix, each timed candidate with its TTFT and
+  // memory headroom.
+  std::string progress_prefix;
+  auto evaluate = [&](int batch) {
+    std::vector<std::vector<PlanCandidate>> per_context;
+    for (std::size_t k = 0; k < contexts.size(); ++k) {
+      PlanSetup at = s;
+      at.batch = batch;
+      at.context = contexts[k];
+      at.want_trace = s.want_trace && k == 0;  // the trace is the first context's
+      std::vector<PlanCandidate> found_all;
+      // At a request rate each arriving request prefills alone (continuous batching); a fixed
+      // batch's requests arrive and prefill together.
+      FirstTokenCosts first_token(at, rate ? 1 : batch);
+      for (std::size_t i = 0; i < schemes.size(); ++i) {
+        auto found = schemes[i].run(at);
+        for (auto& c : found) {
+          c.from_scheme = schemes[i].name;
+          c.batch = batch;
+          if (!c.ok() || !c.system_placement) continue;
+          c.ttft_s = first_token.ttft_s(c);
+          const MemoryHeadroom h = memory_headroom(at, c);
+          c.memory_checked = h.checked;
+          c.min_free_bytes = h.min_free_bytes;
+          c.fullest_device = h.device;
+          // The schemes check feasibility with the same accounting (sim/system/memory_fit.hpp);
+          // this catches what a scheme's own check leaves out (e.g. a draft head's weights).
+          if (c.memory_checked && c.min_free_bytes < 0)
+            c.status = fmt::format("infeasible: {:.3g} GiB short on {} with the draft", -c.min_free_bytes / kGib,
+                                   c.fullest_device);
+        }
+        for (auto& c : found) found_all.push_back(std::move(c));
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (elapsed > kQuietSeconds)
+          std::cerr << fmt::format("plan: {}context {} ({}/{}), {}/{} schemes ({}), {:.1f} s\n", progress_prefix,
+                                   contexts[k], k + 1, contexts.size(), i + 1, schemes.size(), schemes[i].name, elapsed);
       }
-      for (auto& c : found) found_all.push_back(std::move(c));
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      if (elapsed > kQuietSeconds)
-        std::cerr << fmt::format("plan: context {} ({}/{}), {}/{} schemes ({}), {:.1f} s\n", contexts[k], k + 1,
-                                 contexts.size(), i + 1, schemes.size(), schemes[i].name, elapsed);
+      per_context.push_back(std::move(found_all));
     }
-    per_context.push_back(std::move(found_all));
-  }
-  std::vector<PlanCandidate> all = mix_contexts(per_context, contexts, weights);
+    return mix_contexts(per_context, contexts, weights);
+  };
+  std::vector<PlanCandidate> all =
+      rate ? plan_for_rate(*rate, evaluate, [&](int b) { progress_prefix = fmt::format("batch {}, ", b); })
+           : evaluate(s.batch);
   double plain_tbt = 0;
   for (const auto& c : all)
     if (c.from_scheme == "plain" && c.scheme == "plain" && c.ok() && plain_tbt == 0) plain_tbt = c.tbt_s;
   // The workload's targets: a candidate that misses one is listed with the reason, not ranked.
-  constexpr double kGib = double(1ull << 30);
   for (auto& c : all) {
     if (!c.ok()) continue;
-    // The schemes check feasibility with the same accounting; this guards against a scheme that did not.
-    if (c.memory_checked && c.min_free_bytes < 0)
-      c.status = fmt::format("infeasible: {:.3g} GiB short on {} (plan's memory accounting)", -c.min_free_bytes / kGib,
-                             c.fullest_device);
-    else if (tbt_limit_ms && c.tbt_s * 1e3 > *tbt_limit_ms)
+    if (tbt_limit_ms && c.tbt_s * 1e3 > *tbt_limit_ms)
       c.status = fmt::format("misses the TBT limit: {:.3g} ms > {:.3g} ms", c.tbt_s * 1e3, *tbt_limit_ms);
     else if (ttft_limit_ms && !c.system_placement)
       c.status = "TTFT not timed: the baseline regroups the devices (no TTFT limit can be checked)";
@@ -294,47 +239,61 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
       c.status = fmt::format("misses the memory headroom: {:.3g} GiB free on {} < {:.3g} GiB", c.min_free_bytes / kGib,
                              c.fullest_device, *headroom_gib);
   }
-  // Timed candidates by time between tokens; the rest after them, in scheme order.
-  std::stable_sort(all.begin(), all.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
+  // Timed candidates by time between tokens (or throughput, or TTFT); the rest after them, in
+  // scheme order.
+  auto key = [&](const PlanCandidate& c) {
+    if (rank_by == "throughput") return -c.batch / c.tbt_s;
+    // A candidate without a TTFT of its own (a regrouped baseline) goes after those with one.
+    if (rank_by == "ttft") return c.ttft_s > 0 ? c.ttft_s : std::numeric_limits<double>::infinity();
+    return c.tbt_s;
+  };
+  std::stable_sort(all.begin(), all.end(), [&](const PlanCandidate& a, const PlanCandidate& b) {
     if (a.ok() != b.ok()) return a.ok();
-    return a.ok() && a.tbt_s < b.tbt_s;
+    return a.ok() && key(a) < key(b);
   });
 
   search::ScenarioResult r;
-  r.columns = {"rank", "scheme", "placement", "parameters", "status", "tbt_ms", "tbt_low_ms", "tbt_high_ms",
-               "tokens_per_s", "tokens_per_s_total", "speedup", "ttft_ms", "free_gib", "acceptance", "why",
-               "reproduce"};
+  r.columns = {"rank", "scheme", "placement", "parameters", "status", "batch", "tbt_ms", "tbt_low_ms", "tbt_high_ms",
+               "tokens_per_s", "tokens_per_s_total", "requests_per_s", "speedup", "ttft_ms", "free_gib", "acceptance",
+               "why", "reproduce"};
   std::int64_t rank = 0;
   for (const auto& c : all) {
     std::vector<search::ScenarioCell> row;
     row.emplace_back(c.ok() ? search::ScenarioCell(++rank) : search::ScenarioCell(std::string()));
     for (const auto* t : {&c.scheme, &c.placement, &c.parameters, &c.status}) row.emplace_back(*t);
     // Timed candidates show their numbers, ranked or not (one that misses a target says by how much).
+    row.emplace_back(c.batch > 0 ? search::ScenarioCell(std::int64_t(c.batch)) : search::ScenarioCell(std::string()));
     if (c.tbt_s > 0) {
-      for (double v : {c.tbt_s * 1e3, c.tbt_low_s * 1e3, c.tbt_high_s * 1e3, 1 / c.tbt_s, s.batch / c.tbt_s})
+      for (double v : {c.tbt_s * 1e3, c.tbt_low_s * 1e3, c.tbt_high_s * 1e3, 1 / c.tbt_s, c.batch / c.tbt_s})
         row.emplace_back(v);
+      // Requests a second it sustains (Little's law, plan_request_rate.hpp) at the rate's output length.
+      row.emplace_back(rate && c.ttft_s > 0 ? search::ScenarioCell(sustained_rate(c, c.batch, rate->output_tokens))
+                                            : search::ScenarioCell(std::string()));
       row.emplace_back(plain_tbt > 0 ? search::ScenarioCell(plain_tbt / c.tbt_s) : search::ScenarioCell(std::string()));
       row.emplace_back(c.ttft_s > 0 ? search::ScenarioCell(c.ttft_s * 1e3) : search::ScenarioCell(std::string()));
       row.emplace_back(c.memory_checked ? search::ScenarioCell(c.min_free_bytes / kGib)
                                         : search::ScenarioCell(std::string()));
     } else {
-      for (int k = 0; k < 8; ++k) row.emplace_back(std::string());
+      for (int k = 0; k < 9; ++k) row.emplace_back(std::string());
     }
     for (const auto* t : {&c.acceptance, &c.why, &c.reproduce}) row.emplace_back(*t);
     r.rows.push_back(std::move(row));
   }
 
   // The boundary reruns schemes at one context; a mix would rerun every context per step.
-  const std::string boundary = s.alpha && contexts.size() == 1 ? alpha_boundary(s, all) : "";
+  const std::string boundary = s.alpha && contexts.size() == 1 && !rate ? alpha_boundary(s, all) : "";
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string verdict;
   if (rank == 0) {
     verdict = "no scheme could be timed (see status)";
   } else {
     const auto& best = all[0];
-    verdict = fmt::format("best: {} ({}{}) at {:.3g} ms per token{}", best.scheme, best.placement,
+    verdict = fmt::format("best{}: {} ({}{}) at {:.3g} ms per token{}{}{}",
+                          rank_by == "tbt" ? "" : " by " + rank_by, best.scheme, best.placement,
                           best.parameters.empty() ? "" : ", " + best.parameters, best.tbt_s * 1e3,
-                          plain_tbt > 0 ? fmt::format(", {:.2f}x plain decoding", plain_tbt / best.tbt_s) : "");
+                          rank_by == "throughput" ? fmt::format(", {:.4g} tokens/s", best.batch / best.tbt_s) : "",
+                          rank_by == "ttft" ? fmt::format(", TTFT {:.4g} ms", best.ttft_s * 1e3) : "",
+                          plain_tbt > 0 ? fmt::format(", {:.2f}x plain decoding's TBT", plain_tbt / best.tbt_s) : "");
     if (rank > 1) {
       const auto& second = all[1];
       const bool overlap = best.tbt_high_s >= second.tbt_low_s;
@@ -366,8 +325,12 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   const std::string context_words =
       contexts.size() == 1 ? fmt::format("context {}", contexts.front())
                            : fmt::format("contexts {} weighted {}", fmt::join(contexts, ", "), fmt::join(weights, ":"));
-  r.footer = fmt::format("{}; {} on {}, {}, batch {}; engine {}{}{}{}; {} candidates from {} schemes in {:.1f} s",
-                         verdict, s.target.name, s.system.name, context_words, s.batch, s.engine, host_note, stack_note,
+  const std::string load_words =
+      rate ? fmt::format("{:.4g} requests/s of {} tokens each (each candidate at the smallest batch that sustains it)",
+                         rate->per_s, rate->output_tokens)
+           : fmt::format("batch {}", s.batch);
+  r.footer = fmt::format("{}; {} on {}, {}, {}; engine {}{}{}{}; {} candidates from {} schemes in {:.1f} s", verdict,
+                         s.target.name, s.system.name, context_words, load_words, s.engine, host_note, stack_note,
                          s.alpha ? fmt::format("; draft models at alpha {} per token", *s.alpha)
                          : !band_note.empty() ? band_note
                                               : "; draft-model chain SD needs --alpha or --acceptance",
@@ -410,6 +373,14 @@ const search::ScenarioRegistration registered(
       search::param::optional_real("memory-headroom-gib", 0, 1e6, "GiB",
                                    "device memory every device must keep free; candidates that leave less are listed, "
                                    "not ranked"),
+      search::param::optional_real("request-rate", 1e-9, 1e9, "requests/s",
+                                   "serve requests arriving at this rate instead of a fixed --batch: each candidate at "
+                                   "the smallest batch (1, 2, 4, ... 256) that sustains it"),
+      search::param::integer("output-tokens", kDefaultOutputTokens, 1, 1e7, "tokens",
+                             "tokens each request decodes (with --request-rate)"),
+      search::param::choice("rank-by", "tbt", {"tbt", "throughput", "ttft"},
+                            "what ranks the candidates: time between tokens, tokens/s of all sequences, or time to "
+                            "first token"),
       search::param::text("workload", "",
                           "workload YAML (context or a context mix with weights, batch, task, alpha or acceptance, "
                           "targets: tbt_ms, ttft_ms, memory_headroom_gib) instead of those flags; see "

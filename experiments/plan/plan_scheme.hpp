@@ -77,6 +77,10 @@ struct PlanCandidate {
   // Whether the candidate runs the target on the system's own placement (false: a regrouped
   // baseline, whose prefill and memory plan does not redo: no TTFT or headroom of its own).
   bool system_placement = true;
+  // Set by plan: the batch it was planned at (the workload's, or with a request rate the
+  // smallest that sustains it) and, with a request rate, the requests a second it sustains.
+  int batch = 0;
+  double sustained_per_s = 0;
   // Set by plan for timed candidates on the system's placement: device memory left on the
   // fullest device (memory_checked: some device states a capacity).
   bool memory_checked = false;

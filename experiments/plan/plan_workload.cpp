@@ -13,6 +13,7 @@ namespace {
 constexpr double kMinAlpha = 1e-6, kMaxAlpha = 1 - 1e-6;
 constexpr double kMinLimitMs = 1e-6, kMaxLimitMs = 1e9;
 constexpr double kMaxHeadroomGib = 1e6;
+constexpr long long kMaxOutputTokens = 10'000'000;
 
 double number_in(const models::YamlReader& r, const std::string& key, double lo, double hi, const std::string& unit) {
   const double v = r.number(key);
@@ -24,7 +25,8 @@ double number_in(const models::YamlReader& r, const std::string& key, double lo,
 
 PlanWorkload read_plan_workload(const std::string& path) {
   const auto r = models::YamlReader::open(path);
-  r.allow_only({"description", "context", "context_weights", "batch", "task", "alpha", "acceptance", "targets"});
+  r.allow_only({"description", "context", "context_weights", "batch", "request_rate_per_s", "output_tokens", "rank_by",
+                "task", "alpha", "acceptance", "targets"});
   PlanWorkload w;
   w.file = path;
   if (r.has("description")) r.string("description");
@@ -58,6 +60,13 @@ PlanWorkload read_plan_workload(const std::string& path) {
              fmt::format("{} weights", w.context_weights.size()));
   }
   if (r.has("batch")) w.batch = r.int_in("batch", 1, kMaxBatch);
+  if (r.has("request_rate_per_s")) w.request_rate_per_s = number_in(r, "request_rate_per_s", 1e-9, 1e9, " requests/s");
+  if (w.batch && w.request_rate_per_s)
+    r.fail("request_rate_per_s", "a batch or a request rate (plan picks the batch at a rate)", "both");
+  if (r.has("output_tokens")) w.output_tokens = r.int_in("output_tokens", 1, kMaxOutputTokens);
+  if (w.output_tokens && !w.request_rate_per_s)
+    r.fail("output_tokens", "request_rate_per_s beside it (output_tokens sizes the requests)", "no request rate");
+  if (r.has("rank_by")) w.rank_by = r.one_of("rank_by", {"tbt", "throughput", "ttft"});
   if (r.has("task")) w.task = r.string("task");
   if (r.has("alpha")) w.alpha = number_in(r, "alpha", kMinAlpha, kMaxAlpha, "");
   if (r.has("acceptance")) w.acceptance = r.string("acceptance");

@@ -5,7 +5,10 @@
 //   description: "summaries of long reports"    # optional, free text
 //   context: 4096          # tokens of context: one value, or a list for a mix ...
 //   context_weights: [3, 1]  # ... with the share of tokens decoded at each (optional)
-//   batch: 1               # sequences decoded together
+//   batch: 1               # sequences decoded together, or
+//   request_rate_per_s: 4  # requests arriving a second (plan picks each candidate's batch) ...
+//   output_tokens: 256     # ... each decoding this many tokens
+//   rank_by: tbt           # tbt, throughput or ttft
 //   task: govreport        # whose measured acceptance (tree SD) to use
 //   alpha: 0.8             # per-token acceptance of draft models, or
 //   acceptance: BAND       # an acceptance process band (specdse fit --statistics ... --out)
@@ -26,6 +29,9 @@ struct PlanWorkload {
   std::vector<long long> contexts;    // empty: not given
   std::vector<double> context_weights;
   std::optional<int> batch;
+  std::optional<double> request_rate_per_s;
+  std::optional<int> output_tokens;
+  std::optional<std::string> rank_by;
   std::optional<std::string> task;
   std::optional<double> alpha;
   std::optional<std::string> acceptance;

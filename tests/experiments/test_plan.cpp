@@ -354,6 +354,9 @@ TEST_CASE("plan --workload: bad files and settings given twice are one-line erro
       {"targets:\n  ttft: 100\n", "ttft"},
       {"targets:\n  memory_headroom_gib: -1\n", "memory_headroom_gib"},
       {"context: [1024\n", "mix.yaml"},                        // YAML syntax
+      {"batch: 2\nrequest_rate_per_s: 3\n", "request_rate_per_s"},
+      {"output_tokens: 100\n", "output_tokens"},
+      {"rank_by: speed\n", "rank_by"},
   };
   for (const auto& [yaml, expected] : cases) {
     const auto file = workload_file("bad.yaml", yaml);
@@ -413,4 +416,58 @@ TEST_CASE("plan: every timed candidate has a time to first token and a memory he
   const auto roomy = plan(base + " --memory-headroom-gib " + std::to_string(headroom));
   CHECK(roomy.cell(roomy.find("plain"), "status") == "ok");
   CHECK(roomy.cell(roomy.find("EAGLE head"), "status").rfind("misses the memory headroom", 0) == 0);
+}
+
+TEST_CASE("plan at a request rate: each candidate at the smallest batch that sustains the rate (Little's law)", "[plan]") {
+  const std::string base = "--hw h100-sxm --model llama-3.1-8b-instruct --context 4096 --output-tokens 128";
+  const double rate = 20;
+  const auto p = plan(base + " --request-rate 20");
+  std::size_t met = 0;
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    if (p.cell(i, "tbt_ms").empty()) continue;
+    const int batch = std::stoi(p.cell(i, "batch"));
+    // requests/s = batch / (TTFT + output tokens x TBT), at that batch.
+    const double sustained = batch / (p.number(i, "ttft_ms") * 1e-3 + 128 * p.number(i, "tbt_ms") * 1e-3);
+    CHECK(p.number(i, "requests_per_s") == Approx(sustained).epsilon(1e-7));  // CSV: 9 digits
+    if (!p.cell(i, "rank").empty()) {
+      ++met;
+      CHECK(sustained >= rate);
+      // The batch below did not sustain it: the same scheme planned at that fixed batch.
+      if (batch > 1) {
+        const auto below = plan("--hw h100-sxm --model llama-3.1-8b-instruct --context 4096 --batch " +
+                                std::to_string(batch / 2));
+        const auto j = below.find(p.cell(i, "scheme"), p.cell(i, "placement"));
+        CHECK(batch / 2 / (p.number(i, "ttft_ms") * 1e-3 + 128 * below.number(j, "tbt_ms") * 1e-3) < rate);
+      }
+    } else {
+      CHECK(p.cell(i, "status").rfind("misses the request rate", 0) == 0);
+      CHECK(sustained < rate);
+    }
+  }
+  CHECK(met >= 1);
+  // A rate and a batch, or output tokens without a rate: one-line errors.
+  for (const std::string& args : {base + " --request-rate 20 --batch 4", base, base + " --request-rate 0"}) {
+    const auto r = run("plan " + args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 2);
+  }
+}
+
+TEST_CASE("plan --rank-by: throughput and TTFT order the timed candidates by those", "[plan]") {
+  const std::string base = "--hw h100-sxm --model llama-3.1-8b-instruct --context 4096 --batch 8";
+  const auto by_tput = plan(base + " --rank-by throughput");
+  const auto by_ttft = plan(base + " --rank-by ttft");
+  for (std::size_t i = 1; i < by_tput.rows.size() && !by_tput.cell(i, "rank").empty(); ++i)
+    CHECK(by_tput.number(i, "tokens_per_s_total") <= by_tput.number(i - 1, "tokens_per_s_total"));
+  for (std::size_t i = 1; i < by_ttft.rows.size() && !by_ttft.cell(i, "rank").empty(); ++i)
+    CHECK(by_ttft.number(i, "ttft_ms") >= by_ttft.number(i - 1, "ttft_ms"));
+  // Plain decoding prefills the target alone: first by TTFT.
+  CHECK(by_ttft.cell(0, "scheme") == "plain");
+  // The same settings from a workload file.
+  const auto file = workload_file("rate.yaml", "context: 4096\nrequest_rate_per_s: 20\noutput_tokens: 128\nrank_by: ttft\n");
+  const auto from_file = run("plan --format csv --hw h100-sxm --model llama-3.1-8b-instruct --workload " + file, false);
+  const auto from_flags = run("plan --format csv --hw h100-sxm --model llama-3.1-8b-instruct --context 4096 "
+                              "--request-rate 20 --output-tokens 128 --rank-by ttft", false);
+  REQUIRE(from_file.status == 0);
+  CHECK(from_file.output == from_flags.output);
 }
