@@ -151,6 +151,12 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
     if (from_file(file->alpha.has_value(), cli_acceptance, "--alpha/--acceptance", "alpha")) s.alpha = file->alpha;
     if (from_file(file->acceptance.has_value(), cli_acceptance, "--alpha/--acceptance", "acceptance"))
       s.acceptance = *file->acceptance;
+    if (from_file(file->statistics.has_value(), cli_acceptance, "--alpha/--acceptance", "statistics")) {
+      s.acceptance = band_for_statistics(*file->statistics, [&](std::size_t done, std::size_t total) {
+        std::cerr << fmt::format("plan: fitting {} ({}/{} fits), {:.1f} s\n", *file->statistics, done, total,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      });
+    }
   }
   if (s.alpha && !s.acceptance.empty())
     throw models::InputError("plan: --alpha and --acceptance: give one source of the draft models' acceptance");

@@ -2,7 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/version.hpp"
+#include "experiments/output/table.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
 #include "models/config_error.hpp"
 #include "models/yaml_reader.hpp"
 
@@ -26,7 +34,7 @@ double number_in(const models::YamlReader& r, const std::string& key, double lo,
 PlanWorkload read_plan_workload(const std::string& path) {
   const auto r = models::YamlReader::open(path);
   r.allow_only({"description", "context", "context_weights", "batch", "request_rate_per_s", "output_tokens", "rank_by",
-                "task", "alpha", "acceptance", "targets"});
+                "task", "alpha", "acceptance", "statistics", "targets"});
   PlanWorkload w;
   w.file = path;
   if (r.has("description")) r.string("description");
@@ -70,8 +78,16 @@ PlanWorkload read_plan_workload(const std::string& path) {
   if (r.has("task")) w.task = r.string("task");
   if (r.has("alpha")) w.alpha = number_in(r, "alpha", kMinAlpha, kMaxAlpha, "");
   if (r.has("acceptance")) w.acceptance = r.string("acceptance");
-  if (w.alpha && w.acceptance)
-    r.fail("acceptance", "one source of the draft models' acceptance (alpha or acceptance)", "both");
+  if (r.has("statistics")) {
+    namespace fs = std::filesystem;
+    fs::path stats = r.string("statistics");
+    if (stats.is_relative()) stats = fs::path(path).parent_path() / stats;
+    std::error_code ec;
+    if (!fs::is_regular_file(stats, ec)) r.fail("statistics", "a statistics file", stats.string() + " (no such file)");
+    w.statistics = stats.string();
+  }
+  if (int(w.alpha.has_value()) + int(w.acceptance.has_value()) + int(w.statistics.has_value()) > 1)
+    r.fail("acceptance", "one source of the draft models' acceptance (alpha, acceptance or statistics)", "several");
   if (r.has("targets")) {
     const auto t = r.child("targets");
     t.allow_only({"tbt_ms", "ttft_ms", "memory_headroom_gib"});
@@ -81,6 +97,25 @@ PlanWorkload read_plan_workload(const std::string& path) {
       w.memory_headroom_gib = number_in(t, "memory_headroom_gib", 0, kMaxHeadroomGib, " GiB");
   }
   return w;
+}
+
+std::string band_for_statistics(const std::string& statistics_path,
+                                const std::function<void(std::size_t, std::size_t)>& progress) {
+  namespace fs = std::filesystem;
+  std::ifstream in(statistics_path, std::ios::binary);
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // FNV-1a of the file's bytes and of the build's commit: the same statistics fitted by the same
+  // code map to the same band file.
+  std::uint64_t hash = 14695981039346656037ull;
+  for (unsigned char ch : content + "\n" + git_commit()) hash = (hash ^ ch) * 1099511628211ull;
+  const fs::path band = fs::temp_directory_path() / fmt::format("specdse-band-{:016x}.yaml", hash);
+  std::error_code ec;
+  if (fs::is_regular_file(band, ec)) return band.string();
+  const auto file = search::read_statistics_file(statistics_path);
+  const auto report = search::fit_statistics(file, progress);
+  write_file_atomic(band.string(), search::format_process_band(report.band, "Acceptance process band fitted by specdse "
+                                                                            "plan to " + statistics_path + "."));
+  return band.string();
 }
 
 }  // namespace experiments

@@ -11,13 +11,16 @@
 //   rank_by: tbt           # tbt, throughput or ttft
 //   task: govreport        # whose measured acceptance (tree SD) to use
 //   alpha: 0.8             # per-token acceptance of draft models, or
-//   acceptance: BAND       # an acceptance process band (specdse fit --statistics ... --out)
+//   acceptance: BAND       # an acceptance process band (specdse fit --statistics ... --out), or
+//   statistics: FILE       # published acceptance statistics, fitted here to such a band
 //   targets:
 //     tbt_ms: 25           # time between tokens at most
 //     ttft_ms: 800         # time to first token at most
 //     memory_headroom_gib: 4   # device memory left free on every device at least
 //
 // Every key is optional; an unknown or repeated key is an error naming the file and the key.
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,10 +38,17 @@ struct PlanWorkload {
   std::optional<std::string> task;
   std::optional<double> alpha;
   std::optional<std::string> acceptance;
+  std::optional<std::string> statistics;  // a statistics file (relative paths: to the workload file)
   std::optional<double> tbt_limit_ms, ttft_limit_ms, memory_headroom_gib;
 };
 
 // Reads and validates a workload file (InputError naming the file, key and value).
 PlanWorkload read_plan_workload(const std::string& path);
+
+// The acceptance process band fitted to a statistics file (specdse fit --statistics), written
+// once to the system's temporary folder under a name derived from the file's content and the
+// build's commit, and reused while it is there; returns the band's path. `progress` is told each fit as it finishes.
+std::string band_for_statistics(const std::string& statistics_path,
+                                const std::function<void(std::size_t, std::size_t)>& progress);
 
 }  // namespace experiments

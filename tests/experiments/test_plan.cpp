@@ -471,3 +471,22 @@ TEST_CASE("plan --rank-by: throughput and TTFT order the timed candidates by tho
   REQUIRE(from_file.status == 0);
   CHECK(from_file.output == from_flags.output);
 }
+
+TEST_CASE("plan --workload with published statistics: fitted to a band once, the same plan as with that band", "[plan]") {
+  const auto stats = std::filesystem::path(SPECDSE_SOURCE_DIR) / "configs" / "acceptance" / "statistics" / "paper003-table4.yaml";
+  const auto file = workload_file("stats.yaml", "context: 1024\nstatistics: " + stats.string() + "\n");
+  const std::string base = "--system duodecoding-a800-xeon --model llama-2-7b";
+  const auto fitted = plan(base + " --workload " + file);
+  const auto shipped = plan(base + " --context 1024 --acceptance duodecoding-paper003");
+  const auto duo = fitted.find("DuoDecoding");
+  CHECK(fitted.number(duo, "tbt_ms") == Approx(shipped.number(shipped.find("DuoDecoding"), "tbt_ms")).epsilon(1e-7));
+  CHECK(fitted.number(duo, "tbt_low_ms") == Approx(shipped.number(shipped.find("DuoDecoding"), "tbt_low_ms")).epsilon(1e-7));
+  // Relative to the workload file; several acceptance sources or a missing file are errors.
+  for (const std::string& yaml : {std::string("statistics: no-such-statistics.yaml\n"),
+                                  "alpha: 0.7\nstatistics: " + stats.string() + "\n"}) {
+    const auto r = run("plan " + base + " --workload " + workload_file("bad-stats.yaml", yaml));
+    INFO(yaml << r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("statistics") != std::string::npos);
+  }
+}
