@@ -376,7 +376,7 @@ TEST_CASE("plan --workload: bad files and settings given twice are one-line erro
   CHECK(run(base + "/no/such/workload.yaml").status == 2);
 }
 
-TEST_CASE("plan: every timed candidate has a time to first token and a memory headroom, and targets on them list the misses", "[plan]") {
+TEST_CASE("plan: every timed candidate has a time to first token and a memory headroom and targets on them list the misses", "[plan]") {
   const std::string base = "--hw h100-sxm --model llama-3.1-8b-instruct --context 4096";
   const auto p = plan(base);
   const auto plain = p.find("plain");
@@ -472,7 +472,7 @@ TEST_CASE("plan --rank-by: throughput and TTFT order the timed candidates by tho
   CHECK(from_file.output == from_flags.output);
 }
 
-TEST_CASE("plan --workload with published statistics: fitted to a band once, the same plan as with that band", "[plan]") {
+TEST_CASE("plan --workload with published statistics: fitted to a band once: the same plan as with that band", "[plan]") {
   const auto stats = std::filesystem::path(SPECDSE_SOURCE_DIR) / "configs" / "acceptance" / "statistics" / "paper003-table4.yaml";
   const auto file = workload_file("stats.yaml", "context: 1024\nstatistics: " + stats.string() + "\n");
   const std::string base = "--system duodecoding-a800-xeon --model llama-2-7b";
@@ -489,4 +489,30 @@ TEST_CASE("plan --workload with published statistics: fitted to a band once, the
     CHECK(r.status == 2);
     CHECK(r.output.find("statistics") != std::string::npos);
   }
+}
+
+TEST_CASE("chain SD over a tensor-parallel target verifies through the system step and plan ranks it", "[plan]") {
+  // The scenario's verification of gamma + 1 tokens is the system step of that many tokens.
+  const std::string args = "scenario chain-sd --model llama-3.1-70b --context 1024 --param system=eagle-8xh100-nvlink "
+                           "--param draft=llama-3.2-1b --param alpha=0.8 --param gamma=3";
+  const double verify = scenario_number(args, "gamma", "3", "t_verify_s");
+  const double ar = 1 / scenario_number(args, "gamma", "3", "ar_tokens_per_s");
+  const double step = scenario_number("system --system eagle-8xh100-nvlink --model llama-3.1-70b --context 1024 --x 4",
+                                      "kind", "step", "busy_s");
+  CHECK(verify == Approx(step).epsilon(1e-7));
+  CHECK(verify > ar);  // four tokens cost more than one
+  CHECK(verify < 1.5 * ar);  // but the weights are read once: memory-bound
+  const auto p = plan("--system eagle-8xh100-nvlink --model llama-3.1-70b --context 1024 --alpha 0.8");
+  const auto c = p.find("chain SD", "llama-3.2-1b");
+  CHECK(!p.cell(c, "rank").empty());
+  CHECK(p.cell(c, "placement").find("target over the system's placement") != std::string::npos);
+  // Its TBT is the scenario's best window's.
+  const auto best = run("scenario chain-sd --model llama-3.1-70b --context 1024 --param system=eagle-8xh100-nvlink "
+                        "--param draft=llama-3.2-1b --param draft-device=gpu0 --param alpha=0.8 --param gamma=1-16 "
+                        "--format csv", false);
+  REQUIRE(best.status == 0);
+  const auto rows = csv(best.output);
+  const auto star = column(rows.front(), "best"), tps = column(rows.front(), "tokens_per_s");
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i][star] == "*") CHECK(p.number(c, "tbt_ms") == Approx(1e3 / std::stod(rows[i][tps])).epsilon(1e-7));
 }

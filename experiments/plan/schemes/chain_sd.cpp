@@ -2,7 +2,8 @@
 // one pass. For each draft (--draft, or every smaller model that shares the target's
 // vocabulary) and each place the system can run it (its draft device, the target's own device,
 // a CPU), the chain-sd scenario times every window gamma on the system timeline and plan keeps
-// the best. Acceptance: --alpha, independent per token, or --acceptance BAND (its fits' chains).
+// the best. A target the system pipelines or shards verifies over that placement (the system
+// step). Acceptance: --alpha, independent per token, or --acceptance BAND (its fits' chains).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,9 +20,6 @@ constexpr const char* kScheme = "chain SD";
 constexpr int kGammaMax = 16;
 
 std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
-  if (!s.target_on_one_device())
-    return {untimed(kScheme, "", "not applicable: the chain-sd scenario runs the target on one device; this system "
-                                 "splits it over " + std::to_string(s.system.stages.size()) + " stage(s)")};
   if (s.batch > 1) return {untimed(kScheme, "", "not applicable: the chain-sd scenario times batch 1")};
   if (!s.alpha && s.acceptance.empty())
     return {untimed(kScheme, "", "not applicable: give --alpha (its per-token acceptance) or --acceptance BAND")};
@@ -39,8 +37,13 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
   for (const auto& draft : s.drafts) {
     for (int place : places) {
       const auto& dev = s.system.devices[std::size_t(place)];
-      const std::string where = fmt::format("draft {} on {}{}", draft.name, dev.name,
-                                            place == s.target_device() ? " (beside the target)" : "");
+      const bool one = s.target_on_one_device();
+      const std::string where =
+          fmt::format("draft {} on {}{}{}", draft.name, dev.name,
+                      place != s.target_device() ? ""
+                      : one                      ? " (beside the target)"
+                                                 : " (beside the target's first shard)",
+                      one ? "" : fmt::format(", target over the system's placement"));
       ScenarioInputs in = s.inputs();
       in.params = s.system_setting();
       in.params.push_back("draft=" + (draft.source_file.empty() ? draft.name : draft.source_file));

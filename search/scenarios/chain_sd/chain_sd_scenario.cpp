@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "models/config_error.hpp"
@@ -23,6 +24,7 @@
 #include "sim/system/collectives.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/system_costs.hpp"
+#include "sim/system/system_step.hpp"
 #include "sim/system/timeline.hpp"
 
 namespace search {
@@ -54,19 +56,34 @@ struct Iteration {
   std::shared_ptr<sim::TimelineRun> run;
 };
 
-// One draft-verify iteration on the timeline: gamma draft passes on A, tokens A -> B, verify on
-// B, verdict B -> A.
-Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, int target_dev, int draft_id, int target_id,
+// Where the target verifies: one device (B), or the system's whole target placement (pipeline
+// stages, tensor-parallel groups), whose step the system timeline times
+// (sim::simulate_system_step: stage compute, collectives, activations between stages).
+struct TargetSide {
+  int first = -1, last = -1;  // device receiving the draft's tokens / sending the verdict
+  bool whole_placement = false;
+  // Seconds of one verification of `tokens` tokens at context L (memoised for the placement).
+  std::function<double(int tokens, long long context)> verify_s;
+};
+
+// One draft-verify iteration on the timeline: gamma draft passes on A, tokens A -> the target,
+// verify there, verdict back to A.
+Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, const TargetSide& target, int draft_id,
                          int gamma, long long context, int draft_vocab, bool named) {
   const auto& s = costs.system();
   auto graph = std::make_shared<sim::TaskGraph>();
   sim::TaskGraph& g = *graph;
   g.set_named(named);
+  const int target_dev = target.first;
   const auto& dname = s.devices[std::size_t(draft_dev)].name;
   const auto& tname = s.devices[std::size_t(target_dev)].name;
   const int dres = g.add_resource({dname, sim::ResourceKind::device_stream, dname});
-  const int tres =
-      draft_dev == target_dev ? dres : g.add_resource({tname, sim::ResourceKind::device_stream, tname});
+  // A whole placement's step is one task (the system step times its inside): on the first
+  // stage's device, or on the draft's device when the draft sits there.
+  const int tres = draft_dev == target_dev
+                       ? dres
+                       : g.add_resource({target.whole_placement ? tname + " (target placement)" : tname,
+                                         sim::ResourceKind::device_stream, tname});
   const sim::LaneResources lanes = sim::add_lane_resources(g, s);
   Iteration it;
   int last = -1;
@@ -80,12 +97,11 @@ Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, int targe
     it.transfer_s += costs.transfer_s(draft_dev, target_dev, to_target);
     last = sim::add_routed_send(g, s, lanes, draft_dev, target_dev, to_target, {last}, "draft tokens");
   }
-  const bool lm_head = s.devices[std::size_t(target_dev)].hardware.verify_includes_lm_head;
-  it.verify_s = costs.forward_s(target_dev, target_id, {gamma + 1, context, 1, models::MaskKind::causal, lm_head});
+  it.verify_s = target.verify_s(gamma + 1, context);
   last = g.add_work(tres, named ? fmt::format("verify {} tokens", gamma + 1) : "", "compute", it.verify_s, {last});
-  if (draft_dev != target_dev) {
-    it.transfer_s += costs.transfer_s(target_dev, draft_dev, verdict_bytes(gamma + 1));
-    sim::add_routed_send(g, s, lanes, target_dev, draft_dev, verdict_bytes(gamma + 1), {last}, "verdict");
+  if (draft_dev != target.last) {
+    it.transfer_s += costs.transfer_s(target.last, draft_dev, verdict_bytes(gamma + 1));
+    sim::add_routed_send(g, s, lanes, target.last, draft_dev, verdict_bytes(gamma + 1), {last}, "verdict");
   }
   it.run = std::make_shared<sim::TimelineRun>(sim::run_timeline(g));
   it.step_s = it.run->makespan_s;
@@ -108,6 +124,35 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   const std::string engine = ctx.text("engine");
   sim::SystemCosts costs(system, engine);
   const int target_id = costs.add_model(target), draft_id = costs.add_model(draft);
+  // Without --target-device, a target the system splits over devices verifies on its placement.
+  TargetSide side;
+  side.first = side.last = target_dev;
+  side.whole_placement = ctx.text("target-device").empty() &&
+                         (system.stages.size() > 1 || system.stages.front().devices.size() > 1);
+  std::map<std::pair<int, long long>, double> step_memo;
+  if (side.whole_placement) {
+    models::SystemSpec(system).validate_placement(target);
+    side.last = system.stages.back().devices.front();
+    side.verify_s = [&](int tokens, long long L) {
+      auto [it, added] = step_memo.try_emplace({tokens, L}, 0.0);
+      if (added) {
+        sim::SystemQuery q;
+        q.target = target;
+        q.x = tokens;
+        q.context = L;
+        q.engine = engine;
+        q.task_names = false;
+        it->second = sim::simulate_system_step(system, q).step_s;
+      }
+      return it->second;
+    };
+  } else {
+    const bool lm_head = system.devices[std::size_t(target_dev)].hardware.verify_includes_lm_head;
+    side.verify_s = [&, lm_head](int tokens, long long L) {
+      return costs.forward_s(target_dev, target_id,
+                             {tokens, L, 1, models::MaskKind::causal, lm_head});
+    };
+  }
   const auto gammas = ctx.integers("gamma");
   // Expected tokens per iteration at window gamma: independent alpha (eq. 10 of paper 001), or the
   // process band's fits (the central one for the rows).
@@ -149,14 +194,23 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
     q.kv_tokens = L + gammas.back() + 1;
     q.step_tokens = int(gammas.back()) + 1;
     std::string status = "ok";
-    const auto tmem = sim::device_memory(tdev.hardware, target, q, draft_dev == target_dev ? &draft : nullptr);
-    if (!tmem.fits()) status = sim::fit_status(tmem) + " on " + tdev.name;
-    if (draft_dev != target_dev) {
-      const auto dmem = sim::device_memory(ddev.hardware, draft, q);
-      if (!dmem.fits() && status == "ok") status = sim::fit_status(dmem) + " on " + ddev.name;
+    if (side.whole_placement) {
+      // Every device of the placement with its share of the target, the draft on its device.
+      models::SystemSpec placed = system;
+      placed.draft_device = draft_dev;
+      q.kv_tokens = system.memory.kv_tokens > 0 ? system.memory.kv_tokens : q.kv_tokens;
+      q.parameter_rule = system.memory.parameter_rule;
+      for (const auto& d : sim::system_memory(placed, target, &draft, q))
+        if (!d.fits() && status == "ok") status = sim::fit_status(d) + " on " + d.device;
+    } else {
+      const auto tmem = sim::device_memory(tdev.hardware, target, q, draft_dev == target_dev ? &draft : nullptr);
+      if (!tmem.fits()) status = sim::fit_status(tmem) + " on " + tdev.name;
+      if (draft_dev != target_dev) {
+        const auto dmem = sim::device_memory(ddev.hardware, draft, q);
+        if (!dmem.fits() && status == "ok") status = sim::fit_status(dmem) + " on " + ddev.name;
+      }
     }
-    const bool lm_head = tdev.hardware.verify_includes_lm_head;
-    const double ar_s = costs.forward_s(target_dev, target_id, {1, L, 1, models::MaskKind::causal, lm_head});
+    const double ar_s = side.verify_s(1, L);
     std::vector<std::vector<ScenarioCell>> rows;
     std::size_t best = 0;
     double best_rate = -1;
@@ -167,8 +221,7 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
         rows.push_back(std::move(row));
         continue;
       }
-      const auto it = time_iteration(costs, draft_dev, target_dev, draft_id, target_id, int(gamma), L,
-                                     draft.vocab_size, ctx.want_trace);
+      const auto it = time_iteration(costs, draft_dev, side, draft_id, int(gamma), L, draft.vocab_size, ctx.want_trace);
       const double expected = fits[central](int(gamma));
       const double rate = expected / it.step_s;
       double low = rate, high = rate;
@@ -187,8 +240,13 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
     if (best_rate > 0) rows[best].back() = std::string("*");
     for (auto& row : rows) r.rows.push_back(std::move(row));
   }
+  const std::string where =
+      side.whole_placement ? fmt::format("the system's placement ({} stage(s) of {} device(s); its steps on the system "
+                                         "timeline, one task here)",
+                                         system.stages.size(), system.stages.front().devices.size())
+                           : tdev.name;
   r.footer = fmt::format("draft {} on {}, target {} on {}; {}; engine {}; {} engine evaluations", draft.name, ddev.name,
-                         target.name, tdev.name, acceptance_note, engine, costs.evaluations());
+                         target.name, where, acceptance_note, engine, costs.evaluations() + long(step_memo.size()));
   if (traced.graph)
     r.write_trace = [traced](std::ostream& os) { sim::write_chrome_trace(*traced.graph, *traced.run, os); };
   return r;
@@ -200,7 +258,9 @@ const ScenarioRegistration registered(
      {param::text("system", "", "system config (configs/systems) or path"),
       param::text("draft", "", "draft model (configs/models), MODEL@FORMAT for quantised weights"),
       param::text("draft-device", "", "device running the draft (default: the system's placement.draft)"),
-      param::text("target-device", "", "device running the target (default: the first stage's first device)"),
+      param::text("target-device", "",
+                  "device running the whole target (default: the system's target placement; a pipelined or "
+                  "tensor-parallel one verifies through the system step)"),
       param::integers("gamma", "1-8", 1, 64, "tokens", "speculation windows (draft tokens per iteration)"),
       param::optional_real("alpha", 1e-6, 1 - 1e-6, "", "per-token acceptance (independent; 0.7 when no --acceptance)"),
       param::text("acceptance", "",
