@@ -31,6 +31,9 @@ struct FpgaSpec {
   // Off-chip memory.
   MemoryType memory_type = MemoryType::hbm;
   double bandwidth_gbs = 0;          // whole device, all channels
+  // Off-chip memory the design keeps weights and KV caches in (HBM, and DDR on boards that have
+  // both; the model streams every byte at bandwidth_gbs, as paper 000's simulator does).
+  double memory_capacity_gib = 0;
   int channels = 0;                  // HBM pseudo-channels or DDR channels
   int burst_bytes = 0;               // bytes per burst on one channel
   // Which channels carry each tensor class, at what fraction of a channel's peak (paper 000's

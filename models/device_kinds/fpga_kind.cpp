@@ -30,9 +30,10 @@ FpgaSpec load_fpga(const YamlReader& r) {
   f.mv_k = mv.int_in("k", 1, kIntMax);
   f.sfu_lanes = c.int_in("sfu_lanes", 1, kIntMax);
   const YamlReader m = r.child("memory");
-  m.allow_only({"type", "bandwidth_gbs", "channels", "burst_bytes", "tensor_mapping"});
+  m.allow_only({"type", "bandwidth_gbs", "capacity_gib", "channels", "burst_bytes", "tensor_mapping"});
   f.memory_type = memory_type(m, "type");
   f.bandwidth_gbs = m.positive("bandwidth_gbs");
+  f.memory_capacity_gib = m.positive("capacity_gib");
   f.channels = m.int_in("channels", 1, kIntMax);
   f.burst_bytes = m.int_in("burst_bytes", 1, kIntMax);
   const YamlReader map = m.child("tensor_mapping");
@@ -79,8 +80,10 @@ class FpgaKind : public DeviceKind {
   // Dense 16-bit, MM mode.
   double peak_flops(const HardwareSpec& hw) const override { return 2.0 * hw.fpga->macs_per_cycle_mm() * hw.fpga->clock_mhz * 1e6; }
   double peak_bandwidth_bytes(const HardwareSpec& hw) const override { return hw.fpga->bandwidth_gbs * 1e9; }
-  // Not stated: the weights stream from HBM/DDR sized for the model (paper 000).
-  double memory_capacity_bytes(const HardwareSpec&) const override { return 0; }
+  // The board's off-chip memory (memory.capacity_gib): what weights and KV caches must fit in.
+  double memory_capacity_bytes(const HardwareSpec& hw) const override {
+    return hw.fpga->memory_capacity_gib * kBytesPerGib;
+  }
 };
 
 const DeviceKindRegistration registered("fpga", std::make_unique<FpgaKind>());

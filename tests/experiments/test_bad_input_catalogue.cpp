@@ -394,3 +394,16 @@ TEST_CASE("catalogue 47: a draft head's weights and KV caches count in the memor
   CHECK(run_split(args).status == 0);
   expect_rejected(args + " --draft eagle-dense3-chain", {"infeasible", "draft head eagle-dense3-chain", "80.00 GiB"});
 }
+
+TEST_CASE("catalogue 48: a model larger than an FPGA board's memory is infeasible on every command") {
+  // 20000 layers of Llama-3.1-8B: 8 TiB of weights against the V80's 63.3 GiB of HBM and DDR4.
+  const std::string model = edited_config(kModel, "huge-model.yaml", "layers: 32", "layers: 20000");
+  for (const std::string& args :
+       {"latency --hw v80 --context 1024 --model " + model, "latency --hw u280 --engine sim --context 1024 --model " + model,
+        "optimize --hw v80 --algorithm longspec-tree --context 1024 --model " + model,
+        "window --hw v80 --draft llama-3.2-1b --alpha 0.8 --context 1024 --model " + model})
+    expect_rejected(args, {"infeasible", "GiB"});
+  // The shipped boards hold paper 000's Llama-3.1-8B.
+  for (const std::string& hw : {"v80", "u280", "u250", "vhk158"})
+    CHECK(run_split("latency --context 1024 --model llama-3.1-8b-instruct --hw " + hw).status == 0);
+}
