@@ -22,9 +22,15 @@ constexpr double kResidualCopies = 3.0, kMlpCopies = 2.0;
 
 double layer_parameters(const models::ModelSpec& m, const std::string& rule) {
   if (rule == "dense-attention") {
-    // Paper 002 §4.5: N_layer = 4 d^2 + 3 d f (attention counted as four d x d projections).
+    // Paper 002 §4.5: N_layer = 4 d^2 + 3 d f (attention counted as four d x d projections). The
+    // rule replaces the attention only: a mixture-of-experts layer keeps every expert (and its
+    // router), which the dense formula's 3 d f would leave out.
     const double d = m.hidden_size, f = m.intermediate_size;
-    return 4.0 * d * d + (m.mlp == models::MlpKind::gated ? 3.0 : 2.0) * d * f;
+    const double dense_mlp = (m.mlp == models::MlpKind::gated ? 3.0 : 2.0) * d * f;
+    if (!m.is_moe()) return 4.0 * d * d + dense_mlp;
+    const double q = double(m.attention_heads) * m.head_dim, kv = double(m.kv_heads) * m.head_dim;
+    const double attention = d * q + 2 * d * kv + q * d, norms = 2 * d;
+    return 4.0 * d * d + (m.layer_parameters() - attention - norms);
   }
   return m.layer_parameters();
 }

@@ -1,7 +1,7 @@
 // Properties every latency engine must keep on every shipped device, over seeded random workloads
 // (a property test: it drives the engines themselves, where the parsers' fuzz targets do not reach):
-// each time finite and positive; more memory bandwidth never slower; a longer context, more
-// verified tokens, a larger batch or more layers never faster.
+// each time finite and positive; more memory bandwidth or more compute never slower; a longer
+// context, more verified tokens, a larger batch or more layers never faster.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -15,6 +15,14 @@
 #include "models/latency_engine.hpp"
 
 namespace {
+
+// The key that scales a kind's compute alone: the GPU's tensor peak, the FPGA's clock (its memory
+// bandwidth is stated in GB/s, not per cycle), the CPU's clock.
+std::pair<std::string, double> compute_key(const models::HardwareSpec& hw) {
+  if (hw.kind == "gpu") return {"tensor_tflops_fp16", hw.gpu->tensor_tflops_fp16};
+  if (hw.kind == "fpga") return {"clock_mhz", hw.fpga->clock_mhz};
+  return {"clock_ghz", hw.cpu->clock_ghz};
+}
 
 struct Case {
   int x;
@@ -41,8 +49,12 @@ void check_properties(const std::string& hardware, const std::string& engine_nam
   const auto faster_hw = experiments::load_hardware_with_overrides(
       reg.path("hardware", hardware),
       {{"memory.bandwidth_gbs", std::to_string(2 * hw.peak_bandwidth_bytes() / 1e9)}}, "property test");
+  const auto [key, value] = compute_key(hw);
+  const auto stronger_hw = experiments::load_hardware_with_overrides(reg.path("hardware", hardware),
+                                                                     {{key, std::to_string(2 * value)}}, "property test");
   const auto engine = models::make_engine(engine_name, hw);
   const auto faster = models::make_engine(engine_name, faster_hw);
+  const auto stronger = models::make_engine(engine_name, stronger_hw);
   auto w = experiments::make_workload(reg, "llama-3.2-1b", "");
   for (const auto& c : draws(std::hash<std::string>{}(hardware + engine_name), cases)) {
     w.batch = c.batch;
@@ -53,6 +65,7 @@ void check_properties(const std::string& hardware, const std::string& engine_nam
     // A relative slack for the engines' own rounding (cycles, tiles): never a real speed-up.
     const double slack = 1 + 1e-9;
     CHECK(models::t_verify(*faster, w, c.x, c.context) <= t * slack);
+    CHECK(models::t_verify(*stronger, w, c.x, c.context) <= t * slack);
     CHECK(models::t_verify(*engine, w, c.x, c.context * 2) * slack >= t);
     CHECK(models::t_verify(*engine, w, c.x + 1, c.context) * slack >= t);
     auto wider = w;

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 #include "models/operator_graph.hpp"
+#include "sim/system/memory_fit.hpp"
 #include "sim/system/routes.hpp"
 #include "sim/system/system_costs.hpp"
 
@@ -55,6 +57,19 @@ DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::Mod
                                 long long context) {
   if (context < 0) throw models::InputError(fmt::format("--context: expected >= 0, got {}", context));
   if (prompt < 0) throw models::InputError(fmt::format("--prompt: expected >= 0, got {}", prompt));
+  // Both models whole on their devices with the KV cache of the prompt (or the context), as every
+  // command checks them (sim/system/memory_fit.hpp): a design that does not fit is not timed.
+  {
+    models::SystemSpec placed = placement.system;
+    placed.draft_device = placement.draft_device;
+    sim::MemoryQuery q;
+    q.kv_tokens = std::max(prompt, context) + 1;
+    q.parameter_rule = placed.memory.parameter_rule;
+    for (const auto& d : sim::system_memory(placed, target, &draft, q))
+      if (!d.fits())
+        throw models::InputError(fmt::format("{}: infeasible: device {} ({}) {}", placement.system.name, d.device,
+                                             d.roles, sim::fit_status(d)));
+  }
   // One cost layer for the system (sim/system/system_costs.hpp): each device's engine with its
   // stack, every forward memoised there.
   auto costs = std::make_shared<sim::SystemCosts>(placement.system, engine);
