@@ -1,5 +1,7 @@
 #include "roofline/cpu_roofline.hpp"
 
+#include "models/cycle_range.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,7 +24,7 @@ CpuRates cpu_rates(const models::CpuSpec& cpu) {
   // Only the cores running threads bring their private L2; L3 is shared (non-inclusive on the
   // Xeons modelled, so L2 and L3 capacities add up).
   r.cache_bytes = cpu.l2_kib_per_core * 1024.0 * r.threads + cpu.l3_mib * 1024.0 * 1024.0;
-  r.overhead_cycles = std::llround(cpu.op_overhead_us * 1e-6 * r.clock_hz);
+  r.overhead_cycles = models::checked_cycles(cpu.op_overhead_us * 1e-6 * r.clock_hz, "CPU model: op_overhead_us");
   return r;
 }
 
@@ -73,7 +75,8 @@ CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResid
   }
   // Dequantisation: each lane-operation takes one FMA lane slot, i.e. the issue time of 2 FLOPs.
   const double item_dequant_flops = 2.0 * op.dequant_weights * op.dequant_ops_per_weight / double(k.items);
-  k.item_cycles = std::int64_t(std::ceil((item_flops + item_dequant_flops) / rates.flops_per_core_cycle));
+  k.item_cycles = models::checked_cycles((item_flops + item_dequant_flops) / rates.flops_per_core_cycle,
+                                         "CPU model: a work item's compute");
 
   double bytes = 0;
   if (!residency.weights) bytes += op.weight_bytes;
@@ -89,11 +92,11 @@ CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResid
 
 CpuRegionTiming cpu_closed_form(const CpuKernel& k) {
   CpuRegionTiming t;
-  t.compute_cycles = k.items_of_core(0) * k.item_cycles;  // core 0 has the longest run
+  t.compute_cycles = models::checked_mul(k.item_cycles, k.items_of_core(0), "CPU model: a kernel's compute");  // core 0 has the longest run
   const double bytes = k.dram_bytes();
-  t.memory_cycles = bytes > 0 ? std::int64_t(std::ceil(bytes / k.dram_bytes_per_cycle)) : 0;
+  t.memory_cycles = bytes > 0 ? models::checked_cycles(bytes / k.dram_bytes_per_cycle, "CPU model: a kernel's DRAM traffic") : 0;
   t.overhead_cycles = k.overhead_cycles;
-  t.total_cycles = t.overhead_cycles + std::max(t.compute_cycles, t.memory_cycles);
+  t.total_cycles = models::checked_add(t.overhead_cycles, std::max(t.compute_cycles, t.memory_cycles), "CPU model: a kernel");
   return t;
 }
 
@@ -111,7 +114,8 @@ models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool br
     for (const auto& op : ops) {
       const CpuKernel k = cpu_kernel(op, rates_, residency);
       const CpuRegionTiming t = cpu_closed_form(k);
-      cycles += t.total_cycles * count;
+      cycles = models::checked_add(cycles, models::checked_mul(t.total_cycles, count, "CPU roofline: " + graph.label),
+                                   "CPU roofline: " + graph.label);
       if (!breakdown) continue;
       models::OpCost oc;
       oc.op = op.name;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/config_error.hpp"
+#include "models/cycle_range.hpp"
 #include "models/engine_registry.hpp"
 
 namespace roofline {
@@ -88,17 +89,20 @@ GpuKernelModel::GpuKernelModel(const models::GpuSpec& gpu) : gpu_(gpu) {
   // Element-wise kernels run on the CUDA cores; their FP16 rate is taken as 1/16 of the dense
   // tensor peak (the same assumption as roofline/gpu_roofline). They are memory-bound anyway.
   cuda_core_flops_per_cycle_ = gpu_.tensor_tflops_fp16 * 1e12 / 16.0 / clock_hz_;
-  launch_cycles_ = std::llround(gpu_.kernel_overhead_us * 1e-6 * clock_hz_);
-  gemm_launch_cycles_ = std::llround((gpu_.kernel_overhead_us + gpu_.gemm_ramp_us) * 1e-6 * clock_hz_);
-  isolated_launch_cycles_ = std::llround(gpu_.isolated_launch_us * 1e-6 * clock_hz_);
+  launch_cycles_ = std::llround(double(models::checked_cycles(gpu_.kernel_overhead_us * 1e-6 * clock_hz_,
+                                                              "GPU model: kernel_overhead_us")));
+  gemm_launch_cycles_ = models::checked_cycles((gpu_.kernel_overhead_us + gpu_.gemm_ramp_us) * 1e-6 * clock_hz_,
+                                               "GPU model: kernel_overhead_us + gemm_ramp_us");
+  isolated_launch_cycles_ = models::checked_cycles(gpu_.isolated_launch_us * 1e-6 * clock_hz_,
+                                                   "GPU model: isolated_launch_us");
 }
 
 std::int64_t GpuKernelModel::cycles_for_bytes(double bytes) const {
-  return bytes <= 0 ? 0 : std::int64_t(std::ceil(bytes / dram_bytes_per_cycle_));
+  return bytes <= 0 ? 0 : models::checked_cycles(bytes / dram_bytes_per_cycle_, "GPU model: a kernel's DRAM traffic");
 }
 
 std::int64_t GpuKernelModel::cycles_for_flops(double flops, double flops_per_cycle) const {
-  return flops <= 0 ? 0 : std::int64_t(std::ceil(flops / flops_per_cycle));
+  return flops <= 0 ? 0 : models::checked_cycles(flops / flops_per_cycle, "GPU model: a kernel's compute");
 }
 
 KernelTiming GpuKernelModel::time(const GpuKernel& k) const {
@@ -109,9 +113,9 @@ KernelTiming GpuKernelModel::time(const GpuKernel& k) const {
     // Wave quantisation: however many CTAs share an SM at once, an SM's tensor cores finish
     // ceil(ctas / SMs) CTAs' work in that many CTA times (the sim's per-SM sharing agrees).
     t.waves = ceil_div(k.ctas, gpu_.sms);
-    t.compute_cycles = t.waves * k.cta_cycles;
+    t.compute_cycles = models::checked_mul(k.cta_cycles, t.waves, "GPU model: a kernel's waves");
   }
-  t.total_cycles = t.launch_cycles + std::max(t.compute_cycles, t.memory_cycles);
+  t.total_cycles = models::checked_add(t.launch_cycles, std::max(t.compute_cycles, t.memory_cycles), "GPU model: a kernel");
   return t;
 }
 
@@ -331,7 +335,7 @@ models::OpCost GpuRooflineEngine::op_cost(const models::Op& op, int sequences) c
   std::int64_t compute = 0, memory = 0, launch = 0;
   for (const auto& k : model_.kernels_for(op, sequences)) {
     const KernelTiming t = model_.time(k);
-    c.cycles += t.total_cycles;
+    c.cycles = models::checked_add(c.cycles, t.total_cycles, "GPU roofline: op " + op.name);
     compute += t.compute_cycles;
     memory += t.memory_cycles;
     launch += t.launch_cycles;
@@ -359,7 +363,8 @@ models::StepCost GpuRooflineEngine::step(const models::StepGraph& graph, bool br
     for (const auto& op : ops) {
       models::OpCost c = op_cost(op, graph.batch);
       c.count = count;
-      cost.cycles += c.cycles * count;
+      cost.cycles = models::checked_add(cost.cycles, models::checked_mul(c.cycles, count, "GPU roofline: " + graph.label),
+                                        "GPU roofline: " + graph.label);
       if (breakdown) cost.ops.push_back(c);
     }
   });
