@@ -1,4 +1,4 @@
-// Tree search speed (issue 5): a 1,000,000-line acceptance trace, every tree for x = 2..128 by
+// Tree search speed: a 1,000,000-line acceptance trace, every tree for x = 2..128 by
 // every method (prior-score, width-first, depth-first) with its AAT. Target: under 2 s.
 //   build/bench_tree_search [--benchmark_filter=...]
 #include <benchmark/benchmark.h>

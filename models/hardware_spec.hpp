@@ -52,7 +52,7 @@ struct FpgaSpec {
   double kv_buffer_kib = 0;
   double kv_chunk_kib = 0;
   // Optional calibration knobs (YAML `calibration:`), neutral by default; the shipped boards
-  // set none (issue 17: the structure above replaced them).
+  // set none (the structure above replaced them).
   double attention_efficiency = 1;       // matrix-engine utilisation on QK^T / PV
   int layer_overhead_cycles = 0;         // per-layer fill/drain not hidden by streaming
   // Reads of the target KV per KV head in a cross-attention, capped per op at the GQA group size
@@ -80,7 +80,7 @@ struct GpuSpec {
   // The same for the attention kernels' QK^T and PV MMAs (online softmax between them); the
   // YAML key is optional and defaults to tensor_efficiency.
   double attention_tensor_efficiency = 0;
-  // Fixed costs per kernel, measured apart (issue 17): `kernel_overhead_us` is what every kernel
+  // Fixed costs per kernel, measured apart: `kernel_overhead_us` is what every kernel
   // of a step costs beyond its work when it follows the previous one on the stream (dependent
   // launch, drain), as in a CUDA-graph replay; `gemm_ramp_us` is what a GEMM adds to that (its
   // weight stream's ramp-up and the tile tail); `isolated_launch_us` is what one kernel timed

@@ -61,7 +61,7 @@ namespace {
 // hidden 16384, MLP 53248, 128 heads of 128; Gemma 3: vocabulary 262144; Llama 4 Maverick: 128
 // experts) so that any real or hypothetical model loads, and low enough that sizes, their products
 // in int64 and the counts stored in int cannot overflow. A value above them is a typo or a unit
-// mistake, reported instead of wrapped (issue 18: layers 2^32 + 32 used to load as 32).
+// mistake, reported instead of wrapped (layers 2^32 + 32 used to load as 32).
 constexpr long long kMaxLayers = 1 << 16;
 constexpr long long kMaxWidth = 1 << 22;  // hidden, MLP and expert widths
 constexpr long long kMaxHeads = 1 << 16;

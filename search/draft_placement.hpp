@@ -1,6 +1,6 @@
 #pragma once
-// Where the draft of a chain or tree SD runs relative to the target (issue 13, "drafts on any
-// device"): on the target's own device (the default, and every result before placements
+// Where the draft of a chain or tree SD runs relative to the target (drafts on any
+// device): on the target's own device (the default, and every result before placements
 // existed), or on another device (a second GPU, the host CPU, an FPGA) joined to the target's by
 // a link. Decoding stays sequential (draft, then verify): the draft's passes run on the draft
 // device's engine, its tokens and their distributions cross the link to the target, the target

@@ -9,7 +9,7 @@
 namespace models::kind_parts {
 
 // Counts of hardware units (channels, SMs, cores, tile sizes) are stored in int: a value past
-// its range is an error naming the key, never a wrapped count (issue 18).
+// its range is an error naming the key, never a wrapped count.
 constexpr long long kIntMax = std::numeric_limits<int>::max();
 
 // `key` as an off-chip memory technology (hbm, ddr4, gddr6x, ddr5).

@@ -1,5 +1,5 @@
 #pragma once
-// Positional acceptance model (paper 004's trees, issue 14): the draft's rank-r candidate at
+// Positional acceptance model (paper 004's trees): the draft's rank-r candidate at
 // depth d is the target's token with probability p_d(r) = alpha_d (1 - alpha_d)^r, given its
 // parent was accepted (rank 0 is the chain's draft; the geometric rank tail is an assumption of
 // this model, not a published figure), independently across depths. A node is accepted when its

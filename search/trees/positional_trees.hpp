@@ -1,5 +1,5 @@
 #pragma once
-// Token trees under the positional acceptance model (paper 004's trees, issue 14): the full trees
+// Token trees under the positional acceptance model (paper 004's trees): the full trees
 // D_m-BF_n, the pruned trees N_i grown by prior score, and a tree's expected tokens per call.
 //
 // Layering (why this is here and not in search/acceptance/): acceptance is the lower layer, it

@@ -1,4 +1,4 @@
-// A catalogue of bad inputs (issue 18): each class runs the `specdse` executable on one bad
+// A catalogue of bad inputs: each class runs the `specdse` executable on one bad
 // input and asserts the contract of the subcommands (README, docs/cli.md): exit status 2,
 // exactly one line on stderr naming the offending file / key / option / value, nothing that
 // reads as NaN or infinity on stdout, and no hang (every run is under `timeout`, so a hang

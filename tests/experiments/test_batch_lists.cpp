@@ -1,4 +1,4 @@
-// --batch lists in optimize and tree-search (issue 14): one row per batch size, each sequence
+// --batch lists in optimize and tree-search: one row per batch size, each sequence
 // verifying its own tree against its own context, so T_v grows with B and the best tree shrinks.
 #include <catch2/catch.hpp>
 

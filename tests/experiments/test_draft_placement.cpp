@@ -1,4 +1,4 @@
-// Drafts on any device (issue 13): optimize, window, draft-select and sweep take a draft
+// Drafts on any device: optimize, window, draft-select and sweep take a draft
 // placement. T_d is the draft's passes on its own device plus both link transfers; the default
 // placement is exactly the old single-engine T_d; a draft on a much faster device lowers T_d; a
 // device the system lacks, a mismatched target or a half-given placement is one line, exit 2.

@@ -1,4 +1,4 @@
-// Output files (issue 18): written atomically (no temporary left behind, a folder path
+// Output files: written atomically (no temporary left behind, a folder path
 // refused), one reproduce run per output folder at a time, and --out at a path that cannot be
 // written (a read-only folder, a path through a regular file, a folder where a file is
 // expected) is a one-line error with exit status 2 before any work.

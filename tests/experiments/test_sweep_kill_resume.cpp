@@ -1,4 +1,4 @@
-// Safe sweep outputs (issue 18): a sweep killed with SIGKILL in the middle of its rows and run
+// Safe sweep outputs: a sweep killed with SIGKILL in the middle of its rows and run
 // again writes exactly the bytes of an uninterrupted run, and never leaves a partial result
 // under the output's own name; a second run on the same output while the first is alive is
 // refused, and a killed run leaves no stale lock behind (its resume takes the lock).

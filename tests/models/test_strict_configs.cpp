@@ -1,4 +1,4 @@
-// Strict model and algorithm configs (issue 18): unknown keys are errors naming the closest
+// Strict model and algorithm configs: unknown keys are errors naming the closest
 // known key, and integers are range-checked before they are stored in int (no wrapping).
 #include <catch2/catch.hpp>
 

@@ -211,7 +211,7 @@ TEST_CASE("Sim and roofline agree within 12 % over x = 1..128 and L = 128..16384
 
 TEST_CASE("Sim and roofline breakdowns count a layer's compute alike: the busier unit, never above the wall time") {
   // The matrix engine and the SFU overlap: both engines report a layer's compute as the busier
-  // unit's time (issue 17: the sim summed the units, so compute could exceed the layer's time).
+  // unit's time (the sim summed the units, so compute could exceed the layer's time).
   const ConfigRegistry reg;
   const Workload w = workload("llama-3.1-8b-instruct");
   for (const char* board : {"v80", "u250"}) {

@@ -1,4 +1,4 @@
-// Golden regression of `reproduce ... --engine sim` (issue 16): speed work on the SystemC
+// Golden regression of `reproduce ... --engine sim`: speed work on the SystemC
 // engines (the FPGA model's layer fast-forward) must leave every output byte unchanged. A fast,
 // representative subset: Table I (V80) and Table IV (four boards) on the FPGA model, and
 // SpecPipe Fig. 9 (the GPU model's tile steps through the SpecPipe stage timer).

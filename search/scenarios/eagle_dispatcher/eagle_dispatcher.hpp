@@ -1,5 +1,5 @@
 #pragma once
-// EAGLE tree dispatcher (paper 004 §3.4, issue 14): per batch size B, the static token tree
+// EAGLE tree dispatcher (paper 004 §3.4): per batch size B, the static token tree
 // whose per-sequence decode speed TPC / TTIT is highest (or, with a latency target, the fastest
 // tree whose step meets it), and its speed-up over plain decoding.
 //   TPC   from the positional acceptance model (search/acceptance/positional_acceptance.hpp);
