@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/cycle_range.hpp"
+
 namespace sim {
 
 namespace {
@@ -39,7 +41,8 @@ bool CpuCore::finished_at(long long t) const { return progress(t) >= 1.0 - kFini
 long long CpuCore::finish_time() const {
   // Solve p0 + k * rate >= 1 - slack, then settle k on the predicate itself so that this and a
   // cycle-by-cycle check of finished_at() name the same cycle.
-  long long k = std::max<long long>(1, static_cast<long long>(std::ceil((1.0 - kFinishSlack - p0_) / rate_)));
+  long long k = std::max<long long>(
+      1, models::checked_cycles((1.0 - kFinishSlack - p0_) / rate_, "CPU model: a kernel at its share of the DRAM"));
   while (!finished_at(t0_ + k)) ++k;
   while (k > 1 && finished_at(t0_ + k - 1)) --k;
   return t0_ + k;

@@ -3,6 +3,7 @@
 #include <systemc>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 
 #include "sim/cpu/cpu_core_model.hpp"
@@ -70,7 +71,21 @@ SC_MODULE(CpuDevice) {
   Phase phase = Phase::idle;
   std::size_t region = 0;
 
+  // A config error raised inside a SystemC process (a count beyond the engine's range) would
+  // reach the kernel as an uncaught exception; it is kept here, the process schedules nothing
+  // more (so the simulation runs out of events), and simulate_cpu_regions rethrows it to the
+  // caller as the InputError it is.
+  std::exception_ptr failure;
+
   void event_driven() {
+    try {
+      event_driven_step();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+
+  void event_driven_step() {
     if (mode != SimMode::event_driven) return;
     const long long t = now();
     for (;;) {
@@ -108,6 +123,14 @@ SC_MODULE(CpuDevice) {
 
   // --- clocked reference ----------------------------------------------------------------
   void clocked() {
+    try {
+      clocked_run();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+
+  void clocked_run() {
     wait(start);
     if (mode != SimMode::clocked) return;
     for (std::size_t r = 0; r < regions->size(); ++r) {
@@ -138,6 +161,7 @@ std::vector<long long> simulate_cpu_regions(const std::vector<roofline::CpuKerne
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; processes park on `start`
   device->start.notify(sc_core::SC_ZERO_TIME);
   session.run();
+  if (device->failure) std::rethrow_exception(device->failure);
   return device->cycles;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "models/cycle_range.hpp"
 #include "models/config_error.hpp"
 #include "models/engine_registry.hpp"
 #include "sim/cpu/cpu_device.hpp"
@@ -95,7 +96,7 @@ models::StepCost CpuSimEngine::step(const models::StepGraph& graph, bool breakdo
   const double ops = double(graph.layer_ops.size()) * graph.layer_count + double(graph.tail_ops.size());
   const double host_us = stack.per_step_host_us + stack.per_layer_host_us * graph.layer_count +
                          stack.kernel_launch_host_us * ops;
-  const long long host_cycles = std::llround(host_us * 1e-6 * rates_.clock_hz);
+  const long long host_cycles = models::checked_cycles(host_us * 1e-6 * rates_.clock_hz, "CPU model: the stack's host time");
   cost.cycles += host_cycles;
   if (breakdown && host_cycles > 0) {
     models::OpCost c;

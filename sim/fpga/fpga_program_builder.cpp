@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "models/cycle_range.hpp"
 #include "models/config_error.hpp"
 #include "roofline/fpga_roofline.hpp"
 
@@ -26,7 +27,7 @@ long long dma_cycles(const models::FpgaSpec& f, double bytes, int channels, doub
   const double bursts = std::ceil(bytes / f.burst_bytes);
   const double bursts_on_busiest = std::ceil(bursts / channels);
   const double channel_bytes_per_cycle = f.channel_bandwidth_gbs() * 1e9 / (f.clock_mhz * 1e6) * efficiency;
-  return static_cast<long long>(std::ceil(bursts_on_busiest * f.burst_bytes / channel_bytes_per_cycle));
+  return models::checked_cycles(bursts_on_busiest * f.burst_bytes / channel_bytes_per_cycle, "FPGA model: a DMA transfer");
 }
 
 namespace {
@@ -254,7 +255,7 @@ class Builder {
     const roofline::FpgaOpWork w = roofline::fpga_op_work(f_, op, tokens_);
     const bool on_sfu = w.sfu_cycles > 0 && w.matrix_cycles == 0;
     const Unit unit = on_sfu ? Unit::sfu : Unit::matrix;
-    const long long compute = static_cast<long long>(on_sfu ? w.sfu_cycles : w.matrix_cycles);
+    const long long compute = models::checked_cycles(on_sfu ? w.sfu_cycles : w.matrix_cycles, "FPGA model: op " + op.name);
     const double weights = w.weight_bytes, inputs = w.load_bytes;
     const int weight_chunks = int(std::ceil(weights / weight_chunk_));
     const int input_chunks = int(std::ceil(inputs / kv_chunk_));
@@ -290,12 +291,12 @@ class Builder {
     auto ring_load = [&](double bytes, int op, int after = -1) { return bytes > 0 ? load(kv_, bytes, true, op, after) : -1; };
     auto issue_qk = [&](int c) {
       const int k_load = ring_load(k_bytes / chunks + (c == 0 ? qk.activation_load_bytes : 0), index);
-      previous = add(Unit::matrix, DmaQueue::weights, share(static_cast<long long>(wq.matrix_cycles), chunks, c),
+      previous = add(Unit::matrix, DmaQueue::weights, share(models::checked_cycles(wq.matrix_cycles, "FPGA model: attention"), chunks, c),
                      {previous, k_load}, index);
       if (k_load >= 0) kv_.consumed_by(previous);
       const int stored = store(scores / chunks, previous, index);
       const int score_load = ring_load(scores / chunks, index + 2, stored);  // PV's input (its breakdown row)
-      softmax_ids.push_back(add(Unit::sfu, DmaQueue::weights, share(static_cast<long long>(ws.sfu_cycles), chunks, c),
+      softmax_ids.push_back(add(Unit::sfu, DmaQueue::weights, share(models::checked_cycles(ws.sfu_cycles, "FPGA model: softmax"), chunks, c),
                                 {score_load >= 0 ? score_load : previous}, index + 1));
       if (score_load >= 0) kv_.consumed_by(softmax_ids.back());
     };
@@ -306,7 +307,7 @@ class Builder {
     for (int c = 0; c < chunks; ++c) {
       if (c + lead < chunks) issue_qk(c + lead);
       const int v_load = ring_load(v_bytes / chunks + (c == 0 ? fresh_v : 0), index + 2);
-      previous = add(Unit::matrix, DmaQueue::weights, share(static_cast<long long>(wp.matrix_cycles), chunks, c),
+      previous = add(Unit::matrix, DmaQueue::weights, share(models::checked_cycles(wp.matrix_cycles, "FPGA model: attention"), chunks, c),
                      {softmax_ids[std::size_t(c)], previous, v_load}, index + 2);
       if (v_load >= 0) kv_.consumed_by(previous);
     }

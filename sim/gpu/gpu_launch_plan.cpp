@@ -2,12 +2,14 @@
 
 #include <cmath>
 
+#include "models/cycle_range.hpp"
+
 namespace sim {
 
 namespace {
 
 std::int64_t host_cycles(double microseconds, double clock_hz) {
-  return std::llround(microseconds * 1e-6 * clock_hz);
+  return models::checked_cycles(microseconds * 1e-6 * clock_hz, "GPU model: the stack's host time");
 }
 
 // Activation elements of `tensor` in `graph` (0 where the graph does not know its widths).

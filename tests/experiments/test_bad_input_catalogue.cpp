@@ -407,3 +407,31 @@ TEST_CASE("catalogue 48: a model larger than an FPGA board's memory is infeasibl
   for (const std::string& hw : {"v80", "u280", "u250", "vhk158"})
     CHECK(run_split("latency --context 1024 --model llama-3.1-8b-instruct --hw " + hw).status == 0);
 }
+
+TEST_CASE("catalogue 49: a memory of 1e-300 GB/s is an error on every kind and engine, never a fast time") {
+  for (const std::string board : {"h100-sxm", "v80", "xeon-16c"}) {
+    const std::string hw = edited_config("hardware/" + board + ".yaml", "slow-" + board + ".yaml",
+                                         board == "v80" ? "bandwidth_gbs: 879.6" : "bandwidth_gbs: ",
+                                         board == "v80" ? "bandwidth_gbs: 1e-300" : "bandwidth_gbs: 1e-300 #");
+    for (const std::string engine : {"roofline", "sim"}) {
+      INFO(board << " " << engine);
+      const Outcome r =
+          run_split("latency --format csv --hw " + hw + " --model llama-3.2-1b --context 1024 --engine " + engine);
+      // An error, or a time at least as slow as the weights over that bandwidth (the roofline's
+      // arithmetic in doubles): never the board's usual time.
+      if (r.status == 0) {
+        const auto header_end = r.out.find('\n');
+        REQUIRE(header_end != std::string::npos);
+        const std::string header = r.out.substr(0, header_end), row = r.out.substr(header_end + 1);
+        std::size_t col = 0;
+        for (std::size_t i = 0; i < header.find("t_verify_s"); ++i) col += header[i] == ',';
+        std::size_t start = 0;
+        for (std::size_t c = 0; c < col; ++c) start = row.find(',', start) + 1;
+        CHECK(std::stod(row.substr(start)) > 1e200);
+      } else {
+        CHECK(r.status == 2);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+      }
+    }
+  }
+}

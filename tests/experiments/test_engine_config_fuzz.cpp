@@ -85,7 +85,7 @@ Tally fuzz_board(const std::string& board, const std::string& engine_name, int d
 
 TEST_CASE("config fuzz: every shipped board's numeric keys through the roofline engine") {
   Tally all;
-  for (const char* board : {"h100-sxm", "rtx3090", "v80", "u250", "xeon-16c"}) {
+  for (const char* board : {"h100-sxm", "rtx3090", "v80", "u250", "u280", "xeon-16c"}) {
     const Tally t = fuzz_board(board, "roofline", 150, std::hash<std::string>{}(board));
     all.refused += t.refused, all.timed += t.timed;
   }
@@ -95,5 +95,6 @@ TEST_CASE("config fuzz: every shipped board's numeric keys through the roofline 
 }
 
 TEST_CASE("config fuzz: one board of each kind through the SystemC engine") {
-  for (const char* board : {"h100-sxm", "v80", "xeon-16c"}) fuzz_board(board, "sim", 12, std::hash<std::string>{}(board) + 1);
+  for (const char* board : {"h100-sxm", "v80", "u280", "xeon-16c"})
+    fuzz_board(board, "sim", 16, std::hash<std::string>{}(board) + 1);
 }
