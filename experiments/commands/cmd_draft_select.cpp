@@ -15,6 +15,9 @@
 namespace experiments {
 namespace {
 
+// Longest answer Theorem 2 is asked about: the decode lengths the scenario commands accept.
+constexpr long long kMaxAnswerTokens = 1'000'000;
+
 struct DraftSelectArgs {
   std::string hw, model, drafts, alpha, training, features, engine, format;
   long long context = 1024, answer_tokens = 256;
@@ -125,7 +128,8 @@ const RegisterCommand reg{
       sub.add_option("--context", a->context, "Context length L")->default_val(1024);
       sub.add_option("--gamma-max", a->gamma_max, "Largest window considered (>= 1)")->default_val(16);
       sub.add_option("--answer-tokens", a->answer_tokens, "L of Theorem 2: answer length in tokens")
-          ->default_val(256);
+          ->default_val(256)
+          ->check(CLI::Range(1LL, kMaxAnswerTokens));
       add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);

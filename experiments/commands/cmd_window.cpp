@@ -21,6 +21,7 @@ constexpr int kMaxGamma = search::kMaxWindowLimit;
 struct WindowArgs {
   std::string alpha, acceptance, cost_ratio, hw, model, draft, context, engine, format;
   double t_verify_s = 1.0;
+  bool t_verify_given = false;  // --t-verify-s on the command line (constant mode only)
   int gamma_max = 16;
   bool map = false;
   DraftPlacementNames placement;
@@ -51,6 +52,9 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
         "window: expected either --cost-ratio C (constant T_v) or --hw, --model, --draft and --context "
         "(latencies from an engine), got " + std::string(constant_mode ? "both" : "neither"));
 
+  if (engine_mode && a.t_verify_given)
+    throw models::InputError("window: --t-verify-s is constant mode's T_v (with --cost-ratio); engine mode times T_v "
+                             "from --hw, --model and --context");
   if (constant_mode && !a.placement.empty())
     throw models::InputError("window: a draft placement (--draft-hw, --system) needs engine mode (--hw, --model, "
                              "--draft, --context), not --cost-ratio");
@@ -139,7 +143,9 @@ const RegisterCommand reg{
                      "expected tokens per window (its chain tokens per call)");
       sub.add_option("--cost-ratio", a->cost_ratio,
                      "Constant mode: draft time per token / T_v (paper 001's c); a list evaluates each");
-      sub.add_option("--t-verify-s", a->t_verify_s, "Constant mode: T_v in seconds")->default_val(1.0);
+      sub.add_option("--t-verify-s", a->t_verify_s, "Constant mode: T_v in seconds")
+          ->default_val(1.0)
+          ->each([a](const std::string&) { a->t_verify_given = true; });
       sub.add_option("--hw", a->hw, "Engine mode: hardware config name");
       sub.add_option("--model", a->model, "Engine mode: target model config name");
       sub.add_option("--draft", a->draft,

@@ -435,3 +435,12 @@ TEST_CASE("catalogue 49: a memory of 1e-300 GB/s is an error on every kind and e
     }
   }
 }
+
+TEST_CASE("catalogue 50: flags of another mode or past their range are refused, not ignored") {
+  expect_rejected("window --hw h100-sxm --model llama-3.1-8b-instruct --draft llama-3.2-1b --context 1024 --alpha 0.8 "
+                  "--t-verify-s 0.5",
+                  {"--t-verify-s", "constant mode"});
+  expect_rejected("draft-select --hw h100-sxm --model llama-3.1-8b-instruct --drafts llama-3.2-1b --context 1024 "
+                  "--alpha 0.8 --answer-tokens 4294967297",
+                  {"--answer-tokens"});
+}

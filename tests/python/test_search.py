@@ -143,6 +143,9 @@ def test_window_closed_form_and_cli():
     if cli is not None:
         cli["best"] = cli["best"] == "yes"
         assert_same_table(eng, cli, ["context", "gamma", "t_draft_s", "t_verify_s", "tokens_per_s", "best"])
+    # Constant mode's T_v with an engine is refused, as on the command line, not ignored.
+    _raises(lambda: specdse.window(alpha=0.8, hw="a100-80gb", model="llama-3.1-8b-instruct", draft="eagle3-chain",
+                                   context=512, t_verify_s=0.5), "t_verify_s", "constant mode")
 
 
 def test_policies_match_cli_and_invariants():

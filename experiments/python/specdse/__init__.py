@@ -417,22 +417,25 @@ def tree(trace, x, method="prior-score", **kwargs):
 
 # ---- speculation window and window policies (paper 001) ---------------------------------------
 
-def window(alpha=None, cost_ratio=None, *, acceptance=None, t_verify_s=1.0, hw=None, model=None, draft=None, context=None, gamma_max=16,
+def window(alpha=None, cost_ratio=None, *, acceptance=None, t_verify_s=None, hw=None, model=None, draft=None, context=None, gamma_max=16,
            map=False, engine="roofline", frame=True, config_dir=None):
     """Expected tokens and tokens/s per speculation window gamma of a chain draft, as ``specdse window``.
 
     Either paper 001's idealisation (``cost_ratio`` c: draft time per token = c * T_v, T_v =
-    ``t_verify_s``) or latencies from an engine (``hw``, ``model``, ``draft`` — a chain algorithm
+    ``t_verify_s``, 1 s by default) or latencies from an engine (``hw``, ``model``, ``draft`` — a chain algorithm
     or a draft model — and ``context``). ``alpha`` and ``cost_ratio`` / ``context`` may be lists:
     every combination is evaluated. ``best`` marks the best gamma; ``map=True`` gives only gamma*
     (paper 001 Fig. 5). ``acceptance`` (a process band's name or path) replaces ``alpha``: each of
     the band's fits gives the expected tokens per window (column ``acceptance`` names the fit).
     """
+    if t_verify_s is not None and (hw is not None or model is not None or draft is not None):
+        raise InputError("window: t_verify_s is constant mode's T_v (with cost_ratio); engine mode times T_v "
+                         "from hw, model and context")
     h = _optional_hw(hw, config_dir)
     ctx = [] if context is None else _ints(context, "context")
     with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
         cols = _specdse.window([] if alpha is None else _floats(alpha, "alpha"), os.fspath(acceptance or ""),
-                               _floats(cost_ratio, "cost_ratio"), float(t_verify_s), h, m,
+                               _floats(cost_ratio, "cost_ratio"), 1.0 if t_verify_s is None else float(t_verify_s), h, m,
                                d, ctx, int(gamma_max), bool(map), engine, _config_dir(config_dir))
     return _frame(_bool_columns(cols, ["best"]), frame)
 
