@@ -37,6 +37,22 @@ void add_acceptance_options(CLI::App& sub, AcceptanceOptions& o) {
   sub.add_option("--source-table", o.source_table, "Only AAT rows from this source table");
 }
 
+void check_acceptance_options(const AcceptanceOptions& o) {
+  // -1 means not given; anything else must be a probability (NaN included: never ignored).
+  if (o.alpha != -1 && !(o.alpha > 0 && o.alpha < 1))
+    throw InputError(fmt::format("--alpha: expected a probability in (0, 1), got {}", o.alpha));
+  const std::vector<std::pair<const char*, bool>> given = {{"--alpha", o.alpha >= 0},
+                                                           {"--trace", !o.trace.empty()},
+                                                           {"--acceptance", !o.process.empty()},
+                                                           {"--aat-from", !o.aat_from.empty()},
+                                                           {"--data", !o.data.empty()}};
+  // --data and --aat-from go together; every other pair excludes each other.
+  for (std::size_t i = 0; i < given.size(); ++i)
+    for (std::size_t j = i + 1; j < given.size(); ++j)
+      if (given[i].second && given[j].second && !(i == 3 && j == 4))
+        throw InputError(fmt::format("{} and {}: give one source of acceptance", given[i].first, given[j].first));
+}
+
 std::string acceptance_csv_path(const models::ConfigRegistry& reg, const std::string& data_option) {
   return data_option.empty() ? reg.dir() + "/acceptance/aat_measurements.csv" : data_option;
 }

@@ -36,6 +36,8 @@ struct AcceptanceOptions {
 
 // Adds --data, --aat-from, --alpha, --trace (mutually exclusive but --data with --aat-from).
 void add_acceptance_options(CLI::App& sub, AcceptanceOptions& o);
+// The same exclusions for options set another way (the Python module): InputError naming both.
+void check_acceptance_options(const AcceptanceOptions& o);
 
 // The acceptance CSV: --data when given, else <registry dir>/acceptance/aat_measurements.csv
 // (so --config-dir and $SPECDSE_CONFIG_DIR both choose it).

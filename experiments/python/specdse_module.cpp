@@ -22,6 +22,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/config_listing.hpp"
+#include "experiments/cli/optimize_table.hpp"
 #include "experiments/python/columns.hpp"
 #include "experiments/python/without_gil.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
@@ -101,6 +102,45 @@ Columns sweep_columns_typed(const experiments::SweepSpec& spec, const std::vecto
   return out;
 }
 
+// A CLI table as columns: integer columns int64, number columns float64 (empty cells NaN),
+// the rest text.
+Columns table_columns(const experiments::Table& t) {
+  Columns out;
+  for (std::size_t k = 0; k < t.columns().size(); ++k) {
+    bool ints = true, nums = true;
+    for (const auto& row : t.rows()) {
+      const auto* s = std::get_if<std::string>(&row[k]);
+      ints = ints && std::holds_alternative<std::int64_t>(row[k]);
+      nums = nums && (s ? s->empty() : true);
+    }
+    if (t.rows().empty()) ints = nums = false;
+    Columns::Column col;
+    if (ints) {
+      std::vector<std::int64_t> v;
+      for (const auto& row : t.rows()) v.push_back(std::get<std::int64_t>(row[k]));
+      col = std::move(v);
+    } else if (nums) {
+      std::vector<double> v;
+      for (const auto& row : t.rows()) {
+        if (const auto* n = std::get_if<experiments::Number>(&row[k])) v.push_back(n->value);
+        else if (const auto* i = std::get_if<std::int64_t>(&row[k])) v.push_back(double(*i));
+        else v.push_back(std::nan(""));
+      }
+      col = std::move(v);
+    } else {
+      std::vector<std::string> v;
+      for (const auto& row : t.rows()) {
+        if (const auto* s = std::get_if<std::string>(&row[k])) v.push_back(*s);
+        else if (const auto* i = std::get_if<std::int64_t>(&row[k])) v.push_back(std::to_string(*i));
+        else v.push_back(fmt::format("{}", std::get<experiments::Number>(row[k]).value));
+      }
+      col = std::move(v);
+    }
+    out.add(t.columns()[k], std::move(col));
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_specdse, m) {
@@ -110,6 +150,40 @@ PYBIND11_MODULE(_specdse, m) {
   specdse_py::bind_window(m);
   specdse_py::bind_scenarios(m);
   specdse_py::bind_fit(m);
+
+  // What `specdse optimize` takes, field for field (experiments/cli/optimize_table.hpp).
+  py::class_<experiments::OptimizeRequest>(m, "OptimizeRequest")
+      .def(py::init<>())
+      .def_readwrite("hw", &experiments::OptimizeRequest::hw)
+      .def_readwrite("model", &experiments::OptimizeRequest::model)
+      .def_readwrite("algorithm", &experiments::OptimizeRequest::algorithm)
+      .def_readwrite("task", &experiments::OptimizeRequest::task)
+      .def_readwrite("context", &experiments::OptimizeRequest::context)
+      .def_readwrite("batch", &experiments::OptimizeRequest::batch)
+      .def_readwrite("engine", &experiments::OptimizeRequest::engine)
+      .def_readwrite("x_max", &experiments::OptimizeRequest::x_max)
+      .def_readwrite("x_search", &experiments::OptimizeRequest::x_search)
+      .def_readwrite("measured_only", &experiments::OptimizeRequest::measured_only)
+      .def_property("data", [](const experiments::OptimizeRequest& r) { return r.acceptance.data; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.data = v; })
+      .def_property("aat_from", [](const experiments::OptimizeRequest& r) { return r.acceptance.aat_from; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.aat_from = v; })
+      .def_property("alpha", [](const experiments::OptimizeRequest& r) { return r.acceptance.alpha; },
+                    [](experiments::OptimizeRequest& r, double v) { r.acceptance.alpha = v; })
+      .def_property("trace", [](const experiments::OptimizeRequest& r) { return r.acceptance.trace; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.trace = v; })
+      .def_property("source_table", [](const experiments::OptimizeRequest& r) { return r.acceptance.source_table; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.source_table = v; })
+      .def_property("acceptance", [](const experiments::OptimizeRequest& r) { return r.acceptance.process; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.process = v; })
+      .def_property("draft_hw", [](const experiments::OptimizeRequest& r) { return r.placement.draft_hw; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.placement.draft_hw = v; })
+      .def_property("draft_link", [](const experiments::OptimizeRequest& r) { return r.placement.draft_link; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.placement.draft_link = v; })
+      .def_property("system", [](const experiments::OptimizeRequest& r) { return r.placement.system; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.placement.system = v; })
+      .def_property("draft_device", [](const experiments::OptimizeRequest& r) { return r.placement.draft_device; },
+                    [](experiments::OptimizeRequest& r, const std::string& v) { r.placement.draft_device = v; });
 
   py::class_<models::HardwareSpec>(m, "Hardware")
       .def_readonly("name", &models::HardwareSpec::name)
@@ -164,40 +238,7 @@ PYBIND11_MODULE(_specdse, m) {
   m.def("list_configs", [](const std::string& what, const std::string& config_dir) {
     const Columns c = without_gil([&] {
       const experiments::Table t = experiments::list_table(what, registry(config_dir));
-      Columns out;
-      for (std::size_t k = 0; k < t.columns().size(); ++k) {
-        bool ints = true, nums = true;
-        for (const auto& row : t.rows()) {
-          const auto* s = std::get_if<std::string>(&row[k]);
-          ints = ints && std::holds_alternative<std::int64_t>(row[k]);
-          nums = nums && (s ? s->empty() : true);
-        }
-        if (t.rows().empty()) ints = nums = false;
-        Columns::Column col;
-        if (ints) {
-          std::vector<std::int64_t> v;
-          for (const auto& row : t.rows()) v.push_back(std::get<std::int64_t>(row[k]));
-          col = std::move(v);
-        } else if (nums) {
-          std::vector<double> v;
-          for (const auto& row : t.rows()) {
-            if (const auto* n = std::get_if<experiments::Number>(&row[k])) v.push_back(n->value);
-            else if (const auto* i = std::get_if<std::int64_t>(&row[k])) v.push_back(double(*i));
-            else v.push_back(std::nan(""));
-          }
-          col = std::move(v);
-        } else {
-          std::vector<std::string> v;
-          for (const auto& row : t.rows()) {
-            if (const auto* s = std::get_if<std::string>(&row[k])) v.push_back(*s);
-            else if (const auto* i = std::get_if<std::int64_t>(&row[k])) v.push_back(std::to_string(*i));
-            else v.push_back(fmt::format("{}", std::get<experiments::Number>(row[k]).value));
-          }
-          col = std::move(v);
-        }
-        out.add(t.columns()[k], std::move(col));
-      }
-      return out;
+      return table_columns(t);
     });
     return c.to_python();
   }, py::arg("what") = "", py::arg("config_dir") = "");
@@ -307,56 +348,25 @@ PYBIND11_MODULE(_specdse, m) {
     }).to_python();
   }, py::arg("hw"), py::arg("measured"), py::arg("config_dir") = "");
 
-  // Best x per context: a summary row per context and the P_eff curve of every evaluated x.
-  m.def("optimize", [](const models::HardwareSpec& hw, const std::string& model, const std::string& algorithm,
-                       const std::vector<long long>& contexts, const std::string& task, int x_max,
-                       const std::string& engine_name, int batch, const std::string& source_table,
-                       const std::string& data_path, const std::string& config_dir) {
+  // `specdse optimize` (experiments/cli/optimize_table.hpp): the command's table as columns,
+  // and every evaluated x per context and batch.
+  m.def("optimize", [](const experiments::OptimizeRequest& request, const std::string& config_dir) {
     const auto [summary, curve] = without_gil([&] {
-      Columns summary, curve;
-      if (contexts.empty()) throw models::InputError("optimize: context: expected at least one context, got none");
-      for (long long L : contexts)
-        if (L < 0 || L > experiments::kMaxContext)
-          throw models::InputError(
-              fmt::format("optimize: context: expected integers in [0, {}], got {}", experiments::kMaxContext, L));
-      const auto reg = registry(config_dir);
-      const auto w = experiments::make_workload(reg, model, algorithm, batch);
-      const auto engine = experiments::make_engine(engine_name, hw);
-      const auto data = search::AcceptanceData::load(data_path.empty() ? reg.dir() + "/acceptance/aat_measurements.csv"
-                                                                       : data_path);
-      search::OptimizeOptions opt;
-      opt.x_max = x_max;
-      for (long long L : contexts) {
-        // Measured data is keyed by the model's own name, so a model given as a path finds it too.
-        const auto aat = experiments::aat_source(data, {algorithm, w.target.name, task, source_table}, L);
-        const auto r = search::optimize_context(*engine, w, L, aat, opt);
-        summary.i("context").push_back(L);
-        summary.f("ar_tokens_per_s").push_back(r.ar.p_eff());
-        summary.i("best_x").push_back(r.best.x);
-        summary.f("best_tokens_per_s").push_back(r.best.p_eff());
-        summary.f("speedup").push_back(r.speedup());
-        summary.f("aat_at_best").push_back(r.best.aat);
-        summary.f("t_verify_s").push_back(r.best.t_verify_s);
-        summary.f("t_draft_s").push_back(r.best.t_draft_s);
-        summary.f("ridge_x").push_back(r.ridge_x.value());  // every x evaluated: always set
-        summary.s("regime").push_back(roofline::to_string(r.regime.value()));
-        // The optimum on the search limit may lie beyond it: flag it rather than hide it.
-        summary.i("at_x_limit").push_back(!r.curve.empty() && r.best.x >= r.curve.back().x ? 1 : 0);
-        for (const auto& p : r.curve) {
-          curve.i("context").push_back(L);
-          curve.i("x").push_back(p.x);
-          curve.f("aat").push_back(p.aat);
-          curve.f("t_verify_s").push_back(p.t_verify_s);
-          curve.f("t_draft_s").push_back(p.t_draft_s);
-          curve.f("tokens_per_s").push_back(p.p_eff());
-        }
+      const auto out = experiments::optimize_table(request, registry(config_dir));
+      Columns c;
+      for (const auto& p : out.curve) {
+        c.i("context").push_back(p.context);
+        c.i("batch").push_back(p.batch);
+        c.i("x").push_back(p.x);
+        c.f("aat").push_back(p.aat);
+        c.f("t_verify_s").push_back(p.t_verify_s);
+        c.f("t_draft_s").push_back(p.t_draft_s);
+        c.f("tokens_per_s").push_back(p.tokens_per_s);
       }
-      return std::make_pair(std::move(summary), std::move(curve));
+      return std::make_pair(table_columns(out.table), std::move(c));
     });
     return py::make_tuple(summary.to_python(), curve.to_python());
-  }, py::arg("hw"), py::arg("model"), py::arg("algorithm"), py::arg("context"), py::arg("task") = "govreport",
-     py::arg("x_max") = 128, py::arg("engine") = "roofline", py::arg("batch") = 1, py::arg("source_table") = "",
-     py::arg("data") = "", py::arg("config_dir") = "");
+  }, py::arg("request"), py::arg("config_dir") = "");
 
   m.def("system_step", [](const models::SystemSpec& system, const models::ModelSpec& model,
                           std::optional<models::ModelSpec> draft, int x, long long context, int batch,

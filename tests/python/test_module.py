@@ -141,7 +141,26 @@ def test_optimize_best_beats_ad():
         # The best x is the argmax of the curve, and P_eff there is what the summary says.
         assert g.loc[g["tokens_per_s"].idxmax(), "x"] == row["best_x"]
         np.testing.assert_allclose(g["tokens_per_s"].max(), row["best_tokens_per_s"])
-    assert set(best["at_x_limit"]) <= {0, 1}
+    # The command's table: same columns and numbers as `specdse optimize`.
+    if SPECDSE_EXE:
+        import io
+        out = subprocess.run([SPECDSE_EXE, "optimize", "--hw", "v80", "--model", "llama-3.1-8b-instruct", "--algorithm",
+                              "longspec-tree", "--context", "1024,16384", "--format", "csv"],
+                             check=True, capture_output=True, text=True).stdout
+        cli = pd.read_csv(io.StringIO(out), comment="#")
+        assert list(best.columns) == list(cli.columns)
+        assert list(best["best_x"]) == list(cli["best_x"]) and list(best["regime"]) == list(cli["regime"])
+        for c in ["best_tokens_per_s", "speedup", "t_verify_s"]:
+            np.testing.assert_allclose(best[c].to_numpy(), cli[c].to_numpy(), rtol=1e-8, err_msg=c)
+    # Every CLI acceptance source: a chain algorithm at a per-token alpha, and bad combinations refused.
+    chain, _ = specdse.optimize("h100-sxm", "llama-3.1-8b-instruct", "eagle3-chain", context=1024, alpha=0.8)
+    assert chain["aat_source"].iloc[0].startswith("alpha") or "0.8" in chain["aat_source"].iloc[0]
+    for bad in [dict(alpha=float("nan")), dict(alpha=0.8, trace="x.trace"), dict(x_search="fastest"), dict(x_max=0)]:
+        try:
+            specdse.optimize("h100-sxm", "llama-3.1-8b-instruct", "eagle3-chain", context=1024, **bad)
+        except specdse.InputError:
+            continue
+        raise AssertionError(f"expected an InputError for {bad}")
 
 
 def test_system_step():

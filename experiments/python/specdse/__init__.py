@@ -74,6 +74,10 @@ def model(spec, config_dir=None):
     return _load(_specdse.load_model, Model, spec, config_dir, "model")
 
 
+# `model` is also a parameter name of the calls below (the CLI's --model): they load through this.
+_load_model = model
+
+
 def system(spec, config_dir=None):
     """A system config (configs/systems): name, YAML path, or dict."""
     return _load(_specdse.load_system, System, spec, config_dir, "system")
@@ -126,13 +130,13 @@ _LATENCY_ORDER = ["hw", "model", "engine", "batch", "x", "context", "t_verify_s"
                   "draft", "draft_passes", "t_draft_s", "t_step_s"]
 
 
-def latency(hw, model_, x=1, context=1024, batch=1, engine="roofline", draft=None, frame=True, config_dir=None):
+def latency(hw, model, x=1, context=1024, batch=1, engine="roofline", draft=None, frame=True, config_dir=None):
     """T_v(x, L) per (context, x) — and T_d, T_v + T_d with a draft (algorithm or draft model).
 
     ``tokens_per_s_total`` is x * batch / T_v: tokens of the whole batch per second.
     """
     h = hardware(hw, config_dir)
-    m = model(model_, config_dir)
+    m = _load_model(model, config_dir)
     cols = _specdse.latency(h, m, _ints(x, "x"), _ints(context, "context"), int(batch), engine, draft or "",
                             _config_dir(config_dir))
     return _frame(cols, frame, _LATENCY_ORDER)
@@ -213,17 +217,29 @@ def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", conte
     return out
 
 
-def optimize(hw, model_, algorithm, context=1024, task="govreport", x_max=128, engine="roofline", batch=1,
-             source_table="", data=None, frame=True, config_dir=None):
-    """Best verification length x per context (P_eff = AAT / (T_v + T_d)) and the speedup over AD.
-
-    Returns (summary, curve): one row per context, and P_eff at every evaluated x.
-    ``at_x_limit`` is 1 where the optimum sits on the largest x searched.
+def optimize(hw, model, algorithm, context=1024, *, task="govreport", batch=1, x_max=128, engine="roofline",
+             data=None, aat_from=None, alpha=None, trace=None, acceptance=None, source_table="",
+             measured_only=False, x_search="every_x", draft_hw=None, draft_link=None, system=None,
+             draft_device=None, frame=True, config_dir=None):
+    """Best verification length x per context and batch, as ``specdse optimize`` (the same code,
+    options and columns): P_eff = AAT / (T_v + T_d), the speed-up over AD, the regime, where the
+    acceptance came from (measured, ``aat_from``, ``alpha``, ``trace`` or an ``acceptance`` band)
+    and ``at_search_limit`` (why a best x on the edge of the search or of the data may not be the
+    optimum). Returns (summary, curve): the command's table, and P_eff at every evaluated x.
     """
-    h = hardware(hw, config_dir)
-    m = model_.source_file if isinstance(model_, Model) else os.fspath(model_)
-    summary, curve = _specdse.optimize(h, m, algorithm, _ints(context, "context"), task, int(x_max), engine,
-                                       int(batch), source_table, os.fspath(data or ""), _config_dir(config_dir))
+    req = _specdse.OptimizeRequest()
+    with _spec_path(hw, Hardware) as h, _spec_path(model, Model) as m:
+        req.hw, req.model, req.algorithm = h, m, algorithm
+        req.context = ",".join(str(c) for c in _ints(context, "context"))
+        req.batch = ",".join(str(b) for b in _ints(batch, "batch"))
+        req.task, req.engine, req.x_max, req.x_search = task, engine, int(x_max), x_search
+        req.measured_only = bool(measured_only)
+        req.data, req.aat_from, req.trace = os.fspath(data or ""), aat_from or "", os.fspath(trace or "")
+        req.alpha = -1.0 if alpha is None else float(alpha)
+        req.acceptance, req.source_table = os.fspath(acceptance or ""), source_table
+        req.draft_hw, req.draft_link = draft_hw or "", draft_link or ""
+        req.system, req.draft_device = os.fspath(system or ""), draft_device or ""
+        summary, curve = _specdse.optimize(req, _config_dir(config_dir))
     return _frame(summary, frame), _frame(curve, frame)
 
 
