@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Configures and builds specdse (Release, -j2). Never writes into the source folders.
-#   scripts/build.sh         -> build/       the normal build
+#   scripts/build.sh         -> build/       the normal build (product, Python module, tests, tools)
+#   scripts/build.sh product -> build/       the `specdse` command alone (what `reproduce` needs:
+#                               no test binaries, no CUDA golden program; a later plain
+#                               scripts/build.sh adds the rest to the same folder)
 #   scripts/build.sh asan    -> build-asan/  every target under ASan + UBSan (SPECDSE_SANITIZE);
 #                               without the Python module (an instrumented extension cannot load
 #                               into an uninstrumented interpreter) and without MPI (Open MPI's
@@ -15,13 +18,17 @@ case "${1:-}" in
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
     cmake --build build -j"${SPECDSE_JOBS:-2}"
     ;;
+  product)
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+    cmake --build build -j"${SPECDSE_JOBS:-2}" --target specdse
+    ;;
   asan)
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DSPECDSE_SANITIZE=address,undefined \
       -DSPECDSE_PYTHON_MODULE=OFF -DSPECDSE_MPI=OFF -DSPECDSE_CUDA=OFF "${launcher[@]}" >/dev/null
     cmake --build build-asan -j"${SPECDSE_JOBS:-2}"
     ;;
   *)
-    echo "usage: scripts/build.sh [asan]" >&2
+    echo "usage: scripts/build.sh [product|asan]" >&2
     exit 2
     ;;
 esac
