@@ -27,7 +27,7 @@ def span(key):
 swept_text = ", ".join(span(k) for k in swept) if swept else "no hardware key swept"
 CASE = {"sd_never_helps": ("SD never helps (compute-bound at x = 1)", "#d62728"),
         "interior_optimum": ("interior optimum (compute roof before AAT saturates)", "#2ca02c"),
-        "larger_x_better": ("larger x better up to AAT saturation (memory-bound)", "#1f77b4")}
+        "optimum_at_saturation": ("optimum at AAT saturation: larger x better up to it (memory-bound)", "#1f77b4")}
 groups = []
 for r in rows:
     key = (r["hardware"], r["model"], r["algorithm"], r["context"])

@@ -24,8 +24,9 @@ ReproductionResult regimes(const ReproduceContext& ctx) {
   res.inputs = {spec_path, reg.path("hardware", "v80"), reg.dir() + "/acceptance/aat_measurements.csv"};
   res.table = std::move(rows);
   res.notes = fmt::format(
-      "Sweep of {} points. sd_case: sd_never_helps (best x = 1), larger_x_better (best x "
-      "= the largest x evaluated), interior_optimum (otherwise). Same rows as `specdse sweep --spec {}`.",
+      "Sweep of {} points. sd_case: sd_never_helps (best x = 1), optimum_at_saturation (best x at or past "
+      "the AAT saturation point, paper 000's naive set: larger trees pay off until acceptance saturates), "
+      "interior_optimum (the compute roof stops it before). Same rows as `specdse sweep --spec {}`.",
       stats.total, portable_path(spec_path, reg.dir()));
   res.plots.push_back(plot_script("sweep_regimes", {ctx.out_dir + "/regimes.csv", ctx.out_dir + "/regimes.png"}));
   return res;

@@ -222,9 +222,10 @@ std::vector<std::string> compute_sweep_rows(
     opt.draft_placement = *prep.placements.at(placement_key(p));
     const auto r = search::optimize_context(*engine, w, p.context, aat.source, opt);
     // The observed outcome, in the terms of paper 000 §III-B: no gain, the optimum at or past the
-    // AAT saturation point (the naive set), or an interior optimum set by the compute roof.
+    // AAT saturation point (the naive set: larger trees pay off until acceptance saturates), or an
+    // interior optimum set by the compute roof before it.
     const std::string sd_case = r.best.x == 1 ? "sd_never_helps"
-                                : r.best.x >= r.naive.x ? "larger_x_better"
+                                : r.best.x >= r.naive.x ? "optimum_at_saturation"
                                                         : "interior_optimum";
     std::vector<Cell> result = {num(hw.peak_flops() / 1e12), num(bw / 1e9), num(hw.peak_flops() / bw),
                                 integer(aat.context), num(r.ar.p_eff()), integer(r.best.x), num(r.best.p_eff()),

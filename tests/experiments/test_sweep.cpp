@@ -195,7 +195,7 @@ TEST_CASE("the shipped compute-to-bandwidth sweep shows all three regimes of pap
   const auto col = std::find(cols.begin(), cols.end(), "sd_case") - cols.begin();
   std::set<std::string> cases;
   for (const auto& r : rows.rows()) cases.insert(std::get<std::string>(r[col]));
-  CHECK(cases == std::set<std::string>{"sd_never_helps", "interior_optimum", "larger_x_better"});
+  CHECK(cases == std::set<std::string>{"sd_never_helps", "interior_optimum", "optimum_at_saturation"});
 }
 
 TEST_CASE("sweep: a point that does not fit the device's memory is a row with a status, not a time", "[sweep]") {
