@@ -4,6 +4,10 @@
 
 #include "tests/experiments/cli_run.hpp"
 
+#include "models/config_registry.hpp"
+#include "models/software_stack.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -174,4 +178,30 @@ TEST_CASE("eagle: a tree as large as --max-nodes is flagged, and a larger --max-
   CHECK(x < 1025);
   CHECK(col(wide, "at_search_limit").empty());
   CHECK(std::stod(col(wide, "speedup")) > std::stod(col(at64, "speedup")));
+}
+
+namespace {
+
+// Column `name` of the first data row of a command's CSV output.
+double first_row(const std::string& args, const std::string& name) {
+  const auto r = run(args + " --format csv", false);
+  INFO(args << "\n" << r.output);
+  REQUIRE(r.status == 0);
+  const auto rows = csv(r.output);
+  REQUIRE(rows.size() >= 2);
+  return std::stod(rows[1][column(rows.front(), name)]);
+}
+
+}  // namespace
+
+TEST_CASE("eagle and optimize agree on plain decoding once the dispatcher's host time is taken out") {
+  // The roofline engine times kernels only (optimize's AD step); the dispatcher adds its stack's
+  // host work per decode step (paper 004 counts it): the two AD steps differ by exactly that.
+  const std::string w = " --hw h100-sxm --model llama-3.1-8b-instruct --context 1024";
+  const double optimize_ad_s = 1 / first_row("optimize --algorithm eagle3-chain" + w, "ar_tokens_per_s");
+  const double eagle_ad_s = first_row("eagle --batch 1" + w, "ar_step_ms") * 1e-3;
+  const models::ConfigRegistry reg;
+  const double host_s = search::eagle_host_seconds(models::load_software_stack(reg.path("stacks", "vllm-cuda-graph")), 1);
+  CHECK(host_s > 0);
+  CHECK(eagle_ad_s == Approx(optimize_ad_s + host_s).epsilon(1e-6));
 }
