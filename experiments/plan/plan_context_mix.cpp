@@ -50,7 +50,9 @@ std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandid
                               fmt::join(weights, ":"), contexts.front(), first.why);
       mixed.reproduce = first.reproduce.empty() ? "" : first.reproduce + " (first context)";
     } else {
+      // Not timed over the mix: the first context's parameters would read as its choice.
       mixed.tbt_s = mixed.tbt_low_s = mixed.tbt_high_s = mixed.ttft_s = 0;
+      mixed.parameters.clear();
     }
     out.push_back(std::move(mixed));
   }
