@@ -117,7 +117,7 @@ const RegisterCommand reg{
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<DraftSelectArgs>();
       sub.add_option("--hw", a->hw, "Hardware config name")->required();
-      sub.add_option("--model", a->model, "Target model config name")->required();
+      sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path")->required();
       sub.add_option("--drafts", a->drafts,
                      "Candidate drafts: chain algorithms or draft model names, e.g. llama-68m,longspec-chain")
           ->required();

@@ -85,7 +85,7 @@ const RegisterCommand reg{
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<LatencyArgs>();
       sub.add_option("--hw", a->hw, "Hardware config name (configs/hardware)")->required();
-      sub.add_option("--model", a->model, "Target model config name (configs/models)")->required();
+      sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path")->required();
       sub.add_option("--draft", a->draft,
                      "SD algorithm (configs/algorithms) or a standalone draft model name: adds T_d");
       sub.add_option("--algorithm", a->draft)->group("");  // optimize's name for the same thing

@@ -23,7 +23,7 @@ const RegisterCommand reg{
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<OptimizeArgs>();
       sub.add_option("--hw", a->hw, "Hardware config name")->required();
-      sub.add_option("--model", a->model, "Target model config name")->required();
+      sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path")->required();
       // --algorithm names what drafts: an SD algorithm (configs/algorithms) or a draft model
       // (a standalone chain draft), as --draft does in latency / window / system; --draft is kept
       // here as a hidden alias so either spelling works.

@@ -102,7 +102,7 @@ const RegisterCommand reg{
       sub.add_option("--write-trace", a->write_trace, "With --synthetic or --acceptance: also write the generated trace here");
       sub.add_option("--seed", a->seed, "Seed of the generated trace and of Q-learning's exploration")->default_val(1);
       sub.add_option("--hw", a->hw, "Hardware config name");
-      sub.add_option("--model", a->model, "Target model config name");
+      sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path");
       sub.add_option("--draft", a->draft, "Chain algorithm (longspec-chain, eagle3-chain) or a draft model name");
       sub.add_option("--algorithm", a->draft)->group("");  // optimize's name for the same thing
       sub.add_option("--context", a->context, "Context length L the latencies are taken at");

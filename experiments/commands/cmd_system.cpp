@@ -90,7 +90,7 @@ const RegisterCommand reg{
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<SystemArgs>();
       sub.add_option("--system", a->system, "System config name (configs/systems) or path")->required();
-      sub.add_option("--model", a->model, "Target model config name (configs/models)")->required();
+      sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path")->required();
       sub.add_option("--draft", a->draft, "Draft model on the system's draft device (a model name)");
       sub.add_option("--x", a->x, "Tokens verified per sequence in the step")->default_val(1)->check(CLI::Range(1, 4096));
       sub.add_option("--context", a->context, "Context length L (tokens in the KV cache)")

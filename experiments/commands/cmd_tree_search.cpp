@@ -268,7 +268,7 @@ const RegisterCommand reg{
                      "Tree --emit-tree prints: " + methods + "hardware-aware")
           ->default_val("prior-score");
       sub.add_option("--hw", a->hw, "Hardware config name: adds t_verify_s, t_draft_s, p_eff_tokens_per_s");
-      sub.add_option("--model", a->model, "Target model config name (with --hw)");
+      sub.add_option("--model", a->model, "Target model: config name, NAME@FORMAT or YAML path (with --hw)");
       sub.add_option("--algorithm", a->algorithm, "SD algorithm whose draft makes the tree (with --hw)");
       sub.add_option("--draft", a->algorithm)->group("");  // latency's / window's name for the same thing
       sub.add_option("--context", a->context, "Context length L in tokens (with --hw)");
