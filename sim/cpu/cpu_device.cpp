@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 
+#include "models/cycle_range.hpp"
 #include "sim/cpu/cpu_core_model.hpp"
 #include "sim/cpu/cpu_dram_controller.hpp"
 #include "sim/sc_session.hpp"
@@ -151,6 +152,13 @@ SC_MODULE(CpuDevice) {
 
 std::vector<long long> simulate_cpu_regions(const std::vector<roofline::CpuKernel>& regions, SimMode mode) {
   if (regions.empty()) return {};
+  // A region whose busiest core, at its smallest fair share of the DRAM (1 / threads of the
+  // op's rate), would run past what the engine counts is refused here, before SystemC starts:
+  // an error thrown from inside a SystemC process is the fallback, not the rule.
+  for (const auto& k : regions)
+    if (k.item_dram_bytes > 0)
+      models::checked_cycles(double(k.items_of_core(0)) * k.item_dram_bytes * k.threads / k.dram_bytes_per_cycle,
+                             "CPU model: a kernel at its share of the DRAM");
   // A fresh SystemC context per call (sim/sc_session.hpp): the device module lives in a
   // unique_ptr declared after the session so it is destroyed first.
   ScSession session;
