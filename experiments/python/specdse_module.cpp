@@ -103,17 +103,21 @@ Columns sweep_columns_typed(const experiments::SweepSpec& spec, const std::vecto
 }
 
 // A CLI table as columns: integer columns int64, number columns float64 (empty cells NaN),
-// the rest text.
+// the rest text (an all-empty column too).
 Columns table_columns(const experiments::Table& t) {
   Columns out;
   for (std::size_t k = 0; k < t.columns().size(); ++k) {
-    bool ints = true, nums = true;
+    // Numbers where every cell is a number or empty and at least one is a number; a column of
+    // text, or of empty text only (a flag column with nothing flagged), stays text.
+    bool ints = true, nums = true, any_number = false;
     for (const auto& row : t.rows()) {
       const auto* s = std::get_if<std::string>(&row[k]);
       ints = ints && std::holds_alternative<std::int64_t>(row[k]);
       nums = nums && (s ? s->empty() : true);
+      any_number = any_number || !s;
     }
     if (t.rows().empty()) ints = nums = false;
+    nums = nums && any_number;
     Columns::Column col;
     if (ints) {
       std::vector<std::int64_t> v;
