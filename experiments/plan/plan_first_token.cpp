@@ -7,18 +7,11 @@
 
 #include "models/config_error.hpp"
 #include "models/drafts/draft_builder.hpp"
-#include "models/engine_registry.hpp"
 #include "models/operator_graph.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "sim/system/system_step.hpp"
 
 namespace experiments {
-
-const models::LatencyEngine& FirstTokenCosts::engine(int device) {
-  auto& e = engines_[device];
-  if (!e) e = models::make_engine(s_.engine, s_.system.devices.at(std::size_t(device)).hardware);
-  return *e;
-}
 
 namespace {
 
@@ -45,26 +38,21 @@ double FirstTokenCosts::target_prefill_s() {
 }
 
 double FirstTokenCosts::draft_prefill_s(const PlanCandidate& c) {
-  const auto key = std::make_tuple(c.draft_model ? c.draft_model->name + "@" + c.draft_model->source_file : "",
-                                   c.draft_head, c.draft_device);
-  if (auto it = draft_s_.find(key); it != draft_s_.end()) return it->second;
   const int prompt = prompt_tokens(s_.context);
-  double t = 0;
   if (c.draft_model) {
-    models::StepShape shape;
-    shape.tokens = prompt;
-    shape.context = 0;
-    shape.batch = prompts_;
-    shape.mask = models::MaskKind::causal;
-    shape.include_lm_head = false;
-    t = engine(c.draft_device).step(models::build_verify_graph(*c.draft_model, shape)).seconds;
-  } else if (!c.draft_head.empty()) {
-    models::AlgorithmSpec a = s_.configs->algorithm(c.draft_head);
-    const auto& builder = models::draft_builder(a.draft.kind, a.name);
-    if (builder.has_own_layer_shape()) a = search::eagle_head_for_target(a, s_.target);
-    t = engine(c.draft_device).step(builder.pass_graph(a, s_.target, prompt, 0, prompts_)).seconds;
+    // A draft model's forward over the prompt (no LM head: only the last position's logits).
+    return costs_.forward_s(c.draft_device, costs_.add_model(*c.draft_model),
+                            {prompt, 0, prompts_, models::MaskKind::causal, false});
   }
-  draft_s_[key] = t;
+  if (c.draft_head.empty()) return 0;
+  const auto key = std::make_pair(c.draft_head, c.draft_device);
+  if (auto it = head_s_.find(key); it != head_s_.end()) return it->second;
+  // A draft head's pass over the prompt: its builder's graph, not a model's forward.
+  models::AlgorithmSpec a = s_.configs->algorithm(c.draft_head);
+  const auto& builder = models::draft_builder(a.draft.kind, a.name);
+  if (builder.has_own_layer_shape()) a = search::eagle_head_for_target(a, s_.target);
+  const double t = costs_.engine(c.draft_device).step(builder.pass_graph(a, s_.target, prompt, 0, prompts_)).seconds;
+  head_s_[key] = t;
   return t;
 }
 

@@ -5,15 +5,15 @@
 // attention, no LM head), and the draft's own prefill over the prompt (a draft model's forward,
 // or a draft head's pass) on its device. A draft on a device the target does not use prefills in
 // parallel with the target (both get the prompt); one on a target device runs after it. The
-// first token then comes from the target's last position: no extra step is added.
+// first token then comes from the target's last position: no extra step is added. Forwards are
+// costed by the system's cost layer (sim/system/system_costs.hpp), as the scenarios' are.
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include "experiments/plan/plan_scheme.hpp"
-#include "models/latency_engine.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 
@@ -21,7 +21,8 @@ class FirstTokenCosts {
  public:
   // `prompts`: the prompts prefilled together (a static batch's: the batch; continuous batching,
   // where each arriving request prefills on its own: 1).
-  FirstTokenCosts(const PlanSetup& setup, int prompts) : s_(setup), prompts_(prompts) {}
+  FirstTokenCosts(const PlanSetup& setup, int prompts)
+      : s_(setup), prompts_(prompts), costs_(setup.system, setup.engine) {}
   // Seconds to the first token of `c` (its scenario's own figure when it has one). Memoised: the
   // target's prefill once, each draft's once per device.
   double ttft_s(const PlanCandidate& c);
@@ -30,13 +31,13 @@ class FirstTokenCosts {
 
  private:
   double draft_prefill_s(const PlanCandidate& c);
-  const models::LatencyEngine& engine(int device);
 
   const PlanSetup& s_;
   int prompts_ = 1;
+  // The system's cost layer: its device engines, and the draft models' forwards memoised there.
+  sim::SystemCosts costs_;
   std::optional<double> target_s_;
-  std::map<std::tuple<std::string, std::string, int>, double> draft_s_;  // (model, head, device)
-  std::map<int, std::unique_ptr<models::LatencyEngine>> engines_;
+  std::map<std::pair<std::string, int>, double> head_s_;  // a draft head's prefill: (algorithm, device)
 };
 
 }  // namespace experiments

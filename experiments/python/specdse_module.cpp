@@ -102,6 +102,15 @@ Columns sweep_columns_typed(const experiments::SweepSpec& spec, const std::vecto
   return out;
 }
 
+// A Python attribute `name` of an Outer that reads and writes a field of one of its members
+// (OptimizeRequest's acceptance and placement options, flat in Python as on the command line).
+template <class Outer, class Inner, class T>
+void nested_property(py::class_<Outer>& c, const char* name, Inner Outer::*member, T Inner::*field) {
+  c.def_property(
+      name, [member, field](const Outer& o) { return o.*member.*field; },
+      [member, field](Outer& o, const T& v) { (o.*member).*field = v; });
+}
+
 // A CLI table as columns: integer columns int64, number columns float64 (empty cells NaN),
 // the rest text (an all-empty column too).
 Columns table_columns(const experiments::Table& t) {
@@ -156,7 +165,8 @@ PYBIND11_MODULE(_specdse, m) {
   specdse_py::bind_fit(m);
 
   // What `specdse optimize` takes, field for field (experiments/cli/optimize_table.hpp).
-  py::class_<experiments::OptimizeRequest>(m, "OptimizeRequest")
+  py::class_<experiments::OptimizeRequest> request(m, "OptimizeRequest");
+  request
       .def(py::init<>())
       .def_readwrite("hw", &experiments::OptimizeRequest::hw)
       .def_readwrite("model", &experiments::OptimizeRequest::model)
@@ -167,27 +177,17 @@ PYBIND11_MODULE(_specdse, m) {
       .def_readwrite("engine", &experiments::OptimizeRequest::engine)
       .def_readwrite("x_max", &experiments::OptimizeRequest::x_max)
       .def_readwrite("x_search", &experiments::OptimizeRequest::x_search)
-      .def_readwrite("measured_only", &experiments::OptimizeRequest::measured_only)
-      .def_property("data", [](const experiments::OptimizeRequest& r) { return r.acceptance.data; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.data = v; })
-      .def_property("aat_from", [](const experiments::OptimizeRequest& r) { return r.acceptance.aat_from; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.aat_from = v; })
-      .def_property("alpha", [](const experiments::OptimizeRequest& r) { return r.acceptance.alpha; },
-                    [](experiments::OptimizeRequest& r, double v) { r.acceptance.alpha = v; })
-      .def_property("trace", [](const experiments::OptimizeRequest& r) { return r.acceptance.trace; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.trace = v; })
-      .def_property("source_table", [](const experiments::OptimizeRequest& r) { return r.acceptance.source_table; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.source_table = v; })
-      .def_property("acceptance", [](const experiments::OptimizeRequest& r) { return r.acceptance.process; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.acceptance.process = v; })
-      .def_property("draft_hw", [](const experiments::OptimizeRequest& r) { return r.placement.draft_hw; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.placement.draft_hw = v; })
-      .def_property("draft_link", [](const experiments::OptimizeRequest& r) { return r.placement.draft_link; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.placement.draft_link = v; })
-      .def_property("system", [](const experiments::OptimizeRequest& r) { return r.placement.system; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.placement.system = v; })
-      .def_property("draft_device", [](const experiments::OptimizeRequest& r) { return r.placement.draft_device; },
-                    [](experiments::OptimizeRequest& r, const std::string& v) { r.placement.draft_device = v; });
+      .def_readwrite("measured_only", &experiments::OptimizeRequest::measured_only);
+  nested_property(request, "data", &experiments::OptimizeRequest::acceptance, &experiments::AcceptanceOptions::data);
+  nested_property(request, "aat_from", &experiments::OptimizeRequest::acceptance, &experiments::AcceptanceOptions::aat_from);
+  nested_property(request, "alpha", &experiments::OptimizeRequest::acceptance, &experiments::AcceptanceOptions::alpha);
+  nested_property(request, "trace", &experiments::OptimizeRequest::acceptance, &experiments::AcceptanceOptions::trace);
+  nested_property(request, "source_table", &experiments::OptimizeRequest::acceptance, &experiments::AcceptanceOptions::source_table);
+  nested_property(request, "acceptance", &experiments::OptimizeRequest::acceptance, &experiments::AcceptanceOptions::process);
+  nested_property(request, "draft_hw", &experiments::OptimizeRequest::placement, &experiments::DraftPlacementNames::draft_hw);
+  nested_property(request, "draft_link", &experiments::OptimizeRequest::placement, &experiments::DraftPlacementNames::draft_link);
+  nested_property(request, "system", &experiments::OptimizeRequest::placement, &experiments::DraftPlacementNames::system);
+  nested_property(request, "draft_device", &experiments::OptimizeRequest::placement, &experiments::DraftPlacementNames::draft_device);
 
   py::class_<models::HardwareSpec>(m, "Hardware")
       .def_readonly("name", &models::HardwareSpec::name)
