@@ -17,20 +17,22 @@ std::string to_string(StackTensor t) {
     case StackTensor::ffn: return "ffn";
     case StackTensor::vocab: return "vocab";
     case StackTensor::attention_mask: return "attention_mask";
+    case StackTensor::kv_cache: return "kv_cache";
   }
   return "?";
 }
 
 namespace {
 
-// `extra_kernels.<key>`: a list of {name, kernels, tensor, passes, masked_attention_only}; names
+// `extra_kernels.<key>`: a list of {name, kernels, tensor, passes, masked_attention_only,
+// min_hidden_size}; names
 // unique within the stack.
 std::vector<StackKernel> stack_kernels(const YamlReader& r, const std::string& key, std::vector<std::string>& names) {
   std::vector<StackKernel> out;
   if (!r.has(key)) return out;
-  const std::vector<std::string> tensors = {"hidden", "q", "kv", "ffn", "vocab", "attention_mask"};
+  const std::vector<std::string> tensors = {"hidden", "q", "kv", "ffn", "vocab", "attention_mask", "kv_cache"};
   for (const YamlReader& e : r.map_list(key)) {
-    e.allow_only({"name", "kernels", "tensor", "passes", "masked_attention_only"});
+    e.allow_only({"name", "kernels", "tensor", "passes", "masked_attention_only", "min_hidden_size"});
     StackKernel k;
     k.name = e.string("name");
     for (const auto& seen : names)
@@ -42,6 +44,7 @@ std::vector<StackKernel> stack_kernels(const YamlReader& r, const std::string& k
       if (tensors[i] == tensor) k.tensor = StackTensor(int(i));
     k.passes = e.non_negative("passes");
     k.masked_attention_only = e.boolean_or("masked_attention_only", false);
+    if (e.has("min_hidden_size")) k.min_hidden_size = e.int_in("min_hidden_size", 1, 1 << 20);
     out.push_back(k);
   }
   return out;

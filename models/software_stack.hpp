@@ -22,6 +22,7 @@ enum class StackTensor {
   ffn,             // batch x tokens rows of the MLP's intermediate width
   vocab,           // batch x tokens rows of the vocabulary (logits)
   attention_mask,  // tokens x (heads / kv_heads) query rows x (context + tokens) keys, shared by the batch
+  kv_cache,        // batch x (context + tokens) rows of kv_heads x head_dim: one layer's whole K (or V) cache
 };
 std::string to_string(StackTensor t);
 
@@ -37,6 +38,10 @@ struct StackKernel {
   // Only in steps whose attention takes a mask (x > 1 tokens per sequence: PyTorch's SDPA turns
   // the boolean mask into an additive bias and re-lays out the packed queries).
   bool masked_attention_only = false;
+  // Only for models at least this wide (hidden size; 0: every model). cuBLAS picks split-K GEMMs,
+  // each followed by a reduction kernel, by shape: the measured Hugging Face decode steps launch
+  // five per layer at hidden size 4096 and one at 2048 and 768.
+  int min_hidden_size = 0;
 };
 
 struct SoftwareStack {

@@ -14,6 +14,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
+#include "sim/golden/gpu_generate_golden.hpp"
 #include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
@@ -137,6 +138,28 @@ int run_eager_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, c
   return 0;
 }
 
+// A measured Hugging Face generate loop next to the GPU SystemC model running its step under --stack.
+int run_generate_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+  const auto stack = models::load_software_stack(reg.path("stacks", a.stack));
+  const auto rows = sim::compare_gpu_generate_loop(a.measured, hw, stack, reg);
+  Table t({"hw", "stack", "model", "variant", "batch", "context", "new_tokens", "measured_kernels", "model_kernels",
+           "kernel_error_pct", "measured_s", "predicted_s", "error_pct", "device_idle_s"});
+  std::vector<double> errors, kernel_errors;
+  for (const auto& r : rows) {
+    t.add_row({hw.name, stack.name, r.model, r.variant, integer(r.batch), integer(r.context), integer(r.new_tokens),
+               num(r.measured_kernels), integer(r.model_kernels), num(r.kernel_error_pct(), 3), num(r.measured_s),
+               num(r.predicted_s), num(r.error_pct(), 3), num(r.device_idle_s())});
+    if (r.variant != "generate_greedy") continue;  // the stacks model greedy decoding
+    errors.push_back(r.error_pct());
+    if (r.measured_kernels > 0) kernel_errors.push_back(r.kernel_error_pct());
+  }
+  const std::string summary = fmt::format(
+      "summary: {} under {}: median |error| {:.1f} % over {} greedy generate loops, kernel count median |error| {:.1f} %",
+      hw.name, stack.name, sim::median_abs(errors), errors.size(), sim::median_abs(kernel_errors));
+  print_with_summary(t, summary, a.format);
+  return 0;
+}
+
 // Two streams on one GPU (cuda/torch_decode_step.py --contention) next to the SystemC model.
 int run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
   const auto rows = sim::compare_gpu_contention(a.measured, hw, reg);
@@ -165,8 +188,14 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     if (a.measured.empty())
       throw models::InputError(fmt::format("--measured: expected a CSV from cuda/run_goldens.sh run on a '{}' "
                                            "(no GPU kernels run here), got nothing", hw.name));
+    if (sim::is_generate_csv(a.measured)) {
+      if (a.stack.empty())
+        throw models::InputError("--measured: a generate-loop CSV (model,variant,...) needs --stack (e.g. huggingface-transformers)");
+      return run_generate_golden(a, hw, reg);
+    }
     if (!a.stack.empty() && !sim::is_step_csv(a.measured))
-      throw models::InputError("--stack: only with a verify-step CSV (model,batch,x,...) as --measured");
+      throw models::InputError("--stack: only with a verify-step CSV (model,batch,x,...) or a generate-loop CSV "
+                               "(model,variant,...) as --measured");
     if (sim::is_step_csv(a.measured)) return a.stack.empty() ? run_step_golden(a, hw, reg) : run_eager_step_golden(a, hw, reg);
     if (sim::is_contention_csv(a.measured)) return run_contention_golden(a, hw, reg);
     rows = sim::compare_gpu_measurements(a.measured, hw);
@@ -236,11 +265,13 @@ const RegisterCommand reg{
           ->default_val("host");
       sub.add_option("--measured", a->measured,
                      "GPU only: a CSV of cuda/run_goldens.sh: kernels (kernel,m,n,k,measured_s), verify steps "
-                     "(model,batch,x,context,kernels,graph_s,eager_s) or two streams "
-                     "(stream,model,batch,x,context,alone_s,together_s)");
+                     "(model,batch,x,context,kernels,graph_s,eager_s), two streams "
+                     "(stream,model,batch,x,context,alone_s,together_s) or, from cuda/run_hf_generate.sh, Hugging Face "
+                     "generate loops (model,variant,batch,context,new_tokens,kernels_per_token,per_token_s)");
       sub.add_option("--stack", a->stack,
                      "With a verify-step CSV: compare its eager_s with the SystemC GPU model running the step "
-                     "under this software stack (configs/stacks/, e.g. pytorch-eager)");
+                     "under this software stack (configs/stacks/, e.g. pytorch-eager); a generate-loop CSV needs "
+                     "one (e.g. huggingface-transformers)");
       sub.add_option("--models", a->models, "Models whose projection shapes (N, K) are run")->default_val(a->models);
       sub.add_option("--tokens", a->tokens, "GEMM M values (tokens x)")->default_val(a->tokens);
       sub.add_option("--contexts", a->contexts, "Contexts of the attention kernels")->default_val(a->contexts);

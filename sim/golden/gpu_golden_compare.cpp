@@ -14,6 +14,7 @@
 #include "sim/gpu/gpu_launch_plan.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
 #include "sim/gpu/gpu_streams.hpp"
+#include "sim/golden/gpu_generate_golden.hpp"
 #include "sim/io/csv.hpp"
 
 namespace sim {
@@ -231,15 +232,10 @@ std::vector<EagerStepGoldenRow> compare_gpu_eager_steps(const std::string& csv_p
     models::Workload w;
     w.target = registry.model(row.model);
     w.batch = row.batch;
-    const models::StepGraph graph = models::verify_graph(engine, w, row.x, row.context);
-    GpuWorkload workload;
-    workload.streams.push_back(lower_step(model, eager.stack, graph, "step", 0, workload));
-    const DeviceRun run = run_gpu_device(model, workload, SimMode::event_driven);
-    row.model_kernels = (long long)workload.streams[0].launches.size();
-    row.predicted_s = double(run.end_cycle) / model.clock_hz();
-    std::int64_t busy = 0;
-    for (const auto& r : run.streams[0]) busy += r.end - r.start;
-    row.device_busy_s = double(busy) / model.clock_hz();
+    const StackStepRun run = run_stack_step(model, eager.stack, models::verify_graph(engine, w, row.x, row.context));
+    row.model_kernels = run.kernels;
+    row.predicted_s = run.seconds;
+    row.device_busy_s = run.device_busy_s;
     rows.push_back(row);
   }
   return rows;

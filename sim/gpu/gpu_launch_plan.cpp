@@ -25,6 +25,7 @@ double tensor_elements(models::StackTensor tensor, const models::StepGraph& grap
     case models::StackTensor::attention_mask:
       return w.kv_heads > 0 ? double(graph.tokens) * double(w.heads / w.kv_heads) * double(graph.context + graph.tokens)
                             : 0.0;
+    case models::StackTensor::kv_cache: return double(graph.batch) * double(graph.context + graph.tokens) * double(w.kv);
   }
   return 0.0;
 }
@@ -42,6 +43,7 @@ std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vec
   std::vector<GpuKernel> out;
   for (const auto& k : list) {
     if (k.masked_attention_only && graph.tokens < 2) continue;
+    if (graph.widths.hidden < k.min_hidden_size) continue;
     const double elements = tensor_elements(k.tensor, graph);
     const double bytes = k.passes * elements * graph.widths.element_bytes / k.kernels;
     for (int i = 0; i < k.kernels; ++i) out.push_back(model.memory_kernel(k.name, bytes, elements / k.kernels));

@@ -55,7 +55,8 @@ int decoder_layers_per_unit(const models::StepGraph& graph);
 
 // The memory-bound kernels `list` (SoftwareStack::layer_kernels or step_kernels) launches for one
 // decoder layer or step of `graph`: each entry's `kernels` launches share its tensor's bytes; an
-// entry for masked attention only is skipped where the graph has one token per sequence.
+// entry for masked attention only is skipped where the graph has one token per sequence, one with
+// a min_hidden_size where the model is narrower.
 std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vector<models::StackKernel>& list,
                                      const models::StepGraph& graph);
 

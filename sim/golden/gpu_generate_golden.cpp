@@ -1,0 +1,106 @@
+#include "sim/golden/gpu_generate_golden.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "models/config_error.hpp"
+#include "models/latency_engine.hpp"
+#include "sim/gpu/gpu_device.hpp"
+#include "sim/gpu/gpu_launch_plan.hpp"
+#include "sim/gpu/gpu_sim_engine.hpp"
+#include "sim/io/csv.hpp"
+
+namespace sim {
+
+StackStepRun run_stack_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
+                            const models::StepGraph& graph) {
+  GpuWorkload workload;
+  workload.streams.push_back(lower_step(model, stack, graph, "step", 0, workload));
+  const DeviceRun run = run_gpu_device(model, workload, SimMode::event_driven);
+  StackStepRun out;
+  out.kernels = (long long)workload.streams[0].launches.size();
+  out.seconds = double(run.end_cycle) / model.clock_hz();
+  std::int64_t busy = 0;
+  for (const auto& r : run.streams[0]) busy += r.end - r.start;
+  out.device_busy_s = double(busy) / model.clock_hz();
+  return out;
+}
+
+namespace {
+
+constexpr const char* kHeader = "model,variant,batch,context,new_tokens,kernels_per_token,per_token_s";
+
+}  // namespace
+
+bool is_generate_csv(const std::string& csv_path) {
+  std::ifstream in(csv_path);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') return line.rfind("model,variant,batch", 0) == 0;
+  return false;
+}
+
+std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_path, const models::HardwareSpec& gpu,
+                                                         const models::SoftwareStack& stack,
+                                                         const models::ConfigRegistry& registry) {
+  if (!gpu.gpu)
+    throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU decode loops", gpu.name));
+  models::HardwareSpec eager = gpu;
+  eager.stack = stack;
+  const GpuSimEngine engine(eager, SimMode::event_driven);
+  const GpuKernelModel model(*gpu.gpu);
+  std::ifstream in(csv_path);
+  if (!in) throw models::InputError(fmt::format("{}: cannot open the measured CSV", csv_path));
+  CsvReader reader(in, csv_path);
+  std::vector<GenerateGoldenRow> rows;
+  bool header_seen = false;
+  for (CsvRecord rec; reader.next(rec);) {
+    if (!header_seen) {
+      if (rec.text.rfind(kHeader, 0) != 0)
+        throw models::InputError(fmt::format("{}:{}: header: expected {}, got '{}'", csv_path, rec.line, kHeader, rec.text));
+      header_seen = true;
+      continue;
+    }
+    const auto& f = rec.cells;
+    if (f.size() != 7)
+      throw models::InputError(fmt::format("{}:{}: expected {}, got '{}'", csv_path, rec.line, kHeader, rec.text));
+    if (f[1].rfind("generate_", 0) != 0 || f[6] == "oom" || f[6] == "error") continue;
+    GenerateGoldenRow row;
+    try {
+      row.model = f[0];
+      row.variant = f[1];
+      row.batch = std::stoi(f[2]);
+      row.context = std::stoll(f[3]);
+      row.new_tokens = std::stoi(f[4]);
+      row.measured_kernels = std::stod(f[5]);
+      row.measured_s = std::stod(f[6]);
+    } catch (const std::exception&) {
+      throw models::InputError(fmt::format("{}:{}: expected numbers in batch, context, new_tokens, kernels_per_token, "
+                                           "per_token_s, got '{}'", csv_path, rec.line, rec.text));
+    }
+    if (row.batch < 1 || row.context < 0 || row.new_tokens < 1 || !(row.measured_s > 0) || !std::isfinite(row.measured_s))
+      throw models::InputError(fmt::format("{}:{}: expected batch, new_tokens >= 1, context >= 0 and per_token_s > 0, got '{}'",
+                                           csv_path, rec.line, rec.text));
+    models::Workload w;
+    try {
+      w.target = registry.model(row.model);
+    } catch (const models::InputError& e) {
+      throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, rec.line, e.what()));
+    }
+    w.batch = row.batch;
+    // The decoded tokens see contexts L .. L + n - 1: their mean is the step the loop averages.
+    const long long mean_context = row.context + row.new_tokens / 2;
+    const models::StepGraph graph = models::verify_graph(engine, w, 1, mean_context);
+    const StackStepRun run = run_stack_step(model, stack, graph);
+    row.model_kernels = run.kernels;
+    row.predicted_s = run.seconds;
+    row.device_busy_s = run.device_busy_s;
+    rows.push_back(row);
+  }
+  if (!header_seen) throw models::InputError(fmt::format("{}: empty: expected the header {}", csv_path, kHeader));
+  return rows;
+}
+
+}  // namespace sim

@@ -1,0 +1,155 @@
+// The Hugging Face Transformers stack (configs/stacks/huggingface-transformers.yaml) next to
+// Transformers' generate measured on lent H200s (cuda/hf_generate_step.py, four runs on three
+// machines, 2026-11-27): run 1 calibrates the per-step host work, runs 2-4 are held out.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <tuple>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "models/software_stack.hpp"
+#include "sim/golden/gpu_generate_golden.hpp"
+#include "sim/gpu/gpu_sim_engine.hpp"
+#include "models/latency_engine.hpp"
+
+namespace {
+
+std::string measured(const std::string& name) {
+  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
+          "golden" / name)
+      .string();
+}
+
+std::string run_file(int run) { return measured("h200_hf_generate_2026-11-27_run" + std::to_string(run) + ".csv"); }
+
+models::SoftwareStack hf_stack() {
+  const models::ConfigRegistry reg;
+  return models::load_software_stack(reg.path("stacks", "huggingface-transformers"));
+}
+
+}  // namespace
+
+TEST_CASE("hf stack: per_step_host_us is run 1's batch-1 generate time less the step without it") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h200");
+  models::SoftwareStack none = hf_stack();
+  const double fitted_us = none.per_step_host_us;
+  none.per_step_host_us = 0;
+  std::vector<double> gaps_us;
+  for (const auto& r : sim::compare_gpu_generate_loop(run_file(1), hw, none, reg))
+    if (r.variant == "generate_greedy" && r.batch == 1) gaps_us.push_back((r.measured_s - r.predicted_s) * 1e6);
+  REQUIRE(gaps_us.size() == 2);  // Llama-3.1-8B and Llama-3.2-1B
+  CHECK(std::abs(gaps_us[0] - gaps_us[1]) < 0.01 * fitted_us);  // one per-step cost serves both sizes
+  CHECK(fitted_us == Approx((gaps_us[0] + gaps_us[1]) / 2).margin(10));
+}
+
+TEST_CASE("hf stack: every generate step launches the profiler's kernel count within 1 %") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h200");
+  int rows = 0;
+  for (int run = 1; run <= 4; ++run)
+    for (const auto& r : sim::compare_gpu_generate_loop(run_file(run), hw, hf_stack(), reg)) {
+      if (r.variant != "generate_greedy") continue;  // sampling adds 63-69 kernels the stack leaves out
+      ++rows;
+      INFO("run " << run << ": " << r.model << " batch " << r.batch << ": " << r.model_kernels << " kernels, measured "
+                  << r.measured_kernels);
+      CHECK(std::abs(r.kernel_error_pct()) < 1.0);  // 46 per layer at hidden 4096, 42 at 2048 and 768
+    }
+  CHECK(rows == 4 + 6 + 4 + 2);
+}
+
+TEST_CASE("hf stack: held-out generate loops within 25 % (host noise), the 2-layer draft a known failure") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h200");
+  // The same point ran 24.5-34.0 ms on three machines (Llama-3.1-8B, batch 1): a host-bound loop
+  // is as fast as the host it gets, so each point's fastest held-out run is compared.
+  using Point = std::tuple<std::string, int, long long>;
+  std::map<Point, sim::GenerateGoldenRow> fastest;
+  for (int run = 2; run <= 4; ++run)
+    for (const auto& r : sim::compare_gpu_generate_loop(run_file(run), hw, hf_stack(), reg)) {
+      if (r.variant != "generate_greedy") continue;
+      const Point p{r.model, r.batch, r.context};
+      if (!fastest.count(p) || r.measured_s < fastest[p].measured_s) fastest[p] = r;
+    }
+  REQUIRE(fastest.size() == 8);
+  for (const auto& [p, r] : fastest) {
+    INFO(r.model << " batch " << r.batch << " context " << r.context << ": measured " << r.measured_s << " s, predicted "
+                 << r.predicted_s << " s (" << r.error_pct() << " %)");
+    CHECK(r.device_idle_s() > 0.5 * r.predicted_s);  // host-bound: the GPU idles most of the step
+    if (r.model == "llama-68m")
+      // Known: a 2-layer model's loop ran 3.2-3.5 ms where the stack charges run 1's per-step
+      // work (fitted on 16- and 32-layer models) in full: +49 % and +63 %.
+      CHECK((r.error_pct() > 30 && r.error_pct() < 80));
+    else
+      CHECK(std::abs(r.error_pct()) < 25.0);
+  }
+}
+
+TEST_CASE("hf stack: split-K reductions follow the model's width, the cache concatenation its context") {
+  const auto s = hf_stack();
+  int wide = 0, all = 0;
+  for (const auto& k : s.layer_kernels) (k.min_hidden_size >= 4096 ? wide : all) += k.kernels;
+  CHECK(all == 33);  // 42 per layer at hidden 2048 less the fused set's 9 (two for attention)
+  CHECK(wide == 4);  // 46 at 4096
+  const models::ConfigRegistry reg;
+  models::HardwareSpec spec = reg.hardware("h200");
+  spec.stack = s;
+  const sim::GpuSimEngine engine(spec, sim::SimMode::event_driven);
+  const sim::GpuKernelModel model(*spec.gpu);
+  models::Workload w;
+  w.target = reg.model("llama-3.1-8b-instruct");
+  w.batch = 16;
+  models::SoftwareStack without = s;
+  without.layer_kernels.erase(std::remove_if(without.layer_kernels.begin(), without.layer_kernels.end(),
+                                             [](const models::StackKernel& k) { return k.tensor == models::StackTensor::kv_cache; }),
+                              without.layer_kernels.end());
+  REQUIRE(without.layer_kernels.size() + 1 == s.layer_kernels.size());
+  auto busy = [&](const models::SoftwareStack& stack, long long context) {
+    return sim::run_stack_step(model, stack, models::verify_graph(engine, w, 1, context)).device_busy_s;
+  };
+  // DynamicCache's torch.cat copies each layer's whole K and V cache per token: from context 1024
+  // to 16384 that is 32 layers x 4 passes x 16 x 15360 rows x 1024 values x 2 bytes more DRAM
+  // traffic, which the simulated GPU streams at about its bandwidth.
+  const double extra_bytes = 32.0 * 4 * 16 * 15360 * 1024 * 2;
+  const double added = (busy(s, 16384) - busy(s, 1024)) - (busy(without, 16384) - busy(without, 1024));
+  const double at_peak = extra_bytes / (spec.gpu->memory_bandwidth_gbs * 1e9);
+  CHECK(added > at_peak);
+  CHECK(added < 1.6 * at_peak);
+}
+
+TEST_CASE("hf stack: a generate CSV's errors name the file and line") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h200");
+  const auto dir = std::filesystem::temp_directory_path() / "specdse_test_hf_generate";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& body) {
+    const auto path = (dir / name).string();
+    std::ofstream(path) << body;
+    return path;
+  };
+  const std::string header = "model,variant,batch,context,new_tokens,kernels_per_token,per_token_s\n";
+  auto error_of = [&](const std::string& path) {
+    try {
+      sim::compare_gpu_generate_loop(path, hw, hf_stack(), reg);
+    } catch (const models::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of(write("bad_time.csv", header + "llama-3.2-1b,generate_greedy,1,1024,32,717,-1\n")),
+             Catch::Contains("bad_time.csv:2") && Catch::Contains("per_token_s > 0"));
+  CHECK_THAT(error_of(write("bad_model.csv", header + "no-such-model,generate_greedy,1,1024,32,717,0.01\n")),
+             Catch::Contains("bad_model.csv:2: model"));
+  CHECK_THAT(error_of(write("bad_header.csv", "model,batch,x\n")), Catch::Contains("header"));
+  CHECK_THAT(error_of(write("short.csv", header + "llama-3.2-1b,generate_greedy,1\n")), Catch::Contains("short.csv:2"));
+  // forward_loop rows and rows that did not run are skipped, not errors.
+  CHECK(sim::compare_gpu_generate_loop(write("skip.csv", header + "llama-3.2-1b,forward_loop,1,1024,32,703,0.01\n"
+                                                         "llama-3.2-1b,generate_greedy,16,1024,32,-1,oom\n"),
+                                       hw, hf_stack(), reg)
+            .empty());
+}
