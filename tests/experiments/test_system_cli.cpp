@@ -20,7 +20,7 @@ TEST_CASE("system CLI: a pipelined step prints devices, links and the step, and 
                      "--format csv --trace " + trace);
   REQUIRE(r.status == 0);
   CHECK(r.output.rfind("kind,name,hardware,stack,role,busy_s,bytes,messages,memory_gib,capacity_gib,status", 0) == 0);
-  CHECK_THAT(r.output, Catch::Contains("device,gpu0,rtx3090,pytorch-eager") && Catch::Contains("link,eth-10g") &&
+  CHECK_THAT(r.output, Catch::Contains("device,gpu0,rtx3090,huggingface-transformers") && Catch::Contains("link,eth-10g") &&
                            Catch::Contains("step,specpipe-8x3090-pcie"));
   std::ifstream in(trace);
   REQUIRE(in.good());
