@@ -1,6 +1,6 @@
 // reproduce specpipe-fig11: paper 002 Figs. 11 and 13, the average TBT of every pipeline method on
 // the single-server (8x RTX 3090 over PCIe) and the two-server (4x RTX 3090 + 4x RTX 4090 over
-// 10 GbE) testbeds, single request: plain PP (eager PyTorch, the paper's own framework), PP-vLLM
+// 10 GbE) testbeds, single request: plain PP (eager, on the system's stack: the paper's own framework), PP-vLLM
 // (the system's baseline_stacks: vLLM's CUDA-graph engine), TP/PP-vLLM on the two-server testbed
 // (baseline_tp_stacks: tensor parallel inside each server), PP with SpecInfer's static tree, PP
 // with EAGLE-3 (single server only, as in the paper, where its implementation could not span two
@@ -49,9 +49,11 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   std::string summary, sens_summary;
   // The rows' draft: the band's central fit; its stationary top-1 acceptance heads the sensitivity.
   const double process_top1 = process.acceptance.process->mean_acceptance(1);
+  std::string own_stack;  // the stack the paper's own methods run on (the first device's)
   for (const char* system : {kSingleServer, kTwoServers}) {
     const auto setup = paper002::setup(reg, system, kEngine);
     res.inputs.push_back(setup.system.source_file);
+    if (own_stack.empty()) own_stack = setup.system.devices.front().hardware.stack.name;
     sp::check_memory(setup, kWidth);
     const sp::StageTimer timer(setup);
     std::vector<sp::ScenarioResult> rows;
@@ -124,7 +126,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   res.extra_csvs.emplace_back("specpipe-fig11_draft_sensitivity.csv", sens);
   res.notes = fmt::format(
       "{}Each run: {} tokens, seed {}, context {}, pruning {} ms per step, every device on the SystemC GPU model "
-      "(eager PyTorch for the paper's own PP, SpecInfer tree and SpecPipe; vLLM's CUDA-graph stack for PP-vLLM). "
+      "(the {} stack for the paper's own PP, SpecInfer tree and SpecPipe; vLLM's CUDA-graph stack for PP-vLLM). "
       "SpecPipe at w = {}, k = {} and SpecInfer's tree <1,1,3,1,1,1,1,1> (drafted by the same 1B draft on the L40 "
       "after each verification) draw from the acceptance process fitted to paper 002's statistics (its top-32 hit and "
       "the stated level accuracy; central fit of {}, top-1 {:.3f}); EAGLE-3's head (eagle3-tree resized to the 70B) "
@@ -135,7 +137,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
       "Draft-quality sensitivity (specpipe-fig11_draft_sensitivity.csv): the first row of each testbed is the process "
       "above; the others are hit curves through (1, top-1) and (32, 0.99), independent from level to level. SpecPipe "
       "(w = {}, k = {}) and the SpecInfer tree against the fastest other method of each testbed: {}\n\n{}",
-      summary, kTokens, kSeed, kContext, kPruneS * 1e3, kWidth, kCandidates, portable_path(process.band_file, reg.dir()),
+      summary, kTokens, kSeed, kContext, kPruneS * 1e3, own_stack, kWidth, kCandidates, portable_path(process.band_file, reg.dir()),
       process_top1, kWidth, kCandidates, sens_summary, sens.to_markdown());
   res.plots.push_back(plot_script("specpipe_fig11"));
   return res;
