@@ -55,7 +55,7 @@ std::vector<StackKernel> stack_kernels(const YamlReader& r, const std::string& k
 SoftwareStack load_software_stack(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
   r.allow_only({"name", "description", "kernel_launch_host_us", "per_layer_host_us", "per_step_host_us",
-                "cuda_graphs", "graph_launch_host_us", "runtime_reserve_gib", "ragged_batch_overhead_ratio", "collectives",
+                "cuda_graphs", "graph_launch_host_us", "host_overlaps_device", "runtime_reserve_gib", "ragged_batch_overhead_ratio", "collectives",
                 "custom_all_reduce", "extra_kernels"});
   SoftwareStack s;
   s.source_file = path;
@@ -66,6 +66,7 @@ SoftwareStack load_software_stack(const std::string& path) {
   s.per_step_host_us = r.non_negative("per_step_host_us");
   s.cuda_graphs = r.boolean("cuda_graphs");
   s.graph_launch_host_us = s.cuda_graphs ? r.non_negative("graph_launch_host_us") : 0.0;
+  s.host_overlaps_device = r.boolean_or("host_overlaps_device", false);
   s.runtime_reserve_gib = r.non_negative("runtime_reserve_gib");
   s.ragged_batch_overhead_ratio = r.has("ragged_batch_overhead_ratio") ? r.non_negative("ragged_batch_overhead_ratio") : 0.0;
   if (r.has("extra_kernels")) {

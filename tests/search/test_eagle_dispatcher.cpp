@@ -5,6 +5,7 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "models/engine_registry.hpp"
+#include "models/software_stack.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/scenario.hpp"
 
@@ -113,4 +114,22 @@ TEST_CASE("Dispatcher bad input: batch 0, no draft") {
 
 TEST_CASE("Scenario eagle-dispatcher is registered") {
   CHECK(scenario("eagle-dispatcher").name == "eagle-dispatcher");
+}
+
+TEST_CASE("Dispatcher host work: in series under vLLM's stack, hidden behind the GPU under paper 004's engine") {
+  const models::ConfigRegistry reg;
+  const auto vllm = models::load_software_stack(reg.path("stacks", "vllm-cuda-graph"));
+  const auto engine = models::load_software_stack(reg.path("stacks", "paper004-engine"));
+  REQUIRE(!vllm.host_overlaps_device);
+  REQUIRE(engine.host_overlaps_device);
+  // A verify and two draft passes: 300 us of per-step work and three 10 us graph launches.
+  CHECK(search::eagle_host_seconds(vllm, 3, 5e-3) == Approx(330e-6));
+  CHECK(search::eagle_host_seconds(vllm, 3, 0) == Approx(330e-6));
+  // Overlapped: the first launch always shows; the rest only where it outlasts the GPU's work.
+  CHECK(search::eagle_host_seconds(engine, 3, 5e-3) == Approx(10e-6));
+  CHECK(search::eagle_host_seconds(engine, 3, 100e-6) == Approx(10e-6 + (320e-6 - 100e-6)));
+  CHECK(search::eagle_host_seconds(engine, 3, 0) == Approx(330e-6));
+  // On the paper's host a step of the 8B pays less host time than under vLLM's stack, never more.
+  for (double device_s : {1e-6, 1e-4, 1e-3, 1e-2})
+    CHECK(search::eagle_host_seconds(engine, 1, device_s) <= search::eagle_host_seconds(vllm, 1, device_s));
 }

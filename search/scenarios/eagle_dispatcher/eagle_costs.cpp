@@ -40,7 +40,7 @@ class EngineCosts : public EagleCostModel {
     if (ffn_bytes_ > 0) sim::quantise_head_ffn(g, ffn_bytes_);
     return {engine_.step(g).seconds, 0.0, 0.0, 0.0};
   }
-  double host_s(int forwards) const override { return eagle_host_seconds(stack_, forwards); }
+  double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
     mq.batch = batch;
@@ -93,7 +93,7 @@ class SystemCosts : public EagleCostModel {
     const sim::SystemStep st = sim::simulate_system_step(s_, q);
     return draft_memo_[key] = {st.head_s, st.lead_wait_s, 0.0, 0.0};
   }
-  double host_s(int forwards) const override { return eagle_host_seconds(stack_, forwards); }
+  double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
     mq.batch = batch;

@@ -114,10 +114,14 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
   return {name, tree, tree_tpc(acceptance, tree), eagle_pass_widths(tree)};
 }
 
-double eagle_host_seconds(const models::SoftwareStack& stack, int forwards) {
+double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s) {
   // Sampling + bookkeeping once per decode step (per_step_host_us), and a graph launch per
   // captured forward (the paper captures each whole model execution in a CUDA graph, §3.4).
-  return (stack.per_step_host_us + (stack.cuda_graphs ? stack.graph_launch_host_us * forwards : 0.0)) * 1e-6;
+  const double launch_s = stack.cuda_graphs ? stack.graph_launch_host_us * 1e-6 : 0.0;
+  const double host_s = stack.per_step_host_us * 1e-6 + launch_s * forwards;
+  if (!stack.host_overlaps_device) return host_s;
+  // The GPU cannot start before the first graph is launched; the rest runs beside it.
+  return launch_s + std::max(0.0, host_s - launch_s - device_s);
 }
 
 EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTreeCandidate& c, int batch,
@@ -139,11 +143,11 @@ EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTre
     r.t_draft_s += d.seconds;
     r.t_wait_s += d.wait_s;
   }
-  r.t_host_s = costs.host_s(1 + int(c.pass_widths.size())) + speculative_host_s;
+  r.t_host_s = costs.host_s(1 + int(c.pass_widths.size()), r.t_verify_s + r.t_draft_s) + speculative_host_s;
   r.ttit_s = r.t_verify_s + r.t_draft_s + r.t_host_s;
   r.tokens_per_s = r.tpc / r.ttit_s;
   const EagleForwardCost ar = costs.verify(1, batch, context);
-  r.ar_step_s = ar.seconds + costs.host_s(1);
+  r.ar_step_s = ar.seconds + costs.host_s(1, ar.seconds);
   r.ar_wait_s = ar.wait_s;
   r.speedup = r.tokens_per_s * r.ar_step_s;
   r.weight_bytes = v.weight_bytes;

@@ -94,8 +94,11 @@ int eagle_largest_candidate_nodes(const EagleDispatchOptions& o);
 std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance& acceptance,
                                                       const EagleDispatchOptions& options);
 
-// Host seconds of one decode step with `forwards` captured forwards (1 verify + draft passes).
-double eagle_host_seconds(const models::SoftwareStack& stack, int forwards);
+// Host seconds one decode step with `forwards` captured forwards (1 verify + draft passes) adds
+// to `device_s` of GPU work: the stack's per-step work and graph launches in series, or, where
+// the stack overlaps its host work with the device (host_overlaps_device), only the first
+// launch and whatever of the rest outlasts the device time.
+double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s = 0);
 
 // One candidate at one batch on a deployment; memory is checked (status) and times are given
 // either way.

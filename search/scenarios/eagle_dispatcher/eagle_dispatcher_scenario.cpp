@@ -65,7 +65,8 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
     const auto stack = models::load_software_stack(reg.path("stacks", ctx.text("stack")));
     engine = models::make_engine(ctx.text("engine"), hw);
     costs = make_engine_eagle_costs(*engine, w, stack);
-    host_note = fmt::format("stack {} ({} us + graph launches)", stack.name, stack.per_step_host_us);
+    host_note = fmt::format("stack {} ({} us + graph launches{})", stack.name, stack.per_step_host_us,
+                            stack.host_overlaps_device ? ", overlapped with the GPU" : "");
   } else {
     const auto system = models::load_system(reg.path("systems", system_name), reg);
     for (int d : system.stages.front().devices)
@@ -75,7 +76,8 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
                                              system.name, system.devices[std::size_t(d)].name,
                                              system.devices[std::size_t(d)].hardware.kind));
     const auto& lead = system.devices[std::size_t(system.stages.front().devices.front())].hardware.stack;
-    host_note = fmt::format("stack {} of the system's GPUs ({} us + graph launches)", lead.name, lead.per_step_host_us);
+    host_note = fmt::format("stack {} of the system's GPUs ({} us + graph launches{})", lead.name, lead.per_step_host_us,
+                            lead.host_overlaps_device ? ", overlapped with the GPU" : "");
     costs = make_system_eagle_costs(system, w, ctx.text("engine"));
   }
   EagleDispatchOptions o;
