@@ -55,7 +55,8 @@ struct SoftwareStack {
   double graph_launch_host_us = 0;   // host time to launch a captured step
   // The host's per-step work (sampling, bookkeeping) runs while the GPU executes the step's
   // captured graphs (paper 004 §3.3: CPU work split from GPU work and overlapped with it), so a
-  // step costs the longer of the two paths, not their sum. false: host work in series.
+  // step costs the longer of the two paths, not their sum. false: host work in series. GPU
+  // devices only: a CPU device runs its host work on its own cores.
   bool host_overlaps_device = false;
   double runtime_reserve_gib = 0;    // device memory the runtime keeps (CUDA context, allocator pools)
   // Device time of packing a batch of ragged sequences (different tree levels per request) into

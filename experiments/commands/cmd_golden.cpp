@@ -146,16 +146,21 @@ int run_generate_golden(const GoldenArgs& a, const models::HardwareSpec& hw, con
            "kernel_error_pct", "measured_s", "predicted_s", "error_pct", "device_idle_s"});
   std::vector<double> errors, kernel_errors;
   for (const auto& r : rows) {
+    const bool counted = r.measured_kernels > 0;  // -1: the profiler did not count them
     t.add_row({hw.name, stack.name, r.model, r.variant, integer(r.batch), integer(r.context), integer(r.new_tokens),
-               num(r.measured_kernels), integer(r.model_kernels), num(r.kernel_error_pct(), 3), num(r.measured_s),
-               num(r.predicted_s), num(r.error_pct(), 3), num(r.device_idle_s())});
+               counted ? num(r.measured_kernels) : text(""), integer(r.model_kernels),
+               counted ? num(r.kernel_error_pct(), 3) : text(""), num(r.measured_s), num(r.predicted_s),
+               num(r.error_pct(), 3), num(r.device_idle_s())});
     if (r.variant != "generate_greedy") continue;  // the stacks model greedy decoding
     errors.push_back(r.error_pct());
-    if (r.measured_kernels > 0) kernel_errors.push_back(r.kernel_error_pct());
+    if (counted) kernel_errors.push_back(r.kernel_error_pct());
   }
-  const std::string summary = fmt::format(
-      "summary: {} under {}: median |error| {:.1f} % over {} greedy generate loops, kernel count median |error| {:.1f} %",
-      hw.name, stack.name, sim::median_abs(errors), errors.size(), sim::median_abs(kernel_errors));
+  std::string summary = fmt::format("summary: {} under {}: ", hw.name, stack.name);
+  summary += errors.empty() ? std::string("no greedy generate loops (generate_greedy rows) to summarise")
+                            : fmt::format("median |error| {:.1f} % over {} greedy generate loops", sim::median_abs(errors),
+                                          errors.size());
+  if (!kernel_errors.empty())
+    summary += fmt::format(", kernel count median |error| {:.1f} %", sim::median_abs(kernel_errors));
   print_with_summary(t, summary, a.format);
   return 0;
 }

@@ -90,8 +90,9 @@ std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_
       throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, rec.line, e.what()));
     }
     w.batch = row.batch;
-    // The decoded tokens see contexts L .. L + n - 1: their mean is the step the loop averages.
-    const long long mean_context = row.context + row.new_tokens / 2;
+    // The timed tokens (the 2nd to the (n + 1)th) see contexts L + 1 .. L + n: their mean is the
+    // step the loop averages.
+    const long long mean_context = row.context + (row.new_tokens + 1) / 2;
     const models::StepGraph graph = models::verify_graph(engine, w, 1, mean_context);
     const StackStepRun run = run_stack_step(model, stack, graph);
     row.model_kernels = run.kernels;

@@ -114,6 +114,14 @@ DeviceRun GpuDeviceCore::result() const {
   run.streams = records_;
   for (const auto& stream : records_)
     for (const auto& r : stream) run.end_cycle = std::max(run.end_cycle, r.end);
+  // A host that works on after its last launch (StreamPlan::host_after_cycles) ends the run
+  // when it outlasts the device.
+  for (const auto& plan : workload_.streams) {
+    if (plan.host_after_cycles == 0) continue;
+    std::int64_t host_end = plan.start_cycle + plan.host_after_cycles;
+    for (const auto& l : plan.launches) host_end += l.host_cycles_before;
+    run.end_cycle = std::max(run.end_cycle, host_end);
+  }
   return run;
 }
 

@@ -57,8 +57,10 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
   const double hz = model.clock_hz();
   const std::int64_t per_kernel = stack.cuda_graphs ? 0 : host_cycles(stack.kernel_launch_host_us, hz);
   const std::int64_t per_layer = stack.cuda_graphs ? 0 : host_cycles(stack.per_layer_host_us, hz);
-  // Captured graph: the host replays the whole step with one launch after its own bookkeeping.
-  std::int64_t pending_host = host_cycles(stack.per_step_host_us, hz) +
+  // Captured graph: the host replays the whole step with one launch after its own bookkeeping,
+  // or, where the stack overlaps its bookkeeping with the device, before it.
+  const std::int64_t per_step = host_cycles(stack.per_step_host_us, hz);
+  std::int64_t pending_host = (stack.host_overlaps_device ? 0 : per_step) +
                               (stack.cuda_graphs ? host_cycles(stack.graph_launch_host_us, hz) : 0);
 
   // Kernels of each op, computed once: every decoder layer launches the same shapes.
@@ -111,6 +113,7 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
   for (std::size_t i = 0; i < tail_kernels.size(); ++i)
     for (int k : tail_kernels[i]) launch(k, int(graph.layer_ops.size() + i), -1);
   for (int k : step_extra) launch(k, -1, -1);
+  if (stack.host_overlaps_device) plan.host_after_cycles = per_step;
   return plan;
 }
 

@@ -25,6 +25,9 @@ struct StreamPlan {
   std::string name;
   std::int64_t start_cycle = 0;  // when the stream's host thread begins the step
   std::vector<KernelLaunch> launches;
+  // Host work after the last launch, beside the device (a stack whose per-step work overlaps the
+  // GPU): the step ends no earlier than the host does.
+  std::int64_t host_after_cycles = 0;
 };
 
 // Distinct kernels (one entry per kernel shape; every decoder layer launches the same ones)
@@ -63,7 +66,9 @@ std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vec
 // Lowers one step graph to kernels (appended to `workload.kernels`) and a stream plan whose host
 // costs follow `stack`: eager launches pay per_step_host_us once, per_layer_host_us before each
 // decoder layer and kernel_launch_host_us per kernel; with cuda_graphs the captured step pays
-// per_step_host_us + graph_launch_host_us once and then all its kernels are in the queue. The
+// per_step_host_us + graph_launch_host_us once and then all its kernels are in the queue. A stack
+// whose host work overlaps the device (host_overlaps_device) does its per-step work after the
+// launches instead (StreamPlan::host_after_cycles). The
 // stack's extra kernels follow each decoder layer's (layer_kernels, once per decoder layer of a
 // layer unit) and the tail's (step_kernels).
 StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack,

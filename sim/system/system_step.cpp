@@ -142,19 +142,35 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     }
     return *e;
   };
-  std::vector<int> host_resource(s.devices.size(), -1);
+  std::vector<int> host_resource(s.devices.size(), -1), overlapped_host_resource(s.devices.size(), -1);
   auto step_host_task = [&](int d, std::vector<int> deps) {
     const models::SoftwareStack& st = s.devices[std::size_t(d)].hardware.stack;
+    const std::string& name = s.devices[std::size_t(d)].name;
     if (host_resource[std::size_t(d)] < 0)
-      host_resource[std::size_t(d)] =
-          g.add_resource({"host:" + s.devices[std::size_t(d)].name, ResourceKind::host, s.devices[std::size_t(d)].name});
+      host_resource[std::size_t(d)] = g.add_resource({"host:" + name, ResourceKind::host, name});
+    const double launch_s = st.cuda_graphs ? st.graph_launch_host_us * 1e-6 : 0.0;
     TimelineTask t;
     t.name = "step host work (" + st.name + ")";
     t.category = "host";
     t.resource = host_resource[std::size_t(d)];
-    t.busy_s = (st.per_step_host_us + (st.cuda_graphs ? st.graph_launch_host_us : 0.0)) * 1e-6;
+    t.busy_s = (st.host_overlaps_device ? 0.0 : st.per_step_host_us * 1e-6) + launch_s;
     t.deps = std::move(deps);
-    return g.add_task(std::move(t));
+    const int series = g.add_task(std::move(t));
+    if (st.host_overlaps_device && st.per_step_host_us > 0) {
+      // The step's CPU work runs beside the device's (paper 004 §3.3), on a lane of its own: it
+      // ends the step only where it outlasts the device's work.
+      if (overlapped_host_resource[std::size_t(d)] < 0)
+        overlapped_host_resource[std::size_t(d)] =
+            g.add_resource({"host (beside the GPU):" + name, ResourceKind::host, name});
+      TimelineTask o;
+      o.name = "step host work beside the device (" + st.name + ")";
+      o.category = "host";
+      o.resource = overlapped_host_resource[std::size_t(d)];
+      o.busy_s = st.per_step_host_us * 1e-6;
+      o.deps = {series};
+      g.add_task(std::move(o));
+    }
+    return series;
   };
   auto compute = [&](int d, const std::string& name, const std::string& category, double seconds,
                      std::vector<int> deps) {

@@ -2,6 +2,8 @@
 // the CLI tells it from the other measured CSVs by its header and needs a stack for it.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cli_run.hpp"
@@ -33,4 +35,19 @@ TEST_CASE("golden: a generate-loop CSV without --stack, or on a CPU, is one line
   const auto cpu = run("golden --hw xeon-16c --stack huggingface-transformers --measured '" + kRun1 + "'");
   CHECK(cpu.status == 2);
   CHECK(cpu.output.find("only for GPU configs") != std::string::npos);
+}
+
+TEST_CASE("golden: uncounted kernels and no greedy rows print empty cells and say so, never nan") {
+  const auto path = std::filesystem::temp_directory_path() / "specdse_golden_generate_uncounted.csv";
+  std::ofstream(path) << "model,variant,batch,context,new_tokens,kernels_per_token,per_token_s\n"
+                      << "llama-3.2-1b,generate_sample,1,1024,32,-1,0.0155\n";
+  const auto r = run("golden --hw h200 --stack huggingface-transformers --measured '" + path.string() + "'");
+  CHECK(r.status == 0);
+  CHECK(r.output.find("nan") == std::string::npos);
+  CHECK(r.output.find("no greedy generate loops") != std::string::npos);
+  const auto rows = cli_test::csv(
+      run("golden --hw h200 --stack huggingface-transformers --measured '" + path.string() + "' --format csv", false).output);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1][7].empty());  // measured_kernels
+  CHECK(rows[1][9].empty());  // kernel_error_pct
 }

@@ -54,7 +54,7 @@ TEST_CASE("hf stack: every generate step launches the profiler's kernel count wi
   int rows = 0;
   for (int run = 1; run <= 4; ++run)
     for (const auto& r : sim::compare_gpu_generate_loop(run_file(run), hw, hf_stack(), reg)) {
-      if (r.variant != "generate_greedy") continue;  // sampling adds 63-69 kernels the stack leaves out
+      if (r.variant != "generate_greedy") continue;  // sampling adds 63-71 kernels the stack leaves out
       ++rows;
       INFO("run " << run << ": " << r.model << " batch " << r.batch << ": " << r.model_kernels << " kernels, measured "
                   << r.measured_kernels);

@@ -45,3 +45,26 @@ TEST_CASE("stack: an eager stack costs a GPU step more than the bare kernels, a 
   CHECK(models::t_verify(*models::make_engine("roofline", eager), w, 1, 1024) ==
         Approx(models::t_verify(*models::make_engine("roofline", bare), w, 1, 1024)));
 }
+
+TEST_CASE("stack: host work that overlaps the device costs a GPU step only where it outlasts the GPU's work") {
+  const models::ConfigRegistry reg;
+  models::HardwareSpec bare = reg.hardware("h100-sxm");
+  models::HardwareSpec overlapped = bare, series = bare;
+  overlapped.stack = models::load_software_stack(reg.path("stacks", "paper004-engine"));
+  REQUIRE(overlapped.stack.host_overlaps_device);
+  series.stack = overlapped.stack;
+  series.stack.host_overlaps_device = false;
+  const double per_step_s = overlapped.stack.per_step_host_us * 1e-6;
+  const double launch_s = overlapped.stack.graph_launch_host_us * 1e-6;
+  const auto t = [&](const models::HardwareSpec& hw, const char* model) {
+    return models::t_verify(*models::make_engine("sim", hw), workload(model), 1, 1024);
+  };
+  // An 8B step (milliseconds of GPU work) hides the 300 us of bookkeeping: only the launch shows.
+  CHECK(t(series, "llama-3.1-8b-instruct") - t(overlapped, "llama-3.1-8b-instruct") ==
+        Approx(per_step_s).epsilon(0.01));
+  CHECK(t(overlapped, "llama-3.1-8b-instruct") - t(bare, "llama-3.1-8b-instruct") == Approx(launch_s).epsilon(0.05));
+  // A 68M step is shorter than the bookkeeping: the host's work ends it.
+  REQUIRE(t(bare, "llama-68m") < per_step_s);
+  CHECK(t(overlapped, "llama-68m") == Approx(launch_s + per_step_s).epsilon(0.01));
+  CHECK(t(series, "llama-68m") > t(overlapped, "llama-68m"));
+}
