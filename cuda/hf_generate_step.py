@@ -13,7 +13,7 @@ clock with the GPU synchronised, the minimum of --repeats runs after a warm-up:
                    time per decoded token of Hugging Face's loop (its logits processors, the
                    argmax, the stopping criteria, the DynamicCache's concatenations);
   generate_sample  the same with do_sample (temperature 0.7, top-k 50, top-p 0.9: a softmax and a
-                   sort over the 128,256-token vocabulary and a multinomial draw per token);
+                   sort over the vocabulary and a multinomial draw per token);
   generate_hooks   generate_greedy with accelerate's AlignDevicesHook on every decoder layer (what
                    `device_map` dispatch puts on each layer of a pipelined model; here every
                    layer's device is the same GPU, so the hooks move nothing and time their host
@@ -21,7 +21,8 @@ clock with the GPU synchronised, the minimum of --repeats runs after a warm-up:
   forward_loop     the model's forward per token with the cache and the argmax, no generate:
                    the eager forward that the stack's kernels and dispatch costs must explain.
 
-Kernels per token (the PyTorch profiler's CUDA kernel events over 4 tokens of each loop, over 4)
+Kernels per token (the PyTorch profiler's CUDA device events, copies and memsets included, over 4
+tokens of each loop, over 4)
 go in the same rows; the kernels of generate_greedy's tokens go to --kernels FILE (name, launches
 and device microseconds per token) for the stack's per-layer kernel list and the GPU's busy time. --copies times a synchronous GPU -> host -> GPU
 copy of one token's hidden state per batch (accelerate's hand-off between two GPUs without
