@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
@@ -18,6 +19,8 @@
 #include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
+#include "sim/golden/op_alone_golden.hpp"
+#include "models/system_spec.hpp"
 
 namespace experiments {
 
@@ -27,7 +30,7 @@ namespace {
 
 struct GoldenArgs {
   std::string hw = "host", measured, models = "llama-68m,llama-3.2-1b", tokens = "1,2,4,8,16,32,64,128,256",
-              contexts = "512,2048", attention_model = "llama-3.2-1b", format, stack;
+              contexts = "512,2048", attention_model = "llama-3.2-1b", format, stack, system;
   int threads = 0, repeats = 2, warmup = 1, tree_tokens = 16, rounds = 3;
   bool no_flush = false, stored_calibration = false;
   unsigned long long seed = 1;
@@ -183,6 +186,48 @@ int run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, c
   return 0;
 }
 
+// Operators timed alone from PyTorch (cuda/op_by_op_layer.py, or LLMCompass's published A100
+// figures) next to the GPU kernel model plus the harness cost measured on the same file; the
+// all-reduce rows on --system. Each layer phase (a set other than "alone") is also summed.
+int run_op_alone_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+  std::optional<models::SystemSpec> system;
+  if (!a.system.empty()) system = models::load_system(reg.path("systems", a.system), reg);
+  const auto result = sim::compare_ops_timed_alone(a.measured, hw, system ? &*system : nullptr);
+  Table t({"hw", "set", "op", "kind", "m", "n", "k", "batch", "count", "measured_s", "kernel_s", "harness_s",
+           "predicted_s", "error_pct", "note"});
+  std::vector<std::string> sets;  // layer phases, in file order
+  std::vector<double> alone_errors;
+  for (const auto& r : result.rows) {
+    t.add_row({hw.name, r.set, r.op, r.kind, integer(r.m), integer(r.n), integer(r.k), integer(r.batch), integer(r.count),
+               num(r.measured_s), num(r.kernel_s), num(r.harness_s), num(r.predicted_s), num(r.error_pct(), 3),
+               text(r.calibration ? "harness calibration" : "")});
+    if (r.set == "alone" && !r.calibration) alone_errors.push_back(r.error_pct());
+    if (r.set != "alone" && std::find(sets.begin(), sets.end(), r.set) == sets.end()) sets.push_back(r.set);
+  }
+  std::string summary = fmt::format("summary: {} ops timed alone; harness per call:", hw.name);
+  std::string sep = " ";
+  for (const auto& [c, s] : result.harness_s) {
+    summary += fmt::format("{}{} {:.1f} us ({})", sep, c, s * 1e6, result.harness_op.at(c));
+    sep = ", ";
+  }
+  if (!alone_errors.empty())
+    summary += fmt::format("; median |error| {:.1f} % over {} other calibration-sweep ops", sim::median_abs(alone_errors),
+                           alone_errors.size());
+  for (const auto& set : sets) {
+    double measured = 0, predicted = 0;
+    for (const auto& r : result.rows)
+      if (r.set == set) measured += r.measured_s, predicted += r.predicted_s;
+    t.add_row({hw.name, set, "layer", "total", text(""), text(""), text(""), text(""), text(""), num(measured), text(""),
+               text(""), num(predicted), num(100.0 * (predicted - measured) / measured, 3), text("sum of the set's ops")});
+    summary += fmt::format("; {} layer {:.3f} ms measured, {:.3f} ms predicted ({:+.1f} %)", set, measured * 1e3,
+                           predicted * 1e3, 100.0 * (predicted - measured) / measured);
+  }
+  if (result.skipped_all_reduces > 0)
+    summary += fmt::format("; {} all-reduce rows left out (give --system to cost them)", result.skipped_all_reduces);
+  print_with_summary(t, summary, a.format);
+  return 0;
+}
+
 int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
   const models::HardwareSpec hw = resolve_hardware(a, reg);
@@ -201,6 +246,9 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     if (!a.stack.empty() && !sim::is_step_csv(a.measured))
       throw models::InputError("--stack: only with a verify-step CSV (model,batch,x,...) or a generate-loop CSV "
                                "(model,variant,...) as --measured");
+    if (!a.system.empty() && !sim::is_op_alone_csv(a.measured))
+      throw models::InputError("--system: only with an ops-timed-alone CSV (set,op,kind,...) as --measured");
+    if (sim::is_op_alone_csv(a.measured)) return run_op_alone_golden(a, hw, reg);
     if (sim::is_step_csv(a.measured)) return a.stack.empty() ? run_step_golden(a, hw, reg) : run_eager_step_golden(a, hw, reg);
     if (sim::is_contention_csv(a.measured)) return run_contention_golden(a, hw, reg);
     rows = sim::compare_gpu_measurements(a.measured, hw);
@@ -272,7 +320,11 @@ const RegisterCommand reg{
                      "GPU only: a CSV of cuda/run_goldens.sh: kernels (kernel,m,n,k,measured_s), verify steps "
                      "(model,batch,x,context,kernels,graph_s,eager_s), two streams "
                      "(stream,model,batch,x,context,alone_s,together_s) or, from cuda/run_hf_generate.sh, Hugging Face "
-                     "generate loops (model,variant,batch,context,new_tokens,kernels_per_token,per_token_s)");
+                     "generate loops (model,variant,batch,context,new_tokens,kernels_per_token,per_token_s) or, from "
+                     "cuda/op_by_op_layer.py, operators timed alone (set,op,kind,m,n,k,batch,count,measured_s)");
+      sub.add_option("--system", a->system,
+                     "With an operators-timed-alone CSV: the system (configs/systems/) whose NCCL all-reduce its "
+                     "allreduce rows are compared with (ranks 0 .. k-1)");
       sub.add_option("--stack", a->stack,
                      "With a verify-step CSV: compare its eager_s with the SystemC GPU model running the step "
                      "under this software stack (configs/stacks/, e.g. pytorch-eager); a generate-loop CSV needs "

@@ -3,14 +3,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 
 #include "models/config_error.hpp"
 #include "models/latency_engine.hpp"
 #include "sim/gpu/gpu_device.hpp"
 #include "sim/gpu/gpu_launch_plan.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
-#include "sim/io/csv.hpp"
+#include "sim/golden/measured_csv.hpp"
 
 namespace sim {
 
@@ -34,13 +33,7 @@ constexpr const char* kHeader = "model,variant,batch,context,new_tokens,kernels_
 
 }  // namespace
 
-bool is_generate_csv(const std::string& csv_path) {
-  std::ifstream in(csv_path);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#') return line.rfind("model,variant,batch", 0) == 0;
-  return false;
-}
+bool is_generate_csv(const std::string& csv_path) { return measured_header_starts(csv_path, "model,variant,batch"); }
 
 std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_path, const models::HardwareSpec& gpu,
                                                          const models::SoftwareStack& stack,
@@ -51,22 +44,11 @@ std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_
   eager.stack = stack;
   const GpuSimEngine engine(eager, SimMode::event_driven);
   const GpuKernelModel model(*gpu.gpu);
-  std::ifstream in(csv_path);
-  if (!in) throw models::InputError(fmt::format("{}: cannot open the measured CSV", csv_path));
-  CsvReader reader(in, csv_path);
   std::vector<GenerateGoldenRow> rows;
-  bool header_seen = false;
-  for (CsvRecord rec; reader.next(rec);) {
-    if (!header_seen) {
-      if (rec.text.rfind(kHeader, 0) != 0)
-        throw models::InputError(fmt::format("{}:{}: header: expected {}, got '{}'", csv_path, rec.line, kHeader, rec.text));
-      header_seen = true;
-      continue;
-    }
-    const auto& f = rec.cells;
+  for_each_measured_record(csv_path, kHeader, [&](const std::vector<std::string>& f, const std::string& text, int line_no) {
     if (f.size() != 7)
-      throw models::InputError(fmt::format("{}:{}: expected {}, got '{}'", csv_path, rec.line, kHeader, rec.text));
-    if (f[1].rfind("generate_", 0) != 0 || f[6] == "oom" || f[6] == "error") continue;
+      throw models::InputError(fmt::format("{}:{}: expected {}, got '{}'", csv_path, line_no, kHeader, text));
+    if (f[1].rfind("generate_", 0) != 0 || f[6] == "oom" || f[6] == "error") return;
     GenerateGoldenRow row;
     try {
       row.model = f[0];
@@ -78,16 +60,16 @@ std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_
       row.measured_s = std::stod(f[6]);
     } catch (const std::exception&) {
       throw models::InputError(fmt::format("{}:{}: expected numbers in batch, context, new_tokens, kernels_per_token, "
-                                           "per_token_s, got '{}'", csv_path, rec.line, rec.text));
+                                           "per_token_s, got '{}'", csv_path, line_no, text));
     }
     if (row.batch < 1 || row.context < 0 || row.new_tokens < 1 || !(row.measured_s > 0) || !std::isfinite(row.measured_s))
       throw models::InputError(fmt::format("{}:{}: expected batch, new_tokens >= 1, context >= 0 and per_token_s > 0, got '{}'",
-                                           csv_path, rec.line, rec.text));
+                                           csv_path, line_no, text));
     models::Workload w;
     try {
       w.target = registry.model(row.model);
     } catch (const models::InputError& e) {
-      throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, rec.line, e.what()));
+      throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
     }
     w.batch = row.batch;
     // The timed tokens (the 2nd to the (n + 1)th) see contexts L + 1 .. L + n: their mean is the
@@ -99,8 +81,7 @@ std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_
     row.predicted_s = run.seconds;
     row.device_busy_s = run.device_busy_s;
     rows.push_back(row);
-  }
-  if (!header_seen) throw models::InputError(fmt::format("{}: empty: expected the header {}", csv_path, kHeader));
+  });
   return rows;
 }
 

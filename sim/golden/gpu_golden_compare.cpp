@@ -15,29 +15,12 @@
 #include "sim/gpu/gpu_sim_engine.hpp"
 #include "sim/gpu/gpu_streams.hpp"
 #include "sim/golden/gpu_generate_golden.hpp"
+#include "sim/golden/measured_csv.hpp"
 #include "sim/io/csv.hpp"
 
 namespace sim {
 
 namespace {
-
-// Reads the data records of a measured CSV after checking its header; fn(cells, text, line_no).
-template <class Fn>
-void for_each_data_line(const std::string& csv_path, const std::string& header, Fn&& fn) {
-  std::ifstream in(csv_path);
-  if (!in) throw models::InputError(fmt::format("{}: cannot open the measured CSV", csv_path));
-  CsvReader reader(in, csv_path);
-  bool header_seen = false;
-  for (CsvRecord r; reader.next(r);) {
-    if (!header_seen) {
-      if (r.text.rfind(header, 0) != 0)
-        throw models::InputError(fmt::format("{}:{}: header: expected {}, got '{}'", csv_path, r.line, header, r.text));
-      header_seen = true;
-      continue;
-    }
-    fn(r.cells, r.text, r.line);
-  }
-}
 
 double seconds(const GpuKernelModel& model, const std::vector<GpuKernel>& kernels) {
   std::int64_t cycles = 0;
@@ -68,7 +51,7 @@ std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, con
   const GpuKernelModel model(*gpu.gpu);
   const double isolated_s = double(model.isolated_launch_cycles()) / model.clock_hz();
   std::vector<GoldenRow> rows;
-  for_each_data_line(csv_path, "kernel,m,n,k,measured_s", [&](const std::vector<std::string>& f,
+  for_each_measured_record(csv_path, "kernel,m,n,k,measured_s", [&](const std::vector<std::string>& f,
                                                               const std::string& line, int line_no) {
     GoldenRow row;
     try {
@@ -137,20 +120,8 @@ std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, con
   return rows;
 }
 
-namespace {
-
-bool header_starts(const std::string& csv_path, const std::string& prefix) {
-  std::ifstream in(csv_path);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#') return line.rfind(prefix, 0) == 0;
-  return false;
-}
-
-}  // namespace
-
-bool is_step_csv(const std::string& csv_path) { return header_starts(csv_path, "model,batch,x"); }
-bool is_contention_csv(const std::string& csv_path) { return header_starts(csv_path, "stream,model"); }
+bool is_step_csv(const std::string& csv_path) { return measured_header_starts(csv_path, "model,batch,x"); }
+bool is_contention_csv(const std::string& csv_path) { return measured_header_starts(csv_path, "stream,model"); }
 
 std::vector<ContentionGoldenRow> compare_gpu_contention(const std::string& csv_path, const models::HardwareSpec& gpu,
                                                         const models::ConfigRegistry& registry) {
@@ -161,7 +132,7 @@ std::vector<ContentionGoldenRow> compare_gpu_contention(const std::string& csv_p
   const GpuSimEngine engine(bare, SimMode::event_driven);
   std::vector<ContentionGoldenRow> rows;
   std::vector<models::StepGraph> graphs;
-  for_each_data_line(csv_path, "stream,model,batch,x,context,alone_s,together_s",
+  for_each_measured_record(csv_path, "stream,model,batch,x,context,alone_s,together_s",
                      [&](const std::vector<std::string>& f, const std::string& line, int line_no) {
     ContentionGoldenRow r;
     try {
@@ -249,7 +220,7 @@ std::vector<StepGoldenRow> compare_gpu_steps(const std::string& csv_path, const 
   const GpuSimEngine engine(bare, SimMode::event_driven);
   const GpuKernelModel model(*gpu.gpu);
   std::vector<StepGoldenRow> rows;
-  for_each_data_line(csv_path, "model,batch,x,context,kernels,graph_s,eager_s", [&](const std::vector<std::string>& f,
+  for_each_measured_record(csv_path, "model,batch,x,context,kernels,graph_s,eager_s", [&](const std::vector<std::string>& f,
                                                                                    const std::string& line, int line_no) {
     if (f.size() != 7)
       throw models::InputError(fmt::format("{}:{}: expected model,batch,x,context,kernels,graph_s,eager_s, got '{}'",
