@@ -25,6 +25,7 @@ ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
   res.inputs = {hw.source_file, reg.path("models", "llama-3.1-8b-instruct"), reg.path("algorithms", kPaper004Draft),
                 stack.source_file};
   search::EagleDispatchOptions o;  // batches 1, 2, 4, ..., 128; context 1024
+  limit_to_paper004_speculation_length(o);
   Table t({"batch", "tree", "x", "tpc", "t_verify_ms", "t_draft_ms", "t_host_ms", "ttit_ms",
            "tokens_per_s_per_seq", "ar_step_ms", "speedup"});
   for (const auto& r : search::eagle_dispatch(*engine, w, stack, acceptance, o))
@@ -43,9 +44,11 @@ ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
   res.notes = fmt::format(
       "TPC: positional acceptance model, {}. TTIT: {} engine on h100-sxm (kernels), verify of B x x tokens with "
       "per-sequence KV and a tree mask, the paper's 3-layer dense EAGLE draft's passes level by level over B x width, host {} us per step "
-      "(stack {}) plus a graph launch per forward. Candidates: full trees D1..4-BF1..4 and pruned trees N_i "
-      "(<= 64 nodes). Paper 004's headline ms-per-token figures are held out and not used.",
-      acceptance.source(), ctx.engine, stack.per_step_host_us, stack.name);
+      "(stack {}) plus a graph launch per forward. Candidates: full trees D1..{}-BF1..4 and pruned trees N_i "
+      "(<= 64 nodes, depth <= {}: paper 004's speculation length). Paper 004's headline ms-per-token figures are "
+      "held out and not used.",
+      acceptance.source(), ctx.engine, stack.per_step_host_us, stack.name, kPaper004SpeculationLength,
+      kPaper004SpeculationLength);
   return res;
 }
 

@@ -18,7 +18,6 @@ const char* paper_production_tree(const std::string& model) {
 }
 
 constexpr long long kContext = 1024;  // the paper does not state Fig. 8's context
-constexpr int kSpeculationLength = 3;
 
 ReproductionResult eagle_fig8(const ReproduceContext& ctx) {
   ReproductionResult res;
@@ -29,8 +28,7 @@ ReproductionResult eagle_fig8(const ReproduceContext& ctx) {
   o.batches = {1};
   o.context = kContext;
   // Fig. 8's caption: "speculation length of three": trees of depth at most 3.
-  o.max_full_depth = kSpeculationLength;
-  o.pruned_max_depth = kSpeculationLength;
+  limit_to_paper004_speculation_length(o);
   for (const std::string model : {"llama-3.1-70b", "llama-4-scout"}) {
     const auto d = paper004_deployment(ctx, model);
     for (const auto& in : d.inputs)

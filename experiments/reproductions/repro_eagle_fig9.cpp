@@ -53,6 +53,7 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
     const auto acceptance = search::paper004_acceptance(model);
     search::EagleDispatchOptions o;
     o.batches = kBatches;
+    limit_to_paper004_speculation_length(o);  // the paper's production trees
     std::map<long long, std::pair<double, double>> first_last;  // context -> speed-up at the smallest, largest feasible batch
     for (long long L : kContexts) {
       o.context = L;
@@ -104,8 +105,8 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
   for (const auto& s : trend) lines += "- " + s + "\n";
   for (const auto& s : turns) turn_lines += "- " + s + "\n";
   res.notes = fmt::format(
-      "Each cell: the dispatcher's best tree at that batch and context (TPC from the positional acceptance model of "
-      "paper 004 Table 1), speed-up = (TPC / TTIT) x plain decoding step, both on {} ({} engine per GPU, host from "
+      "Each cell: the dispatcher's best tree of depth <= {} (the paper's speculation length) at that batch and "
+      "context (TPC from the positional acceptance model of paper 004 Table 1), speed-up = (TPC / TTIT) x plain decoding step, both on {} ({} engine per GPU, host from "
       "the GPUs' stack). t_wait: exposed all-reduce time on rank 0; weight/kv: bytes one GPU reads in one verify. "
       "Speed-up from the smallest to the largest feasible batch (paper 004 §3.5: grows for the 8B, falls for "
       "Maverick):\n\n{}\n"
@@ -113,7 +114,7 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
       "acceptance bookkeeping; paper 004 §3.2 calls it significant and gives no figure) is 0 above. Added per step, "
       "it lowers small batches' speed-up most, where the GPU step is short. Ratio of the largest feasible batch's "
       "speed-up to batch 1's, and the host work at which the trend turns:\n\n{}",
-      kPaper004System, ctx.engine, lines, turn_lines);
+      kPaper004SpeculationLength, kPaper004System, ctx.engine, lines, turn_lines);
   res.plots.push_back(plot_script("eagle_fig9"));
   return res;
 }

@@ -24,6 +24,16 @@ struct Paper004Deployment {
 // must be this draft's too.
 inline constexpr const char* kPaper004Draft = "eagle-dense3-chain";
 
+// Paper 004's speculation length, 3: "the time to generate three tokens (corresponding to
+// speculation length in our experiments)" (Table 2's caption); Table 1's and Fig. 8's TPC are
+// measured at it. The paper-004 reproductions search trees no deeper (the dispatcher's own
+// defaults, for users, go to depth 4 for full trees and 6 for pruned ones).
+inline constexpr int kPaper004SpeculationLength = 3;
+inline void limit_to_paper004_speculation_length(search::EagleDispatchOptions& o) {
+  o.max_full_depth = kPaper004SpeculationLength;
+  o.pruned_max_depth = kPaper004SpeculationLength;
+}
+
 // `model` on the paper's 8x H100 system with the paper's draft shaped as the target's layers
 // (its FFN stored at ffn_bytes_per_weight when > 0).
 Paper004Deployment paper004_deployment(const ReproduceContext& ctx, const std::string& model,
