@@ -19,12 +19,12 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
-namespace {
-
-std::string lower(std::string s) {
+std::string lower_case(std::string s) {
   for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
+
+namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
@@ -51,14 +51,14 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   constexpr std::size_t kMinPrefix = 3;
   constexpr std::size_t kMinAbbreviation = 2, kMaxAbbreviation = 4;
   if (name.empty() || name.size() > kMaxCompared) return "";
-  const std::string n = lower(name);
+  const std::string n = lower_case(name);
   // rank: 0 prefix, 1 edits, 2 abbreviation; within a rank the fewest edits wins.
   int best_rank = 3;
   std::size_t best_edits = std::string::npos;
   std::string closest;
   for (const auto& k : known) {
     if (k.empty() || k.size() > kMaxCompared) continue;
-    const std::string l = lower(k);
+    const std::string l = lower_case(k);
     const std::size_t d = edit_distance(n, l);
     const std::string& shorter = n.size() <= l.size() ? n : l;
     const std::string& longer = n.size() <= l.size() ? l : n;

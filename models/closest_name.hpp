@@ -6,6 +6,9 @@
 
 namespace models {
 
+// `s` in lower case (ASCII): names compare without case.
+std::string lower_case(std::string s);
+
 // Levenshtein distance between two names.
 std::size_t edit_distance(const std::string& a, const std::string& b);
 

@@ -19,7 +19,7 @@ std::map<std::string, std::unique_ptr<const DeviceKind>>& kinds() {
   static std::map<std::string, std::unique_ptr<const DeviceKind>> k;
   return k;
 }
-std::mutex& registry_mutex() {
+std::mutex& device_kind_mutex() {
   static std::mutex m;
   return m;
 }
@@ -27,7 +27,7 @@ std::mutex& registry_mutex() {
 }  // namespace
 
 DeviceKindRegistration::DeviceKindRegistration(const std::string& name, std::unique_ptr<const DeviceKind> kind) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(device_kind_mutex());
   kinds()[name] = std::move(kind);
 }
 
@@ -61,7 +61,7 @@ HardwareSpec load_hardware(const std::string& path) {
 }
 
 const DeviceKind& device_kind(const std::string& name, const std::string& what) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(device_kind_mutex());
   auto it = kinds().find(name);
   if (it == kinds().end()) {
     std::string known;
@@ -73,7 +73,7 @@ const DeviceKind& device_kind(const std::string& name, const std::string& what) 
 }
 
 std::vector<std::string> device_kind_names() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(device_kind_mutex());
   std::vector<std::string> names;
   for (const auto& [n, k] : kinds()) names.push_back(n);
   return names;

@@ -21,7 +21,7 @@ std::map<Key, EngineFactory>& factories() {
   static std::map<Key, EngineFactory> f;
   return f;
 }
-std::mutex& registry_mutex() {
+std::mutex& engine_registry_mutex() {
   static std::mutex m;
   return m;
 }
@@ -40,14 +40,14 @@ const EngineFactory* find_factory(const std::string& engine, const std::string& 
 
 EngineRegistration::EngineRegistration(const std::string& engine, const std::string& device_kind,
                                        EngineFactory factory) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(engine_registry_mutex());
   factories()[{engine, device_kind}] = std::move(factory);
 }
 
 std::unique_ptr<LatencyEngine> make_engine(const std::string& engine, const HardwareSpec& hw) {
   EngineFactory factory;
   {
-    std::lock_guard<std::mutex> lock(registry_mutex());
+    std::lock_guard<std::mutex> lock(engine_registry_mutex());
     if (const EngineFactory* f = find_factory(engine, hw.kind)) factory = *f;
   }
   if (!factory) {
@@ -61,7 +61,7 @@ std::unique_ptr<LatencyEngine> make_engine(const std::string& engine, const Hard
 }
 
 std::vector<std::string> engine_names() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(engine_registry_mutex());
   std::vector<std::string> names;
   for (const auto& [key, f] : factories()) names.push_back(key.first);
   std::sort(names.begin(), names.end());
@@ -70,7 +70,7 @@ std::vector<std::string> engine_names() {
 }
 
 bool has_engine(const std::string& engine, const std::string& device_kind) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(engine_registry_mutex());
   return find_factory(engine, device_kind) != nullptr;
 }
 

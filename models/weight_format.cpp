@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 
 namespace models {
@@ -56,11 +57,6 @@ constexpr double mixed_cost(double mix_bits, double base_bits, double base_cost)
 constexpr double kQ4kmBits = 4.84;
 constexpr double kQ5kmBits = 5.68;
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 }  // namespace
 
 const std::vector<WeightFormat>& weight_formats() {
@@ -94,7 +90,7 @@ std::vector<std::string> weight_format_names() {
 }
 
 const WeightFormat& weight_format(const std::string& name, const std::string& where) {
-  const std::string key = lower(name);
+  const std::string key = lower_case(name);
   for (const auto& f : weight_formats())
     if (f.name == key) return f;
   throw InputError(fmt::format("{}: unknown weight format '{}'; known formats: {}", where, name,

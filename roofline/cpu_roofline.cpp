@@ -136,7 +136,7 @@ models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool br
 }
 
 namespace {
-const models::EngineRegistration registered("roofline", "cpu",
+const models::EngineRegistration cpu_roofline_registration("roofline", "cpu",
                                             [](const models::HardwareSpec& hw) {
                                               return std::make_unique<CpuRooflineEngine>(hw);
                                             });

@@ -152,7 +152,7 @@ models::StepCost FpgaRooflineEngine::step(const models::StepGraph& g, bool break
 }
 
 namespace {
-const models::EngineRegistration registered("roofline", "fpga",
+const models::EngineRegistration fpga_roofline_registration("roofline", "fpga",
                                             [](const models::HardwareSpec& hw) {
                                               return std::make_unique<FpgaRooflineEngine>(hw);
                                             });

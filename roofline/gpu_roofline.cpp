@@ -373,7 +373,7 @@ models::StepCost GpuRooflineEngine::step(const models::StepGraph& graph, bool br
 }
 
 namespace {
-const models::EngineRegistration registered("roofline", "gpu",
+const models::EngineRegistration gpu_roofline_registration("roofline", "gpu",
                                             [](const models::HardwareSpec& hw) {
                                               return std::make_unique<GpuRooflineEngine>(hw);
                                             });

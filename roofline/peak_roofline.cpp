@@ -50,7 +50,7 @@ class PeakRooflineEngine : public models::LatencyEngine {
   double flops_, bandwidth_;
 };
 
-const models::EngineRegistration registered("roofline", models::kAnyDeviceKind, [](const models::HardwareSpec& hw) {
+const models::EngineRegistration peak_roofline_registration("roofline", models::kAnyDeviceKind, [](const models::HardwareSpec& hw) {
   return std::make_unique<PeakRooflineEngine>(hw);
 });
 

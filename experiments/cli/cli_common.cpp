@@ -143,11 +143,6 @@ models::ConfigRegistry registry(const GlobalOptions& g) {
   return g.config_dir.empty() ? models::ConfigRegistry() : models::ConfigRegistry(g.config_dir);
 }
 
-std::unique_ptr<models::LatencyEngine> make_engine(const std::string& engine,
-                                                  const models::HardwareSpec& hw) {
-  return models::make_engine(engine, hw);
-}
-
 void print_table(const Table& table, const std::string& format) {
   table.print(std::cout, parse_format(format));
 }

@@ -11,6 +11,7 @@
 #include "experiments/cli/command_registry.hpp"
 #include "experiments/output/table.hpp"
 #include "models/config_registry.hpp"
+#include "models/engine_registry.hpp"  // models::make_engine, which every command uses
 #include "models/latency_engine.hpp"
 
 namespace experiments {
@@ -47,10 +48,6 @@ void add_format_option(CLI::App& sub, std::string& format);
 void add_engine_option(CLI::App& sub, std::string& engine);
 
 models::ConfigRegistry registry(const GlobalOptions& g);
-
-// An engine by name for a hardware description ("roofline", "sim", "sim-clocked").
-std::unique_ptr<models::LatencyEngine> make_engine(const std::string& engine,
-                                                  const models::HardwareSpec& hw);
 
 void print_table(const Table& table, const std::string& format);
 

@@ -19,7 +19,7 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
   check_acceptance_options(a.acceptance);
   const auto hw = reg.hardware(a.hw);
   const auto w = make_workload(reg, a.model, a.algorithm);
-  const auto engine = make_engine(a.engine, hw);
+  const auto engine = models::make_engine(a.engine, hw);
   search::OptimizeOptions opt;
   opt.full_curve = a.x_search == "every_x";
   opt.x_max = a.x_max;

@@ -42,7 +42,7 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
     ctx.hw = &*hw;
   }
   if (ctx.hw) {
-    engine = make_engine(in.engine, *ctx.hw);
+    engine = models::make_engine(in.engine, *ctx.hw);
     ctx.engine = engine.get();
   }
   std::optional<models::Workload> workload;

@@ -207,7 +207,7 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand bench_registration{
     "bench",
     "Benchmark the FPGA SystemC model: step wall time, cycles/s, event vs clocked, design-point cost, 2-thread "
     "sweep efficiency, reproduce all --engine sim wall time",

@@ -38,7 +38,7 @@ int run_calibrate(const CalibrateArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand calibrate_host_registration{
     "calibrate-host", "Measure this CPU (bandwidth, FLOP rate, fork/join) and write a CPU config for the sim model",
     [](CLI::App& sub, const GlobalOptions&) -> CommandRunner {
       auto a = std::make_shared<CalibrateArgs>();

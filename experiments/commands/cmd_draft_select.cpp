@@ -74,7 +74,7 @@ int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
 
   const auto reg = registry(g);
   const auto hw = reg.hardware(a.hw);
-  const auto engine = make_engine(a.engine, hw);
+  const auto engine = models::make_engine(a.engine, hw);
   const auto placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
   std::vector<search::DraftCandidate> candidates;
   std::string target_name;
@@ -111,7 +111,7 @@ int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand draft_select_registration{
     "draft-select",
     "Choose the chain draft model and window for a target on a board (paper 001 §5, Theorem 2)",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {

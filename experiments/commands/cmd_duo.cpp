@@ -167,7 +167,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand duo_registration{
     "duo",
     "DuoDecoding (paper 003): draft on the CPU in parallel with the target on the GPU, vs AD and SpS, on the timeline",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {

@@ -190,7 +190,7 @@ int run_fit(const FitArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand fit_registration{
     "fit", "Fit AAT(x) = A + B ln(x - C) to measured acceptance data, or the acceptance process to statistics (Ceres)",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<FitArgs>();

@@ -310,7 +310,7 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand golden_registration{
     "golden", "Real kernels (Eigen here, CUDA via --measured) vs the sim model: measured_s, predicted_s, error_pct",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<GoldenArgs>();

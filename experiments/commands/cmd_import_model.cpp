@@ -36,7 +36,7 @@ int run_import(const ImportArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand import_model_registration{
     "import-model", "Model YAML from a Hugging Face config.json (Llama/Mistral/Qwen, MoE keys, Llama 4 text_config)",
     [](CLI::App& sub, const GlobalOptions&) -> CommandRunner {
       auto a = std::make_shared<ImportArgs>();

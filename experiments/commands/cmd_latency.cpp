@@ -32,7 +32,7 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
   mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
   sim::require_workload_fit(hw, w.target, w.algorithm.get(), mq);
-  const auto engine = make_engine(a.engine, hw);
+  const auto engine = models::make_engine(a.engine, hw);
 
   if (a.breakdown) {
     Table t({"hw", "model", "engine", "x", "context", "op", "count", "time_s", "cycles",
@@ -80,7 +80,7 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand latency_registration{
     "latency", "T_v(x, L) and T_d per verification length and context from a latency engine",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<LatencyArgs>();

@@ -14,7 +14,7 @@ struct ListArgs {
   std::string format = "table";
 };
 
-const RegisterCommand reg{
+const RegisterCommand list_registration{
     "list",
     "List models, hardware, systems, links, stacks, algorithms, acceptance data or scenarios, each with a description",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {

@@ -18,7 +18,7 @@ int run_optimize(const OptimizeArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand optimize_registration{
     "optimize", "Best verification length x per context: P_eff = AAT / (T_v + T_d), speedup over AD",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<OptimizeArgs>();

@@ -61,7 +61,7 @@ int run_policies(PoliciesArgs a, const GlobalOptions& g) {
     const auto reg = registry(g);
     const auto hw = reg.hardware(a.hw);
     const auto w = make_workload(reg, a.model, a.draft);
-    const auto engine = make_engine(a.engine, hw);
+    const auto engine = models::make_engine(a.engine, hw);
     latency = search::ChainLatency::from_engine(*engine, w, a.context, a.options.gamma_max);
     where = fmt::format("{} {} + {} at L = {} ({}), cost ratio {:.4g}", hw.name, w.target.name, w.algorithm->name,
                         a.context, engine->name(), latency.cost_ratio());
@@ -84,7 +84,7 @@ int run_policies(PoliciesArgs a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand policies_registration{
     "policies",
     "Window policies of paper 001 (static, online, FSM, cache-FSM, Q-learning) replayed over a chain trace",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {

@@ -137,7 +137,7 @@ int run_reproduce(const ReproduceArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand reproduce_registration{
     "reproduce", "Reproduce a paper table or figure (or all): CSV, Markdown, manifest and plots",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<ReproduceArgs>();

@@ -49,7 +49,7 @@ int run(CLI::App& sub, ScenarioArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand scenario_registration{
     "scenario",
     "Run a registered scenario (tree SD, chain SD, SpecPipe, DuoDecoding, EAGLE, ...); --list names them and their --param keys",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {

@@ -299,7 +299,7 @@ int run_plot(const SweepArgs& a, const SweepSpec& spec) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand sweep_registration{
     "sweep",
     "Sweep a spec's axes (hardware keys, model, algorithm, context, batch): best x and speedup per point",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {

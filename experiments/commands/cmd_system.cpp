@@ -85,7 +85,7 @@ int run_system(const SystemArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand system_registration{
     "system", "One step of a system of devices and links: per-device time and memory, link traffic, timeline trace",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<SystemArgs>();

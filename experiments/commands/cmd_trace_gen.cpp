@@ -53,7 +53,7 @@ int run_trace_gen(const TraceGenArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand trace_gen_registration{
     "trace-gen",
     "Seeded synthetic acceptance trace (one accepted rank path per line) from a positional model",
     [](CLI::App& sub, const GlobalOptions&) -> CommandRunner {

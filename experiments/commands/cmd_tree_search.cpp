@@ -119,7 +119,7 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   if (hardware) {
     const auto reg = registry(g);
     const auto hw_spec = reg.hardware(a.hw);
-    engine = make_engine(a.engine, hw_spec);
+    engine = models::make_engine(a.engine, hw_spec);
     workloads.reserve(batches.size());  // TreeLatency keeps a reference to its workload
     latencies.reserve(batches.size());
     for (long long b : batches) {
@@ -238,7 +238,7 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand tree_search_registration{
     "tree-search",
     "Token trees per x from an acceptance trace: prior-score vs width-first / depth-first (paper 000), "
     "Sequoia DP, validation AAT, hardware-aware (x, depth) choice",

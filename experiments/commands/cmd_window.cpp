@@ -71,7 +71,7 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
     const auto reg = registry(g);
     const auto hw = reg.hardware(a.hw);
     const auto w = make_workload(reg, a.model, a.draft);
-    const auto engine = make_engine(a.engine, hw);
+    const auto engine = models::make_engine(a.engine, hw);
     const auto placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
     key_cols = {"hw", "model", "draft", "engine", "context", "cost_ratio"};
     if (!a.placement.empty()) key_cols.push_back("draft_device");  // default: the columns as before
@@ -132,7 +132,7 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand window_registration{
     "window",
     "Speculation window gamma of a chain draft: expected tokens and tokens/s per gamma (paper 001 objective (1))",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {

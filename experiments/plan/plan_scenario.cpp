@@ -356,7 +356,7 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   return r;
 }
 
-const search::ScenarioRegistration registered(
+const search::ScenarioRegistration plan_scenario_registration(
     {"plan",
      "Which speculative decoding to run on a system: every scheme at its best parameters and placement, ranked",
      {search::param::text("system", "", "system config (configs/systems) or path, instead of --hw"),

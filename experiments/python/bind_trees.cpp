@@ -167,7 +167,7 @@ TreeSearchOut tree_search(const TreeSearchArgs& a) {
   TreeSearchOut out;
   if (hardware) {
     const auto reg = registry(a.config_dir);
-    engine = experiments::make_engine(a.engine, *a.hw);
+    engine = models::make_engine(a.engine, *a.hw);
     workload = experiments::make_workload(reg, a.model, a.algorithm);
     if (a.batch < 1 || a.batch > experiments::kMaxBatch)
       models::throw_input_error("tree_search", "batch", fmt::format("an integer in [1, {}]", experiments::kMaxBatch),

@@ -67,7 +67,7 @@ Columns window_table(const std::vector<double>& alphas, const std::string& band,
     require_engine_inputs("window", src, !contexts.empty());
     const auto reg = registry(src.config_dir);
     const auto w = experiments::make_workload(reg, src.model, src.draft);
-    const auto e = experiments::make_engine(src.engine, *src.hw);
+    const auto e = models::make_engine(src.engine, *src.hw);
     hw_name = src.hw->name;
     model_name = w.target.name;
     draft_name = w.algorithm->name;
@@ -173,7 +173,7 @@ PoliciesOut policies(PoliciesArgs a) {
     require_engine_inputs("policies", a.src, a.context >= 0);
     const auto reg = registry(a.src.config_dir);
     const auto w = experiments::make_workload(reg, a.src.model, a.src.draft);
-    const auto e = experiments::make_engine(a.src.engine, *a.src.hw);
+    const auto e = models::make_engine(a.src.engine, *a.src.hw);
     latency = search::ChainLatency::from_engine(*e, w, a.context, a.options.gamma_max);
     out.where = fmt::format("{} {} + {} at L = {} ({})", a.src.hw->name, w.target.name, w.algorithm->name, a.context,
                             e->name());

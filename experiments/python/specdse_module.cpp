@@ -283,7 +283,7 @@ PYBIND11_MODULE(_specdse, m) {
       mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
       mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
       sim::require_workload_fit(hw, w.target, w.algorithm.get(), mq);
-      const auto engine = experiments::make_engine(engine_name, hw);
+      const auto engine = models::make_engine(engine_name, hw);
       auto& cx = c.i("x");
       auto& cl = c.i("context");
       auto& tv = c.f("t_verify_s");

@@ -15,7 +15,7 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
-namespace experiments {
+namespace experiments::repro_duo_fig4 {
 namespace {
 
 namespace duo = search::duodecoding;
@@ -99,9 +99,9 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"duo-fig4",
+const RegisterReproduction duo_fig4_registration{"duo-fig4",
                                "Paper 003 Fig. 4: iteration profiles of AD, SpS and DuoDecoding; TTFT, sequence counts",
                                fig4, 121};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_duo_fig4

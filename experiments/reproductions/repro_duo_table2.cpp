@@ -17,7 +17,7 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
-namespace experiments {
+namespace experiments::repro_duo_table2 {
 namespace {
 
 namespace duo = search::duodecoding;
@@ -114,9 +114,9 @@ ReproductionResult table2(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"duo-table2",
+const RegisterReproduction duo_table2_registration{"duo-table2",
                                "Paper 003 Table 2: DuoDecoding draft-sequence strategies (static 1..4 vs dynamic)",
                                table2, 119};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_duo_table2

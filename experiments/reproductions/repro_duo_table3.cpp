@@ -14,7 +14,7 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
-namespace experiments {
+namespace experiments::repro_duo_table3 {
 namespace {
 
 namespace duo = search::duodecoding;
@@ -98,8 +98,8 @@ ReproductionResult table3(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"duo-table3", "Paper 003 Table 3: DuoDecoding budget sweep around the hardware-aware budget",
+const RegisterReproduction duo_table3_registration{"duo-table3", "Paper 003 Table 3: DuoDecoding budget sweep around the hardware-aware budget",
                                table3, 120};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_duo_table3

@@ -15,7 +15,7 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
-namespace experiments {
+namespace experiments::repro_duo_ttft {
 namespace {
 
 namespace duo = search::duodecoding;
@@ -71,9 +71,9 @@ ReproductionResult ttft(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"duo-ttft",
+const RegisterReproduction duo_ttft_registration{"duo-ttft",
                                "Paper 003 §4.3: TTFT with and without the parallel layout, relative to AD and SpS",
                                ttft, 122};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_duo_ttft

@@ -9,7 +9,7 @@
 #include "experiments/cli/workload_setup.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 
-namespace experiments {
+namespace experiments::repro_eagle_dispatcher {
 namespace {
 
 ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
@@ -19,7 +19,7 @@ ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
   auto hw = reg.hardware("h100-sxm");
   hw.stack = models::SoftwareStack{};  // kernels only; host per step from the stack below
   const auto stack = models::load_software_stack(reg.path("stacks", "vllm-cuda-graph"));
-  const auto engine = make_engine(ctx.engine, hw);
+  const auto engine = models::make_engine(ctx.engine, hw);
   const auto w = make_workload(reg, "llama-3.1-8b-instruct", kPaper004Draft);
   const auto acceptance = search::paper004_acceptance(w.target.name);
   res.inputs = {hw.source_file, reg.path("models", "llama-3.1-8b-instruct"), reg.path("algorithms", kPaper004Draft),
@@ -52,9 +52,9 @@ ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg("eagle-dispatcher",
+const RegisterReproduction eagle_dispatcher_registration("eagle-dispatcher",
                                "Paper 004 tree dispatcher: Llama-3.1-8B on H100, best tree and speed-up per batch 1..128",
                                eagle_dispatcher, 95);
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_eagle_dispatcher

@@ -9,7 +9,7 @@
 #include "experiments/reproductions/repro_eagle_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 
-namespace experiments {
+namespace experiments::repro_eagle_fig8 {
 namespace {
 
 // Fig. 8's caption: the production trees (N8 for Llama 3 70B, N12 for Llama 4 Scout).
@@ -55,8 +55,8 @@ ReproductionResult eagle_fig8(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg("eagle-fig8", "Paper 004 Fig. 8: TPC vs TTIT per tree at batch 1 on 8x H100 (TP)",
+const RegisterReproduction eagle_fig8_registration("eagle-fig8", "Paper 004 Fig. 8: TPC vs TTIT per tree at batch 1 on 8x H100 (TP)",
                                eagle_fig8, 96);
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_eagle_fig8

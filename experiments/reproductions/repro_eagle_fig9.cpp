@@ -14,7 +14,7 @@
 #include "experiments/reproductions/repro_eagle_support.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 
-namespace experiments {
+namespace experiments::repro_eagle_fig9 {
 namespace {
 
 // A coarse grid (each cell is a dispatcher search over ~25 trees on the TP timeline) spanning the
@@ -119,9 +119,9 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg("eagle-fig9",
+const RegisterReproduction eagle_fig9_registration("eagle-fig9",
                                "Paper 004 Fig. 9: speed-up heat maps over batch x context, four models, 8x H100 (TP)",
                                eagle_fig9, 97, /*long_running=*/true);
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_eagle_fig9

@@ -15,7 +15,7 @@
 #include "search/acceptance/paper004_tables.hpp"
 #include "search/trees/positional_trees.hpp"
 
-namespace experiments {
+namespace experiments::repro_eagle_table2 {
 namespace {
 
 constexpr long long kContext = 1024;  // Table 2 states none; MT-Bench prompts are short
@@ -69,9 +69,9 @@ ReproductionResult eagle_table2(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg("eagle-table2",
+const RegisterReproduction eagle_table2_registration("eagle-table2",
                                "Paper 004 Table 2: draft FFN in BF16/FP8/INT4, drafting latency and TPC, 8x H100 (TP)",
                                eagle_table2, 98);
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_eagle_table2

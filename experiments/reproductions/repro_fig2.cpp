@@ -7,14 +7,14 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/cli/workload_setup.hpp"
 
-namespace experiments {
+namespace experiments::repro_fig2 {
 namespace {
 
 ReproductionResult fig2(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   const auto hw = reg.hardware("v80");
   const auto w = make_workload(reg, "llama-3.1-8b-instruct", "longspec-tree");
-  const auto engine = make_engine(ctx.engine, hw);
+  const auto engine = models::make_engine(ctx.engine, hw);
   const std::string data_path = reg.dir() + "/acceptance/aat_measurements.csv";
   const auto data = search::AcceptanceData::load(data_path);
   const std::vector<long long> contexts = {128, 2048, 16384};
@@ -52,7 +52,7 @@ ReproductionResult fig2(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"fig2", "Paper 000 Fig. 2 (the four panels of the analysis model)", fig2, 50};
+const RegisterReproduction fig2_registration{"fig2", "Paper 000 Fig. 2 (the four panels of the analysis model)", fig2, 50};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_fig2

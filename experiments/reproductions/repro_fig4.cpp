@@ -12,7 +12,7 @@
 #include "models/config_error.hpp"
 #include "models/drafts/draft_builder.hpp"
 
-namespace experiments {
+namespace experiments::repro_fig4 {
 namespace {
 
 struct Fig4Case {
@@ -40,7 +40,7 @@ models::Workload fig4_workload(const models::ConfigRegistry& reg, const Fig4Case
 ReproductionResult fig4(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   const auto hw = reg.hardware("v80");
-  const auto engine = make_engine(ctx.engine, hw);
+  const auto engine = models::make_engine(ctx.engine, hw);
   const std::string data_path = reg.dir() + "/acceptance/aat_measurements.csv";
   const std::string ref_path = reg.dir() + "/reference/paper000_fig4.csv";
   const auto data = search::AcceptanceData::load(data_path);
@@ -117,7 +117,7 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"fig4", "Paper 000 Fig. 4 (speedup and best x: LongSpec and EAGLE-3 models)", fig4, 60};
+const RegisterReproduction fig4_registration{"fig4", "Paper 000 Fig. 4 (speedup and best x: LongSpec and EAGLE-3 models)", fig4, 60};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_fig4

@@ -10,7 +10,7 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/cli/workload_setup.hpp"
 
-namespace experiments {
+namespace experiments::repro_fig5 {
 namespace {
 
 ReproductionResult fig5(const ReproduceContext& ctx) {
@@ -61,7 +61,7 @@ ReproductionResult fig5(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"fig5", "Paper 000 Fig. 5 (AAT fits per context, R²)", fig5, 70};
+const RegisterReproduction fig5_registration{"fig5", "Paper 000 Fig. 5 (AAT fits per context, R²)", fig5, 70};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_fig5

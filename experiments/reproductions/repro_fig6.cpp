@@ -7,7 +7,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 
-namespace experiments {
+namespace experiments::repro_fig6 {
 namespace {
 
 ReproductionResult fig6(const ReproduceContext& ctx) {
@@ -54,7 +54,7 @@ ReproductionResult fig6(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"fig6", "Paper 000 Fig. 6 (AAT vs x for three tree-construction methods)", fig6, 80};
+const RegisterReproduction fig6_registration{"fig6", "Paper 000 Fig. 6 (AAT vs x for three tree-construction methods)", fig6, 80};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_fig6

@@ -7,7 +7,7 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 
-namespace experiments {
+namespace experiments::repro_regimes {
 namespace {
 
 ReproductionResult regimes(const ReproduceContext& ctx) {
@@ -32,8 +32,8 @@ ReproductionResult regimes(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"regimes", "Paper 000 §III-B: the three SD regimes vs compute-to-bandwidth ratio",
+const RegisterReproduction regimes_registration{"regimes", "Paper 000 §III-B: the three SD regimes vs compute-to-bandwidth ratio",
                                regimes, 90, /*long_running=*/true};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_regimes

@@ -13,7 +13,7 @@
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 
-namespace experiments {
+namespace experiments::repro_specpipe_fig10 {
 namespace {
 
 namespace sp = search::specpipe;
@@ -110,9 +110,9 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"specpipe-fig10",
+const RegisterReproduction specpipe_fig10_registration{"specpipe-fig10",
                                "SpecPipe Fig. 10: TBT and hit rate vs tree width w and candidates k on 8x RTX 3090",
                                fig10, 97, /*long_running=*/true};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_specpipe_fig10

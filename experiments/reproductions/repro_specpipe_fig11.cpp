@@ -19,7 +19,7 @@
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 
-namespace experiments {
+namespace experiments::repro_specpipe_fig11 {
 namespace {
 
 namespace sp = search::specpipe;
@@ -143,9 +143,9 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"specpipe-fig11",
+const RegisterReproduction specpipe_fig11_registration{"specpipe-fig11",
                                "SpecPipe Figs. 11/13: TBT per pipeline method on the one- and two-server testbeds",
                                fig11, 98};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_specpipe_fig11

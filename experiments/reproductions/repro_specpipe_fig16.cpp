@@ -17,7 +17,7 @@
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 
-namespace experiments {
+namespace experiments::repro_specpipe_fig16 {
 namespace {
 
 namespace sp = search::specpipe;
@@ -86,9 +86,9 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"specpipe-fig16",
+const RegisterReproduction specpipe_fig16_registration{"specpipe-fig16",
                                "SpecPipe Figs. 16/17: throughput vs TBT over concurrent requests, SpecPipe-DB and baselines",
                                fig16, 99, /*long_running=*/true};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_specpipe_fig16

@@ -9,7 +9,7 @@
 #include "models/engine_registry.hpp"
 #include "models/operator_graph.hpp"
 
-namespace experiments {
+namespace experiments::repro_specpipe_fig9 {
 namespace {
 
 // Paper 002 §3.3.3 / Fig. 9: context fixed to 2048 tokens, inputs up to 256 tokens.
@@ -57,9 +57,9 @@ ReproductionResult fig9(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"specpipe-fig9",
+const RegisterReproduction specpipe_fig9_registration{"specpipe-fig9",
                                "SpecPipe Fig. 9: one 70B layer's time vs input tokens on L40 / RTX 4090 / RTX 3090",
                                fig9, 96};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_specpipe_fig9

@@ -12,7 +12,7 @@
 #include "models/system_spec.hpp"
 #include "sim/system/memory_fit.hpp"
 
-namespace experiments {
+namespace experiments::repro_specpipe_table1 {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -73,9 +73,9 @@ ReproductionResult table1(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"specpipe-table1",
+const RegisterReproduction specpipe_table1_registration{"specpipe-table1",
                                "SpecPipe Table 1: per-GPU memory of Llama-3.1-70B over 8 pipelined RTX 3090s",
                                table1, 94};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_specpipe_table1

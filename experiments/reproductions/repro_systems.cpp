@@ -9,7 +9,7 @@
 #include "models/system_spec.hpp"
 #include "sim/system/system_step.hpp"
 
-namespace experiments {
+namespace experiments::repro_systems {
 namespace {
 
 // A 64-node tree level per step, the tree width paper 002 §4.2 settles on.
@@ -59,9 +59,9 @@ ReproductionResult systems(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"systems",
+const RegisterReproduction systems_registration{"systems",
                                "Systems: one decode step of each paper's testbed on the timeline, SpecPipe step trace",
                                systems, 95};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_systems

@@ -10,14 +10,14 @@
 #include "experiments/reproductions/reproduction.hpp"
 #include "experiments/cli/workload_setup.hpp"
 
-namespace experiments {
+namespace experiments::repro_table1 {
 namespace {
 
 ReproductionResult table1(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   const auto hw = reg.hardware("v80");
   const auto w = make_workload(reg, "llama-3.1-8b-instruct", "longspec-tree");
-  const auto engine = make_engine(ctx.engine, hw);
+  const auto engine = models::make_engine(ctx.engine, hw);
   const std::string data_path = reg.dir() + "/acceptance/aat_measurements.csv";
   const std::string ref_path = reg.dir() + "/reference/paper000_table1.csv";
   const auto data = search::AcceptanceData::load(data_path);
@@ -64,7 +64,7 @@ ReproductionResult table1(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"table1", "Paper 000 Table I (V80, Llama-3.1-8B, LongSpec)", table1, 10};
+const RegisterReproduction table1_registration{"table1", "Paper 000 Table I (V80, Llama-3.1-8B, LongSpec)", table1, 10};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_table1

@@ -7,14 +7,14 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/cli/workload_setup.hpp"
 
-namespace experiments {
+namespace experiments::repro_table2 {
 namespace {
 
 ReproductionResult table2(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   const auto hw = reg.hardware("v80");
   const auto w = make_workload(reg, "llama-3.1-8b-instruct", "longspec-tree");
-  const auto engine = make_engine(ctx.engine, hw);
+  const auto engine = models::make_engine(ctx.engine, hw);
   const std::string data_path = reg.dir() + "/acceptance/aat_measurements.csv";
   const std::string ref_path = reg.dir() + "/reference/paper000_table2.csv";
   const auto data = search::AcceptanceData::load(data_path);
@@ -65,7 +65,7 @@ ReproductionResult table2(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"table2", "Paper 000 Table II (best vs unified x across five tasks)", table2, 20};
+const RegisterReproduction table2_registration{"table2", "Paper 000 Table II (best vs unified x across five tasks)", table2, 20};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_table2

@@ -8,14 +8,14 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/cli/workload_setup.hpp"
 
-namespace experiments {
+namespace experiments::repro_table3 {
 namespace {
 
 ReproductionResult table3(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
   const auto hw = reg.hardware("v80");
   const auto w = make_workload(reg, "llama-3.1-8b-instruct", "longspec-tree");
-  const auto engine = make_engine(ctx.engine, hw);
+  const auto engine = models::make_engine(ctx.engine, hw);
   const std::string data_path = reg.dir() + "/acceptance/tree_methods.csv";
   const std::string ref_path = reg.dir() + "/reference/paper000_table3.csv";
   const auto points = load_tree_methods(data_path);
@@ -62,7 +62,7 @@ ReproductionResult table3(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"table3", "Paper 000 Table III (prior-score vs width-first vs depth-first trees)", table3, 30};
+const RegisterReproduction table3_registration{"table3", "Paper 000 Table III (prior-score vs width-first vs depth-first trees)", table3, 30};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_table3

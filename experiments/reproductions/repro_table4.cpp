@@ -7,7 +7,7 @@
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/cli/workload_setup.hpp"
 
-namespace experiments {
+namespace experiments::repro_table4 {
 namespace {
 
 ReproductionResult table4(const ReproduceContext& ctx) {
@@ -40,7 +40,7 @@ ReproductionResult table4(const ReproduceContext& ctx) {
   for (const auto& board : boards) {
     const auto hw = reg.hardware(board);
     res.inputs.insert(res.inputs.begin(), hw.source_file);
-    const auto engine = make_engine(ctx.engine, hw);
+    const auto engine = models::make_engine(ctx.engine, hw);
     engine_name = engine->name();
     double sum = 0;
     for (std::size_t i = 0; i < contexts.size(); ++i) {
@@ -70,7 +70,7 @@ ReproductionResult table4(const ReproduceContext& ctx) {
   return res;
 }
 
-const RegisterReproduction reg{"table4", "Paper 000 Table IV (four FPGA boards x four contexts)", table4, 40};
+const RegisterReproduction table4_registration{"table4", "Paper 000 Table IV (four FPGA boards x four contexts)", table4, 40};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::repro_table4

@@ -188,7 +188,7 @@ std::vector<std::string> compute_sweep_rows(
   auto engine_for = [&](const SweepPoint& p, const models::HardwareSpec& hw) {
     std::lock_guard<std::mutex> lock(engines_mutex);
     std::shared_ptr<const models::LatencyEngine>& e = engines[hardware_key(p)];
-    if (!e) e = make_engine(engine_name, hw);
+    if (!e) e = models::make_engine(engine_name, hw);
     return e;
   };
 

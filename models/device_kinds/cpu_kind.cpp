@@ -45,7 +45,7 @@ class CpuKind : public DeviceKind {
   double memory_capacity_bytes(const HardwareSpec& hw) const override { return hw.cpu->memory_capacity_gib * kBytesPerGib; }
 };
 
-const DeviceKindRegistration registered("cpu", std::make_unique<CpuKind>());
+const DeviceKindRegistration cpu_kind_registration("cpu", std::make_unique<CpuKind>());
 
 }  // namespace
 }  // namespace models

@@ -86,7 +86,7 @@ class FpgaKind : public DeviceKind {
   }
 };
 
-const DeviceKindRegistration registered("fpga", std::make_unique<FpgaKind>());
+const DeviceKindRegistration fpga_kind_registration("fpga", std::make_unique<FpgaKind>());
 
 }  // namespace
 }  // namespace models

@@ -66,7 +66,7 @@ class GpuKind : public DeviceKind {
   bool pcie_peer_to_peer(const HardwareSpec& hw) const override { return hw.gpu->pcie_peer_to_peer; }
 };
 
-const DeviceKindRegistration registered("gpu", std::make_unique<GpuKind>());
+const DeviceKindRegistration gpu_kind_registration("gpu", std::make_unique<GpuKind>());
 
 }  // namespace
 }  // namespace models

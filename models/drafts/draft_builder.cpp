@@ -19,7 +19,7 @@ std::map<std::string, std::unique_ptr<const DraftBuilder>>& builders() {
   static std::map<std::string, std::unique_ptr<const DraftBuilder>> b;
   return b;
 }
-std::mutex& registry_mutex() {
+std::mutex& draft_builder_mutex() {
   static std::mutex m;
   return m;
 }
@@ -28,12 +28,12 @@ std::mutex& registry_mutex() {
 
 DraftBuilderRegistration::DraftBuilderRegistration(const std::string& kind,
                                                    std::unique_ptr<const DraftBuilder> builder) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(draft_builder_mutex());
   builders()[kind] = std::move(builder);
 }
 
 const DraftBuilder& draft_builder(const std::string& kind, const std::string& what) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(draft_builder_mutex());
   auto it = builders().find(kind);
   if (it == builders().end()) {
     std::string known;
@@ -45,7 +45,7 @@ const DraftBuilder& draft_builder(const std::string& kind, const std::string& wh
 }
 
 std::vector<std::string> draft_kinds() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(draft_builder_mutex());
   std::vector<std::string> kinds;
   for (const auto& [name, b] : builders()) kinds.push_back(name);
   return kinds;

@@ -84,7 +84,7 @@ class Eagle3Draft : public DraftBuilder {
   }
 };
 
-const DraftBuilderRegistration registered("eagle3", std::make_unique<Eagle3Draft>());
+const DraftBuilderRegistration eagle3_draft_registration("eagle3", std::make_unique<Eagle3Draft>());
 
 }  // namespace
 }  // namespace models

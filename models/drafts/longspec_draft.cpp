@@ -60,7 +60,7 @@ class LongSpecDraft : public DraftBuilder {
   }
 };
 
-const DraftBuilderRegistration registered("longspec", std::make_unique<LongSpecDraft>());
+const DraftBuilderRegistration longspec_draft_registration("longspec", std::make_unique<LongSpecDraft>());
 
 }  // namespace
 }  // namespace models

@@ -28,7 +28,7 @@ class StandaloneDraft : public DraftBuilder {
   bool is_attached_head() const override { return false; }
 };
 
-const DraftBuilderRegistration registered("standalone", std::make_unique<StandaloneDraft>());
+const DraftBuilderRegistration standalone_draft_registration("standalone", std::make_unique<StandaloneDraft>());
 
 }  // namespace
 }  // namespace models

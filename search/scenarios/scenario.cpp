@@ -16,11 +16,11 @@ namespace search {
 namespace {
 
 // Function-local statics: registrations run during static initialisation, in any order.
-std::map<std::string, ScenarioInfo>& registered() {
+std::map<std::string, ScenarioInfo>& scenario_table() {
   static std::map<std::string, ScenarioInfo> s;
   return s;
 }
-std::mutex& registry_mutex() {
+std::mutex& scenario_registry_mutex() {
   static std::mutex m;
   return m;
 }
@@ -293,25 +293,25 @@ std::vector<double> ScenarioContext::reals(const std::string& key) const {
 }
 
 ScenarioRegistration::ScenarioRegistration(ScenarioInfo info) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(scenario_registry_mutex());
   auto name = info.name;
-  registered()[name] = std::move(info);
+  scenario_table()[name] = std::move(info);
 }
 
 std::vector<ScenarioInfo> scenarios() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(scenario_registry_mutex());
   std::vector<ScenarioInfo> all;
-  for (const auto& [name, info] : registered()) all.push_back(info);
+  for (const auto& [name, info] : scenario_table()) all.push_back(info);
   return all;
 }
 
 ScenarioInfo scenario(const std::string& name) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  auto it = registered().find(name);
-  if (it != registered().end()) return it->second;
+  std::lock_guard<std::mutex> lock(scenario_registry_mutex());
+  auto it = scenario_table().find(name);
+  if (it != scenario_table().end()) return it->second;
   std::string known;
   std::vector<std::string> names;
-  for (const auto& [n, info] : registered()) known += (known.empty() ? "" : ", ") + n, names.push_back(n);
+  for (const auto& [n, info] : scenario_table()) known += (known.empty() ? "" : ", ") + n, names.push_back(n);
   throw models::InputError(fmt::format("scenario '{}' is not registered{} (available: {})", name,
                                        models::did_you_mean(name, names), known.empty() ? "none" : known));
 }

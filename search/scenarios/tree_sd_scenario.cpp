@@ -70,7 +70,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
   return r;
 }
 
-const ScenarioRegistration registered(
+const ScenarioRegistration tree_sd_scenario_registration(
     {"tree-sd",
      "Tree SD on one device (paper 000): best x per context, speedup over AD, regime (as `specdse optimize`)",
      {param::integer("x-max", 128, 1, 4096, "tokens", "largest verification length considered"),

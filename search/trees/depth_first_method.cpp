@@ -5,7 +5,7 @@
 namespace search {
 namespace {
 
-const TreeMethodRegistration registered("depth-first", 30, "", [](const TreeMethodInput& in) {
+const TreeMethodRegistration depth_first_method_registration("depth-first", 30, "", [](const TreeMethodInput& in) {
   return std::optional(trees_of(depth_first_ranking(in.baseline_shape), in.x_max));
 });
 

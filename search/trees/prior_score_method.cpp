@@ -5,7 +5,7 @@
 namespace search {
 namespace {
 
-const TreeMethodRegistration registered("prior-score", 10, "", [](const TreeMethodInput& in) {
+const TreeMethodRegistration prior_score_method_registration("prior-score", 10, "", [](const TreeMethodInput& in) {
   return std::optional(trees_of(prior_score_ranking(in.train, in.x_max - 1), in.x_max));
 });
 

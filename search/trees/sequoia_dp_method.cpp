@@ -6,7 +6,7 @@
 namespace search {
 namespace {
 
-const TreeMethodRegistration registered(
+const TreeMethodRegistration sequoia_dp_method_registration(
     "sequoia-dp", 40, "--acceptance-vector",
     [](const TreeMethodInput& in) -> std::optional<std::vector<TokenTree>> {
       if (!in.acceptance) return std::nullopt;

@@ -18,7 +18,7 @@ std::map<std::string, TreeMethodInfo>& methods() {
   static std::map<std::string, TreeMethodInfo> m;
   return m;
 }
-std::mutex& registry_mutex() {
+std::mutex& tree_method_mutex() {
   static std::mutex m;
   return m;
 }
@@ -34,17 +34,17 @@ std::vector<TreeMethodInfo> ordered() {
 
 TreeMethodRegistration::TreeMethodRegistration(const std::string& name, int order, const std::string& needs,
                                                TreeMethodFunction build) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(tree_method_mutex());
   methods()[name] = {name, order, needs, std::move(build)};
 }
 
 std::vector<TreeMethodInfo> tree_methods() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(tree_method_mutex());
   return ordered();
 }
 
 TreeMethodInfo tree_method(const std::string& name) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(tree_method_mutex());
   auto it = methods().find(name);
   if (it != methods().end()) return it->second;
   std::string known;

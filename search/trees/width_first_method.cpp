@@ -4,7 +4,7 @@
 namespace search {
 namespace {
 
-const TreeMethodRegistration registered("width-first", 20, "", [](const TreeMethodInput& in) {
+const TreeMethodRegistration width_first_method_registration("width-first", 20, "", [](const TreeMethodInput& in) {
   return std::optional(trees_of(width_first_ranking(in.baseline_shape), in.x_max));
 });
 

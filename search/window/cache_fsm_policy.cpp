@@ -31,7 +31,7 @@ std::unique_ptr<WindowPolicy> make_cache_fsm_policy(const PolicyOptions& o) {
 
 namespace {
 
-const WindowPolicyRegistration registered("cache-fsm", 40, [](const WindowPolicyInput& in) {
+const WindowPolicyRegistration cache_fsm_policy_registration("cache-fsm", 40, [](const WindowPolicyInput& in) {
   std::vector<std::unique_ptr<WindowPolicy>> policies;
   if (in.trace.has_cache_flags) policies.push_back(make_cache_fsm_policy(in.options));
   return policies;

@@ -27,7 +27,7 @@ std::unique_ptr<WindowPolicy> make_fsm_policy(const PolicyOptions& o) {
 
 namespace {
 
-const WindowPolicyRegistration registered("fsm", 30, [](const WindowPolicyInput& in) {
+const WindowPolicyRegistration fsm_policy_registration("fsm", 30, [](const WindowPolicyInput& in) {
   std::vector<std::unique_ptr<WindowPolicy>> policies;
   policies.push_back(make_fsm_policy(in.options));
   return policies;

@@ -39,7 +39,7 @@ std::unique_ptr<WindowPolicy> make_online_policy(const PolicyOptions& o, const C
 
 namespace {
 
-const WindowPolicyRegistration registered("online", 20, [](const WindowPolicyInput& in) {
+const WindowPolicyRegistration online_policy_registration("online", 20, [](const WindowPolicyInput& in) {
   std::vector<std::unique_ptr<WindowPolicy>> policies;
   policies.push_back(make_online_policy(in.options, in.latency));
   return policies;

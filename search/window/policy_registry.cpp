@@ -23,7 +23,7 @@ std::map<std::string, Entry>& entries() {
   static std::map<std::string, Entry> e;
   return e;
 }
-std::mutex& registry_mutex() {
+std::mutex& window_policy_mutex() {
   static std::mutex m;
   return m;
 }
@@ -40,12 +40,12 @@ std::vector<std::string> ordered_names() {
 }  // namespace
 
 WindowPolicyRegistration::WindowPolicyRegistration(const std::string& name, int order, WindowPolicyFactory factory) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(window_policy_mutex());
   entries()[name] = {order, std::move(factory)};
 }
 
 std::vector<std::string> window_policy_names() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::lock_guard<std::mutex> lock(window_policy_mutex());
   return ordered_names();
 }
 
@@ -53,7 +53,7 @@ std::vector<std::unique_ptr<WindowPolicy>> make_window_policies(const std::strin
                                                                 const WindowPolicyInput& input) {
   WindowPolicyFactory factory;
   {
-    std::lock_guard<std::mutex> lock(registry_mutex());
+    std::lock_guard<std::mutex> lock(window_policy_mutex());
     auto it = entries().find(name);
     if (it == entries().end()) {
       const auto names = ordered_names();

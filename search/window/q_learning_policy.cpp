@@ -74,7 +74,7 @@ std::unique_ptr<WindowPolicy> make_q_learning_policy(const PolicyOptions& o, con
 
 namespace {
 
-const WindowPolicyRegistration registered("q-learning", 50, [](const WindowPolicyInput& in) {
+const WindowPolicyRegistration q_learning_policy_registration("q-learning", 50, [](const WindowPolicyInput& in) {
   std::vector<std::unique_ptr<WindowPolicy>> policies;
   for (QReward reward : in.options.q_rewards) policies.push_back(make_q_learning_policy(in.options, in.latency, reward));
   return policies;

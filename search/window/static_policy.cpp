@@ -30,7 +30,7 @@ std::unique_ptr<WindowPolicy> make_static_policy(int gamma) {
 
 namespace {
 
-const WindowPolicyRegistration registered("static", 10, [](const WindowPolicyInput& in) {
+const WindowPolicyRegistration static_policy_registration("static", 10, [](const WindowPolicyInput& in) {
   std::vector<std::unique_ptr<WindowPolicy>> policies;
   for (int g = std::max(in.options.gamma_min, 1); g <= in.options.gamma_max; ++g)
     policies.push_back(make_static_policy(g));

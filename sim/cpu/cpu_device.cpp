@@ -19,7 +19,7 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 // One core cycle is one nanosecond of SystemC time; the CPU clock converts cycles to seconds.
-const sc_time cycle(1, SC_NS);
+const sc_time core_cycle(1, SC_NS);
 
 SC_MODULE(CpuDevice) {
   sc_core::sc_event start;
@@ -34,7 +34,7 @@ SC_MODULE(CpuDevice) {
     SC_THREAD(clocked);
   }
 
-  long long now() const { return static_cast<long long>(sc_core::sc_time_stamp() / cycle); }
+  long long now() const { return static_cast<long long>(sc_core::sc_time_stamp() / core_cycle); }
 
   // --- shared by both modes -------------------------------------------------------------
   std::vector<CpuCore> cores;
@@ -136,11 +136,11 @@ SC_MODULE(CpuDevice) {
     if (mode != SimMode::clocked) return;
     for (std::size_t r = 0; r < regions->size(); ++r) {
       region_start = now();
-      for (long long i = 0; i < (*regions)[r].overhead_cycles; ++i) wait(cycle);  // fork/join
+      for (long long i = 0; i < (*regions)[r].overhead_cycles; ++i) wait(core_cycle);  // fork/join
       begin_cores(r, now());
       bool working = any_working();
       while (working) {
-        wait(cycle);
+        wait(core_cycle);
         working = retire_finished(now());  // every core, every cycle
       }
       cycles[r] = now() - region_start;

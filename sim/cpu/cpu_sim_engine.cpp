@@ -115,10 +115,10 @@ std::unique_ptr<models::LatencyEngine> make_cpu_sim_engine(const models::Hardwar
 }
 
 namespace {
-const models::EngineRegistration event_driven("sim", "cpu", [](const models::HardwareSpec& hw) {
+const models::EngineRegistration cpu_event_driven("sim", "cpu", [](const models::HardwareSpec& hw) {
   return make_cpu_sim_engine(hw, SimMode::event_driven);
 });
-const models::EngineRegistration clocked("sim-clocked", "cpu", [](const models::HardwareSpec& hw) {
+const models::EngineRegistration cpu_clocked("sim-clocked", "cpu", [](const models::HardwareSpec& hw) {
   return make_cpu_sim_engine(hw, SimMode::clocked);
 });
 }  // namespace

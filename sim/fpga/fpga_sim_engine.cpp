@@ -148,10 +148,10 @@ models::StepCost FpgaSimEngine::step(const models::StepGraph& g, bool breakdown)
 }
 
 namespace {
-const models::EngineRegistration event_driven("sim", "fpga", [](const models::HardwareSpec& hw) {
+const models::EngineRegistration fpga_event_driven("sim", "fpga", [](const models::HardwareSpec& hw) {
   return make_fpga_sim_engine(hw, SimMode::event_driven);
 });
-const models::EngineRegistration clocked("sim-clocked", "fpga", [](const models::HardwareSpec& hw) {
+const models::EngineRegistration fpga_clocked("sim-clocked", "fpga", [](const models::HardwareSpec& hw) {
   return make_fpga_sim_engine(hw, SimMode::clocked);
 });
 }  // namespace

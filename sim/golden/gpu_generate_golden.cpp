@@ -29,7 +29,7 @@ StackStepRun run_stack_step(const GpuKernelModel& model, const models::SoftwareS
 
 namespace {
 
-constexpr const char* kHeader = "model,variant,batch,context,new_tokens,kernels_per_token,per_token_s";
+constexpr const char* kGenerateHeader = "model,variant,batch,context,new_tokens,kernels_per_token,per_token_s";
 
 }  // namespace
 
@@ -45,9 +45,9 @@ std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_
   const GpuSimEngine engine(eager, SimMode::event_driven);
   const GpuKernelModel model(*gpu.gpu);
   std::vector<GenerateGoldenRow> rows;
-  for_each_measured_record(csv_path, kHeader, [&](const std::vector<std::string>& f, const std::string& text, int line_no) {
+  for_each_measured_record(csv_path, kGenerateHeader, [&](const std::vector<std::string>& f, const std::string& text, int line_no) {
     if (f.size() != 7)
-      throw models::InputError(fmt::format("{}:{}: expected {}, got '{}'", csv_path, line_no, kHeader, text));
+      throw models::InputError(fmt::format("{}:{}: expected {}, got '{}'", csv_path, line_no, kGenerateHeader, text));
     if (f[1].rfind("generate_", 0) != 0 || f[6] == "oom" || f[6] == "error") return;
     GenerateGoldenRow row;
     try {

@@ -17,7 +17,7 @@ namespace sim {
 
 namespace {
 
-constexpr const char* kHeader = "set,op,kind,m,n,k,batch,count,measured_s";
+constexpr const char* kOpAloneHeader = "set,op,kind,m,n,k,batch,count,measured_s";
 constexpr double kFp16Bytes = 2.0;
 
 // The harness class of a kind: what one call costs beyond its kernels depends on the Python path
@@ -82,7 +82,7 @@ OpAloneGoldenRow parse_row(const std::vector<std::string>& f, const std::string&
     r.measured_s = std::stod(f[8]);
   } catch (const std::exception&) {
     throw models::InputError(fmt::format("{}:{}: expected {} with numbers in m, n, k, batch, count, measured_s, got '{}'",
-                                         path, line_no, kHeader, text));
+                                         path, line_no, kOpAloneHeader, text));
   }
   static const std::vector<std::string> kinds = {"gemm", "bmm", "softmax", "layernorm", "gelu", "allreduce"};
   if (std::find(kinds.begin(), kinds.end(), r.kind) == kinds.end())
@@ -110,7 +110,7 @@ OpAloneGolden compare_ops_timed_alone(const std::string& csv_path, const models:
   if (!gpu.gpu) throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU operators", gpu.name));
   const GpuKernelModel model(*gpu.gpu);
   OpAloneGolden out;
-  for_each_measured_record(csv_path, kHeader, [&](const std::vector<std::string>& f, const std::string& text, int line_no) {
+  for_each_measured_record(csv_path, kOpAloneHeader, [&](const std::vector<std::string>& f, const std::string& text, int line_no) {
     OpAloneGoldenRow r = parse_row(f, text, csv_path, line_no);
     if (r.kind == "allreduce") {
       if (!system) {

@@ -17,9 +17,9 @@ namespace {
 using sc_core::sc_time;
 
 // One SM clock cycle is one nanosecond of SystemC time; the GPU clock converts cycles to seconds.
-const sc_time cycle(1, sc_core::SC_NS);
+const sc_time sm_cycle(1, sc_core::SC_NS);
 
-std::int64_t cycles_now() { return std::int64_t(sc_core::sc_time_stamp() / cycle); }
+std::int64_t cycles_now() { return std::int64_t(sc_core::sc_time_stamp() / sm_cycle); }
 
 SC_MODULE(GpuDevice) {
   const GpuKernelModel* model = nullptr;
@@ -46,7 +46,7 @@ SC_MODULE(GpuDevice) {
         auto h = std::make_unique<GpuHostThread>(sc_core::sc_gen_unique_name("host"));
         h->plan = &w.streams[s];
         h->stream = int(s);
-        h->cycle = cycle;
+        h->cycle = sm_cycle;
         h->enqueued = &kernel_enqueued;
         h->enqueue = [this](int stream, std::int64_t now) { core->enqueue(stream, now); };
         hosts.push_back(std::move(h));
@@ -70,7 +70,7 @@ SC_MODULE(GpuDevice) {
     for (std::int64_t t : {core->next_launch_end(), sms->next_completion() < 0 ? -1 : now + sms->next_completion(),
                            dram->next_completion() < 0 ? -1 : now + dram->next_completion()})
       if (t >= 0 && (next < 0 || t < next)) next = t;
-    if (next >= 0) next_trigger(double(next - now) * cycle, kernel_enqueued);
+    if (next >= 0) next_trigger(double(next - now) * sm_cycle, kernel_enqueued);
     else next_trigger(kernel_enqueued);  // the streams wait for their host threads
   }
 
@@ -96,7 +96,7 @@ SC_MODULE(GpuDevice) {
       }
       core->settle(now, clocked_sms, clocked_dram);
       if (core->done()) return;
-      wait(cycle);
+      wait(sm_cycle);
       for (std::size_t s = 0; s < streams; ++s)
         if (host_next[s] < workload->streams[s].launches.size()) --host_countdown[s];
       clocked_sms.tick();

@@ -146,10 +146,10 @@ std::unique_ptr<models::LatencyEngine> make_gpu_sim_engine(const models::Hardwar
 }
 
 namespace {
-const models::EngineRegistration event_driven("sim", "gpu", [](const models::HardwareSpec& hw) {
+const models::EngineRegistration gpu_event_driven("sim", "gpu", [](const models::HardwareSpec& hw) {
   return make_gpu_sim_engine(hw, SimMode::event_driven);
 });
-const models::EngineRegistration clocked("sim-clocked", "gpu", [](const models::HardwareSpec& hw) {
+const models::EngineRegistration gpu_clocked("sim-clocked", "gpu", [](const models::HardwareSpec& hw) {
   return make_gpu_sim_engine(hw, SimMode::clocked);
 });
 }  // namespace

@@ -1,6 +1,3 @@
-// sc_spawn (dynamic processes: one per timeline resource) needs this before <systemc>.
-#define SC_INCLUDE_DYNAMIC_PROCESSES
-
 #include "sim/system/timeline.hpp"
 
 #include <fmt/format.h>

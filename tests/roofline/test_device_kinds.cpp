@@ -67,12 +67,12 @@ TEST_CASE("device kinds: a kind registered in one file loads its YAML and is tim
   const ConfigRegistry reg;
   Workload w;
   w.target = reg.model("llama-3.1-8b-instruct");
-  const auto engine = make_engine("roofline", hw);
+  const auto engine = models::make_engine("roofline", hw);
   const double t1 = t_verify(*engine, w, 1, 1024);
   CHECK(t1 >= verify_graph(*engine, w, 1, 1024).total_weight_bytes() / 1000e9);
   CHECK(t1 < 1.0);
   CHECK(t_verify(*engine, w, 64, 1024) >= t1);
-  CHECK_THROWS_WITH(make_engine("sim", hw), Catch::Contains("toy-test-kind") && Catch::Contains("available: roofline"));
+  CHECK_THROWS_WITH(models::make_engine("sim", hw), Catch::Contains("toy-test-kind") && Catch::Contains("available: roofline"));
   // The kind's own loader validates its keys like every config.
   const auto typo = write_yaml("specdse_test_registries_toy_typo.yaml",
                                "name: toy\nkind: toy-test-kind\ntflop: 100\nbandwidth_gbs: 1000\ncapacity_gib: 16\n");

@@ -11,7 +11,7 @@
 #include "experiments/plan/plan_scheme.hpp"
 #include "models/config_error.hpp"
 
-namespace experiments {
+namespace experiments::chain_sd_scheme {
 namespace {
 
 constexpr const char* kScheme = "chain SD";
@@ -102,9 +102,9 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
   return out;
 }
 
-const PlanSchemeRegistration registered{
+const PlanSchemeRegistration chain_sd_registration{
     {kScheme, "a draft model's chain of gamma tokens, verified in one target pass; every draft and placement", 10,
      run_chain_sd}};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::chain_sd_scheme

@@ -9,7 +9,7 @@
 #include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
-namespace experiments {
+namespace experiments::duodecoding_scheme {
 namespace {
 
 constexpr const char* kScheme = "DuoDecoding";
@@ -101,9 +101,9 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   return out;
 }
 
-const PlanSchemeRegistration registered{
+const PlanSchemeRegistration duodecoding_registration{
     {kScheme, "a CPU draft in parallel with the GPU target (and SpS, the same draft on the GPU in series)", 50,
      run_duodecoding}};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::duodecoding_scheme

@@ -9,7 +9,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "models/config_error.hpp"
 
-namespace experiments {
+namespace experiments::eagle_scheme {
 namespace {
 
 constexpr const char* kScheme = "EAGLE head";
@@ -64,8 +64,8 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   return {c};
 }
 
-const PlanSchemeRegistration registered{
+const PlanSchemeRegistration eagle_registration{
     {kScheme, "an EAGLE head drafting a static tree chosen per batch (paper 004's dispatcher)", 30, run_eagle}};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::eagle_scheme

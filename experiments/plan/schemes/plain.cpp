@@ -9,7 +9,7 @@
 #include "experiments/plan/plan_scheme.hpp"
 #include "sim/system/system_step.hpp"
 
-namespace experiments {
+namespace experiments::plain_scheme {
 namespace {
 
 std::string placement_words(const models::SystemSpec& s) {
@@ -54,8 +54,8 @@ std::vector<PlanCandidate> run_plain(const PlanSetup& s) {
   return {c};
 }
 
-const PlanSchemeRegistration registered{
+const PlanSchemeRegistration plain_registration{
     {"plain", "autoregressive decoding on the system's placement: the baseline", 0, run_plain}};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::plain_scheme

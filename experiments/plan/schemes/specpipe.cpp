@@ -13,7 +13,7 @@
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 #include "models/config_error.hpp"
 
-namespace experiments {
+namespace experiments::specpipe_scheme {
 namespace {
 
 // The (w, k) grid searched: SpecPipe's published operating point (64, 16) and a narrower tree
@@ -144,9 +144,9 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
   return out;
 }
 
-const PlanSchemeRegistration registered{
+const PlanSchemeRegistration specpipe_registration{
     {"SpecPipe", "pipeline-parallel schemes: SpecPipe, SpecInfer's tree and EAGLE-3 through the pipeline, vLLM PP",
      40, run_pipeline}};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::specpipe_scheme

@@ -13,7 +13,7 @@
 #include "search/acceptance/acceptance_data.hpp"
 #include "sim/system/memory_fit.hpp"
 
-namespace experiments {
+namespace experiments::tree_sd_scheme {
 namespace {
 
 constexpr const char* kScheme = "tree SD";
@@ -90,9 +90,9 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
   return out;
 }
 
-const PlanSchemeRegistration registered{
+const PlanSchemeRegistration tree_sd_registration{
     {kScheme, "a token tree verified in one pass at the best x, from measured AAT (each algorithm measured)", 20,
      run_tree_sd}};
 
 }  // namespace
-}  // namespace experiments
+}  // namespace experiments::tree_sd_scheme

@@ -252,7 +252,7 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   return r;
 }
 
-const ScenarioRegistration registered(
+const ScenarioRegistration chain_sd_scenario_registration(
     {"chain-sd",
      "Chain SD with the draft on one device of a system and the target on another, on the system timeline",
      {param::text("system", "", "system config (configs/systems) or path"),

@@ -145,7 +145,7 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   return r;
 }
 
-const ScenarioRegistration registered(
+const ScenarioRegistration eagle_dispatcher_scenario_registration(
     {"eagle-dispatcher",
      "EAGLE tree dispatcher (paper 004): per batch, the tree maximising TPC/TTIT and its speed-up over no SD",
      {param::text("system", "",

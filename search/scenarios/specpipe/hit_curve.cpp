@@ -30,9 +30,9 @@ struct HitResidual {
   double ln_k_, hit_;
 };
 
-double logit(double p) { return std::log(p / (1 - p)); }
-
 }  // namespace
+
+double logit(double p) { return std::log(p / (1 - p)); }
 
 std::vector<HitPoint> load_hit_points(const std::string& path) {
   std::ifstream in(path);

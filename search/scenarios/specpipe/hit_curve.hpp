@@ -13,6 +13,10 @@
 
 namespace search::specpipe {
 
+// ln(p / (1 - p)), the inverse of the logistic (the hit and level-accuracy curves are both
+// logistic in a log argument).
+double logit(double p);
+
 struct HitPoint {
   std::string curve;   // the curve the point belongs to (a draft name, e.g. "llama-3.2-1b")
   std::string draft, target;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "models/config_error.hpp"
+#include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/pipeline_plan.hpp"
 #include "sim/io/csv.hpp"
 
@@ -14,8 +15,6 @@ namespace search::specpipe {
 namespace {
 
 using models::InputError;
-
-double logit(double p) { return std::log(p / (1 - p)); }
 
 }  // namespace
 

@@ -222,7 +222,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
   return out;
 }
 
-const ScenarioRegistration registered(
+const ScenarioRegistration specpipe_entry_registration(
     {"specpipe",
      "SpecPipe (paper 002): TBT per tree width w and candidates k on a pipeline system, best marked, PP baselines",
      {param::text("system", "specpipe-8x3090-pcie", "system config name (configs/systems) or path"),
