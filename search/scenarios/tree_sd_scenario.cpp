@@ -81,7 +81,8 @@ const ScenarioRegistration tree_sd_scenario_registration(
      run_tree_sd,
      "",
      {"hw", "model", "algorithm", "context", "batch", "task", "data", "source-table", "engine"},
-     {"hw", "model", "algorithm", "context"}});
+     {"hw", "model", "algorithm", "context"},
+     ""});  // no plot script
 
 }  // namespace
 }  // namespace search

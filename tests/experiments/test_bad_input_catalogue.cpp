@@ -404,8 +404,8 @@ TEST_CASE("catalogue 48: a model larger than an FPGA board's memory is infeasibl
         "window --hw v80 --draft llama-3.2-1b --alpha 0.8 --context 1024 --model " + model})
     expect_rejected(args, {"infeasible", "GiB"});
   // The shipped boards hold paper 000's Llama-3.1-8B.
-  for (const std::string& hw : {"v80", "u280", "u250", "vhk158"})
-    CHECK(run_split("latency --context 1024 --model llama-3.1-8b-instruct --hw " + hw).status == 0);
+  for (const char* hw : {"v80", "u280", "u250", "vhk158"})
+    CHECK(run_split(std::string("latency --context 1024 --model llama-3.1-8b-instruct --hw ") + hw).status == 0);
 }
 
 TEST_CASE("catalogue 49: a memory of 1e-300 GB/s is an error on every kind and engine, never a fast time") {

@@ -367,7 +367,7 @@ TEST_CASE("plan --workload: bad files and settings given twice are one-line erro
     CHECK(r.output.find(expected == "mix.yaml" ? "bad.yaml" : expected) != std::string::npos);
   }
   const auto file = workload_file("ctx.yaml", "context: 2048\nbatch: 2\n");
-  for (const std::string& flag : {" --context 1024", " --batch 4"}) {
+  for (const char* flag : {" --context 1024", " --batch 4"}) {
     const auto r = run(base + file + flag);
     INFO(flag << "\n" << r.output);
     CHECK(r.status == 2);

@@ -270,7 +270,8 @@ const ScenarioRegistration chain_sd_scenario_registration(
      run_chain_sd,
      "chain-sd",
      {"model", "context"},
-     {"model", "context"}});
+     {"model", "context"},
+     ""});  // no plot script
 
 }  // namespace
 }  // namespace search

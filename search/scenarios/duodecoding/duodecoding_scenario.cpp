@@ -131,7 +131,8 @@ const ScenarioRegistration duo_scenario_registered(
      run_duo_scenario_entry,
      "",
      {"model"},
-     {"model"}});
+     {"model"},
+     ""});  // no plot script
 
 }  // namespace
 }  // namespace search::duodecoding

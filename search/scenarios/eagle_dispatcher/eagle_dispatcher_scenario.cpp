@@ -168,7 +168,8 @@ const ScenarioRegistration eagle_dispatcher_scenario_registration(
      run_eagle_dispatcher,
      "eagle",
      {"hw", "model", "algorithm", "context"},
-     {"model"}});
+     {"model"},
+     ""});  // no plot script
 
 }  // namespace
 }  // namespace search

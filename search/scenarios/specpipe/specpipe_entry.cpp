@@ -266,7 +266,8 @@ const ScenarioRegistration specpipe_entry_registration(
      run_specpipe_entry,
      "specpipe",
      {"model", "context"},
-     {"model"}});
+     {"model"},
+     ""});  // no plot script
 
 }  // namespace
 }  // namespace search::specpipe
