@@ -119,6 +119,12 @@ KernelTiming GpuKernelModel::time(const GpuKernel& k) const {
   return t;
 }
 
+std::int64_t GpuKernelModel::total_cycles(const std::vector<GpuKernel>& kernels) const {
+  std::int64_t cycles = 0;
+  for (const auto& k : kernels) cycles = models::checked_add(cycles, time(k).total_cycles, "GPU model: kernels");
+  return cycles;
+}
+
 int GpuKernelModel::ctas_per_sm(const GpuKernel& k) const {
   const CtaResources& c = k.cta;
   int fit = gpu_.sm_max_ctas;
@@ -218,8 +224,7 @@ std::vector<GpuKernel> GpuKernelModel::attention_kernels(const models::Op& qk, i
   for (int split = 1; split <= kMaxSplit; split *= 2) {
     if (split > 1 && prefix_keys / split < kMinSplitSlice) break;
     auto kernels = attention_kernels_with_split(qk, sequences, split);
-    std::int64_t cycles = 0;
-    for (const auto& k : kernels) cycles += time(k).total_cycles;
+    const std::int64_t cycles = total_cycles(kernels);
     if (best_cycles < 0 || cycles < best_cycles) {
       best_cycles = cycles;
       best = std::move(kernels);

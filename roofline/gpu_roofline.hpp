@@ -76,6 +76,9 @@ class GpuKernelModel {
                         std::int64_t batch, double dram_bytes, double element_bytes) const;
 
   KernelTiming time(const GpuKernel& kernel) const;
+  // The kernels one after another on an idle GPU: the sum of their closed-form times.
+  std::int64_t total_cycles(const std::vector<GpuKernel>& kernels) const;
+  double seconds(const std::vector<GpuKernel>& kernels) const { return double(total_cycles(kernels)) / clock_hz_; }
 
   // CTAs of `kernel` that fit on one SM at once: the tightest of the SM's thread, register,
   // shared-memory and CTA limits. Throws models::InputError when not even one fits.

@@ -206,21 +206,19 @@ int run_op_alone_golden(const GoldenArgs& a, const models::HardwareSpec& hw, con
   }
   std::string summary = fmt::format("summary: {} ops timed alone; harness per call:", hw.name);
   std::string sep = " ";
-  for (const auto& [c, s] : result.harness_s) {
-    summary += fmt::format("{}{} {:.1f} us ({})", sep, c, s * 1e6, result.harness_op.at(c));
+  for (const auto& [c, h] : result.harness) {
+    summary += fmt::format("{}{} {:.1f} us ({})", sep, c, h.seconds_per_call * 1e6, h.op);
     sep = ", ";
   }
   if (!alone_errors.empty())
     summary += fmt::format("; median |error| {:.1f} % over {} other calibration-sweep ops", sim::median_abs(alone_errors),
                            alone_errors.size());
   for (const auto& set : sets) {
-    double measured = 0, predicted = 0;
-    for (const auto& r : result.rows)
-      if (r.set == set) measured += r.measured_s, predicted += r.predicted_s;
-    t.add_row({hw.name, set, "layer", "total", text(""), text(""), text(""), text(""), text(""), num(measured), text(""),
-               text(""), num(predicted), num(100.0 * (predicted - measured) / measured, 3), text("sum of the set's ops")});
-    summary += fmt::format("; {} layer {:.3f} ms measured, {:.3f} ms predicted ({:+.1f} %)", set, measured * 1e3,
-                           predicted * 1e3, 100.0 * (predicted - measured) / measured);
+    const sim::SetTotal total = result.set_total(set);
+    t.add_row({hw.name, set, "layer", "total", text(""), text(""), text(""), text(""), text(""), num(total.measured_s),
+               text(""), text(""), num(total.predicted_s), num(total.error_pct(), 3), text("sum of the set's ops")});
+    summary += fmt::format("; {} layer {:.3f} ms measured, {:.3f} ms predicted ({:+.1f} %)", set,
+                           total.measured_s * 1e3, total.predicted_s * 1e3, total.error_pct());
   }
   if (result.skipped_all_reduces > 0)
     summary += fmt::format("; {} all-reduce rows left out (give --system to cost them)", result.skipped_all_reduces);

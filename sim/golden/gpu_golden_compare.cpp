@@ -22,12 +22,6 @@ namespace sim {
 
 namespace {
 
-double seconds(const GpuKernelModel& model, const std::vector<GpuKernel>& kernels) {
-  std::int64_t cycles = 0;
-  for (const auto& k : kernels) cycles += model.time(k).total_cycles;
-  return double(cycles) / model.clock_hz();
-}
-
 // The model a measured row names; an unknown name is an error at that file and line.
 models::ModelSpec model_at(const models::ConfigRegistry& registry, const std::string& name, const std::string& csv_path,
                            int line_no) {
@@ -72,7 +66,7 @@ std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, con
       const auto op = golden_gemm_op(row.shape.m, row.shape.n, row.shape.k, 2.0);
       const auto k = model.gemm_kernel(op.name, op.m, op.n, op.k, 1, op.weight_bytes + op.activation_bytes, 2.0);
       row.shape.source = fmt::format("tile {}x{} split {}", k.tile_m, k.tile_n, k.split);
-      return seconds(model, {k});
+      return model.seconds({k});
     };
     long long heads = 0, kv = 0, sequences = 0;
     if (kernel == "gemm" || kernel == "gemv") {
@@ -82,7 +76,7 @@ std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, con
     } else if (kernel == "rmsnorm" || kernel == "rmsnorm_graph" || kernel == "rmsnorm_stream") {
       row.shape.source = "element-wise kernel";
       row.predicted_s = (kernel == "rmsnorm" ? isolated_s : 0.0) +
-                        seconds(model, {rmsnorm_kernel(model, row.shape.m, row.shape.n)});
+                        model.seconds({rmsnorm_kernel(model, row.shape.m, row.shape.n)});
     } else if (kernel.rfind("tree_attention_h", 0) == 0) {
       if (std::sscanf(kernel.c_str(), "tree_attention_h%lld_kv%lld", &heads, &kv) != 2 || heads < 1 || kv < 1)
         throw models::InputError(fmt::format("{}:{}: kernel: expected tree_attention_h<H>_kv<KV>, got '{}'", csv_path, line_no, kernel));
@@ -91,7 +85,7 @@ std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, con
       row.shape.kernel = "tree_attention";
       row.shape.source = kernel;
       const auto ops = golden_attention_ops(row.shape, 2.0);
-      row.predicted_s = isolated_s + seconds(model, model.kernels_for(ops[0], 1));
+      row.predicted_s = isolated_s + model.seconds(model.kernels_for(ops[0], 1));
     } else if (kernel.rfind("flash_attention_h", 0) == 0) {
       if (std::sscanf(kernel.c_str(), "flash_attention_h%lld_kv%lld_b%lld", &heads, &kv, &sequences) != 3 ||
           heads < 1 || kv < 1 || sequences < 1 || heads % kv != 0)
@@ -107,7 +101,7 @@ std::vector<GoldenRow> compare_gpu_measurements(const std::string& csv_path, con
       row.shape.kv_heads = kv;
       row.shape.kernel = "flash_attention";
       row.shape.source = kernel;
-      row.predicted_s = isolated_s + seconds(model, model.kernels_for(ops[0], int(sequences)));
+      row.predicted_s = isolated_s + model.seconds(model.kernels_for(ops[0], int(sequences)));
     } else {
       throw models::InputError(fmt::format(
           "{}:{}: kernel: expected gemm, gemv, gemm_graph, gemm_stream, rmsnorm[_graph|_stream], "

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "models/config_error.hpp"
 #include "sim/golden/golden_suite.hpp"
@@ -24,12 +25,6 @@ constexpr double kFp16Bytes = 2.0;
 // (a matmul, an eager reduction, a torch.compile'd function), so each is measured apart.
 std::string harness_class(const std::string& kind) { return kind == "gemm" || kind == "bmm" ? "matmul" : kind; }
 
-double kernels_seconds(const GpuKernelModel& model, const std::vector<GpuKernel>& kernels) {
-  std::int64_t cycles = 0;
-  for (const auto& k : kernels) cycles += model.time(k).total_cycles;
-  return double(cycles) / model.clock_hz();
-}
-
 // The kernels of one call. Element-wise and row-wise ops are one memory-bound kernel each that
 // reads and writes the tensor; their CUDA-core work (per element: softmax max, exp, sum, scale;
 // layernorm mean, variance, normalise; tanh-GELU's polynomial and tanh) is far below the bytes' time.
@@ -47,23 +42,6 @@ std::vector<GpuKernel> op_kernels(const GpuKernelModel& model, const OpAloneGold
   if (r.kind == "softmax") return {model.memory_kernel("softmax", 2 * kFp16Bytes * elements, 5 * elements)};
   if (r.kind == "layernorm") return {model.memory_kernel("layernorm", 2 * kFp16Bytes * elements, 7 * elements)};
   return {model.memory_kernel("gelu", 2 * kFp16Bytes * elements, 10 * elements)};  // gelu
-}
-
-// One all-reduce of `bytes` per rank over ranks 0 .. ranks-1 of the system, all starting at 0:
-// seconds until every rank holds the result.
-double all_reduce_seconds(const models::SystemSpec& s, int ranks, double bytes) {
-  TaskGraph g;
-  g.set_named(false);
-  const LaneResources lanes = add_lane_resources(g, s);
-  const int host = g.add_resource({"start", ResourceKind::host, "host"});
-  const int start = g.add_task({"start", "host", host, 0, 0, 0, {}});
-  std::vector<int> group;
-  for (int i = 0; i < ranks; ++i) group.push_back(i);
-  const auto done = add_all_reduce(g, s, lanes, group, bytes, std::vector<int>(group.size(), start), "all-reduce");
-  const TimelineRun run = run_timeline(g);
-  double end = 0;
-  for (int t : done) end = std::max(end, run.end_s[std::size_t(t)]);
-  return end;
 }
 
 OpAloneGoldenRow parse_row(const std::vector<std::string>& f, const std::string& text, const std::string& path,
@@ -120,9 +98,11 @@ OpAloneGolden compare_ops_timed_alone(const std::string& csv_path, const models:
       if (r.k > std::int64_t(system->devices.size()))
         throw models::InputError(fmt::format("{}:{}: k: {} ranks, but system '{}' has {} devices", csv_path, line_no, r.k,
                                              system->name, system->devices.size()));
-      r.kernel_s = all_reduce_seconds(*system, int(r.k), kFp16Bytes * double(r.m) * double(r.n));
+      std::vector<int> ranks(std::size_t(r.k));
+      std::iota(ranks.begin(), ranks.end(), 0);
+      r.kernel_s = all_reduce_seconds(*system, ranks, kFp16Bytes * double(r.m) * double(r.n));
     } else {
-      r.kernel_s = kernels_seconds(model, op_kernels(model, r));
+      r.kernel_s = model.seconds(op_kernels(model, r));
     }
     out.rows.push_back(r);
   });
@@ -141,17 +121,27 @@ OpAloneGolden compare_ops_timed_alone(const std::string& csv_path, const models:
   for (const auto& [c, i] : shortest) {
     auto& r = out.rows[i];
     r.calibration = true;
-    out.harness_s[c] = std::max(0.0, r.measured_s / r.count - r.kernel_s);
-    out.harness_op[c] = r.op;
+    out.harness[c] = {std::max(0.0, r.measured_s / r.count - r.kernel_s), r.op};
   }
   for (auto& r : out.rows) {
     if (r.kind != "allreduce") {
-      const auto it = out.harness_s.find(harness_class(r.kind));
-      r.harness_s = it == out.harness_s.end() ? 0.0 : it->second;
+      const auto it = out.harness.find(harness_class(r.kind));
+      r.harness_s = it == out.harness.end() ? 0.0 : it->second.seconds_per_call;
     }
     r.predicted_s = r.count * (r.kernel_s + r.harness_s);
   }
   return out;
+}
+
+SetTotal OpAloneGolden::set_total(const std::string& set, bool with_all_reduce) const {
+  SetTotal total;
+  for (const auto& r : rows)
+    if (r.set == set && (with_all_reduce || r.kind != "allreduce")) {
+      ++total.rows;
+      total.measured_s += r.measured_s;
+      total.predicted_s += r.predicted_s;
+    }
+  return total;
 }
 
 }  // namespace sim

@@ -31,13 +31,27 @@ struct OpAloneGoldenRow {
   double error_pct() const { return 100.0 * (predicted_s - measured_s) / measured_s; }
 };
 
+// What a harness class costs per call beyond its kernels, and the op it was measured on.
+struct HarnessCost {
+  double seconds_per_call = 0;
+  std::string op;
+};
+
+// A set's rows summed (a layer phase: its ops' measured and predicted times).
+struct SetTotal {
+  int rows = 0;
+  double measured_s = 0, predicted_s = 0;
+  double error_pct() const { return 100.0 * (predicted_s - measured_s) / measured_s; }
+};
+
 struct OpAloneGolden {
   std::vector<OpAloneGoldenRow> rows;
-  // Per harness class (matmul: gemm and bmm; softmax; layernorm; gelu): its per-call cost and the
-  // op it was measured on. A class without an "alone" row costs 0 ("" as its op).
-  std::map<std::string, double> harness_s;
-  std::map<std::string, std::string> harness_op;
+  // Per harness class (matmul: gemm and bmm; softmax; layernorm; gelu). A class without an
+  // "alone" row is absent and costs 0.
+  std::map<std::string, HarnessCost> harness;
   int skipped_all_reduces = 0;  // all-reduce rows left out: no system given
+  // The rows of `set` summed, its all-reduce rows included or not.
+  SetTotal set_total(const std::string& set, bool with_all_reduce = true) const;
 };
 
 // Whether a measured CSV is an ops-timed-alone CSV (its header starts "set,op,kind").

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "models/config_error.hpp"
 #include "sim/system/routes.hpp"
 
@@ -262,6 +264,19 @@ std::vector<int> add_ring_all_gather(TaskGraph& g, const models::SystemSpec& s, 
                                      const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                      const std::string& name) {
   return ring(g, s, lanes, ranks, bytes, ready, name, int(ranks.size()) - 1, "all-gather");
+}
+
+double all_reduce_seconds(const models::SystemSpec& s, const std::vector<int>& ranks, double bytes) {
+  TaskGraph g;
+  g.set_named(false);
+  const LaneResources lanes = add_lane_resources(g, s);
+  const int host = g.add_resource({"start", ResourceKind::host, "host"});
+  const int start = g.add_task({"start", "host", host, 0, 0, 0, {}});
+  const auto done = add_all_reduce(g, s, lanes, ranks, bytes, std::vector<int>(ranks.size(), start), "all-reduce");
+  const TimelineRun run = run_timeline(g);
+  double end = 0;
+  for (int t : done) end = std::max(end, run.end_s[std::size_t(t)]);
+  return end;
 }
 
 }  // namespace sim

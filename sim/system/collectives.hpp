@@ -85,6 +85,11 @@ std::vector<int> add_all_reduce(TaskGraph& g, const models::SystemSpec& s, const
 std::vector<int> add_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                 const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                 const std::string& name, std::vector<CollectiveCall>* log = nullptr);
+// Seconds until every rank holds the result of one all-reduce of `bytes` per rank (the one
+// add_all_reduce picks), every rank starting at 0 on an otherwise idle system: golden comparisons
+// and tests of a collective alone.
+double all_reduce_seconds(const models::SystemSpec& s, const std::vector<int>& ranks, double bytes);
+
 std::vector<int> add_ring_all_gather(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                                      const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                                      const std::string& name);

@@ -79,18 +79,6 @@ std::vector<int> first_ranks(int n) {
 }
 
 // Seconds until every rank holds the result of one all-reduce of `bytes` that all start at 0.
-double all_reduce_s(const models::SystemSpec& s, const std::vector<int>& ranks, double bytes) {
-  TaskGraph g;
-  const LaneResources lanes = add_lane_resources(g, s);
-  const int dev = g.add_resource({"start", ResourceKind::host, "host"});
-  const int start = g.add_task({"start", "host", dev, 0, 0, 0, {}});
-  const auto done = add_all_reduce(g, s, lanes, ranks, bytes, std::vector<int>(ranks.size(), start), "ar");
-  const TimelineRun r = run_timeline(g);
-  double end = 0;
-  for (int t : done) end = std::max(end, r.end_s[std::size_t(t)]);
-  return end;
-}
-
 // A config tree in a temporary folder: the shipped collectives and stacks, with `file` (relative
 // to the tree) replaced by `body`; returns the tree's root.
 fs::path config_tree_with(const std::string& file, const std::string& body) {
@@ -201,7 +189,7 @@ placement:
   const models::NcclProtocol& p = nccl.protocols[std::size_t(c.protocol)];
   const NcclStep st = nccl_step(nccl, s, 0, 1, p);
   CHECK(st.latency_s == Approx((p.step_us(models::NcclHardware::network) + s.links.front().spec.latency_us) * 1e-6));
-  CHECK(all_reduce_s(s, {0, 1}, 16384) ==
+  CHECK(all_reduce_seconds(s, {0, 1}, 16384) ==
         Approx(p.base_latency_us * 1e-6 + 2 * (st.latency_s + 8192 / st.bytes_per_s)).epsilon(1e-6));
 }
 
@@ -249,10 +237,11 @@ TEST_CASE("collectives: NCCL over SHM gives back the published 8-GPU small-messa
   // (8 bytes, 42.14 us); the timeline's ring over an 8-GPU GeForce host returns that time.
   const models::SystemSpec s = pcie_host("rtx4090", 8, "pytorch-eager");
   CHECK(choose_all_reduce(s, first_ranks(8), 8).transport == Transport::shm);
-  CHECK(all_reduce_s(s, first_ranks(8), 8) == Approx(42.14e-6).epsilon(0.01));
+  CHECK(all_reduce_seconds(s, first_ranks(8), 8) == Approx(42.14e-6).epsilon(0.01));
   // Peer access (L40s) is faster than staging through the host at every size.
   const models::SystemSpec p2p = pcie_host("l40", 8, "pytorch-eager");
-  for (double bytes : {8.0, 16384.0, 1048576.0, 64e6}) CHECK(all_reduce_s(p2p, first_ranks(8), bytes) < all_reduce_s(s, first_ranks(8), bytes));
+  for (double bytes : {8.0, 16384.0, 1048576.0, 64e6})
+    CHECK(all_reduce_seconds(p2p, first_ranks(8), bytes) < all_reduce_seconds(s, first_ranks(8), bytes));
 }
 
 TEST_CASE("collectives: a bad peer-to-peer or collective config value is a one-line error naming file, key and value") {

@@ -26,22 +26,11 @@ std::string h200_run(int run) {
       .string();
 }
 
-struct LayerSums {
-  double measured = 0, predicted = 0;
-  double error_pct() const { return 100.0 * (predicted - measured) / measured; }
-};
-
-LayerSums layer(const sim::OpAloneGolden& g, const std::string& set, bool with_all_reduce) {
-  LayerSums s;
-  int rows = 0;
-  for (const auto& r : g.rows)
-    if (r.set == set && (with_all_reduce || r.kind != "allreduce")) {
-      s.measured += r.measured_s;
-      s.predicted += r.predicted_s;
-      ++rows;
-    }
-  REQUIRE(rows >= 10);  // the layer's ten compute ops (plus two all-reduces where given)
-  return s;
+// A layer phase's rows summed; it holds the layer's ten compute ops (plus two all-reduces where given).
+sim::SetTotal layer(const sim::OpAloneGolden& g, const std::string& set, bool with_all_reduce) {
+  const sim::SetTotal total = g.set_total(set, with_all_reduce);
+  REQUIRE(total.rows >= 10);
+  return total;
 }
 
 sim::OpAloneGolden a100() {
@@ -64,18 +53,18 @@ TEST_CASE("op alone golden: LLMCompass's A100 GPT-3 layer within 15 %, decode an
   for (const std::string set : {"decode", "prefill"})
     for (bool ar : {false, true}) {
       const auto s = layer(g, set, ar);
-      INFO(set << (ar ? " with" : " without") << " all-reduce: measured " << s.measured * 1e3 << " ms, predicted "
-               << s.predicted * 1e3 << " ms (" << s.error_pct() << " %)");
+      INFO(set << (ar ? " with" : " without") << " all-reduce: measured " << s.measured_s * 1e3 << " ms, predicted "
+               << s.predicted_s * 1e3 << " ms (" << s.error_pct() << " %)");
       CHECK(std::abs(s.error_pct()) < 15.0);
     }
   // The published layer sums this comparison covers: 1.059 ms and 60.97 ms without the all-reduces.
-  CHECK(layer(g, "decode", false).measured == Approx(1.059e-3).epsilon(0.002));
-  CHECK(layer(g, "prefill", false).measured == Approx(60.97e-3).epsilon(0.002));
+  CHECK(layer(g, "decode", false).measured_s == Approx(1.059e-3).epsilon(0.002));
+  CHECK(layer(g, "prefill", false).measured_s == Approx(60.97e-3).epsilon(0.002));
 }
 
 TEST_CASE("op alone golden: the harness of each class is measured on its shortest calibration op") {
   const auto g = a100();
-  REQUIRE(g.harness_s.size() == 4);  // matmul, softmax, layernorm, gelu
+  REQUIRE(g.harness.size() == 4);  // matmul, softmax, layernorm, gelu
   int calibration_rows = 0;
   for (const auto& r : g.rows) {
     if (!r.calibration) continue;
@@ -87,10 +76,13 @@ TEST_CASE("op alone golden: the harness of each class is measured on its shortes
         CHECK(o.kernel_s >= r.kernel_s);
   }
   CHECK(calibration_rows == 4);
-  for (const auto& [c, s] : g.harness_s) {
+  for (const auto& [c, h] : g.harness) {
     INFO(c);
-    CHECK(s > 0);
-    CHECK(s < 100e-6);  // a Python op call and a synchronisation: tens of microseconds
+    CHECK(h.seconds_per_call > 0);
+    CHECK(h.seconds_per_call < 100e-6);  // a Python op call and a synchronisation: tens of microseconds
+    bool measured_on_a_calibration_row = false;
+    for (const auto& r : g.rows) measured_on_a_calibration_row |= r.calibration && r.op == h.op;
+    CHECK(measured_on_a_calibration_row);
   }
   for (const auto& r : g.rows)  // every prediction adds its class's harness once per call
     if (r.kind != "allreduce") CHECK(r.predicted_s == Approx(r.count * (r.kernel_s + r.harness_s)));
@@ -131,7 +123,7 @@ TEST_CASE("op alone golden: the GPT-3 layer on a lent H200, two runs, within 15 
     CHECK(g.skipped_all_reduces == 0);
     for (const std::string set : {"decode", "prefill"}) {
       const auto s = layer(g, set, false);
-      INFO("run " << run << " " << set << ": measured " << s.measured * 1e3 << " ms, predicted " << s.predicted * 1e3
+      INFO("run " << run << " " << set << ": measured " << s.measured_s * 1e3 << " ms, predicted " << s.predicted_s * 1e3
                   << " ms (" << s.error_pct() << " %)");
       CHECK(std::abs(s.error_pct()) < 15.0);
     }
