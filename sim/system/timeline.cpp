@@ -69,6 +69,9 @@ using sc_core::SC_PS;
 // Durations are kept in whole picoseconds (SystemC's default time resolution) so that the run
 // is exact and reproducible; seconds are converted back only for reporting.
 std::uint64_t to_ps(double seconds) { return std::uint64_t(std::llround(seconds * 1e12)); }
+// A whole number of picoseconds as SystemC time: the resolution's unit count, without the
+// floating-point scaling of sc_time(double, unit) (a tenth of a timeline run's time went there).
+sc_time ps_time(std::uint64_t ps) { return sc_time::from_value(ps); }
 
 // The scheduler: one SC_METHOD per resource that starts its next ready task and re-arms for
 // that task's end (no per-cycle wake-ups), and one completion method that releases dependants
@@ -93,6 +96,8 @@ SC_MODULE(TimelineScheduler) {
   SC_CTOR(TimelineScheduler) {}
 
   void build(const TaskGraph& g) {
+    if (sc_core::sc_get_time_resolution() != sc_time(1, SC_PS))  // what ps_time counts in
+      throw std::logic_error("timeline: SystemC's time resolution is not 1 ps");
     graph = &g;
     const std::size_t nr = g.resources().size(), nt = g.tasks().size();
     ready.assign(nr, {});
@@ -154,12 +159,12 @@ SC_MODULE(TimelineScheduler) {
     const TimelineTask& t = graph->task(next);
     run.start_s[std::size_t(next)] = double(now_ps()) * 1e-12;
     run.resource_busy_s[ri] += double(to_ps(t.busy_s)) * 1e-12;
-    sc_core::next_trigger(sc_time(double(to_ps(t.busy_s)), SC_PS));
+    sc_core::next_trigger(ps_time(to_ps(t.busy_s)));
   }
 
   void schedule_completion(int t, std::uint64_t at_ps) {
     completions.emplace(at_ps, t);
-    completion_due.notify(sc_time(double(at_ps - now_ps()), SC_PS));  // the earliest notification wins
+    completion_due.notify(ps_time(at_ps - now_ps()));  // the earliest notification wins
   }
 
   // Release dependants of every task whose completion time has come, in task order for ties.
@@ -183,7 +188,7 @@ SC_MODULE(TimelineScheduler) {
         }
       }
     }
-    if (!completions.empty()) completion_due.notify(sc_time(double(completions.top().first - now), SC_PS));
+    if (!completions.empty()) completion_due.notify(ps_time(completions.top().first - now));
   }
 };
 

@@ -35,8 +35,9 @@ struct TimingSetup {
   double prune_s = 5e-3;             // per step and stage; paper 002 §4.2: "pruning takes about ~5 ms"
   // An EAGLE head drafting on the last stage's device (plans with draft_on_last_stage).
   std::optional<models::AlgorithmSpec> head;
-  // Whether the timed graphs' tasks carry names (sim::TaskGraph::set_named): only a trace
-  // needs them, and formatting them costs about as much as the timeline run.
+  // Whether the timed graphs' tasks carry names (sim::TaskGraph::set_named) and TimedPlan keeps
+  // the graph and its run: only a trace needs them, and formatting the names costs about as
+  // much as the timeline run.
   bool task_names = true;
 };
 
