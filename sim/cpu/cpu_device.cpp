@@ -27,11 +27,14 @@ SC_MODULE(CpuDevice) {
   SimMode mode = SimMode::event_driven;
   std::vector<long long> cycles;  // per region
 
-  SC_CTOR(CpuDevice) {
+  SC_HAS_PROCESS(CpuDevice);
+  // The clocked reference's thread exists only in clocked mode (a coroutine stack per run costs
+  // page faults; the event-driven device is a method).
+  CpuDevice(sc_core::sc_module_name name, SimMode sim_mode) : sc_core::sc_module(name), mode(sim_mode) {
     SC_METHOD(event_driven);
     sensitive << start;
     dont_initialize();
-    SC_THREAD(clocked);
+    if (mode == SimMode::clocked) SC_THREAD(clocked);
   }
 
   long long now() const { return static_cast<long long>(sc_core::sc_time_stamp() / core_cycle); }
@@ -162,9 +165,8 @@ std::vector<long long> simulate_cpu_regions(const std::vector<roofline::CpuKerne
   // A fresh SystemC context per call (sim/sc_session.hpp): the device module lives in a
   // unique_ptr declared after the session so it is destroyed first.
   ScSession session;
-  auto device = std::make_unique<CpuDevice>("specdse_cpu");
+  auto device = std::make_unique<CpuDevice>("specdse_cpu", mode);
   device->regions = &regions;
-  device->mode = mode;
   device->cycles.assign(regions.size(), 0);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate; processes park on `start`
   device->start.notify(sc_core::SC_ZERO_TIME);

@@ -27,7 +27,7 @@ Schedule run_on_systemc(const Program& program, SimMode mode, LayerFastForward f
   const bool times_wanted = times == ScheduleTimes::every_instruction;
   ScSession session;
   static Schedule scratch;
-  auto a = std::make_unique<accelerator::AcceleratorModule>("specdse_fpga_accelerator");
+  auto a = std::make_unique<accelerator::AcceleratorModule>("specdse_fpga_accelerator", mode);
   accelerator::Scoreboard& board = a->board;
   board.schedule = std::move(scratch);
   a->load(program, mode, std::move(queues), layers, std::move(op_starts),
