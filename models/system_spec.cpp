@@ -19,11 +19,6 @@ int SystemSpec::device_index(const std::string& name) const {
 }
 
 const SystemLink* SystemSpec::link_between(int a, int b) const {
-  const std::size_t n = devices.size();
-  if (a >= 0 && b >= 0 && std::size_t(a) < n && std::size_t(b) < n && link_index.size() == n * n) {
-    const int i = link_index[std::size_t(a) * n + std::size_t(b)];
-    return i < 0 ? nullptr : &links[std::size_t(i)];
-  }
   for (const auto& l : links)
     if (l.from == a && l.to == b) return &l;
   return nullptr;
@@ -86,13 +81,6 @@ void add_lane_link(SystemSpec& s, const LinkSpec& spec, int from, int to, int la
   l.to = to;
   l.lane = lane;
   l.name = fmt::format("{}:{}->{}", spec.name, s.devices[from].name, s.devices[to].name);
-  const std::size_t n = s.devices.size();
-  if (s.link_index.size() != n * n) {  // first link, or devices added since: index what there is
-    s.link_index.assign(n * n, -1);
-    for (std::size_t i = 0; i < s.links.size(); ++i)
-      s.link_index[std::size_t(s.links[i].from) * n + std::size_t(s.links[i].to)] = int(i);
-  }
-  s.link_index[std::size_t(from) * n + std::size_t(to)] = int(s.links.size());
   s.links.push_back(l);
 }
 

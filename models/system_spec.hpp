@@ -54,10 +54,6 @@ struct SystemSpec {
   std::vector<SystemDevice> devices;
   std::vector<std::string> lanes;            // link resources (directed lane or egress port)
   std::vector<SystemLink> links;             // directed device pairs and the lane they use
-  // links' position per (from, to), devices x devices, -1 for none: what link_between reads, kept
-  // by the loader as it adds links (the timeline builders ask for a link per transfer). Empty or
-  // sized for another device count: link_between searches `links` instead.
-  std::vector<int> link_index;
   std::vector<PipelineStage> stages;         // target placement, in pipeline order
   bool even_layers = false;                  // stage layer ranges split evenly when the model is known
   int draft_device = -1;                     // -1: no draft placed

@@ -1,6 +1,7 @@
 #include "sim/sc_session.hpp"
 
 #include <cstdlib>
+#include <iostream>
 
 namespace sim {
 
@@ -11,6 +12,13 @@ std::recursive_mutex& kernel_mutex() {
   return m;
 }
 
+// SystemC's default handler prints reports on stdout, which carries the CSV and JSON results:
+// print them on stderr and leave the other actions (log, stop, throw, abort) to the default.
+void report_to_stderr(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
+  if (actions & sc_core::SC_DISPLAY) std::cerr << sc_core::sc_report_compose_message(report) << std::endl;
+  sc_core::sc_report_handler::default_handler(report, actions & ~sc_core::sc_actions(sc_core::SC_DISPLAY));
+}
+
 }  // namespace
 
 ScSession::ScSession() : lock_(kernel_mutex()) {
@@ -18,8 +26,9 @@ ScSession::ScSession() : lock_(kernel_mutex()) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   // The models elaborate with sc_start(SC_ZERO_TIME) before they post their first event; where
   // every process waits for that event (the event-driven FPGA and CPU models have no thread to
-  // start), SystemC warns on stdout, which carries CSV. Nothing is wrong then: stay quiet.
+  // start), SystemC warns (W571). Nothing is wrong then: stay quiet.
   sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_handler(report_to_stderr);
   previous_ = sc_core::sc_curr_simcontext;
   context_ = new sc_core::sc_simcontext();
   sc_core::sc_curr_simcontext = context_;
