@@ -78,6 +78,11 @@ struct StepGraph {
   int batch = 1;
   std::int64_t context = 0;
   LayerWidths widths;
+  // Whether the graph carries its step's own host work and kernels (a stack's per_step_host_us
+  // and extra_kernels.per_step): false for a pass inside a step another graph carries, such as an
+  // EAGLE head's drafting passes. A graph without tail ops (a pipeline stage before the last, a
+  // tensor-parallel slice) never carries them either (sim/gpu/gpu_launch_plan.hpp).
+  bool step_work = true;
 
   double total_flops() const;
   double total_weight_bytes() const;

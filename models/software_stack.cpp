@@ -18,6 +18,8 @@ std::string to_string(StackTensor t) {
     case StackTensor::vocab: return "vocab";
     case StackTensor::attention_mask: return "attention_mask";
     case StackTensor::kv_cache: return "kv_cache";
+    case StackTensor::kv_cache_heads: return "kv_cache_heads";
+    case StackTensor::attention_scores: return "attention_scores";
   }
   return "?";
 }
@@ -25,14 +27,14 @@ std::string to_string(StackTensor t) {
 namespace {
 
 // `extra_kernels.<key>`: a list of {name, kernels, tensor, passes, masked_attention_only,
-// min_hidden_size}; names
-// unique within the stack.
+// min_hidden_size, grouped_kv_only}; names unique within the stack.
 std::vector<StackKernel> stack_kernels(const YamlReader& r, const std::string& key, std::vector<std::string>& names) {
   std::vector<StackKernel> out;
   if (!r.has(key)) return out;
-  const std::vector<std::string> tensors = {"hidden", "q", "kv", "ffn", "vocab", "attention_mask", "kv_cache"};
+  const std::vector<std::string> tensors = {"hidden", "q", "kv", "ffn", "vocab", "attention_mask", "kv_cache",
+                                            "kv_cache_heads", "attention_scores"};
   for (const YamlReader& e : r.map_list(key)) {
-    e.allow_only({"name", "kernels", "tensor", "passes", "masked_attention_only", "min_hidden_size"});
+    e.allow_only({"name", "kernels", "tensor", "passes", "masked_attention_only", "min_hidden_size", "grouped_kv_only"});
     StackKernel k;
     k.name = e.string("name");
     for (const auto& seen : names)
@@ -45,6 +47,7 @@ std::vector<StackKernel> stack_kernels(const YamlReader& r, const std::string& k
     k.passes = e.non_negative("passes");
     k.masked_attention_only = e.boolean_or("masked_attention_only", false);
     if (e.has("min_hidden_size")) k.min_hidden_size = e.int_in("min_hidden_size", 1, 1 << 20);
+    k.grouped_kv_only = e.boolean_or("grouped_kv_only", false);
     out.push_back(k);
   }
   return out;
@@ -56,7 +59,7 @@ SoftwareStack load_software_stack(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
   r.allow_only({"name", "description", "kernel_launch_host_us", "per_layer_host_us", "per_step_host_us",
                 "cuda_graphs", "graph_launch_host_us", "host_overlaps_device", "runtime_reserve_gib", "ragged_batch_overhead_ratio", "collectives",
-                "custom_all_reduce", "extra_kernels"});
+                "custom_all_reduce", "extra_kernels", "staged_device_copy", "single_host_process"});
   SoftwareStack s;
   s.source_file = path;
   s.name = r.string("name");
@@ -77,6 +80,11 @@ SoftwareStack load_software_stack(const std::string& path) {
     s.step_kernels = stack_kernels(extra, "per_step", names);
     if (s.layer_kernels.empty() && s.step_kernels.empty())
       extra.fail("per_layer", "per_layer and/or per_step kernels", "neither");
+  }
+  s.single_host_process = r.boolean_or("single_host_process", false);
+  if (auto c = r.optional_child("staged_device_copy")) {
+    c->allow_only({"fixed_us", "ns_per_byte"});
+    s.staged_device_copy = StagedDeviceCopy{c->non_negative("fixed_us"), c->non_negative("ns_per_byte")};
   }
   // Optional: a stack that runs no collectives (llama.cpp) names none.
   if (r.has("collectives") || r.has("custom_all_reduce")) {

@@ -23,6 +23,11 @@ enum class StackTensor {
   vocab,           // batch x tokens rows of the vocabulary (logits)
   attention_mask,  // tokens x (heads / kv_heads) query rows x (context + tokens) keys, shared by the batch
   kv_cache,        // batch x (context + tokens) rows of kv_heads x head_dim: one layer's whole K (or V) cache
+  // batch x (context + tokens) rows of heads x head_dim: one layer's K (or V) cache repeated to
+  // every query head (an eager attention's repeat_kv under grouped-query attention)
+  kv_cache_heads,
+  // batch x heads x tokens x (context + tokens): an eager attention's score matrix
+  attention_scores,
 };
 std::string to_string(StackTensor t);
 
@@ -42,6 +47,20 @@ struct StackKernel {
   // each followed by a reduction kernel, by shape: the measured Hugging Face decode steps launch
   // five per layer at hidden size 4096 and one at 2048 and 768.
   int min_hidden_size = 0;
+  // Only for grouped-query attention (fewer KV heads than query heads): repeat_kv copies nothing
+  // when every query head has its own.
+  bool grouped_kv_only = false;
+};
+
+// How a stack moves a tensor between two GPUs of one host that have no peer access: accelerate's
+// hooks (device_map="auto") call a synchronous `tensor.to(device)`, which CUDA stages through a
+// host buffer, and the host thread waits for it. Measured as fixed + bytes x per-byte on a lent
+// GPU (the stack's YAML names the file); GPUs with peer access, and stacks without this entry,
+// send over the system's links (NCCL).
+struct StagedDeviceCopy {
+  double fixed_us = 0;
+  double ns_per_byte = 0;
+  double seconds(double bytes) const { return fixed_us * 1e-6 + bytes * ns_per_byte * 1e-9; }
 };
 
 struct SoftwareStack {
@@ -75,6 +94,11 @@ struct SoftwareStack {
   // stacks that run the fused set (vLLM, llama.cpp, "bare").
   std::vector<StackKernel> layer_kernels;
   std::vector<StackKernel> step_kernels;
+  // YAML `staged_device_copy: {fixed_us, ns_per_byte}`: see StagedDeviceCopy.
+  std::optional<StagedDeviceCopy> staged_device_copy;
+  // One process drives every GPU the model is spread over (accelerate's device_map), so they
+  // must share a host: a placement with stages in two hosts cannot run under the stack.
+  bool single_host_process = false;
 };
 
 // Reads a stack config. The files it names under `collectives:` and `custom_all_reduce:` are

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <utility>
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
@@ -189,7 +190,7 @@ void SystemSpec::validate_placement(const ModelSpec& target) {
 SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
   const YamlReader r = YamlReader::open(path);
   r.allow_only({"name", "description", "devices", "links", "placement", "memory", "baseline_stacks",
-                "baseline_tp_stacks"});
+                "baseline_tp_stacks", "method_stacks"});
   SystemSpec s;
   s.source_file = path;
   s.name = r.string("name");
@@ -218,8 +219,11 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
     s.memory.kv_tokens = m->has("kv_tokens") ? m->positive_int("kv_tokens") : 0;
     s.memory.parameter_rule = m->has("parameter_rule") ? m->one_of("parameter_rule", {"exact", "dense-attention"}) : "exact";
   }
-  for (const char* key : {"baseline_stacks", "baseline_tp_stacks"}) {
-    auto& into = std::string(key) == "baseline_stacks" ? s.baseline_stacks : s.baseline_tp_stacks;
+  const std::pair<const char*, std::map<std::string, SoftwareStack>*> stack_maps[] = {
+      {"baseline_stacks", &s.baseline_stacks}, {"baseline_tp_stacks", &s.baseline_tp_stacks},
+      {"method_stacks", &s.method_stacks}};
+  for (const auto& [key, into_map] : stack_maps) {
+    auto& into = *into_map;
     if (auto b = r.optional_child(key)) {
       for (const auto& kv : b->node()) {
         if (!kv.first.IsScalar() || kv.first.Scalar().empty()) b->fail("", "method names as keys", "a non-text key");

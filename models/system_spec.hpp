@@ -66,6 +66,11 @@ struct SystemSpec {
   // `devices:` list, tensor parallel within it (`baseline_tp_stacks:` of method name -> stack),
   // e.g. paper 002's TP/PP-vLLM: tensor parallel inside each server, pipelined across servers.
   std::map<std::string, SoftwareStack> baseline_tp_stacks;
+  // A scenario's own methods that ran under another stack than the devices' (`method_stacks:` of
+  // method name -> stack), e.g. paper 002's PP+EAGLE-3 from EAGLE's public code, which spreads
+  // the model over the GPUs with accelerate's hooks. The scenario that runs the system rejects a
+  // method it does not have.
+  std::map<std::string, SoftwareStack> method_stacks;
 
   int device_index(const std::string& name) const;  // -1 if absent
   // The link from device a to device b, or null.

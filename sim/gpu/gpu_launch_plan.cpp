@@ -26,6 +26,10 @@ double tensor_elements(models::StackTensor tensor, const models::StepGraph& grap
       return w.kv_heads > 0 ? double(graph.tokens) * double(w.heads / w.kv_heads) * double(graph.context + graph.tokens)
                             : 0.0;
     case models::StackTensor::kv_cache: return double(graph.batch) * double(graph.context + graph.tokens) * double(w.kv);
+    case models::StackTensor::kv_cache_heads:
+      return double(graph.batch) * double(graph.context + graph.tokens) * double(w.q);
+    case models::StackTensor::attention_scores:
+      return double(graph.batch) * double(w.heads) * double(graph.tokens) * double(graph.context + graph.tokens);
   }
   return 0.0;
 }
@@ -44,6 +48,7 @@ std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vec
   for (const auto& k : list) {
     if (k.masked_attention_only && graph.tokens < 2) continue;
     if (graph.widths.hidden < k.min_hidden_size) continue;
+    if (k.grouped_kv_only && graph.widths.kv_heads >= graph.widths.heads) continue;
     const double elements = tensor_elements(k.tensor, graph);
     const double bytes = k.passes * elements * graph.widths.element_bytes / k.kernels;
     for (int i = 0; i < k.kernels; ++i) out.push_back(model.memory_kernel(k.name, bytes, elements / k.kernels));
@@ -59,7 +64,13 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
   const std::int64_t per_layer = stack.cuda_graphs ? 0 : host_cycles(stack.per_layer_host_us, hz);
   // Captured graph: the host replays the whole step with one launch after its own bookkeeping,
   // or, where the stack overlaps its bookkeeping with the device, before it.
-  const std::int64_t per_step = host_cycles(stack.per_step_host_us, hz);
+  // A graph without the model's tail (final norm, LM head) is a slice of a step: a pipeline
+  // stage before the last, a tensor-parallel slice. The step's own host work and kernels
+  // (generate's loop, the logits' argmax, the bookkeeping) go with the slice that has the tail,
+  // once per step, not once per slice; a pass the caller marks as inside a step
+  // (StepGraph::step_work false) pays none either.
+  const bool carries_step_work = graph.step_work && !graph.tail_ops.empty();
+  const std::int64_t per_step = carries_step_work ? host_cycles(stack.per_step_host_us, hz) : 0;
   std::int64_t pending_host = (stack.host_overlaps_device ? 0 : per_step) +
                               (stack.cuda_graphs ? host_cycles(stack.graph_launch_host_us, hz) : 0);
 
@@ -90,7 +101,7 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
     return ids;
   };
   const auto layer_extra = extra_of(stack.layer_kernels, decoder_layers_per_unit(graph));
-  const auto step_extra = extra_of(stack.step_kernels, 1);
+  const auto step_extra = extra_of(stack.step_kernels, carries_step_work ? 1 : 0);
 
   StreamPlan plan;
   plan.name = name;

@@ -70,7 +70,9 @@ std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vec
 // whose host work overlaps the device (host_overlaps_device) does its per-step work after the
 // launches instead (StreamPlan::host_after_cycles). The
 // stack's extra kernels follow each decoder layer's (layer_kernels, once per decoder layer of a
-// layer unit) and the tail's (step_kernels).
+// layer unit) and the tail's (step_kernels). A graph without tail ops is a slice of a step (a
+// pipeline stage before the last): it pays neither per_step_host_us nor the step_kernels, which
+// the slice with the tail pays once for the step.
 StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
                       const models::StepGraph& graph, const std::string& name, std::int64_t start_cycle,
                       GpuWorkload& workload);

@@ -15,7 +15,7 @@ std::vector<double> paper_step_times(const TimingSetup& setup, const StageTimer&
   std::vector<double> t;
   for (int i = 0; i < m; ++i) {
     const int d = timer.device_of(i);
-    const double hop = i + 1 < m ? timer.hop_s(d, timer.device_of(i + 1), w * (emb + w / 8.0)) : 0.0;
+    const double hop = i + 1 < m ? timer.activation_hop_s(d, timer.device_of(i + 1), w * (emb + w / 8.0)) : 0.0;
     t.push_back(timer.stage_s(i, w) + timer.hop_s(last, d, kVerifiedTokenBytes) + std::max(setup.prune_s, hop));
   }
   return t;
@@ -31,10 +31,10 @@ MechanismTimes mechanism_times(const TimingSetup& setup, const StageTimer& timer
   for (int i = 0; i < m; ++i) {
     const int d = timer.device_of(i);
     const bool is_last = i + 1 == m;
-    const double hop_w = is_last ? 0.0 : timer.hop_s(d, timer.device_of(i + 1), w * (emb + w / 8.0));
+    const double hop_w = is_last ? 0.0 : timer.activation_hop_s(d, timer.device_of(i + 1), w * (emb + w / 8.0));
     r.t_hit = std::max(r.t_hit, timer.stage_s(i, is_last ? 1 : w) + timer.hop_s(last, d, kVerifiedTokenBytes) +
                                     std::max(setup.prune_s, hop_w));
-    r.t_miss += timer.stage_s(i, 1) + (is_last ? 0.0 : timer.hop_s(d, timer.device_of(i + 1), emb + 1 / 8.0));
+    r.t_miss += timer.stage_s(i, 1) + (is_last ? 0.0 : timer.activation_hop_s(d, timer.device_of(i + 1), emb + 1 / 8.0));
   }
   return r;
 }

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,14 +13,29 @@
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 #include "search/trees/positional_trees.hpp"
+#include "sim/system/collective_choice.hpp"
 
 namespace search::specpipe {
+
+namespace {
+
+// The first pair of consecutive stages whose devices are in different hosts (NCCL would reach
+// one from the other over the network), if any.
+std::optional<std::pair<int, int>> stages_across_hosts(const models::SystemSpec& system) {
+  for (std::size_t k = 0; k + 1 < system.stages.size(); ++k)
+    if (sim::nccl_transport(system, system.stages[k].devices.front(), system.stages[k + 1].devices.front()) ==
+        sim::Transport::net_socket)
+      return std::make_pair(int(k), int(k + 1));
+  return std::nullopt;
+}
+
+}  // namespace
 
 ScenarioResult run_eagle_pipeline(const TimingSetup& setup, const StageTimer& timer, const std::string& tree_name,
                                   const TokenTree& tree, const PositionalAcceptance& acceptance,
                                   long long tokens, std::uint64_t seed, int requests) {
   ScenarioResult r;
-  r.method = "pp+eagle3";
+  r.method = kEagleBaselineMethod;
   r.tree = tree_name;
   r.batch = requests;
   EaglePipelineParams p;
@@ -48,6 +64,16 @@ std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& r
     return std::nullopt;
   }
   TimingSetup s = setup;
+  if (auto it = setup.system.method_stacks.find(kEagleBaselineMethod); it != setup.system.method_stacks.end()) {
+    s.system = models::with_target_stack(setup.system, it->second);
+    if (it->second.single_host_process)
+      if (const auto split = stages_across_hosts(s.system)) {
+        if (why)
+          *why = fmt::format("its stack {} drives every GPU from one process, and stages {} and {} are in different hosts",
+                             it->second.name, split->first, split->second);
+        return std::nullopt;
+      }
+  }
   s.head = eagle_head_for_target(reg.algorithm(kEagleBaselineHead), setup.target);
   if (const auto full = eagle_baseline_memory_shortfall(s, tokens, requests)) {
     if (why) *why = *full;

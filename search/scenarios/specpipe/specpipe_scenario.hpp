@@ -98,12 +98,15 @@ TimingSetup make_setup(const models::ConfigRegistry& reg, const std::string& sys
 // first that does not.
 std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s, long long tokens, int requests);
 
-// The EAGLE-3 baseline's head (an algorithm config), resized to each target.
+// The EAGLE-3 baseline's head (an algorithm config), resized to each target, and its method name
+// (a key of the system's method_stacks: the stack EAGLE's public code runs under).
 constexpr const char* kEagleBaselineHead = "eagle3-tree";
+constexpr const char* kEagleBaselineMethod = "pp+eagle3";
 
 // The EAGLE-3 baseline of a setup: its head (configs/algorithms/eagle3-tree.yaml resized to the
 // target, search::eagle_head_for_target) on the last stage's device, the target's paper 004
-// positional acceptance, and EAGLE's default tree (EagleDefaultTree). nullopt (with
+// positional acceptance, and EAGLE's default tree (EagleDefaultTree), under the system's
+// method_stacks entry for it where there is one. nullopt (with
 // `why` set) when the target has no EAGLE-3 acceptance model or the head does not fit memory.
 std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& reg, const TimingSetup& setup,
                                                  long long tokens, std::uint64_t seed, int requests,

@@ -7,6 +7,7 @@
 #include "models/config_error.hpp"
 #include "models/drafts/draft_builder.hpp"
 #include "models/operator_graph.hpp"
+#include "sim/system/collective_choice.hpp"
 
 namespace search::specpipe {
 
@@ -44,6 +45,13 @@ double StageTimer::stage_s(int stage, int tokens, int batch) const {
   return t;
 }
 
+const models::StagedDeviceCopy* StageTimer::staged_copy(int a, int b) const {
+  const auto& copy = s_.system.devices[std::size_t(a)].hardware.stack.staged_device_copy;
+  // NCCL's choice of transport says whether the pair has peer access (SHM: same host, none).
+  if (!copy || a == b || sim::nccl_transport(s_.system, a, b) != sim::Transport::shm) return nullptr;
+  return &*copy;
+}
+
 double StageTimer::draft_s(int tokens, int batch) const {
   if (draft_model_ < 0 || tokens <= 0) return 0.0;
   // A whole forward of the draft model with its LM head: the cost layer's memoised forward.
@@ -62,9 +70,11 @@ double StageTimer::head_s(int width, int batch) const {
   auto it = head_memo_.find(key);
   if (it != head_memo_.end()) return it->second;
   const auto& builder = models::draft_builder(s_.head->draft.kind, s_.head->source_file);
-  const double t = engine(device_of(stages() - 1))
-                       .step(builder.pass_graph(*s_.head, s_.target, width, s_.context, batch))
-                       .seconds;
+  models::StepGraph g = builder.pass_graph(*s_.head, s_.target, width, s_.context, batch);
+  // The head drafts inside the step the target's verify pass carries: its passes pay no per-step
+  // host work of their own (EAGLE's loop runs once per step).
+  g.step_work = false;
+  const double t = engine(device_of(stages() - 1)).step(g).seconds;
   head_memo_[key] = t;
   return t;
 }

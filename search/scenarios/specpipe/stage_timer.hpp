@@ -61,6 +61,15 @@ class StageTimer {
   // Link time from device a to b for `bytes` along the system's route (sim/system/routes.hpp,
   // the path sim::add_routed_send takes); 0 on the same device.
   double hop_s(int a, int b, double bytes) const { return costs_.transfer_s(a, b, bytes); }
+  // How activations move from stage device a to b when the sending device's stack copies them
+  // itself through the host (models::StagedDeviceCopy: two GPUs of one host without peer access);
+  // null where they go over the links (hop_s).
+  const models::StagedDeviceCopy* staged_copy(int a, int b) const;
+  // Activations from stage device a to b: the staged copy where it applies, else hop_s.
+  double activation_hop_s(int a, int b, double bytes) const {
+    const models::StagedDeviceCopy* copy = staged_copy(a, b);
+    return copy ? copy->seconds(bytes) : hop_s(a, b, bytes);
+  }
   // The device's engine (the cost layer's: one engine per device for every pass timed here).
   const models::LatencyEngine& engine(int device) const { return costs_.engine(device); }
 

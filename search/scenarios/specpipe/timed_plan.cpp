@@ -145,14 +145,25 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
       if (i + 1 < m && st.send[std::size_t(i)] > 0) {
         const int n = st.send[std::size_t(i)];
         const double bytes = n * (emb_bytes * hop_factor(i) + double(n) / batch_of(st, i) / 8.0);
-        send[std::size_t(i)] = sim::add_routed_send(g, sys, lanes, timer.device_of(i), timer.device_of(i + 1), bytes,
-                                             [&] {
-                                               std::vector<int> d{comp[std::size_t(i)]};
-                                               if (token_at[std::size_t(i)] >= 0) d.push_back(token_at[std::size_t(i)]);
-                                               return d;
-                                             }(),
-                                             named ? fmt::format("{} embeddings stage {} -> {}: {} tokens", tag, i, i + 1, n)
-                                                   : std::string());
+        std::vector<int> deps{comp[std::size_t(i)]};
+        if (token_at[std::size_t(i)] >= 0) deps.push_back(token_at[std::size_t(i)]);
+        const std::string name =
+            named ? fmt::format("{} embeddings stage {} -> {}: {} tokens", tag, i, i + 1, n) : std::string();
+        const int from = timer.device_of(i), to = timer.device_of(i + 1);
+        // Under a stack that copies activations itself through the host (accelerate's
+        // synchronous `.to(device)`), the copy holds the sending device's host thread.
+        if (const models::StagedDeviceCopy* copy = timer.staged_copy(from, to)) {
+          sim::TimelineTask t;
+          t.name = named ? name + " (staged through the host)" : std::string();
+          t.category = "transfer";
+          t.resource = host_res[std::size_t(from)];
+          t.busy_s = copy->seconds(bytes);
+          t.bytes = bytes;
+          t.deps = std::move(deps);
+          send[std::size_t(i)] = g.add_task(std::move(t));
+        } else {
+          send[std::size_t(i)] = sim::add_routed_send(g, sys, lanes, from, to, bytes, std::move(deps), name);
+        }
         out.max_hop_bytes = std::max(out.max_hop_bytes, g.task(send[std::size_t(i)]).bytes);
         if (timer.device_of(i) == timer.device_of(i + 1)) send[std::size_t(i)] = comp[std::size_t(i)];
       }
