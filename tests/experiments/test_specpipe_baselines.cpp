@@ -203,3 +203,19 @@ TEST_CASE("TP/PP-vLLM: the two-server testbed regrouped as TP 4 per server x PP 
   broken.links.clear();
   CHECK_THROWS_WITH(models::with_group_tensor_parallel(broken), Catch::Contains("tensor-parallel group"));
 }
+
+TEST_CASE("specpipe: a run with k >= w is the run with k = w (what specpipe-fig10 reuses)") {
+  const auto setup = paper_setup();
+  const sp::StageTimer timer(setup);
+  const auto ranks = sp::RankModel::from_curve(curve_1b(), 32);
+  for (int w : {1, 4, 8}) {
+    const auto at_w = sp::run_specpipe(setup, timer, params(w, w, 300), ranks);
+    const auto above = sp::run_specpipe(setup, timer, params(w, 4 * w, 300), ranks);
+    INFO("w " << w);
+    CHECK(above.timed.tbt.mean_s == at_w.timed.tbt.mean_s);
+    CHECK(above.hit_rate == at_w.hit_rate);
+    CHECK(above.plan.tokens == at_w.plan.tokens);
+    // Below w the candidates count: fewer of them change the tree.
+    if (w > 1) CHECK(sp::run_specpipe(setup, timer, params(w, 1, 300), ranks).hit_rate != at_w.hit_rate);
+  }
+}
