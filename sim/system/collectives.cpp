@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "models/config_error.hpp"
 #include "sim/system/routes.hpp"
@@ -13,12 +15,29 @@ LaneResources add_lane_resources(TaskGraph& g, const models::SystemSpec& s) {
   LaneResources lanes;
   lanes.resource_of_lane.reserve(s.lanes.size());
   for (const auto& lane : s.lanes) lanes.resource_of_lane.push_back(g.add_resource({lane, ResourceKind::link, "links"}));
+  lanes.devices = int(s.devices.size());
+  lanes.link_of_pair.assign(s.devices.size() * s.devices.size(), -1);
+  for (std::size_t i = 0; i < s.links.size(); ++i) {  // the first link listed between a pair wins
+    const auto& l = s.links[i];
+    if (l.from < 0 || l.to < 0 || l.from >= lanes.devices || l.to >= lanes.devices) continue;
+    int& slot = lanes.link_of_pair[std::size_t(l.from) * s.devices.size() + std::size_t(l.to)];
+    if (slot < 0) slot = int(i);
+  }
   return lanes;
+}
+
+const models::SystemLink* LaneResources::link(const models::SystemSpec& s, int a, int b) const {
+  if (a >= 0 && b >= 0 && a < devices && b < devices) {
+    const int i = link_of_pair[std::size_t(a) * std::size_t(devices) + std::size_t(b)];
+    if (i >= 0 && std::size_t(i) < s.links.size() && s.links[std::size_t(i)].from == a && s.links[std::size_t(i)].to == b)
+      return &s.links[std::size_t(i)];
+  }
+  return s.link_between(a, b);
 }
 
 int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
              std::vector<int> deps, const std::string& name, const std::string& category) {
-  const models::SystemLink* link = s.link_between(a, b);
+  const models::SystemLink* link = lanes.link(s, a, b);
   if (!link)
     throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
                                          s.devices[std::size_t(a)].name, s.devices[std::size_t(b)].name, name));
@@ -36,7 +55,7 @@ int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lan
 int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
                     std::vector<int> deps, const std::string& name, const std::string& category) {
   // A direct link is the route (and the common case, thousands of sends per run: no search).
-  if (s.link_between(a, b)) return add_send(g, s, lanes, a, b, bytes, std::move(deps), name, category);
+  if (lanes.link(s, a, b)) return add_send(g, s, lanes, a, b, bytes, std::move(deps), name, category);
   const std::vector<int> path = route(s, a, b, fmt::format("'{}'", name));
   std::string via;
   if (g.named())
@@ -60,7 +79,7 @@ struct StepCostFn {
 // A send whose busy time and latency were set by the caller (a collective library's step).
 int add_costed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
                     double busy_s, double latency_s, std::vector<int> deps, const std::string& name) {
-  const models::SystemLink* link = s.link_between(a, b);
+  const models::SystemLink* link = lanes.link(s, a, b);
   if (!link)
     throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
                                          s.devices[std::size_t(a)].name, s.devices[std::size_t(b)].name, name));
@@ -115,17 +134,20 @@ struct NcclStepCost : StepCostFn {
   NcclStepCost(const models::NcclSpec& n, const models::SystemSpec& sys, const models::NcclProtocol& proto)
       : nccl(n), s(sys), p(proto) {}
   void cost(int a, int b, double bytes, double& busy_s, double& latency_s) const override {
-    const NcclStep st = nccl_step(nccl, s, a, b, p);
-    busy_s = bytes / st.bytes_per_s;
-    latency_s = st.latency_s;
+    // A ring repeats its N pairs for 2 (N - 1) steps: each pair's step is worked out once.
+    auto it = steps.find({a, b});
+    if (it == steps.end()) it = steps.emplace(std::make_pair(a, b), nccl_step(nccl, s, a, b, p)).first;
+    busy_s = bytes / it->second.bytes_per_s;
+    latency_s = it->second.latency_s;
   }
+  mutable std::map<std::pair<int, int>, NcclStep> steps;
 };
 
 // The zero-time task that ends a rank's share of a push-style all-reduce: on the rank's own
 // port after its pushes (FIFO) and every incoming buffer.
 int reduce_task(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int rank, int next_rank,
                 std::vector<int> deps, const std::string& name) {
-  const models::SystemLink* out = s.link_between(rank, next_rank);
+  const models::SystemLink* out = lanes.link(s, rank, next_rank);
   TimelineTask t;
   if (g.named()) t.name = name;
   t.category = "collective";

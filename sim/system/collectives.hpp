@@ -14,9 +14,16 @@
 
 namespace sim {
 
-// Timeline resource of each system lane, by lane index (SystemSpec::lanes).
+// Timeline resource of each system lane, by lane index (SystemSpec::lanes), and the system's link
+// between each pair of devices, looked up once per graph: a tensor-parallel step adds ~10^4 sends,
+// and SystemSpec::link_between searches the link list.
 struct LaneResources {
   std::vector<int> resource_of_lane;
+  std::vector<int> link_of_pair;  // devices x devices: index into SystemSpec::links, -1 none
+  int devices = 0;
+  // s.link_between(a, b) from the index, for the system the lanes were added for; an entry that
+  // no longer matches s (its links edited since) falls back to the search.
+  const models::SystemLink* link(const models::SystemSpec& s, int a, int b) const;
 };
 
 // One timeline resource per lane of the system (its links' directed lanes or egress ports), in

@@ -115,6 +115,17 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
   SystemStep out;
   TaskGraph& g = out.graph;
   g.set_named(q.task_names);
+  {
+    // Room for the step's tasks up front: a tensor-parallel stage puts a compute per rank and an
+    // all-reduce of at most 2 N^2 sends (every algorithm's count) after each half of each layer,
+    // ~10^4 tasks at N = 8, and growing the vector task by task copied them over and over.
+    std::size_t estimate = 16;
+    for (const auto& st : s.stages) {
+      const std::size_t n = st.devices.size(), layers = std::size_t(std::max(1, st.last_layer - st.first_layer + 1));
+      estimate += n > 1 ? layers * 2 * (n + 2 * n * n) : 4;
+    }
+    g.reserve_tasks(estimate);
+  }
   std::vector<int> device_resource(s.devices.size());
   for (std::size_t i = 0; i < s.devices.size(); ++i)
     device_resource[i] = g.add_resource({s.devices[i].name, ResourceKind::device_stream, s.devices[i].name});
