@@ -135,8 +135,7 @@ SC_MODULE(CpuDevice) {
   }
 
   void clocked_run() {
-    wait(start);
-    if (mode != SimMode::clocked) return;
+    wait(start);  // the thread exists only in clocked mode (the constructor)
     for (std::size_t r = 0; r < regions->size(); ++r) {
       region_start = now();
       for (long long i = 0; i < (*regions)[r].overhead_cycles; ++i) wait(core_cycle);  // fork/join

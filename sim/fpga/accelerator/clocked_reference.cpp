@@ -8,8 +8,7 @@ namespace sim::accelerator {
 
 void AcceleratorModule::clocked_reference() {
   for (;;) {
-    wait(program_ready);
-    if (board.mode != SimMode::clocked) continue;
+    wait(program_ready);  // the thread exists only in clocked mode (the module's constructor)
     struct Busy { int instr = -1; long long remaining = 0; };
     Busy matrix, sfu, memory, store;
     std::size_t head_matrix = 0, head_sfu = 0;
