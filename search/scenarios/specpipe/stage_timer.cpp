@@ -26,11 +26,14 @@ double StageTimer::stage_s(int stage, int tokens, int batch) const {
   const auto& st = s_.system.stages[std::size_t(stage)];
   const bool last = stage + 1 == stages();
   const int layers = st.last_layer - st.first_layer + 1;
-  const auto key = std::make_tuple(costs_.device_class(device_of(stage)), layers, last, tokens, batch);
+  // The step is the same for every token total with the same per-sequence count: a ragged
+  // SpecPipe-DB batch's totals vary from step to step, its per-sequence counts far less.
+  const int per_sequence = (tokens + batch - 1) / batch;
+  const auto key = std::make_tuple(costs_.device_class(device_of(stage)), layers, last, per_sequence, batch);
   auto it = stage_memo_.find(key);
   if (it != stage_memo_.end()) return it->second;
   models::StepShape sh;
-  sh.tokens = (tokens + batch - 1) / batch;
+  sh.tokens = per_sequence;
   sh.batch = batch;
   sh.context = s_.context;
   sh.mask = sh.tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;

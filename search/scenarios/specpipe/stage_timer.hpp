@@ -80,7 +80,7 @@ class StageTimer {
   // A stage graph is the target's verify graph cut to the stage's layers, and a head pass its
   // builder's graph: neither is a ForwardShape of a registered model, so they are memoised here.
   // Stages of one device class with as many layers and the same tail cost the same:
-  // (device class, layers, last stage, tokens, batch).
+  // (device class, layers, last stage, tokens per sequence, batch).
   mutable std::map<std::tuple<int, int, bool, int, int>, double> stage_memo_;
   mutable std::map<std::pair<int, int>, double> head_memo_;         // (width, batch)
 };
