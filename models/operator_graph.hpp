@@ -78,11 +78,14 @@ struct StepGraph {
   int batch = 1;
   std::int64_t context = 0;
   LayerWidths widths;
-  // Whether the graph carries its step's own host work and kernels (a stack's per_step_host_us
-  // and extra_kernels.per_step): false for a pass inside a step another graph carries, such as an
-  // EAGLE head's drafting passes. A graph without tail ops (a pipeline stage before the last, a
-  // tensor-parallel slice) never carries them either (sim/gpu/gpu_launch_plan.hpp).
+  // False for a pass inside a step another graph carries, such as an EAGLE head's drafting
+  // passes: see carries_step_work.
   bool step_work = true;
+
+  // Whether the graph pays its step's own host work and kernels (a stack's per_step_host_us and
+  // extra_kernels.per_step), once per step: not a pass marked as inside a step (step_work), nor a
+  // graph without the model's tail (a pipeline stage before the last, a tensor-parallel slice).
+  bool carries_step_work() const { return step_work && !tail_ops.empty(); }
 
   double total_flops() const;
   double total_weight_bytes() const;

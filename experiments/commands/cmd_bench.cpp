@@ -20,7 +20,9 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/reproductions/reproduction.hpp"
@@ -158,8 +160,9 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
   }
   // `reproduce all` on each engine, as it runs: side by side in worker processes where this
   // process may fork, the long-running ones started first.
-  for (const std::string engine : {"roofline", "sim"}) {
-    if (a.skip_reproduce) break;
+  const std::vector<std::string> engines =
+      a.skip_reproduce ? std::vector<std::string>{} : std::vector<std::string>{"roofline", "sim"};
+  for (const std::string& engine : engines) {
     const auto out = std::filesystem::temp_directory_path() / fmt::format("specdse_bench_{}", ::getpid());
     const auto& table = reproduction_table();
     std::vector<const Reproduction*> chosen;

@@ -94,8 +94,7 @@ models::StepCost CpuSimEngine::step(const models::StepGraph& graph, bool breakdo
   // it adds serially to the simulated regions.
   const models::SoftwareStack& stack = hw_.stack;
   const double ops = double(graph.layer_ops.size()) * graph.layer_count + double(graph.tail_ops.size());
-  // A slice of a step or a pass inside one (sim/gpu/gpu_launch_plan.hpp): no per-step work.
-  const double per_step_us = graph.step_work && !graph.tail_ops.empty() ? stack.per_step_host_us : 0.0;
+  const double per_step_us = graph.carries_step_work() ? stack.per_step_host_us : 0.0;
   const double host_us = per_step_us + stack.per_layer_host_us * graph.layer_count +
                          stack.kernel_launch_host_us * ops;
   const long long host_cycles = models::checked_cycles(host_us * 1e-6 * rates_.clock_hz, "CPU model: the stack's host time");

@@ -64,12 +64,9 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
   const std::int64_t per_layer = stack.cuda_graphs ? 0 : host_cycles(stack.per_layer_host_us, hz);
   // Captured graph: the host replays the whole step with one launch after its own bookkeeping,
   // or, where the stack overlaps its bookkeeping with the device, before it.
-  // A graph without the model's tail (final norm, LM head) is a slice of a step: a pipeline
-  // stage before the last, a tensor-parallel slice. The step's own host work and kernels
-  // (generate's loop, the logits' argmax, the bookkeeping) go with the slice that has the tail,
-  // once per step, not once per slice; a pass the caller marks as inside a step
-  // (StepGraph::step_work false) pays none either.
-  const bool carries_step_work = graph.step_work && !graph.tail_ops.empty();
+  // The step's own host work and kernels (generate's loop, the logits' argmax, the bookkeeping)
+  // go with the slice of the step that has the model's tail, once per step.
+  const bool carries_step_work = graph.carries_step_work();
   const std::int64_t per_step = carries_step_work ? host_cycles(stack.per_step_host_us, hz) : 0;
   std::int64_t pending_host = (stack.host_overlaps_device ? 0 : per_step) +
                               (stack.cuda_graphs ? host_cycles(stack.graph_launch_host_us, hz) : 0);
