@@ -27,11 +27,10 @@ constexpr long long kMaxDuoTokens = 1000000;
 namespace duo = search::duodecoding;
 
 struct DuoArgs {
-  std::string system, model, draft, engine, format, budget = "auto", sequences = "dynamic", trace, trace_out,
-      draft_device, sps_draft_device, sps_draft, show = "summary", acceptance;
+  duo::DuoNames names;  // --system, --model, --draft, --engine, the devices, --prompt, --tokens
+  std::string format, budget = "auto", sequences = "dynamic", trace, trace_out, show = "summary", acceptance;
   double alpha = -1;
-  int max_sequences = 4, sps_gamma = 0, prompt = 256, sweep_range = 4;
-  long long tokens = 1024;
+  int max_sequences = 4, sps_gamma = 0, sweep_range = 4;
   std::uint64_t seed = 1;
 };
 
@@ -42,23 +41,13 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
   if (a.sweep_range < 0) throw models::InputError(fmt::format("--sweep-range: expected >= 0, got {}", a.sweep_range));
   const int budget = duo::parse_budget(a.budget);
   const duo::SequencePolicy policy = duo::parse_sequences(a.sequences, a.max_sequences);
-  duo::DuoNames names;
-  names.system = a.system;
-  names.model = a.model;
-  names.draft = a.draft;
-  names.engine = a.engine;
-  names.draft_device = a.draft_device;
-  names.sps_draft_device = a.sps_draft_device;
-  names.sps_draft = a.sps_draft;
-  names.prompt = a.prompt;
-  names.tokens = a.tokens;
   // The acceptance band is read before the request is made: making it may run SystemC (GPU
   // streams), and the YAML reader's internal exceptions after a SystemC run trip ASan's known
   // false positive (.ci/run). Reading first also reports a bad band before any costing.
   std::optional<search::ProcessBand> band;
   if (a.trace.empty() && a.alpha < 0)
     band = search::resolve_process_band(a.acceptance.empty() ? "duodecoding-paper003" : a.acceptance, reg.dir(), "--acceptance");
-  duo::DuoRequest q = duo::make_duo_request(reg, names);
+  duo::DuoRequest q = duo::make_duo_request(reg, a.names);
   // Default acceptance: the central member of the process band fitted to paper 003 Table 4
   // (`specdse scenario duodecoding` also reports the range over the band).
   std::string acceptance_note;
@@ -141,7 +130,7 @@ int run_duo(const DuoArgs& a, const GlobalOptions& g) {
     print_table(t, a.format);
   } else if (a.show == "ttft") {
     Table t = duo_ttft_table(r.ttft);
-    t.set_footer(footer + fmt::format("; prompt {} tokens", a.prompt) + validation);
+    t.set_footer(footer + fmt::format("; prompt {} tokens", a.names.prompt) + validation);
     print_table(t, a.format);
   } else if (a.show == "iterations") {
     Table t({"iteration", "x", "draft_passes", "sequences", "tokens_appended", "end_s", "iteration_s", "target_forward_s",
@@ -172,15 +161,15 @@ const RegisterCommand duo_registration{
     "DuoDecoding (paper 003): draft on the CPU in parallel with the target on the GPU, vs AD and SpS, on the timeline",
     [](CLI::App& sub, const GlobalOptions& g) -> CommandRunner {
       auto a = std::make_shared<DuoArgs>();
-      sub.add_option("--system", a->system, "System config name (configs/systems) or path")->required();
-      sub.add_option("--model", a->model, "Target model (configs/models)")->required();
-      sub.add_option("--draft", a->draft, "Draft model, MODEL@FORMAT for quantised weights (llama-68m@q5_k_m)")
+      sub.add_option("--system", a->names.system, "System config name (configs/systems) or path")->required();
+      sub.add_option("--model", a->names.model, "Target model (configs/models)")->required();
+      sub.add_option("--draft", a->names.draft, "Draft model, MODEL@FORMAT for quantised weights (llama-68m@q5_k_m)")
           ->required();
-      sub.add_option("--draft-device", a->draft_device,
+      sub.add_option("--draft-device", a->names.draft_device,
                      "Device of the system that runs the draft (default: the system's placement.draft)");
-      sub.add_option("--sps-draft-device", a->sps_draft_device,
+      sub.add_option("--sps-draft-device", a->names.sps_draft_device,
                      "Device on which the SpS baseline drafts (default: DuoDecoding's draft device)");
-      sub.add_option("--sps-draft", a->sps_draft, "Draft model of the SpS baseline (default: --draft)");
+      sub.add_option("--sps-draft", a->names.sps_draft, "Draft model of the SpS baseline (default: --draft)");
       sub.add_option("--budget", a->budget, "Draft passes per iteration: N >= 1, or auto (hardware-aware)")
           ->default_val("auto");
       sub.add_option("--sequences", a->sequences, "static:N or dynamic (paper 003 §3.2)")->default_val("dynamic");
@@ -195,8 +184,8 @@ const RegisterCommand duo_registration{
       sub.add_option("--seed", a->seed, "Generator seed")->default_val(1);
       // The same bounds as the duodecoding scenario's `tokens` and `prompt` (a run is simulated
       // token by token: 10^6 tokens take minutes already).
-      sub.add_option("--tokens", a->tokens, "Tokens to generate")->default_val(1024)->check(integer_in(1, kMaxDuoTokens));
-      sub.add_option("--prompt", a->prompt, "Prompt tokens (prefill, TTFT); decode steps start at this context and grow with the generated tokens")
+      sub.add_option("--tokens", a->names.tokens, "Tokens to generate")->default_val(1024)->check(integer_in(1, kMaxDuoTokens));
+      sub.add_option("--prompt", a->names.prompt, "Prompt tokens (prefill, TTFT); decode steps start at this context and grow with the generated tokens")
           ->default_val(256)
           ->check(integer_in(1, kMaxDuoTokens));
       sub.add_option("--sps-gamma", a->sps_gamma, "SpS window (0: paper 001's best for the acceptance)")
@@ -205,7 +194,7 @@ const RegisterCommand duo_registration{
       sub.add_option("--sweep-range", a->sweep_range, "--show sweep: budgets hardware-aware +- this")->default_val(4);
       sub.add_option("--show", a->show, "summary | sequences | sweep | ttft | iterations")->default_val("summary");
       sub.add_option("--trace-out", a->trace_out, "Write the DuoDecoding run's timeline as Chrome trace JSON");
-      add_engine_option(sub, a->engine);
+      add_engine_option(sub, a->names.engine);
       add_format_option(sub, a->format);
       return [a, &g] { return run_duo(*a, g); };
     },

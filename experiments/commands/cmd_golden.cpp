@@ -91,8 +91,14 @@ void print_with_summary(Table& t, const std::string& summary, const std::string&
   if (parse_format(format) != OutputFormat::table) std::cerr << summary << '\n';
 }
 
+// A comparison of measured GPU runs with the model: its table and one summary line.
+struct GoldenReport {
+  Table table;
+  std::string summary;
+};
+
 // Whole measured verify steps (cuda/torch_decode_step.py) next to the GPU model's T_v.
-int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+GoldenReport run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
   const auto rows = sim::compare_gpu_steps(a.measured, hw, reg);
   Table t({"hw", "model", "batch", "x", "context", "measured_kernels", "model_kernels", "graph_s", "eager_s",
            "predicted_s", "error_pct", "predicted_same_kernels_s", "same_kernels_error_pct"});
@@ -116,13 +122,12 @@ int run_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const m
   if (!ratio_errors.empty())
     summary += fmt::format("; T_v(x)/T_v(1) median |error| {:.1f} % over {} trees", sim::median_abs(ratio_errors),
                            ratio_errors.size());
-  print_with_summary(t, summary, a.format);
-  return 0;
+  return {std::move(t), summary};
 }
 
 // Whole measured eager steps next to the GPU SystemC model running them under --stack.
-int run_eager_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
-  const auto stack = models::load_software_stack(reg.path("stacks", a.stack));
+GoldenReport run_eager_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw,
+                                   const models::SoftwareStack& stack, const models::ConfigRegistry& reg) {
   const auto rows = sim::compare_gpu_eager_steps(a.measured, hw, stack, reg);
   Table t({"hw", "stack", "model", "batch", "x", "context", "measured_kernels", "model_kernels", "kernel_error_pct",
            "eager_s", "predicted_s", "error_pct", "device_idle_s"});
@@ -137,13 +142,12 @@ int run_eager_step_golden(const GoldenArgs& a, const models::HardwareSpec& hw, c
   const std::string summary = fmt::format(
       "summary: {} under {}: median |error| {:.1f} % over {} eager steps, kernel count median |error| {:.1f} %",
       hw.name, stack.name, sim::median_abs(errors), errors.size(), sim::median_abs(kernel_errors));
-  print_with_summary(t, summary, a.format);
-  return 0;
+  return {std::move(t), summary};
 }
 
 // A measured Hugging Face generate loop next to the GPU SystemC model running its step under --stack.
-int run_generate_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
-  const auto stack = models::load_software_stack(reg.path("stacks", a.stack));
+GoldenReport run_generate_golden(const GoldenArgs& a, const models::HardwareSpec& hw,
+                                 const models::SoftwareStack& stack, const models::ConfigRegistry& reg) {
   const auto rows = sim::compare_gpu_generate_loop(a.measured, hw, stack, reg);
   Table t({"hw", "stack", "model", "variant", "batch", "context", "new_tokens", "measured_kernels", "model_kernels",
            "kernel_error_pct", "measured_s", "predicted_s", "error_pct", "device_idle_s"});
@@ -164,12 +168,11 @@ int run_generate_golden(const GoldenArgs& a, const models::HardwareSpec& hw, con
                                           errors.size());
   if (!kernel_errors.empty())
     summary += fmt::format(", kernel count median |error| {:.1f} %", sim::median_abs(kernel_errors));
-  print_with_summary(t, summary, a.format);
-  return 0;
+  return {std::move(t), summary};
 }
 
 // Two streams on one GPU (cuda/torch_decode_step.py --contention) next to the SystemC model.
-int run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+GoldenReport run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
   const auto rows = sim::compare_gpu_contention(a.measured, hw, reg);
   Table t({"hw", "stream", "model", "batch", "x", "context", "alone_s", "together_s", "slowdown", "predicted_alone_s",
            "predicted_together_s", "predicted_slowdown"});
@@ -182,14 +185,13 @@ int run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, c
   }
   const std::string summary = fmt::format("summary: {} median |error| of the co-location slowdown {:.1f} % over {} streams",
                                           hw.name, sim::median_abs(errors), errors.size());
-  print_with_summary(t, summary, a.format);
-  return 0;
+  return {std::move(t), summary};
 }
 
 // Operators timed alone from PyTorch (cuda/op_by_op_layer.py, or LLMCompass's published A100
 // figures) next to the GPU kernel model plus the harness cost measured on the same file; the
 // all-reduce rows on --system. Each layer phase (a set other than "alone") is also summed.
-int run_op_alone_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+GoldenReport run_op_alone_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
   std::optional<models::SystemSpec> system;
   if (!a.system.empty()) system = models::load_system(reg.path("systems", a.system), reg);
   const auto result = sim::compare_ops_timed_alone(a.measured, hw, system ? &*system : nullptr);
@@ -222,8 +224,7 @@ int run_op_alone_golden(const GoldenArgs& a, const models::HardwareSpec& hw, con
   }
   if (result.skipped_all_reduces > 0)
     summary += fmt::format("; {} all-reduce rows left out (give --system to cost them)", result.skipped_all_reduces);
-  print_with_summary(t, summary, a.format);
-  return 0;
+  return {std::move(t), summary};
 }
 
 int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
@@ -236,19 +237,27 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     if (a.measured.empty())
       throw models::InputError(fmt::format("--measured: expected a CSV from cuda/run_goldens.sh run on a '{}' "
                                            "(no GPU kernels run here), got nothing", hw.name));
+    std::optional<GoldenReport> report;
     if (sim::is_generate_csv(a.measured)) {
       if (a.stack.empty())
         throw models::InputError("--measured: a generate-loop CSV (model,variant,...) needs --stack (e.g. huggingface-transformers)");
-      return run_generate_golden(a, hw, reg);
+      report = run_generate_golden(a, hw, models::load_software_stack(reg.path("stacks", a.stack)), reg);
+    } else {
+      if (!a.stack.empty() && !sim::is_step_csv(a.measured))
+        throw models::InputError("--stack: only with a verify-step CSV (model,batch,x,...) or a generate-loop CSV "
+                                 "(model,variant,...) as --measured");
+      if (!a.system.empty() && !sim::is_op_alone_csv(a.measured))
+        throw models::InputError("--system: only with an ops-timed-alone CSV (set,op,kind,...) as --measured");
+      if (sim::is_op_alone_csv(a.measured)) report = run_op_alone_golden(a, hw, reg);
+      else if (sim::is_step_csv(a.measured))
+        report = a.stack.empty() ? run_step_golden(a, hw, reg)
+                                 : run_eager_step_golden(a, hw, models::load_software_stack(reg.path("stacks", a.stack)), reg);
+      else if (sim::is_contention_csv(a.measured)) report = run_contention_golden(a, hw, reg);
     }
-    if (!a.stack.empty() && !sim::is_step_csv(a.measured))
-      throw models::InputError("--stack: only with a verify-step CSV (model,batch,x,...) or a generate-loop CSV "
-                               "(model,variant,...) as --measured");
-    if (!a.system.empty() && !sim::is_op_alone_csv(a.measured))
-      throw models::InputError("--system: only with an ops-timed-alone CSV (set,op,kind,...) as --measured");
-    if (sim::is_op_alone_csv(a.measured)) return run_op_alone_golden(a, hw, reg);
-    if (sim::is_step_csv(a.measured)) return a.stack.empty() ? run_step_golden(a, hw, reg) : run_eager_step_golden(a, hw, reg);
-    if (sim::is_contention_csv(a.measured)) return run_contention_golden(a, hw, reg);
+    if (report) {
+      print_with_summary(report->table, report->summary, a.format);
+      return 0;
+    }
     rows = sim::compare_gpu_measurements(a.measured, hw);
   } else if (hw.cpu) {
     if (!a.measured.empty())

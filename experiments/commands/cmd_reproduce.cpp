@@ -12,6 +12,7 @@
 #include "experiments/output/output_lock.hpp"
 #include "experiments/process/run_process.hpp"
 #include "experiments/reproductions/manifest.hpp"
+#include "experiments/reproductions/repro_support.hpp"
 #include "experiments/reproductions/reproduction.hpp"
 #include "experiments/sweep/process_pool.hpp"
 #include "models/closest_name.hpp"
@@ -76,7 +77,7 @@ ReproductionOutput run_one(const Reproduction& r, const ReproduceArgs& a, const 
   for (const auto& extra : res.extra_csvs) m.outputs.push_back(extra.first);
   write_file_atomic(ctx.out_dir + "/manifest.txt", manifest_yaml(m));
   if (!a.no_plots)
-    for (const auto& p : res.plots) run_plot(p, python, ctx.out_dir, a.quiet);
+    for (const auto& p : reproduction_plots(r.name, res)) run_plot(p, python, ctx.out_dir, a.quiet);
   ReproductionOutput o;
   if (a.name == "all" && a.format == "json") {
     o.out = res.table.to_string(OutputFormat::json);

@@ -359,17 +359,16 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
 const search::ScenarioRegistration plan_scenario_registration(
     {"plan",
      "Which speculative decoding to run on a system: every scheme at its best parameters and placement, ranked",
-     {search::param::text("system", "", "system config (configs/systems) or path, instead of --hw"),
+     {search::param::system("", "instead of --hw"),
       search::param::text("draft", "",
                           "draft models to consider (comma separated; default: every smaller model with the target's "
                           "vocabulary)"),
       search::param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
                                    "per-token acceptance of the draft models (independent); without it the schemes "
                                    "that need one use their measured acceptance or are not applicable"),
-      search::param::text("acceptance", "",
-                          "acceptance process band (configs/acceptance/processes/NAME.yaml, or a path; specdse fit "
-                          "--statistics F --out BAND) for chain SD, tree SD, SpecPipe and DuoDecoding, instead of "
-                          "--alpha and their defaults; each candidate's band is the low / high over its fits"),
+      search::param::acceptance_band("", " (specdse fit --statistics F --out BAND) for chain SD, tree SD, SpecPipe and "
+                                     "DuoDecoding, instead of --alpha and their defaults; each candidate's band is the "
+                                     "low / high over its fits"),
       search::param::text("stack", "auto",
                           "software stack of a --hw device (configs/stacks); auto: vllm-cuda-graph on a GPU, llama-cpp "
                           "on a CPU, none on other kinds"),

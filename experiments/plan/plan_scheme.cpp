@@ -32,11 +32,22 @@ std::vector<PlanSchemeInfo> plan_schemes() {
 }
 
 PlanCandidate untimed(std::string scheme, std::string placement, std::string status) {
-  PlanCandidate c;
-  c.scheme = std::move(scheme);
-  c.placement = std::move(placement);
+  PlanCandidate c(std::move(scheme), std::move(placement));
   c.status = std::move(status);
   return c;
+}
+
+std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s, const std::string& name,
+                                                             const ScenarioInputs& in, const std::string& scheme,
+                                                             const std::string& placement,
+                                                             std::vector<PlanCandidate>& out) {
+  try {
+    return run_scenario(name, in, *s.configs);
+  } catch (const models::InputError& e) {
+    const std::string what = e.what();
+    out.push_back(untimed(scheme, placement, (what.find("infeasible") != std::string::npos ? "" : "not applicable: ") + what));
+    return std::nullopt;
+  }
 }
 
 ScenarioInputs PlanSetup::inputs() const {

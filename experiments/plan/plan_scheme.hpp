@@ -55,6 +55,10 @@ struct PlanSetup {
 };
 
 struct PlanCandidate {
+  PlanCandidate() = default;
+  PlanCandidate(std::string scheme_name, std::string where)
+      : scheme(std::move(scheme_name)), placement(std::move(where)) {}
+
   std::string scheme;      // "plain", "chain SD", "tree SD", ...
   std::string placement;   // where the draft and target run
   std::string parameters;  // the best parameters found ("gamma=3", "tree N64", "w=64 k=16")
@@ -116,6 +120,14 @@ std::vector<PlanSchemeInfo> plan_schemes();
 
 // A candidate that was not timed, with the reason.
 PlanCandidate untimed(std::string scheme, std::string placement, std::string status);
+
+// Runs scenario `name` for a candidate of `scheme` at `placement`. When the scenario rejects its
+// inputs, the candidate is appended to `out` untimed with the scenario's message ("infeasible:
+// ..." as it stands, anything else as "not applicable: ..."), and nothing comes back.
+std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s, const std::string& name,
+                                                             const ScenarioInputs& in, const std::string& scheme,
+                                                             const std::string& placement,
+                                                             std::vector<PlanCandidate>& out);
 
 // Reading a scenario's result by column name.
 class ResultRows {

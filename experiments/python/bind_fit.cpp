@@ -23,14 +23,8 @@ namespace specdse_py {
 namespace {
 
 py::dict fit_dict(const search::AatFit& f) {
-  py::dict d;
-  d["a"] = f.a;
-  d["b"] = f.b;
-  d["c"] = f.c;
-  d["r2"] = f.r2;
-  d["rmse"] = f.rmse;
-  d["n"] = f.n;
-  return d;
+  using namespace pybind11::literals;
+  return py::dict("a"_a = f.a, "b"_a = f.b, "c"_a = f.c, "r2"_a = f.r2, "rmse"_a = f.rmse, "n"_a = f.n);
 }
 
 
@@ -80,20 +74,12 @@ void bind_fit(py::module_& m) {
         const auto& f = rep.fits[i];
         const auto& p = f.process.params();
         for (std::size_t s = 0; s < file.spec.statistics.size(); ++s) {
-          c.i("fit").push_back(std::int64_t(i));
-          c.s("consistent").push_back(rep.consistent[i] ? "yes" : "no");
-          c.f("alpha_easy").push_back(p.alpha_easy);
-          c.f("alpha_hard").push_back(p.alpha_hard);
-          c.f("easy_share").push_back(p.easy_share);
-          c.f("persistence").push_back(p.persistence);
-          c.f("depth_decay").push_back(p.depth_decay);
-          c.f("calibration").push_back(p.calibration);
-          c.f("lower_rank_share").push_back(p.lower_rank_share);
-          c.f("mean_acceptance").push_back(f.process.mean_acceptance());
-          c.s("statistic").push_back(file.spec.statistics[s].label);
-          c.f("value").push_back(file.spec.statistics[s].value);
-          c.f("predicted").push_back(f.predicted[s]);
-          c.f("residual").push_back(f.residuals[s]);
+          c.add_row({{"fit", i}, {"consistent", rep.consistent[i] ? "yes" : "no"}, {"alpha_easy", p.alpha_easy},
+                     {"alpha_hard", p.alpha_hard}, {"easy_share", p.easy_share}, {"persistence", p.persistence},
+                     {"depth_decay", p.depth_decay}, {"calibration", p.calibration},
+                     {"lower_rank_share", p.lower_rank_share}, {"mean_acceptance", f.process.mean_acceptance()},
+                     {"statistic", file.spec.statistics[s].label}, {"value", file.spec.statistics[s].value},
+                     {"predicted", f.predicted[s]}, {"residual", f.residuals[s]}});
         }
       }
       if (!out.empty())

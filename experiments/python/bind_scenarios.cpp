@@ -21,15 +21,6 @@
 namespace specdse_py {
 namespace {
 
-struct ScenarioArgs {
-  std::string name;
-  const models::HardwareSpec* hw = nullptr;
-  std::string model, algorithm, task, data, source_table, engine, config_dir;
-  std::vector<long long> contexts;
-  std::vector<std::string> params;
-  int batch = 1;
-};
-
 // A scenario column: integers when every cell is one, reals (empty text -> NaN) when every cell
 // is a number or empty, else text (a number in a text column in its shortest round-trip form).
 Columns::Column scenario_column(const search::ScenarioResult& r, std::size_t col) {
@@ -75,20 +66,9 @@ Columns::Column scenario_column(const search::ScenarioResult& r, std::size_t col
   return v;
 }
 
-std::pair<Columns, std::string> run(const ScenarioArgs& a) {
-  experiments::ScenarioInputs in;
-  in.hw_spec = a.hw;
-  in.model = a.model;
-  in.algorithm = a.algorithm;
-  in.task = a.task;
-  in.data = a.data;
-  in.source_table = a.source_table;
-  in.engine = a.engine;
-  in.contexts = a.contexts;
-  in.batch = a.batch;
-  in.params = a.params;
-  const auto reg = registry(a.config_dir);
-  const auto result = experiments::run_scenario(a.name, in, reg);
+std::pair<Columns, std::string> run(const std::string& name, const experiments::ScenarioInputs& in,
+                                    const std::string& config_dir) {
+  const auto result = experiments::run_scenario(name, in, registry(config_dir));
   Columns c;
   for (std::size_t k = 0; k < result.columns.size(); ++k) c.add(result.columns[k], scenario_column(result, k));
   // The footer as the CLI prints it: the scenario's own, then its validation status.
@@ -118,10 +98,13 @@ void bind_scenarios(py::module_& m) {
                            const std::string& task, const std::string& data, const std::string& source_table,
                            const std::string& engine, const std::vector<std::string>& params,
                            const std::string& config_dir) {
-    ScenarioArgs a{name, hw, model, algorithm, task, data, source_table, engine, config_dir, context, params, batch};
+    // In ScenarioInputs' member order: no hardware name (the spec instead), no system spec, the
+    // engine as a keyword argument (not an explicit --engine).
+    const experiments::ScenarioInputs in{"", hw, nullptr, model, algorithm, task, data, source_table,
+                                         engine, false, context, batch, params};
     const std::pair<Columns, std::string> r = without_gil([&] {
       if (batch < 1) models::throw_input_error("scenario " + name, "batch", "an integer >= 1", std::to_string(batch));
-      return run(a);
+      return run(name, in, config_dir);
     });
     return py::make_tuple(r.first.to_python(), r.second);
   }, py::arg("name"), py::arg("hw").none(true), py::arg("model"), py::arg("algorithm"), py::arg("context"),

@@ -80,17 +80,10 @@ double model_aat(const search::TokenTree& tree, const search::PositionalModel& m
 }
 
 py::dict choice_dict(const search::TreeChoice& c, double ad) {
-  py::dict d;
-  d["x"] = c.x;
-  d["depth_bound"] = c.depth_bound;
-  d["depth"] = c.depth;
-  d["tree_shape"] = c.shape;
-  d["aat"] = c.aat;
-  d["t_verify_s"] = c.t_verify_s;
-  d["t_draft_s"] = c.t_draft_s;
-  d["p_eff_tokens_per_s"] = c.p_eff();
-  d["speedup"] = c.p_eff() / ad;
-  return d;
+  using namespace pybind11::literals;
+  return py::dict("x"_a = c.x, "depth_bound"_a = c.depth_bound, "depth"_a = c.depth, "tree_shape"_a = c.shape,
+                  "aat"_a = c.aat, "t_verify_s"_a = c.t_verify_s, "t_draft_s"_a = c.t_draft_s,
+                  "p_eff_tokens_per_s"_a = c.p_eff(), "speedup"_a = c.p_eff() / ad);
 }
 
 py::object rank_paths_column(const std::vector<std::vector<search::RankPath>>& trees) {
@@ -254,24 +247,11 @@ void bind_trees(py::module_& m) {
                           const models::HardwareSpec* hw, const std::string& model, const std::string& algorithm,
                           long long context, int batch, const std::string& engine, const std::string& config_dir,
                           bool paths) {
-    TreeSearchArgs a;
-    a.train = trace_input(trace, "trace");
-    if (!validation.is_none()) {
-      a.validation = trace_input(validation, "validation");
-      a.has_validation = true;
-    }
-    a.validation_fraction = validation_fraction;
-    a.max_nodes = max_nodes;
-    a.acceptance = acceptance;
-    a.baseline_shape = baseline_shape;
-    a.hw = hw;
-    a.model = model;
-    a.algorithm = algorithm;
-    a.context = context;
-    a.batch = batch;
-    a.engine = engine;
-    a.config_dir = config_dir;
-    a.paths = paths;
+    // In TreeSearchArgs' member order.
+    TreeSearchArgs a{trace_input(trace, "trace"), TraceInput{}, !validation.is_none(), validation_fraction,
+                     max_nodes, acceptance, baseline_shape, hw, model, algorithm, engine, config_dir, context, batch,
+                     paths};
+    if (a.has_validation) a.validation = trace_input(validation, "validation");
     const TreeSearchOut r = without_gil([&] { return tree_search(a); });
     py::dict cols = r.cols.to_python();
     if (a.paths) cols["rank_paths"] = rank_paths_column(r.paths);

@@ -181,16 +181,10 @@ PoliciesOut policies(PoliciesArgs a) {
   out.cost_ratio = latency.cost_ratio();
   out.results = search::replay_all_policies(out.trace, latency, a.options, a.families);
   Columns& c = out.cols;
-  for (const auto& r : out.results) {
-    c.s("policy").push_back(r.policy);
-    c.i("iterations").push_back(r.iterations);
-    c.i("tokens").push_back(r.tokens);
-    c.f("time_s").push_back(r.time_s);
-    c.f("tokens_per_s").push_back(r.tokens_per_s);
-    c.f("acceptance_rate").push_back(r.acceptance_rate);
-    c.f("mean_gamma").push_back(r.mean_gamma);
-    c.f("speedup").push_back(r.speedup);
-  }
+  for (const auto& r : out.results)
+    c.add_row({{"policy", r.policy}, {"iterations", r.iterations}, {"tokens", r.tokens}, {"time_s", r.time_s},
+               {"tokens_per_s", r.tokens_per_s}, {"acceptance_rate", r.acceptance_rate},
+               {"mean_gamma", r.mean_gamma}, {"speedup", r.speedup}});
   return out;
 }
 

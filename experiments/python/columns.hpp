@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -17,6 +19,18 @@
 namespace specdse_py {
 
 namespace py = pybind11;
+
+// One cell of a row for Columns::add_row: a number of floating type goes to a float column, an
+// integer or bool to an int64 column, text to a string column.
+struct ColumnCell {
+  template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+  ColumnCell(T v) : value(double(v)) {}
+  template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+  ColumnCell(T v) : value(std::int64_t(v)) {}
+  ColumnCell(std::string v) : value(std::move(v)) {}
+  ColumnCell(const char* v) : value(std::string(v)) {}
+  std::variant<double, std::int64_t, std::string> value;
+};
 
 class Columns {
  public:
@@ -29,6 +43,14 @@ class Columns {
     return std::get<std::vector<std::string>>(get(name, Column{std::vector<std::string>{}}));
   }
   void add(std::string name, Column c) { cols_.emplace_back(std::move(name), std::move(c)); }
+  // Appends one row, a cell per named column (a column's type is its first cell's).
+  void add_row(std::initializer_list<std::pair<const char*, ColumnCell>> cells) {
+    for (const auto& [name, cell] : cells) {
+      if (const auto* v = std::get_if<double>(&cell.value)) f(name).push_back(*v);
+      else if (const auto* v = std::get_if<std::int64_t>(&cell.value)) i(name).push_back(*v);
+      else s(name).push_back(std::get<std::string>(cell.value));
+    }
+  }
   std::size_t size() const { return cols_.size(); }
 
   // {name: numpy array or list}, in column order (dicts keep insertion order).

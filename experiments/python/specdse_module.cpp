@@ -321,31 +321,17 @@ PYBIND11_MODULE(_specdse, m) {
       const auto reg = registry(config_dir);
       if (sim::is_step_csv(measured)) {
         for (const auto& r : sim::compare_gpu_steps(measured, hw, reg)) {
-          c.s("hw").push_back(hw.name);
-          c.s("model").push_back(r.model);
-          c.i("batch").push_back(r.batch);
-          c.i("x").push_back(r.x);
-          c.i("context").push_back(r.context);
-          c.i("measured_kernels").push_back(r.measured_kernels);
-          c.i("model_kernels").push_back(r.model_kernels);
-          c.f("graph_s").push_back(r.graph_s);
-          c.f("eager_s").push_back(r.eager_s);
-          c.f("predicted_s").push_back(r.predicted_s);
-          c.f("error_pct").push_back(r.error_pct());
-          c.f("predicted_same_kernels_s").push_back(r.predicted_same_kernels_s);
-          c.f("same_kernels_error_pct").push_back(r.same_kernels_error_pct());
+          c.add_row({{"hw", hw.name}, {"model", r.model}, {"batch", r.batch}, {"x", r.x}, {"context", r.context},
+                     {"measured_kernels", r.measured_kernels}, {"model_kernels", r.model_kernels},
+                     {"graph_s", r.graph_s}, {"eager_s", r.eager_s}, {"predicted_s", r.predicted_s},
+                     {"error_pct", r.error_pct()}, {"predicted_same_kernels_s", r.predicted_same_kernels_s},
+                     {"same_kernels_error_pct", r.same_kernels_error_pct()}});
         }
       } else {
         for (const auto& r : sim::compare_gpu_measurements(measured, hw)) {
-          c.s("hw").push_back(hw.name);
-          c.s("kernel").push_back(r.shape.kernel);
-          c.s("source").push_back(r.shape.source);
-          c.i("m").push_back(r.shape.m);
-          c.i("n").push_back(r.shape.n);
-          c.i("k").push_back(r.shape.k);
-          c.f("measured_s").push_back(r.measured_s);
-          c.f("predicted_s").push_back(r.predicted_s);
-          c.f("error_pct").push_back(r.error_pct());
+          c.add_row({{"hw", hw.name}, {"kernel", r.shape.kernel}, {"source", r.shape.source}, {"m", r.shape.m},
+                     {"n", r.shape.n}, {"k", r.shape.k}, {"measured_s", r.measured_s}, {"predicted_s", r.predicted_s},
+                     {"error_pct", r.error_pct()}});
         }
       }
       return c;
@@ -358,15 +344,9 @@ PYBIND11_MODULE(_specdse, m) {
     const auto [summary, curve] = without_gil([&] {
       const auto out = experiments::optimize_table(request, registry(config_dir));
       Columns c;
-      for (const auto& p : out.curve) {
-        c.i("context").push_back(p.context);
-        c.i("batch").push_back(p.batch);
-        c.i("x").push_back(p.x);
-        c.f("aat").push_back(p.aat);
-        c.f("t_verify_s").push_back(p.t_verify_s);
-        c.f("t_draft_s").push_back(p.t_draft_s);
-        c.f("tokens_per_s").push_back(p.tokens_per_s);
-      }
+      for (const auto& p : out.curve)
+        c.add_row({{"context", p.context}, {"batch", p.batch}, {"x", p.x}, {"aat", p.aat},
+                   {"t_verify_s", p.t_verify_s}, {"t_draft_s", p.t_draft_s}, {"tokens_per_s", p.tokens_per_s}});
       return std::make_pair(table_columns(out.table), std::move(c));
     });
     return py::make_tuple(summary.to_python(), curve.to_python());
@@ -386,23 +366,14 @@ PYBIND11_MODULE(_specdse, m) {
       return sim::simulate_system_step(system, q);
     });
     Columns dev, lanes;
-    for (const auto& d : r.devices) {
-      dev.s("device").push_back(d.device);
-      dev.s("hardware").push_back(d.hardware);
-      dev.s("stack").push_back(d.stack);
-      dev.s("role").push_back(d.role);
-      dev.f("busy_s").push_back(d.busy_s);
-      dev.f("memory_need_gib").push_back(d.memory.need.total() / double(1ull << 30));
-      dev.f("memory_capacity_gib").push_back(d.memory.capacity_bytes / double(1ull << 30));
-      dev.i("fits").push_back(d.memory.fits() ? 1 : 0);
-    }
-    for (const auto& l : r.lanes) {
-      lanes.s("lane").push_back(l.lane);
-      lanes.s("link").push_back(l.link);
-      lanes.f("bytes").push_back(l.bytes);
-      lanes.i("messages").push_back(l.messages);
-      lanes.f("busy_s").push_back(l.busy_s);
-    }
+    constexpr double kGiB = double(1ull << 30);
+    for (const auto& d : r.devices)
+      dev.add_row({{"device", d.device}, {"hardware", d.hardware}, {"stack", d.stack}, {"role", d.role},
+                   {"busy_s", d.busy_s}, {"memory_need_gib", d.memory.need.total() / kGiB},
+                   {"memory_capacity_gib", d.memory.capacity_bytes / kGiB}, {"fits", d.memory.fits()}});
+    for (const auto& l : r.lanes)
+      lanes.add_row({{"lane", l.lane}, {"link", l.link}, {"bytes", l.bytes}, {"messages", l.messages},
+                     {"busy_s", l.busy_s}});
     py::dict out;
     out["step_s"] = r.step_s;
     out["target_s"] = r.target_s;

@@ -28,8 +28,8 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   // simulated confusion) and §4.4.2 (tokens processed per iteration, display only).
   const Paper003Table4 table4 = paper003_table4(ctx.registry->dir());
   const Paper003Processed paper_processed = paper003_fig4_processed(ctx.registry->dir());
-  const search::AcceptanceProcess process = paper003::table4_process(ctx);
   paper003::Testbed tb = paper003::testbed(ctx, kTokens);
+  const search::AcceptanceProcess& process = tb.process;
   duo::DuoRequest& q = tb.request;
   q.stream = duo::PositionStream::from_process(process, duo::kGeneratorTopK, kSeed);
   q.policy.dynamic = true;
@@ -39,13 +39,9 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   const duo::ScenarioRun sps_gpu = duo::run_plan(duo::sps_placement(qg), duo::sps_costs(qg),
                                                  duo::plan_sps(qg.stream, gpu_gamma, r.duo.plan.tokens), qg.draft_vocab);
 
-  ReproductionResult res;
-  res.title = fmt::format(
-      "Paper 003 Fig. 4: iteration profile of AD, SpS and DuoDecoding ({} engine; A800 + Xeon, Llama-2-7B / "
-      "Llama-68M Q5_K_M, acceptance process fitted to Table 4, mean per-token acceptance {:.3f})",
-      ctx.engine, process.mean_acceptance());
-  res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table4", "paper003_fig4"});
-  res.inputs.push_back(paper003::table4_process_path(ctx));
+  ReproductionResult res = paper003::testbed_result(
+      ctx, tb, "Paper 003 Fig. 4: iteration profile of AD, SpS and DuoDecoding", {"paper003_table4", "paper003_fig4"},
+      fmt::format("acceptance process fitted to Table 4, mean per-token acceptance {:.3f}", process.mean_acceptance()));
   Table t({"method", "budget", "iteration_s", "target_forward_s", "draft_s", "comm_s", "target_idle_fraction",
            "draft_idle_fraction", "processed_tokens_per_iteration", "tokens_per_iteration", "tokens_per_s",
            "speedup_vs_ad", "speedup_vs_sps", "paper_processed_tokens_per_iteration"});
@@ -95,7 +91,6 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
       "sequence-count distribution is indicative only.",
       r.budget, r.cost_coefficient, r.sps_gamma, process.mean_acceptance(), gpu_gamma, q.costs.context(), kTokens,
       r.ttft.duo_parallel_s / r.ttft.ad_s, r.ttft.duo_parallel_s / r.ttft.sps_s);
-  res.plots.push_back(plot_script("duo_fig4"));
   return res;
 }
 

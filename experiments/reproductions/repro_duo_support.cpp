@@ -1,5 +1,7 @@
 #include "experiments/reproductions/repro_duo_support.hpp"
 
+#include <fmt/format.h>
+
 #include "search/acceptance/acceptance_statistics.hpp"
 
 #include "models/reference_data.hpp"
@@ -8,12 +10,25 @@ namespace experiments::paper003 {
 
 namespace duo = search::duodecoding;
 
+namespace {
+
+// The band file table4_process reads.
+std::string table4_process_path(const ReproduceContext& ctx) {
+  return ctx.registry->dir() + "/acceptance/processes/duodecoding-paper003.yaml";
+}
+
+}  // namespace
+
 Testbed testbed(const ReproduceContext& ctx, long long tokens) {
-  Testbed tb;
-  tb.names = duo::paper003_testbed(ctx.engine);
-  if (tokens > 0) tb.names.tokens = tokens;
-  tb.request = duo::make_duo_request(*ctx.registry, tb.names);
-  return tb;
+  duo::DuoNames names = duo::paper003_testbed(ctx.engine);
+  if (tokens > 0) names.tokens = tokens;
+  duo::DuoRequest request = duo::make_duo_request(*ctx.registry, names);
+  return Testbed{std::move(names), std::move(request), table4_process(ctx)};
+}
+
+duo::PositionStream Testbed::stream_at(double alpha, int top_k, std::uint64_t seed) const {
+  return alpha == process.mean_acceptance() ? duo::PositionStream::from_process(process, top_k, seed)
+                                            : duo::PositionStream::calibrated(alpha, top_k, seed);
 }
 
 std::vector<std::string> testbed_inputs(const ReproduceContext& ctx, const Testbed& tb,
@@ -23,16 +38,22 @@ std::vector<std::string> testbed_inputs(const ReproduceContext& ctx, const Testb
                                   // The draft's model file (its Q5_K_M format is applied on top).
                                   ctx.registry->path("models", "llama-68m")};
   for (const auto& name : references) inputs.push_back(models::reference_path(name, ctx.registry->dir()));
+  inputs.push_back(table4_process_path(ctx));
   return inputs;
-}
-
-std::string table4_process_path(const ReproduceContext& ctx) {
-  return ctx.registry->dir() + "/acceptance/processes/duodecoding-paper003.yaml";
 }
 
 search::AcceptanceProcess table4_process(const ReproduceContext& ctx) {
   const search::ProcessBand band = search::read_process_band(table4_process_path(ctx));
   return search::AcceptanceProcess(band.central().params, band.name);
+}
+
+ReproductionResult testbed_result(const ReproduceContext& ctx, const Testbed& tb, const std::string& what,
+                                  const std::vector<std::string>& references, const std::string& detail) {
+  ReproductionResult res;
+  res.title = fmt::format("{} ({} engine; A800 + Xeon, Llama-2-7B / Llama-68M Q5_K_M{})", what, ctx.engine,
+                          detail.empty() ? "" : ", " + detail);
+  res.inputs = testbed_inputs(ctx, tb, references);
+  return res;
 }
 
 duo::DuoRequest sps_gpu_request(const ReproduceContext& ctx, const Testbed& tb) {

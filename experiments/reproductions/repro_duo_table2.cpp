@@ -36,27 +36,20 @@ ReproductionResult table2(const ReproduceContext& ctx) {
   // Paper 003 Table 4's top-1 acceptance is alpha; Table 2 (tokens/s per strategy and task) is display only.
   // The first group draws from the acceptance process fitted to Table 4 (its `alpha` column is the
   // process's mean per-token acceptance); the others are independent at stated alphas.
-  const search::AcceptanceProcess process = paper003::table4_process(ctx);
-  const double table4_alpha = process.mean_acceptance();
   const auto paper_table2 = paper003_table2(ctx.registry->dir());
   paper003::Testbed tb = paper003::testbed(ctx, kTokens);
   duo::DuoRequest& q = tb.request;
   const int budget = duo::hardware_aware_budget(q.costs);
 
-  ReproductionResult res;
-  res.title = fmt::format(
-      "Paper 003 Table 2: draft-sequence strategies at the hardware-aware budget {} ({} engine; A800 + Xeon, "
-      "Llama-2-7B / Llama-68M Q5_K_M)",
-      budget, ctx.engine);
-  res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table4", "paper003_table2"});
-  res.inputs.push_back(paper003::table4_process_path(ctx));
+  ReproductionResult res = paper003::testbed_result(
+      ctx, tb, fmt::format("Paper 003 Table 2: draft-sequence strategies at the hardware-aware budget {}", budget),
+      {"paper003_table4", "paper003_table2"});
   Table t({"alpha", "strategy", "budget", "mean_sequences", "tokens_per_s", "relative_to_static1", "speedup_vs_ad",
            "speedup_vs_sps", "tokens_per_iteration", "iteration_s", "best", "paper_mt_relative", "paper_trans_relative",
            "paper_math_relative", "paper_code_relative"});
   std::string summary;
-  for (double alpha : {table4_alpha, 0.6, 0.8}) {
-    q.stream = alpha == table4_alpha ? duo::PositionStream::from_process(process, duo::kGeneratorTopK, kSeed)
-                                     : duo::PositionStream::calibrated(alpha, duo::kGeneratorTopK, kSeed);
+  for (double alpha : {tb.process.mean_acceptance(), 0.6, 0.8}) {
+    q.stream = tb.stream_at(alpha, duo::kGeneratorTopK, kSeed);
     q.budget = budget;
     q.policy = duo::SequencePolicy{};
     q.policy.dynamic = true;
@@ -110,7 +103,6 @@ ReproductionResult table2(const ReproduceContext& ctx) {
       "one is the target's; how often that happens depends on the spread of the draft's lower candidates, which the "
       "generator does not know from any published figure.",
       budget, q.costs.cost_coefficient(), q.costs.context(), summary);
-  res.plots.push_back(plot_script("duo_table2"));
   return res;
 }
 

@@ -23,33 +23,27 @@ constexpr int kSweepRange = 6;          // budgets hardware-aware +- this (Table
 constexpr long long kTokens = 2048;
 constexpr std::uint64_t kSeed = 1;
 constexpr double kPlateau = 0.005;      // "ties": within 0.5 % of the best tokens/s
+constexpr int kTopK = 4;                // candidates the generator draws per drafted position
 
 ReproductionResult table3(const ReproduceContext& ctx) {
   // Paper 003 Table 4's top-1 acceptance is alpha; Table 3 (tokens/s per budget offset, display
   // only) has rows budget - 2 .. budget + 2 around its hardware-aware budget.
   // The first group draws from the acceptance process fitted to Table 4 (its `alpha` column is the
   // process's mean per-token acceptance); the others are independent at stated alphas.
-  const search::AcceptanceProcess process = paper003::table4_process(ctx);
-  const double table4_alpha = process.mean_acceptance();
   const Paper003Table3 paper_table3 = paper003_table3(ctx.registry->dir());
   paper003::Testbed tb = paper003::testbed(ctx, kTokens);
   duo::DuoRequest& q = tb.request;
   const int hw = duo::hardware_aware_budget(q.costs);
 
-  ReproductionResult res;
-  res.title = fmt::format(
-      "Paper 003 Table 3: budget sweep around the hardware-aware budget ({} engine; A800 + Xeon, Llama-2-7B / "
-      "Llama-68M Q5_K_M, one sequence)",
-      ctx.engine);
-  res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table3", "paper003_table4"});
-  res.inputs.push_back(paper003::table4_process_path(ctx));
+  ReproductionResult res =
+      paper003::testbed_result(ctx, tb, "Paper 003 Table 3: budget sweep around the hardware-aware budget",
+                               {"paper003_table3", "paper003_table4"}, "one sequence");
   Table t({"alpha", "budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
            "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "best", "paper_budget", "paper_mt_relative",
            "paper_trans_relative", "paper_math_relative", "paper_code_relative"});
   std::string summary;
-  for (double alpha : {table4_alpha, 0.7, 0.9}) {
-    q.stream = alpha == table4_alpha ? duo::PositionStream::from_process(process, 4, kSeed)
-                                     : duo::PositionStream::calibrated(alpha, 4, kSeed);
+  for (double alpha : {tb.process.mean_acceptance(), 0.7, 0.9}) {
+    q.stream = tb.stream_at(alpha, kTopK, kSeed);
     std::vector<int> budgets;
     for (int b = std::max(1, hw - kSweepRange); b <= hw + kSweepRange; ++b) budgets.push_back(b);
     const auto sweep = duo::budget_sweep(q, budgets);
@@ -94,7 +88,6 @@ ReproductionResult table3(const ReproduceContext& ctx) {
       "budgets 22..26 in order.",
       hw, q.costs.cost_coefficient(), q.costs.target_forward_s(1) * 1e3, q.costs.draft_pass_s() * 1e3, ctx.engine,
       q.costs.context(), summary);
-  res.plots.push_back(plot_script("duo_table3"));
   return res;
 }
 

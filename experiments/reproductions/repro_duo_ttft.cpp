@@ -25,22 +25,16 @@ const std::vector<int> kPrompts = {128, 256, 512, 1024, 2048};
 
 ReproductionResult ttft(const ReproduceContext& ctx) {
   // Paper 003 Table 4's top-1 acceptance (configs/reference/paper003_table4.yaml): SpS's window is chosen for it.
-  const search::AcceptanceProcess process = paper003::table4_process(ctx);
-  const double table4_alpha = process.mean_acceptance();  // for the notes: the process's per-token mean
   paper003::Testbed tb = paper003::testbed(ctx);
+  const double table4_alpha = tb.process.mean_acceptance();  // for the notes: the process's per-token mean
   duo::DuoRequest& q = tb.request;
-  q.stream = duo::PositionStream::from_process(process, duo::kGeneratorTopK, kSeed);
+  q.stream = duo::PositionStream::from_process(tb.process, duo::kGeneratorTopK, kSeed);
   const duo::DuoRequest qg = paper003::sps_gpu_request(ctx, tb);
   const int budget = duo::hardware_aware_budget(q.costs);
   const int cpu_gamma = duo::resolve_sps_gamma(q), gpu_gamma = duo::resolve_sps_gamma(qg);
 
-  ReproductionResult res;
-  res.title = fmt::format(
-      "Paper 003 §4.3: TTFT with and without the parallel layout, relative to AD and SpS ({} engine; A800 + Xeon, "
-      "Llama-2-7B / Llama-68M Q5_K_M)",
-      ctx.engine);
-  res.inputs = paper003::testbed_inputs(ctx, tb, {"paper003_table4"});
-  res.inputs.push_back(paper003::table4_process_path(ctx));
+  ReproductionResult res = paper003::testbed_result(
+      ctx, tb, "Paper 003 §4.3: TTFT with and without the parallel layout, relative to AD and SpS", {"paper003_table4"});
   Table t({"prompt_tokens", "method", "ttft_s", "ttft_vs_ad", "ttft_vs_sps_cpu", "ttft_vs_sps_gpu"});
   double parallel_vs_gpu_sum = 0, parallel_vs_ad_sum = 0;
   for (int prompt : kPrompts) {
@@ -67,7 +61,6 @@ ReproductionResult ttft(const ReproduceContext& ctx) {
       "on the GPU and {:.3f}x AD's: the draft's prefill and budget passes hide behind the target's prefill only "
       "while they are shorter; the sequential layout pays both. The paper's per-task ratios (Fig. 3) are held out.",
       budget, cpu_gamma, gpu_gamma, table4_alpha, parallel_vs_gpu_sum / np, parallel_vs_ad_sum / np);
-  res.plots.push_back(plot_script("duo_ttft"));
   return res;
 }
 

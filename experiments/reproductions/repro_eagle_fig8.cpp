@@ -51,7 +51,6 @@ ReproductionResult eagle_fig8(const ReproduceContext& ctx) {
       "its text; its production trees (N8 for 70B, N12 for Scout) are marked for comparison with the dispatcher's "
       "choice.",
       kPaper004System, ctx.engine, kContext);
-  res.plots.push_back(plot_script("eagle_fig8"));
   return res;
 }
 

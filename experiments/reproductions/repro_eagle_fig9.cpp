@@ -115,7 +115,6 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
       "it lowers small batches' speed-up most, where the GPU step is short. Ratio of the largest feasible batch's "
       "speed-up to batch 1's, and the host work at which the trend turns:\n\n{}",
       kPaper004SpeculationLength, kPaper004System, ctx.engine, lines, turn_lines);
-  res.plots.push_back(plot_script("eagle_fig9"));
   return res;
 }
 

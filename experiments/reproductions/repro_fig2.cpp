@@ -48,7 +48,6 @@ ReproductionResult fig2(const ReproduceContext& ctx) {
       "Curves per x in fig2_curves.csv. ridge_x: where the memory line x * P(1) meets the compute "
       "roof P_max; regime: paper 000 §III-B case analysis. AAT: measured prior-score trees (table "
       "3-4) and the Ceres fit between them.";
-  res.plots.push_back(plot_script("fig2"));
   return res;
 }
 

@@ -113,7 +113,6 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
       "14000-token prefill), Ceres fit between the measured x. Original set: LongSpec's default "
       "68-node tree (x = 69); EAGLE-3's default is not in the data, so it has none. Naive set: "
       "fitted AAT slope < 0.02. Averages per model in fig4_summary.csv." + note;
-  res.plots.push_back(plot_script("fig4"));
   return res;
 }
 

@@ -50,7 +50,6 @@ ReproductionResult fig6(const ReproduceContext& ctx) {
   res.notes =
       "prior_score_aat_advantage: mean over the x measured for both of AAT(prior-score) - "
       "AAT(method). Fits: Ceres, A + B ln(x - C) with AAT(1) = 1.";
-  res.plots.push_back(plot_script("fig6"));
   return res;
 }
 

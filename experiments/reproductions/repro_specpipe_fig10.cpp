@@ -34,8 +34,8 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
   const sp::StageTimer timer(setup);
   const auto [points, levels, fit] = paper002::hit_curves(reg);
   const auto process = paper002::process_ranks(reg);
-  res.inputs = {setup.system.source_file, reg.path("models", kTarget), reg.path("models", kDraft), process.band_file,
-                points, levels};
+  res.inputs = process.inputs;
+  res.inputs.insert(res.inputs.end(), {setup.system.source_file, points, levels});
 
   Table t({"hit_curve", "w", "k", "tbt_mean_s", "tbt_p99_s", "hit_rate", "flush_rate", "step_s", "e_tbt_eq2_s",
            "e_tbt_mechanism_s", "speedup_vs_pp", "best"});
@@ -110,7 +110,7 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
   res.extra_csvs.emplace_back("specpipe-fig10_hit_fit.csv", std::move(fits));
   res.extra_csvs.emplace_back("specpipe-fig10_confidence.csv", confidence);
   res.notes = fmt::format(
-      "{}Each point: {} tokens, seed {}, context {}, pruning {} ms per step, engine {}. The rows labelled {} draw "
+      "{}Each point: {}, engine {}. The rows labelled {} draw "
       "from the acceptance process fitted to paper 002's top-32 hit and stated level accuracy (central fit; "
       "specdse specpipe's default); the others from hit curves, independent from level to level. Hit curves: "
       "H(k) = 1/(1+exp(-(a + b ln k))) fitted with Ceres to the Fig. 7 values in {} (one shared slope b; R^2 {:.4f} "
@@ -120,9 +120,8 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
       "instead (every node carrying the curve's mean rank probabilities) the paper's w = 64, k = 16 gives "
       "(specpipe-fig10_confidence.csv):\n\n{}\n"
       "The paper picks w = 64, k = 16; its measured TBTs are held out.",
-      summary, kTokens, kSeed, kContext, kPruneS * 1e3, ctx.engine, process_name, portable_path(points, reg.dir()), fit.r2,
+      summary, paper002::run_note(kTokens), ctx.engine, process_name, portable_path(points, reg.dir()), fit.r2,
       fit.n, confidence.to_markdown());
-  res.plots.push_back(plot_script("specpipe_fig10"));
   return res;
 }
 

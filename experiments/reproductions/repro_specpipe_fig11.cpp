@@ -40,8 +40,8 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   res.title = "SpecPipe Figs. 11 / 13: average TBT per pipeline method, single request (Llama-3.1-70B, 1B draft)";
   const auto process = paper002::process_ranks(reg);
   const auto& ranks = process.acceptance.central;
-  res.inputs = {reg.path("models", kTarget), reg.path("models", kDraft), process.band_file,
-                reg.path("algorithms", "eagle3-tree")};
+  res.inputs = process.inputs;
+  res.inputs.push_back(reg.path("algorithms", "eagle3-tree"));
   Table t({"system", "method", "tree", "tokens_per_pass", "tbt_mean_s", "tbt_p99_s", "hit_rate", "speedup_vs_pp",
            "speedup_of_specpipe"});
   Table sens({"system", "top1_assumed", "curve_a", "curve_b", "specpipe_tbt_s", "specpipe_hit_rate",
@@ -123,7 +123,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   res.table = std::move(t);
   res.extra_csvs.emplace_back("specpipe-fig11_draft_sensitivity.csv", sens);
   res.notes = fmt::format(
-      "{}Each run: {} tokens, seed {}, context {}, pruning {} ms per step, every device on the SystemC GPU model "
+      "{}Each run: {}, every device on the SystemC GPU model "
       "(the {} stack for the paper's own PP, SpecInfer tree and SpecPipe; vLLM's CUDA-graph stack for PP-vLLM). "
       "SpecPipe at w = {}, k = {} and SpecInfer's tree <1,1,3,1,1,1,1,1> (drafted by the same 1B draft on the L40 "
       "after each verification) draw from the acceptance process fitted to paper 002's statistics (its top-32 hit and "
@@ -135,9 +135,8 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
       "Draft-quality sensitivity (specpipe-fig11_draft_sensitivity.csv): the first row of each testbed is the process "
       "above; the others are hit curves through (1, top-1) and (32, 0.99), independent from level to level. SpecPipe "
       "(w = {}, k = {}) and the SpecInfer tree against the fastest other method of each testbed: {}\n\n{}",
-      summary, kTokens, kSeed, kContext, kPruneS * 1e3, own_stack, kWidth, kCandidates, portable_path(process.band_file, reg.dir()),
+      summary, paper002::run_note(kTokens), own_stack, kWidth, kCandidates, portable_path(process.band_file, reg.dir()),
       process_top1, kWidth, kCandidates, sens_summary, sens.to_markdown());
-  res.plots.push_back(plot_script("specpipe_fig11"));
   return res;
 }
 

@@ -53,7 +53,6 @@ ReproductionResult fig9(const ReproduceContext& ctx) {
       "specpipe-fig9_steps.csv lists every token count where the layer time jumps by more than 10 %: the "
       "paper reports leaps every 64 tokens (Fig. 9, no values given).",
       kContext, ctx.engine);
-  res.plots.push_back(plot_script("specpipe_fig9"));
   return res;
 }
 

@@ -3,8 +3,11 @@
 // two systems, target and draft, the pruning cost it measured, the (w, k) it picked, the context
 // and seed every reproduction holds fixed, the hit curves they all fit the same way, and SpecPipe's
 // parameters on the testbed's stages.
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/config_registry.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
@@ -25,6 +28,11 @@ inline constexpr long long kContext = 1024;
 inline constexpr double kPruneS = 5e-3;              // §4.2: pruning takes about 5 ms per step
 inline constexpr int kWidth = 64, kCandidates = 16;  // §4.1: the (w, k) the paper picks
 inline constexpr std::uint64_t kSeed = 1;            // hit draws
+
+// What every run holds fixed, for the notes: "N tokens, seed S, context C, pruning P ms per step".
+inline std::string run_note(long long tokens) {
+  return fmt::format("{} tokens, seed {}, context {}, pruning {} ms per step", tokens, kSeed, kContext, kPruneS * 1e3);
+}
 
 // The testbed `system` with every device on `engine`.
 inline search::specpipe::TimingSetup setup(const models::ConfigRegistry& reg, const std::string& system,
@@ -52,10 +60,11 @@ inline HitCurves hit_curves(const models::ConfigRegistry& reg) {
 
 // The draft's acceptance as `specdse specpipe` draws it by default: the acceptance process band
 // fitted to paper 002's statistics (configs/acceptance/processes/specpipe-paper002.yaml); its
-// central fit drives the rows. `band_file` is listed among the reproductions' inputs.
+// central fit drives the rows.
 struct ProcessRanks {
   std::string band_file;
   search::specpipe::SpecPipeAcceptance acceptance;
+  std::vector<std::string> inputs;  // for a reproduction's inputs: the target's, the draft's and the band file
 };
 inline ProcessRanks process_ranks(const models::ConfigRegistry& reg) {
   search::specpipe::SpecPipeAcceptanceRequest rq;
@@ -63,21 +72,16 @@ inline ProcessRanks process_ranks(const models::ConfigRegistry& reg) {
   rq.max_k = 32;
   rq.seed = kSeed;
   rq.config_dir = reg.dir();
-  return {reg.dir() + "/acceptance/processes/" + search::specpipe::kPaper002Band + ".yaml",
-          search::specpipe::specpipe_acceptance(rq)};
+  const std::string band_file = reg.dir() + "/acceptance/processes/" + search::specpipe::kPaper002Band + ".yaml";
+  return {band_file, search::specpipe::specpipe_acceptance(rq),
+          {reg.path("models", kTarget), reg.path("models", kDraft), band_file}};
 }
 
 // SpecPipe with tree width `width` and `candidates` per bottom node over the stages of `timer`,
 // `tokens` per run, drawing hits from the reproductions' seed.
 inline search::specpipe::SpecPipeParams specpipe_params(const search::specpipe::StageTimer& timer, int width,
                                                         int candidates, long long tokens) {
-  search::specpipe::SpecPipeParams p;
-  p.stages = timer.stages();
-  p.width = width;
-  p.candidates = candidates;
-  p.tokens = tokens;
-  p.seed = kSeed;
-  return p;
+  return {timer.stages(), width, candidates, tokens, kSeed};
 }
 
 }  // namespace experiments::paper002

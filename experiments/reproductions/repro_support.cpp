@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "models/config_error.hpp"
@@ -12,6 +13,15 @@ namespace experiments {
 
 PlotRequest plot_script(const std::string& name, std::vector<std::string> args) {
   return {std::string(SPECDSE_SOURCE_DIR) + "/experiments/plots/" + name + ".py", std::move(args)};
+}
+
+std::vector<PlotRequest> reproduction_plots(const std::string& name, const ReproductionResult& res) {
+  if (!res.plots.empty()) return res.plots;
+  std::string script = name;
+  std::replace(script.begin(), script.end(), '-', '_');
+  PlotRequest conventional = plot_script(script);
+  if (!std::filesystem::exists(conventional.script)) return {};
+  return {conventional};
 }
 
 namespace {

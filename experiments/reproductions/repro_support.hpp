@@ -17,6 +17,10 @@ namespace experiments {
 // The plot script experiments/plots/<name>.py of the source tree, run on the output folder.
 PlotRequest plot_script(const std::string& name, std::vector<std::string> args = {});
 
+// The plots of reproduction `name`'s result: its own (res.plots), otherwise its conventional
+// script experiments/plots/<name with '-' as '_'>.py with no arguments, where that script exists.
+std::vector<PlotRequest> reproduction_plots(const std::string& name, const ReproductionResult& res);
+
 using ReferenceRows = std::vector<std::map<std::string, std::string>>;
 // The value of `column` in the first reference row whose cells equal every (key, value) in
 // `match`; nullopt when no row matches or the cell is empty. Display only.

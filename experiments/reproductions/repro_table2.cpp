@@ -61,7 +61,6 @@ ReproductionResult table2(const ReproduceContext& ctx) {
       "P_eff lost against the task's own best x. The paper does not state the context of Table II; "
       "the task measurements are at {}.",
       context, unified_x, context);
-  res.plots.push_back(plot_script("table2"));
   return res;
 }
 

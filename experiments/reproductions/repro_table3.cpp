@@ -58,7 +58,6 @@ ReproductionResult table3(const ReproduceContext& ctx) {
   res.notes =
       "AAT: paper 000's measured tree-method comparison at context 1024 (tree_methods.csv); candidates "
       "are the measured trees only, each with its own per-level widths for T_d. speedup = P_eff / P(1).";
-  res.plots.push_back(plot_script("table3"));
   return res;
 }
 

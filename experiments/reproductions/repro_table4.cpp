@@ -66,7 +66,6 @@ ReproductionResult table4(const ReproduceContext& ctx) {
       "its V80 column is published in this copy, the other boards are predictions. AAT: measured "
       "prior-score trees (table 3-4) and the Ceres fit between them. peak_tflops: dense 16-bit peak.",
       averages);
-  res.plots.push_back(plot_script("table4"));
   return res;
 }
 

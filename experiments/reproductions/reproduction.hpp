@@ -29,6 +29,8 @@ struct ReproductionResult {
   std::string notes;                 // Markdown shown under the table
   std::vector<std::string> inputs;   // files the numbers came from
   std::vector<std::pair<std::string, Table>> extra_csvs;  // file name -> table
+  // Plots with their own script or arguments. Left empty, a reproduction gets its conventional
+  // plot (reproduction_plots).
   std::vector<PlotRequest> plots;
 };
 

@@ -137,6 +137,12 @@ std::string AcceptanceProcessParams::describe() const {
                      calibration, lower_rank_share);
 }
 
+bool AcceptanceProcessParams::operator==(const AcceptanceProcessParams& o) const {
+  return alpha_easy == o.alpha_easy && alpha_hard == o.alpha_hard && easy_share == o.easy_share &&
+         persistence == o.persistence && depth_decay == o.depth_decay && alpha_cap == o.alpha_cap &&
+         confidence == o.confidence && calibration == o.calibration && lower_rank_share == o.lower_rank_share;
+}
+
 AcceptanceProcess::AcceptanceProcess(AcceptanceProcessParams params, std::string source)
     : params_(params), source_(std::move(source)) {
   params_.validate(source_);

@@ -76,6 +76,8 @@ struct AcceptanceProcessParams {
   void validate(const std::string& source = "acceptance process") const;
   // Every field as "key=value" pairs, for CSV footers and provenance.
   std::string describe() const;
+  // Every field equal (a memo key: two processes with equal parameters draw alike).
+  bool operator==(const AcceptanceProcessParams& o) const;
 };
 
 // The iteration-start state distribution: {P(easy), P(hard)}.

@@ -169,6 +169,21 @@ ScenarioParam reals(std::string key, std::string default_value, double min, doub
                     std::string help) {
   return {std::move(key), ParamType::real_list, std::move(default_value), std::move(unit), min, max, {}, std::move(help)};
 }
+ScenarioParam system(std::string default_value, const std::string& detail) {
+  return text("system", std::move(default_value),
+              "system config (configs/systems) or path" + (detail.empty() ? "" : ", " + detail));
+}
+ScenarioParam draft_device() {
+  return text("draft-device", "", "device running the draft (default: the system's placement.draft)");
+}
+ScenarioParam acceptance_band(std::string default_value, const std::string& use) {
+  return text("acceptance", std::move(default_value),
+              "acceptance process band (configs/acceptance/processes/NAME.yaml, or a path)" + use);
+}
+ScenarioParam seed(const std::string& of) {
+  // Any 63-bit seed: the generators take std::uint64_t, the CLI parses a signed long long.
+  return integer("seed", 1, 0, 9.0e18, "", "seed of " + of);
+}
 }  // namespace param
 
 std::string describe_param(const ScenarioParam& p) {

@@ -60,6 +60,16 @@ ScenarioParam integers(std::string key, std::string default_value, double min, d
                        std::string help);
 ScenarioParam reals(std::string key, std::string default_value, double min, double max, std::string unit,
                     std::string help);
+
+// Parameters many scenarios share, declared once so their key, range and help agree.
+// --system: a system config (configs/systems) or a path; `detail` is appended to the help.
+ScenarioParam system(std::string default_value, const std::string& detail = "");
+// --draft-device: which device of the system runs the draft.
+ScenarioParam draft_device();
+// --acceptance: an acceptance process band; `use` says what the scenario takes from it.
+ScenarioParam acceptance_band(std::string default_value, const std::string& use);
+// --seed: the seed of the scenario's random draws (`of` names them).
+ScenarioParam seed(const std::string& of);
 }  // namespace param
 
 // What is wrong with `value` for the declaration ("expected an integer in [1, 64] tokens, got

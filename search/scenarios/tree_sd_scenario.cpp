@@ -75,9 +75,7 @@ const ScenarioRegistration tree_sd_scenario_registration(
      "Tree SD on one device (paper 000): best x per context, speedup over AD, regime (as `specdse optimize`)",
      {param::integer("x-max", 128, 1, 4096, "tokens", "largest verification length considered"),
       param::boolean("measured-only", false, "evaluate only x with a measured AAT"),
-      param::text("acceptance", "",
-                  "acceptance process band (configs/acceptance/processes/NAME.yaml, or a path) instead of the "
-                  "measured AAT: its fits' chains or best-first trees")},
+      param::acceptance_band("", " instead of the measured AAT: its fits' chains or best-first trees")},
      run_tree_sd,
      "",
      {"hw", "model", "algorithm", "context", "batch", "task", "data", "source-table", "engine"},

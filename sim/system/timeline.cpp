@@ -206,6 +206,10 @@ TimelineRun run_timeline(const TaskGraph& graph) {
   return scheduler->run;
 }
 
+TraceWriter chrome_trace_writer(std::shared_ptr<const TaskGraph> graph, std::shared_ptr<const TimelineRun> run) {
+  return [graph = std::move(graph), run = std::move(run)](std::ostream& os) { write_chrome_trace(*graph, *run, os); };
+}
+
 void write_chrome_trace(const TaskGraph& graph, const TimelineRun& run, std::ostream& out) {
   // Processes: resource groups in first-seen order; threads: resources.
   std::vector<std::string> groups;

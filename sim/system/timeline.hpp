@@ -8,7 +8,9 @@
 // on it; `run_timeline` simulates the graph in SystemC (sim/system/timeline.cpp) and
 // `write_chrome_trace` exports the run for Perfetto / chrome://tracing.
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,5 +71,10 @@ TimelineRun run_timeline(const TaskGraph& graph);
 // Chrome trace-event JSON (the "traceEvents" array form): one process per resource group, one
 // thread per resource, one complete ("X") event per task with its category and bytes.
 void write_chrome_trace(const TaskGraph& graph, const TimelineRun& run, std::ostream& out);
+
+// write_chrome_trace for later (a scenario result's --trace-out): the writer keeps the graph and
+// the run alive. Where one object owns both, pass aliasing pointers into it.
+using TraceWriter = std::function<void(std::ostream&)>;
+TraceWriter chrome_trace_writer(std::shared_ptr<const TaskGraph> graph, std::shared_ptr<const TimelineRun> run);
 
 }  // namespace sim

@@ -15,6 +15,8 @@ namespace experiments::chain_sd_scheme {
 namespace {
 
 constexpr const char* kScheme = "chain SD";
+constexpr const char* kSummary =
+    "a draft model's chain of gamma tokens, verified in one target pass; every draft and placement";
 // Windows searched: 1..16 (paper 001's adaptive windows stay below 16); a best window on the
 // edge says so.
 constexpr int kGammaMax = 16;
@@ -50,17 +52,10 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
       in.params.push_back("draft-device=" + dev.name);
       in.params.push_back(s.alpha ? fmt::format("alpha={}", *s.alpha) : "acceptance=" + s.acceptance);
       in.params.push_back(fmt::format("gamma=1-{}", kGammaMax));
-      search::ScenarioResult r;
-      try {
-        r = run_scenario("chain-sd", in, *s.configs);
-      } catch (const models::InputError& e) {
-        out.push_back(untimed(kScheme, where, std::string("not applicable: ") + e.what()));
-        continue;
-      }
-      const ResultRows rows(r);
-      PlanCandidate c;
-      c.scheme = kScheme;
-      c.placement = where;
+      const auto r = run_candidate_scenario(s, "chain-sd", in, kScheme, where, out);
+      if (!r) continue;
+      const ResultRows rows(*r);
+      PlanCandidate c(kScheme, where);
       c.acceptance = s.alpha ? fmt::format("alpha {} per token, independent (--alpha)", *s.alpha) : std::string();
       c.alpha_driven = s.alpha.has_value();
       std::optional<std::size_t> best;
@@ -95,16 +90,14 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
                                                                : "--acceptance " + s.acceptance,
                                                        kGammaMax),
                                         false);
-      c.write_trace = r.write_trace;
+      c.write_trace = r->write_trace;
       out.push_back(std::move(c));
     }
   }
   return out;
 }
 
-const PlanSchemeRegistration chain_sd_registration{
-    {kScheme, "a draft model's chain of gamma tokens, verified in one target pass; every draft and placement", 10,
-     run_chain_sd}};
+const PlanSchemeRegistration chain_sd_registration{{kScheme, kSummary, 10, run_chain_sd}};
 
 }  // namespace
 }  // namespace experiments::chain_sd_scheme

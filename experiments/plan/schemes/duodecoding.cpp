@@ -13,6 +13,8 @@ namespace experiments::duodecoding_scheme {
 namespace {
 
 constexpr const char* kScheme = "DuoDecoding";
+constexpr const char* kSummary =
+    "a CPU draft in parallel with the GPU target (and SpS, the same draft on the GPU in series)";
 
 std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   int cpu = -1;
@@ -57,16 +59,10 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
   in.params.push_back("boundary=false");
   const std::string draft_name = s.configs->model(draft).name;
-  search::ScenarioResult r;
-  try {
-    r = run_scenario("duodecoding", in, *s.configs);
-  } catch (const models::InputError& e) {
-    const std::string what = e.what();
-    return {untimed(kScheme, "draft " + draft_name + " on " + cpu_dev.name,
-                    (what.find("infeasible") != std::string::npos ? "" : "not applicable: ") + what)};
-  }
-  const ResultRows rows(r);
   std::vector<PlanCandidate> out;
+  const auto r = run_candidate_scenario(s, "duodecoding", in, kScheme, "draft " + draft_name + " on " + cpu_dev.name, out);
+  if (!r) return out;
+  const ResultRows rows(*r);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string method = rows.text(i, "method");
     if (method == "AD") continue;  // the plain scheme's baseline
@@ -95,15 +91,13 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
                        : s.acceptance.empty() ? std::string()
                                               : " --param acceptance=" + s.acceptance),
         false);
-    c.write_trace = r.write_trace;
+    c.write_trace = r->write_trace;
     out.push_back(std::move(c));
   }
   return out;
 }
 
-const PlanSchemeRegistration duodecoding_registration{
-    {kScheme, "a CPU draft in parallel with the GPU target (and SpS, the same draft on the GPU in series)", 50,
-     run_duodecoding}};
+const PlanSchemeRegistration duodecoding_registration{{kScheme, kSummary, 50, run_duodecoding}};
 
 }  // namespace
 }  // namespace experiments::duodecoding_scheme

@@ -13,6 +13,8 @@ namespace experiments::eagle_scheme {
 namespace {
 
 constexpr const char* kScheme = "EAGLE head";
+constexpr const char* kSummary =
+    "an EAGLE head drafting a static tree chosen per batch (paper 004's dispatcher)";
 
 std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   if (s.system.stages.size() != 1)
@@ -29,16 +31,11 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   else in.params = s.system_setting();
   in.params.push_back(fmt::format("batch={}", s.batch));
   if (one && lead.hardware.stack.name != "bare") in.params.push_back("stack=" + lead.hardware.stack.name);
-  search::ScenarioResult r;
-  try {
-    r = run_scenario("eagle-dispatcher", in, *s.configs);
-  } catch (const models::InputError& e) {
-    return {untimed(kScheme, where, std::string("not applicable: ") + e.what())};
-  }
-  const ResultRows rows(r);
-  PlanCandidate c;
-  c.scheme = kScheme;
-  c.placement = where;
+  std::vector<PlanCandidate> rejected;
+  const auto r = run_candidate_scenario(s, "eagle-dispatcher", in, kScheme, where, rejected);
+  if (!r) return rejected;
+  const ResultRows rows(*r);
+  PlanCandidate c(kScheme, where);
   c.status = rows.text(0, "status");
   if (!c.ok()) return {c};
   const double ttit_s = rows.number(0, "ttit_ms") * 1e-3;
@@ -60,12 +57,11 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
                      one ? "--hw " + (s.single_hw ? s.hw_name : lead.hardware.name) : "--system " + s.system_arg(),
                      s.batch),
       false);
-  c.write_trace = r.write_trace;
+  c.write_trace = r->write_trace;
   return {c};
 }
 
-const PlanSchemeRegistration eagle_registration{
-    {kScheme, "an EAGLE head drafting a static tree chosen per batch (paper 004's dispatcher)", 30, run_eagle}};
+const PlanSchemeRegistration eagle_registration{{kScheme, kSummary, 30, run_eagle}};
 
 }  // namespace
 }  // namespace experiments::eagle_scheme

@@ -33,9 +33,7 @@ std::vector<PlanCandidate> run_plain(const PlanSetup& s) {
   q.engine = s.engine;
   q.task_names = s.want_trace;
   auto step = std::make_shared<sim::SystemStep>(sim::simulate_system_step(s.system, q));
-  PlanCandidate c;
-  c.scheme = "plain";
-  c.placement = placement_words(s.system);
+  PlanCandidate c("plain", placement_words(s.system));
   c.parameters = "one token per step";
   c.acceptance = "none (no speculation)";
   if (!step->feasible) {
@@ -50,7 +48,7 @@ std::vector<PlanCandidate> run_plain(const PlanSetup& s) {
   c.why = fmt::format("one target pass per token: {:.3g} ms", step->step_s * 1e3);
   if (!s.single_hw) c.reproduce = reproduce_command(s, "system --system " + s.system_arg());
   if (s.want_trace)
-    c.write_trace = [step](std::ostream& os) { sim::write_chrome_trace(step->graph, step->run, os); };
+    c.write_trace = sim::chrome_trace_writer({step, &step->graph}, {step, &step->run});
   return {c};
 }
 

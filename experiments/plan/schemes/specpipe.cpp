@@ -65,16 +65,10 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
     const bool boundary = draft == drafts.front() && s.batch == 1;
     in.params.push_back(boundary ? "boundary=true" : "boundary=false");
     if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
-    search::ScenarioResult r;
-    try {
-      r = run_scenario("specpipe", in, *s.configs);
-    } catch (const models::InputError& e) {
-      const std::string what = e.what();
-      out.push_back(untimed(scheme, "draft " + draft_name + " on " + draft_device + ", " + pipeline,
-                            (what.find("infeasible") != std::string::npos ? "" : "not applicable: ") + what));
-      continue;
-    }
-    const ResultRows rows(r);
+    const auto r =
+        run_candidate_scenario(s, "specpipe", in, scheme, "draft " + draft_name + " on " + draft_device + ", " + pipeline, out);
+    if (!r) continue;
+    const ResultRows rows(*r);
     // SpecPipe itself: its best (w, k) row; the other methods one row each.
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const std::string method = rows.text(i, "method");
@@ -115,7 +109,7 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
           s, fmt::format("specpipe --system {} --draft {} --batch {} --w {} --k {}{}", s.system_arg(), draft_name,
                          s.batch, kWidths, kCandidates, s.acceptance.empty() ? "" : " --acceptance " + s.acceptance),
           false);
-      if (specpipe) c.write_trace = r.write_trace;
+      if (specpipe) c.write_trace = r->write_trace;
       if (eagle) {
         c.draft_head = search::specpipe::kEagleBaselineHead;
         c.draft_device = s.system.stages.back().devices.back();
@@ -136,8 +130,8 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
       c.system_placement = method != "tp-pp-vllm";
       // The scenario's footer sentence, e.g. "level-hit boundary (...): faster than pp-vllm from a
       // level hit of 0.41, ...", on SpecPipe's own candidate.
-      const auto at = r.footer.find("level-hit boundary");
-      if (method == "specpipe" && at != std::string::npos) c.footer_note = "SpecPipe's " + r.footer.substr(at);
+      const auto at = r->footer.find("level-hit boundary");
+      if (method == "specpipe" && at != std::string::npos) c.footer_note = "SpecPipe's " + r->footer.substr(at);
       out.push_back(std::move(c));
     }
   }

@@ -17,6 +17,8 @@ namespace experiments::tree_sd_scheme {
 namespace {
 
 constexpr const char* kScheme = "tree SD";
+constexpr const char* kSummary =
+    "a token tree verified in one pass at the best x, from measured AAT (each algorithm measured)";
 
 std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
   if (!s.target_on_one_device())
@@ -40,17 +42,10 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     in.hw_spec = &dev.hardware;
     in.algorithm = algorithm;
     if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
-    search::ScenarioResult r;
-    try {
-      r = run_scenario("tree-sd", in, *s.configs);
-    } catch (const models::InputError& e) {
-      out.push_back(untimed(kScheme, where, std::string("not applicable: ") + e.what()));
-      continue;
-    }
-    const ResultRows rows(r);
-    PlanCandidate c;
-    c.scheme = kScheme;
-    c.placement = where;
+    const auto r = run_candidate_scenario(s, "tree-sd", in, kScheme, where, out);
+    if (!r) continue;
+    const ResultRows rows(*r);
+    PlanCandidate c(kScheme, where);
     const int x = int(rows.number(0, "best_x"));
     // The target's weights and the KV cache of the verified tree must fit beside each other.
     sim::MemoryQuery q;
@@ -90,9 +85,7 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
   return out;
 }
 
-const PlanSchemeRegistration tree_sd_registration{
-    {kScheme, "a token tree verified in one pass at the best x, from measured AAT (each algorithm measured)", 20,
-     run_tree_sd}};
+const PlanSchemeRegistration tree_sd_registration{{kScheme, kSummary, 20, run_tree_sd}};
 
 }  // namespace
 }  // namespace experiments::tree_sd_scheme

@@ -247,25 +247,22 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
                            : tdev.name;
   r.footer = fmt::format("draft {} on {}, target {} on {}; {}; engine {}; {} engine evaluations", draft.name, ddev.name,
                          target.name, where, acceptance_note, engine, costs.evaluations() + long(step_memo.size()));
-  if (traced.graph)
-    r.write_trace = [traced](std::ostream& os) { sim::write_chrome_trace(*traced.graph, *traced.run, os); };
+  if (traced.graph) r.write_trace = sim::chrome_trace_writer(traced.graph, traced.run);
   return r;
 }
 
 const ScenarioRegistration chain_sd_scenario_registration(
     {"chain-sd",
      "Chain SD with the draft on one device of a system and the target on another, on the system timeline",
-     {param::text("system", "", "system config (configs/systems) or path"),
+     {param::system(""),
       param::text("draft", "", "draft model (configs/models), MODEL@FORMAT for quantised weights"),
-      param::text("draft-device", "", "device running the draft (default: the system's placement.draft)"),
+      param::draft_device(),
       param::text("target-device", "",
                   "device running the whole target (default: the system's target placement; a pipelined or "
                   "tensor-parallel one verifies through the system step)"),
       param::integers("gamma", "1-8", 1, 64, "tokens", "speculation windows (draft tokens per iteration)"),
       param::optional_real("alpha", 1e-6, 1 - 1e-6, "", "per-token acceptance (independent; 0.7 when no --acceptance)"),
-      param::text("acceptance", "",
-                  "acceptance process band (configs/acceptance/processes/NAME.yaml, or a path) instead of --alpha: "
-                  "expected tokens from its fits' chains"),
+      param::acceptance_band("", " instead of --alpha: expected tokens from its fits' chains"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_chain_sd,
      "chain-sd",

@@ -61,21 +61,23 @@ std::array<std::array<double, 2>, 2> simulated_check_confusion(const AcceptanceP
 
 namespace {
 
-// One simulation serves the four cells of a table: the last run per thread is remembered.
-struct CheckRun {
+// What a simulated check run depends on; one run serves the four cells of a table, so the last
+// run per thread is remembered under its key.
+struct CheckKey {
   AcceptanceProcessParams params;
   int budget = 0, max_sequences = 0;
   long long tokens = 0;
   std::uint64_t seed = 0;
+  bool operator==(const CheckKey& o) const {
+    return params == o.params && budget == o.budget && max_sequences == o.max_sequences && tokens == o.tokens &&
+           seed == o.seed;
+  }
+};
+struct CheckRun {
+  CheckKey key;
   std::array<std::array<double, 2>, 2> cells{};
   bool valid = false;
 };
-
-bool same(const AcceptanceProcessParams& a, const AcceptanceProcessParams& b) {
-  return a.alpha_easy == b.alpha_easy && a.alpha_hard == b.alpha_hard && a.easy_share == b.easy_share &&
-         a.persistence == b.persistence && a.depth_decay == b.depth_decay && a.alpha_cap == b.alpha_cap &&
-         a.confidence == b.confidence && a.calibration == b.calibration;
-}
 
 const StatisticKindRegistration duodecoding_check_kind(
     "duodecoding_check", {"top1_accepted", "sequences", "budget", "max_sequences", "tokens", "seed"},
@@ -90,17 +92,13 @@ const StatisticKindRegistration duodecoding_check_kind(
       const auto seed = std::uint64_t(row.int_in_or("seed", 0, 1 << 30, 1));
       return std::function<double(const AcceptanceProcess&)>([=](const AcceptanceProcess& p) {
         thread_local CheckRun last;
-        if (!(last.valid && same(last.params, p.params()) && last.budget == budget &&
-              last.max_sequences == max_sequences && last.tokens == tokens && last.seed == seed)) {
+        const CheckKey key{p.params(), budget, max_sequences, tokens, seed};
+        if (!(last.valid && last.key == key)) {
           SequencePolicy policy;
           policy.dynamic = true;
           policy.max_sequences = max_sequences;
           last.cells = simulated_check_confusion(p, budget, policy, tokens, seed);
-          last.params = p.params();
-          last.budget = budget;
-          last.max_sequences = max_sequences;
-          last.tokens = tokens;
-          last.seed = seed;
+          last.key = key;
           last.valid = true;
         }
         return last.cells[std::size_t(accepted)][std::size_t(many)];

@@ -111,12 +111,10 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
 const ScenarioRegistration duo_scenario_registered(
     {"duodecoding",
      "DuoDecoding (paper 003): CPU draft in parallel with the GPU target on a system's timeline, vs AD and SpS",
-     {param::text("system", paper003_testbed().system, "system config"),
+     {param::system(paper003_testbed().system),
       param::text("draft", paper003_testbed().draft, "draft model (MODEL@FORMAT)"),
-      param::text("draft-device", "", "device running the draft (default: the system's placement.draft)"),
-      param::text("acceptance", "duodecoding-paper003",
-                  "acceptance process band (configs/acceptance/processes/NAME.yaml, or a path): the default is "
-                  "fitted to paper 003 Table 4's check confusion"),
+      param::draft_device(),
+      param::acceptance_band("duodecoding-paper003", ": the default is fitted to paper 003 Table 4's check confusion"),
       param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
                            "a fixed per-token acceptance (independent, calibrated generator) instead of the process"),
       param::text("budget", "auto", "draft passes per iteration or auto (hardware-aware)"),
@@ -124,7 +122,7 @@ const ScenarioRegistration duo_scenario_registered(
       // A run is a few timeline tasks per token: 10^6 tokens is about a minute, the bound.
       param::integer("tokens", 1024, 1, 1e6, "tokens", "tokens to generate"),
       param::integer("prompt", 256, 1, 1e6, "tokens", "prompt tokens (TTFT; decode steps start at this context and grow)"),
-      param::integer("seed", 1, 0, 9.0e18, "", "generator seed"),
+      param::seed("the generator"),
       param::boolean("boundary", true,
                      "scan independent per-token acceptances 0.05-0.99 for where DuoDecoding crosses SpS (the footer)"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},

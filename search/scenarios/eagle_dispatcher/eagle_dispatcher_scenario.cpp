@@ -148,9 +148,7 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
 const ScenarioRegistration eagle_dispatcher_scenario_registration(
     {"eagle-dispatcher",
      "EAGLE tree dispatcher (paper 004): per batch, the tree maximising TPC/TTIT and its speed-up over no SD",
-     {param::text("system", "",
-                  "system config (e.g. eagle-8xh100-nvlink): target and head tensor parallel on the timeline, "
-                  "instead of --hw"),
+     {param::system("", "e.g. eagle-8xh100-nvlink: target and head tensor parallel on the timeline, instead of --hw"),
       param::integers("batch", "1,2,4,8,16,32,64,128", 1, 1 << 16, "sequences", "batch sizes, e.g. 1,2,4 or a range"),
       param::text("tree", "", "only these trees (D<m>-BF<n>, N<i>; comma separated)"),
       param::real("latency-target-ms", 0, 0, 1e6, "ms", "step (TTIT) target; 0: maximise speed"),

@@ -113,15 +113,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
 
   // SpecPipe's parameters at width w and k candidates on this system's stages.
   const auto params_for = [&](int w, int k) {
-    SpecPipeParams p;
-    p.stages = timer.stages();
-    p.width = w;
-    p.candidates = k;
-    p.tokens = tokens;
-    p.seed = seed;
-    p.verification = verification;
-    p.top_p = top_p;
-    return p;
+    return SpecPipeParams{timer.stages(), w, k, tokens, seed, verification, top_p};
   };
   search::ScenarioResult out;
   out.columns = {"method", "batch", "w", "k", "tree", "tbt_mean_s", "tbt_low_s", "tbt_high_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s",
@@ -218,19 +210,19 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
                                           : "",
       tokens, seed, engine, eagle_note.empty() ? "" : "; EAGLE-3 baseline skipped: " + eagle_note,
       boundary.empty() ? "" : "; " + boundary);
-  out.write_trace = [traced](std::ostream& os) { sim::write_chrome_trace(traced->timed.graph, traced->timed.run, os); };
+  out.write_trace = sim::chrome_trace_writer({traced, &traced->timed.graph}, {traced, &traced->timed.run});
   return out;
 }
 
 const ScenarioRegistration specpipe_entry_registration(
     {"specpipe",
      "SpecPipe (paper 002): TBT per tree width w and candidates k on a pipeline system, best marked, PP baselines",
-     {param::text("system", "specpipe-8x3090-pcie", "system config name (configs/systems) or path"),
+     {param::system("specpipe-8x3090-pcie"),
       param::text("draft", "llama-3.2-1b", "draft model on the system's draft device"),
       param::integers("w", "64", 1, 4096, "nodes", "tree widths w (nodes per level), e.g. 1,2,4,8-16"),
       param::integers("k", "16", 1, 4096, "candidates", "candidates per bottom node k, e.g. 2,4,16"),
       param::integer("tokens", 2000, 1, 1e6, "tokens", "tokens decoded per run (after the first)"),
-      param::integer("seed", 1, 0, 9.0e18, "", "seed of the hit draws"),
+      param::seed("the hit draws"),
       param::real("prune-ms", 5.0, 0, 1e4, "ms",
                   "pruning cost per step and stage (paper 002 §4.2 measured ~5 ms on its two-server testbed)"),
       param::text("acceptance", "auto",
