@@ -251,30 +251,24 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
     heads.push_back({n.log_p + ranks_.child_log_prob(n, 1), i, 1});
   }
   std::make_heap(heads.begin(), heads.end(), worse);
-  std::vector<Cand> best;
-  best.reserve(keep);
-  while (best.size() < keep) {
+  TreeLevel level;
+  level.depth = bottom.depth + 1;
+  level.nodes.reserve(keep);
+  while (level.nodes.size() < keep) {
     std::pop_heap(heads.begin(), heads.end(), worse);
     Cand& c = heads.back();
-    best.push_back(c);
+    TreeNode& n = level.nodes.emplace_back();
+    n.parent = c.parent;
+    n.rank = c.rank;
+    n.log_p = c.log_p;
     if (c.rank < candidates_) {
       c.rank += 1;
-      const TreeNode& n = bottom.nodes[std::size_t(c.parent)];
-      c.log_p = n.log_p + ranks_.child_log_prob(n, c.rank);
+      const TreeNode& p = bottom.nodes[std::size_t(c.parent)];
+      c.log_p = p.log_p + ranks_.child_log_prob(p, c.rank);
       std::push_heap(heads.begin(), heads.end(), worse);
     } else {
       heads.pop_back();
     }
-  }
-  TreeLevel level;
-  level.depth = bottom.depth + 1;
-  level.nodes.reserve(keep);
-  for (const Cand& c : best) {
-    TreeNode n;
-    n.parent = c.parent;
-    n.rank = c.rank;
-    n.log_p = c.log_p;
-    level.nodes.push_back(n);
   }
   mark_target(level, bottom, rng);
   // Each new node's context: the text's own token where it is the target's, else a branch off
@@ -332,31 +326,35 @@ VerifyOutcome SpeculativeTree::verify_with(long long depth, std::mt19937_64& rng
 void SpeculativeTree::prune_below(std::map<long long, TreeLevel>::iterator it, std::mt19937_64* redraw) {
   // Keep the verified node, then each deeper level's descendants of it (parents re-indexed).
   TreeLevel& v = it->second;
-  std::vector<int> map(v.nodes.size(), -1);  // old index in the level above -> new index
+  std::vector<int>& map = map_;  // old index in the level above -> new index
+  map.assign(v.nodes.size(), -1);
   map[std::size_t(v.on_path)] = 0;
-  v.nodes = {v.nodes[std::size_t(v.on_path)]};
+  v.nodes.front() = v.nodes[std::size_t(v.on_path)];
+  v.nodes.resize(1);
   v.on_path = 0;
   for (auto next = std::next(it); next != levels_.end(); ++next) {
     TreeLevel& l = next->second;
-    std::vector<int> next_map(l.nodes.size(), -1);
-    std::vector<TreeNode> kept;
-    int on_path = -1;
+    std::vector<int>& next_map = next_map_;
+    next_map.assign(l.nodes.size(), -1);
+    // Kept nodes move down in place, in their order (a node's new index is never above its old).
+    int kept = 0, on_path = -1;
     for (std::size_t i = 0; i < l.nodes.size(); ++i) {
       const int p = map[std::size_t(l.nodes[i].parent)];
       if (p < 0) continue;
-      next_map[i] = int(kept.size());
-      if (int(i) == l.on_path) on_path = int(kept.size());
-      kept.push_back(l.nodes[i]);
-      kept.back().parent = p;
+      next_map[i] = kept;
+      if (int(i) == l.on_path) on_path = kept;
+      TreeNode& moved = l.nodes[std::size_t(kept++)];
+      moved = l.nodes[i];
+      moved.parent = p;
     }
+    l.nodes.resize(std::size_t(kept));
     // Nucleus members survive the prune like the path does (re-indexed in the kept order).
-    std::vector<int> nucleus;
+    int nucleus = 0;
     for (int i : l.in_nucleus)
-      if (next_map[std::size_t(i)] >= 0) nucleus.push_back(next_map[std::size_t(i)]);
-    l.nodes = std::move(kept);
+      if (next_map[std::size_t(i)] >= 0) l.in_nucleus[std::size_t(nucleus++)] = next_map[std::size_t(i)];
+    l.in_nucleus.resize(std::size_t(nucleus));
     l.on_path = on_path;
-    l.in_nucleus = std::move(nucleus);
-    map = std::move(next_map);
+    std::swap(map, next_map);
     // After a substitution the text continues from the substituted token: draw the target's
     // tokens of the deeper levels again (their parent on the path is the previous level's).
     if (redraw) mark_target(l, std::prev(next)->second, *redraw);

@@ -190,6 +190,9 @@ class SpeculativeTree {
   Verification verification_;
   int nucleus_ = 1;
   std::map<long long, TreeLevel> levels_;
+  // Scratch of prune_below (old index -> new index, this level and the one above), kept between
+  // calls: a run prunes once per pipeline step.
+  std::vector<int> map_, next_map_;
 };
 
 }  // namespace search::specpipe
