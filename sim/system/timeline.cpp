@@ -46,6 +46,9 @@ int TaskGraph::add_task(TimelineTask t) {
       throw models::InputError(fmt::format("timeline: task {} depends on task {}, not added before it", what(), d));
   if (!(t.busy_s >= 0) || !(t.latency_s >= 0) || !std::isfinite(t.busy_s) || !std::isfinite(t.latency_s))
     throw models::InputError(fmt::format("timeline: task {} has a negative or non-finite duration", what()));
+  dep_list_.insert(dep_list_.end(), t.deps.begin(), t.deps.end());
+  dep_begin_.push_back(int(dep_list_.size()));
+  t.deps = std::vector<int>();  // kept in dep_list_ (deps(id)), not in the stored task
   tasks_.push_back(std::move(t));
   return id;
 }
@@ -122,14 +125,14 @@ SC_MODULE(TimelineScheduler) {
     sc_core::sc_spawn([this] { complete_due(); }, "completions", &opt);
     dependant_begin.assign(nt + 1, 0);
     for (std::size_t t = 0; t < nt; ++t) {
-      pending[t] = int(g.tasks()[t].deps.size());
-      for (int d : g.tasks()[t].deps) ++dependant_begin[std::size_t(d) + 1];
+      pending[t] = int(g.deps(int(t)).size());
+      for (int d : g.deps(int(t))) ++dependant_begin[std::size_t(d) + 1];
     }
     for (std::size_t t = 0; t < nt; ++t) dependant_begin[t + 1] += dependant_begin[t];
     dependant_list.assign(std::size_t(dependant_begin[nt]), 0);
     std::vector<int> fill(dependant_begin.begin(), dependant_begin.end() - 1);
     for (std::size_t t = 0; t < nt; ++t)
-      for (int d : g.tasks()[t].deps) dependant_list[std::size_t(fill[std::size_t(d)]++)] = int(t);
+      for (int d : g.deps(int(t))) dependant_list[std::size_t(fill[std::size_t(d)]++)] = int(t);
     for (std::size_t t = 0; t < nt; ++t)
       if (pending[t] == 0) make_ready(int(t));
   }

@@ -32,7 +32,9 @@ struct TimelineTask {
   double busy_s = 0;
   double latency_s = 0;
   double bytes = 0;      // transfers: payload
-  std::vector<int> deps; // indices of tasks that must complete first (added earlier)
+  // Indices of tasks that must complete first (added earlier). What add_task reads: the graph
+  // keeps them in TaskGraph::deps(i), and its stored copy of the task has none.
+  std::vector<int> deps;
 };
 
 class TaskGraph {
@@ -44,7 +46,10 @@ class TaskGraph {
   void set_named(bool named) { named_ = named; }
   bool named() const { return named_; }
   int add_resource(TimelineResource r);
-  void reserve_tasks(std::size_t n) { tasks_.reserve(n); }
+  void reserve_tasks(std::size_t n) {
+    tasks_.reserve(n);
+    dep_begin_.reserve(n + 1);
+  }
   int add_task(TimelineTask t);  // validates resource and dependency indices
   // A task that occupies `resource` for `busy_s` once `deps` are done; negative entries of
   // `deps` (a step that has no predecessor yet) are no dependency.
@@ -52,10 +57,27 @@ class TaskGraph {
   const std::vector<TimelineResource>& resources() const { return resources_; }
   const std::vector<TimelineTask>& tasks() const { return tasks_; }
   const TimelineTask& task(int i) const { return tasks_[std::size_t(i)]; }
+  // The dependencies task i was added with, in their order.
+  struct DepRange {
+    const int* first;
+    const int* last;
+    const int* begin() const { return first; }
+    const int* end() const { return last; }
+    std::size_t size() const { return std::size_t(last - first); }
+  };
+  DepRange deps(int i) const {
+    const int* base = dep_list_.data();
+    return {base + dep_begin_[std::size_t(i)], base + dep_begin_[std::size_t(i) + 1]};
+  }
 
  private:
   std::vector<TimelineResource> resources_;
   std::vector<TimelineTask> tasks_;
+  // Every task's dependencies in one array (task i's from dep_begin_[i] to dep_begin_[i + 1]): a
+  // tensor-parallel step has ~10^4 tasks, and a vector each cost more to allocate and free than
+  // the scheduler's work on them.
+  std::vector<int> dep_list_;
+  std::vector<int> dep_begin_{0};
   bool named_ = true;
 };
 
