@@ -40,6 +40,7 @@ SC_MODULE(GpuDevice) {
       : sc_core::sc_module(name), model(&m), workload(&w), mode(sim_mode) {
     core = std::make_unique<GpuDeviceCore>(w);
     if (mode == SimMode::event_driven) {
+      if (w.streams.size() == 1) core->time_kernels_alone(m);
       sms = std::make_unique<GroupedSmArray>(m.spec());
       dram = std::make_unique<DramController>(m.dram_bytes_per_cycle());
       for (std::size_t s = 0; s < w.streams.size(); ++s) {
@@ -67,7 +68,8 @@ SC_MODULE(GpuDevice) {
     core->settle(now, *sms, *dram);
     if (core->done()) return;
     std::int64_t next = -1;
-    for (std::int64_t t : {core->next_launch_end(), sms->next_completion() < 0 ? -1 : now + sms->next_completion(),
+    for (std::int64_t t : {core->next_launch_end(), core->next_alone_end(),
+                           sms->next_completion() < 0 ? -1 : now + sms->next_completion(),
                            dram->next_completion() < 0 ? -1 : now + dram->next_completion()})
       if (t >= 0 && (next < 0 || t < next)) next = t;
     if (next >= 0) next_trigger(double(next - now) * sm_cycle, kernel_enqueued);

@@ -7,7 +7,8 @@
 //
 // run_gpu_device() builds the SystemC model in its own context (sim/sc_session.hpp) and runs
 // it event-driven (one SC_METHOD for the device that computes the next event: a CTA
-// completion, a kernel's last byte, a launch ending, or a host enqueue) or clocked (one
+// completion, a kernel's last byte, a launch ending, or a host enqueue; with one stream, the end
+// of a kernel timed alone, gpu_kernel_alone.hpp) or clocked (one
 // SC_THREAD advancing host countdowns, DRAM bytes and per-SM CTA countdowns every cycle).
 #include "models/hardware_spec.hpp"
 #include "sim/gpu/gpu_launch_plan.hpp"

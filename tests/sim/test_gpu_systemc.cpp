@@ -11,6 +11,8 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "roofline/gpu_roofline.hpp"
+#include "sim/gpu/gpu_device.hpp"
+#include "sim/gpu/gpu_launch_plan.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
 #include "sim/gpu/gpu_streams.hpp"
 #include "tests/test_workload.hpp"
@@ -112,6 +114,43 @@ TEST_CASE("gpu sim: event-driven and clocked runs give the same cycles on small 
   hw.stack.per_step_host_us = 20;
   agree(hw, {{"target", verify_step(tiny, 64, 2000, 4), 0}, {"draft", verify_step(tiny, 8, 500, 4), 7e-6}});
   WARN("max |event - clocked| / clocked: " << worst);
+}
+
+TEST_CASE("gpu sim: a kernel timed alone takes the cycles its CTAs and bytes take in the step") {
+  // With one stream the event-driven device times each distinct kernel once on an empty device
+  // (gpu_kernel_alone.hpp) instead of running its waves in the step. An empty second stream
+  // changes nothing in the step but turns that off: every launch record must be the same.
+  const ConfigRegistry reg;
+  for (const char* name : {"h100-sxm", "rtx3090"}) {
+    HardwareSpec hw = reg.hardware(name);
+    hw.stack.kernel_launch_host_us = 4;  // the host falls behind some kernels and ahead of others
+    hw.stack.per_layer_host_us = 6;
+    const sim::GpuKernelModel model(*hw.gpu);
+    for (const auto& [model_name, x, context] :
+         {std::tuple<const char*, int, long long>{"llama-68m", 1, 100}, {"llama-68m", 16, 3000},
+          {"llama-3.2-1b", 64, 2048}, {"llama-3.2-1b", 4, 8192}}) {
+      INFO(name << " " << model_name << " x " << x << " context " << context);
+      sim::GpuWorkload alone;
+      alone.streams.push_back(
+          sim::lower_step(model, hw.stack, verify_step(reg.model(model_name), x, context), "step", 0, alone));
+      sim::GpuWorkload full = alone;
+      full.streams.push_back(sim::StreamPlan{"idle", 0, {}, 0});
+      const sim::DeviceRun a = sim::run_gpu_device(model, alone, sim::SimMode::event_driven);
+      const sim::DeviceRun f = sim::run_gpu_device(model, full, sim::SimMode::event_driven);
+      REQUIRE(a.streams.front().size() == f.streams.front().size());
+      CHECK(a.end_cycle == f.end_cycle);
+      for (std::size_t i = 0; i < a.streams.front().size(); ++i) {
+        const sim::KernelRecord &p = a.streams.front()[i], &q = f.streams.front()[i];
+        INFO("launch " << i);
+        CHECK(p.enqueue == q.enqueue);
+        CHECK(p.start == q.start);
+        CHECK(p.dispatch == q.dispatch);
+        CHECK(p.compute_end == q.compute_end);
+        CHECK(p.memory_end == q.memory_end);
+        CHECK(p.end == q.end);
+      }
+    }
+  }
 }
 
 TEST_CASE("gpu sim: a co-located draft stream slows the target step through SM and DRAM sharing") {

@@ -1,0 +1,25 @@
+#pragma once
+// A kernel alone on an empty device: its CTA waves through the dispatcher and its bytes through
+// the DRAM controller, from the cycle its launch phase ends to its last CTA and its last byte.
+//
+// With one stream, kernels never overlap (a stream runs its kernels in order), so each kernel
+// starts on empty SMs and an idle DRAM controller and takes the same cycles wherever it runs in
+// the step: the event-driven device times each distinct kernel of a single-stream workload once
+// with this, by the same GroupedSmArray and DramController steps it would take in the step, and
+// schedules its end instead of waking for every wave. Host threads, launches and kernel ends
+// stay events of the SystemC model; several streams (contention) run every CTA in it.
+#include <cstdint>
+
+#include "sim/gpu/gpu_kernel_model.hpp"
+
+namespace sim {
+
+struct KernelAloneRun {
+  std::int64_t compute_cycles = 0;  // dispatch -> last CTA retired (0: no CTAs)
+  std::int64_t memory_cycles = 0;   // dispatch -> last byte transferred (0: no bytes)
+  bool completes = true;            // false: a CTA fits no SM, the kernel never ends
+};
+
+KernelAloneRun run_kernel_alone(const GpuKernelModel& model, const GpuKernel& kernel);
+
+}  // namespace sim
