@@ -49,6 +49,7 @@ class TaskGraph {
   void reserve_tasks(std::size_t n) {
     tasks_.reserve(n);
     dep_begin_.reserve(n + 1);
+    dep_list_.reserve(2 * n);  // a task waits on about two others (its predecessor in program order, its input)
   }
   int add_task(TimelineTask t);  // validates resource and dependency indices
   // A task that occupies `resource` for `busy_s` once `deps` are done; negative entries of

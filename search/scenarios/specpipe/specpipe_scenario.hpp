@@ -35,6 +35,14 @@ struct ScenarioResult {
   double flush_rate = 0;  // flushes per emitted token
   double e_eq1_s = 0, e_eq2_s = 0;  // paper 002 eq. (1), (2) (specpipe only)
   double e_mech_s = 0;              // the mechanism form (expected_tbt.hpp)
+
+  // Frees the per-step plan and the timeline (graph and run), keeping every statistic above
+  // and in `timed`: a grid of runs that only reports them need not hold ~10^4 tasks per run.
+  void drop_steps() {
+    plan.steps = {};
+    timed.graph = sim::TaskGraph();
+    timed.run = sim::TimelineRun();
+  }
 };
 
 // Hit rate (per-depth acceptance) and rejections per emitted token of a static-tree run.
