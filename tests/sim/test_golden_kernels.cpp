@@ -2,6 +2,7 @@
 // log-sum-exp, paper 004 §3.1) equals naive attention with an explicit tree mask; the threaded
 // linear layer equals a plain Eigen product; the golden CLI refuses bad input.
 #include <catch2/catch.hpp>
+#include <unistd.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -23,9 +24,25 @@ namespace {
 double relative_error(const RowMatrix& a, const RowMatrix& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max(1e-30f, b.cwiseAbs().maxCoeff());
 }
+// One folder per test process: ctest runs this file's test cases as separate processes, side
+// by side with -j, and two of them write a file of the same name.
+// Removed when the test process ends.
+std::filesystem::path temp_dir() {
+  struct Folder {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("specdse_test_golden_" + std::to_string(::getpid()));
+    ~Folder() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Folder folder;
+  std::filesystem::create_directories(folder.path);
+  return folder.path;
+}
+
 std::string temp_file(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "specdse_test_golden";
-  std::filesystem::create_directories(dir);
+  const auto dir = temp_dir();
   const auto path = (dir / name).string();
   std::ofstream(path) << text;
   return path;
@@ -107,7 +124,7 @@ TEST_CASE("golden: the CLI exits 2 on bad input and runs a tiny CPU golden set")
                               "name: host\nkind: cpu\ncores: 2\nclock_ghz: 2\nsimd_flops_per_cycle: 16\n"
                               "l2_kib_per_core: 512\nl3_mib: 8\nmemory: {bandwidth_gbs: 10}\n"
                               "calibration: {compute_efficiency: 0.3, memory_efficiency: 1.0}\n");
-  const auto out = (std::filesystem::temp_directory_path() / "specdse_test_golden" / "out.csv").string();
+  const auto out = (temp_dir() / "out.csv").string();
   const std::string cmd = exe + " golden --hw " + host + " --models llama-68m --tokens 1,4 --contexts 64 "
                           "--repeats 1 --warmup 0 --no-flush --format csv > " + out + " 2>/dev/null";
   REQUIRE(WEXITSTATUS(std::system(cmd.c_str())) == 0);
