@@ -238,10 +238,11 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
       throw models::InputError(fmt::format("--measured: expected a CSV from cuda/run_goldens.sh run on a '{}' "
                                            "(no GPU kernels run here), got nothing", hw.name));
     std::optional<GoldenReport> report;
+    auto stack = [&] { return models::load_software_stack(reg.path("stacks", a.stack)); };  // --stack, given
     if (sim::is_generate_csv(a.measured)) {
       if (a.stack.empty())
         throw models::InputError("--measured: a generate-loop CSV (model,variant,...) needs --stack (e.g. huggingface-transformers)");
-      report = run_generate_golden(a, hw, models::load_software_stack(reg.path("stacks", a.stack)), reg);
+      report = run_generate_golden(a, hw, stack(), reg);
     } else {
       if (!a.stack.empty() && !sim::is_step_csv(a.measured))
         throw models::InputError("--stack: only with a verify-step CSV (model,batch,x,...) or a generate-loop CSV "
@@ -250,8 +251,7 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
         throw models::InputError("--system: only with an ops-timed-alone CSV (set,op,kind,...) as --measured");
       if (sim::is_op_alone_csv(a.measured)) report = run_op_alone_golden(a, hw, reg);
       else if (sim::is_step_csv(a.measured))
-        report = a.stack.empty() ? run_step_golden(a, hw, reg)
-                                 : run_eager_step_golden(a, hw, models::load_software_stack(reg.path("stacks", a.stack)), reg);
+        report = a.stack.empty() ? run_step_golden(a, hw, reg) : run_eager_step_golden(a, hw, stack(), reg);
       else if (sim::is_contention_csv(a.measured)) report = run_contention_golden(a, hw, reg);
     }
     if (report) {

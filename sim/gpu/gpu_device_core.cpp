@@ -20,17 +20,13 @@ GpuDeviceCore::GpuDeviceCore(const GpuWorkload& workload)
 
 void GpuDeviceCore::time_kernels_alone(const GpuKernelModel& model) {
   alone_model_ = &model;
-  alone_.assign(workload_.kernels.size(), KernelAloneRun{});
-  alone_known_.assign(workload_.kernels.size(), 0);
+  alone_.assign(workload_.kernels.size(), std::nullopt);
 }
 
 const KernelAloneRun* GpuDeviceCore::alone_run(const GpuKernel& k) {
-  const std::size_t i = std::size_t(&k - workload_.kernels.data());
-  if (!alone_known_[i]) {
-    alone_[i] = run_kernel_alone(*alone_model_, k);
-    alone_known_[i] = 1;
-  }
-  return alone_[i].completes ? &alone_[i] : nullptr;
+  std::optional<KernelAloneRun>& run = alone_[std::size_t(&k - workload_.kernels.data())];
+  if (!run) run = run_kernel_alone(*alone_model_, k);
+  return run->completes ? &*run : nullptr;
 }
 
 void GpuDeviceCore::enqueue(int stream, std::int64_t now) {

@@ -4,6 +4,7 @@
 // given cycle, apply the CTA and DRAM completions, retire finished kernels, start the next
 // enqueued kernel of every idle stream, end launch phases, and hand pending CTAs to the SMs.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/gpu/gpu_cta_dispatcher.hpp"
@@ -49,8 +50,7 @@ class GpuDeviceCore {
   // The run of kernel `k` alone, computed on first use; null where it never completes alone.
   const KernelAloneRun* alone_run(const GpuKernel& k);
   const GpuKernelModel* alone_model_ = nullptr;  // set: kernels are timed alone
-  std::vector<KernelAloneRun> alone_;
-  std::vector<char> alone_known_;
+  std::vector<std::optional<KernelAloneRun>> alone_;  // per workload kernel, once timed
   const GpuWorkload& workload_;
   std::vector<std::vector<KernelRecord>> records_;
   std::vector<std::size_t> enqueued_;  // per stream: launches the host has enqueued

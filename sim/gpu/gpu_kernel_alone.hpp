@@ -5,7 +5,7 @@
 // With one stream, kernels never overlap (a stream runs its kernels in order), so each kernel
 // starts on empty SMs and an idle DRAM controller and takes the same cycles wherever it runs in
 // the step: the event-driven device times each distinct kernel of a single-stream workload once
-// with this, by the same GroupedSmArray and DramController steps it would take in the step, and
+// with this, by its own bookkeeping (GpuDeviceCore::settle) on that kernel alone, and
 // schedules its end instead of waking for every wave. Host threads, launches and kernel ends
 // stay events of the SystemC model; several streams (contention) run every CTA in it.
 #include <cstdint>
