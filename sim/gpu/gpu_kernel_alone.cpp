@@ -21,7 +21,7 @@ KernelAloneRun run_kernel_alone(const GpuKernelModel& model, const GpuKernel& ke
   for (std::int64_t now = 0;;) {
     core.settle(now, sms, dram);
     if (core.done()) {
-      const KernelRecord& r = core.result().streams.front().front();
+      const KernelRecord r = core.result().streams.front().front();  // a copy: result() is a temporary
       return {r.compute_end - r.dispatch, r.memory_end - r.dispatch, true};
     }
     std::int64_t next = -1;
