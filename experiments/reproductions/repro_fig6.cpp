@@ -24,6 +24,9 @@ ReproductionResult fig6(const ReproduceContext& ctx) {
   ReproductionResult res;
   res.title = "Paper 000 Fig. 6: AAT vs x per tree-construction method, LongSpec, Llama-3.1-8B-Instruct, context 1024";
   res.inputs = {data_path, ref_path + " (paper values, display only)"};
+  res.notes =
+      "prior_score_aat_advantage: mean over the x measured for both of AAT(prior-score) - "
+      "AAT(method). Fits: Ceres, A + B ln(x - C) with AAT(1) = 1.";
   Table t({"method", "points", "mean_aat", "prior_score_aat_advantage", "paper_prior_score_aat_advantage",
            "fit_a", "fit_b", "fit_c", "fit_r2"});
   Table curves({"method", "x", "tree_shape", "aat", "aat_fit"});
@@ -47,9 +50,6 @@ ReproductionResult fig6(const ReproduceContext& ctx) {
   }
   res.table = std::move(t);
   res.extra_csvs.emplace_back("fig6_curves.csv", std::move(curves));
-  res.notes =
-      "prior_score_aat_advantage: mean over the x measured for both of AAT(prior-score) - "
-      "AAT(method). Fits: Ceres, A + B ln(x - C) with AAT(1) = 1.";
   return res;
 }
 

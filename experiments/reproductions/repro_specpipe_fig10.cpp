@@ -28,13 +28,12 @@ constexpr long long kTokens = 1000;      // tokens per run (hit rates to about +
 
 ReproductionResult fig10(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
-  ReproductionResult res;
-  res.title = "SpecPipe Fig. 10: average TBT and hit rate vs tree width w and candidates k (8x RTX 3090, 70B / 1B)";
   const auto setup = paper002::setup(reg, kSingleServer, ctx.engine);
   const sp::StageTimer timer(setup);
   const auto [points, levels, fit] = paper002::hit_curves(reg);
   const auto process = paper002::process_ranks(reg);
-  res.inputs = process.inputs;
+  ReproductionResult res = paper002::result_drawing_from(
+      process, "SpecPipe Fig. 10: average TBT and hit rate vs tree width w and candidates k (8x RTX 3090, 70B / 1B)");
   res.inputs.insert(res.inputs.end(), {setup.system.source_file, points, levels});
 
   Table t({"hit_curve", "w", "k", "tbt_mean_s", "tbt_p99_s", "hit_rate", "flush_rate", "step_s", "e_tbt_eq2_s",
@@ -107,9 +106,9 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
                            tree.timed.tbt.mean_s * 1e3);
   }
   res.table = std::move(t);
-  res.extra_csvs.emplace_back("specpipe-fig10_baselines.csv", std::move(base));
-  res.extra_csvs.emplace_back("specpipe-fig10_hit_fit.csv", std::move(fits));
-  res.extra_csvs.emplace_back("specpipe-fig10_confidence.csv", confidence);
+  res.extra_csvs = {{"specpipe-fig10_baselines.csv", std::move(base)},
+                    {"specpipe-fig10_hit_fit.csv", std::move(fits)},
+                    {"specpipe-fig10_confidence.csv", confidence}};
   res.notes = fmt::format(
       "{}Each point: {}, engine {}. The rows labelled {} draw "
       "from the acceptance process fitted to paper 002's top-32 hit and stated level accuracy (central fit; "

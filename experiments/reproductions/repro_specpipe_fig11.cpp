@@ -36,11 +36,10 @@ constexpr double kTop32Published = 0.99;
 
 ReproductionResult fig11(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
-  ReproductionResult res;
-  res.title = "SpecPipe Figs. 11 / 13: average TBT per pipeline method, single request (Llama-3.1-70B, 1B draft)";
   const auto process = paper002::process_ranks(reg);
   const auto& ranks = process.acceptance.central;
-  res.inputs = process.inputs;
+  ReproductionResult res = paper002::result_drawing_from(
+      process, "SpecPipe Figs. 11 / 13: average TBT per pipeline method, single request (Llama-3.1-70B, 1B draft)");
   res.inputs.push_back(reg.path("algorithms", "eagle3-tree"));
   Table t({"system", "method", "tree", "tokens_per_pass", "tbt_mean_s", "tbt_p99_s", "hit_rate", "speedup_vs_pp",
            "speedup_of_specpipe"});

@@ -29,12 +29,11 @@ const int kBatches[] = {1, 2, 4, 8, 16, 32};  // paper 002 §4.4
 
 ReproductionResult fig16(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
-  ReproductionResult res;
-  res.title = "SpecPipe Figs. 16 / 17: throughput vs TBT over concurrent requests B (8x RTX 3090, 70B / 1B)";
+  const auto setup = paper002::setup(reg, kSingleServer, kEngine);
   const auto process = paper002::process_ranks(reg);
   const auto& ranks = process.acceptance.central;
-  const auto setup = paper002::setup(reg, kSingleServer, kEngine);
-  res.inputs = process.inputs;
+  ReproductionResult res = paper002::result_drawing_from(
+      process, "SpecPipe Figs. 16 / 17: throughput vs TBT over concurrent requests B (8x RTX 3090, 70B / 1B)");
   res.inputs.insert(res.inputs.end(), {setup.system.source_file, reg.path("stacks", "pytorch-eager"),
                                        reg.path("stacks", "vllm-cuda-graph")});
   const sp::StageTimer timer(setup);

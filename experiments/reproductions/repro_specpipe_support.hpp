@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "experiments/reproductions/reproduction.hpp"
 #include "models/config_registry.hpp"
 #include "search/scenarios/specpipe/hit_curve.hpp"
 #include "search/scenarios/specpipe/level_accuracy.hpp"
@@ -75,6 +77,14 @@ inline ProcessRanks process_ranks(const models::ConfigRegistry& reg) {
   const std::string band_file = reg.dir() + "/acceptance/processes/" + search::specpipe::kPaper002Band + ".yaml";
   return {band_file, search::specpipe::specpipe_acceptance(rq),
           {reg.path("models", kTarget), reg.path("models", kDraft), band_file}};
+}
+
+// A reproduction that draws from `process`: its title, with the process's input files listed first.
+inline ReproductionResult result_drawing_from(const ProcessRanks& process, std::string title) {
+  ReproductionResult res;
+  res.title = std::move(title);
+  res.inputs = process.inputs;
+  return res;
 }
 
 // SpecPipe with tree width `width` and `candidates` per bottom node over the stages of `timer`,

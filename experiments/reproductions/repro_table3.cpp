@@ -32,6 +32,9 @@ ReproductionResult table3(const ReproduceContext& ctx) {
                           context, engine->name());
   res.inputs = {hw.source_file, w.target.source_file, w.algorithm->source_file, data_path,
                 ref_path + " (paper values, display only)"};
+  res.notes =
+      "AAT: paper 000's measured tree-method comparison at context 1024 (tree_methods.csv); candidates "
+      "are the measured trees only, each with its own per-level widths for T_d. speedup = P_eff / P(1).";
   Table t({"method", "best_x", "tree_shape", "aat", "tokens_per_s", "speedup", "paper_best_x",
            "paper_tokens_per_s", "paper_speedup", "error_pct"});
   bool ar_done = false;
@@ -55,9 +58,6 @@ ReproductionResult table3(const ReproduceContext& ctx) {
                optional_num(paper(method, "speedup"), 3), error_pct(r.best.p_eff(), paper(method, "tokens_per_s"))});
   }
   res.table = std::move(t);
-  res.notes =
-      "AAT: paper 000's measured tree-method comparison at context 1024 (tree_methods.csv); candidates "
-      "are the measured trees only, each with its own per-level widths for T_d. speedup = P_eff / P(1).";
   return res;
 }
 
