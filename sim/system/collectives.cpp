@@ -114,12 +114,12 @@ std::vector<int> ring(TaskGraph& g, const models::SystemSpec& s, const LaneResou
       if (k == 0 && ready[to] != received[i]) deps.push_back(ready[to]);
       const std::string label = g.named() ? fmt::format("{} {} step {}", name, phase, k + 1) : std::string();
       if (!step) {
-        next[to] = add_send(g, s, lanes, ranks[i], ranks[to], chunk, deps, label, "collective");
+        next[to] = add_send(g, s, lanes, ranks[i], ranks[to], chunk, std::move(deps), label, "collective");
       } else {
         double busy = 0, latency = 0;
         step->cost(ranks[i], ranks[to], chunk, busy, latency);
         next[to] = add_costed_send(g, s, lanes, ranks[i], ranks[to], chunk, busy,
-                                   latency + (k == 0 ? first_latency_s : 0.0), deps, label);
+                                   latency + (k == 0 ? first_latency_s : 0.0), std::move(deps), label);
       }
     }
     received = next;

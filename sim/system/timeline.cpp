@@ -93,6 +93,8 @@ SC_MODULE(TimelineScheduler) {
   using Completion = std::pair<std::uint64_t, int>;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions;
   std::vector<int> due;  // scratch of complete_due
+  // Per task, its busy time and latency in whole picoseconds, rounded once (not at every use).
+  std::vector<std::uint64_t> busy_ps, latency_ps;
   sc_core::sc_event completion_due;
   TimelineRun run;
 
@@ -110,6 +112,12 @@ SC_MODULE(TimelineScheduler) {
     run.start_s.assign(nt, 0);
     run.end_s.assign(nt, 0);
     run.resource_busy_s.assign(nr, 0);
+    busy_ps.resize(nt);
+    latency_ps.resize(nt);
+    for (std::size_t t = 0; t < nt; ++t) {
+      busy_ps[t] = to_ps(g.tasks()[t].busy_s);
+      latency_ps[t] = to_ps(g.tasks()[t].latency_s);
+    }
     for (std::size_t r = 0; r < nr; ++r) {
       wake.push_back(std::make_unique<sc_core::sc_event>());
       sc_core::sc_spawn_options opt;
@@ -151,18 +159,17 @@ SC_MODULE(TimelineScheduler) {
     const std::size_t ri = std::size_t(r);
     const int cur = running[ri];
     if (cur >= 0) {
-      const TimelineTask& t = graph->task(cur);
       running[ri] = -1;
-      schedule_completion(cur, now_ps() + to_ps(t.latency_s));
+      schedule_completion(cur, now_ps() + latency_ps[std::size_t(cur)]);
     }
     if (ready[ri].empty()) return;  // idle until make_ready notifies
     const int next = ready[ri].front();
     ready[ri].pop_front();
     running[ri] = next;
-    const TimelineTask& t = graph->task(next);
+    const std::uint64_t busy = busy_ps[std::size_t(next)];
     run.start_s[std::size_t(next)] = double(now_ps()) * 1e-12;
-    run.resource_busy_s[ri] += double(to_ps(t.busy_s)) * 1e-12;
-    sc_core::next_trigger(ps_time(to_ps(t.busy_s)));
+    run.resource_busy_s[ri] += double(busy) * 1e-12;
+    sc_core::next_trigger(ps_time(busy));
   }
 
   void schedule_completion(int t, std::uint64_t at_ps) {

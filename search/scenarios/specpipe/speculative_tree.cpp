@@ -227,36 +227,37 @@ int SpeculativeTree::size(long long depth) const {
 long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes) {
   const TreeLevel& bottom = levels_.rbegin()->second;
   if (bottom_nodes) *bottom_nodes = int(bottom.nodes.size());
-  struct Cand {
-    double log_p;
-    int parent, rank;
-  };
-  // Highest cumulative probability first; ties by (parent, rank) so the tree is deterministic.
-  auto better = [](const Cand& x, const Cand& y) {
-    if (x.log_p != y.log_p) return x.log_p > y.log_p;
-    if (x.parent != y.parent) return x.parent < y.parent;
-    return x.rank < y.rank;
-  };
-  // Each bottom node's candidates are already in that order (log_prob is non-increasing in the
-  // rank, and adding the node's log_p keeps it so), so the w best of all of them are the first w
-  // of a merge of the per-node lists: a heap of each node's next candidate, popped w times,
-  // instead of ordering every node x k candidates (the same nodes in the same order).
+  // Each bottom node's candidates are already in the order Cand::better ranks them (log_prob is
+  // non-increasing in the rank, and adding the node's log_p keeps it so), so the w best of all
+  // of them are the first w of a merge of the per-node lists: a heap of each node's next
+  // candidate, its best on top, instead of ordering every node x k candidates (the same nodes in
+  // the same order). The top is replaced in place by its node's next candidate and sifted down
+  // once: half the compares of a pop and a push, and the order is total, so the merge is the same.
   const int nodes = int(bottom.nodes.size());
   const std::size_t keep = std::min(std::size_t(nodes) * std::size_t(candidates_), std::size_t(width_));
-  auto worse = [&](const Cand& x, const Cand& y) { return better(y, x); };  // heap top: the best
-  std::vector<Cand> heads;
-  heads.reserve(std::size_t(nodes));
+  std::vector<Cand>& heads = heads_;
+  heads.clear();
   for (int i = 0; i < nodes; ++i) {
     const TreeNode& n = bottom.nodes[std::size_t(i)];
     heads.push_back({n.log_p + ranks_.child_log_prob(n, 1), i, 1});
   }
-  std::make_heap(heads.begin(), heads.end(), worse);
+  auto sift_down = [&](std::size_t i) {
+    const std::size_t size = heads.size();
+    const Cand moving = heads[i];
+    for (std::size_t child = 2 * i + 1; child < size; child = 2 * i + 1) {
+      if (child + 1 < size && heads[child + 1].better(heads[child])) ++child;
+      if (!heads[child].better(moving)) break;
+      heads[i] = heads[child];
+      i = child;
+    }
+    heads[i] = moving;
+  };
+  for (std::size_t i = heads.size() / 2; i-- > 0;) sift_down(i);
   TreeLevel level;
   level.depth = bottom.depth + 1;
   level.nodes.reserve(keep);
   while (level.nodes.size() < keep) {
-    std::pop_heap(heads.begin(), heads.end(), worse);
-    Cand& c = heads.back();
+    Cand& c = heads.front();
     TreeNode& n = level.nodes.emplace_back();
     n.parent = c.parent;
     n.rank = c.rank;
@@ -265,10 +266,11 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
       c.rank += 1;
       const TreeNode& p = bottom.nodes[std::size_t(c.parent)];
       c.log_p = p.log_p + ranks_.child_log_prob(p, c.rank);
-      std::push_heap(heads.begin(), heads.end(), worse);
     } else {
+      c = heads.back();
       heads.pop_back();
     }
+    if (!heads.empty()) sift_down(0);
   }
   mark_target(level, bottom, rng);
   // Each new node's context: the text's own token where it is the target's, else a branch off

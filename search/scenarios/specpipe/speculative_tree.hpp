@@ -193,6 +193,18 @@ class SpeculativeTree {
   // Scratch of prune_below (old index -> new index, this level and the one above), kept between
   // calls: a run prunes once per pipeline step.
   std::vector<int> map_, next_map_;
+  // append_level's merge heap (kept to reuse its memory): a bottom node's next candidate.
+  struct Cand {
+    double log_p;
+    int parent, rank;
+    // Highest cumulative probability first; ties by (parent, rank) so the tree is deterministic.
+    bool better(const Cand& o) const {
+      if (log_p != o.log_p) return log_p > o.log_p;
+      if (parent != o.parent) return parent < o.parent;
+      return rank < o.rank;
+    }
+  };
+  std::vector<Cand> heads_;
 };
 
 }  // namespace search::specpipe
