@@ -106,6 +106,22 @@ CpuRooflineEngine::CpuRooflineEngine(models::HardwareSpec hw) : hw_(std::move(hw
   rates_ = cpu_rates(*hw_.cpu);
 }
 
+models::OpCost cpu_host_row(const models::SoftwareStack& stack, std::int64_t host_cycles, double clock_hz) {
+  models::OpCost c;
+  c.op = "(host: " + stack.name + ")";
+  c.cycles = host_cycles;
+  c.seconds = double(host_cycles) / clock_hz;
+  c.stall_s = c.seconds;
+  return c;
+}
+
+std::int64_t cpu_stack_host_cycles(const models::SoftwareStack& stack, const models::StepGraph& graph, double clock_hz) {
+  const double ops = double(graph.layer_ops.size()) * graph.layer_count + double(graph.tail_ops.size());
+  const double per_step_us = graph.carries_step_work() ? stack.per_step_host_us : 0.0;
+  const double host_us = per_step_us + stack.per_layer_host_us * graph.layer_count + stack.kernel_launch_host_us * ops;
+  return models::checked_cycles(host_us * 1e-6 * clock_hz, "CPU model: the stack's host time");
+}
+
 models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool breakdown) const {
   const CpuResidency residency = cpu_residency(graph, rates_);
   models::StepCost cost;
@@ -131,6 +147,9 @@ models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool br
       cost.ops.push_back(oc);
     }
   });
+  const std::int64_t host_cycles = cpu_stack_host_cycles(hw_.stack, graph, rates_.clock_hz);
+  cycles = models::checked_add(cycles, host_cycles, "CPU roofline: " + graph.label);
+  if (breakdown && host_cycles > 0) cost.ops.push_back(cpu_host_row(hw_.stack, host_cycles, rates_.clock_hz));
   cost.seconds = cycles / rates_.clock_hz;
   return cost;
 }

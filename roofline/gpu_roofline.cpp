@@ -8,6 +8,9 @@
 #include "models/config_error.hpp"
 #include "models/cycle_range.hpp"
 #include "models/engine_registry.hpp"
+#include "roofline/gpu_launch_plan.hpp"
+#include "roofline/gpu_step_cost.hpp"
+#include "roofline/gpu_stream_schedule.hpp"
 
 namespace roofline {
 
@@ -363,18 +366,13 @@ models::OpCost GpuRooflineEngine::op_cost(const models::Op& op, int sequences) c
 }
 
 models::StepCost GpuRooflineEngine::step(const models::StepGraph& graph, bool breakdown) const {
-  models::StepCost cost;
-  models::for_each_op_group(graph, [&](const std::vector<models::Op>& ops, int count, bool) {
-    for (const auto& op : ops) {
-      models::OpCost c = op_cost(op, graph.batch);
-      c.count = count;
-      cost.cycles = models::checked_add(cost.cycles, models::checked_mul(c.cycles, count, "GPU roofline: " + graph.label),
-                                        "GPU roofline: " + graph.label);
-      if (breakdown) cost.ops.push_back(c);
-    }
-  });
-  cost.seconds = cost.cycles / model_.clock_hz();
-  return cost;
+  if (graph.layer_count < 0) throw models::InputError(fmt::format("{}: layer_count: expected >= 0", graph.label));
+  // The device's software stack launches the step (its host costs and extra kernels) exactly as
+  // in the SystemC engine: the same launch plan, run through the closed-form schedule.
+  GpuWorkload workload;
+  workload.streams.push_back(lower_step(model_, hw_.stack, graph, "step", 0, workload));
+  const DeviceRun run = run_closed_form(model_, workload);
+  return step_cost_from_run(hw_, model_.clock_hz(), graph, workload, run, breakdown);
 }
 
 namespace {

@@ -110,8 +110,11 @@ class GpuKernelModel {
   std::int64_t isolated_launch_cycles_;
 };
 
-// The analytic engine: every kernel of every op costs its closed-form time, kernels run back to
-// back on one stream (no host costs: the bare stack).
+// The analytic engine: the step's launch plan under the device's software stack (the same plan
+// the SystemC engine simulates, roofline/gpu_launch_plan.hpp), every kernel at its closed-form
+// time, the host's launches and the device's kernels in the closed-form schedule of
+// roofline/gpu_stream_schedule.hpp. Under the bare stack (no host costs) a step is the sum of
+// its kernels' times.
 class GpuRooflineEngine : public models::LatencyEngine {
  public:
   explicit GpuRooflineEngine(models::HardwareSpec hw);

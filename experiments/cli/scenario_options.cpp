@@ -44,7 +44,13 @@ std::string param_help(const search::ScenarioParam& p) {
 
 void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo* info) {
   auto& in = a.inputs;
-  if (takes(info, "hw")) sub.add_option("--hw", in.hw, "Hardware config name or path");
+  if (takes(info, "hw")) {
+    sub.add_option("--hw", in.hw, "Hardware config name or path");
+    // The scenario's own `stack` parameter (the EAGLE dispatcher's) is its flag instead.
+    if (!declares(info, "stack"))
+      sub.add_option("--stack", in.stack,
+                     "Software stack --hw's device runs (configs/stacks name or YAML path; default: none, kernels only)");
+  }
   if (takes(info, "model")) sub.add_option("--model", in.model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path");
   if (takes(info, "algorithm")) {
     sub.add_option("--algorithm", in.algorithm, "SD algorithm (configs/algorithms) or draft model name");

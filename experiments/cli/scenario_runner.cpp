@@ -41,6 +41,14 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
     hw = reg.hardware(in.hw);
     ctx.hw = &*hw;
   }
+  if (!in.stack.empty()) {
+    if (!ctx.hw)
+      models::throw_input_error("scenario " + info.name, "stack", "a stack for --hw's device (a system's devices name "
+                                "theirs in its file)", in.stack);
+    if (!hw) hw = *ctx.hw;
+    hw->stack = models::load_software_stack(reg.path("stacks", in.stack));
+    ctx.hw = &*hw;
+  }
   if (ctx.hw) {
     engine = models::make_engine(in.engine, *ctx.hw);
     ctx.engine = engine.get();
@@ -85,7 +93,7 @@ Table scenario_table(const search::ScenarioResult& result) {
 }
 
 const std::vector<std::string>& scenario_input_names() {
-  static const std::vector<std::string> names = {"hw", "model", "algorithm", "context", "batch",
+  static const std::vector<std::string> names = {"hw", "stack", "model", "algorithm", "context", "batch",
                                                  "task", "data", "source-table", "engine"};
   return names;
 }

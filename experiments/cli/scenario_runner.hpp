@@ -16,6 +16,9 @@ namespace experiments {
 // The common inputs of every scenario (each says which it needs) and its own parameters.
 struct ScenarioInputs {
   std::string hw;                                  // hardware config name or path; empty: none
+  // With --hw (or hw_spec): the software stack its device runs (a configs/stacks name or a YAML
+  // path); empty: the device's own (a hardware config's is "bare": kernels only).
+  std::string stack;
   const models::HardwareSpec* hw_spec = nullptr;   // an in-memory hardware spec instead (Python)
   const models::SystemSpec* system_spec = nullptr; // an in-memory system instead of the `system` parameter
   std::string model, algorithm, task = "govreport", data, source_table;

@@ -317,21 +317,6 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   if (contexts.size() == 1)
     for (const auto& c : all)
       if (!c.footer_note.empty()) verdict += "; " + c.footer_note;
-  // The roofline engine times kernels only: say so where a device's stack does host work, which
-  // decides rankings where a stack is launch-bound (eager PyTorch).
-  std::string host_note;
-  if (s.engine == "roofline") {
-    std::vector<std::string> stacks;
-    for (const auto& d : s.system.devices) {
-      const auto& st = d.hardware.stack;
-      const bool host_work = st.kernel_launch_host_us > 0 || st.per_layer_host_us > 0 || st.per_step_host_us > 0;
-      if (host_work && std::find(stacks.begin(), stacks.end(), st.name) == stacks.end()) stacks.push_back(st.name);
-    }
-    if (!stacks.empty())
-      host_note = fmt::format("; the roofline engine leaves out the host work of {} (--engine sim charges it and may "
-                              "rank differently)",
-                              fmt::join(stacks, ", "));
-  }
   const std::string context_words =
       contexts.size() == 1 ? fmt::format("context {}", contexts.front())
                            : fmt::format("contexts {} weighted {}", fmt::join(contexts, ", "), fmt::join(weights, ":"));
@@ -339,8 +324,8 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
       rate ? fmt::format("{:.4g} requests/s of {} tokens each (each candidate at the smallest batch that sustains it)",
                          rate->per_s, rate->output_tokens)
            : fmt::format("batch {}", s.batch);
-  r.footer = fmt::format("{}; {} on {}, {}, {}; engine {}{}{}{}; {} candidates from {} schemes in {:.1f} s", verdict,
-                         s.target.name, s.system.name, context_words, load_words, s.engine, host_note, stack_note,
+  r.footer = fmt::format("{}; {} on {}, {}, {}; engine {}{}{}; {} candidates from {} schemes in {:.1f} s", verdict,
+                         s.target.name, s.system.name, context_words, load_words, s.engine, stack_note,
                          s.alpha ? fmt::format("; draft models at alpha {} per token", *s.alpha)
                          : !band_note.empty() ? band_note
                                               : "; draft-model chain SD needs --alpha or --acceptance",

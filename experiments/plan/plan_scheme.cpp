@@ -3,15 +3,33 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <mutex>
+#include <string_view>
 #include <variant>
 
 #include "models/config_error.hpp"
 
 namespace experiments {
+
+namespace {
+
+// A word as a POSIX shell reads it back: as it is when it has only characters the shell leaves
+// alone, else in single quotes (an embedded quote closed, escaped and reopened).
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./@:=,+%").find(c) != std::string_view::npos;
+  });
+  if (plain) return w;
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+}  // namespace
 namespace {
 
 std::vector<PlanSchemeInfo>& table() {
@@ -72,6 +90,17 @@ std::string PlanSetup::system_arg() const {
   return system.source_file;
 }
 
+std::string PlanSetup::hw_args(int device) const {
+  namespace fs = std::filesystem;
+  const auto& hw = system.devices.at(std::size_t(device)).hardware;
+  std::string args = "--hw " + (single_hw ? hw_name : hw.name);
+  if (hw.stack.name == "bare") return args;
+  std::error_code ec;
+  const fs::path shipped = fs::path(configs->dir()) / "stacks" / (hw.stack.name + ".yaml");
+  const bool named = hw.stack.source_file.empty() || fs::equivalent(shipped, hw.stack.source_file, ec);
+  return args + " --stack " + shell_word(named ? hw.stack.name : hw.stack.source_file);
+}
+
 std::vector<std::string> PlanSetup::system_setting() const {
   if (single_hw) return {};
   return {"system=" + system_arg()};
@@ -100,6 +129,23 @@ double ResultRows::number(std::size_t row, const std::string& column) const {
   if (const auto* i = std::get_if<std::int64_t>(&cell)) return double(*i);
   if (const auto* d = std::get_if<double>(&cell)) return *d;
   return std::numeric_limits<double>::quiet_NaN();
+}
+
+
+std::string scenario_command(const PlanSetup& s, const std::string& name, const std::vector<std::string>& params) {
+  std::string args = "scenario " + name;
+  for (const auto& p : params) args += " --param " + shell_word(p);
+  return reproduce_command(s, args, true);
+}
+
+std::string model_arg(const models::ConfigRegistry& configs, const models::ModelSpec& model) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path shipped = fs::path(configs.dir()) / "models" / (model.name + ".yaml");
+  const std::string base =
+      model.source_file.empty() || fs::equivalent(shipped, model.source_file, ec) ? model.name : model.source_file;
+  // A quantised variant keeps its format (ConfigRegistry::model reads NAME@FORMAT back).
+  return model.weight_format.empty() ? base : base + "@" + model.weight_format;
 }
 
 std::string reproduce_command(const PlanSetup& s, const std::string& args, bool with_batch) {

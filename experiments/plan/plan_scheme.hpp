@@ -52,6 +52,9 @@ struct PlanSetup {
   std::string system_arg() const;
   // The `system=` setting a scenario with a `system` parameter gets (empty for --hw).
   std::vector<std::string> system_setting() const;
+  // Device `device` of the system as a one-device command names it: "--hw NAME" and, where it
+  // runs a stack, "--stack STACK" (its config name when shipped, else its file).
+  std::string hw_args(int device) const;
 };
 
 struct PlanCandidate {
@@ -146,5 +149,12 @@ class ResultRows {
 
 // "specdse ARGS" with --model, --context (and --batch when > 1) of the setup appended.
 std::string reproduce_command(const PlanSetup& s, const std::string& args, bool with_batch = true);
+// "specdse scenario NAME --param KEY=VALUE ..." with exactly the parameters a candidate's run was
+// given (shell-quoted where needed) and the setup's model, context, batch and engine: the command
+// runs the very scenario call that timed the row.
+std::string scenario_command(const PlanSetup& s, const std::string& name, const std::vector<std::string>& params);
+// A model as a command line names it: its config name when it is the shipped config of that
+// name (or has no file), else its file; with "@FORMAT" where its weights are stored quantised.
+std::string model_arg(const models::ConfigRegistry& configs, const models::ModelSpec& model);
 
 }  // namespace experiments

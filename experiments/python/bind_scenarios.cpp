@@ -98,10 +98,19 @@ void bind_scenarios(py::module_& m) {
                            const std::string& task, const std::string& data, const std::string& source_table,
                            const std::string& engine, const std::vector<std::string>& params,
                            const std::string& config_dir) {
-    // In ScenarioInputs' member order: no hardware name (the spec instead), no system spec, the
-    // engine as a keyword argument (not an explicit --engine).
-    const experiments::ScenarioInputs in{"", hw, nullptr, model, algorithm, task, data, source_table,
-                                         engine, false, context, batch, params};
+    // No hardware name (the spec instead, with its own stack), no system spec, the engine as a
+    // keyword argument (not an explicit --engine).
+    experiments::ScenarioInputs in;
+    in.hw_spec = hw;
+    in.model = model;
+    in.algorithm = algorithm;
+    in.task = task;
+    in.data = data;
+    in.source_table = source_table;
+    in.engine = engine;
+    in.contexts = context;
+    in.batch = batch;
+    in.params = params;
     const std::pair<Columns, std::string> r = without_gil([&] {
       if (batch < 1) models::throw_input_error("scenario " + name, "batch", "an integer >= 1", std::to_string(batch));
       return run(name, in, config_dir);

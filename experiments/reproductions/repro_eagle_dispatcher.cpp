@@ -21,7 +21,7 @@ ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
   const auto stack = models::load_software_stack(reg.path("stacks", "vllm-cuda-graph"));
   const auto engine = models::make_engine(ctx.engine, hw);
   const auto w = make_workload(reg, "llama-3.1-8b-instruct", kPaper004Draft);
-  const auto acceptance = search::paper004_acceptance(w.target.name);
+  const auto acceptance = search::paper004_acceptance(reg.dir(), w.target.name);
   res.inputs = {hw.source_file, reg.path("models", "llama-3.1-8b-instruct"), reg.path("algorithms", kPaper004Draft),
                 stack.source_file};
   search::EagleDispatchOptions o;  // batches 1, 2, 4, ..., 128; context 1024

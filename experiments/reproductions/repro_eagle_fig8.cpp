@@ -33,7 +33,7 @@ ReproductionResult eagle_fig8(const ReproduceContext& ctx) {
     const auto d = paper004_deployment(ctx, model);
     for (const auto& in : d.inputs)
       if (std::find(res.inputs.begin(), res.inputs.end(), in) == res.inputs.end()) res.inputs.push_back(in);
-    const auto acceptance = search::paper004_acceptance(model);
+    const auto acceptance = search::paper004_acceptance(ctx.registry->dir(), model);
     const auto chosen = search::eagle_dispatch(*d.costs, acceptance, o).front().tree;
     for (const auto& c : search::eagle_tree_candidates(acceptance, o)) {
       const auto r = search::evaluate_eagle_tree(*d.costs, c, 1, kContext);

@@ -46,11 +46,11 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
            "t_draft_ms", "t_host_ms", "t_wait_ms", "weight_gb_per_gpu", "kv_gb_per_gpu", "status"});
   std::vector<std::string> trend, turns;
   Table sens({"model", "context", "sd_host_ms", "batch", "tree", "speedup", "trend_largest_over_first"});
-  for (const auto& model : search::paper004_models()) {
+  for (const auto& model : search::paper004_models(ctx.registry->dir())) {
     const auto d = paper004_deployment(ctx, model);
     for (const auto& in : d.inputs)
       if (std::find(res.inputs.begin(), res.inputs.end(), in) == res.inputs.end()) res.inputs.push_back(in);
-    const auto acceptance = search::paper004_acceptance(model);
+    const auto acceptance = search::paper004_acceptance(ctx.registry->dir(), model);
     search::EagleDispatchOptions o;
     o.batches = kBatches;
     limit_to_paper004_speculation_length(o);  // the paper's production trees

@@ -38,9 +38,9 @@ ReproductionResult eagle_table2(const ReproduceContext& ctx) {
   Table t({"model", "ffn_format", "ffn_bits", "draft_ms", "draft_relative", "paper_draft_relative", "tpc",
            "paper_tpc"});
   const auto chain = search::full_tree(kChainTokens, 1);
-  for (const auto& model : search::paper004_models()) {
+  for (const auto& model : search::paper004_models(ctx.registry->dir())) {
     const search::Paper004Table2Row p = paper_row(table2, model, ctx.registry->dir());
-    const double tpc = search::tree_tpc(search::paper004_acceptance(model), chain);
+    const double tpc = search::tree_tpc(search::paper004_acceptance(ctx.registry->dir(), model), chain);
     double bf16_s = 0;
     for (const std::string fmt_name : {"bf16", "fp8", "int4"}) {
       const auto& f = models::weight_format(fmt_name, "eagle-table2");

@@ -24,12 +24,11 @@ namespace sp = search::specpipe;
 using namespace paper002;  // the testbed constants
 
 constexpr long long kTokens = 300;   // tokens per request and run
-constexpr const char* kEngine = "sim";
 const int kBatches[] = {1, 2, 4, 8, 16, 32};  // paper 002 §4.4
 
 ReproductionResult fig16(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
-  const auto setup = paper002::setup(reg, kSingleServer, kEngine);
+  const auto setup = paper002::setup(reg, kSingleServer, ctx.engine);
   const auto process = paper002::process_ranks(reg);
   const auto& ranks = process.acceptance.central;
   ReproductionResult res = paper002::result_drawing_from(

@@ -67,6 +67,8 @@ ScenarioInputs point_inputs(const ScenarioSweepSpec& spec, const std::vector<std
     const std::string key = input_key(spec.axes[i].key);
     const std::string& v = chosen[i];
     if (key == "hw") in.hw = v;
+    // A scenario's own `stack` parameter (the EAGLE dispatcher's) is that, not the common input.
+    else if (key == "stack" && !search::find_param(search::scenario(spec.scenario), "stack")) in.stack = v;
     else if (key == "model") in.model = v;
     else if (key == "algorithm") in.algorithm = v;
     else if (key == "context") in.contexts = {std::stoll(v)};

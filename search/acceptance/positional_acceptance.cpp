@@ -95,8 +95,6 @@ double fit_decay(const std::vector<ChainTpcPoint>& points) {
 
 namespace {
 
-std::string config_dir() { return models::ConfigRegistry::default_config_dir(); }
-
 // The figures of the model's own EAGLE draft; InputError naming the models the table has.
 Paper004Table1::OwnEagle own_eagle_row(const Paper004Table1& t, const std::string& model) {
   std::vector<std::string> known;
@@ -110,21 +108,21 @@ Paper004Table1::OwnEagle own_eagle_row(const Paper004Table1& t, const std::strin
 
 }  // namespace
 
-std::vector<std::string> paper004_models() {
+std::vector<std::string> paper004_models(const std::string& config_dir) {
   std::vector<std::string> names;
-  for (const auto& r : load_paper004_table1(config_dir()).own_eagle) names.push_back(r.model);
+  for (const auto& r : load_paper004_table1(config_dir).own_eagle) names.push_back(r.model);
   return names;
 }
 
-double paper004_table2_tpc(const std::string& model) {
-  for (const auto& r : load_paper004_table2(config_dir()))
+double paper004_table2_tpc(const std::string& config_dir, const std::string& model) {
+  for (const auto& r : load_paper004_table2(config_dir))
     if (r.model == model) return r.bf16_tpc;
   throw models::InputError(fmt::format("{}: no row for model '{}'",
-                                       models::reference_path("paper004_table2", config_dir()), model));
+                                       models::reference_path("paper004_table2", config_dir), model));
 }
 
-PositionalAcceptance paper004_acceptance(const std::string& model) {
-  const Paper004Table1 t = load_paper004_table1(config_dir());
+PositionalAcceptance paper004_acceptance(const std::string& config_dir, const std::string& model) {
+  const Paper004Table1 t = load_paper004_table1(config_dir);
   const Paper004Table1::OwnEagle row = own_eagle_row(t, model);
   // The decay: the model's own EAGLE-3 row of Table 1 when there is one, else the mean over the
   // rows (the Llama 4 models have none).

@@ -58,11 +58,12 @@ double fit_decay(const std::vector<ChainTpcPoint>& points);
 // the EAGLE-3 chain TPCs at lengths 3/5/7 of paper 004 Table 1 (the model's own EAGLE-3 row when
 // the table has one, else the mean of the rows' decays), level solved on the paper's own-EAGLE
 // chain-3 TPC of Table 1 (MT-Bench). Table 2's BF16 chain-3 TPCs are not used. InputError for
-// another model. The tables are read from the config folder (ConfigRegistry::default_config_dir()).
-PositionalAcceptance paper004_acceptance(const std::string& target_model);
-std::vector<std::string> paper004_models();
+// another model. The tables are read from `config_dir`'s reference/ folder (the caller's
+// registry: ConfigRegistry::dir(), so --config-dir reaches them).
+PositionalAcceptance paper004_acceptance(const std::string& config_dir, const std::string& target_model);
+std::vector<std::string> paper004_models(const std::string& config_dir);
 // Paper 004 Table 2 (MT-Bench, chain of 3, BF16 draft FFN) TPC of a model, for comparisons
 // (configs/reference/paper004_table2.yaml).
-double paper004_table2_tpc(const std::string& target_model);
+double paper004_table2_tpc(const std::string& config_dir, const std::string& target_model);
 
 }  // namespace search

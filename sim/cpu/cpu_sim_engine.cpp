@@ -89,24 +89,10 @@ models::StepCost CpuSimEngine::step(const models::StepGraph& graph, bool breakdo
       ++i;
     }
   });
-  // The software stack's host work (graph build and sampling per step, a thread-pool barrier
-  // per op, framework work per layer) runs on the same cores between the parallel regions, so
-  // it adds serially to the simulated regions.
-  const models::SoftwareStack& stack = hw_.stack;
-  const double ops = double(graph.layer_ops.size()) * graph.layer_count + double(graph.tail_ops.size());
-  const double per_step_us = graph.carries_step_work() ? stack.per_step_host_us : 0.0;
-  const double host_us = per_step_us + stack.per_layer_host_us * graph.layer_count +
-                         stack.kernel_launch_host_us * ops;
-  const long long host_cycles = models::checked_cycles(host_us * 1e-6 * rates_.clock_hz, "CPU model: the stack's host time");
+  // The software stack's host work, in series with the regions (as in the roofline engine).
+  const std::int64_t host_cycles = roofline::cpu_stack_host_cycles(hw_.stack, graph, rates_.clock_hz);
   cost.cycles += host_cycles;
-  if (breakdown && host_cycles > 0) {
-    models::OpCost c;
-    c.op = "(host: " + stack.name + ")";
-    c.cycles = host_cycles;
-    c.seconds = host_cycles / rates_.clock_hz;
-    c.stall_s = c.seconds;
-    cost.ops.push_back(c);
-  }
+  if (breakdown && host_cycles > 0) cost.ops.push_back(roofline::cpu_host_row(hw_.stack, host_cycles, rates_.clock_hz));
   cost.seconds = cost.cycles / rates_.clock_hz;
   return cost;
 }

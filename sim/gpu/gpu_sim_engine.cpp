@@ -6,6 +6,7 @@
 
 #include "models/config_error.hpp"
 #include "models/engine_registry.hpp"
+#include "roofline/gpu_step_cost.hpp"
 #include "sim/gpu/gpu_device.hpp"
 
 namespace sim {
@@ -68,77 +69,13 @@ std::shared_ptr<const GpuSimEngine::SimulatedStep> GpuSimEngine::simulate(const 
 
 models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdown) const {
   if (graph.layer_count < 0) throw models::InputError(fmt::format("{}: layer_count: expected >= 0", graph.label));
-  const double hz = model_.clock_hz();
   const auto sim = simulate(graph, breakdown);
-  models::StepCost cost;
-  cost.cycles = sim->cycles;
-  cost.seconds = double(sim->cycles) / hz;
-  if (!breakdown) return cost;
-
-  // Per-op rows from the simulated schedule: layer ops from a middle layer (the steady state),
-  // tail ops once. An op's time is the stream time from the previous kernel's end to its last
-  // kernel's end (host-bound gaps included); compute and memory are the spans during which its
-  // CTAs and its DRAM stream were in flight; stall is what neither covers (launch, host idle).
-  // The stack's extra kernels (op -1) get two rows of their own after the graph's ops: those of
-  // a decoder layer and those of the step.
-  const std::size_t layer_ops = graph.layer_ops.size();
-  const std::size_t graph_ops = layer_ops + graph.tail_ops.size();
-  const std::size_t ops = graph_ops + 2;
-  std::vector<std::int64_t> span(ops, 0), compute(ops, 0), memory(ops, 0), stall(ops, 0);
-  const int steady_layer = graph.layer_count / 2;
-  const auto& launches = sim->workload.streams[0].launches;
-  const auto& records = sim->run.streams[0];
-  std::int64_t previous_end = 0;
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    const KernelLaunch& l = launches[i];
-    const KernelRecord& r = records[i];
-    if (l.layer == steady_layer || l.layer < 0) {
-      const std::size_t op = l.op >= 0 ? std::size_t(l.op) : graph_ops + (l.layer >= 0 ? 0 : 1);
-      const std::int64_t s = r.end - previous_end;
-      const std::int64_t c = r.compute_end - r.dispatch, m = r.memory_end - r.dispatch;
-      span[op] += s;
-      compute[op] += c;
-      memory[op] += m;
-      stall[op] += s - std::max(c, m);
-    }
-    previous_end = r.end;
+  if (!breakdown) {  // a sweep's step keeps only its cycle count (simulate drops the records)
+    DeviceRun run;
+    run.end_cycle = sim->cycles;
+    return roofline::step_cost_from_run(hw_, model_.clock_hz(), graph, sim->workload, run, false);
   }
-  // An op's simulated cycles and their compute / memory / stall shares, in seconds.
-  auto set_times = [&](models::OpCost& c, std::size_t op) {
-    c.cycles = span[op];
-    c.seconds = span[op] / hz;
-    c.compute_s = compute[op] / hz;
-    c.memory_s = memory[op] / hz;
-    c.stall_s = stall[op] / hz;
-  };
-  for (std::size_t op = 0; op < ops; ++op) {
-    if (op >= graph_ops) {  // the stack's extra kernels: no op, no FLOPs or bytes to rate
-      const bool per_layer = op == graph_ops;
-      if (span[op] == 0 && (per_layer ? hw_.stack.layer_kernels.empty() : hw_.stack.step_kernels.empty())) continue;
-      models::OpCost c;
-      c.op = fmt::format("{}_extra_kernels ({})", per_layer ? "layer" : "step", hw_.stack.name);
-      c.count = per_layer ? graph.layer_count : 1;
-      set_times(c, op);
-      cost.ops.push_back(c);
-      continue;
-    }
-    const bool is_layer = op < layer_ops;
-    const models::Op& o = is_layer ? graph.layer_ops[op] : graph.tail_ops[op - layer_ops];
-    models::OpCost c;
-    c.op = o.name;
-    c.count = is_layer ? graph.layer_count : 1;
-    set_times(c, op);
-    if (c.seconds > 0) {
-      // The flash-attention kernels of a QK op also do its softmax and PV.
-      const bool attention = o.kind == models::OpKind::attention_qk;
-      const double flops = attention ? 2.0 * o.flops : o.flops;
-      const double bytes = attention ? 2.0 * o.kv_read_bytes : o.weight_bytes + o.kv_read_bytes + o.activation_bytes;
-      c.compute_utilisation = flops / c.seconds / hw_.peak_flops();
-      c.memory_utilisation = bytes / c.seconds / hw_.peak_bandwidth_bytes();
-    }
-    cost.ops.push_back(c);
-  }
-  return cost;
+  return roofline::step_cost_from_run(hw_, model_.clock_hz(), graph, sim->workload, sim->run, true);
 }
 
 std::unique_ptr<models::LatencyEngine> make_gpu_sim_engine(const models::HardwareSpec& hw, SimMode mode) {

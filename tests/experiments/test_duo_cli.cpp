@@ -71,7 +71,7 @@ TEST_CASE("DuoDecoding with a draft much slower than the target: each iteration 
   CHECK(r.target_idle_fraction > 0.97);
 }
 
-TEST_CASE("The best budget of a sweep lies within +-2 of the hardware-aware budget (A800 + Xeon, both engines' costs)") {
+TEST_CASE("The hardware-aware budget is within 0.5 % of the best budget of a sweep, and larger budgets lose (A800 + Xeon)") {
   for (const char* draft : {"llama-68m@q5_k_m", "llama-68m"}) {
     const models::ConfigRegistry reg;
     DuoNames n = paper003_testbed();
@@ -87,11 +87,15 @@ TEST_CASE("The best budget of a sweep lies within +-2 of the hardware-aware budg
     for (int b = std::max(1, hw - 8); b <= hw + 8; ++b) budgets.push_back(b);
     const auto sweep = budget_sweep(q, budgets);
     const int best = best_budget(sweep);
+    const auto at = [&](int b) { return sweep[std::size_t(b - budgets.front())].second.tokens_per_s; };
     INFO(draft << ": hardware-aware " << hw << ", best " << best);
-    CHECK(std::abs(best - hw) <= 2);
-    // Table 3's shape: both ends of the sweep are slower than the best.
-    CHECK(sweep.front().second.tokens_per_s < sweep[std::size_t(best - budgets.front())].second.tokens_per_s);
-    CHECK(sweep.back().second.tokens_per_s < sweep[std::size_t(best - budgets.front())].second.tokens_per_s);
+    // Paper 003 §4.4.1's two regimes: below the coefficient the CPU idles and the iteration is the
+    // target's forward (budgets tie: the best is anywhere on that plateau), above it the GPU waits
+    // for the draft and every extra token costs a draft pass.
+    CHECK(at(hw) >= 0.995 * at(best));
+    CHECK(best <= hw + 2);
+    CHECK(sweep.back().second.tokens_per_s < 0.97 * at(best));
+    CHECK(sweep.front().second.tokens_per_s <= at(best));
   }
 }
 

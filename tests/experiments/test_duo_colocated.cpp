@@ -72,8 +72,9 @@ TEST_CASE("duo --draft-device gpu: an iteration overlaps the two streams, never 
   CHECK(rep.duo.seconds < 0.9 * (target + draft));  // in series (one FIFO GPU) it took the sum
   // The target's eager stream is launch-bound on the A800 (pytorch-eager: 16 us of host time per
   // kernel, measured on the lent H100's host): the draft's kernels run in the GPU's idle gaps, so
-  // they need not slow it, but contention never speeds it.
-  CHECK(rep.duo.seconds >= target);
+  // they need not slow it (here they fit its gaps entirely: the same time to rounding), but
+  // contention never speeds it.
+  CHECK(rep.duo.seconds >= target * (1 - 1e-9));
   long long generated = 0;
   for (std::size_t i = 0; i < rep.duo.timing.size(); ++i) {
     const auto& it = rep.duo.plan.iterations[i];
@@ -91,7 +92,7 @@ TEST_CASE("duo --draft-device gpu: an iteration overlaps the two streams, never 
   REQUIRE(r.status == 0);
   CHECK(duo_iteration_s(r.output) == Approx(rep.duo.mean_iteration_s).epsilon(1e-3));
   CHECK(duo_iteration_s(r.output) < (target + draft) / iterations);
-  CHECK(duo_iteration_s(r.output) > target / iterations);
+  CHECK(duo_iteration_s(r.output) >= target / iterations * (1 - 1e-3));  // the printed digits
 }
 
 TEST_CASE("duo --draft-device cpu: no co-located streams, the target's forwards take their alone times") {

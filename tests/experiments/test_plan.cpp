@@ -99,7 +99,7 @@ TEST_CASE("plan on one H100: every scheme listed, ranked by TBT, each number its
   // The same numbers as the scenario commands at the same parameters.
   const auto tree = p.find("tree SD", "eagle3-tree");
   CHECK(1e3 / p.number(tree, "tbt_ms") ==
-        Approx(scenario_number("scenario tree-sd --hw h100-sxm --algorithm eagle3-tree" + workload, "algorithm",
+        Approx(scenario_number("scenario tree-sd --hw h100-sxm --stack vllm-cuda-graph --algorithm eagle3-tree" + workload, "algorithm",
                                "eagle3-tree", "best_tokens_per_s"))
             .epsilon(1e-6));
   const auto eagle = p.find("EAGLE head");
@@ -308,7 +308,7 @@ TEST_CASE("plan --acceptance: every scheme that takes a band draws from it, with
                       "paper000-longspec-govreport-1024");
   const auto tree = t.find("tree SD");
   CHECK(t.cell(tree, "parameters") == "x=12");
-  CHECK_THAT(t.cell(tree, "reproduce"), Catch::Contains("--acceptance paper000-longspec-govreport-1024"));
+  CHECK_THAT(t.cell(tree, "reproduce"), Catch::Contains("acceptance=paper000-longspec-govreport-1024"));
 }
 
 namespace {

@@ -74,10 +74,12 @@ TEST_CASE("multi-batch PP: eight micro-batches fill the pipeline, about 8x the t
   const auto eight = sp::run_plain_pp(setup, timer, 40, 8);
   CHECK(eight.timed.tokens_per_s_total > 6.0 * one.timed.tokens_per_s_total);
   CHECK(eight.timed.tbt.mean_s < 1.3 * one.timed.tbt.mean_s);
-  for (double u : eight.timed.stage_utilisation) CHECK(u > 0.8);
+  // Busy most of the run: what is left idle is the fill and drain of 8 stages over 40 tokens (a
+  // later stage waits longer for its first micro-batch), about a fifth under the system's stack.
+  for (double u : eight.timed.stage_utilisation) CHECK(u > 0.75);
 }
 
-TEST_CASE("PP-vLLM: the system's baseline stack runs the same pipeline, cheaper host work on the SystemC GPU model") {
+TEST_CASE("PP-vLLM: the system's baseline stack runs the same pipeline, cheaper host work on both engines") {
   const auto setup = paper_setup("sim");
   const sp::StageTimer timer(setup);
   const auto pp = sp::run_plain_pp(setup, timer, 16);
@@ -85,10 +87,15 @@ TEST_CASE("PP-vLLM: the system's baseline stack runs the same pipeline, cheaper 
   REQUIRE(stacks.size() == 1);
   CHECK(stacks[0].method == "pp-vllm");
   CHECK(stacks[0].timed.tbt.mean_s < pp.timed.tbt.mean_s);
-  // The analytic engine times kernels only: the stacks do not differ there.
+  // The analytic engine charges the same stacks by the same rules: the same order, and each
+  // method within 10 % of the SystemC engine's.
   const auto rs = paper_setup("roofline");
   const sp::StageTimer rt(rs);
-  CHECK(sp::run_stack_baselines(rs, 16)[0].timed.tbt.mean_s == Approx(sp::run_plain_pp(rs, rt, 16).timed.tbt.mean_s));
+  const auto r_pp = sp::run_plain_pp(rs, rt, 16);
+  const auto r_stacks = sp::run_stack_baselines(rs, 16);
+  CHECK(r_stacks[0].timed.tbt.mean_s < r_pp.timed.tbt.mean_s);
+  CHECK(r_pp.timed.tbt.mean_s == Approx(pp.timed.tbt.mean_s).epsilon(0.10));
+  CHECK(r_stacks[0].timed.tbt.mean_s == Approx(stacks[0].timed.tbt.mean_s).epsilon(0.10));
 }
 
 TEST_CASE("EAGLE-3 in the pipeline: a full pass plus the head's passes per iteration, EAGLE's default tree") {

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "models/config_registry.hpp"
+
 #include "models/config_error.hpp"
 #include "search/trees/positional_trees.hpp"
 
@@ -34,20 +36,20 @@ TEST_CASE("Paper 004 Table 2 chain-3 TPCs (not used as inputs) from the Table 1 
   // The level comes from Table 1 (own EAGLE, MT-Bench, chain of 3); Table 2's BF16 column is the
   // same protocol measured again, so this checks the model carries Table 1 to Table 2 within
   // their run-to-run spread (max |Table1 - Table2| = 0.06, Maverick); tolerance 0.07.
-  for (const auto& name : paper004_models()) {
-    const auto m = paper004_acceptance(name);
+  for (const auto& name : paper004_models(models::ConfigRegistry::default_config_dir())) {
+    const auto m = paper004_acceptance(models::ConfigRegistry::default_config_dir(), name);
     INFO(name << " level " << m.level() << " decay " << m.decay());
-    CHECK(m.chain_tpc(3) == Approx(paper004_table2_tpc(name)).margin(0.07));
+    CHECK(m.chain_tpc(3) == Approx(paper004_table2_tpc(models::ConfigRegistry::default_config_dir(), name)).margin(0.07));
     CHECK(m.chain_tpc(3) > 2.7);
     CHECK(m.chain_tpc(3) < 3.0);
   }
-  CHECK_THROWS_AS(paper004_acceptance("opt-125m"), models::InputError);
+  CHECK_THROWS_AS(paper004_acceptance(models::ConfigRegistry::default_config_dir(), "opt-125m"), models::InputError);
 }
 
 TEST_CASE("Trees: D_m-BF_n sizes, N_i best-first and prefix-closed, TPC grows with nodes") {
   CHECK(full_tree(3, 1).draft_nodes() == 3);
   CHECK(full_tree(2, 3).draft_nodes() == 3 + 9);
-  const auto m = paper004_acceptance("llama-3.1-8b-instruct");
+  const auto m = paper004_acceptance(models::ConfigRegistry::default_config_dir(), "llama-3.1-8b-instruct");
   double last = 1;
   for (int i : {1, 2, 4, 8, 16, 32}) {
     const TokenTree t = pruned_tree(m, i, 6, 4);

@@ -35,7 +35,7 @@ TEST_CASE("Dispatcher on H100, Llama-3.1-8B: SD helps at batch 1, the tree shrin
   EagleDispatchOptions o;
   o.batches = {1, 2, 4, 8, 16, 32, 64, 128};
   o.context = 1024;
-  const auto rows = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o);
+  const auto rows = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name), o);
   REQUIRE(rows.size() == 8);
   CHECK(rows[0].speedup > 1.0);
   for (std::size_t i = 1; i < rows.size(); ++i) {
@@ -46,7 +46,7 @@ TEST_CASE("Dispatcher on H100, Llama-3.1-8B: SD helps at batch 1, the tree shrin
   CHECK(rows.front().weight_bytes == Approx(rows.back().weight_bytes));
   CHECK(rows.front().weight_bytes == Approx(rows.front().ar_weight_bytes));
   // Each row is the best of its batch: no candidate is faster per sequence.
-  const auto cands = eagle_tree_candidates(paper004_acceptance(w.target.name), o);
+  const auto cands = eagle_tree_candidates(paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name), o);
   for (const auto& c : cands)
     CHECK(evaluate_eagle_tree(*s.engine, w, s.stack, c, 4, 1024).tokens_per_s <= rows[2].tokens_per_s + 1e-9);
 }
@@ -56,20 +56,20 @@ TEST_CASE("Dispatcher with a latency target keeps the step within it") {
   const auto w = s.workload("llama-3.1-8b-instruct");
   EagleDispatchOptions o;
   o.batches = {1, 64};
-  const auto free = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o);
+  const auto free = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name), o);
   o.latency_target_s = 0.98 * free[0].ttit_s;  // the unconstrained choice misses it
-  const auto held = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o);
+  const auto held = eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name), o);
   CHECK(held[0].ttit_s <= o.latency_target_s);
   CHECK(held[0].meets_target);
   CHECK(held[0].tokens_per_s <= free[0].tokens_per_s);
   o.latency_target_s = 1e-6;  // nothing meets a microsecond: the fastest step, flagged
-  CHECK_FALSE(eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(w.target.name), o)[0].meets_target);
+  CHECK_FALSE(eagle_dispatch(*s.engine, w, s.stack, paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name), o)[0].meets_target);
 }
 
 TEST_CASE("Dispatcher: a speculative step's own host work is charged once per step and costs small batches most") {
   const Setup s;
   const auto w = s.workload("llama-3.1-8b-instruct");
-  const auto acc = paper004_acceptance(w.target.name);
+  const auto acc = paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name);
   const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), tree_tpc(acc, full_tree(3, 1)), {1, 1, 1}};
   const auto costs = make_engine_eagle_costs(*s.engine, w, s.stack);
   for (int b : {1, 64}) {
@@ -90,7 +90,7 @@ TEST_CASE("Dispatcher: a speculative step's own host work is charged once per st
 TEST_CASE("MoE target: verify weight reads grow with batch (distinct experts)") {
   const Setup s;
   const auto w = s.workload("llama-4-scout");
-  const auto acc = paper004_acceptance("llama-4-scout");
+  const auto acc = paper004_acceptance(models::ConfigRegistry::default_config_dir(), "llama-4-scout");
   EagleDispatchOptions o;
   const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), tree_tpc(acc, full_tree(3, 1)), {1, 1, 1}};
   double last = 0;
@@ -104,7 +104,7 @@ TEST_CASE("MoE target: verify weight reads grow with batch (distinct experts)") 
 
 TEST_CASE("Dispatcher bad input: batch 0, no draft") {
   const Setup s;
-  const auto acc = paper004_acceptance("llama-3.1-8b-instruct");
+  const auto acc = paper004_acceptance(models::ConfigRegistry::default_config_dir(), "llama-3.1-8b-instruct");
   const EagleTreeCandidate chain{"D3-BF1", full_tree(3, 1), tree_tpc(acc, full_tree(3, 1)), {1, 1, 1}};
   CHECK_THROWS_AS(evaluate_eagle_tree(*s.engine, s.workload("llama-3.1-8b-instruct"), s.stack, chain, 0, 1024),
                   models::InputError);

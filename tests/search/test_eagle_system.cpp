@@ -106,7 +106,7 @@ TEST_CASE("EAGLE head on the TP group: sharded passes cost less than the head on
 TEST_CASE("Memory: Llama-3.1-8B at batch 128 x 8k fits 8 GPUs but not one") {
   const Tp tp;
   const auto w = tp.workload("llama-3.1-8b-instruct");
-  const auto acc = paper004_acceptance(w.target.name);
+  const auto acc = paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name);
   EagleDispatchOptions o;
   o.batches = {128};
   o.context = 8192;
@@ -130,7 +130,7 @@ TEST_CASE("Dispatcher on the TP system, Llama-3.1-8B: the tree shrinks as batch 
   o.batches = {1, 16, 128};
   o.context = 1024;
   const auto costs = make_system_eagle_costs(tp.system, w, "roofline");
-  const auto rows = eagle_dispatch(*costs, paper004_acceptance(w.target.name), o);
+  const auto rows = eagle_dispatch(*costs, paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name), o);
   REQUIRE(rows.size() == 3);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     INFO("batch " << rows[i].batch << " " << rows[i].tree << " after " << rows[i - 1].tree);
@@ -145,7 +145,7 @@ TEST_CASE("Dispatcher on the TP system, Llama-3.1-8B: the tree shrinks as batch 
   // Among the paper's production trees (speculation length 3, §2.2 and Fig. 8) that chain is
   // the chain of 3, the paper's choice for batches above one (§3.4).
   o.max_full_depth = o.pruned_max_depth = 3;
-  const auto paper_set = eagle_dispatch(*costs, paper004_acceptance(w.target.name), o);
+  const auto paper_set = eagle_dispatch(*costs, paper004_acceptance(models::ConfigRegistry::default_config_dir(), w.target.name), o);
   CHECK(paper_set.front().x > paper_set.back().x);
   CHECK(paper_set.back().tree == "D3-BF1");
 }
@@ -155,7 +155,7 @@ TEST_CASE("Llama 4 Maverick: BF16 does not fit 8x H100, FP8 does, and its speed-
   EagleDispatchOptions o;
   o.batches = {1, 128};
   o.context = 8192;
-  const auto acc = paper004_acceptance("llama-4-maverick");
+  const auto acc = paper004_acceptance(models::ConfigRegistry::default_config_dir(), "llama-4-maverick");
   const auto bf16 = make_system_eagle_costs(tp.system, tp.workload("llama-4-maverick"), "roofline");
   CHECK_FALSE(eagle_dispatch(*bf16, acc, o)[0].feasible);
   const auto fp8 = make_system_eagle_costs(tp.system, tp.workload("llama-4-maverick@fp8"), "roofline");
@@ -169,7 +169,7 @@ TEST_CASE("Llama 4 Maverick: BF16 does not fit 8x H100, FP8 does, and its speed-
 }
 
 TEST_CASE("Named trees: beyond the head's depth or branching, or more nodes than allowed, are errors") {
-  const auto acc = paper004_acceptance("llama-3.1-8b-instruct");
+  const auto acc = paper004_acceptance(models::ConfigRegistry::default_config_dir(), "llama-3.1-8b-instruct");
   EagleDispatchOptions o;
   CHECK(eagle_named_tree(acc, "D3-BF1", o).tree.draft_nodes() == 3);
   CHECK(eagle_named_tree(acc, "N8", o).tree.draft_nodes() == 8);

@@ -4,6 +4,8 @@
 // and its acceptance draws) - all without a latency model.
 #include <catch2/catch.hpp>
 
+#include "models/config_registry.hpp"
+
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -149,7 +151,7 @@ TEST_CASE("EAGLE-3 in the pipeline: fused features ride the hops, acceptance dra
   const auto f = sp::hop_payload_factors(last, sp::eagle3_feature_layers(80));
   CHECK(f == std::vector<double>{2, 2, 2, 2, 3, 3, 3});
   CHECK(sp::eagle3_feature_layers(80) == std::vector<int>{2, 40, 77});
-  const auto acc = search::paper004_acceptance("llama-3.1-70b");
+  const auto acc = search::paper004_acceptance(models::ConfigRegistry::default_config_dir(), "llama-3.1-70b");
   const auto tree = search::pruned_tree(acc, 16, 6, 4);
   std::mt19937_64 rng(3);
   double sum = 0;

@@ -48,7 +48,7 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
                       one ? "" : fmt::format(", target over the system's placement"));
       ScenarioInputs in = s.inputs();
       in.params = s.system_setting();
-      in.params.push_back("draft=" + (draft.source_file.empty() ? draft.name : draft.source_file));
+      in.params.push_back("draft=" + model_arg(*s.configs, draft));
       in.params.push_back("draft-device=" + dev.name);
       in.params.push_back(s.alpha ? fmt::format("alpha={}", *s.alpha) : "acceptance=" + s.acceptance);
       in.params.push_back(fmt::format("gamma=1-{}", kGammaMax));
@@ -83,9 +83,9 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
                           rows.number(*best, "expected_tokens_per_step"), rows.number(*best, "step_s") * 1e3,
                           rows.number(*best, "t_draft_s") * 1e3, rows.number(*best, "t_transfer_s") * 1e3,
                           rows.number(*best, "t_verify_s") * 1e3);
-      if (!s.single_hw)
-        c.reproduce = reproduce_command(s, fmt::format("chain-sd --system {} --draft {} --draft-device {} {} --gamma 1-{}",
-                                                       s.system_arg(), draft.name, dev.name,
+      c.reproduce = reproduce_command(s, fmt::format("chain-sd {} --draft {} --draft-device {} {} --gamma 1-{}",
+                                                       s.single_hw ? s.hw_args(place) : "--system " + s.system_arg(),
+                                                       model_arg(*s.configs, draft), dev.name,
                                                        s.alpha ? fmt::format("--alpha {}", *s.alpha)
                                                                : "--acceptance " + s.acceptance,
                                                        kGammaMax),

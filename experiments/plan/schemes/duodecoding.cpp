@@ -1,5 +1,6 @@
 // DuoDecoding (paper 003): the draft runs on a CPU in parallel with the target on the GPU, and
-// SpS (the same draft model drafting on the target's GPU, in series) beside it, from one run of
+// SpS (the same draft model drafting on the same CPU, then the target verifying, in series: paper
+// 003's SpS baseline) beside it, from one run of
 // the duodecoding scenario. Applies where the system has a CPU device and the target runs on one
 // device. Acceptance: --alpha (independent per token), or without it the process band fitted to
 // paper 003's Table 4, which is measured for one pair only (its testbed's draft and target).
@@ -14,7 +15,7 @@ namespace {
 
 constexpr const char* kScheme = "DuoDecoding";
 constexpr const char* kSummary =
-    "a CPU draft in parallel with the GPU target (and SpS, the same draft on the GPU in series)";
+    "a CPU draft in parallel with the GPU target (and SpS, the same CPU draft in series with it)";
 
 std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   int cpu = -1;
@@ -39,7 +40,7 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   } else {
     if (s.drafts.empty())
       return {untimed(kScheme, "", "not applicable: no draft model shares the target's vocabulary")};
-    draft = s.drafts.front().source_file.empty() ? s.drafts.front().name : s.drafts.front().source_file;
+    draft = model_arg(*s.configs, s.drafts.front());
     // Under a band, the testbed's own CPU draft (quantised as paper 003 ran it) for the testbed's
     // target when the candidates include it.
     if (!s.alpha && s.target.name == s.configs->model(testbed.model).name) {
@@ -52,6 +53,7 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   const auto& gpu_dev = s.system.devices[std::size_t(s.target_device())];
   ScenarioInputs in = s.inputs();
   in.params = s.system_setting();
+  // The draft as the scenario reads it: a config name, a quantised variant (NAME@FORMAT) or a file.
   in.params.push_back("draft=" + draft);
   in.params.push_back("draft-device=" + cpu_dev.name);
   in.params.push_back(fmt::format("prompt={}", s.context));
@@ -68,8 +70,8 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     if (method == "AD") continue;  // the plain scheme's baseline
     PlanCandidate c;
     c.scheme = method == "SpS" ? "chain SD" : kScheme;
-    c.placement = method == "SpS" ? fmt::format("draft {} on {} (beside the target, in series; paper 003's SpS)",
-                                                draft_name, gpu_dev.name)
+    c.placement = method == "SpS" ? fmt::format("draft {} on {}, then the target on {} verifies (in series; paper 003's SpS)",
+                                                draft_name, cpu_dev.name, gpu_dev.name)
                                   : fmt::format("draft {} on {}, target on {}, in parallel", draft_name, cpu_dev.name,
                                                 gpu_dev.name);
     c.tbt_s = 1 / rows.number(i, "tokens_per_s");
@@ -77,20 +79,14 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     c.tbt_high_s = 1 / rows.number(i, "tokens_per_s_low");
     c.ttft_s = rows.number(i, "ttft_s");
     c.draft_model = s.configs->model(draft);
-    c.draft_device = method == "SpS" ? s.target_device() : cpu;
+    c.draft_device = cpu;  // both methods draft on the CPU (the scenario's draft-device)
     c.parameters = method == "SpS" ? fmt::format("gamma={}", rows.text(i, "budget"))
                                    : fmt::format("budget {}", rows.text(i, "budget"));
     c.acceptance = rows.text(i, "acceptance");
     c.alpha_driven = s.alpha.has_value();
     c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration; target idle {:.0f} %", rows.number(i, "tokens_per_iteration"),
                         rows.number(i, "iteration_s") * 1e3, rows.number(i, "target_idle_fraction") * 100);
-    c.reproduce = reproduce_command(
-        s, fmt::format("scenario duodecoding --param system={} --param draft={} --param prompt={}{}", s.system_arg(),
-                       draft_name, s.context,
-                       s.alpha ? fmt::format(" --param alpha={}", *s.alpha)
-                       : s.acceptance.empty() ? std::string()
-                                              : " --param acceptance=" + s.acceptance),
-        false);
+    c.reproduce = scenario_command(s, "duodecoding", in.params);
     c.write_trace = r->write_trace;
     out.push_back(std::move(c));
   }

@@ -54,7 +54,7 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   // eagle's own --batch defaults to a list of sizes: always name the one planned for.
   c.reproduce = reproduce_command(
       s, fmt::format("eagle {} --batch {}",
-                     one ? "--hw " + (s.single_hw ? s.hw_name : lead.hardware.name) : "--system " + s.system_arg(),
+                     one ? s.hw_args(s.target_device()) : "--system " + s.system_arg(),
                      s.batch),
       false);
   c.write_trace = r->write_trace;

@@ -46,7 +46,9 @@ std::vector<PlanCandidate> run_plain(const PlanSetup& s) {
   }
   c.tbt_s = c.tbt_low_s = c.tbt_high_s = step->step_s;
   c.why = fmt::format("one target pass per token: {:.3g} ms", step->step_s * 1e3);
-  if (!s.single_hw) c.reproduce = reproduce_command(s, "system --system " + s.system_arg());
+  // One device: its plain step is `latency`'s T_v at x = 1 under the device's stack.
+  c.reproduce = reproduce_command(s, s.single_hw ? "latency " + s.hw_args(s.target_device()) + " --x 1"
+                                                 : "system --system " + s.system_arg());
   if (s.want_trace)
     c.write_trace = sim::chrome_trace_writer({step, &step->graph}, {step, &step->run});
   return {c};

@@ -48,7 +48,7 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
   const std::string draft_device = s.system.devices[std::size_t(s.system.draft_device)].name;
   const std::string last_stage_device = s.system.devices[std::size_t(s.system.stages.back().devices.back())].name;
   std::vector<std::string> drafts;
-  for (const auto& d : s.drafts) drafts.push_back(d.source_file.empty() ? d.name : d.source_file);
+  for (const auto& d : s.drafts) drafts.push_back(model_arg(*s.configs, d));
   if (!s.drafts_given) drafts = {search::find_param(search::scenario("specpipe"), "draft")->default_value};
   // The tokens each run decodes (the scenario's default: plan does not set it).
   const long long run_tokens = std::stoll(search::find_param(search::scenario("specpipe"), "tokens")->default_value);

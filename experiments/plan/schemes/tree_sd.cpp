@@ -76,10 +76,10 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
                         (rows.number(0, "t_verify_s") + rows.number(0, "t_draft_s")) * 1e3,
                         rows.number(0, "t_verify_s") * 1e3, rows.number(0, "t_draft_s") * 1e3,
                         rows.text(0, "regime"));
-    c.reproduce = reproduce_command(s, fmt::format("optimize --hw {} --algorithm {}{}{}",
-                                                   s.single_hw ? s.hw_name : dev.hardware.name, algorithm,
+    // The scenario plan ran, on the device with its stack.
+    c.reproduce = reproduce_command(s, fmt::format("scenario tree-sd {} --algorithm {}{}{}", s.hw_args(s.target_device()), algorithm,
                                                    s.task != "govreport" ? " --task " + s.task : "",
-                                                   s.acceptance.empty() ? "" : " --acceptance " + s.acceptance));
+                                                   s.acceptance.empty() ? "" : " --param acceptance=" + s.acceptance));
     out.push_back(std::move(c));
   }
   return out;

@@ -112,10 +112,14 @@ Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, const Tar
 ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(!ctx.contexts.empty(), "--context");
-  ctx.require(ctx.system != nullptr || !ctx.text("system").empty(), "--system");
+  const bool named_system = ctx.system != nullptr || !ctx.text("system").empty();
+  if (named_system && ctx.hw)
+    throw models::InputError("scenario chain-sd: give one of --system and --hw (one device: draft beside the target)");
+  ctx.require(named_system || ctx.hw != nullptr, "--system or --hw");
   ctx.require(!ctx.text("draft").empty(), "--draft");
   ctx.require(ctx.configs != nullptr, "the config registry");
-  const auto system = ctx.system_spec();
+  // --hw: the one device (with --stack's stack) as a system, the draft beside the target.
+  const auto system = named_system ? ctx.system_spec() : models::single_device_system(*ctx.hw);
   const models::ModelSpec& target = ctx.workload->target;
   const models::ModelSpec draft = ctx.configs->model(ctx.text("draft"));
   const int target_dev = device_named(system, ctx.text("target-device"), "target-device",
@@ -266,7 +270,7 @@ const ScenarioRegistration chain_sd_scenario_registration(
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_chain_sd,
      "chain-sd",
-     {"model", "context"},
+     {"hw", "model", "context"},
      {"model", "context"},
      ""});  // no plot script
 

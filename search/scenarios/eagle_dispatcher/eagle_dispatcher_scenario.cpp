@@ -55,7 +55,7 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   if (!w.algorithm) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(kDefaultDraft));
   // Paper 004 trains a head per target: its layer takes the target's layer shape.
   w.algorithm = std::make_shared<models::AlgorithmSpec>(eagle_head_for_target(*w.algorithm, w.target));
-  const auto acceptance = paper004_acceptance(w.target.name);
+  const auto acceptance = paper004_acceptance(ctx.configs->dir(), w.target.name);
   std::unique_ptr<models::LatencyEngine> engine;
   std::unique_ptr<EagleCostModel> costs;
   std::string host_note;

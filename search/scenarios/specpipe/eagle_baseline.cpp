@@ -57,7 +57,7 @@ ScenarioResult run_eagle_pipeline(const TimingSetup& setup, const StageTimer& ti
 std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& reg, const TimingSetup& setup,
                                                  long long tokens, std::uint64_t seed, int requests,
                                                  std::string* why) {
-  const auto models = paper004_models();
+  const auto models = paper004_models(reg.dir());
   if (std::find(models.begin(), models.end(), setup.target.name) == models.end()) {
     if (why) *why = fmt::format("no EAGLE-3 acceptance model for {} (paper 004 covers {})", setup.target.name,
                                 fmt::join(models, ", "));
@@ -80,7 +80,7 @@ std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& r
     return std::nullopt;
   }
   const StageTimer timer(s);
-  const PositionalAcceptance acc = paper004_acceptance(setup.target.name);
+  const PositionalAcceptance acc = paper004_acceptance(reg.dir(), setup.target.name);
   using D = EagleDefaultTree;
   const TokenTree tree = pruned_tree(acc, D::draft_nodes, D::depth, D::top_k);
   return run_eagle_pipeline(s, timer, fmt::format("default-{}", D::total_tokens), tree, acc, tokens, seed, requests);

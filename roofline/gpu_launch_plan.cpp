@@ -1,10 +1,10 @@
-#include "sim/gpu/gpu_launch_plan.hpp"
+#include "roofline/gpu_launch_plan.hpp"
 
 #include <cmath>
 
 #include "models/cycle_range.hpp"
 
-namespace sim {
+namespace roofline {
 
 namespace {
 
@@ -125,4 +125,4 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
   return plan;
 }
 
-}  // namespace sim
+}  // namespace roofline
