@@ -367,8 +367,9 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
       last_stage_task = task;
     } else {
       // Per layer of the unit: its attention half (up to the output projection) and MLP half,
-      // each followed by an all-reduce of the activations over the group. The roofline engine
-      // ignores stacks, so its slices are the bare kernels either way.
+      // each followed by an all-reduce of the activations over the group. The slices' engines
+      // charge the stack's per-layer and per-kernel host work (half a layer each); its per-step
+      // work is the host task below, once per step.
       std::vector<std::vector<double>> slice_s;
       for (const auto& layer_ops : unit) {
         slice_s.emplace_back();
@@ -382,10 +383,9 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
         t_tail = slice_engine_of(lead).step(tail).seconds;
       }
       std::vector<int> have = ready;
-      // Only the sim engines model host costs (the analytic engine times kernels alone).
-      if (q.engine != "roofline")
-        for (int r = 0; r < tp; ++r)
-          have[std::size_t(r)] = step_host_task(st.devices[std::size_t(r)], deps_of(have[std::size_t(r)]));
+      // The stack's per-step host work (and a CUDA graph's one launch), on both engines.
+      for (int r = 0; r < tp; ++r)
+        have[std::size_t(r)] = step_host_task(st.devices[std::size_t(r)], deps_of(have[std::size_t(r)]));
       for (int l = st.first_layer; l <= st.last_layer; ++l)
         have = tp_forward(st.devices, have, slice_s[std::size_t(l % unit_size)], activation_bytes,
                           fmt::format("layer {}", l), "compute", first_target_task);
