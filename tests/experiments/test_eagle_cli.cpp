@@ -195,8 +195,8 @@ double first_row(const std::string& args, const std::string& name) {
 }  // namespace
 
 TEST_CASE("eagle and optimize agree on plain decoding once the dispatcher's host time is taken out") {
-  // The roofline engine times kernels only (optimize's AD step); the dispatcher adds its stack's
-  // host work per decode step (paper 004 counts it): the two AD steps differ by exactly that.
+  // optimize --hw without --stack times the bare kernels (its AD step); the dispatcher adds its
+  // stack's host work per decode step (paper 004 counts it): the two AD steps differ by exactly that.
   const std::string w = " --hw h100-sxm --model llama-3.1-8b-instruct --context 1024";
   const double optimize_ad_s = 1 / first_row("optimize --algorithm eagle3-chain" + w, "ar_tokens_per_s");
   const double eagle_ad_s = first_row("eagle --batch 1" + w, "ar_step_ms") * 1e-3;
