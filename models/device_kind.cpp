@@ -7,28 +7,23 @@
 #include <utility>
 
 #include "models/config_error.hpp"
+#include "models/registry.hpp"
 #include "models/yaml_reader.hpp"
 
 namespace models {
 
 namespace {
 
-// Function-local statics: registrations run during static initialisation, in any order.
 // Kinds are never removed, so references handed out stay valid.
-std::map<std::string, std::unique_ptr<const DeviceKind>>& kinds() {
-  static std::map<std::string, std::unique_ptr<const DeviceKind>> k;
-  return k;
-}
-std::mutex& device_kind_mutex() {
-  static std::mutex m;
-  return m;
+Registry<std::string, std::unique_ptr<const DeviceKind>>& kinds() {
+  static Registry<std::string, std::unique_ptr<const DeviceKind>> r("device kinds");
+  return r;
 }
 
 }  // namespace
 
 DeviceKindRegistration::DeviceKindRegistration(const std::string& name, std::unique_ptr<const DeviceKind> kind) {
-  std::lock_guard<std::mutex> lock(device_kind_mutex());
-  kinds()[name] = std::move(kind);
+  kinds().add(name, std::move(kind));
 }
 
 // HardwareSpec (models/hardware_spec.hpp) is the data; what it says about a device and how it
@@ -61,22 +56,18 @@ HardwareSpec load_hardware(const std::string& path) {
 }
 
 const DeviceKind& device_kind(const std::string& name, const std::string& what) {
-  std::lock_guard<std::mutex> lock(device_kind_mutex());
-  auto it = kinds().find(name);
-  if (it == kinds().end()) {
+  const auto* kind = kinds().find(name);
+  if (!kind) {
     std::string known;
-    for (const auto& [n, k] : kinds()) known += (known.empty() ? "" : ", ") + n;
+    for (const auto& n : kinds().keys()) known += (known.empty() ? "" : ", ") + n;
     throw InputError(fmt::format("{}: device kind '{}' is not registered (available: {})", what, name,
                                  known.empty() ? "none" : known));
   }
-  return *it->second;
+  return **kind;
 }
 
 std::vector<std::string> device_kind_names() {
-  std::lock_guard<std::mutex> lock(device_kind_mutex());
-  std::vector<std::string> names;
-  for (const auto& [n, k] : kinds()) names.push_back(n);
-  return names;
+  return kinds().keys();
 }
 
 }  // namespace models

@@ -4,11 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "models/config_error.hpp"
+#include "models/registry.hpp"
 
 namespace models {
 
@@ -16,23 +15,15 @@ namespace {
 
 using Key = std::pair<std::string, std::string>;  // engine name, device kind name
 
-// Function-local statics: registrations run during static initialisation, in any order.
-std::map<Key, EngineFactory>& factories() {
-  static std::map<Key, EngineFactory> f;
-  return f;
-}
-std::mutex& engine_registry_mutex() {
-  static std::mutex m;
-  return m;
+Registry<Key, EngineFactory>& factories() {
+  static Registry<Key, EngineFactory> r("latency engines (engine / device kind)");
+  return r;
 }
 
-// The kind's own engine of that name, else the one for any kind; null when neither is
-// registered. Called with the registry locked.
+// The kind's own engine of that name, else the one for any kind; null when neither is registered.
 const EngineFactory* find_factory(const std::string& engine, const std::string& kind) {
-  for (const std::string& k : {kind, std::string(kAnyDeviceKind)}) {
-    auto it = factories().find({engine, k});
-    if (it != factories().end()) return &it->second;
-  }
+  for (const std::string& k : {kind, std::string(kAnyDeviceKind)})
+    if (const EngineFactory* f = factories().find({engine, k})) return f;
   return nullptr;
 }
 
@@ -40,16 +31,11 @@ const EngineFactory* find_factory(const std::string& engine, const std::string& 
 
 EngineRegistration::EngineRegistration(const std::string& engine, const std::string& device_kind,
                                        EngineFactory factory) {
-  std::lock_guard<std::mutex> lock(engine_registry_mutex());
-  factories()[{engine, device_kind}] = std::move(factory);
+  factories().add({engine, device_kind}, std::move(factory));
 }
 
 std::unique_ptr<LatencyEngine> make_engine(const std::string& engine, const HardwareSpec& hw) {
-  EngineFactory factory;
-  {
-    std::lock_guard<std::mutex> lock(engine_registry_mutex());
-    if (const EngineFactory* f = find_factory(engine, hw.kind)) factory = *f;
-  }
+  const EngineFactory* factory = find_factory(engine, hw.kind);
   if (!factory) {
     std::vector<std::string> known;
     for (const auto& name : engine_names())
@@ -57,20 +43,18 @@ std::unique_ptr<LatencyEngine> make_engine(const std::string& engine, const Hard
     throw InputError(fmt::format("--engine: '{}' is not available for {} hardware '{}' (available: {})", engine,
                                  hw.kind, hw.name, known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
   }
-  return factory(hw);
+  return (*factory)(hw);
 }
 
 std::vector<std::string> engine_names() {
-  std::lock_guard<std::mutex> lock(engine_registry_mutex());
   std::vector<std::string> names;
-  for (const auto& [key, f] : factories()) names.push_back(key.first);
+  for (const auto& key : factories().keys()) names.push_back(key.first);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
 }
 
 bool has_engine(const std::string& engine, const std::string& device_kind) {
-  std::lock_guard<std::mutex> lock(engine_registry_mutex());
   return find_factory(engine, device_kind) != nullptr;
 }
 

@@ -1,15 +1,28 @@
 #include "experiments/cli/command_registry.hpp"
 
+#include "models/registry.hpp"
+
 namespace experiments {
 
-std::vector<CommandInfo>& command_table() {
-  static std::vector<CommandInfo> table;
-  return table;
+namespace {
+
+models::Registry<std::string, CommandInfo>& commands() {
+  static models::Registry<std::string, CommandInfo> r("subcommands");
+  return r;
+}
+
+}  // namespace
+
+std::vector<CommandInfo> command_table() {
+  std::vector<CommandInfo> out;
+  for (const auto& [name, info] : commands().entries()) out.push_back(*info);
+  return out;
 }
 
 RegisterCommand::RegisterCommand(std::string name, std::string description, CommandSetup setup,
                                  int order) {
-  command_table().push_back({std::move(name), std::move(description), std::move(setup), order});
+  const std::string key = name;
+  commands().add(key, {std::move(name), std::move(description), std::move(setup), order});
 }
 
 }  // namespace experiments

@@ -24,7 +24,9 @@ struct CommandInfo {
   int order = 100;  // position in --help
 };
 
-std::vector<CommandInfo>& command_table();
+// Every registered subcommand, by name (a second registration of a name is an error:
+// models/registry.hpp).
+std::vector<CommandInfo> command_table();
 
 struct RegisterCommand {
   RegisterCommand(std::string name, std::string description, CommandSetup setup, int order = 100);

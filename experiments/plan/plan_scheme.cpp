@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "models/config_error.hpp"
+#include "models/registry.hpp"
 
 namespace experiments {
 
@@ -29,20 +30,21 @@ std::string shell_word(const std::string& w) {
   return q + "'";
 }
 
-}  // namespace
-namespace {
-
-std::vector<PlanSchemeInfo>& table() {
-  static std::vector<PlanSchemeInfo> t;
-  return t;
+models::Registry<std::string, PlanSchemeInfo>& table() {
+  static models::Registry<std::string, PlanSchemeInfo> r("plan schemes");
+  return r;
 }
 
 }  // namespace
 
-PlanSchemeRegistration::PlanSchemeRegistration(PlanSchemeInfo info) { table().push_back(std::move(info)); }
+PlanSchemeRegistration::PlanSchemeRegistration(PlanSchemeInfo info) {
+  const std::string name = info.name;
+  table().add(name, std::move(info));
+}
 
 std::vector<PlanSchemeInfo> plan_schemes() {
-  auto t = table();
+  std::vector<PlanSchemeInfo> t;
+  for (const auto& [name, info] : table().entries()) t.push_back(*info);
   std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
   });

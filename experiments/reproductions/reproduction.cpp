@@ -1,10 +1,22 @@
 #include "experiments/reproductions/reproduction.hpp"
 
+#include "models/registry.hpp"
+
 namespace experiments {
 
-std::vector<Reproduction>& reproduction_table() {
-  static std::vector<Reproduction> table;
-  return table;
+namespace {
+
+models::Registry<std::string, Reproduction>& reproductions() {
+  static models::Registry<std::string, Reproduction> r("reproductions");
+  return r;
+}
+
+}  // namespace
+
+std::vector<Reproduction> reproduction_table() {
+  std::vector<Reproduction> out;
+  for (const auto& [name, r] : reproductions().entries()) out.push_back(*r);
+  return out;
 }
 
 std::vector<std::size_t> start_order(const std::vector<const Reproduction*>& chosen) {
@@ -18,7 +30,8 @@ std::vector<std::size_t> start_order(const std::vector<const Reproduction*>& cho
 RegisterReproduction::RegisterReproduction(
     std::string name, std::string description,
     std::function<ReproductionResult(const ReproduceContext&)> run, int order, bool long_running) {
-  reproduction_table().push_back({std::move(name), std::move(description), std::move(run), order, long_running});
+  const std::string key = name;
+  reproductions().add(key, {std::move(name), std::move(description), std::move(run), order, long_running});
 }
 
 }  // namespace experiments

@@ -46,7 +46,9 @@ struct Reproduction {
   bool long_running = false;
 };
 
-std::vector<Reproduction>& reproduction_table();
+// Every registered reproduction, by name (a second registration of a name is an error:
+// models/registry.hpp).
+std::vector<Reproduction> reproduction_table();
 
 // The order in which `reproduce all`'s worker processes start `chosen`: the long-running ones
 // first, then the rest, each group in the order given (indices into `chosen`).

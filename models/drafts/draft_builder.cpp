@@ -8,48 +8,37 @@
 
 #include "models/config_error.hpp"
 #include "models/graph_parts.hpp"
+#include "models/registry.hpp"
 
 namespace models {
 
 namespace {
 
-// Function-local statics: registrations run during static initialisation, in any order.
 // Builders are never removed, so references handed out stay valid.
-std::map<std::string, std::unique_ptr<const DraftBuilder>>& builders() {
-  static std::map<std::string, std::unique_ptr<const DraftBuilder>> b;
-  return b;
-}
-std::mutex& draft_builder_mutex() {
-  static std::mutex m;
-  return m;
+Registry<std::string, std::unique_ptr<const DraftBuilder>>& builders() {
+  static Registry<std::string, std::unique_ptr<const DraftBuilder>> r("draft builders");
+  return r;
 }
 
 }  // namespace
 
 DraftBuilderRegistration::DraftBuilderRegistration(const std::string& kind,
                                                    std::unique_ptr<const DraftBuilder> builder) {
-  std::lock_guard<std::mutex> lock(draft_builder_mutex());
-  builders()[kind] = std::move(builder);
+  builders().add(kind, std::move(builder));
 }
 
 const DraftBuilder& draft_builder(const std::string& kind, const std::string& what) {
-  std::lock_guard<std::mutex> lock(draft_builder_mutex());
-  auto it = builders().find(kind);
-  if (it == builders().end()) {
+  const auto* builder = builders().find(kind);
+  if (!builder) {
     std::string known;
-    for (const auto& [name, b] : builders()) known += (known.empty() ? "" : ", ") + name;
+    for (const auto& name : builders().keys()) known += (known.empty() ? "" : ", ") + name;
     throw InputError(fmt::format("{}: draft kind '{}' has no builder (available: {})", what, kind,
                                  known.empty() ? "none" : known));
   }
-  return *it->second;
+  return **builder;
 }
 
-std::vector<std::string> draft_kinds() {
-  std::lock_guard<std::mutex> lock(draft_builder_mutex());
-  std::vector<std::string> kinds;
-  for (const auto& [name, b] : builders()) kinds.push_back(name);
-  return kinds;
-}
+std::vector<std::string> draft_kinds() { return builders().keys(); }
 
 double DraftBuilder::weight_bytes(const AlgorithmSpec& algorithm, const ModelSpec& target) const {
   return build_draft_pass_graph(algorithm, target, 1, 0, 1).total_weight_bytes();

@@ -11,6 +11,7 @@
 
 #include "models/closest_name.hpp"
 #include "models/config_error.hpp"
+#include "models/registry.hpp"
 
 namespace search {
 namespace {
@@ -24,9 +25,9 @@ struct StatisticKind {
   StatisticBuilder build;
 };
 
-std::map<std::string, StatisticKind>& kinds() {
-  static std::map<std::string, StatisticKind> k;
-  return k;
+models::Registry<std::string, StatisticKind>& kinds() {
+  static models::Registry<std::string, StatisticKind> r("statistic kinds");
+  return r;
 }
 
 std::vector<std::string> string_list(const YamlReader& r, const std::string& key) {
@@ -128,14 +129,10 @@ const StatisticKindRegistration mean_kind(
 
 StatisticKindRegistration::StatisticKindRegistration(std::string kind, std::vector<std::string> keys, std::string help,
                                                      StatisticBuilder build) {
-  kinds()[std::move(kind)] = {std::move(keys), std::move(help), std::move(build)};
+  kinds().add(kind, {std::move(keys), std::move(help), std::move(build)});
 }
 
-std::vector<std::string> statistic_kinds() {
-  std::vector<std::string> out;
-  for (const auto& [name, kind] : kinds()) out.push_back(name);
-  return out;
-}
+std::vector<std::string> statistic_kinds() { return kinds().keys(); }
 
 StatisticsFile read_statistics_file(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
@@ -183,22 +180,22 @@ StatisticsFile read_statistics_file(const std::string& path) {
   if (r.has("derivative_step")) f.spec.derivative_step = r.positive("derivative_step");
   for (const auto& row : r.map_list("statistics")) {
     const std::string kind = row.string("kind");
-    const auto it = kinds().find(kind);
-    if (it == kinds().end())
+    const StatisticKind* found = kinds().find(kind);
+    if (!found)
       row.fail("kind", fmt::format("a statistic kind ({})", fmt::join(statistic_kinds(), ", ")),
                "'" + kind + "'" + models::did_you_mean(kind, statistic_kinds()));
     std::vector<std::string> allowed = {"kind", "value", "source", "weight"};
-    allowed.insert(allowed.end(), it->second.keys.begin(), it->second.keys.end());
+    allowed.insert(allowed.end(), found->keys.begin(), found->keys.end());
     row.allow_only(allowed);
     AcceptanceStatistic s;
     s.value = row.number("value");
     s.weight = row.has("weight") ? row.positive("weight") : 1.0;
     // The label names the statistic by its kind-specific keys, then its source.
     std::string keys;
-    for (const auto& key : it->second.keys)
+    for (const auto& key : found->keys)
       if (row.node()[key] && row.node()[key].IsScalar()) keys += fmt::format(" {}={}", key, row.node()[key].as<std::string>());
     s.label = fmt::format("{}{}{}", kind, keys, row.has("source") ? " (" + row.string("source") + ")" : "");
-    s.predict = it->second.build(row);
+    s.predict = found->build(row);
     f.spec.statistics.push_back(std::move(s));
   }
   if (f.spec.statistics.empty()) r.fail("statistics", "at least one statistic", "none");

@@ -10,19 +10,15 @@
 
 #include "models/closest_name.hpp"
 #include "models/config_error.hpp"
+#include "models/registry.hpp"
 
 namespace search {
 
 namespace {
 
-// Function-local statics: registrations run during static initialisation, in any order.
-std::map<std::string, ScenarioInfo>& scenario_table() {
-  static std::map<std::string, ScenarioInfo> s;
-  return s;
-}
-std::mutex& scenario_registry_mutex() {
-  static std::mutex m;
-  return m;
+models::Registry<std::string, ScenarioInfo>& scenario_table() {
+  static models::Registry<std::string, ScenarioInfo> r("scenarios");
+  return r;
 }
 
 // A list parameter may name at most this many values: a range like 1-1000000000 is refused
@@ -308,25 +304,21 @@ std::vector<double> ScenarioContext::reals(const std::string& key) const {
 }
 
 ScenarioRegistration::ScenarioRegistration(ScenarioInfo info) {
-  std::lock_guard<std::mutex> lock(scenario_registry_mutex());
-  auto name = info.name;
-  scenario_table()[name] = std::move(info);
+  const std::string name = info.name;
+  scenario_table().add(name, std::move(info));
 }
 
 std::vector<ScenarioInfo> scenarios() {
-  std::lock_guard<std::mutex> lock(scenario_registry_mutex());
   std::vector<ScenarioInfo> all;
-  for (const auto& [name, info] : scenario_table()) all.push_back(info);
+  for (const auto& [name, info] : scenario_table().entries()) all.push_back(*info);
   return all;
 }
 
 ScenarioInfo scenario(const std::string& name) {
-  std::lock_guard<std::mutex> lock(scenario_registry_mutex());
-  auto it = scenario_table().find(name);
-  if (it != scenario_table().end()) return it->second;
+  if (const ScenarioInfo* info = scenario_table().find(name)) return *info;
   std::string known;
-  std::vector<std::string> names;
-  for (const auto& [n, info] : scenario_table()) known += (known.empty() ? "" : ", ") + n, names.push_back(n);
+  const std::vector<std::string> names = scenario_table().keys();
+  for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
   throw models::InputError(fmt::format("scenario '{}' is not registered{} (available: {})", name,
                                        models::did_you_mean(name, names), known.empty() ? "none" : known));
 }

@@ -8,24 +8,20 @@
 #include <utility>
 
 #include "models/config_error.hpp"
+#include "models/registry.hpp"
 
 namespace search {
 
 namespace {
 
-// Function-local statics: registrations run during static initialisation, in any order.
-std::map<std::string, TreeMethodInfo>& methods() {
-  static std::map<std::string, TreeMethodInfo> m;
-  return m;
-}
-std::mutex& tree_method_mutex() {
-  static std::mutex m;
-  return m;
+models::Registry<std::string, TreeMethodInfo>& methods() {
+  static models::Registry<std::string, TreeMethodInfo> r("tree methods");
+  return r;
 }
 
 std::vector<TreeMethodInfo> ordered() {
   std::vector<TreeMethodInfo> all;
-  for (const auto& [name, info] : methods()) all.push_back(info);
+  for (const auto& [name, info] : methods().entries()) all.push_back(*info);
   std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   return all;
 }
@@ -34,19 +30,13 @@ std::vector<TreeMethodInfo> ordered() {
 
 TreeMethodRegistration::TreeMethodRegistration(const std::string& name, int order, const std::string& needs,
                                                TreeMethodFunction build) {
-  std::lock_guard<std::mutex> lock(tree_method_mutex());
-  methods()[name] = {name, order, needs, std::move(build)};
+  methods().add(name, {name, order, needs, std::move(build)});
 }
 
-std::vector<TreeMethodInfo> tree_methods() {
-  std::lock_guard<std::mutex> lock(tree_method_mutex());
-  return ordered();
-}
+std::vector<TreeMethodInfo> tree_methods() { return ordered(); }
 
 TreeMethodInfo tree_method(const std::string& name) {
-  std::lock_guard<std::mutex> lock(tree_method_mutex());
-  auto it = methods().find(name);
-  if (it != methods().end()) return it->second;
+  if (const auto* info = methods().find(name)) return *info;
   std::string known;
   for (const auto& m : ordered()) known += (known.empty() ? "" : ", ") + m.name;
   throw models::InputError(

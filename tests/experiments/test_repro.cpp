@@ -165,3 +165,42 @@ TEST_CASE("table2: the unified x loses little against each task's own best x", "
     CHECK(cell(t, i, "best_x") <= 16);
   }
 }
+
+TEST_CASE("config dir: --config-dir reaches every reader, a reproduction from an edited copy of the configs moves", "[repro]") {
+  // Paper 004's Table 1 is read through the registry's folder (positional_acceptance), so an edited
+  // copy changes eagle-table2's TPCs; the shipped folder's run is the reference.
+  const models::ConfigRegistry shipped;
+  const fs::path copy = fs::temp_directory_path() / ("specdse_test_config_copy_" + std::to_string(::getpid()));
+  fs::remove_all(copy);
+  fs::copy(shipped.dir(), copy, fs::copy_options::recursive);
+  const fs::path table1 = copy / "reference" / "paper004_table1.yaml";
+  std::stringstream text;
+  text << std::ifstream(table1).rdbuf();
+  std::string yaml = text.str();
+  const std::string row = "{model: llama-3.1-8b-instruct, chain3_tpc: 2.78}";
+  REQUIRE(yaml.find(row) != std::string::npos);
+  yaml.replace(yaml.find(row), row.size(), "{model: llama-3.1-8b-instruct, chain3_tpc: 2.40}");
+  std::ofstream(table1, std::ios::trunc) << yaml;
+  const models::ConfigRegistry edited(copy.string());
+  const auto a = run("eagle-table2", shipped), b = run("eagle-table2", edited);
+  fs::remove_all(copy);
+  // The 8B's row moves (its level is solved on the edited TPC); the other models' rows do not.
+  const auto& cols = a.table.columns();
+  const auto model_col = std::size_t(std::find(cols.begin(), cols.end(), "model") - cols.begin());
+  REQUIRE(model_col < cols.size());
+  int moved = 0, kept = 0;
+  for (std::size_t r = 0; r < a.table.rows().size(); ++r) {
+    const auto& model = std::get<std::string>(a.table.rows()[r][model_col]);
+    const double ta = cell(a.table, r, "tpc"), tb = cell(b.table, r, "tpc");
+    INFO(model << ": " << ta << " -> " << tb);
+    if (model == "llama-3.1-8b-instruct") {
+      CHECK(tb < ta);
+      ++moved;
+    } else {
+      CHECK(tb == ta);
+      ++kept;
+    }
+  }
+  CHECK(moved >= 1);
+  CHECK(kept >= 1);
+}
