@@ -12,6 +12,7 @@
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "search/acceptance/process_aat.hpp"
 #include "search/scenarios/scenario.hpp"
+#include "search/scenarios/serial_step_trace.hpp"
 
 namespace search {
 namespace {
@@ -62,6 +63,14 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
       edge = tree_bound ? fmt::format("x = {}: the algorithm's largest tree", limit)
                         : fmt::format("x = {}: raise --x-max", limit);
     if (edge.empty()) edge = measured_edge_note(aat, o.best.x);
+    if (ctx.want_trace && !r.write_trace) {
+      // The first context's step at its best x: the drafter's passes, then the target's verify.
+      r.write_trace = serial_step_trace(
+          ctx.hw->name, {{fmt::format("draft: {} tree of {} nodes", w.algorithm->name, o.best.x - 1), "draft",
+                          o.best.t_draft_s, false},
+                         {fmt::format("verify {} tokens (context {})", o.best.x, L), "compute", o.best.t_verify_s, false}});
+      r.footer = fmt::format("trace: one step at context {}, x = {}", L, o.best.x);
+    }
     r.rows.push_back({ctx.hw->name, w.target.name, w.algorithm->name, std::int64_t(L), o.ar.p_eff(),
                       std::int64_t(o.best.x), o.best.p_eff(), o.speedup(), o.best.aat, o.best.t_verify_s,
                       o.best.t_draft_s, o.ridge_x.value(), roofline::to_string(o.regime.value()), edge, low, high,

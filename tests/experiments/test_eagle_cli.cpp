@@ -205,3 +205,25 @@ TEST_CASE("eagle and optimize agree on plain decoding once the dispatcher's host
   CHECK(host_s > 0);
   CHECK(eagle_ad_s == Approx(optimize_ad_s + host_s).epsilon(1e-6));
 }
+
+TEST_CASE("eagle --trace-out writes the chosen tree's decode step, its phases summing to the row's TTIT") {
+  const auto trace = std::filesystem::temp_directory_path() / ("specdse_test_eagle_trace_" + std::to_string(::getpid()) + ".json");
+  std::filesystem::remove(trace);
+  const auto r = run("eagle --hw h100-sxm --model llama-3.1-8b-instruct --batch 4 --context 1024 --format csv --trace-out " +
+                         trace.string(),
+                     false);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const auto rows = csv(r.output);
+  const double ttit_ms = std::stod(rows[1][column(rows.front(), "ttit_ms")]);
+  std::ifstream in(trace);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(trace);
+  CHECK(json.find("head pass 1") != std::string::npos);
+  CHECK(json.find("verify tree") != std::string::npos);
+  // The last phase ends at the step's TTIT (microseconds in the trace, printed to 1 ns).
+  double last_us = 0;
+  for (std::size_t at = json.find("\"complete_us\":"); at != std::string::npos; at = json.find("\"complete_us\":", at + 1))
+    last_us = std::max(last_us, std::stod(json.substr(at + 14)));
+  CHECK(last_us * 1e-3 == Approx(ttit_ms).epsilon(1e-6));
+}

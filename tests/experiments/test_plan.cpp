@@ -200,6 +200,29 @@ TEST_CASE("plan writes the winner's timeline", "[plan]") {
   CHECK(r.output.find("trace: SpecPipe") != std::string::npos);  // the static tree's run keeps no timeline
 }
 
+TEST_CASE("plan writes the winner's own timeline when the winner is tree SD or the EAGLE head", "[plan]") {
+  const auto dir = std::filesystem::path(SPECDSE_TEST_BINARY_DIR) / "plan";
+  std::filesystem::create_directories(dir);
+  const auto trace = dir / "winner_one_gpu.json";
+  auto read = [&] {
+    std::ifstream in(trace);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  // Tree SD wins on one H100 (its eagle3-tree drafter at x = 58).
+  std::filesystem::remove(trace);
+  auto r = run("plan --hw h100-sxm --model llama-3.1-8b-instruct --alpha 0.8 --trace-out " + trace.string());
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("trace: tree SD") != std::string::npos);
+  CHECK(read().find("draft: eagle3-tree tree of 57 nodes") != std::string::npos);
+  // Only the EAGLE head: its dispatcher's step (head passes, verify, exposed host work).
+  std::filesystem::remove(trace);
+  r = run("plan --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-chain --trace-out " + trace.string());
+  REQUIRE(r.status == 0);
+  const auto json = read();
+  if (r.output.find("trace: EAGLE head") != std::string::npos) CHECK(json.find("head pass 1") != std::string::npos);
+  else CHECK(r.output.find("trace: tree SD") != std::string::npos);
+}
+
 TEST_CASE("plan: bad requests are one-line errors with exit 2", "[plan]") {
   const std::string m = " --model llama-3.1-8b-instruct";
   for (const std::string& args : std::vector<std::string>

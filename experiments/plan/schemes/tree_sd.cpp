@@ -80,6 +80,7 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     c.reproduce = reproduce_command(s, fmt::format("scenario tree-sd {} --algorithm {}{}{}", s.hw_args(s.target_device()), algorithm,
                                                    s.task != "govreport" ? " --task " + s.task : "",
                                                    s.acceptance.empty() ? "" : " --param acceptance=" + s.acceptance));
+    c.write_trace = r->write_trace;  // its step at the best x (the scenario's trace)
     out.push_back(std::move(c));
   }
   return out;

@@ -19,6 +19,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_tpc_band.hpp"
 #include "search/scenarios/scenario.hpp"
+#include "search/scenarios/serial_step_trace.hpp"
 
 namespace search {
 namespace {
@@ -36,6 +37,22 @@ std::vector<std::string> split_trees(const std::string& text) {
     start = end + 1;
   }
   return out;
+}
+
+// The timeline of the first feasible row's decode step (its tree's head passes, the verify, the
+// host time the step exposes), as the dispatcher sums them (evaluate_eagle_tree).
+sim::TraceWriter step_trace(const EagleCostModel& costs, const PositionalAcceptance& acceptance,
+                            const EagleDispatchOptions& o, const EagleDispatchRow& row, long long context) {
+  const auto candidate = eagle_named_tree(acceptance, row.tree, o);
+  std::vector<StepPhase> phases;
+  int depth = 0;
+  for (int width : candidate.pass_widths)
+    phases.push_back({fmt::format("head pass {} ({} rows x batch {})", ++depth, width, row.batch), "draft",
+                      costs.draft_pass(width, row.batch, context).seconds, false});
+  phases.push_back({fmt::format("verify tree {} ({} tokens x batch {}, context {})", row.tree, row.x, row.batch, context),
+                    "compute", row.t_verify_s, false});
+  if (row.t_host_s > 0) phases.push_back({"host work the step exposes", "host", row.t_host_s, true});
+  return serial_step_trace(costs.where(), phases);
 }
 
 ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
@@ -121,6 +138,7 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
         const double t = p.tree_tpc(paths);
         tpc_low = std::min(tpc_low, t), tpc_high = std::max(tpc_high, t);
       }
+      if (ctx.want_trace && !r.write_trace) r.write_trace = step_trace(*costs, acceptance, o, row, L);
       for (ScenarioCell c :
            {ScenarioCell(row.tree), ScenarioCell(std::int64_t(row.x)), ScenarioCell(row.tpc), ScenarioCell(tpc_low),
             ScenarioCell(tpc_high), ScenarioCell(row.t_verify_s * 1e3), ScenarioCell(row.t_draft_s * 1e3),
@@ -140,8 +158,9 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   }
   r.footer = fmt::format("acceptance: {}; tpc_low/high: over {} processes that reproduce the same chains "
                          "(independent and bursty); host per step: {}; draft {} (head shaped as {}'s layer); "
-                         "weight/kv: bytes one GPU reads per verify; t_wait: exposed all-reduce/transfer time",
-                         acceptance.source(), band.size(), host_note, draft, w.target.name);
+                         "weight/kv: bytes one GPU reads per verify; t_wait: exposed all-reduce/transfer time; "
+                         "engine {} (on one GPU both engines give the same times: docs/engines.md)",
+                         acceptance.source(), band.size(), host_note, draft, w.target.name, ctx.text("engine"));
   return r;
 }
 
