@@ -27,6 +27,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/reproductions/reproduction.hpp"
 #include "experiments/sweep/process_pool.hpp"
+#include "experiments/sweep/scenario_sweep.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "experiments/sweep/sweep_spec.hpp"
 #include "models/config_error.hpp"
@@ -157,6 +158,30 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
     footer.push_back(fmt::format("design point, optimum only (x_search: optimum): {:.1f} ms wall, {:.1f} ms CPU "
                                  "(1 worker)",
                                  1e3 * sw.wall() / double(indices.size()), 1e3 * sw.cpu() / double(indices.size())));
+  }
+  if (!a.skip_sweep) {
+    // A scenario sweep on the roofline engine (every point a chain-sd run on the system timeline):
+    // its points share nothing but the configs, so two threads should take about half the time.
+    // Best of three runs per thread count (the machine is shared).
+    const auto spec = load_scenario_sweep_spec(reg.dir() + "/sweeps/chain_sd_grid.yaml");
+    if (!spec) throw std::logic_error("bench: configs/sweeps/chain_sd_grid.yaml is not a scenario sweep");
+    double best[3] = {0, 0, 0};
+    for (unsigned threads : {1u, 2u}) {
+      double best_cpu = 0;
+      for (int rep = 0; rep < 3; ++rep) {
+        ScenarioSweepOptions o;
+        o.threads = threads;
+        o.engine = "roofline";
+        const Stopwatch sw;
+        run_scenario_sweep(*spec, reg, o);
+        if (rep == 0 || sw.wall() < best[threads]) best[threads] = sw.wall(), best_cpu = sw.cpu();
+      }
+      t.add_row({fmt::format("scenario sweep: chain_sd_grid, {} chain-sd points (system timeline)", spec->size()),
+                 "roofline", integer(threads), integer(0), integer(0), num(best[threads]), num(best_cpu), integer(0),
+                 num(0), num(0), integer(0), integer(0)});
+    }
+    footer.push_back(fmt::format("scenario sweep on the roofline engine ({} points): 2 threads {:.2f}x faster than 1",
+                                 spec->size(), best[1] / best[2]));
   }
   // `reproduce all` on each engine, as it runs: side by side in worker processes where this
   // process may fork, the long-running ones started first.
