@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -199,8 +200,14 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
       // At a request rate each arriving request prefills alone (continuous batching); a fixed
       // batch's requests arrive and prefill together.
       FirstTokenCosts first_token(at, rate ? 1 : batch);
+      // The schemes are independent (each runs its own scenarios on its own costs): run them on
+      // threads, and take their candidates in scheme order, so the table is the same whatever
+      // finishes first. SystemC device simulations inside them still take turns (sim/sc_session).
+      std::vector<std::future<std::vector<PlanCandidate>>> running;
+      for (const auto& scheme : schemes)
+        running.push_back(std::async(std::launch::async, [&scheme, &at] { return scheme.run(at); }));
       for (std::size_t i = 0; i < schemes.size(); ++i) {
-        auto found = schemes[i].run(at);
+        auto found = running[i].get();
         for (auto& c : found) {
           c.from_scheme = schemes[i].name;
           c.batch = batch;
