@@ -30,6 +30,11 @@ DeviceKindRegistration::DeviceKindRegistration(const std::string& name, std::uni
 // is read come from its kind, so they are defined here, above both, not in hardware_spec.cpp.
 double HardwareSpec::peak_flops() const { return device_kind(kind, source_file).peak_flops(*this); }
 
+bool HardwareSpec::concurrent_streams() const { return device_kind(kind, source_file).concurrent_streams(); }
+bool HardwareSpec::runs_gpu_serving_stacks() const { return device_kind(kind, source_file).runs_gpu_serving_stacks(); }
+bool HardwareSpec::host_processor() const { return device_kind(kind, source_file).host_processor(); }
+std::string HardwareSpec::default_stack() const { return device_kind(kind, source_file).default_stack(); }
+
 double HardwareSpec::peak_bandwidth_bytes() const {
   return device_kind(kind, source_file).peak_bandwidth_bytes(*this);
 }

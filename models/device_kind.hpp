@@ -30,6 +30,20 @@ class DeviceKind {
   // Whether two such devices address each other's memory over PCIe (CUDA peer access). Kinds
   // without device peer access (CPUs, the FPGA accelerator here) keep the default.
   virtual bool pcie_peer_to_peer(const HardwareSpec&) const { return false; }
+
+  // Capabilities the scenarios and plan ask about, so that none compares kind names:
+  // co-located work (a draft beside its target) runs as concurrent CUDA streams in the
+  // multi-stream GPU model (sim/gpu/gpu_streams.hpp); otherwise it is served one after another.
+  virtual bool concurrent_streams() const { return false; }
+  // The device runs a GPU serving stack's launch plan (CUDA graphs or eager PyTorch kernels):
+  // what the EAGLE dispatcher costs.
+  virtual bool runs_gpu_serving_stacks() const { return false; }
+  // A general-purpose host processor: a draft model can run on it beside a target on another
+  // device (DuoDecoding's draft, chain SD's CPU placement).
+  virtual bool host_processor() const { return false; }
+  // The software stack a device of this kind runs when none is named (`--stack auto`): a
+  // configs/stacks name; empty: none (the kernels alone).
+  virtual std::string default_stack() const { return ""; }
 };
 
 struct DeviceKindRegistration {

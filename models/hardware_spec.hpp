@@ -145,6 +145,11 @@ struct HardwareSpec {
   double peak_bandwidth_bytes() const; // bytes/s
   double memory_capacity_bytes() const; // device memory; 0 when the config does not state it
   bool pcie_peer_to_peer() const;      // peer memory access between two such devices over PCIe
+  // The kind's capabilities (models::DeviceKind has what each means).
+  bool concurrent_streams() const;
+  bool runs_gpu_serving_stacks() const;
+  bool host_processor() const;
+  std::string default_stack() const;
 };
 
 HardwareSpec load_hardware(const std::string& path);

@@ -27,15 +27,6 @@
 namespace experiments {
 namespace {
 
-// The software stack a bare `--hw` device runs when --stack is "auto": what the papers' own
-// GPU and CPU deployments run (vLLM with CUDA graphs, paper 004; llama.cpp on the CPU, paper
-// 003); other kinds (FPGAs) have no host stack.
-std::string auto_stack(const std::string& kind) {
-  if (kind == "gpu") return "vllm-cuda-graph";
-  if (kind == "cpu") return "llama-cpp";
-  return "";
-}
-
 // Progress on stderr once a plan runs longer than this.
 constexpr double kQuietSeconds = 1.0;
 
@@ -171,7 +162,9 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   std::string stack_note;
   if (ctx.hw) {
     models::HardwareSpec hw = *ctx.hw;
-    const std::string stack = ctx.text("stack") == "auto" ? auto_stack(hw.kind) : ctx.text("stack");
+    // "auto": the kind's default (models::DeviceKind::default_stack: what the papers' own GPU and
+    // CPU deployments run, vLLM with CUDA graphs and llama.cpp; none for an FPGA).
+    const std::string stack = ctx.text("stack") == "auto" ? hw.default_stack() : ctx.text("stack");
     if (!stack.empty()) hw.stack = models::load_software_stack(ctx.configs->path("stacks", stack));
     stack_note = fmt::format("; {} runs stack {}", hw.name, stack.empty() ? "none (kernels only)" : stack);
     s.hw_name = hw.name;

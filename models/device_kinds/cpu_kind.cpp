@@ -43,6 +43,9 @@ class CpuKind : public DeviceKind {
   double peak_flops(const HardwareSpec& hw) const override { return hw.cpu->cores * hw.cpu->simd_flops_per_cycle * hw.cpu->clock_ghz * 1e9; }
   double peak_bandwidth_bytes(const HardwareSpec& hw) const override { return hw.cpu->dram_bandwidth_gbs * 1e9; }
   double memory_capacity_bytes(const HardwareSpec& hw) const override { return hw.cpu->memory_capacity_gib * kBytesPerGib; }
+  bool host_processor() const override { return true; }
+  // llama.cpp: the stack paper 003's CPU draft ran under.
+  std::string default_stack() const override { return "llama-cpp"; }
 };
 
 const DeviceKindRegistration cpu_kind_registration("cpu", std::make_unique<CpuKind>());

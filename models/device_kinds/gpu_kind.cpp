@@ -64,6 +64,10 @@ class GpuKind : public DeviceKind {
   double peak_bandwidth_bytes(const HardwareSpec& hw) const override { return hw.gpu->memory_bandwidth_gbs * 1e9; }
   double memory_capacity_bytes(const HardwareSpec& hw) const override { return hw.gpu->memory_capacity_gib * kBytesPerGib; }
   bool pcie_peer_to_peer(const HardwareSpec& hw) const override { return hw.gpu->pcie_peer_to_peer; }
+  bool concurrent_streams() const override { return true; }
+  bool runs_gpu_serving_stacks() const override { return true; }
+  // vLLM's CUDA-graph engine: the stack a GPU serves models under unless told otherwise.
+  std::string default_stack() const override { return "vllm-cuda-graph"; }
 };
 
 const DeviceKindRegistration gpu_kind_registration("gpu", std::make_unique<GpuKind>());

@@ -84,7 +84,7 @@ std::vector<double> SystemCosts::concurrent_s(int device, const std::vector<Work
   engine_unlocked(device);  // checks the device index
   const models::HardwareSpec& hw = system_.devices[std::size_t(device)].hardware;
   std::vector<double> ends;
-  if (hw.kind == "gpu" && hw.gpu) {
+  if (hw.concurrent_streams()) {
     std::vector<GpuStreamWork> streams;
     for (std::size_t i = 0; i < works.size(); ++i)
       streams.push_back({"stream " + std::to_string(i), models::build_verify_graph(model(works[i].model_id), works[i].shape), 0.0,

@@ -34,7 +34,7 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
   add(s.system.draft_device);
   add(s.target_device());
   for (std::size_t d = 0; d < s.system.devices.size(); ++d)
-    if (s.system.devices[d].hardware.kind == "cpu") add(int(d));
+    if (s.system.devices[d].hardware.host_processor()) add(int(d));
   std::vector<PlanCandidate> out;
   for (const auto& draft : s.drafts) {
     for (int place : places) {

@@ -20,7 +20,7 @@ constexpr const char* kSummary =
 std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   int cpu = -1;
   for (std::size_t d = 0; d < s.system.devices.size() && cpu < 0; ++d)
-    if (s.system.devices[d].hardware.kind == "cpu" && int(d) != s.target_device()) cpu = int(d);
+    if (s.system.devices[d].hardware.host_processor() && int(d) != s.target_device()) cpu = int(d);
   if (cpu < 0 || s.single_hw) return {untimed(kScheme, "", "not applicable: the system has no CPU to draft on")};
   if (!s.target_on_one_device())
     return {untimed(kScheme, "", "not applicable: the duodecoding scenario runs the target on one device")};

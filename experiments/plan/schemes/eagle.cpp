@@ -20,7 +20,7 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   if (s.system.stages.size() != 1)
     return {untimed(kScheme, "", "not applicable: the eagle-dispatcher scenario runs the target on one stage")};
   const auto& lead = s.system.devices[std::size_t(s.target_device())];
-  if (lead.hardware.kind != "gpu") return {untimed(kScheme, "", "not applicable: the dispatcher models GPUs only")};
+  if (!lead.hardware.runs_gpu_serving_stacks()) return {untimed(kScheme, "", "not applicable: the dispatcher models GPUs only")};
   const bool one = s.target_on_one_device();
   const std::string where = one ? "head and target on " + lead.name
                                 : fmt::format("head and target tensor parallel over {} GPUs",

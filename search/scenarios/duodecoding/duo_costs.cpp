@@ -90,7 +90,7 @@ DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::Mod
   // A shared GPU: both models' streams on it at once. Kinds without a multi-stream model (CPU,
   // FPGA) keep one FIFO resource in run_plan: concurrent_s would only give the same series.
   const auto& thw = placement.system.devices[std::size_t(tdev)].hardware;
-  if (placement.same_device() && thw.kind == "gpu" && thw.gpu) {
+  if (placement.same_device() && thw.concurrent_streams()) {
     c.together_ = [costs, tdev, target_id, draft_id, t_head](int x, int passes, long long ctx) {
       const sim::Work t{target_id, {x, ctx, 1, models::MaskKind::causal, t_head}, 1};
       const sim::Work d{draft_id, {1, ctx, 1, models::MaskKind::causal, true}, passes};

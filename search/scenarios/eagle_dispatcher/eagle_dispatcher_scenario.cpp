@@ -63,7 +63,7 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   ctx.require(ctx.configs != nullptr, "a config registry");
   // The dispatcher costs a GPU serving stack (CUDA graphs, vLLM's host work): other kinds of
   // device are refused rather than timed under it.
-  if (ctx.hw && ctx.hw->kind != "gpu")
+  if (ctx.hw && !ctx.hw->runs_gpu_serving_stacks())
     throw models::InputError(fmt::format("eagle: --hw {} is a {} device; the EAGLE dispatcher models GPUs (kind gpu)",
                                          ctx.hw->name, ctx.hw->kind));
   const auto& reg = *ctx.configs;
@@ -87,7 +87,7 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   } else {
     const auto system = models::load_system(reg.path("systems", system_name), reg);
     for (int d : system.stages.front().devices)
-      if (system.devices[std::size_t(d)].hardware.kind != "gpu")
+      if (!system.devices[std::size_t(d)].hardware.runs_gpu_serving_stacks())
         throw models::InputError(fmt::format("eagle: system {}: device {} is a {} device; the EAGLE dispatcher models "
                                              "GPUs (kind gpu)",
                                              system.name, system.devices[std::size_t(d)].name,
