@@ -1,5 +1,7 @@
 #include "models/operator_graph.hpp"
 
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include "models/config_error.hpp"
@@ -179,6 +181,49 @@ Op make_gemm_op(const std::string& name, std::int64_t m, std::int64_t n, std::in
     op.dequant_ops_per_weight = dequant_ops_per_weight;
   }
   return op;
+}
+
+namespace {
+
+// Appends the raw bytes of a trivially copyable value (a fingerprint, not a portable format).
+template <class T>
+void put(std::string& out, const T& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+void put_op(std::string& out, const Op& op) {
+  put(out, op.name.size());
+  out += op.name;
+  put(out, op.kind);
+  for (std::int64_t v : {op.m, op.n, op.k, op.batch, op.heads, op.kv_heads, op.cached_keys, op.new_keys}) put(out, v);
+  for (double v : {op.flops, op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes, op.activation_bytes,
+                   op.activation_load_bytes, op.activation_store_bytes, op.dequant_weights, op.dequant_ops_per_weight,
+                   op.sfu_elements})
+    put(out, v);
+  put(out, op.sfu_passes);
+  put(out, op.mask);
+  put(out, op.cross_attention);
+}
+
+}  // namespace
+
+std::string graph_fingerprint(const StepGraph& g) {
+  std::string out;
+  out.reserve(64 + 160 * (g.layer_ops.size() + g.tail_ops.size()));
+  put(out, g.layer_count);
+  put(out, g.tokens);
+  put(out, g.batch);
+  put(out, g.context);
+  put(out, g.step_work);
+  const auto& w = g.widths;
+  for (std::int64_t v : {w.hidden, w.q, w.kv, w.ffn, w.vocab, w.heads, w.kv_heads}) put(out, v);
+  put(out, w.element_bytes);
+  for (const auto* ops : {&g.layer_ops, &g.tail_ops}) {
+    put(out, ops->size());
+    for (const auto& op : *ops) put_op(out, op);
+  }
+  return out;
 }
 
 double StepGraph::total_flops() const {

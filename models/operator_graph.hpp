@@ -92,6 +92,12 @@ struct StepGraph {
   double total_kv_read_bytes() const;
 };
 
+// Everything about a step that any engine's time depends on (every op's shape, bytes and kind,
+// the layer count, tokens, batch, context, widths and whether it carries its step's work; not the
+// label), as a byte string: equal fingerprints time the same on every engine. The key of the
+// cost layer's one memo (sim::SystemCosts::step_s) and of the SystemC GPU engine's.
+std::string graph_fingerprint(const StepGraph& graph);
+
 // The walk every engine makes over a step: fn(ops, count, is_layer) for the layer's ops
 // (count = layer_count) and then the tail's (count = 1), so engines cost a layer once.
 template <class Fn>

@@ -45,15 +45,11 @@ double FirstTokenCosts::draft_prefill_s(const PlanCandidate& c) {
                             {prompt, 0, prompts_, models::MaskKind::causal, false});
   }
   if (c.draft_head.empty()) return 0;
-  const auto key = std::make_pair(c.draft_head, c.draft_device);
-  if (auto it = head_s_.find(key); it != head_s_.end()) return it->second;
-  // A draft head's pass over the prompt: its builder's graph, not a model's forward.
+  // A draft head's pass over the prompt: its builder's graph through the cost layer's memo.
   models::AlgorithmSpec a = s_.configs->algorithm(c.draft_head);
   const auto& builder = models::draft_builder(a.draft.kind, a.name);
   if (builder.has_own_layer_shape()) a = search::eagle_head_for_target(a, s_.target);
-  const double t = costs_.engine(c.draft_device).step(builder.pass_graph(a, s_.target, prompt, 0, prompts_)).seconds;
-  head_s_[key] = t;
-  return t;
+  return costs_.step_s(c.draft_device, builder.pass_graph(a, s_.target, prompt, 0, prompts_));
 }
 
 double FirstTokenCosts::ttft_s(const PlanCandidate& c) {

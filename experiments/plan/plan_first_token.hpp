@@ -37,7 +37,6 @@ class FirstTokenCosts {
   // The system's cost layer: its device engines, and the draft models' forwards memoised there.
   sim::SystemCosts costs_;
   std::optional<double> target_s_;
-  std::map<std::pair<std::string, int>, double> head_s_;  // a draft head's prefill: (algorithm, device)
 };
 
 }  // namespace experiments

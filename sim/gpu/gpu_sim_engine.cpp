@@ -18,21 +18,6 @@ const models::GpuSpec& require_gpu(const models::HardwareSpec& hw) {
   return *hw.gpu;
 }
 
-// Everything about a step that decides its kernels (the stack is fixed per engine).
-std::string graph_key(const models::StepGraph& g) {
-  const auto& w = g.widths;
-  std::string key = fmt::format("{}x{}b{}L{}w{}:{}:{}:{}:{}:{}:{}:{}", g.layer_count, g.tokens, g.batch, g.context,
-                                w.hidden, w.q, w.kv, w.ffn, w.vocab, w.heads, w.kv_heads, w.element_bytes);
-  for (const auto* ops : {&g.layer_ops, &g.tail_ops}) {
-    key += '#';
-    for (const auto& op : *ops)
-      key += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", op.name, int(op.kind), op.m, op.n, op.k,
-                         op.batch, op.flops, op.weight_bytes, op.kv_read_bytes, op.kv_write_bytes,
-                         op.activation_bytes, op.heads, op.kv_heads, op.cached_keys, op.new_keys, int(op.mask));
-  }
-  return key;
-}
-
 }  // namespace
 
 GpuSimEngine::GpuSimEngine(models::HardwareSpec hw, SimMode mode)
@@ -45,7 +30,8 @@ int GpuSimEngine::simulations() const {
 
 std::shared_ptr<const GpuSimEngine::SimulatedStep> GpuSimEngine::simulate(const models::StepGraph& graph,
                                                                           bool detailed) const {
-  const std::string key = graph_key(graph);
+  // The stack is fixed per engine: the graph decides the kernels and the host program.
+  const std::string key = models::graph_fingerprint(graph);
   {
     std::lock_guard<std::mutex> lock(memo_mutex_);
     auto it = memo_.find(key);

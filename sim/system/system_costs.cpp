@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/config_error.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "models/engine_registry.hpp"
 #include "sim/gpu/gpu_streams.hpp"
 #include "sim/system/routes.hpp"
@@ -63,10 +64,63 @@ double SystemCosts::forward_s(int device, int model_id, const ForwardShape& shap
 
 double SystemCosts::forward_unlocked(int device, int model_id, const ForwardShape& shape) const {
   const Key key{device_class(device), model_id, shape.tokens, shape.context, shape.batch, int(shape.mask), shape.include_lm_head};
+  if (auto it = forward_index_.find(key); it != forward_index_.end()) return it->second;
+  const double t = step_unlocked(device, models::build_verify_graph(model(model_id), shape));
+  forward_index_.emplace(key, t);
+  return t;
+}
+
+double SystemCosts::stage_s(int device, int model_id, const ForwardShape& shape, int layers, bool with_tail) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto key = std::make_tuple(device_class(device), model_id, shape.tokens, (long long)shape.context, shape.batch,
+                                   int(shape.mask), shape.include_lm_head, layers, with_tail);
+  if (auto it = stage_index_.find(key); it != stage_index_.end()) return it->second;
+  // The model's verify graph cut to the stage: its layers only, the tail on the last stage alone.
+  models::StepGraph g = models::build_verify_graph(model(model_id), shape);
+  if (!with_tail) g.tail_ops.clear();
+  g.layer_count = layers;
+  const double t = step_unlocked(device, g);
+  stage_index_.emplace(key, t);
+  return t;
+}
+
+int SystemCosts::add_head(const models::AlgorithmSpec& head, const models::ModelSpec& target) {
+  const int target_id = add_model(target);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (std::size_t i = 0; i < heads_.size(); ++i)
+    if (heads_[i].head->name == head.name && heads_[i].head->source_file == head.source_file &&
+        heads_[i].target == target_id)
+      return int(i);
+  heads_.push_back({std::make_unique<const models::AlgorithmSpec>(head), target_id});
+  return int(heads_.size() - 1);
+}
+
+double SystemCosts::head_pass_s(int device, int head_id, int width, int batch, long long context) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto key = std::make_tuple(device_class(device), head_id, width, batch, context);
+  if (auto it = head_index_.find(key); it != head_index_.end()) return it->second;
+  const Head& h = heads_.at(std::size_t(head_id));
+  const auto& builder = models::draft_builder(h.head->draft.kind, h.head->source_file);
+  models::StepGraph g = builder.pass_graph(*h.head, model(h.target), width, context, batch);
+  // The head drafts inside the step the target's verify pass carries: its passes pay no per-step
+  // host work of their own (EAGLE's loop runs once per step).
+  g.step_work = false;
+  const double t = step_unlocked(device, g);
+  head_index_.emplace(key, t);
+  return t;
+}
+
+double SystemCosts::step_s(int device, const models::StepGraph& graph) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return step_unlocked(device, graph);
+}
+
+double SystemCosts::step_unlocked(int device, const models::StepGraph& graph) const {
+  auto key = std::make_pair(device_class(device), models::graph_fingerprint(graph));
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  const double t = engine_unlocked(device).step(models::build_verify_graph(model(model_id), shape)).seconds;
+  const double t = engine_unlocked(device).step(graph).seconds;
   ++evaluations_;
-  memo_.emplace(key, t);
+  memo_.emplace(std::move(key), t);
   return t;
 }
 

@@ -2,10 +2,10 @@
 // The one cost layer of a system's scenarios: the forward time of a model on one of the
 // system's devices (that device's engine, roofline or SystemC, with its software stack) and the
 // time of a transfer between two devices along the system's route (sim/system/routes.hpp).
-// Forward times are memoised per (device class, model, tokens, context, batch, mask, LM head), so
-// a scenario that asks for the same step a thousand times (a decode loop, a sweep over windows,
-// several methods on one system, eight identical pipeline stages) pays for it once. Safe to share
-// between threads.
+// Every step graph's time goes through one memo, keyed by (device class, graph fingerprint), so a
+// scenario that asks for the same step a thousand times (a decode loop, a sweep over windows,
+// several methods on one system, eight identical pipeline stages, a head's passes) pays for it
+// once. Safe to share between threads.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "models/algorithm_spec.hpp"
 #include "models/latency_engine.hpp"
 #include "models/model_spec.hpp"
 #include "models/operator_graph.hpp"
@@ -53,8 +54,24 @@ class SystemCosts {
   int add_model(const models::ModelSpec& model);
   const models::ModelSpec& model(int id) const { return *models_.at(std::size_t(id)); }
 
-  // Seconds of one forward of model `model_id` on `device` (memoised).
+  // Seconds of one forward of model `model_id` on `device`: its verify graph through step_s (an
+  // index by shape in front of step_s's memo, so a decode loop does not rebuild the graph).
   double forward_s(int device, int model_id, const ForwardShape& shape) const;
+  // Seconds of any step graph on `device`: a pipeline stage's slice of layers, a draft head's
+  // pass, a first-token prefill. The one memo every forward goes through, keyed by the device
+  // class and the graph's fingerprint (models::graph_fingerprint).
+  double step_s(int device, const models::StepGraph& graph) const;
+  // A pipeline stage: `layers` decoder layers of model `model_id`'s forward of `shape`, with the
+  // model's tail (final norm, LM head as shape.include_lm_head says) only when `with_tail`.
+  // Through step_s, with an index by shape in front of it as forward_s has.
+  double stage_s(int device, int model_id, const ForwardShape& shape, int layers, bool with_tail) const;
+  // Registers a draft head (an algorithm whose draft builds its own pass graph, e.g. an EAGLE
+  // head) drafting for `target`; the same name, source and target return the first id.
+  int add_head(const models::AlgorithmSpec& head, const models::ModelSpec& target);
+  // One pass of head `head_id` over `width` tokens per sequence of `batch` at `context`: a pass
+  // inside the step the target's verify carries (no per-step host work of its own). Through
+  // step_s, with an index by shape in front of it.
+  double head_pass_s(int device, int head_id, int width, int batch, long long context) const;
   // Co-located work: each stream's completion time (seconds from their common start) when the
   // streams start together on `device` (memoised per device and works). On a GPU (kind "gpu")
   // the streams run in the multi-stream SystemC model (sim/gpu/gpu_streams.hpp, validated on a
@@ -75,6 +92,7 @@ class SystemCosts {
  private:
   const models::LatencyEngine& engine_unlocked(int device) const;
   double forward_unlocked(int device, int model_id, const ForwardShape& shape) const;
+  double step_unlocked(int device, const models::StepGraph& graph) const;
   using Key = std::tuple<int, int, int, long long, int, int, bool>;
   using WorkKey = std::tuple<int, int, long long, int, int, bool, int>;  // model, shape, repeats
   mutable std::map<std::pair<int, std::vector<WorkKey>>, std::vector<double>> concurrent_memo_;
@@ -83,7 +101,17 @@ class SystemCosts {
   std::vector<std::unique_ptr<const models::ModelSpec>> models_;
   std::vector<int> device_class_;  // per device: its class (see device_class)
   mutable std::vector<std::unique_ptr<models::LatencyEngine>> engines_;  // per class
-  mutable std::map<Key, double> memo_;
+  mutable std::map<Key, double> forward_index_;                         // shape -> step_s's result
+  // (class, model, tokens, context, batch, mask, lm head, layers, tail) -> step_s's result
+  mutable std::map<std::tuple<int, int, int, long long, int, int, bool, int, bool>, double> stage_index_;
+  // (class, head, width, batch, context) -> step_s's result
+  mutable std::map<std::tuple<int, int, int, int, long long>, double> head_index_;
+  struct Head {
+    std::unique_ptr<const models::AlgorithmSpec> head;
+    int target = 0;  // model id
+  };
+  std::vector<Head> heads_;
+  mutable std::map<std::pair<int, std::string>, double> memo_;         // (device class, fingerprint)
   mutable std::mutex mutex_;
   mutable long long evaluations_ = 0;
 };

@@ -8,6 +8,7 @@
 #include "models/drafts/draft_builder.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+#include "sim/system/system_costs.hpp"
 #include "sim/system/system_step.hpp"
 
 namespace search {
@@ -24,21 +25,24 @@ std::string status_of(const sim::DeviceMemory& m) { return sim::fit_status(m); }
 
 class EngineCosts : public EagleCostModel {
  public:
+  // The GPU as a one-device system on the cost layer (sim::SystemCosts): every forward through its
+  // one memo, with the engine's name and hardware (kernels only: the caller gives the bare stack).
   EngineCosts(const models::LatencyEngine& e, models::Workload w, models::SoftwareStack st, double ffn_bytes)
-      : engine_(e), w_(std::move(w)), stack_(std::move(st)), ffn_bytes_(ffn_bytes) {}
+      : engine_(e), costs_(models::single_device_system(e.hardware()), e.name()), w_(std::move(w)),
+        stack_(std::move(st)), ffn_bytes_(ffn_bytes) {}
   std::string where() const override { return engine_.hardware().name; }
   const models::Workload& workload() const override { return w_; }
   EagleForwardCost verify(int x, int batch, long long context) const override {
     models::Workload w = w_;
     w.batch = batch;
     const models::StepGraph g = models::verify_graph(engine_, w, x, context);
-    return {engine_.step(g).seconds, 0.0, g.total_weight_bytes(), g.total_kv_read_bytes()};
+    return {costs_.step_s(0, g), 0.0, g.total_weight_bytes(), g.total_kv_read_bytes()};
   }
   EagleForwardCost draft_pass(int width, int batch, long long context) const override {
     if (!w_.algorithm) throw models::InputError("eagle dispatcher: a draft (--draft) is required");
     models::StepGraph g = models::build_draft_pass_graph(*w_.algorithm, w_.target, width, context, batch);
     if (ffn_bytes_ > 0) sim::quantise_head_ffn(g, ffn_bytes_);
-    return {engine_.step(g).seconds, 0.0, 0.0, 0.0};
+    return {costs_.step_s(0, g), 0.0, 0.0, 0.0};
   }
   double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
   std::string memory_status(int x, int batch, long long context) const override {
@@ -55,14 +59,17 @@ class EngineCosts : public EagleCostModel {
 
  private:
   const models::LatencyEngine& engine_;
+  sim::SystemCosts costs_;
   models::Workload w_;
   models::SoftwareStack stack_;
   double ffn_bytes_ = 0;
 };
 
-class SystemCosts : public EagleCostModel {
+// A system: every verify and head pass is a whole system step on the timeline (tensor-parallel
+// slices, collectives), memoised per (x or width, batch, context).
+class SystemStepCosts : public EagleCostModel {
  public:
-  SystemCosts(models::SystemSpec s, models::Workload w, std::string engine, double ffn_bytes)
+  SystemStepCosts(models::SystemSpec s, models::Workload w, std::string engine, double ffn_bytes)
       : s_(std::move(s)), w_(std::move(w)), engine_(std::move(engine)), ffn_bytes_(ffn_bytes) {
     s_.validate_placement(w_.target);
     stack_ = s_.devices[std::size_t(s_.stages.front().devices.front())].hardware.stack;
@@ -151,7 +158,7 @@ std::unique_ptr<EagleCostModel> make_engine_eagle_costs(const models::LatencyEng
 
 std::unique_ptr<EagleCostModel> make_system_eagle_costs(models::SystemSpec system, models::Workload w,
                                                         std::string engine, double head_ffn_bytes_per_weight) {
-  return std::make_unique<SystemCosts>(std::move(system), std::move(w), std::move(engine), head_ffn_bytes_per_weight);
+  return std::make_unique<SystemStepCosts>(std::move(system), std::move(w), std::move(engine), head_ffn_bytes_per_weight);
 }
 
 }  // namespace search

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "models/config_error.hpp"
-#include "models/drafts/draft_builder.hpp"
 #include "models/operator_graph.hpp"
 #include "sim/system/collective_choice.hpp"
 
@@ -18,6 +17,8 @@ StageTimer::StageTimer(const TimingSetup& s) : s_(s), costs_(s.system, s.engine)
                                            "the SpecPipe scenario (one device per stage)",
                                            s.system.source_file, k));
   if (s.draft) draft_model_ = costs_.add_model(*s.draft);
+  target_model_ = costs_.add_model(s.target);
+  if (s.head) head_ = costs_.add_head(*s.head, s.target);
 }
 
 double StageTimer::stage_s(int stage, int tokens, int batch) const {
@@ -29,23 +30,13 @@ double StageTimer::stage_s(int stage, int tokens, int batch) const {
   // The step is the same for every token total with the same per-sequence count: a ragged
   // SpecPipe-DB batch's totals vary from step to step, its per-sequence counts far less.
   const int per_sequence = (tokens + batch - 1) / batch;
-  const auto key = std::make_tuple(costs_.device_class(device_of(stage)), layers, last, per_sequence, batch);
-  auto it = stage_memo_.find(key);
-  if (it != stage_memo_.end()) return it->second;
   models::StepShape sh;
   sh.tokens = per_sequence;
   sh.batch = batch;
   sh.context = s_.context;
   sh.mask = sh.tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
   sh.include_lm_head = last && s_.system.devices[std::size_t(device_of(stage))].hardware.verify_includes_lm_head;
-  // The target's verify graph cut to the stage: its layers only, the tail (final norm, LM head)
-  // on the last stage alone.
-  models::StepGraph g = models::build_verify_graph(s_.target, sh);
-  if (!last) g.tail_ops.clear();
-  g.layer_count = layers;
-  const double t = engine(device_of(stage)).step(g).seconds;
-  stage_memo_[key] = t;
-  return t;
+  return costs_.stage_s(device_of(stage), target_model_, sh, layers, last);
 }
 
 const models::StagedDeviceCopy* StageTimer::staged_copy(int a, int b) const {
@@ -68,18 +59,8 @@ double StageTimer::draft_s(int tokens, int batch) const {
 }
 
 double StageTimer::head_s(int width, int batch) const {
-  if (!s_.head || width <= 0) return 0.0;
-  auto key = std::make_pair(width, batch);
-  auto it = head_memo_.find(key);
-  if (it != head_memo_.end()) return it->second;
-  const auto& builder = models::draft_builder(s_.head->draft.kind, s_.head->source_file);
-  models::StepGraph g = builder.pass_graph(*s_.head, s_.target, width, s_.context, batch);
-  // The head drafts inside the step the target's verify pass carries: its passes pay no per-step
-  // host work of their own (EAGLE's loop runs once per step).
-  g.step_work = false;
-  const double t = engine(device_of(stages() - 1)).step(g).seconds;
-  head_memo_[key] = t;
-  return t;
+  if (head_ < 0 || width <= 0) return 0.0;
+  return costs_.head_pass_s(device_of(stages() - 1), head_, width, batch, s_.context);
 }
 
 }  // namespace search::specpipe

@@ -2,10 +2,9 @@
 // What a SpecPipe timeline (specpipe_timeline.hpp) charges its tasks: the timing setup (system,
 // target, draft or EAGLE head, engine, context, prune cost) and the StageTimer, which prices a
 // pipeline stage's compute, a draft pass, an EAGLE head pass and a link hop on the system's
-// devices. Plain model forwards (the draft's passes) and transfers go through the system's one
-// memoised cost layer (sim::SystemCosts); what that layer cannot express (a stage's layer range
-// with or without the LM head, an EAGLE head's pass graph) is built here, run on that layer's
-// device engines (one engine per device, no second cache) and memoised here.
+// devices. Every time comes from the system's one memoised cost layer (sim::SystemCosts): plain
+// model forwards (the draft's passes) by shape, a stage's slice of layers and an EAGLE head's pass
+// graph as step graphs built here (SystemCosts::step_s), transfers along its routes.
 #include <map>
 #include <optional>
 #include <string>
@@ -41,10 +40,10 @@ struct TimingSetup {
   bool task_names = true;
 };
 
-// Memoised stage and draft times from the device engines. The timer keeps a reference to the
-// setup, which must outlive it; the system, engine and draft are read once at construction (a
-// sim::SystemCosts of them), so the setup must not change while the timer is in use.
-// Not thread-safe (the stage and head memos are unguarded): one timer per thread.
+// Stage, draft and head times from the cost layer. The timer keeps a reference to the setup, which
+// must outlive it; the system, engine and draft are read once at construction (a
+// sim::SystemCosts of them), so the setup must not change while the timer is in use. Safe to
+// share between threads (the cost layer is).
 class StageTimer {
  public:
   // InputError when a stage holds more than one device (tensor-parallel stages are not modelled).
@@ -77,12 +76,8 @@ class StageTimer {
   const TimingSetup& s_;
   sim::SystemCosts costs_;
   int draft_model_ = -1;  // the draft's id in costs_ (-1: no draft)
-  // A stage graph is the target's verify graph cut to the stage's layers, and a head pass its
-  // builder's graph: neither is a ForwardShape of a registered model, so they are memoised here.
-  // Stages of one device class with as many layers and the same tail cost the same:
-  // (device class, layers, last stage, tokens per sequence, batch).
-  mutable std::map<std::tuple<int, int, bool, int, int>, double> stage_memo_;
-  mutable std::map<std::pair<int, int>, double> head_memo_;         // (width, batch)
+  int target_model_ = 0;  // the target's id in costs_
+  int head_ = -1;         // the EAGLE head's id in costs_ (-1: none)
 };
 
 }  // namespace search::specpipe
