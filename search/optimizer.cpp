@@ -125,6 +125,15 @@ std::string measured_edge_note(const AatSource& aat, int best_x) {
   return fmt::format("x = {}: the largest measured x (beyond it AAT is extrapolated)", aat.measured.rbegin()->first);
 }
 
+std::string search_limit_note(const models::AlgorithmSpec* algorithm, int x_max, int best_x, const AatSource& aat) {
+  const bool tree_bound = algorithm && algorithm->max_x > 0 && algorithm->max_x < x_max;
+  const int limit = tree_bound ? algorithm->max_x : x_max;
+  if (best_x >= limit && limit > 1)
+    return tree_bound ? fmt::format("x = {}: the algorithm's largest tree", limit)
+                      : fmt::format("x = {}: raise --x-max", limit);
+  return measured_edge_note(aat, best_x);
+}
+
 OptimizeResult optimize_context(const models::LatencyEngine& engine, const models::Workload& w,
                                 long long context, const AatSource& aat,
                                 const OptimizeOptions& o) {

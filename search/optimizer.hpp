@@ -34,6 +34,17 @@ struct AatSource {
 // measured x of more than one and some larger x was possible; empty otherwise.
 std::string measured_edge_note(const AatSource& aat, int best_x);
 
+// Verification length x: tokens of one target forward pass; 64 Ki is far past every tree and
+// chain in the papers (at most 768 nodes) and past a whole prefill chunk. The bound of `optimize
+// --x-max` and of the tree-sd scenario's `x-max` alike.
+constexpr long long kMaxVerificationLength = 1 << 16;
+
+// The `at_search_limit` cell of `optimize` and the tree-sd scenario (one rule for both): where the
+// best x is the largest x searched (x_max, or the algorithm's largest tree when smaller) it may
+// only be the edge of the search; where it is the largest measured x, the edge of what is known;
+// empty otherwise.
+std::string search_limit_note(const models::AlgorithmSpec* algorithm, int x_max, int best_x, const AatSource& aat);
+
 struct OptimizeOptions {
   int x_max = 128;              // upper bound on x (also bounded by the algorithm's trees)
   bool measured_x_only = false; // evaluate only x with a measured AAT (plus x = 1)

@@ -13,6 +13,7 @@
 #include "models/config_registry.hpp"
 #include "models/engine_registry.hpp"  // models::make_engine, which every command uses
 #include "models/latency_engine.hpp"
+#include "search/optimizer.hpp"  // search::kMaxVerificationLength
 
 namespace experiments {
 
@@ -27,9 +28,8 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
 // Context length (tokens in the KV cache): 10 Mi tokens, Llama 4 Scout's published window and
 // the longest of any model here; token counts stay far from overflowing any arithmetic.
 constexpr long long kMaxContext = 10'000'000;
-// Verification length x: tokens of one target forward pass; 64 Ki is far past every tree and
-// chain in the papers (at most 768 nodes) and past a whole prefill chunk.
-constexpr long long kMaxVerificationLength = 1 << 16;
+// Verification length x (search/optimizer.hpp: one bound for optimize and the tree-sd scenario).
+using search::kMaxVerificationLength;
 // Sequences per step: 64 Ki, far past serving practice (vLLM's default max_num_seqs is 256).
 constexpr long long kMaxBatch = 1 << 16;
 // Worker threads: more than any one host here has cores.

@@ -30,12 +30,6 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
   t = Table({"hw", "model", "algorithm", "task", "context", "batch", "ar_tokens_per_s", "best_x", "best_tokens_per_s",
              "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "aat_source", "at_search_limit",
              "aat_source_tables"});
-  // The largest x searched: --x-max, or the algorithm's largest tree when that is smaller. A best
-  // x there may only be the edge of the search, not the optimum.
-  const bool tree_bound = w.algorithm && w.algorithm->max_x > 0 && w.algorithm->max_x < a.x_max;
-  const int x_limit = tree_bound ? w.algorithm->max_x : a.x_max;
-  const std::string limit_note =
-      tree_bound ? fmt::format("x = {}: the algorithm's largest tree", x_limit) : fmt::format("x = {}: raise --x-max", x_limit);
   // Measurements are keyed by the model config's own name, so a model given as a YAML path
   // finds them too.
   const AatResolver resolver(reg, a.acceptance, {w.target.name, a.algorithm, a.task}, w.algorithm.get(), a.x_max);
@@ -50,10 +44,7 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
       require_workload_fits(hw, wb, L, a.x_max);
       const auto aat = resolver.at(L);
       const auto r = search::optimize_context(*engine, wb, L, aat.source, opt);
-      // A best x on the edge of the search, or on the largest measured x (beyond it AAT is the
-      // fit's extrapolation), may only be the edge of what is known.
-      std::string edge = r.best.x >= x_limit && x_limit > 1 ? limit_note : std::string();
-      if (edge.empty()) edge = search::measured_edge_note(aat.source, r.best.x);
+      const std::string edge = search::search_limit_note(w.algorithm.get(), a.x_max, r.best.x, aat.source);
       t.add_row({hw.name, w.target.name, a.algorithm, a.task, integer(L), integer(b), num(r.ar.p_eff()),
                  integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3), num(r.best.aat),
                  num(r.best.t_verify_s), num(r.best.t_draft_s), r.ridge_x ? num(*r.ridge_x, 3) : text(""),

@@ -54,15 +54,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
       const double s = optimize_context(*ctx.engine, w, L, band_aat[i], options).speedup();
       low = std::min(low, s), high = std::max(high, s);
     }
-    // The largest x searched: x-max, or the algorithm's largest tree when smaller (as `optimize`
-    // words it).
-    const bool tree_bound = w.algorithm->max_x > 0 && w.algorithm->max_x < options.x_max;
-    const int limit = tree_bound ? w.algorithm->max_x : options.x_max;
-    std::string edge;
-    if (o.best.x >= limit && limit > 1)
-      edge = tree_bound ? fmt::format("x = {}: the algorithm's largest tree", limit)
-                        : fmt::format("x = {}: raise --x-max", limit);
-    if (edge.empty()) edge = measured_edge_note(aat, o.best.x);
+    const std::string edge = search_limit_note(w.algorithm.get(), options.x_max, o.best.x, aat);
     if (ctx.want_trace && !r.write_trace) {
       // The first context's step at its best x: the drafter's passes, then the target's verify.
       r.write_trace = serial_step_trace(
@@ -82,7 +74,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
 const ScenarioRegistration tree_sd_scenario_registration(
     {"tree-sd",
      "Tree SD on one device (paper 000): best x per context, speedup over AD, regime (as `specdse optimize`)",
-     {param::integer("x-max", 128, 1, 4096, "tokens", "largest verification length considered"),
+     {param::integer("x-max", 128, 1, double(kMaxVerificationLength), "tokens", "largest verification length considered"),
       param::boolean("measured-only", false, "evaluate only x with a measured AAT"),
       param::acceptance_band("", " instead of the measured AAT: its fits' chains or best-first trees")},
      run_tree_sd,
