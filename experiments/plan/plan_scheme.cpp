@@ -63,11 +63,12 @@ std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s,
                                                              std::vector<PlanCandidate>& out) {
   try {
     return run_scenario(name, in, *s.configs);
-  } catch (const models::InputError& e) {
-    const std::string what = e.what();
-    out.push_back(untimed(scheme, placement, (what.find("infeasible") != std::string::npos ? "" : "not applicable: ") + what));
-    return std::nullopt;
+  } catch (const models::InfeasibleError& e) {  // does not fit: the message has the numbers
+    out.push_back(untimed(scheme, placement, e.what()));
+  } catch (const models::InputError& e) {  // the scenario does not apply to this request
+    out.push_back(untimed(scheme, placement, std::string("not applicable: ") + e.what()));
   }
+  return std::nullopt;
 }
 
 ScenarioInputs PlanSetup::inputs() const {

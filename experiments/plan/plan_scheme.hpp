@@ -125,8 +125,9 @@ std::vector<PlanSchemeInfo> plan_schemes();
 PlanCandidate untimed(std::string scheme, std::string placement, std::string status);
 
 // Runs scenario `name` for a candidate of `scheme` at `placement`. When the scenario rejects its
-// inputs, the candidate is appended to `out` untimed with the scenario's message ("infeasible:
-// ..." as it stands, anything else as "not applicable: ..."), and nothing comes back.
+// inputs, the candidate is appended to `out` untimed with the scenario's message, by the error's
+// type: a models::InfeasibleError (the design does not fit) as it stands, any other InputError as
+// "not applicable: ..."; and nothing comes back.
 std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s, const std::string& name,
                                                              const ScenarioInputs& in, const std::string& scheme,
                                                              const std::string& placement,

@@ -127,7 +127,7 @@ DeviceMemory device_memory(const models::HardwareSpec& hw, const models::ModelSp
 namespace {
 
 [[noreturn]] void throw_infeasible(const DeviceMemory& d, const models::HardwareSpec& hw, const MemoryQuery& q) {
-  throw models::InputError(fmt::format(
+  throw models::InfeasibleError(fmt::format(
       "infeasible: {} on {} needs {} (weights {}, KV cache {} for batch {} x {} tokens, activations {}) "
       "but the device has {}",
       d.roles, hw.name, format_gib(d.need.total()), format_gib(d.need.weights_bytes), format_gib(d.need.kv_bytes),

@@ -67,7 +67,7 @@ DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::Mod
     q.parameter_rule = placed.memory.parameter_rule;
     for (const auto& d : sim::system_memory(placed, target, &draft, q))
       if (!d.fits())
-        throw models::InputError(fmt::format("{}: infeasible: device {} ({}) {}", placement.system.name, d.device,
+        throw models::InfeasibleError(fmt::format("{}: infeasible: device {} ({}) {}", placement.system.name, d.device,
                                              d.roles, sim::fit_status(d)));
   }
   // One cost layer for the system (sim/system/system_costs.hpp): each device's engine with its

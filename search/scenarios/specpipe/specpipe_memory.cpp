@@ -19,7 +19,7 @@ std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width,
   if (setup.system.memory.kv_tokens > 0) {
     const long long need = (long long)requests * (setup.context + width);
     if (need > setup.system.memory.kv_tokens)
-      throw models::InputError(fmt::format("{}: infeasible: {} requests x (context {} + {} tree tokens) = {} KV slots exceed "
+      throw models::InfeasibleError(fmt::format("{}: infeasible: {} requests x (context {} + {} tree tokens) = {} KV slots exceed "
                                            "the system's KV budget of {} tokens (memory.kv_tokens)",
                                            setup.system.name, requests, setup.context, width, need,
                                            setup.system.memory.kv_tokens));
@@ -33,7 +33,7 @@ std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width,
   auto mem = sim::system_memory(setup.system, setup.target, setup.draft ? &*setup.draft : nullptr, q);
   for (const auto& d : mem)
     if (!d.fits())
-      throw models::InputError(fmt::format("{}: infeasible: device {} ({}) {}", setup.system.name, d.device, d.roles,
+      throw models::InfeasibleError(fmt::format("{}: infeasible: device {} ({}) {}", setup.system.name, d.device, d.roles,
                                            sim::fit_status(d)));
   return mem;
 }
