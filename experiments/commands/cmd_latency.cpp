@@ -95,7 +95,7 @@ const RegisterCommand latency_registration{
       sub.add_option("--context", a->context, "Context lengths L (tokens in the KV cache)")->default_val("1024");
       sub.add_option("--batch", a->batch, "Sequences per step: 1, a list 1,8 or a range 1-64")->default_val("1");
       sub.add_option("--stack", a->stack,
-                     "Software stack running the model (configs/stacks: host overheads; sim engines)");
+                     "Software stack running the model (configs/stacks: host overheads and extra kernels, on both engines)");
       sub.add_flag("--breakdown", a->breakdown, "Per-op time, compute/memory/stall shares and utilisations");
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
