@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <mutex>
 
 namespace sim {
 
@@ -19,16 +20,25 @@ void report_to_stderr(const sc_core::sc_report& report, const sc_core::sc_action
   sc_core::sc_report_handler::default_handler(report, actions & ~sc_core::sc_actions(sc_core::SC_DISPLAY));
 }
 
+// Process-wide SystemC settings, made once before the first session (setenv is not thread-safe
+// against other threads reading the environment, so it must not run per simulation).
+void configure_systemc_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // SystemC prints a banner to stdout on first use unless told not to; stdout carries CSV.
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    // The models elaborate with sc_start(SC_ZERO_TIME) before they post their first event; where
+    // every process waits for that event (the event-driven FPGA and CPU models have no thread to
+    // start), SystemC warns (W571). Nothing is wrong then: stay quiet.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_, sc_core::SC_DO_NOTHING);
+    sc_core::sc_report_handler::set_handler(report_to_stderr);
+  });
+}
+
 }  // namespace
 
 ScSession::ScSession() : lock_(kernel_mutex()) {
-  // SystemC prints a banner to stdout on first use unless told not to; stdout carries CSV.
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  // The models elaborate with sc_start(SC_ZERO_TIME) before they post their first event; where
-  // every process waits for that event (the event-driven FPGA and CPU models have no thread to
-  // start), SystemC warns (W571). Nothing is wrong then: stay quiet.
-  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_, sc_core::SC_DO_NOTHING);
-  sc_core::sc_report_handler::set_handler(report_to_stderr);
+  configure_systemc_once();
   previous_ = sc_core::sc_curr_simcontext;
   context_ = new sc_core::sc_simcontext();
   sc_core::sc_curr_simcontext = context_;
