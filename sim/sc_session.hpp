@@ -2,11 +2,11 @@
 // One SystemC simulation with its own kernel state. SystemC keeps its scheduler in a
 // process-wide "current simulation context" and allows one elaboration per context; a
 // ScSession swaps in a fresh sc_simcontext for its lifetime, so every simulation (an FPGA step,
-// a GPU step, a system timeline) builds its own modules, elaborates, runs sc_start and is torn
-// down, any number of times in one process, as DRAMSys' unit tests give each test a new
-// context. Sessions are serialised by a process-wide lock (the SystemC kernel is not
-// re-entrant); everything outside a session (graph building, memoisation, post-processing)
-// runs in parallel on the caller's threads.
+// a GPU step, a CPU step; the system timeline is plain C++ and needs none) builds its own
+// modules, elaborates, runs sc_start and is torn down, any number of times in one process, as
+// DRAMSys' unit tests give each test a new context. Sessions are serialised by a process-wide
+// lock (the SystemC kernel is not re-entrant); everything outside a session (graph building,
+// memoisation, post-processing) runs in parallel on the caller's threads.
 //
 // Usage: construct the session, then create modules (they must be destroyed before the
 // session: hold them in a std::unique_ptr declared after it), then call run().

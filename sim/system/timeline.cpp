@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -14,7 +13,6 @@
 
 #include "models/config_error.hpp"
 #include "sim/io/json_string.hpp"
-#include "sim/sc_session.hpp"
 
 namespace sim {
 
@@ -66,154 +64,190 @@ int TaskGraph::add_work(int resource, std::string name, std::string category, do
 
 namespace {
 
-using sc_core::sc_time;
-using sc_core::SC_PS;
+// Durations are kept in whole picoseconds so that the run is exact and reproducible (sums of
+// rounded seconds would drift); seconds are converted back only for reporting.
+constexpr double kPsPerSecond = 1e12, kSecondsPerPs = 1e-12;
+std::uint64_t to_ps(double seconds) { return std::uint64_t(std::llround(seconds * kPsPerSecond)); }
+double to_s(std::uint64_t ps) { return double(ps) * kSecondsPerPs; }
 
-// Durations are kept in whole picoseconds (SystemC's default time resolution) so that the run
-// is exact and reproducible; seconds are converted back only for reporting.
-std::uint64_t to_ps(double seconds) { return std::uint64_t(std::llround(seconds * 1e12)); }
-// A whole number of picoseconds as SystemC time: the resolution's unit count, without the
-// floating-point scaling of sc_time(double, unit) (a tenth of a timeline run's time went there).
-sc_time ps_time(std::uint64_t ps) { return sc_time::from_value(ps); }
-
-// The scheduler: one SC_METHOD per resource that starts its next ready task and re-arms for
-// that task's end (no per-cycle wake-ups), and one completion method that releases dependants
-// when a task's latency has passed.
-SC_MODULE(TimelineScheduler) {
-  const TaskGraph* graph = nullptr;
-  std::vector<std::deque<int>> ready;        // per resource, FIFO by readiness then task order
-  std::vector<int> running;                   // per resource: task in service, -1 idle
-  std::vector<int> pending;                   // per task: unfinished dependencies
-  std::vector<char> completed;
-  // Dependants of task t: dependant_list[dependant_begin[t] .. dependant_begin[t + 1]), in task
-  // order (one flat array: a step has ~10^4 tasks and a vector each cost more than the run).
-  std::vector<int> dependant_begin, dependant_list;
-  std::vector<std::unique_ptr<sc_core::sc_event>> wake;  // per resource
-  // (completion time in ps, task), earliest first.
-  using Completion = std::pair<std::uint64_t, int>;
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions;
-  std::vector<int> due;  // scratch of complete_due
-  // Per task, its busy time and latency in whole picoseconds, rounded once (not at every use).
-  std::vector<std::uint64_t> busy_ps, latency_ps;
-  sc_core::sc_event completion_due;
-  TimelineRun run;
-
-  SC_CTOR(TimelineScheduler) {}
-
-  void build(const TaskGraph& g) {
-    if (sc_core::sc_get_time_resolution() != sc_time(1, SC_PS))  // what ps_time counts in
-      throw std::logic_error("timeline: SystemC's time resolution is not 1 ps");
-    graph = &g;
+// A plain discrete-event scheduler, private to one call: no global state, so any number of
+// timelines run at once on the caller's threads. Time moves forward through a queue of timed
+// events (a resource's busy time ends, a task's latency has passed); what is due at one instant
+// is then worked off in rounds, each of two steps:
+//   1. services: every resource due to serve this round retires its task in service (whose busy
+//      time ends now; with no latency it completes in this round's step 2, else `latency` later)
+//      and starts the front of its ready queue;
+//   2. completions: every task completing this round, in task-index order, releases the
+//      dependants it was the last dependency of, in task-index order, to the back of their
+//      resources' ready queues.
+// Work a round causes at the same instant goes to the next round: there an idle resource starts
+// a task released in step 2, and a task started with no busy time ends its service. Nothing in a
+// round depends on the order in which the event queue holds equal times, so every run of a graph
+// is the same. (The SystemC module this replaced ran these steps as processes in delta cycles,
+// but ordered a service end against a completion due at the same instant by its event heap; on
+// every scenario graph of `reproduce all` both give the same run to the picosecond.)
+class Scheduler {
+ public:
+  explicit Scheduler(const TaskGraph& g) : graph_(g) {
     const std::size_t nr = g.resources().size(), nt = g.tasks().size();
-    ready.assign(nr, {});
-    running.assign(nr, -1);
-    pending.assign(nt, 0);
-    completed.assign(nt, 0);
-    run.start_s.assign(nt, 0);
-    run.end_s.assign(nt, 0);
-    run.resource_busy_s.assign(nr, 0);
-    busy_ps.resize(nt);
-    latency_ps.resize(nt);
+    run_.start_s.assign(nt, 0);
+    run_.end_s.assign(nt, 0);
+    run_.resource_busy_s.assign(nr, 0);
+    running_.assign(nr, kNone);
+    serve_next_flag_.assign(nr, 0);
+    queue_head_.assign(nr, kNone);
+    queue_tail_.assign(nr, kNone);
+    queue_next_.assign(nt, kNone);
+    pending_.assign(nt, 0);
+    completed_.assign(nt, 0);
+    busy_ps_.resize(nt);
+    latency_ps_.resize(nt);
     for (std::size_t t = 0; t < nt; ++t) {
-      busy_ps[t] = to_ps(g.tasks()[t].busy_s);
-      latency_ps[t] = to_ps(g.tasks()[t].latency_s);
+      busy_ps_[t] = to_ps(g.tasks()[t].busy_s);
+      latency_ps_[t] = to_ps(g.tasks()[t].latency_s);
     }
-    for (std::size_t r = 0; r < nr; ++r) {
-      wake.push_back(std::make_unique<sc_core::sc_event>());
-      sc_core::sc_spawn_options opt;
-      opt.spawn_method();
-      opt.set_sensitivity(wake.back().get());
-      opt.dont_initialize();
-      sc_core::sc_spawn([this, r] { serve(int(r)); }, sc_core::sc_gen_unique_name("resource"), &opt);
-    }
-    sc_core::sc_spawn_options opt;
-    opt.spawn_method();
-    opt.set_sensitivity(&completion_due);
-    opt.dont_initialize();
-    sc_core::sc_spawn([this] { complete_due(); }, "completions", &opt);
-    dependant_begin.assign(nt + 1, 0);
+    // Dependants of task t: dependant_list_[dependant_begin_[t] .. dependant_begin_[t + 1]), in
+    // task order (one flat array: a step has ~10^4 tasks and a vector each cost more than the run).
+    dependant_begin_.assign(nt + 1, 0);
     for (std::size_t t = 0; t < nt; ++t) {
-      pending[t] = int(g.deps(int(t)).size());
-      for (int d : g.deps(int(t))) ++dependant_begin[std::size_t(d) + 1];
+      pending_[t] = int(g.deps(int(t)).size());
+      for (int d : g.deps(int(t))) ++dependant_begin_[std::size_t(d) + 1];
     }
-    for (std::size_t t = 0; t < nt; ++t) dependant_begin[t + 1] += dependant_begin[t];
-    dependant_list.assign(std::size_t(dependant_begin[nt]), 0);
-    std::vector<int> fill(dependant_begin.begin(), dependant_begin.end() - 1);
+    for (std::size_t t = 0; t < nt; ++t) dependant_begin_[t + 1] += dependant_begin_[t];
+    dependant_list_.assign(std::size_t(dependant_begin_[nt]), 0);
+    std::vector<int> fill(dependant_begin_.begin(), dependant_begin_.end() - 1);
     for (std::size_t t = 0; t < nt; ++t)
-      for (int d : g.deps(int(t))) dependant_list[std::size_t(fill[std::size_t(d)]++)] = int(t);
-    for (std::size_t t = 0; t < nt; ++t)
-      if (pending[t] == 0) make_ready(int(t));
+      for (int d : g.deps(int(t))) dependant_list_[std::size_t(fill[std::size_t(d)]++)] = int(t);
   }
 
-  std::uint64_t now_ps() const { return std::uint64_t(sc_core::sc_time_stamp().value()); }
+  void run() {
+    // Tasks without dependencies are ready at time 0, in task order.
+    for (std::size_t t = 0; t < graph_.tasks().size(); ++t)
+      if (pending_[t] == 0) make_ready(int(t));
+    run_instant();
+    while (!timed_.empty()) {
+      now_ps_ = timed_.top().at_ps;
+      while (!timed_.empty() && timed_.top().at_ps == now_ps_) {
+        const Timed e = timed_.top();
+        timed_.pop();
+        if (e.id >= 0)
+          completing_.push_back(e.id);
+        else
+          serve_next_round(~e.id);
+      }
+      run_instant();
+    }
+  }
+
+  TimelineRun take_result() { return std::move(run_); }
+  bool completed(std::size_t t) const { return completed_[t] != 0; }
+
+ private:
+  static constexpr int kNone = -1;
+
+  // A timed event: task `id` completes, or (id < 0) resource ~id ends its task's busy time.
+  struct Timed {
+    std::uint64_t at_ps;
+    int id;
+    bool operator>(const Timed& o) const { return at_ps > o.at_ps; }
+  };
+
+  void run_instant() {
+    while (!serving_next_.empty() || !completing_.empty()) {
+      serving_.swap(serving_next_);
+      serving_next_.clear();
+      for (int r : serving_) serve_next_flag_[std::size_t(r)] = 0;
+      for (int r : serving_) serve(r);
+      std::sort(completing_.begin(), completing_.end());
+      for (int t : completing_) complete(t);
+      completing_.clear();
+    }
+  }
+
+  // Resource r serves in the next round at this instant (once, however many reasons it has).
+  void serve_next_round(int r) {
+    if (serve_next_flag_[std::size_t(r)]) return;
+    serve_next_flag_[std::size_t(r)] = 1;
+    serving_next_.push_back(r);
+  }
 
   void make_ready(int t) {
-    const int r = graph->task(t).resource;
-    ready[std::size_t(r)].push_back(t);
-    if (running[std::size_t(r)] < 0) wake[std::size_t(r)]->notify(sc_core::SC_ZERO_TIME);
+    const std::size_t r = std::size_t(graph_.task(t).resource);
+    if (queue_tail_[r] == kNone)
+      queue_head_[r] = t;
+    else
+      queue_next_[std::size_t(queue_tail_[r])] = t;
+    queue_tail_[r] = t;
+    if (running_[r] == kNone) serve_next_round(int(r));  // a busy resource takes it when it retires
   }
 
-  // A resource's method: retire the task in service (if its busy time is over) and start the next.
+  // Retire the task in service (its busy time ends now) and start the next ready one.
   void serve(int r) {
-    ++run.events;
+    ++run_.events;
     const std::size_t ri = std::size_t(r);
-    const int cur = running[ri];
-    if (cur >= 0) {
-      running[ri] = -1;
-      schedule_completion(cur, now_ps() + latency_ps[std::size_t(cur)]);
+    const int cur = running_[ri];
+    if (cur != kNone) {
+      running_[ri] = kNone;
+      const std::uint64_t latency = latency_ps_[std::size_t(cur)];
+      if (latency == 0)
+        completing_.push_back(cur);
+      else
+        timed_.push({now_ps_ + latency, cur});
     }
-    if (ready[ri].empty()) return;  // idle until make_ready notifies
-    const int next = ready[ri].front();
-    ready[ri].pop_front();
-    running[ri] = next;
-    const std::uint64_t busy = busy_ps[std::size_t(next)];
-    run.start_s[std::size_t(next)] = double(now_ps()) * 1e-12;
-    run.resource_busy_s[ri] += double(busy) * 1e-12;
-    sc_core::next_trigger(ps_time(busy));
+    const int next = queue_head_[ri];
+    if (next == kNone) return;  // idle until make_ready
+    queue_head_[ri] = queue_next_[std::size_t(next)];
+    if (queue_head_[ri] == kNone) queue_tail_[ri] = kNone;
+    running_[ri] = next;
+    const std::uint64_t busy = busy_ps_[std::size_t(next)];
+    run_.start_s[std::size_t(next)] = to_s(now_ps_);
+    run_.resource_busy_s[ri] += to_s(busy);
+    if (busy == 0)
+      serve_next_round(r);
+    else
+      timed_.push({now_ps_ + busy, ~r});
   }
 
-  void schedule_completion(int t, std::uint64_t at_ps) {
-    completions.emplace(at_ps, t);
-    completion_due.notify(ps_time(at_ps - now_ps()));  // the earliest notification wins
+  void complete(int t) {
+    ++run_.events;
+    const std::size_t ti = std::size_t(t);
+    run_.end_s[ti] = to_s(now_ps_);
+    completed_[ti] = 1;
+    run_.makespan_s = std::max(run_.makespan_s, run_.end_s[ti]);
+    for (int k = dependant_begin_[ti]; k < dependant_begin_[ti + 1]; ++k) {
+      const int d = dependant_list_[std::size_t(k)];
+      if (--pending_[std::size_t(d)] == 0) make_ready(d);
+    }
   }
 
-  // Release dependants of every task whose completion time has come, in task order for ties.
-  void complete_due() {
-    ++run.events;
-    const std::uint64_t now = now_ps();
-    while (!completions.empty() && completions.top().first <= now) {
-      due.clear();
-      while (!completions.empty() && completions.top().first <= now) {
-        due.push_back(completions.top().second);
-        completions.pop();
-      }
-      std::sort(due.begin(), due.end());
-      for (int t : due) {
-        run.end_s[std::size_t(t)] = double(now) * 1e-12;
-        completed[std::size_t(t)] = 1;
-        run.makespan_s = std::max(run.makespan_s, run.end_s[std::size_t(t)]);
-        for (int k = dependant_begin[std::size_t(t)]; k < dependant_begin[std::size_t(t) + 1]; ++k) {
-          const int d = dependant_list[std::size_t(k)];
-          if (--pending[std::size_t(d)] == 0) make_ready(d);
-        }
-      }
-    }
-    if (!completions.empty()) completion_due.notify(ps_time(completions.top().first - now));
-  }
+  const TaskGraph& graph_;
+  TimelineRun run_;
+  std::uint64_t now_ps_ = 0;
+  std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>> timed_;  // earliest first
+  // This round's and the next round's resources to serve, and this round's completions.
+  std::vector<int> serving_, serving_next_, completing_;
+  std::vector<char> serve_next_flag_;  // per resource: in serving_next_ already
+  std::vector<int> running_;           // per resource: task in service, or kNone
+  // Per resource, its ready tasks in FIFO order, linked through queue_next_ (a task is queued
+  // once, so one array serves every queue without an allocation per resource).
+  std::vector<int> queue_head_, queue_tail_, queue_next_;
+  std::vector<int> pending_;  // per task: unfinished dependencies
+  std::vector<char> completed_;
+  std::vector<int> dependant_begin_, dependant_list_;
+  // Per task, its busy time and latency in whole picoseconds, rounded once (not at every use).
+  std::vector<std::uint64_t> busy_ps_, latency_ps_;
 };
 
 }  // namespace
 
 TimelineRun run_timeline(const TaskGraph& graph) {
-  ScSession session;
-  auto scheduler = std::make_unique<TimelineScheduler>("timeline");
-  scheduler->build(graph);
-  session.run();
+  Scheduler scheduler(graph);
+  scheduler.run();
   // Dependencies only point backwards (add_task checks), so every task must have run.
   for (std::size_t t = 0; t < graph.tasks().size(); ++t)
-    if (!scheduler->completed[t])
+    if (!scheduler.completed(t))
       throw std::logic_error(fmt::format("timeline: task '{}' never completed", graph.task(int(t)).name));
-  return scheduler->run;
+  return scheduler.take_result();
 }
 
 TraceWriter chrome_trace_writer(std::shared_ptr<const TaskGraph> graph, std::shared_ptr<const TimelineRun> run) {

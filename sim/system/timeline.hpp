@@ -2,11 +2,24 @@
 // One event-driven timeline for a system: resources (device streams, link lanes, host threads)
 // and tasks with dependencies (a forward slice on a device, a transfer on a link, a host step).
 // A task starts when its dependencies are done and its resource is free; each resource serves
-// its ready tasks in the order they were added (FIFO), one at a time. A task occupies its
+// its ready tasks in the order they became ready (FIFO), one at a time. A task occupies its
 // resource for `busy_s` and is complete `latency_s` later (a link's flight time: the lane is
-// free again while the data is still in flight). The scenario solvers build their task graphs
-// on it; `run_timeline` simulates the graph in SystemC (sim/system/timeline.cpp) and
-// `write_chrome_trace` exports the run for Perfetto / chrome://tracing.
+// free again while the data is still in flight); its dependants are released when it is
+// complete. Times are whole picoseconds (each task's durations rounded once).
+//
+// Ties, so that every run of a graph is the same: what is due at one instant is worked off in
+// rounds. In a round, first every resource whose task's busy time ends retires it and starts the
+// front of its queue; then the round's completing tasks (those just retired with no latency, and
+// in the first round those whose latency ends at the instant) release their dependants in
+// task-index order (a task's dependants in task-index order), which join their resources' queues
+// in that order. What a round causes at the same instant waits for the next round: an idle
+// resource starts a task released in the round, and a task with no busy time ends its service.
+// So a task released by a zero-time chain queues behind one that was ready when the instant began.
+//
+// The scenario solvers build their task graphs on it; `run_timeline` runs the graph on a plain
+// discrete-event scheduler (sim/system/timeline.cpp: no SystemC, no global state, so any number
+// of runs at once on the caller's threads) and `write_chrome_trace` exports the run for
+// Perfetto / chrome://tracing.
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -86,7 +99,9 @@ struct TimelineRun {
   std::vector<double> start_s, end_s;      // per task: resource acquired, task complete
   std::vector<double> resource_busy_s;     // per resource: sum of busy_s served
   double makespan_s = 0;
-  std::int64_t events = 0;                 // SystemC process activations (a cost measure)
+  // Scheduler events processed (a cost measure): one per resource service (retiring a task,
+  // starting the next, or both) and one per task completion.
+  std::int64_t events = 0;
 };
 
 TimelineRun run_timeline(const TaskGraph& graph);

@@ -1,4 +1,4 @@
-// Systems of devices and links: the SystemC timeline, ring collectives built from sends,
+// Systems of devices and links: the timeline, ring collectives built from sends,
 // memory fit (paper 002 Table 1), placements, the systems of papers 002-004, trace export.
 #include <catch2/catch.hpp>
 
@@ -83,7 +83,7 @@ TEST_CASE("system: the timeline runs dependencies in order and serialises each r
   CHECK_THROWS_AS(g.add_task({"bad", "compute", dev, -1, 0, 0, {}}), models::InputError);
 }
 
-TEST_CASE("system: many timelines run in one process, each in its own SystemC context") {
+TEST_CASE("system: many timelines run in one process, one after another") {
   for (int i = 1; i <= 50; ++i) {
     TaskGraph g;
     const int dev = g.add_resource({"d", ResourceKind::device_stream, "d"});

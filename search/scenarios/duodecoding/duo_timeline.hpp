@@ -49,7 +49,7 @@ struct ScenarioRun {
   double processed_per_iteration = 0;  // tokens through the target's forward (x)
 };
 
-// Lays `plan` on a fresh timeline and simulates it (SystemC).
+// Lays `plan` on a fresh timeline and simulates it (sim/system/timeline).
 ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan, int draft_vocab);
 
 // Time to first token (paper 003 §4.3) for a prompt of `prompt` tokens, from the same engine and

@@ -1,7 +1,7 @@
 #pragma once
 // What the pieces of one EAGLE decode step cost on a deployment: one GPU (a latency engine) or a
 // system of GPUs running the target and the head tensor parallel (sim/system/system_step on the
-// SystemC timeline: TP slices and all-reduces over the link model). The dispatcher
+// system timeline: TP slices and all-reduces over the link model). The dispatcher
 // (eagle_dispatcher.hpp) only sees this interface, so the same tree search runs on both.
 #include <map>
 #include <memory>

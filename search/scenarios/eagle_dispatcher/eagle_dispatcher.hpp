@@ -10,7 +10,7 @@
 //           plus the speculative step's own host work (EagleDispatchOptions::speculative_host_s).
 // Plain decoding: T_verify(B x 1) + host with one forward. The forwards are costed by an
 // EagleCostModel (eagle_costs.hpp): one GPU's engine (kernels only, so host time is counted
-// once, here) or a tensor-parallel system on the SystemC timeline (collectives included).
+// once, here) or a tensor-parallel system on the system timeline (collectives included).
 #include <string>
 #include <vector>
 

@@ -1,6 +1,6 @@
 // eagle-dispatcher (paper 004), and so `specdse eagle`: the EAGLE tree dispatcher on one GPU
 // (--hw) or a tensor-parallel system (--system: target and head sharded over the first stage's
-// GPUs, all-reduces on the link model, on the SystemC timeline). Per batch size, the static tree
+// GPUs, all-reduces on the link model, on the system timeline). Per batch size, the static tree
 // (full D_m-BF_n or pruned N_i) maximising per-sequence decode speed TPC / TTIT, or the
 // fastest-per-token tree whose step meets --latency-target-ms, with the speed-up over plain
 // decoding and the step's breakdown (eagle_dispatcher.hpp). Batches that do not fit a GPU's
