@@ -189,7 +189,7 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
       a.skip_reproduce ? std::vector<std::string>{} : std::vector<std::string>{"roofline", "sim"};
   for (const std::string& engine : engines) {
     const auto out = std::filesystem::temp_directory_path() / fmt::format("specdse_bench_{}", ::getpid());
-    const auto& table = reproduction_table();
+    const auto table = reproduction_table();
     std::vector<const Reproduction*> chosen;
     for (const auto& r : table) chosen.push_back(&r);
     const unsigned workers = std::max(1u, std::thread::hardware_concurrency());

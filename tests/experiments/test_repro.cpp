@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const experiments::Reproduction& find_reproduction(const std::string& name) {
+// A copy: reproduction_table() returns its entries by value.
+experiments::Reproduction find_reproduction(const std::string& name) {
   for (const auto& r : experiments::reproduction_table())
     if (r.name == name) return r;
   FAIL("no reproduction " << name);
