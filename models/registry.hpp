@@ -61,6 +61,15 @@ class Registry {
     return out;
   }
 
+  // Copies of every entry, in key order (for registries whose values are copyable).
+  std::vector<Value> values() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Value> out;
+    out.reserve(entries_.size());
+    for (const auto& e : entries_) out.push_back(e.second);
+    return out;
+  }
+
   const std::string& what() const { return what_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "roofline/gpu_stream_schedule.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -11,37 +12,33 @@ namespace roofline {
 DeviceRun run_closed_form(const GpuKernelModel& model, const GpuWorkload& workload) {
   // Built once: checked_add takes the message by reference, and a step has ~10^3 launches.
   static const std::string host_what = "GPU roofline: the stack's host time", step_what = "GPU roofline: a step";
-  if (workload.streams.size() > 1)
+  if (workload.streams.size() != 1)
     throw std::invalid_argument("GPU roofline: the closed-form schedule runs one stream (co-located streams are simulated)");
-  DeviceRun run;
-  for (const StreamPlan& plan : workload.streams) {
-    std::vector<KernelRecord> records(plan.launches.size());
-    std::int64_t host = plan.start_cycle, device_free = plan.start_cycle;
-    // Each distinct kernel's closed form once: every decoder layer launches the same ones.
-    std::vector<KernelTiming> timing(workload.kernels.size());
-    std::vector<char> timed(workload.kernels.size(), 0);
-    for (std::size_t i = 0; i < plan.launches.size(); ++i) {
-      const KernelLaunch& l = plan.launches[i];
-      const std::size_t k = std::size_t(l.kernel);
-      if (!timed[k]) {
-        timing[k] = model.time(workload.kernels[k]);
-        timed[k] = 1;
-      }
-      const KernelTiming& t = timing[k];
-      host = models::checked_add(host, l.host_cycles_before, host_what);
-      KernelRecord& r = records[i];
-      r.enqueue = host;
-      r.start = std::max(host, device_free);
-      r.dispatch = r.start + t.launch_cycles;
-      r.compute_end = r.dispatch + t.compute_cycles;
-      r.memory_end = r.dispatch + t.memory_cycles;
-      r.end = models::checked_add(r.start, t.total_cycles, step_what);
-      device_free = r.end;
-    }
-    const std::int64_t host_end = models::checked_add(host, plan.host_after_cycles, host_what);
-    run.end_cycle = std::max({run.end_cycle, device_free, plan.host_after_cycles > 0 ? host_end : 0});
-    run.streams.push_back(std::move(records));
+  const StreamPlan& plan = workload.streams.front();
+  std::vector<KernelRecord> records(plan.launches.size());
+  std::int64_t host = plan.start_cycle, device_free = plan.start_cycle;
+  // Each distinct kernel's closed form once: every decoder layer launches the same ones.
+  std::vector<std::optional<KernelTiming>> timing(workload.kernels.size());
+  for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+    const KernelLaunch& l = plan.launches[i];
+    std::optional<KernelTiming>& t = timing[std::size_t(l.kernel)];
+    if (!t) t = model.time(workload.kernels[std::size_t(l.kernel)]);
+    host = models::checked_add(host, l.host_cycles_before, host_what);
+    KernelRecord& r = records[i];
+    r.enqueue = host;
+    r.start = std::max(host, device_free);
+    r.dispatch = r.start + t->launch_cycles;
+    r.compute_end = r.dispatch + t->compute_cycles;
+    r.memory_end = r.dispatch + t->memory_cycles;
+    r.end = models::checked_add(r.start, t->total_cycles, step_what);
+    device_free = r.end;
   }
+  DeviceRun run;
+  run.end_cycle = device_free;
+  // A host that works on after its last launch ends the step where it outlasts the device.
+  if (plan.host_after_cycles > 0)
+    run.end_cycle = std::max(run.end_cycle, models::checked_add(host, plan.host_after_cycles, host_what));
+  run.streams.push_back(std::move(records));
   return run;
 }
 

@@ -14,10 +14,9 @@
 
 namespace roofline {
 
-// One record per launch, as the SystemC model writes them (KernelRecord). Streams are
-// independent here: the closed form has no model of two streams sharing SMs and DRAM, so a
-// workload of several streams is refused (std::invalid_argument); co-located streams go to the
-// SystemC model (sim/gpu/gpu_streams.hpp).
+// One record per launch, as the SystemC model writes them (KernelRecord). The closed form has no
+// model of two streams sharing SMs and DRAM, so a workload of other than one stream is refused
+// (std::invalid_argument); co-located streams go to the SystemC model (sim/gpu/gpu_streams.hpp).
 DeviceRun run_closed_form(const GpuKernelModel& model, const GpuWorkload& workload);
 
 }  // namespace roofline

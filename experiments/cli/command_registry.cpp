@@ -13,11 +13,7 @@ models::Registry<std::string, CommandInfo>& commands() {
 
 }  // namespace
 
-std::vector<CommandInfo> command_table() {
-  std::vector<CommandInfo> out;
-  for (const auto& [name, info] : commands().entries()) out.push_back(*info);
-  return out;
-}
+std::vector<CommandInfo> command_table() { return commands().values(); }
 
 RegisterCommand::RegisterCommand(std::string name, std::string description, CommandSetup setup,
                                  int order) {

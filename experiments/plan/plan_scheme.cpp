@@ -43,8 +43,7 @@ PlanSchemeRegistration::PlanSchemeRegistration(PlanSchemeInfo info) {
 }
 
 std::vector<PlanSchemeInfo> plan_schemes() {
-  std::vector<PlanSchemeInfo> t;
-  for (const auto& [name, info] : table().entries()) t.push_back(*info);
+  std::vector<PlanSchemeInfo> t = table().values();
   std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
   });

@@ -13,11 +13,7 @@ models::Registry<std::string, Reproduction>& reproductions() {
 
 }  // namespace
 
-std::vector<Reproduction> reproduction_table() {
-  std::vector<Reproduction> out;
-  for (const auto& [name, r] : reproductions().entries()) out.push_back(*r);
-  return out;
-}
+std::vector<Reproduction> reproduction_table() { return reproductions().values(); }
 
 std::vector<std::size_t> start_order(const std::vector<const Reproduction*>& chosen) {
   std::vector<std::size_t> order;

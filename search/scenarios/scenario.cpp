@@ -308,11 +308,7 @@ ScenarioRegistration::ScenarioRegistration(ScenarioInfo info) {
   scenario_table().add(name, std::move(info));
 }
 
-std::vector<ScenarioInfo> scenarios() {
-  std::vector<ScenarioInfo> all;
-  for (const auto& [name, info] : scenario_table().entries()) all.push_back(*info);
-  return all;
-}
+std::vector<ScenarioInfo> scenarios() { return scenario_table().values(); }
 
 ScenarioInfo scenario(const std::string& name) {
   if (const ScenarioInfo* info = scenario_table().find(name)) return *info;

@@ -20,8 +20,7 @@ models::Registry<std::string, TreeMethodInfo>& methods() {
 }
 
 std::vector<TreeMethodInfo> ordered() {
-  std::vector<TreeMethodInfo> all;
-  for (const auto& [name, info] : methods().entries()) all.push_back(*info);
+  std::vector<TreeMethodInfo> all = methods().values();
   std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   return all;
 }

@@ -40,12 +40,12 @@ std::shared_ptr<const GpuSimEngine::SimulatedStep> GpuSimEngine::simulate(const 
   auto s = std::make_shared<SimulatedStep>();
   s->workload.streams.push_back(lower_step(model_, hw_.stack, graph, "step", 0, s->workload));
   s->run = run_gpu_device(model_, s->workload, mode_);
-  s->cycles = s->run.end_cycle;
   s->detailed = detailed;
   if (!detailed) {
-    // Sweeps keep only the cycle count: a step's launch records are ~10^3 entries.
+    // Sweeps keep only the end cycle: a step's launch records are ~10^3 entries.
     s->workload = GpuWorkload{};
-    s->run = DeviceRun{};
+    s->run.streams.clear();
+    s->run.streams.shrink_to_fit();
   }
   std::lock_guard<std::mutex> lock(memo_mutex_);
   ++simulations_;
@@ -56,12 +56,7 @@ std::shared_ptr<const GpuSimEngine::SimulatedStep> GpuSimEngine::simulate(const 
 models::StepCost GpuSimEngine::step(const models::StepGraph& graph, bool breakdown) const {
   if (graph.layer_count < 0) throw models::InputError(fmt::format("{}: layer_count: expected >= 0", graph.label));
   const auto sim = simulate(graph, breakdown);
-  if (!breakdown) {  // a sweep's step keeps only its cycle count (simulate drops the records)
-    DeviceRun run;
-    run.end_cycle = sim->cycles;
-    return roofline::step_cost_from_run(hw_, model_.clock_hz(), graph, sim->workload, run, false);
-  }
-  return roofline::step_cost_from_run(hw_, model_.clock_hz(), graph, sim->workload, sim->run, true);
+  return roofline::step_cost_from_run(hw_, model_.clock_hz(), graph, sim->workload, sim->run, breakdown);
 }
 
 std::unique_ptr<models::LatencyEngine> make_gpu_sim_engine(const models::HardwareSpec& hw, SimMode mode) {

@@ -28,8 +28,7 @@ class GpuSimEngine : public models::LatencyEngine {
 
   // The simulated launches of one step (for breakdowns and tests).
   struct SimulatedStep {
-    std::int64_t cycles = 0;
-    bool detailed = false;  // workload and run kept (only when a breakdown asked for them)
+    bool detailed = false;  // workload and the run's records kept (only when a breakdown asked for them)
     GpuWorkload workload;
     DeviceRun run;
   };
