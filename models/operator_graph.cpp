@@ -216,6 +216,8 @@ std::string graph_fingerprint(const StepGraph& g) {
   put(out, g.batch);
   put(out, g.context);
   put(out, g.step_work);
+  put(out, g.step_host_apart);
+  put(out, g.layer_host_share);
   const auto& w = g.widths;
   for (std::int64_t v : {w.hidden, w.q, w.kv, w.ffn, w.vocab, w.heads, w.kv_heads}) put(out, v);
   put(out, w.element_bytes);

@@ -81,6 +81,14 @@ struct StepGraph {
   // False for a pass inside a step another graph carries, such as an EAGLE head's drafting
   // passes: see carries_step_work.
   bool step_work = true;
+  // True for a slice of a step whose per-step host work and CUDA-graph launch the timeline
+  // charges once, as a host task of its own (a tensor-parallel step: sim/system/system_step.cpp):
+  // the slice's launches pay neither, though the slice with the model's tail still runs the
+  // step's own kernels.
+  bool step_host_apart = false;
+  // Share of the stack's per-layer host work each of the graph's layers pays: 1 for whole layers,
+  // 0.5 for a tensor-parallel half-layer slice (an attention or MLP half).
+  double layer_host_share = 1.0;
 
   // Whether the graph pays its step's own host work and kernels (a stack's per_step_host_us and
   // extra_kernels.per_step), once per step: not a pass marked as inside a step (step_work), nor a

@@ -61,15 +61,19 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
                       GpuWorkload& workload) {
   const double hz = model.clock_hz();
   const std::int64_t per_kernel = stack.cuda_graphs ? 0 : host_cycles(stack.kernel_launch_host_us, hz);
-  const std::int64_t per_layer = stack.cuda_graphs ? 0 : host_cycles(stack.per_layer_host_us, hz);
+  const std::int64_t per_layer =
+      stack.cuda_graphs ? 0 : host_cycles(stack.per_layer_host_us * graph.layer_host_share, hz);
   // Captured graph: the host replays the whole step with one launch after its own bookkeeping,
   // or, where the stack overlaps its bookkeeping with the device, before it.
   // The step's own host work and kernels (generate's loop, the logits' argmax, the bookkeeping)
   // go with the slice of the step that has the model's tail, once per step.
   const bool carries_step_work = graph.carries_step_work();
-  const std::int64_t per_step = carries_step_work ? host_cycles(stack.per_step_host_us, hz) : 0;
+  // A slice whose step's host work is a timeline task of its own (graph.step_host_apart) pays
+  // neither that work nor the graph launch, but runs the step's kernels when it has the tail.
+  const std::int64_t per_step =
+      carries_step_work && !graph.step_host_apart ? host_cycles(stack.per_step_host_us, hz) : 0;
   std::int64_t pending_host = (stack.host_overlaps_device ? 0 : per_step) +
-                              (stack.cuda_graphs ? host_cycles(stack.graph_launch_host_us, hz) : 0);
+                              (stack.cuda_graphs && !graph.step_host_apart ? host_cycles(stack.graph_launch_host_us, hz) : 0);
 
   // Kernels of each op, computed once: every decoder layer launches the same shapes.
   auto kernels_of = [&](const std::vector<models::Op>& ops) {

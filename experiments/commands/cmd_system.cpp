@@ -47,8 +47,7 @@ int run_system(const SystemArgs& a, const GlobalOptions& g) {
   q.x = a.x;
   q.context = a.context;
   q.batch = a.batch;
-  q.engine = a.engine;
-  const sim::SystemStep step = sim::simulate_system_step(spec, q);
+  const sim::SystemStep step = sim::simulate_system_step(spec, q, a.engine);
 
   // Collective rows: name is the group, role the operation, busy_s the calls' summed time,
   // bytes and messages the bytes per call and the calls; algorithm and transport what ran.

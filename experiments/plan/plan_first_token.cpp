@@ -30,10 +30,9 @@ double FirstTokenCosts::target_prefill_s() {
   q.x = prompt_tokens(s_.context);
   q.context = 0;
   q.batch = prompts_;
-  q.engine = s_.engine;
   q.prefill = true;
   q.task_names = false;
-  target_s_ = sim::simulate_system_step(s_.system, q).step_s;
+  target_s_ = sim::simulate_system_step(costs_, q).step_s;
   return *target_s_;
 }
 

@@ -362,8 +362,7 @@ PYBIND11_MODULE(_specdse, m) {
       q.x = x;
       q.context = context;
       q.batch = batch;
-      q.engine = engine;
-      return sim::simulate_system_step(system, q);
+      return sim::simulate_system_step(system, q, engine);
     });
     Columns dev, lanes;
     constexpr double kGiB = double(1ull << 30);

@@ -34,10 +34,10 @@ ReproductionResult systems(const ReproduceContext& ctx) {
     if (tb.draft) sq.draft = reg.model(tb.draft);
     sq.x = tb.x;
     sq.context = 1024;
-    sq.engine = ctx.engine;
+
     const auto spec = models::load_system(reg.path("systems", tb.system), reg);
     res.inputs.push_back(spec.source_file);
-    const sim::SystemStep step = sim::simulate_system_step(spec, sq);
+    const sim::SystemStep step = sim::simulate_system_step(spec, sq, ctx.engine);
     double busiest = 0, bytes = 0, link_busy = 0;
     for (const auto& d : step.devices) busiest = std::max(busiest, d.busy_s);
     for (const auto& l : step.lanes) bytes += l.bytes, link_busy += l.busy_s;

@@ -8,7 +8,6 @@
 #include <tuple>
 
 #include "models/config_error.hpp"
-#include "models/engine_registry.hpp"
 #include "models/drafts/draft_builder.hpp"
 #include "sim/system/collectives.hpp"
 
@@ -91,7 +90,21 @@ models::ModelSpec tensor_parallel_shard(const models::ModelSpec& m, int tp, cons
   return s;
 }
 
-SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
+models::SystemSpec without_host_work(models::SystemSpec system) {
+  for (auto& d : system.devices) {
+    models::SoftwareStack& st = d.hardware.stack;
+    st.kernel_launch_host_us = st.per_layer_host_us = st.per_step_host_us = st.graph_launch_host_us = 0;
+  }
+  return system;
+}
+
+SystemStep simulate_system_step(const models::SystemSpec& system, const SystemQuery& query, const std::string& engine) {
+  const SystemCosts costs(system, engine);
+  return simulate_system_step(costs, query);
+}
+
+SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) {
+  models::SystemSpec s = costs.system();
   if (q.x < 1 || q.batch < 1 || q.context < 0)
     throw models::InputError(fmt::format("system step: x ({}) and batch ({}) must be >= 1 and context ({}) >= 0",
                                          q.x, q.batch, q.context));
@@ -106,11 +119,6 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     if (w < 1) throw models::InputError(fmt::format("system step: head pass width must be >= 1, got {}", w));
   if (!q.verify && (!q.head || q.head_pass_widths.empty()))
     throw models::InputError("system step: nothing to run (no verification and no head passes)");
-  if (q.kernels_only)
-    for (auto& d : s.devices) {
-      models::SoftwareStack& st = d.hardware.stack;
-      st.kernel_launch_host_us = st.per_layer_host_us = st.per_step_host_us = st.graph_launch_host_us = 0;
-    }
 
   SystemStep out;
   TaskGraph& g = out.graph;
@@ -131,27 +139,15 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     device_resource[i] = g.add_resource({s.devices[i].name, ResourceKind::device_stream, s.devices[i].name});
   const LaneResources lanes = add_lane_resources(g, s);
 
-  // One engine per device (its hardware and software stack), built once.
-  std::map<int, std::unique_ptr<models::LatencyEngine>> engines;
-  auto engine_of = [&](int d) -> const models::LatencyEngine& {
-    auto& e = engines[d];
-    if (!e) e = models::make_engine(q.engine, s.devices[std::size_t(d)].hardware);
-    return *e;
-  };
-  // A tensor-parallel stage is costed per half-layer slice; the stack's per-step work (and a
-  // CUDA graph's one launch: the whole step, collectives included, is one graph) happens once
-  // per step, as a host task before the device's first slice, and each slice is half a layer.
-  std::map<int, std::unique_ptr<models::LatencyEngine>> slice_engines;
-  auto slice_engine_of = [&](int d) -> const models::LatencyEngine& {
-    auto& e = slice_engines[d];
-    if (!e) {
-      models::HardwareSpec hw = s.devices[std::size_t(d)].hardware;
-      hw.stack.per_step_host_us = 0;
-      hw.stack.graph_launch_host_us = 0;
-      hw.stack.per_layer_host_us /= 2;
-      e = models::make_engine(q.engine, hw);
-    }
-    return *e;
+  // Device times through the deployment's one memo. A tensor-parallel stage is costed per
+  // half-layer slice: the stack's per-step work (and a CUDA graph's one launch: the whole step,
+  // collectives included, is one graph) happens once per step, as a host task before the device's
+  // first slice (step_host_task), and each slice pays half a layer's per-layer host work.
+  auto seconds_on = [&](int d, const models::StepGraph& graph) { return costs.step_s(d, graph); };
+  auto slice_seconds_on = [&](int d, models::StepGraph graph) {
+    graph.step_host_apart = true;
+    graph.layer_host_share = 0.5;
+    return costs.step_s(d, graph);
   };
   std::vector<int> host_resource(s.devices.size(), -1), overlapped_host_resource(s.devices.size(), -1);
   auto step_host_task = [&](int d, std::vector<int> deps) {
@@ -207,7 +203,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     const int d = s.draft_device;
     models::StepShape ds = shape;
     ds.include_lm_head = true;
-    const double td = engine_of(d).step(models::build_verify_graph(*q.draft, ds)).seconds;
+    const double td = seconds_on(d, models::build_verify_graph(*q.draft, ds));
     const int draft_task = compute(d, "draft " + q.draft->name, "draft", td, {});
     const int first = s.stages.front().devices.front();
     if (first != d) {
@@ -251,7 +247,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
     part.tail_ops.clear();
     part.layer_ops = ops;
     part.layer_count = 1;
-    return slice_engine_of(d).step(part).seconds;
+    return slice_seconds_on(d, std::move(part));
   };
 
   // EAGLE head: its passes, one after another (each needs the previous level's tokens).
@@ -279,7 +275,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
         }
       const std::string label = fmt::format("head pass {} (width {})", p + 1, w);
       if (tp == 1) {
-        const double t = engine_of(dd).step(hg).seconds;
+        const double t = seconds_on(dd, hg);
         have[0] = compute(dd, label, "draft", t, deps_of(have[0]));
         if (first_head < 0) first_head = have[0];
         continue;
@@ -291,7 +287,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
       models::StepGraph tail = hg;
       tail.layer_ops.clear();
       tail.layer_count = 0;
-      const double t_tail = slice_engine_of(dd).step(tail).seconds;
+      const double t_tail = slice_seconds_on(dd, std::move(tail));
       for (int r = 0; r < tp; ++r)
         have[std::size_t(r)] = compute(group[std::size_t(r)], label + " lm_head (vocab shard)", "draft", t_tail,
                                        deps_of(have[std::size_t(r)]));
@@ -360,7 +356,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
         throw models::InputError(fmt::format("{}: layers {}-{} split {}'s repeating unit of {} layers (moe_layer_step)",
                                              where, st.first_layer, st.last_layer, q.target.name, unit_size));
       graph.layer_count = layers / unit_size;
-      const double t = engine_of(lead).step(graph).seconds;
+      const double t = seconds_on(lead, graph);
       const int task = compute(lead, label, "compute", t, deps_of(ready[0]));
       if (first_target_task < 0) first_target_task = task;
       prev_done = {task};
@@ -380,7 +376,7 @@ SystemStep simulate_system_step(models::SystemSpec s, const SystemQuery& q) {
         models::StepGraph tail = graph;
         tail.layer_ops.clear();
         tail.layer_count = 0;
-        t_tail = slice_engine_of(lead).step(tail).seconds;
+        t_tail = slice_seconds_on(lead, std::move(tail));
       }
       std::vector<int> have = ready;
       // The stack's per-step host work (and a CUDA graph's one launch), on both engines.

@@ -4,8 +4,9 @@
 // (a tensor-parallel group runs every layer as an attention half and an MLP half, each
 // followed by a ring all-reduce over the group's links); activations move stage to stage over
 // the links; the last stage runs the LM head and sends the verified tokens back to the draft.
-// Device times come from the device engines (roofline or SystemC, per device, with the
-// device's software stack); link times from the link model; memory from memory_fit.
+// Device times come from the deployment's cost layer (sim::SystemCosts: each device class's
+// engine, roofline or SystemC, with its software stack, behind one memo); link times from the
+// link model; memory from memory_fit.
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "models/operator_graph.hpp"
 #include "models/system_spec.hpp"
 #include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
 #include "sim/system/timeline.hpp"
 
 namespace sim {
@@ -26,7 +28,6 @@ struct SystemQuery {
   int x = 1;                               // tokens verified per sequence in the step
   long long context = 0;
   int batch = 1;
-  std::string engine = "roofline";
   // An EAGLE-style head (an algorithm whose draft is a head on the target's features) drafting
   // before the verification, one pass per entry of head_pass_widths over batch x width rows.
   // It runs tensor parallel over the first stage's group when the system's draft device is in
@@ -39,7 +40,6 @@ struct SystemQuery {
   // A prompt's prefill: the x tokens attend causally (no tree mask) and no LM head runs (only the
   // last token's logits are needed: one token of the vocabulary GEMM, left out).
   bool prefill = false;
-  bool kernels_only = false;  // devices' host costs zeroed (a caller that adds host time itself)
   bool task_names = true;     // false: the graph's tasks are unnamed (no trace will be written; faster)
 };
 
@@ -89,7 +89,16 @@ struct SystemStep {
   bool feasible = true;    // every device's memory fits
 };
 
-SystemStep simulate_system_step(models::SystemSpec system, const SystemQuery& query);
+// One step of the deployment `costs` describes (its system, engine and memo): every device time
+// of the step (stage, tensor-parallel slice, head pass, draft pass) is costs.step_s, so steps of
+// many shapes, and many callers sharing one SystemCosts, pay for each distinct forward once.
+SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& query);
+// A one-off step: a cost layer of its own for `system` on `engine`.
+SystemStep simulate_system_step(const models::SystemSpec& system, const SystemQuery& query, const std::string& engine);
+
+// The system with every device's software stack charging no host time (launches, per-layer,
+// per-step, graph launches): the kernels alone, for a caller that adds the host time itself.
+models::SystemSpec without_host_work(models::SystemSpec system);
 
 // The model one rank of a tensor-parallel group holds: heads, KV heads, MLP width and
 // vocabulary divided by `tp` (KV heads replicated when fewer than tp). MoE layers are tensor

@@ -31,8 +31,7 @@ struct Tp {
     q.x = x;
     q.batch = batch;
     q.context = context;
-    q.kernels_only = true;
-    return sim::simulate_system_step(system, q);
+    return sim::simulate_system_step(sim::without_host_work(system), q, "roofline");
   }
 };
 
@@ -89,8 +88,7 @@ TEST_CASE("EAGLE head on the TP group: sharded passes cost less than the head on
   q.head = w.algorithm;
   q.head_pass_widths = {1, 1, 1};
   q.verify = false;
-  q.kernels_only = true;
-  const auto st = sim::simulate_system_step(tp.system, q);
+  const auto st = sim::simulate_system_step(sim::without_host_work(tp.system), q, "roofline");
   CHECK(st.head_s > 0);
   const models::ConfigRegistry reg;
   auto hw = reg.hardware("h100-sxm");
@@ -100,7 +98,7 @@ TEST_CASE("EAGLE head on the TP group: sharded passes cost less than the head on
   one.batch = 64;
   CHECK(st.head_s < models::t_draft_passes(*engine, one, {1, 1, 1}, 4096));
   q.head_pass_widths = {0};
-  CHECK_THROWS_AS(sim::simulate_system_step(tp.system, q), models::InputError);
+  CHECK_THROWS_AS(sim::simulate_system_step(tp.system, q, "roofline"), models::InputError);
 }
 
 TEST_CASE("Memory: Llama-3.1-8B at batch 128 x 8k fits 8 GPUs but not one") {

@@ -138,7 +138,7 @@ TEST_CASE("collectives: GeForce GPUs on PCIe without peer access stage through t
   const models::ConfigRegistry reg;
   SystemQuery q;
   q.target = reg.model("llama-3.1-70b");
-  const SystemStep step = simulate_system_step(s, q);
+  const SystemStep step = simulate_system_step(s, q, "roofline");
   REQUIRE(step.collectives.size() == 2);
   for (const auto& cs : step.collectives) {
     CHECK(cs.op == "all-reduce");
@@ -294,19 +294,15 @@ TEST_CASE("system step: paper 004's engine hides its per-step host work behind t
   for (auto& d : series.devices) d.hardware.stack.host_overlaps_device = false;
   SystemQuery q;
   q.target = reg.model("llama-3.1-8b-instruct");
-  q.engine = "sim";
   q.context = 1024;
   const double per_step_s = overlapped.devices.front().hardware.stack.per_step_host_us * 1e-6;
   // Both engines charge the stack by the same rules: the same steps to the picosecond.
   for (const char* engine : {"sim", "roofline"}) {
     INFO("engine " << engine);
-    q.engine = engine;
-    const SystemStep a = simulate_system_step(overlapped, q), b = simulate_system_step(series, q);
+    const SystemStep a = simulate_system_step(overlapped, q, engine), b = simulate_system_step(series, q, engine);
     REQUIRE(a.step_s > per_step_s);  // milliseconds of GPU work: the bookkeeping fits beside it
     CHECK(b.step_s - a.step_s == Approx(per_step_s).epsilon(0.02));
   }
-  q.engine = "sim";
-  const double sim_s = simulate_system_step(overlapped, q).step_s;
-  q.engine = "roofline";
-  CHECK(simulate_system_step(overlapped, q).step_s == Approx(sim_s).epsilon(1e-9));
+  const double sim_s = simulate_system_step(overlapped, q, "sim").step_s;
+  CHECK(simulate_system_step(overlapped, q, "roofline").step_s == Approx(sim_s).epsilon(1e-9));
 }

@@ -16,6 +16,7 @@
 #include "models/system_spec.hpp"
 #include "sim/system/collectives.hpp"
 #include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
 #include "sim/system/system_step.hpp"
 #include "sim/system/timeline.hpp"
 
@@ -172,7 +173,7 @@ TEST_CASE("system: every paper testbed loads and runs a step") {
     if (c.draft) q.draft = reg.model(c.draft);
     q.x = 8;
     q.context = 1024;
-    const SystemStep step = simulate_system_step(named_system(c.system), q);
+    const SystemStep step = simulate_system_step(named_system(c.system), q, "roofline");
     CHECK(step.step_s > 0);
     CHECK(step.target_s <= step.step_s);
     CHECK(step.feasible);
@@ -188,7 +189,7 @@ TEST_CASE("system: pipelining 8 stages costs the per-stage times plus the transf
   q.target = reg.model("llama-3.1-70b");
   q.x = 1;
   q.context = 1024;
-  const SystemStep step = simulate_system_step(named_system("specpipe-8x3090-pcie"), q);
+  const SystemStep step = simulate_system_step(named_system("specpipe-8x3090-pcie"), q, "roofline");
   double compute = 0, links = 0;
   for (const auto& d : step.devices) compute += d.busy_s;
   for (const auto& l : step.lanes) links += l.busy_s;
@@ -237,7 +238,7 @@ TEST_CASE("system: tensor parallelism over NVLink beats one H100 for a 70B step,
   q.target = reg.model("llama-3.1-70b");
   q.x = 4;
   q.context = 2048;
-  const SystemStep tp8 = simulate_system_step(named_system("eagle-8xh100-nvlink"), q);
+  const SystemStep tp8 = simulate_system_step(named_system("eagle-8xh100-nvlink"), q, "roofline");
   long long collective = 0;
   for (const auto& t : tp8.graph.tasks()) collective += t.category == "collective";
   // A decode step's all-reduce (4 tokens x 8192 x 2 bytes) is small: the one-shot algorithm, per
@@ -258,9 +259,9 @@ TEST_CASE("system: a step without task names has the same timeline, to the picos
   q.x = 16;
   q.batch = 8;
   q.context = 2048;
-  const SystemStep named = simulate_system_step(named_system("eagle-8xh100-nvlink"), q);
+  const SystemStep named = simulate_system_step(named_system("eagle-8xh100-nvlink"), q, "roofline");
   q.task_names = false;
-  const SystemStep unnamed = simulate_system_step(named_system("eagle-8xh100-nvlink"), q);
+  const SystemStep unnamed = simulate_system_step(named_system("eagle-8xh100-nvlink"), q, "roofline");
   REQUIRE(named.graph.tasks().size() == unnamed.graph.tasks().size());
   CHECK(named.step_s == unnamed.step_s);
   CHECK(named.run.start_s == unnamed.run.start_s);
@@ -279,7 +280,7 @@ TEST_CASE("system: the Chrome trace is valid trace-event JSON with one event per
   q.target = reg.model("llama-2-7b");
   q.draft = reg.model("llama-68m");
   q.x = 4;
-  const SystemStep step = simulate_system_step(named_system("duodecoding-a800-xeon"), q);
+  const SystemStep step = simulate_system_step(named_system("duodecoding-a800-xeon"), q, "roofline");
   std::ostringstream out;
   write_chrome_trace(step.graph, step.run, out);
   const std::string json = out.str();
@@ -340,9 +341,8 @@ TEST_CASE("system: a tensor-parallel step pays the stack's per-step host work on
   q.x = 8;
   q.context = 1024;
   const models::SystemSpec s = named_system("eagle-8xh100-nvlink");
-  const SystemStep analytic = simulate_system_step(s, q);
-  q.engine = "sim";
-  const SystemStep simulated = simulate_system_step(s, q);
+  const SystemStep analytic = simulate_system_step(s, q, "roofline");
+  const SystemStep simulated = simulate_system_step(s, q, "sim");
   const auto& stack = s.devices.front().hardware.stack;
   REQUIRE(stack.cuda_graphs);
   const double once = (stack.per_step_host_us + stack.graph_launch_host_us) * 1e-6;
@@ -353,7 +353,7 @@ TEST_CASE("system: a tensor-parallel step pays the stack's per-step host work on
   CHECK(simulated.step_s - analytic.step_s == Approx(stack.graph_launch_host_us * 1e-6).margin(0.05 * once));
   models::SystemSpec series = s;
   for (auto& d : series.devices) d.hardware.stack.host_overlaps_device = false;
-  CHECK(simulate_system_step(series, q).step_s - analytic.step_s == Approx(once).margin(0.05 * once));
+  CHECK(simulate_system_step(series, q, "sim").step_s - analytic.step_s == Approx(once).margin(0.05 * once));
 }
 
 TEST_CASE("system: a prefill step is the prompt's causal forward without the LM head") {
@@ -366,11 +366,65 @@ TEST_CASE("system: a prefill step is the prompt's causal forward without the LM 
   q.context = 0;
   q.prefill = true;
   q.task_names = false;
-  const double prefill = sim::simulate_system_step(models::single_device_system(hw), q).step_s;
+  const double prefill = sim::simulate_system_step(models::single_device_system(hw), q, "roofline").step_s;
   const auto engine = models::make_engine("roofline", hw);
   const double causal = engine->step(models::build_verify_graph(model, {2048, 0, 1, models::MaskKind::causal, false})).seconds;
   CHECK(prefill == Approx(causal).epsilon(1e-9));
   // Without the prefill flag the step verifies a 2048-token tree with its LM head: more work.
   q.prefill = false;
-  CHECK(sim::simulate_system_step(models::single_device_system(hw), q).step_s > prefill);
+  CHECK(sim::simulate_system_step(models::single_device_system(hw), q, "roofline").step_s > prefill);
+}
+
+TEST_CASE("system: steps over one deployment's cost layer cost each distinct forward once, as a one-off step does") {
+  const models::ConfigRegistry reg;
+  SystemQuery q;
+  q.target = reg.model("llama-3.1-70b");
+  q.x = 4;
+  q.context = 1024;
+  q.task_names = false;
+  for (const char* engine : {"roofline", "sim"}) {
+    INFO("engine " << engine);
+    const SystemCosts costs(named_system("eagle-8xh100-nvlink"), engine);
+    const double first = simulate_system_step(costs, q).step_s;
+    const long long evaluations = costs.evaluations();
+    REQUIRE(evaluations > 0);
+    // The same step again, and a one-off step's own cost layer: the same time, no new forward.
+    CHECK(simulate_system_step(costs, q).step_s == first);
+    CHECK(costs.evaluations() == evaluations);
+    CHECK(simulate_system_step(named_system("eagle-8xh100-nvlink"), q, engine).step_s == first);
+    // Another context adds forwards; the tensor-parallel step's slices repeat per layer, yet each
+    // distinct slice is costed once: a handful of evaluations, not one per layer of 80.
+    q.context = 2048;
+    simulate_system_step(costs, q);
+    CHECK(costs.evaluations() > evaluations);
+    CHECK(costs.evaluations() - evaluations <= evaluations);
+    CHECK(evaluations < 10);
+    q.context = 1024;
+  }
+}
+
+TEST_CASE("system: a tensor-parallel slice pays half a layer's host work and none of the step's, on both engines") {
+  const models::ConfigRegistry reg;
+  models::HardwareSpec hw = reg.hardware("h100-sxm");
+  hw.stack.cuda_graphs = false;
+  hw.stack.per_layer_host_us = 40;
+  hw.stack.per_step_host_us = 300;
+  hw.stack.kernel_launch_host_us = 5;
+  models::StepGraph whole = models::build_verify_graph(reg.model("llama-3.1-8b-instruct"), {4, 1024, 1, models::MaskKind::tree, true});
+  whole.layer_count = 2;
+  models::StepGraph slice = whole;
+  slice.step_host_apart = true;
+  slice.layer_host_share = 0.5;
+  // The same graph on a stack whose per-layer host work is halved and per-step work removed.
+  models::HardwareSpec halved = hw;
+  halved.stack.per_layer_host_us /= 2;
+  halved.stack.per_step_host_us = 0;
+  for (const char* engine : {"roofline", "sim"}) {
+    INFO("engine " << engine);
+    const double full = models::make_engine(engine, hw)->step(whole).seconds;
+    const double part = models::make_engine(engine, hw)->step(slice).seconds;
+    CHECK(part == Approx(models::make_engine(engine, halved)->step(whole).seconds).epsilon(1e-12));
+    CHECK(part < full);
+    CHECK(models::graph_fingerprint(slice) != models::graph_fingerprint(whole));
+  }
 }

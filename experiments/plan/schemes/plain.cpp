@@ -30,9 +30,8 @@ std::vector<PlanCandidate> run_plain(const PlanSetup& s) {
   q.x = 1;
   q.context = s.context;
   q.batch = s.batch;
-  q.engine = s.engine;
   q.task_names = s.want_trace;
-  auto step = std::make_shared<sim::SystemStep>(sim::simulate_system_step(s.system, q));
+  auto step = std::make_shared<sim::SystemStep>(sim::simulate_system_step(s.system, q, s.engine));
   PlanCandidate c("plain", placement_words(s.system));
   c.parameters = "one token per step";
   c.acceptance = "none (no speculation)";

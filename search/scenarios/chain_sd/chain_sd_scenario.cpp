@@ -144,9 +144,8 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
         q.target = target;
         q.x = tokens;
         q.context = L;
-        q.engine = engine;
         q.task_names = false;
-        it->second = sim::simulate_system_step(system, q).step_s;
+        it->second = sim::simulate_system_step(costs, q).step_s;
       }
       return it->second;
     };

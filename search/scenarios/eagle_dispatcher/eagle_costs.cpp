@@ -66,11 +66,12 @@ class EngineCosts : public EagleCostModel {
 };
 
 // A system: every verify and head pass is a whole system step on the timeline (tensor-parallel
-// slices, collectives), memoised per (x or width, batch, context).
+// slices, collectives) over the system's cost layer without host work (the dispatcher adds the
+// host time per decode step); each step's timeline run is kept per (x or width, batch, context).
 class SystemStepCosts : public EagleCostModel {
  public:
-  SystemStepCosts(models::SystemSpec s, models::Workload w, std::string engine, double ffn_bytes)
-      : s_(std::move(s)), w_(std::move(w)), engine_(std::move(engine)), ffn_bytes_(ffn_bytes) {
+  SystemStepCosts(models::SystemSpec s, models::Workload w, const std::string& engine, double ffn_bytes)
+      : s_(std::move(s)), w_(std::move(w)), costs_(sim::without_host_work(s_), engine), ffn_bytes_(ffn_bytes) {
     s_.validate_placement(w_.target);
     stack_ = s_.devices[std::size_t(s_.stages.front().devices.front())].hardware.stack;
   }
@@ -83,7 +84,7 @@ class SystemStepCosts : public EagleCostModel {
     sim::SystemQuery q = query(batch, context);
     q.task_names = false;  // only the times are kept
     q.x = x;
-    const sim::SystemStep st = sim::simulate_system_step(s_, q);
+    const sim::SystemStep st = sim::simulate_system_step(costs_, q);
     return verify_memo_[key] = {st.step_s, st.lead_wait_s, st.rank_weight_bytes, st.rank_kv_read_bytes};
   }
   EagleForwardCost draft_pass(int width, int batch, long long context) const override {
@@ -97,7 +98,7 @@ class SystemStepCosts : public EagleCostModel {
     q.head_pass_widths = {width};
     q.head_ffn_bytes_per_weight = ffn_bytes_;
     q.verify = false;
-    const sim::SystemStep st = sim::simulate_system_step(s_, q);
+    const sim::SystemStep st = sim::simulate_system_step(costs_, q);
     return draft_memo_[key] = {st.head_s, st.lead_wait_s, 0.0, 0.0};
   }
   double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
@@ -127,13 +128,11 @@ class SystemStepCosts : public EagleCostModel {
     q.target = w_.target;
     q.context = context;
     q.batch = batch;
-    q.engine = engine_;
-    q.kernels_only = true;  // host time is added per decode step by the dispatcher
     return q;
   }
   models::SystemSpec s_;
   models::Workload w_;
-  std::string engine_;
+  sim::SystemCosts costs_;  // the system without host work
   models::SoftwareStack stack_;
   double ffn_bytes_ = 0;
   mutable std::map<std::tuple<int, int, long long>, EagleForwardCost> verify_memo_, draft_memo_;
@@ -158,7 +157,7 @@ std::unique_ptr<EagleCostModel> make_engine_eagle_costs(const models::LatencyEng
 
 std::unique_ptr<EagleCostModel> make_system_eagle_costs(models::SystemSpec system, models::Workload w,
                                                         std::string engine, double head_ffn_bytes_per_weight) {
-  return std::make_unique<SystemStepCosts>(std::move(system), std::move(w), std::move(engine), head_ffn_bytes_per_weight);
+  return std::make_unique<SystemStepCosts>(std::move(system), std::move(w), engine, head_ffn_bytes_per_weight);
 }
 
 }  // namespace search

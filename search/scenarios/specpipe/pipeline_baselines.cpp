@@ -58,8 +58,7 @@ std::vector<ScenarioResult> run_tp_stack_baselines(const TimingSetup& setup) {
     q.target = setup.target;
     q.x = 1;
     q.context = setup.context;
-    q.engine = setup.engine;
-    const sim::SystemStep step = sim::simulate_system_step(sys, q);
+    const sim::SystemStep step = sim::simulate_system_step(sys, q, setup.engine);
     if (!step.feasible) continue;  // the regrouped placement does not fit: no baseline to compare with
     ScenarioResult r;
     r.method = method;
