@@ -11,7 +11,9 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
+#include "models/system_spec.hpp"
 #include "search/acceptance/acceptance_data.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 
@@ -34,7 +36,7 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
   ctx.system = in.system_spec;
   ctx.task = in.task;
   std::optional<models::HardwareSpec> hw;
-  std::unique_ptr<models::LatencyEngine> engine;
+  std::unique_ptr<sim::SystemCosts> device;  // --hw as a one-device deployment
   if (in.hw_spec) {
     ctx.hw = in.hw_spec;
   } else if (!in.hw.empty()) {
@@ -50,8 +52,10 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
     ctx.hw = &*hw;
   }
   if (ctx.hw) {
-    engine = models::make_engine(in.engine, *ctx.hw);
-    ctx.engine = engine.get();
+    // The device's engine through the deployment's cost layer: every forward a scenario costs on
+    // it (optimiser points, tree and window searches, draft placements) is memoised and counted.
+    device = std::make_unique<sim::SystemCosts>(models::single_device_system(*ctx.hw), in.engine);
+    ctx.engine = &device->engine(0);
   }
   std::optional<models::Workload> workload;
   if (!in.model.empty()) {

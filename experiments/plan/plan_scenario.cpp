@@ -330,8 +330,8 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
                          : !band_note.empty() ? band_note
                                               : "; draft-model chain SD needs --alpha or --acceptance",
                          all.size(), schemes.size(), elapsed);
-  // The winner's timeline, or the best-ranked candidate's that keeps one (a static tree's
-  // pipeline run keeps none); the footer names whose it is.
+  // The winner's timeline (every scheme keeps its candidates' own when a trace is wanted; the
+  // best-ranked one that has one otherwise); the footer names whose it is.
   for (std::size_t i = 0; i < std::size_t(rank) && s.want_trace; ++i)
     if (all[i].write_trace) {
       r.write_trace = all[i].write_trace;

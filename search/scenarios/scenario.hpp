@@ -127,6 +127,10 @@ struct ScenarioResult {
   // Writes the run's timeline (the best method's, where a scenario compares several) as Chrome
   // trace-event JSON; empty when the scenario keeps no timeline.
   std::function<void(std::ostream&)> write_trace;
+  // Per row, that row's own timeline in the same format, where the scenario keeps one (a scenario
+  // comparing methods keeps each method's); an empty function, or no entry, where it keeps none.
+  // `plan` writes its winner's from here.
+  std::vector<std::function<void(std::ostream&)>> row_traces;
 };
 
 using ScenarioRun = std::function<ScenarioResult(const ScenarioContext&)>;

@@ -12,6 +12,28 @@ namespace sim {
 
 namespace {
 
+// A device's engine seen through the deployment's memo: step() is SystemCosts::step_s unless a
+// breakdown is asked for.
+class MemoisedEngine final : public models::LatencyEngine {
+ public:
+  MemoisedEngine(const SystemCosts& costs, int device, const models::LatencyEngine& bare)
+      : costs_(costs), device_(device), bare_(bare) {}
+  std::string name() const override { return bare_.name(); }
+  const models::HardwareSpec& hardware() const override { return bare_.hardware(); }
+  models::StepCost step(const models::StepGraph& graph, bool breakdown) const override {
+    if (breakdown) return bare_.step(graph, true);
+    models::StepCost c;
+    c.seconds = costs_.step_s(device_, graph);
+    return c;
+  }
+  bool verify_time_non_decreasing_in_x() const override { return bare_.verify_time_non_decreasing_in_x(); }
+
+ private:
+  const SystemCosts& costs_;
+  int device_;
+  const models::LatencyEngine& bare_;
+};
+
 bool same_class(const models::SystemDevice& a, const models::SystemDevice& b) {
   return a.group == b.group && a.hardware.name == b.hardware.name && a.hardware.kind == b.hardware.kind &&
          a.hardware.source_file == b.hardware.source_file && a.hardware.stack.name == b.hardware.stack.name &&
@@ -21,7 +43,8 @@ bool same_class(const models::SystemDevice& a, const models::SystemDevice& b) {
 }  // namespace
 
 SystemCosts::SystemCosts(models::SystemSpec system, std::string engine)
-    : system_(std::move(system)), engine_(std::move(engine)), engines_(system_.devices.size()) {
+    : system_(std::move(system)), engine_(std::move(engine)), engines_(system_.devices.size()),
+      views_(system_.devices.size()) {
   const auto& devs = system_.devices;
   for (std::size_t d = 0; d < devs.size(); ++d) {
     std::size_t c = 0;
@@ -39,7 +62,10 @@ int SystemCosts::device_class(int device) const {
 
 const models::LatencyEngine& SystemCosts::engine(int device) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return engine_unlocked(device);
+  const int c = device_class(device);
+  auto& view = views_[std::size_t(c)];
+  if (!view) view = std::make_unique<MemoisedEngine>(*this, c, engine_unlocked(c));
+  return *view;
 }
 
 const models::LatencyEngine& SystemCosts::engine_unlocked(int device) const {

@@ -40,8 +40,11 @@ class SystemCosts {
 
   const models::SystemSpec& system() const { return system_; }
   const std::string& engine_name() const { return engine_; }
-  // The device's engine (built on first use; every call returns the same one). Devices of one
-  // class share it.
+  // The device's engine as the deployment sees it: every step it costs goes through step_s's
+  // memo (a step with a per-op breakdown is computed afresh: the memo keeps seconds only). Built
+  // on first use; every call returns the same one, and devices of one class share it. Callers
+  // that take a LatencyEngine (the optimiser, the tree and window searches, a draft placement)
+  // get their forwards memoised and counted here.
   const models::LatencyEngine& engine(int device) const;
   // Devices expanded from one `devices:` entry (same group, hardware file and software stack)
   // are one class: the lowest such device index. Their engines are built from identical specs
@@ -100,7 +103,8 @@ class SystemCosts {
   std::string engine_;
   std::vector<std::unique_ptr<const models::ModelSpec>> models_;
   std::vector<int> device_class_;  // per device: its class (see device_class)
-  mutable std::vector<std::unique_ptr<models::LatencyEngine>> engines_;  // per class
+  mutable std::vector<std::unique_ptr<models::LatencyEngine>> engines_;  // per class: the bare engine
+  mutable std::vector<std::unique_ptr<models::LatencyEngine>> views_;    // per class: engine(d)
   mutable std::map<Key, double> forward_index_;                         // shape -> step_s's result
   // (class, model, tokens, context, batch, mask, lm head, layers, tail) -> step_s's result
   mutable std::map<std::tuple<int, int, int, long long, int, int, bool, int, bool>, double> stage_index_;

@@ -197,7 +197,7 @@ TEST_CASE("plan writes the winner's timeline", "[plan]") {
   std::ifstream in(trace);
   const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(json.find("traceEvents") != std::string::npos);
-  CHECK(r.output.find("trace: SpecPipe") != std::string::npos);  // the static tree's run keeps no timeline
+  CHECK(r.output.find("trace: SpecPipe") != std::string::npos);  // the winner's own
 }
 
 TEST_CASE("plan writes the winner's own timeline when the winner is tree SD or the EAGLE head", "[plan]") {

@@ -6,8 +6,12 @@
 #include "tests/experiments/cli_run.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <string>
+#include <variant>
+#include <vector>
 
+#include "experiments/cli/scenario_runner.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
@@ -225,4 +229,31 @@ TEST_CASE("specpipe: a run with k >= w is the run with k = w (what specpipe-fig1
     // Below w the candidates count: fewer of them change the tree.
     if (w > 1) CHECK(sp::run_specpipe(setup, timer, params(w, 1, 300), ranks).hit_rate != at_w.hit_rate);
   }
+}
+
+TEST_CASE("specpipe scenario: with a trace wanted, every method that ran on the timeline keeps its own") {
+  experiments::ScenarioInputs in;
+  in.model = "llama-3.1-70b";
+  in.contexts = {1024};
+  in.want_trace = true;
+  in.params = {"system=specpipe-2srv-3090-4090-eth", "w=4", "k=4", "tokens=40", "boundary=false"};
+  const search::ScenarioResult r = experiments::run_scenario("specpipe", in, reg());
+  REQUIRE(r.row_traces.size() == r.rows.size());
+  const auto method_col = std::find(r.columns.begin(), r.columns.end(), "method") - r.columns.begin();
+  std::vector<std::string> traced;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const std::string method = std::get<std::string>(r.rows[i][std::size_t(method_col)]);
+    if (!r.row_traces[i]) continue;
+    traced.push_back(method);
+    std::ostringstream json;
+    r.row_traces[i](json);
+    INFO(method);
+    CHECK(json.str().find("traceEvents") != std::string::npos);
+  }
+  for (const char* method : {"specpipe", "pp", "pp+specinfer-tree", "tp-pp-vllm"})
+    CHECK(std::count(traced.begin(), traced.end(), method) == 1);
+  // Without a trace wanted, no timeline is kept.
+  in.want_trace = false;
+  const search::ScenarioResult plain = experiments::run_scenario("specpipe", in, reg());
+  CHECK(std::none_of(plain.row_traces.begin(), plain.row_traces.end(), [](const auto& f) { return bool(f); }));
 }

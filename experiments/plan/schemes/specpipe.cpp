@@ -109,7 +109,8 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
           s, fmt::format("specpipe --system {} --draft {} --batch {} --w {} --k {}{}", s.system_arg(), draft_name,
                          s.batch, kWidths, kCandidates, s.acceptance.empty() ? "" : " --acceptance " + s.acceptance),
           false);
-      if (specpipe) c.write_trace = r->write_trace;
+      // Each method's own run (the scenario keeps one per row when a trace is wanted).
+      if (i < r->row_traces.size()) c.write_trace = r->row_traces[i];
       if (eagle) {
         c.draft_head = search::specpipe::kEagleBaselineHead;
         c.draft_device = s.system.stages.back().devices.back();

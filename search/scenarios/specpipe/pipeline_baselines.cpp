@@ -58,7 +58,8 @@ std::vector<ScenarioResult> run_tp_stack_baselines(const TimingSetup& setup) {
     q.target = setup.target;
     q.x = 1;
     q.context = setup.context;
-    const sim::SystemStep step = sim::simulate_system_step(sys, q, setup.engine);
+    q.task_names = setup.task_names;
+    sim::SystemStep step = sim::simulate_system_step(sys, q, setup.engine);
     if (!step.feasible) continue;  // the regrouped placement does not fit: no baseline to compare with
     ScenarioResult r;
     r.method = method;
@@ -76,6 +77,9 @@ std::vector<ScenarioResult> run_tp_stack_baselines(const TimingSetup& setup) {
       for (int d : st.devices) busy = std::max(busy, step.devices[std::size_t(d)].busy_s);
       r.timed.stage_utilisation.push_back(step.step_s > 0 ? busy / step.step_s : 0.0);
     }
+    // Its one step's timeline is the run's (every step is the same).
+    r.timed.graph = std::move(step.graph);
+    r.timed.run = std::move(step.run);
     out.push_back(std::move(r));
   }
   return out;

@@ -122,6 +122,14 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
                  "stage_util_min", "stage_util_max", "draft_util", "speedup_vs_pp", "acceptance", "best"};
   std::string summary, eagle_note, boundary;
   std::shared_ptr<const specpipe::ScenarioResult> traced;
+  // With a trace wanted, each method's row keeps its run's timeline (SpecPipe's best row, every
+  // baseline that ran on the timeline).
+  const auto trace_row = [&](const specpipe::ScenarioResult& r) {
+    out.row_traces.resize(out.rows.size());
+    if (!ctx.want_trace || r.timed.graph.tasks().empty()) return;
+    auto kept = std::make_shared<const specpipe::ScenarioResult>(r);
+    out.row_traces.back() = sim::chrome_trace_writer({kept, &kept->timed.graph}, {kept, &kept->timed.run});
+  };
   for (long long batch : batches) {
     const int b = int(batch);
     std::vector<specpipe::ScenarioResult> runs;
@@ -165,6 +173,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
         range.low = range.high = runs[i].timed.tbt.mean_s;
       }
       out.rows.push_back(result_row(runs[i], pp_mean, i == best, range));
+      if (i == best) trace_row(runs[i]);
     }
     for (const auto& r : base) {
       RowRange range{r.timed.tbt.mean_s, r.timed.tbt.mean_s, std::string()};
@@ -179,6 +188,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
         }
       }
       out.rows.push_back(result_row(r, pp_mean, false, range));
+      trace_row(r);
     }
     if (!band_note.empty()) band_note = " (over the band: " + band_note + ")";
     const auto& br = runs[best];
