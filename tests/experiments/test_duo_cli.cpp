@@ -8,7 +8,10 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <unistd.h>
 #include <string>
 #include <sys/wait.h>
 
@@ -102,7 +105,8 @@ TEST_CASE("The hardware-aware budget is within 0.5 % of the best budget of a swe
 TEST_CASE("duo: the testbed runs end to end, DuoDecoding overlaps, SpS does not") {
   const auto r = run(kDuo + "--alpha 0.8 --format csv", false);
   REQUIRE(r.status == 0);
-  CHECK_THAT(r.output, Catch::StartsWith("method,budget,sequences,tokens,time_s,tokens_per_s,speedup_vs_ad"));
+  CHECK_THAT(r.output, Catch::StartsWith("method,budget,sequences,tokens,time_s,tokens_per_s,tokens_per_s_low,"
+                                         "tokens_per_s_high,speedup_vs_ad"));
   CHECK(lines(r.output) == 4);
   const DuoRequest q = [] {
     DuoRequest x = testbed_request();
@@ -168,7 +172,7 @@ TEST_CASE("duo: without an acceptance source it draws from the process band fitt
   REQUIRE(s.status == 0);
   for (const auto& row : cli_test::csv(s.output)) {
     if (row.size() < 6 || row[0] == "method") continue;
-    const double v = std::stod(row[3]), lo = std::stod(row[4]), hi = std::stod(row[5]);
+    const double v = std::stod(row[5]), lo = std::stod(row[6]), hi = std::stod(row[7]);
     CHECK(lo <= v);
     CHECK(v <= hi);
   }
@@ -199,9 +203,10 @@ TEST_CASE("duo: SpS may draft on another device, the scenario registry runs duod
   const auto r = run(kDuo + "--alpha 0.8 --sps-draft-device gpu --sps-draft llama-68m --format csv", false);
   REQUIRE(r.status == 0);
   CHECK(lines(r.output) == 4);
-  const auto s = run("scenario duodecoding --model llama-2-7b --param alpha=0.8 --format csv", false);
+  const auto s = run("scenario duodecoding --model llama-2-7b --param alpha=0.8 --param sps-draft-device=gpu "
+                     "--param sps-draft=llama-68m --param draft=llama-68m@q5_k_m --format csv", false);
   REQUIRE(s.status == 0);
-  CHECK_THAT(s.output, Catch::StartsWith("method,budget,tokens,tokens_per_s"));
+  CHECK(s.output == r.output);  // `duo` is the scenario's command: the same table
   CHECK(lines(s.output) == 4);
 }
 
@@ -219,4 +224,20 @@ TEST_CASE("DuoDecoding timeline: the decode context grows with the generated tok
   CHECK(q.costs.decode_context(2047) == 256 + 2047 / kContextStep * kContextStep);
   // The budget is chosen once, at the mean context of the generation.
   CHECK(q.costs.context() == 256 + 1024);
+}
+
+TEST_CASE("duo --trace-out writes the DuoDecoding run's timeline; plan keeps DuoDecoding's and SpS's own") {
+  const auto trace = std::filesystem::temp_directory_path() / ("specdse_duo_trace_" + std::to_string(::getpid()) + ".json");
+  const auto r = run(kDuo + "--alpha 0.8 --tokens 200 --trace-out " + trace.string(), false);
+  REQUIRE(r.status == 0);
+  std::ifstream in(trace);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(trace);
+  CHECK(json.find("traceEvents") != std::string::npos);
+  const auto p = run("plan --system duodecoding-a800-xeon --model llama-2-7b --alpha 0.8 --trace-out " + trace.string(), false);
+  REQUIRE(p.status == 0);
+  // The winner (whichever scheme) names its own trace in the footer.
+  CHECK(std::filesystem::exists(trace));
+  CHECK_THAT(p.output, Catch::Contains("; trace: "));
+  std::filesystem::remove(trace);
 }

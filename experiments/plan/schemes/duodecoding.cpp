@@ -87,7 +87,7 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration; target idle {:.0f} %", rows.number(i, "tokens_per_iteration"),
                         rows.number(i, "iteration_s") * 1e3, rows.number(i, "target_idle_fraction") * 100);
     c.reproduce = scenario_command(s, "duodecoding", in.params);
-    c.write_trace = r->write_trace;
+    if (i < r->row_traces.size()) c.write_trace = r->row_traces[i];  // this method's own run
     out.push_back(std::move(c));
   }
   return out;

@@ -2,109 +2,217 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "search/acceptance/acceptance_statistics.hpp"
+#include "models/config_error.hpp"
+#include "search/scenarios/duodecoding/duo_acceptance.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 #include "search/scenarios/scenario.hpp"
 
 namespace search::duodecoding {
 namespace {
 
-// `specdse scenario duodecoding --model M [--param KEY=VALUE ..]`: the summary rows of
-// `specdse duo`.
-ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
-  ctx.require(ctx.workload != nullptr, "--model");
-  ctx.require(ctx.configs != nullptr, "the config registry");
-  const auto& p = ctx.params;
-  DuoNames names = paper003_testbed(p.at("engine"));
-  names.system = p.at("system");
-  names.model = ctx.workload->target.name;  // --model (the testbed's is llama-2-7b)
-  names.draft = p.at("draft");
-  names.draft_device = p.at("draft-device");
-  names.tokens = ctx.integer("tokens");
-  names.prompt = int(ctx.integer("prompt"));
-  // The band is read before the request is made (making it may run SystemC; see cmd_duo.cpp).
-  std::optional<ProcessBand> band;
-  if (p.at("alpha").empty()) band = resolve_process_band(p.at("acceptance"), ctx.configs->dir(), "--acceptance");
-  DuoRequest q = make_duo_request(*ctx.configs, names);
-  const auto seed = std::uint64_t(ctx.integer("seed"));
-  q.budget = parse_budget(p.at("budget"));
-  q.policy = parse_sequences(p.at("sequences"), 4);
-  // The acceptance: a fixed per-token alpha (independent, calibrated generator) when given, else
-  // every member of the process band; the rows are the band's central member, the _low / _high
-  // columns the range over the band.
+// The acceptance without --acceptance, --alpha or --trace: the band fitted to paper 003 Table 4.
+constexpr const char* kDefaultBand = "duodecoding-paper003";
+
+// The views of `show` (`specdse duo --show VIEW`, `specdse scenario duodecoding --param show=VIEW`).
+const std::vector<std::string>& duo_views() {
+  static const std::vector<std::string> v{"summary", "sequences", "sweep", "ttft", "iterations"};
+  return v;
+}
+
+// The acceptance the runs draw from: a fixed per-token alpha (independent, calibrated generator),
+// a trace file, or every member of a process band (the central one first).
+struct DuoAcceptance {
   std::vector<PositionStream> streams;
-  std::string acceptance;
-  std::string acceptance_column;  // what the acceptance was fitted to, in every row (CSVs carry no footer)
-  if (!p.at("alpha").empty()) {
-    streams.push_back(PositionStream::calibrated(ctx.real("alpha"), kGeneratorTopK, seed));
-    acceptance = fmt::format("independent acceptance alpha {}", ctx.real("alpha"));
-    acceptance_column = acceptance;
-  } else {
-    streams.push_back(
-        PositionStream::from_process(AcceptanceProcess(band->central().params, band->name), kGeneratorTopK, seed));
-    for (const auto* m : band->others())
-      streams.push_back(PositionStream::from_process(AcceptanceProcess(m->params, band->name), kGeneratorTopK, seed));
-    acceptance = fmt::format("acceptance process {} ({} fits consistent with {}{}; central: {})", band->name,
-                             band->members.size(), band->fitted_to,
-                             band->borrowed.empty() ? "" : fmt::format(", not fitted: {}", fmt::join(band->borrowed, "; ")),
-                             band->central().params.describe());
-    acceptance_column = band->column();
+  std::string description;  // the footer's words
+  std::string column;       // what it was fitted to, in every summary row (CSVs carry no footer)
+};
+
+DuoAcceptance duo_acceptance(const ScenarioContext& ctx, std::uint64_t seed) {
+  const auto& p = ctx.params;
+  const bool alpha = !p.at("alpha").empty(), trace = !p.at("trace").empty(), band_given = !p.at("acceptance").empty();
+  if (int(alpha) + int(trace) + int(band_given) > 1)
+    throw models::InputError("duodecoding: give at most one acceptance source: --acceptance BAND, --alpha A or --trace FILE");
+  DuoAcceptance a;
+  if (alpha) {
+    a.streams.push_back(PositionStream::calibrated(ctx.real("alpha"), kGeneratorTopK, seed));
+    a.description = a.column = fmt::format("independent acceptance alpha {}", ctx.real("alpha"));
+    return a;
   }
-  std::vector<DuoReport> reports;
-  for (auto& stream : streams) {
-    q.stream = stream;
-    reports.push_back(run_duo_scenario(q));
+  if (trace) {
+    a.streams.push_back(acceptance_stream_from_file(p.at("trace")));
+    a.description = a.column = a.streams.front().source();
+    return a;
   }
-  const DuoReport& r = reports.front();
-  ScenarioResult out;
-  out.columns = {"method", "budget", "tokens", "tokens_per_s", "tokens_per_s_low", "tokens_per_s_high", "speedup_vs_ad",
-                 "speedup_vs_sps", "speedup_vs_sps_low", "speedup_vs_sps_high", "target_idle_fraction",
-                 "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "ttft_s", "acceptance"};
-  const double ttft[3] = {r.ttft.ad_s, r.ttft.sps_s, r.ttft.duo_parallel_s};
-  auto method_of = [](const DuoReport& d, int k) -> const ScenarioRun& { return k == 0 ? d.ad : k == 1 ? d.sps : d.duo; };
-  for (int k = 0; k < 3; ++k) {
-    const ScenarioRun& run = method_of(r, k);
-    double lo = run.tokens_per_s, hi = lo, vs_lo = run.tokens_per_s / r.sps.tokens_per_s, vs_hi = vs_lo;
-    for (const auto& other : reports) {
-      const double v = method_of(other, k).tokens_per_s, vs = v / other.sps.tokens_per_s;
-      lo = std::min(lo, v), hi = std::max(hi, v), vs_lo = std::min(vs_lo, vs), vs_hi = std::max(vs_hi, vs);
-    }
-    out.rows.push_back({to_string(run.plan.method), std::int64_t(run.plan.budget), std::int64_t(run.plan.tokens),
-                        run.tokens_per_s, lo, hi, run.tokens_per_s / r.ad.tokens_per_s,
-                        run.tokens_per_s / r.sps.tokens_per_s, vs_lo, vs_hi, run.target_idle_fraction,
-                        run.draft_idle_fraction, run.tokens_per_iteration, run.mean_iteration_s, ttft[k],
-                        acceptance_column});
-  }
-  // Decision boundaries: the independent per-token acceptances at which DuoDecoding's tokens/s
-  // crosses SpS's on this system, from a scan in steps of 0.02 (the ratio is not monotone: at
-  // very low acceptance both are AD-like, and SpS's window changes with alpha), each crossing
-  // placed by linear interpolation.
+  const ProcessBand band =
+      resolve_process_band(band_given ? p.at("acceptance") : std::string(kDefaultBand), ctx.configs->dir(), "--acceptance");
+  a.streams.push_back(PositionStream::from_process(AcceptanceProcess(band.central().params, band.name), kGeneratorTopK, seed));
+  for (const auto* m : band.others())
+    a.streams.push_back(PositionStream::from_process(AcceptanceProcess(m->params, band.name), kGeneratorTopK, seed));
+  a.description = fmt::format("acceptance process {} ({} fits consistent with {}{}; central: {})", band.name,
+                              band.members.size(), band.fitted_to,
+                              band.borrowed.empty() ? "" : fmt::format(", not fitted: {}", fmt::join(band.borrowed, "; ")),
+                              band.central().params.describe());
+  a.column = band.column();
+  return a;
+}
+
+// Decision boundaries: the independent per-token acceptances at which DuoDecoding's tokens/s
+// crosses SpS's on this system, from a scan in steps of 0.02 (the ratio is not monotone: at very
+// low acceptance both are AD-like, and SpS's window changes with alpha), each crossing placed by
+// linear interpolation.
+std::string decision_boundary(DuoRequest q, std::uint64_t seed) {
   auto duo_over_sps = [&](double alpha) {
     q.stream = PositionStream::calibrated(alpha, kGeneratorTopK, seed);
     const DuoReport d = run_duo_scenario(q);
     return d.duo.tokens_per_s / d.sps.tokens_per_s - 1;
   };
   std::string crossings;
-  double prev_a = 0.05, prev = 0;
-  const bool scan = ctx.flag("boundary");
-  if (scan) prev = duo_over_sps(prev_a);
-  for (int i = 1; scan && i <= 47; ++i) {
+  double prev_a = 0.05, prev = duo_over_sps(prev_a);
+  for (int i = 1; i <= 47; ++i) {
     const double a = 0.05 + 0.02 * i, v = duo_over_sps(a);
     if ((v > 0) != (prev > 0))
       crossings += fmt::format("{}{} at alpha {:.3f}", crossings.empty() ? "" : ", ",
                                v > 0 ? "overtakes SpS" : "falls behind SpS", prev_a + (a - prev_a) * prev / (prev - v));
     prev_a = a, prev = v;
   }
-  const std::string boundary =
-      !scan ? std::string("decision boundary not scanned")
-      : crossings.empty()
-          ? fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding is {} SpS throughout",
-                        prev > 0 ? "ahead of" : "behind")
-          : fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding {}", crossings);
-  out.footer = fmt::format("cost coefficient {:.3f} -> hardware-aware budget {}; SpS gamma {}; {}; {}", r.cost_coefficient,
-                           r.hardware_budget, r.sps_gamma, acceptance, boundary);
+  return crossings.empty() ? fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding is {} SpS throughout",
+                                         prev > 0 ? "ahead of" : "behind")
+                           : fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding {}", crossings);
+}
+
+// `specdse duo` / `specdse scenario duodecoding`: one run of AD, SpS and DuoDecoding over the same
+// acceptance stream on the system's timeline, shown as `show` says.
+ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
+  ctx.require(ctx.workload != nullptr, "--model");
+  ctx.require(ctx.configs != nullptr, "the config registry");
+  const auto& p = ctx.params;
+  const std::string& show = p.at("show");
+  DuoNames names = paper003_testbed(p.at("engine"));
+  names.system = p.at("system");
+  names.model = ctx.workload->target.name;  // --model (the testbed's is llama-2-7b)
+  names.draft = p.at("draft");
+  names.draft_device = p.at("draft-device");
+  names.sps_draft = p.at("sps-draft");
+  names.sps_draft_device = p.at("sps-draft-device");
+  names.tokens = ctx.integer("tokens");
+  names.prompt = int(ctx.integer("prompt"));
+  const auto seed = std::uint64_t(ctx.integer("seed"));
+  // The acceptance is read before the request is made: making it may run SystemC (GPU streams),
+  // and the YAML reader's internal exceptions after a SystemC run trip ASan's known false positive
+  // (.ci/run). Reading first also reports a bad band before any costing.
+  const DuoAcceptance acceptance = duo_acceptance(ctx, seed);
+  DuoRequest q = make_duo_request(*ctx.configs, names);
+  q.budget = parse_budget(p.at("budget"));
+  q.policy = parse_sequences(p.at("sequences"), int(ctx.integer("max-sequences")));
+  q.sps_gamma = int(ctx.integer("sps-gamma"));
+  // The summary runs every member of a band (the _low / _high columns); the other views the
+  // central one.
+  std::vector<DuoReport> reports;
+  for (std::size_t i = 0; i < (show == "summary" ? acceptance.streams.size() : 1); ++i) {
+    q.stream = acceptance.streams[i];
+    reports.push_back(run_duo_scenario(q));
+  }
+  q.stream = acceptance.streams.front();
+  const auto report = std::make_shared<const DuoReport>(std::move(reports.front()));
+  const DuoReport& r = *report;
+  const auto& sys = q.placement.system;
+  const std::string where = fmt::format(
+      "target on {}, draft on {}, SpS draft on {}", sys.devices[std::size_t(q.placement.target_device)].name,
+      sys.devices[std::size_t(q.placement.draft_device)].name, sys.devices[std::size_t(sps_placement(q).draft_device)].name);
+  std::string footer = fmt::format(
+      "cost coefficient {:.3f} (target forward {:.4g} s / draft pass {:.4g} s) -> hardware-aware budget {}; budget used {}; "
+      "SpS gamma {}; {}; {}{}",
+      r.cost_coefficient, q.costs.target_forward_s(1), q.costs.draft_pass_s(), r.hardware_budget, r.budget, r.sps_gamma,
+      where, acceptance.description, r.duo.plan.source_exhausted ? " (trace ended the run)" : "");
+  ScenarioResult out;
+  auto method_of = [](const DuoReport& d, int k) -> const ScenarioRun& { return k == 0 ? d.ad : k == 1 ? d.sps : d.duo; };
+  auto trace_of = [&](const ScenarioRun& run) {
+    return sim::chrome_trace_writer({report, &run.graph}, {report, &run.run});
+  };
+  if (show == "summary") {
+    out.columns = {"method", "budget", "sequences", "tokens", "time_s", "tokens_per_s", "tokens_per_s_low",
+                   "tokens_per_s_high", "speedup_vs_ad", "speedup_vs_sps", "speedup_vs_sps_low", "speedup_vs_sps_high",
+                   "target_idle_fraction", "draft_idle_fraction", "tokens_per_iteration", "processed_tokens_per_iteration",
+                   "iteration_s", "target_forward_s", "draft_s", "comm_s", "ttft_s", "ttft_vs_ad", "ttft_vs_sps",
+                   "acceptance"};
+    const double ttft[3] = {r.ttft.ad_s, r.ttft.sps_s, r.ttft.duo_parallel_s};
+    const std::string sequences[3] = {"0", "static:1", p.at("sequences")};
+    for (int k = 0; k < 3; ++k) {
+      const ScenarioRun& run = method_of(r, k);
+      double lo = run.tokens_per_s, hi = lo, vs_lo = run.tokens_per_s / r.sps.tokens_per_s, vs_hi = vs_lo;
+      for (std::size_t i = 1; i < reports.size(); ++i) {
+        const double v = method_of(reports[i], k).tokens_per_s, vs = v / reports[i].sps.tokens_per_s;
+        lo = std::min(lo, v), hi = std::max(hi, v), vs_lo = std::min(vs_lo, vs), vs_hi = std::max(vs_hi, vs);
+      }
+      out.rows.push_back({to_string(run.plan.method), std::int64_t(run.plan.budget), sequences[k],
+                          std::int64_t(run.plan.tokens), run.seconds, run.tokens_per_s, lo, hi,
+                          run.tokens_per_s / r.ad.tokens_per_s, run.tokens_per_s / r.sps.tokens_per_s, vs_lo, vs_hi,
+                          run.target_idle_fraction, run.draft_idle_fraction, run.tokens_per_iteration,
+                          run.processed_per_iteration, run.mean_iteration_s, run.mean_target_s, run.mean_draft_s,
+                          run.mean_comm_s, ttft[k], ttft[k] / r.ttft.ad_s, ttft[k] / r.ttft.sps_s, acceptance.column});
+      if (ctx.want_trace) out.row_traces.push_back(trace_of(run));
+    }
+    footer += "; " + (ctx.flag("boundary") ? decision_boundary(q, seed) : std::string("decision boundary not scanned"));
+  } else if (show == "sequences") {
+    out.columns = {"kind", "sequences", "top1_accepted", "iterations", "fraction", "paper_fraction"};
+    long long total = 0;
+    for (const auto& [n, c] : r.duo.plan.sequence_counts) total += c;
+    for (const auto& [n, c] : r.duo.plan.sequence_counts)
+      out.rows.push_back({"count", std::int64_t(n), "", std::int64_t(c), double(c) / double(std::max(1LL, total)), ""});
+    const auto& m = r.duo.plan.confusion;
+    // Paper 003 Table 4 (configs/reference/paper003_table4.yaml), for comparison only.
+    const auto paper = paper003_table4(ctx.configs->dir()).confusion;
+    const long long verified = m[0][0] + m[0][1] + m[1][0] + m[1][1];
+    for (int acc : {1, 0})
+      for (int many : {0, 1})
+        out.rows.push_back({"confusion", many ? ">1" : "1", acc ? "yes" : "no", std::int64_t(m[acc][many]),
+                            double(m[acc][many]) / double(std::max(1LL, verified)), paper[acc][many]});
+    footer += "; confusion over the iterations whose draft reached verification (paper 003 Table 4)";
+  } else if (show == "sweep") {
+    const int range = int(ctx.integer("sweep-range"));
+    std::vector<int> budgets;
+    for (int b = std::max(1, r.hardware_budget - range); b <= r.hardware_budget + range; ++b) budgets.push_back(b);
+    const auto sweep = budget_sweep(q, budgets);
+    const int best = best_budget(sweep);
+    double hw_rate = 0;
+    for (const auto& [b, run] : sweep)
+      if (b == r.hardware_budget) hw_rate = run.tokens_per_s;
+    out.columns = {"budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
+                   "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "best"};
+    for (const auto& [b, run] : sweep)
+      out.rows.push_back({std::int64_t(b), std::int64_t(b - r.hardware_budget), run.tokens_per_s, run.tokens_per_s / hw_rate,
+                          run.target_idle_fraction, run.draft_idle_fraction, run.tokens_per_iteration,
+                          run.mean_iteration_s, b == best ? "yes" : ""});
+    footer += fmt::format("; best budget {} (one sequence, as paper 003 Table 3)", best);
+  } else if (show == "ttft") {
+    out.columns = {"method", "ttft_s", "ttft_vs_ad", "ttft_vs_sps"};
+    auto row = [&](const std::string& method, double s) {
+      out.rows.push_back({method, s, s / r.ttft.ad_s, s / r.ttft.sps_s});
+    };
+    row("AD", r.ttft.ad_s);
+    row("SpS", r.ttft.sps_s);
+    row("DuoDecoding (sequential layout)", r.ttft.duo_sequential_s);
+    row("DuoDecoding (parallel layout)", r.ttft.duo_parallel_s);
+    footer += fmt::format("; prompt {} tokens", names.prompt);
+  } else {  // iterations
+    out.columns = {"iteration", "x", "draft_passes", "sequences", "tokens_appended", "end_s", "iteration_s",
+                   "target_forward_s", "draft_s", "comm_s"};
+    for (std::size_t i = 0; i < r.duo.timing.size(); ++i) {
+      const auto& it = r.duo.plan.iterations[i];
+      const auto& ti = r.duo.timing[i];
+      out.rows.push_back({std::int64_t(i), std::int64_t(it.x), std::int64_t(it.draft_passes), std::int64_t(it.sequences),
+                          std::int64_t(it.gained), ti.end_s, ti.iteration_s, ti.target_s, ti.draft_s, ti.comm_s});
+    }
+  }
+  out.footer = footer;
+  // The DuoDecoding run's timeline (in the summary, each method's row has its own).
+  out.write_trace = trace_of(r.duo);
   return out;
 }
 
@@ -112,22 +220,31 @@ const ScenarioRegistration duo_scenario_registered(
     {"duodecoding",
      "DuoDecoding (paper 003): CPU draft in parallel with the GPU target on a system's timeline, vs AD and SpS",
      {param::system(paper003_testbed().system),
-      param::text("draft", paper003_testbed().draft, "draft model (MODEL@FORMAT)"),
+      param::text("draft", paper003_testbed().draft, "draft model (MODEL@FORMAT for quantised weights, e.g. llama-68m@q5_k_m)"),
       param::draft_device(),
-      param::acceptance_band("duodecoding-paper003", ": the default is fitted to paper 003 Table 4's check confusion"),
+      param::text("sps-draft", "", "draft model of the SpS baseline (default: draft)"),
+      param::text("sps-draft-device", "", "device on which the SpS baseline drafts (default: DuoDecoding's draft device)"),
+      param::acceptance_band("", fmt::format(" (default {}, fitted to paper 003 Table 4's check confusion)", kDefaultBand)),
       param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
                            "a fixed per-token acceptance (independent, calibrated generator) instead of the process"),
+      param::text("trace", "", "acceptance trace instead of the process: a probability trace or a chain trace (DESIGN.md)"),
       param::text("budget", "auto", "draft passes per iteration or auto (hardware-aware)"),
-      param::text("sequences", "dynamic", "static:N or dynamic"),
+      param::text("sequences", "dynamic", "static:N or dynamic (paper 003 §3.2)"),
+      param::integer("max-sequences", 4, 1, 64, "sequences", "cap of the dynamic rule"),
+      param::integer("sps-gamma", 0, 0, 4096, "tokens", "SpS window (0: paper 001's best for the acceptance)"),
       // A run is a few timeline tasks per token: 10^6 tokens is about a minute, the bound.
       param::integer("tokens", 1024, 1, 1e6, "tokens", "tokens to generate"),
       param::integer("prompt", 256, 1, 1e6, "tokens", "prompt tokens (TTFT; decode steps start at this context and grow)"),
       param::seed("the generator"),
       param::boolean("boundary", true,
-                     "scan independent per-token acceptances 0.05-0.99 for where DuoDecoding crosses SpS (the footer)"),
+                     "summary: scan independent per-token acceptances 0.05-0.99 for where DuoDecoding crosses SpS (the footer)"),
+      param::choice("show", "summary", duo_views(),
+                    "summary (AD, SpS, DuoDecoding), sequences (draft-sequence counts and the check confusion), sweep "
+                    "(budgets around the hardware-aware one), ttft (time to first token per layout) or iterations"),
+      param::integer("sweep-range", 4, 0, 64, "budgets", "show sweep: budgets hardware-aware +- this"),
       param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
      run_duo_scenario_entry,
-     "",
+     "duo",
      {"model"},
      {"model"},
      ""});  // no plot script
