@@ -4,6 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <new>
@@ -74,7 +77,18 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& [sub, run] : runners)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) {
+        const int status = run();
+        // What went to stdout must have arrived: a full disk or a closed stdout under
+        // `> results.csv` is an error, not a truncated file reported as success.
+        std::cout.flush();
+        const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+        if (failed && status == 0) {
+          std::cerr << "specdse: error: writing to standard output failed: " << std::strerror(errno ? errno : EIO) << "\n";
+          return 2;
+        }
+        return status;
+      }
   } catch (const models::InputError& e) {
     std::cerr << "specdse: error: " << first_line(e.what()) << "\n";
     return 2;

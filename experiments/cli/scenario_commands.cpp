@@ -9,6 +9,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/scenario_options.hpp"
 #include "experiments/cli/scenario_runner.hpp"
+#include "experiments/output/output_path.hpp"
 #include "experiments/process/run_process.hpp"
 #include "models/config_error.hpp"
 
@@ -39,22 +40,29 @@ void plot_result(const search::ScenarioResult& result, const search::ScenarioInf
     throw models::InputError(fmt::format("--plot: the plot script {} failed on {}", script, csv));
 }
 
-int run_generated(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo& info, const GlobalOptions& g) {
-  finish_scenario_inputs(sub, a, &info);
-  const auto result = run_scenario(info.name, a.inputs, registry(g));
-  print_table(scenario_table(result), a.format);
-  if (!a.plot.empty()) plot_result(result, info, a);
+}  // namespace
+
+int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::string& name,
+                         const search::ScenarioInfo* info, const GlobalOptions& g) {
+  finish_scenario_inputs(sub, a, info);
+  // An output that cannot be written is refused before the work, and the trace file is written
+  // before the table is printed: a failed output never follows a printed result.
+  if (!a.trace_out.empty()) check_output_target(a.trace_out);
+  const auto result = run_scenario(name, a.inputs, registry(g));
   if (!a.trace_out.empty()) {
     if (!result.write_trace)
-      throw models::InputError(fmt::format("--trace-out: scenario {} writes no timeline trace", info.name));
+      throw models::InputError(fmt::format("--trace-out: scenario {} writes no timeline trace", name));
     std::ostringstream json;
     result.write_trace(json);
     write_file_atomic(a.trace_out, json.str());
   }
+  print_table(scenario_table(result), a.format);
+  if (!a.plot.empty()) {
+    if (!info || info->plot.empty()) throw models::InputError(fmt::format("--plot: scenario {} has no plot script", name));
+    plot_result(result, *info, a);
+  }
   return 0;
 }
-
-}  // namespace
 
 std::vector<CommandInfo> scenario_commands() {
   std::vector<CommandInfo> out;
@@ -74,7 +82,7 @@ std::vector<CommandInfo> scenario_commands() {
         sub.add_option("--python", a->python,
                        "Python for --plot (default: $SPECDSE_PYTHON, else the first python3 with matplotlib)");
       }
-      return [a, info, &g, &sub] { return run_generated(sub, *a, info, g); };
+      return [a, info, &g, &sub] { return run_scenario_command(sub, *a, info.name, &info, g); };
     };
     out.push_back(std::move(c));
   }

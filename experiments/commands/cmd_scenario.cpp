@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/scenario_commands.hpp"
 #include "experiments/cli/scenario_options.hpp"
 #include "experiments/cli/scenario_runner.hpp"
 #include "models/config_error.hpp"
@@ -36,17 +37,7 @@ int list_scenarios(const std::string& format) {
 int run(CLI::App& sub, ScenarioArgs& a, const GlobalOptions& g) {
   if (a.list) return list_scenarios(a.common.format);
   if (a.name.empty()) models::throw_input_error("command line", "scenario", "a scenario name or --list", "none");
-  finish_scenario_inputs(sub, a.common, nullptr);
-  const auto result = run_scenario(a.name, a.common.inputs, registry(g));
-  print_table(scenario_table(result), a.common.format);
-  if (!a.common.trace_out.empty()) {
-    if (!result.write_trace)
-      throw models::InputError(fmt::format("--trace-out: scenario {} writes no timeline trace", a.name));
-    std::ostringstream json;
-    result.write_trace(json);
-    write_file_atomic(a.common.trace_out, json.str());
-  }
-  return 0;
+  return run_scenario_command(sub, a.common, a.name, nullptr, g);
 }
 
 const RegisterCommand scenario_registration{

@@ -13,6 +13,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
+#include "experiments/output/output_path.hpp"
 #include "experiments/process/run_process.hpp"
 #include "experiments/sweep/scenario_sweep.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
@@ -101,6 +102,9 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
       std::string resume_from = a.out;
       ResumeFile kind = ResumeFile::output;
       if (!a.out.empty()) {
+        if (check_output_target(a.out))
+          throw models::InputError(fmt::format("{}: is a device; --out takes the sweep's CSV file path (it is read "
+                                               "back to resume)", a.out));
         lock.emplace(OutputLock::for_file(a.out), a.out);
         if (std::filesystem::exists(sweep_journal_path(a.out)))
           resume_from = sweep_journal_path(a.out), kind = ResumeFile::journal;

@@ -12,4 +12,11 @@ namespace experiments {
 // models::InputError, one line, for a loop of links.
 std::string resolve_output_path(const std::string& path);
 
+// What an output path may name, checked before anything is written: nothing yet, a regular file
+// (replaced atomically), or a character device such as /dev/null or a terminal (written in place:
+// replacing it would delete the device node). A folder, a FIFO, a socket or a block device is
+// refused with a one-line models::InputError naming the path and what it is. Returns whether the
+// (resolved) target is a character device.
+bool check_output_target(const std::string& path);
+
 }  // namespace experiments

@@ -142,6 +142,13 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   // Through a symbolic link, the target is replaced: renaming onto the link itself would turn
   // it into a regular file and leave the file it named stale.
   const fs::path p(resolve_output_path(path));
+  if (check_output_target(path)) {
+    // A character device (/dev/null, a terminal): written in place, never renamed over.
+    std::ofstream out(p, std::ios::binary);
+    if (out) out << content << std::flush;
+    if (!out) throw models::InputError(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+    return;
+  }
   std::error_code ec;
   if (p.has_parent_path()) {
     fs::create_directories(p.parent_path(), ec);
@@ -149,7 +156,6 @@ void write_file_atomic(const std::string& path, const std::string& content) {
       throw models::InputError(
           fmt::format("{}: cannot create the folder {}: {}", path, p.parent_path().string(), ec.message()));
   }
-  if (fs::is_directory(p)) throw models::InputError(fmt::format("{}: is a folder, expected a file path", path));
   // A temporary name of its own per process and call, so two writers never share one; hidden,
   // and ending in .tmp, so a run killed before the rename leaves nothing that looks like output.
   static std::atomic<unsigned> counter{0};

@@ -44,7 +44,8 @@ inline Cell text(std::string s) { return s; }
 
 // Writes `content` to `path` atomically (temporary file in the same folder, then rename),
 // creating parent folders. Through a symbolic link it writes the link's target, and the link
-// stays (experiments/output/output_path.hpp).
+// stays (experiments/output/output_path.hpp). A character device (/dev/null) is written in place;
+// a folder, FIFO, socket or block device is refused (check_output_target).
 void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace experiments

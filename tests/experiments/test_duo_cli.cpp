@@ -226,7 +226,7 @@ TEST_CASE("DuoDecoding timeline: the decode context grows with the generated tok
   CHECK(q.costs.context() == 256 + 1024);
 }
 
-TEST_CASE("duo --trace-out writes the DuoDecoding run's timeline; plan keeps DuoDecoding's and SpS's own") {
+TEST_CASE("duo --trace-out writes the DuoDecoding run's timeline, and plan keeps DuoDecoding's and SpS's own") {
   const auto trace = std::filesystem::temp_directory_path() / ("specdse_duo_trace_" + std::to_string(::getpid()) + ".json");
   const auto r = run(kDuo + "--alpha 0.8 --tokens 200 --trace-out " + trace.string(), false);
   REQUIRE(r.status == 0);

@@ -4,9 +4,13 @@
 // expected) is a one-line error with exit status 2 before any work.
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <string>
 
 #include "experiments/output/output_lock.hpp"
@@ -89,4 +93,46 @@ TEST_CASE("sweep and reproduce: --out at a path that cannot be written is a one-
   expect_one_line_error("reproduce table1 --no-plots --out " + read_only, read_only);
   ::chmod((d / "read_only").c_str(), 0755);
   fs::remove_all(d);
+}
+
+TEST_CASE("an output path naming a FIFO or a device is never replaced: FIFOs refused, character devices written in place",
+          "[safe-output]") {
+  const auto dir = temp_dir("special_outputs");
+  const std::string fifo = (dir / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  expect_one_line_error("duo --model llama-2-7b --alpha 0.8 --tokens 50 --trace-out " + fifo, "is a FIFO");
+  const std::string spec = write(dir / "s.yaml", kSpec);
+  // The sweep reads --out back to resume: a FIFO would block that read for ever.
+  expect_one_line_error("sweep --spec " + spec + " --out " + fifo, "is a FIFO");
+  struct stat st {};
+  REQUIRE(::stat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  // A character device node of our own (root may make one; elsewhere this part is skipped): the
+  // trace goes through it and the node stays a device.
+  const std::string device = (dir / "null").string();
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    const auto r = cli_test::run("duo --model llama-2-7b --alpha 0.8 --tokens 50 --trace-out " + device);
+    CHECK(r.status == 0);
+    REQUIRE(::stat(device.c_str(), &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a failed write to standard output (a full disk, a closed stdout) is an error, not a success", "[safe-output]") {
+  for (const char* redirect : {">/dev/full", ">&-"}) {
+    INFO(redirect);
+    // stderr to the pipe, stdout to the failing target.
+    const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " list 2>&1 " + redirect;
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::string out;
+    std::array<char, 512> buf{};
+    while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+    const int status = pclose(p);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(lines_of(out) == 1);
+    CHECK(out.find("writing to standard output failed") != std::string::npos);
+  }
 }
