@@ -1,4 +1,5 @@
 #include "models/hf_import.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -66,6 +67,7 @@ int bits_of_dtype(const std::string& dtype) {
 }  // namespace
 
 HfImport import_hf_config(const std::string& path, const std::string& name) {
+  check_input_file(path, "config.json");
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);

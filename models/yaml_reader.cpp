@@ -1,4 +1,5 @@
 #include "models/yaml_reader.hpp"
+#include "models/input_file.hpp"
 
 #include "models/closest_name.hpp"
 
@@ -40,8 +41,7 @@ YamlReader::YamlReader(std::string file, std::string prefix, YAML::Node node)
     : file_(std::move(file)), prefix_(std::move(prefix)), node_(std::move(node)) {}
 
 YamlReader YamlReader::open(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open file", path));
+  std::ifstream in = open_input_file(path);
   YAML::Node root;
   try {
     root = YAML::Load(in);

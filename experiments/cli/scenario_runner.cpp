@@ -21,11 +21,14 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
                                     const models::ConfigRegistry& reg) {
   const auto info = search::scenario(name);
   std::vector<std::string> settings = in.params;
-  // --engine also sets a scenario's own `engine` parameter unless the settings name it.
+  // --engine also sets a scenario's own `engine` parameter; naming it both ways is a conflict
+  // (which would win is not for the tool to guess).
   if (in.engine_given && search::find_param(info, "engine")) {
-    bool set = false;
-    for (const auto& s : settings) set = set || s.rfind("engine=", 0) == 0;
-    if (!set) settings.push_back("engine=" + in.engine);
+    for (const auto& s : settings)
+      if (s.rfind("engine=", 0) == 0)
+        throw models::InputError(fmt::format("scenario {}: --engine {} and --param {}: give the engine once", info.name,
+                                             in.engine, s));
+    settings.push_back("engine=" + in.engine);
   }
   search::ScenarioContext ctx;
   ctx.scenario = info.name;

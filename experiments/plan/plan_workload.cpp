@@ -1,4 +1,5 @@
 #include "experiments/plan/plan_workload.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -102,7 +103,7 @@ PlanWorkload read_plan_workload(const std::string& path) {
 std::string band_for_statistics(const std::string& statistics_path,
                                 const std::function<void(std::size_t, std::size_t)>& progress) {
   namespace fs = std::filesystem;
-  std::ifstream in(statistics_path, std::ios::binary);
+  std::ifstream in = models::open_input_file(statistics_path, "statistics", true);
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   // FNV-1a of the file's bytes and of the build's commit: the same statistics fitted by the same
   // code map to the same band file.

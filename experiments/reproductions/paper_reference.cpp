@@ -1,4 +1,5 @@
 #include "experiments/reproductions/paper_reference.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +11,7 @@
 namespace experiments {
 
 std::vector<std::map<std::string, std::string>> load_reference(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = models::open_input_file(path, "reference table");
   if (!in) throw models::InputError(fmt::format("{}: cannot open reference table", path));
   std::vector<std::map<std::string, std::string>> rows;
   std::vector<std::string> header;

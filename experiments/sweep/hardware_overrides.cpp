@@ -18,6 +18,7 @@
 
 #include "models/closest_name.hpp"
 #include "models/config_error.hpp"
+#include "models/input_file.hpp"
 #include "models/hardware_spec.hpp"
 
 namespace experiments {
@@ -26,6 +27,7 @@ models::HardwareSpec load_hardware_with_overrides(
     const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
     const std::string& context) {
   if (overrides.empty()) return models::load_hardware(path);
+  models::check_input_file(path, "hardware");
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include "models/config_error.hpp"
+#include "models/input_file.hpp"
 
 namespace experiments {
 
 YAML::Node read_sweep_spec_file(const std::string& path) {
+  models::check_input_file(path, "sweep spec");
   try {
     return YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {

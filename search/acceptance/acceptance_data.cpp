@@ -1,4 +1,5 @@
 #include "search/acceptance/acceptance_data.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +19,7 @@ std::string default_acceptance_path() {
 }
 
 AcceptanceData AcceptanceData::load(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = models::open_input_file(path, "acceptance data");
   if (!in) throw InputError(fmt::format("{}: cannot open acceptance data", path));
   AcceptanceData d;
   d.path_ = path;

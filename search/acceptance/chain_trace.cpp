@@ -1,4 +1,5 @@
 #include "search/acceptance/chain_trace.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -101,7 +102,7 @@ ChainTrace parse_chain_trace(const std::string& text, const std::string& source)
 }
 
 ChainTrace read_chain_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in = models::open_input_file(path, "trace", true);
   if (!in) throw InputError(fmt::format("{}: trace: expected a readable trace file, got none", path));
   std::ostringstream ss;
   ss << in.rdbuf();

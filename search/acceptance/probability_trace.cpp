@@ -1,4 +1,5 @@
 #include "search/acceptance/probability_trace.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -91,7 +92,7 @@ ProbabilityTrace parse_probability_trace(const std::string& text, const std::str
 }
 
 ProbabilityTrace read_probability_trace(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = models::open_input_file(path, "probability trace");
   if (!in) throw InputError(fmt::format("{}: cannot open the probability trace", path));
   std::ostringstream s;
   s << in.rdbuf();

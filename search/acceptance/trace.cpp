@@ -1,4 +1,5 @@
 #include "search/acceptance/trace.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -76,7 +77,7 @@ RankPath parse_rank_path(const std::string& line, const std::string& source, std
 }
 
 TraceReader::TraceReader(const std::string& path)
-    : owned_(std::make_unique<std::ifstream>(path)), in_(owned_.get()), source_(path) {
+    : owned_(std::make_unique<std::ifstream>(models::open_input_file(path, "trace"))), in_(owned_.get()), source_(path) {
   if (!*owned_) models::throw_input_error(path, "trace", "a readable trace file", "cannot open");
 }
 

@@ -329,9 +329,17 @@ std::map<std::string, std::string> scenario_params(const ScenarioInfo& info,
                                                    const std::vector<std::string>& settings) {
   std::map<std::string, std::string> params;
   for (const auto& p : info.params) params[p.key] = validate_param(info.name, p, p.default_value);
+  std::map<std::string, std::string> given;  // key -> the setting that gave it
   for (const auto& s : settings) {
     const auto eq = s.find('=');
     const std::string key = s.substr(0, eq);
+    // A key given twice: which value should win is not for the tool to guess.
+    if (eq != std::string::npos) {
+      if (const auto it = given.find(key); it != given.end())
+        throw models::InputError(fmt::format("scenario {}: --param {} and --param {}: {} given twice", info.name,
+                                             it->second, s, key));
+      given.emplace(key, s);
+    }
     const ScenarioParam* p = eq == std::string::npos ? nullptr : find_param(info, key);
     if (!p) {
       std::string known;

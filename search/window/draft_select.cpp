@@ -1,4 +1,5 @@
 #include "search/window/draft_select.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -83,7 +84,7 @@ double parse_number(const std::string& file, int line_no, const std::string& key
 }  // namespace
 
 AccuracyTrainingSet read_accuracy_training(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = models::open_input_file(path, "accuracy training set");
   if (!in) throw InputError(fmt::format("{}: file: expected a readable CSV, got none", path));
   AccuracyTrainingSet set;
   set.path = path;

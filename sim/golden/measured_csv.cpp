@@ -1,4 +1,5 @@
 #include "sim/golden/measured_csv.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +12,7 @@ namespace sim {
 
 void for_each_measured_record(const std::string& csv_path, const std::string& header,
                               const std::function<void(const std::vector<std::string>&, const std::string&, int)>& fn) {
-  std::ifstream in(csv_path);
+  std::ifstream in = models::open_input_file(csv_path, "measured CSV");
   if (!in) throw models::InputError(fmt::format("{}: cannot open the measured CSV", csv_path));
   CsvReader reader(in, csv_path);
   bool header_seen = false;
@@ -28,7 +29,7 @@ void for_each_measured_record(const std::string& csv_path, const std::string& he
 }
 
 bool measured_header_starts(const std::string& csv_path, const std::string& prefix) {
-  std::ifstream in(csv_path);
+  std::ifstream in = models::open_input_file(csv_path, "measured CSV");
   std::string line;
   while (std::getline(in, line))
     if (!line.empty() && line[0] != '#') return line.rfind(prefix, 0) == 0;

@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -443,4 +444,38 @@ TEST_CASE("catalogue 50: flags of another mode or past their range are refused, 
   expect_rejected("draft-select --hw h100-sxm --model llama-3.1-8b-instruct --drafts llama-3.2-1b --context 1024 "
                   "--alpha 0.8 --answer-tokens 4294967297",
                   {"--answer-tokens"});
+}
+
+TEST_CASE("catalogue 51: a folder or a FIFO named as an input file is refused in one line, never read or waited on") {
+  const fs::path dir = scratch_dir() / "a_folder.yaml";
+  fs::create_directories(dir);
+  expect_rejected("latency --hw h100-sxm --model " + dir.string() + " --x 1 --context 128", {dir.string(), "is a folder"});
+  expect_rejected("sweep --spec " + dir.string(), {dir.string(), "is a folder"});
+  expect_rejected("duo --model llama-2-7b --trace " + dir.string(), {dir.string(), "is a folder"});
+  const fs::path fifo = scratch_dir() / ("a_fifo_" + std::to_string(getpid()));
+  fs::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  // With no writer, opening the FIFO would block until the hang limit.
+  expect_rejected("sweep --spec " + fifo.string(), {fifo.string(), "FIFO"});
+  expect_rejected("duo --model llama-2-7b --trace " + fifo.string(), {fifo.string(), "FIFO"});
+  // A device would be read without end.
+  expect_rejected("optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-chain --context 1024 "
+                  "--data /dev/zero",
+                  {"/dev/zero", "character device"});
+  fs::remove(fifo);
+}
+
+TEST_CASE("catalogue 52: a scenario setting given twice is a conflict naming both, not a silent winner") {
+  expect_rejected("scenario chain-sd --model llama-3.1-70b --context 1024 --param system=hgx-a100-4gpu-nvlink "
+                  "--param alpha=0.7 --param draft=llama-3.2-1b --param draft=llama-3.1-8b-instruct",
+                  {"draft=llama-3.2-1b", "draft=llama-3.1-8b-instruct", "twice"});
+  expect_rejected("scenario duodecoding --model llama-2-7b --engine sim --param engine=roofline",
+                  {"--engine sim", "engine=roofline"});
+  expect_rejected("duo --model llama-2-7b --alpha 0.6 --acceptance duodecoding-paper003", {"acceptance source"});
+}
+
+TEST_CASE("catalogue 53: chain SD refuses a draft that cannot draft for its target") {
+  const std::string base = "chain-sd --system hgx-a100-4gpu-nvlink --model llama-3.1-70b --alpha 0.7 --context 1024 ";
+  expect_rejected(base + "--draft llama-2-7b", {"llama-2-7b", "vocabulary"});
+  expect_rejected(base + "--draft llama-3.1-70b", {"llama-3.1-70b", "target itself"});
 }

@@ -122,6 +122,13 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   const auto system = named_system ? ctx.system_spec() : models::single_device_system(*ctx.hw);
   const models::ModelSpec& target = ctx.workload->target;
   const models::ModelSpec draft = ctx.configs->model(ctx.text("draft"));
+  // The draft proposes tokens the target verifies: another model over the same vocabulary.
+  if (draft.vocab_size != target.vocab_size)
+    throw models::InputError(fmt::format("scenario chain-sd: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
+                                         ctx.text("draft"), draft.vocab_size, target.name, target.vocab_size));
+  if (draft.name == target.name && draft.source_file == target.source_file)
+    throw models::InputError(fmt::format("scenario chain-sd: --draft {} is the target itself: it has nothing to speculate with",
+                                         ctx.text("draft")));
   const int target_dev = device_named(system, ctx.text("target-device"), "target-device",
                                       system.stages.empty() ? -1 : system.stages.front().devices.front());
   const int draft_dev = device_named(system, ctx.text("draft-device"), "draft-device", system.draft_device);

@@ -1,4 +1,5 @@
 #include "search/scenarios/duodecoding/position_stream.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -93,7 +94,7 @@ PositionStream chain_trace_stream(const std::string& path) {
 }
 
 PositionStream acceptance_stream_from_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = models::open_input_file(path, "acceptance trace");
   if (!in) throw models::InputError(fmt::format("{}: cannot open the acceptance trace", path));
   std::ostringstream s;
   s << in.rdbuf();

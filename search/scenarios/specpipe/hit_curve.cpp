@@ -1,4 +1,5 @@
 #include "search/scenarios/specpipe/hit_curve.hpp"
+#include "models/input_file.hpp"
 
 #include <ceres/ceres.h>
 #include <fmt/format.h>
@@ -35,7 +36,7 @@ struct HitResidual {
 double logit(double p) { return std::log(p / (1 - p)); }
 
 std::vector<HitPoint> load_hit_points(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = models::open_input_file(path, "hit points");
   if (!in) throw models::InputError(fmt::format("{}: cannot open hit-point file", path));
   std::vector<std::string> header;
   std::vector<HitPoint> pts;

@@ -1,4 +1,5 @@
 #include "search/scenarios/specpipe/level_accuracy.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -19,7 +20,7 @@ using models::InputError;
 }  // namespace
 
 std::vector<LevelAccuracyPoint> load_level_accuracy(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in = models::open_input_file(path, "level accuracy");
   if (!in) throw InputError(fmt::format("{}: cannot open the level-accuracy file", path));
   sim::CsvReadOptions options;
   options.trim = true;
