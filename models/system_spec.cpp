@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <utility>
 
@@ -196,9 +198,11 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
   s.name = r.string("name");
   s.description = r.string_or("description", "");
   std::set<std::string> groups;
+  std::map<std::string, std::string> device_names;  // every device's name -> the group that made it
   for (const YamlReader& e : r.map_list("devices")) {
     e.allow_only({"name", "hardware", "count", "stack"});
     const std::string group = e.string("name");
+    if (group.empty()) e.fail("name", "a non-empty device name", "''");
     if (!groups.insert(group).second) e.fail("name", "a device name not used before", "'" + group + "'");
     HardwareSpec hw = reg.hardware(e.string("hardware"));
     if (e.has("stack")) hw.stack = load_software_stack(reg.path("stacks", e.string("stack")));
@@ -208,6 +212,11 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
       SystemDevice d;
       d.group = group;
       d.name = count > 1 ? group + std::to_string(i) : group;
+      // A group of several devices names them GROUP0, GROUP1, ...: a name must still say which
+      // one device it is (a group `gpu` of 2 beside a group `gpu1` would make two gpu1s).
+      if (const auto [it, added] = device_names.emplace(d.name, group); !added)
+        e.fail("name", "device names that stay unique once groups are numbered",
+               fmt::format("'{}' names a device of group '{}' and of group '{}'", d.name, it->second, group));
       d.hardware = hw;
       s.devices.push_back(std::move(d));
     }
@@ -228,6 +237,12 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
       for (const auto& kv : b->node()) {
         if (!kv.first.IsScalar() || kv.first.Scalar().empty()) b->fail("", "method names as keys", "a non-text key");
         const std::string method = kv.first.Scalar();
+        if (into_map == &s.method_stacks &&
+            std::none_of(std::begin(kMethodsWithOwnStack), std::end(kMethodsWithOwnStack),
+                         [&](const char* m) { return method == m; }))
+          b->fail(method, fmt::format("a method that runs under a stack of its own ({})",
+                                      fmt::join(std::begin(kMethodsWithOwnStack), std::end(kMethodsWithOwnStack), ", ")),
+                  "'" + method + "'");
         into[method] = load_software_stack(reg.path("stacks", b->string(method)));
       }
     }

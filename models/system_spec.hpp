@@ -47,6 +47,11 @@ struct MemoryOptions {
   std::string parameter_rule = "exact";
 };
 
+// The methods a system's `method_stacks:` may name: those that run under a stack of their own
+// (paper 002's EAGLE-3 in the pipeline, as EAGLE's public code runs it).
+constexpr const char* kPipelineEagle3Method = "pp+eagle3";
+constexpr const char* kMethodsWithOwnStack[] = {kPipelineEagle3Method};
+
 struct SystemSpec {
   std::string name;
   std::string source_file;
@@ -68,8 +73,8 @@ struct SystemSpec {
   std::map<std::string, SoftwareStack> baseline_tp_stacks;
   // A scenario's own methods that ran under another stack than the devices' (`method_stacks:` of
   // method name -> stack), e.g. paper 002's PP+EAGLE-3 from EAGLE's public code, which spreads
-  // the model over the GPUs with accelerate's hooks. The scenario that runs the system rejects a
-  // method it does not have.
+  // the model over the GPUs with accelerate's hooks. Keys: kMethodsWithOwnStack (a load error
+  // otherwise, whichever command loads the system).
   std::map<std::string, SoftwareStack> method_stacks;
 
   int device_index(const std::string& name) const;  // -1 if absent

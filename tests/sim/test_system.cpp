@@ -428,3 +428,15 @@ TEST_CASE("system: a tensor-parallel slice pays half a layer's host work and non
     CHECK(models::graph_fingerprint(slice) != models::graph_fingerprint(whole));
   }
 }
+
+TEST_CASE("system: device names that could mean two devices, and unknown method_stacks, are load errors") {
+  // A group `gpu` of 2 (gpu0, gpu1) beside a group `gpu1`: two devices named gpu1.
+  CHECK_THAT(load_error("name: t\ndevices:\n  - {name: gpu, hardware: rtx3090, count: 2}\n  - {name: gpu1, hardware: rtx3090}\n"
+                        "placement:\n  target: {stages: even, devices: [gpu1]}\n"),
+             Catch::Contains("devices[1].name") && Catch::Contains("'gpu1'") && Catch::Contains("group 'gpu'"));
+  CHECK_THAT(load_error("name: t\ndevices:\n  - {name: '', hardware: rtx3090}\nplacement:\n  target: {stages: even, devices: ['']}\n"),
+             Catch::Contains("devices[0].name") && Catch::Contains("non-empty"));
+  CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target: {stages: even, devices: [gpu]}\n"
+                        "method_stacks:\n  pp+eagle: hf-accelerate\n"),
+             Catch::Contains("method_stacks.pp+eagle") && Catch::Contains("pp+eagle3"));
+}

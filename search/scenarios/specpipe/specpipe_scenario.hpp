@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/config_registry.hpp"
+#include "models/system_spec.hpp"
 #include "search/acceptance/positional_acceptance.hpp"
 #include "search/scenarios/specpipe/eagle_pipeline.hpp"
 #include "search/scenarios/specpipe/expected_tbt.hpp"
@@ -109,7 +110,7 @@ std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s,
 // The EAGLE-3 baseline's head (an algorithm config), resized to each target, and its method name
 // (a key of the system's method_stacks: the stack EAGLE's public code runs under).
 constexpr const char* kEagleBaselineHead = "eagle3-tree";
-constexpr const char* kEagleBaselineMethod = "pp+eagle3";
+constexpr const char* kEagleBaselineMethod = models::kPipelineEagle3Method;
 
 // The EAGLE-3 baseline of a setup: its head (configs/algorithms/eagle3-tree.yaml resized to the
 // target, search::eagle_head_for_target) on the last stage's device, the target's paper 004

@@ -19,11 +19,7 @@ TimingSetup make_setup(const models::ConfigRegistry& reg, const std::string& sys
   s.system = models::load_system(reg.path("systems", system), reg);
   s.target = reg.model(model);
   s.system.validate_placement(s.target);
-  // method_stacks may name only the SpecPipe methods that run on the system's own stack otherwise.
-  for (const auto& [method, stack] : s.system.method_stacks)
-    if (method != kEagleBaselineMethod)
-      throw models::InputError(fmt::format("{}: method_stacks: '{}' (SpecPipe's methods that take a stack: {})",
-                                           s.system.source_file, method, kEagleBaselineMethod));
+  // method_stacks names only methods that take a stack: load_system refuses any other.
   if (!draft.empty()) {
     if (s.system.draft_device < 0)
       throw models::InputError(fmt::format("{}: placement.draft: --draft given but the system places no draft",
