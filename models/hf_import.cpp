@@ -1,4 +1,5 @@
 #include "models/hf_import.hpp"
+#include "models/yaml_text.hpp"
 #include "models/input_file.hpp"
 
 #include <fmt/format.h>
@@ -183,13 +184,13 @@ HfImport import_hf_config(const std::string& path, const std::string& name) {
 
 std::string to_model_yaml(const HfImport& im, const std::string& source_label) {
   const ModelSpec& m = im.model;
-  std::string y = fmt::format("# {}: shape imported by `specdse import-model` from {} (model_type {}).\n", m.name,
-                              source_label, im.model_type);
-  for (const auto& n : im.notes) y += "# " + n + ".\n";
+  std::string y = fmt::format("# {}: shape imported by `specdse import-model` from {} (model_type {}).\n",
+                              yaml_comment_text(m.name), yaml_comment_text(source_label), yaml_comment_text(im.model_type));
+  for (const auto& n : im.notes) y += "# " + yaml_comment_text(n) + ".\n";
   y += fmt::format("name: {}\nlayers: {}\nhidden_size: {}\nintermediate_size: {}\nattention_heads: {}\n"
                    "kv_heads: {}\nhead_dim: {}\nvocab_size: {}\ntied_embeddings: {}\nmlp: {}\n"
                    "weight_bits: {}\nactivation_bits: {}\n",
-                   m.name, m.layers, m.hidden_size, m.intermediate_size, m.attention_heads, m.kv_heads,
+                   yaml_quoted(m.name), m.layers, m.hidden_size, m.intermediate_size, m.attention_heads, m.kv_heads,
                    m.head_dim, m.vocab_size, m.tied_embeddings ? "true" : "false",
                    m.mlp == MlpKind::gated ? "gated" : "plain", m.weight_bits, m.activation_bits);
   if (m.is_moe())

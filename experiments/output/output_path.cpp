@@ -23,6 +23,13 @@ std::string resolve_output_path(const std::string& path) {
   throw models::InputError(fmt::format("{}: too many levels of symbolic links (a loop?)", path));
 }
 
+void refuse_output_over_input(const std::string& output, const std::string& input, const std::string& input_flag) {
+  std::error_code ec;
+  if (!output.empty() && !input.empty() && std::filesystem::equivalent(resolve_output_path(output), input, ec))
+    throw models::InputError(fmt::format("{}: is the run's own input ({} {}); write the output elsewhere", output,
+                                         input_flag, input));
+}
+
 bool check_output_target(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;

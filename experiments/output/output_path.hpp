@@ -19,4 +19,8 @@ std::string resolve_output_path(const std::string& path);
 // (resolved) target is a character device.
 bool check_output_target(const std::string& path);
 
+// Refuses (one line, before any work) an output path that names the same file as `input`, one
+// of the run's own inputs: writing it would destroy what the run reads.
+void refuse_output_over_input(const std::string& output, const std::string& input, const std::string& input_flag);
+
 }  // namespace experiments

@@ -111,7 +111,15 @@ std::string band_for_statistics(const std::string& statistics_path,
   for (unsigned char ch : content + "\n" + git_commit()) hash = (hash ^ ch) * 1099511628211ull;
   const fs::path band = fs::temp_directory_path() / fmt::format("specdse-band-{:016x}.yaml", hash);
   std::error_code ec;
-  if (fs::is_regular_file(band, ec)) return band.string();
+  if (fs::is_regular_file(band, ec)) {
+    // A cached band that does not read back (damaged, or written by an older build) is refitted
+    // and replaced, not returned to fail again on every run.
+    try {
+      search::read_process_band(band.string());
+      return band.string();
+    } catch (const models::InputError&) {
+    }
+  }
   const auto file = search::read_statistics_file(statistics_path);
   const auto report = search::fit_statistics(file, progress);
   write_file_atomic(band.string(), search::format_process_band(report.band, "Acceptance process band fitted by specdse "

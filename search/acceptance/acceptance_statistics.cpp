@@ -1,4 +1,5 @@
 #include "search/acceptance/acceptance_statistics.hpp"
+#include "models/yaml_text.hpp"
 
 #include <fmt/format.h>
 
@@ -249,14 +250,16 @@ std::string format_process_band(const ProcessBand& band, const std::string& comm
   std::string out;
   std::istringstream lines(comment);
   for (std::string line; std::getline(lines, line);) out += "# " + line + "\n";
-  out += fmt::format("name: {}\nfitted_to: \"{}\"\nstatistics:\n", band.name, band.fitted_to);
-  for (const auto& s : band.statistics) out += fmt::format("  - \"{}\"\n", s);
+  // Names and sources come from the user's files: quoted, so any text reads back as written.
+  out += fmt::format("name: {}\nfitted_to: {}\nstatistics:\n", models::yaml_quoted(band.name),
+                     models::yaml_quoted(band.fitted_to));
+  for (const auto& s : band.statistics) out += fmt::format("  - {}\n", models::yaml_quoted(s));
   out += "left_open: [";
-  for (std::size_t i = 0; i < band.left_open.size(); ++i) out += (i ? ", " : "") + band.left_open[i];
+  for (std::size_t i = 0; i < band.left_open.size(); ++i) out += (i ? ", " : "") + models::yaml_quoted(band.left_open[i]);
   out += "]\n";
   if (!band.borrowed.empty()) {
     out += "borrowed:\n";
-    for (const auto& b : band.borrowed) out += fmt::format("  - \"{}\"\n", b);
+    for (const auto& b : band.borrowed) out += fmt::format("  - {}\n", models::yaml_quoted(b));
   }
   out += "members:\n";
   for (const auto& m : band.members) {

@@ -479,3 +479,19 @@ TEST_CASE("catalogue 53: chain SD refuses a draft that cannot draft for its targ
   expect_rejected(base + "--draft llama-2-7b", {"llama-2-7b", "vocabulary"});
   expect_rejected(base + "--draft llama-3.1-70b", {"llama-3.1-70b", "target itself"});
 }
+
+TEST_CASE("catalogue 54: an output that names the run's own input is refused, and written names read back") {
+  const std::string cfg = write_file("own_config.json", read_all(fs::path(SPECDSE_SOURCE_DIR) / "tests/experiments/hf_configs/llama-3.1-8b-instruct.json"));
+  const std::string before = read_all(cfg);
+  expect_rejected("import-model " + cfg + " --out " + cfg, {cfg, "own input"});
+  CHECK(read_all(cfg) == before);
+  const std::string stats = write_file("own_stats.yaml", "name: t\nstatistics:\n  - {kind: mean_acceptance, value: 0.6}\n");
+  expect_rejected("fit --statistics " + stats + " --out " + stats, {stats, "own input"});
+  // A name with YAML's specials is written quoted: the imported config loads back as a model.
+  const std::string out = (scratch_dir() / "odd_name.yaml").string();
+  const Outcome r = run_split("import-model " + cfg + " --name 'odd: name # x' --out " + out);
+  CHECK(r.status == 0);
+  const Outcome again = run_split("latency --hw h100-sxm --model " + out + " --x 1 --context 128 --format csv");
+  CHECK(again.status == 0);
+  CHECK_THAT(again.out, Catch::Contains("odd: name # x"));
+}

@@ -196,6 +196,17 @@ TEST_CASE("Statistics files: bad kinds, keys and parameters are one-line errors 
   CHECK(band.borrowed == file.borrowed);
   std::ofstream("acceptance_band_test.yaml") << format_process_band(band, "test");
   CHECK(read_process_band("acceptance_band_test.yaml").borrowed == file.borrowed);
+  // Names and sources with YAML's specials, quotes and line breaks read back as written.
+  ProcessBand odd = band;
+  odd.name = "a: b # c";
+  odd.fitted_to = "stats \"v2\"\nsecond line: - &x";
+  odd.borrowed = {"- [x]", "{y}: 'z'"};
+  std::ofstream("acceptance_band_test.yaml") << format_process_band(odd, "a comment\nover two lines");
+  const ProcessBand back = read_process_band("acceptance_band_test.yaml");
+  CHECK(back.name == odd.name);
+  CHECK(back.fitted_to == odd.fitted_to);
+  CHECK(back.borrowed == odd.borrowed);
+  CHECK(back.members.size() == odd.members.size());
   std::remove("acceptance_band_test.yaml");
   CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nborrowed: {alpha_easy: x}\n" + stat)),
                     Catch::Contains("neither free nor open"));
