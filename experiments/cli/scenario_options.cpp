@@ -90,6 +90,8 @@ void finish_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search:
   if (!a.context.empty()) a.inputs.contexts = parse_int_list("--context", a.context, 0, kMaxContext);
   a.inputs.engine_given = takes(info, "engine") && sub.count("--engine") > 0;
   a.inputs.want_trace = !a.trace_out.empty();
+  for (const auto& name : scenario_input_names())
+    if (takes(info, name) && sub.count("--" + name) > 0) a.inputs.given.insert(name);
   if (!info) return;
   for (const auto& p : info->params) {
     if (sub.count("--" + p.key) == 0) continue;

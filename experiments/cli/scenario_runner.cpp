@@ -34,6 +34,9 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
   ctx.scenario = info.name;
   ctx.declared = info.params;
   ctx.params = search::scenario_params(info, settings);
+  ctx.given = in.given;
+  for (const auto& s : settings) ctx.given.insert(s.substr(0, s.find('=')));
+  if (!in.contexts.empty()) ctx.given.insert("context");
   ctx.configs = &reg;
   ctx.want_trace = in.want_trace;
   ctx.system = in.system_spec;

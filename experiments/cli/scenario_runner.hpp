@@ -3,6 +3,7 @@
 // scenario NAME --param KEY=VALUE`, a scenario's own subcommand, the Python module and scenario
 // sweeps all fill one ScenarioInputs and call run_scenario, so the same names reach the same
 // code; scenario_table is the one adapter from the result schema to tables, CSV and JSON.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct ScenarioInputs {
   int batch = 1;
   std::vector<std::string> params;  // KEY=VALUE, validated against the declarations
   bool want_trace = false;          // a trace will be written: name the timeline's tasks
+  // Common inputs set by the caller (a command line's flags, Python's keywords), by name ("batch",
+  // "task", ...): given at its default value is still given (ScenarioContext::given).
+  std::set<std::string> given;
 };
 
 // Resolves the common inputs and runs scenario `name`; InputError on bad input.

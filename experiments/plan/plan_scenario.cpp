@@ -110,30 +110,30 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   if (auto r = optional_real("request-rate"); r || (file && file->request_rate_per_s)) {
     if (file) from_file(file->request_rate_per_s.has_value(), r.has_value(), "--request-rate", "request_rate_per_s");
     rate = RequestRate{r ? *r : *file->request_rate_per_s, int(ctx.integer("output-tokens"))};
-    if (file && from_file(file->output_tokens.has_value(), ctx.integer("output-tokens") != kDefaultOutputTokens,
+    if (file && from_file(file->output_tokens.has_value(), ctx.was_given("output-tokens"),
                           "--output-tokens", "output_tokens"))
       rate->output_tokens = *file->output_tokens;
-  } else if (ctx.integer("output-tokens") != kDefaultOutputTokens) {
+  } else if (ctx.was_given("output-tokens")) {
     throw models::InputError("plan: --output-tokens sizes the requests of --request-rate, which is not given");
   } else if (file && file->output_tokens) {
     throw models::InputError(fmt::format("plan: {}: output_tokens is read with request_rate_per_s, which is not given",
                                          file->file));
   }
   std::string rank_by = ctx.text("rank-by");
-  if (file && from_file(file->rank_by.has_value(), rank_by != "tbt", "--rank-by", "rank_by")) rank_by = *file->rank_by;
+  if (file && from_file(file->rank_by.has_value(), ctx.was_given("rank-by"), "--rank-by", "rank_by")) rank_by = *file->rank_by;
   const auto started = std::chrono::steady_clock::now();
   PlanSetup s;
   s.configs = ctx.configs;
   s.target = ctx.workload->target;
   s.batch = ctx.workload->batch;
-  if (file && from_file(file->batch.has_value(), ctx.workload->batch != 1, "--batch", "batch")) s.batch = *file->batch;
-  if (rate && (s.batch != 1))
+  if (file && from_file(file->batch.has_value(), ctx.was_given("batch"), "--batch", "batch")) s.batch = *file->batch;
+  if (rate && (ctx.was_given("batch") || (file && file->batch)))
     throw models::InputError("plan: a request rate and a batch: give one (at a rate plan picks each candidate's batch)");
   s.algorithm = ctx.workload->algorithm ? ctx.workload->algorithm->name : "";
   s.context = contexts.front();
   s.engine = ctx.text("engine");
   s.task = ctx.task;
-  if (file && from_file(file->task.has_value(), ctx.task != search::ScenarioContext{}.task, "--task", "task"))
+  if (file && from_file(file->task.has_value(), ctx.was_given("task"), "--task", "task"))
     s.task = *file->task;
   s.want_trace = ctx.want_trace;
   if (!ctx.text("alpha").empty()) s.alpha = ctx.real("alpha");

@@ -16,6 +16,7 @@
 #include <iosfwd>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -97,6 +98,9 @@ struct ScenarioContext {
   // without --algorithm.
   std::function<AatSource(long long context)> aat;
   std::map<std::string, std::string> params;         // every declared parameter, validated, defaults filled in
+  // What the caller set, by name (parameter keys and common inputs such as "batch", "task",
+  // "context"): a value equal to the default was still given. Conflicts are found by presence.
+  std::set<std::string> given;
   std::vector<ScenarioParam> declared;               // the scenario's declarations (list bounds)
 
   // The system to run on: the in-memory one when given, else the `system` parameter's config
@@ -104,6 +108,8 @@ struct ScenarioContext {
   models::SystemSpec system_spec() const;
   // InputError "scenario NAME: expected OPTION, got none" unless `given`.
   void require(bool given, const std::string& option) const;
+  // Whether the caller set parameter or common input `key` (see `given`).
+  bool was_given(const std::string& key) const { return given.count(key) > 0; }
   // A declared parameter's value (validated against its declaration when the context was made).
   long long integer(const std::string& key) const;
   double real(const std::string& key) const;

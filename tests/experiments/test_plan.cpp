@@ -389,8 +389,9 @@ TEST_CASE("plan --workload: bad files and settings given twice are one-line erro
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
     CHECK(r.output.find(expected == "mix.yaml" ? "bad.yaml" : expected) != std::string::npos);
   }
-  const auto file = workload_file("ctx.yaml", "context: 2048\nbatch: 2\n");
-  for (const char* flag : {" --context 1024", " --batch 4"}) {
+  const auto file = workload_file("ctx.yaml", "context: 2048\nbatch: 2\ntask: govreport\n");
+  // A flag given at its default value is still given: a conflict, found by presence.
+  for (const char* flag : {" --context 1024", " --batch 4", " --batch 1", " --task govreport"}) {
     const auto r = run(base + file + flag);
     INFO(flag << "\n" << r.output);
     CHECK(r.status == 2);
