@@ -22,6 +22,11 @@ int SystemSpec::device_index(const std::string& name) const {
 }
 
 const SystemLink* SystemSpec::link_between(int a, int b) const {
+  if (const auto it = link_index.find({a, b});
+      it != link_index.end() && it->second < links.size() && links[it->second].from == a && links[it->second].to == b)
+    return &links[it->second];
+  if (link_index.size() == links.size()) return nullptr;  // the index covers every link: none joins a and b
+  // Links edited after loading (the index no longer matches them): look them over.
   for (const auto& l : links)
     if (l.from == a && l.to == b) return &l;
   return nullptr;
@@ -84,6 +89,7 @@ void add_lane_link(SystemSpec& s, const LinkSpec& spec, int from, int to, int la
   l.to = to;
   l.lane = lane;
   l.name = fmt::format("{}:{}->{}", spec.name, s.devices[from].name, s.devices[to].name);
+  s.link_index[{from, to}] = s.links.size();
   s.links.push_back(l);
 }
 
@@ -95,6 +101,13 @@ void load_links(const YamlReader& r, const ConfigRegistry& reg, SystemSpec& s) {
     const std::vector<int> devs = resolve_devices(e, "devices", s);
     if (devs.size() < 2) e.fail("devices", "at least two devices to join", std::to_string(devs.size()));
     if (topology == "switch") {
+      // A switch joins every ordered pair: N^2 links, each a route and a lane user. Past
+      // kMaxSystemLinks (a switch of 1024 devices) loading alone takes seconds and gigabytes.
+      const std::size_t added = devs.size() * (devs.size() - 1);
+      if (s.links.size() + added > kMaxSystemLinks)
+        e.fail("devices", fmt::format("at most {} directed links in a system (a switch of {} devices joins {} pairs)",
+                                      kMaxSystemLinks, devs.size(), added),
+               std::to_string(devs.size()) + " devices");
       // Each device's sends leave through its own port into the switch (shared by its sends).
       for (int a : devs) {
         const int lane = int(s.lanes.size());

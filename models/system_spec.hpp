@@ -27,6 +27,9 @@ struct SystemDevice {
 // A directed connection between two devices over a link type. A `switch` topology gives each
 // device one egress port shared by all its sends; `chain` and `ring` give each neighbour pair
 // its own pair of directed lanes.
+// The most directed links a system may have: a switch of 1024 devices (1024 x 1023 pairs).
+constexpr std::size_t kMaxSystemLinks = std::size_t(1024) * 1023;
+
 struct SystemLink {
   std::string name;       // e.g. "pcie4-x16:gpu0->gpu1" or "eth-10g:port:gpu3"
   LinkSpec spec;
@@ -59,6 +62,9 @@ struct SystemSpec {
   std::vector<SystemDevice> devices;
   std::vector<std::string> lanes;            // link resources (directed lane or egress port)
   std::vector<SystemLink> links;             // directed device pairs and the lane they use
+  // (from, to) -> index into links, kept by the loader: link_between is a lookup, not a scan (a
+  // switch of N devices has N^2 links, and loading checked each new one against all before it).
+  std::map<std::pair<int, int>, std::size_t> link_index;
   std::vector<PipelineStage> stages;         // target placement, in pipeline order
   bool even_layers = false;                  // stage layer ranges split evenly when the model is known
   int draft_device = -1;                     // -1: no draft placed

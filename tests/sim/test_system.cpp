@@ -440,3 +440,24 @@ TEST_CASE("system: device names that could mean two devices, and unknown method_
                         "method_stacks:\n  pp+eagle: hf-accelerate\n"),
              Catch::Contains("method_stacks.pp+eagle") && Catch::Contains("pp+eagle3"));
 }
+
+TEST_CASE("system: a switch joins every ordered pair once, and past the link bound it is a load error") {
+  const std::string head = "name: t\ndevices:\n  - {name: gpu, hardware: h100-sxm, count: ";
+  const std::string tail = "}\nlinks:\n  - {link: nvlink4, topology: switch, devices: [gpu]}\n"
+                           "placement:\n  target: {stages: even, devices: [gpu0]}\n";
+  const models::ConfigRegistry reg;
+  const auto s = models::load_system(write_system(head + "64" + tail), reg);
+  REQUIRE(s.links.size() == 64u * 63u);
+  for (int a = 0; a < 64; ++a)
+    for (int b = 0; b < 64; ++b) {
+      const auto* l = s.link_between(a, b);
+      if (a == b) CHECK(l == nullptr);
+      else REQUIRE((l != nullptr && l->from == a && l->to == b));
+    }
+  // Links edited after loading are still found (the index is a shortcut, not the truth).
+  models::SystemSpec edited = s;
+  edited.links.erase(edited.links.begin());
+  CHECK(edited.link_between(0, 1) == nullptr);
+  CHECK(edited.link_between(0, 2) != nullptr);
+  CHECK_THAT(load_error(head + "1025" + tail), Catch::Contains("links[0].devices") && Catch::Contains("directed links"));
+}
