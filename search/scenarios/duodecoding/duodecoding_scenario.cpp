@@ -62,11 +62,19 @@ DuoAcceptance duo_acceptance(const ScenarioContext& ctx, std::uint64_t seed) {
   return a;
 }
 
+// Tokens each point of the boundary scan generates at most: 48 runs of a long request would cost
+// 48 times the request itself, and the crossing is a property of the system and the acceptance,
+// settled within a few thousand tokens.
+constexpr long long kBoundaryScanTokens = 4096;
+
 // Decision boundaries: the independent per-token acceptances at which DuoDecoding's tokens/s
 // crosses SpS's on this system, from a scan in steps of 0.02 (the ratio is not monotone: at very
 // low acceptance both are AD-like, and SpS's window changes with alpha), each crossing placed by
 // linear interpolation.
 std::string decision_boundary(DuoRequest q, std::uint64_t seed) {
+  const std::string capped =
+      q.tokens > kBoundaryScanTokens ? fmt::format(" (scanned over {} tokens per point)", kBoundaryScanTokens) : "";
+  q.tokens = std::min(q.tokens, kBoundaryScanTokens);
   auto duo_over_sps = [&](double alpha) {
     q.stream = PositionStream::calibrated(alpha, kGeneratorTopK, seed);
     const DuoReport d = run_duo_scenario(q);
@@ -81,9 +89,10 @@ std::string decision_boundary(DuoRequest q, std::uint64_t seed) {
                                v > 0 ? "overtakes SpS" : "falls behind SpS", prev_a + (a - prev_a) * prev / (prev - v));
     prev_a = a, prev = v;
   }
-  return crossings.empty() ? fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding is {} SpS throughout",
-                                         prev > 0 ? "ahead of" : "behind")
-                           : fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding {}", crossings);
+  return (crossings.empty() ? fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding is {} SpS throughout",
+                                          prev > 0 ? "ahead of" : "behind")
+                            : fmt::format("at an independent acceptance of 0.05-0.99 DuoDecoding {}", crossings)) +
+         capped;
 }
 
 // `specdse duo` / `specdse scenario duodecoding`: one run of AD, SpS and DuoDecoding over the same
