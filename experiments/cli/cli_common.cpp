@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <cstdlib>
 
 #include <algorithm>
@@ -69,6 +71,22 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+CLI::Validator real_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        std::size_t used = 0;
+        double v = 0;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (!text.empty() && used == text.size() && std::isfinite(v) && v >= lo && v <= hi) return "";
+        return fmt::format("expected one number in [{:g}, {:g}], got '{}'", lo, hi, text);
+      },
+      fmt::format("NUMBER in [{:g}, {:g}]", lo, hi));
 }
 
 CLI::Validator integer_in(long long lo, long long hi) {

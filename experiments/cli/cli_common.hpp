@@ -41,6 +41,9 @@ CLI::Validator integer_in(long long lo, long long hi);
 // A CLI11 check for a probability strictly between 0 and 1 (NaN, 0, 1 and negatives refused,
 // where a sentinel default would otherwise read them as "not given").
 CLI::Validator open_probability();
+// A CLI11 check for one real number in [lo, hi] (NaN, infinities and denormals refused), e.g. a
+// time in seconds whose reciprocal must stay finite.
+CLI::Validator real_in(double lo, double hi);
 std::vector<double> parse_double_list(const std::string& option, const std::string& text);
 
 void add_format_option(CLI::App& sub, std::string& format);

@@ -244,7 +244,7 @@ const RegisterCommand bench_registration{
       auto a = std::make_shared<BenchArgs>();
       sub.add_option("--hw", a->hw, "FPGA board")->default_val("v80");
       sub.add_option("--model", a->model, "Target model")->default_val("llama-3.1-8b-instruct");
-      sub.add_option("--context", a->context, "Context length L")->default_val(4096);
+      sub.add_option("--context", a->context, "Context length L")->default_val(4096)->check(integer_in(0, kMaxContext));
       sub.add_flag("--skip-clocked", a->skip_clocked, "Skip the (slow) clocked reference runs");
       sub.add_flag("--skip-sweep", a->skip_sweep, "Skip the design-point / 2-thread sweep timing");
       sub.add_flag("--skip-reproduce", a->skip_reproduce, "Skip timing reproduce all (roofline and sim engines)");

@@ -125,7 +125,7 @@ const RegisterCommand draft_select_registration{
       sub.add_option("--training", a->training,
                      "Instead of --alpha: CSV 'draft,alpha,<features..>' of training prompts (OLS per draft)");
       sub.add_option("--features", a->features, "With --training: the new prompt's feature vector u1,u2,..");
-      sub.add_option("--context", a->context, "Context length L")->default_val(1024);
+      sub.add_option("--context", a->context, "Context length L")->default_val(1024)->check(integer_in(0, kMaxContext));
       sub.add_option("--gamma-max", a->gamma_max, "Largest window considered (>= 1)")->default_val(16);
       sub.add_option("--answer-tokens", a->answer_tokens, "L of Theorem 2: answer length in tokens")
           ->default_val(256)

@@ -105,7 +105,8 @@ const RegisterCommand policies_registration{
       sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path");
       sub.add_option("--draft", a->draft, "Chain algorithm (longspec-chain, eagle3-chain) or a draft model name");
       sub.add_option("--algorithm", a->draft)->group("");  // optimize's name for the same thing
-      sub.add_option("--context", a->context, "Context length L the latencies are taken at");
+      sub.add_option("--context", a->context, "Context length L the latencies are taken at")
+          ->check(integer_in(0, kMaxContext));
       sub.add_option("--cost-ratio", a->cost_ratio, "Instead of an engine: draft time per token / T_v (T_v = 1 s)");
       sub.add_option("--gamma-max", a->options.gamma_max, "Largest window (>= 1)")->default_val(8);
       sub.add_option("--gamma-min", a->options.gamma_min, "Smallest window of the adaptive policies")->default_val(1);

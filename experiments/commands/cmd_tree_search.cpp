@@ -271,7 +271,7 @@ const RegisterCommand tree_search_registration{
       sub.add_option("--model", a->model, "Target model: config name, NAME@FORMAT or YAML path (with --hw)");
       sub.add_option("--algorithm", a->algorithm, "SD algorithm whose draft makes the tree (with --hw)");
       sub.add_option("--draft", a->algorithm)->group("");  // latency's / window's name for the same thing
-      sub.add_option("--context", a->context, "Context length L in tokens (with --hw)");
+      sub.add_option("--context", a->context, "Context length L in tokens (with --hw)")->check(integer_in(0, kMaxContext));
       sub.add_option("--batch", a->batch,
                      "Sequences per step (with --hw), e.g. 1,8,32: each verifies its own tree; rows per batch size")
           ->default_val("1");

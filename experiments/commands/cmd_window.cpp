@@ -143,8 +143,10 @@ const RegisterCommand window_registration{
                      "expected tokens per window (its chain tokens per call)");
       sub.add_option("--cost-ratio", a->cost_ratio,
                      "Constant mode: draft time per token / T_v (paper 001's c); a list evaluates each");
+      // A nanosecond to a day: T_v's reciprocal (tokens/s) stays a finite number.
       sub.add_option("--t-verify-s", a->t_verify_s, "Constant mode: T_v in seconds")
           ->default_val(1.0)
+          ->check(real_in(1e-9, 86400.0))
           ->each([a](const std::string&) { a->t_verify_given = true; });
       sub.add_option("--hw", a->hw, "Engine mode: hardware config name");
       sub.add_option("--model", a->model, "Engine mode: target model config name");

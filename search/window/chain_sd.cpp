@@ -34,12 +34,20 @@ double chain_expected_tokens(double accuracy, int gamma) {
   return sum;
 }
 
+namespace {
+constexpr double kMinConstantVerifyS = 1e-9, kMaxConstantVerifyS = 86400.0, kMaxCostRatio = 1e6;
+}  // namespace
+
 ChainLatency ChainLatency::constant(double cost_ratio, double t_verify_s, int gamma_max) {
   require_gamma_max("--gamma-max", gamma_max);
-  if (!(cost_ratio >= 0.0) || !std::isfinite(cost_ratio))
-    throw models::InputError(fmt::format("--cost-ratio: expected a number >= 0, got {}", cost_ratio));
-  if (!(t_verify_s > 0.0) || !std::isfinite(t_verify_s))
-    throw models::InputError(fmt::format("--t-verify-s: expected seconds > 0, got {}", t_verify_s));
+  // A draft a million times slower than the target per token is already far past any use.
+  if (!(cost_ratio >= 0.0 && cost_ratio <= kMaxCostRatio))
+    throw models::InputError(fmt::format("--cost-ratio: expected a number in [0, {:g}], got {}", kMaxCostRatio, cost_ratio));
+  // A nanosecond to a day: outside it the tokens/s (1 / T_v) of a table would not be a finite
+  // number, or the value is a unit slip.
+  if (!(t_verify_s >= kMinConstantVerifyS && t_verify_s <= kMaxConstantVerifyS))
+    throw models::InputError(fmt::format("--t-verify-s: expected seconds in [{:g}, {:g}], got {}", kMinConstantVerifyS,
+                                         kMaxConstantVerifyS, t_verify_s));
   ChainLatency l;
   for (int g = 0; g <= gamma_max; ++g) {
     l.draft_s_.push_back(g * cost_ratio * t_verify_s);

@@ -495,3 +495,14 @@ TEST_CASE("catalogue 54: an output that names the run's own input is refused, an
   CHECK(again.status == 0);
   CHECK_THAT(again.out, Catch::Contains("odd: name # x"));
 }
+
+TEST_CASE("catalogue 55: a context past the bound and a T_v whose reciprocal overflows are refused, not timed") {
+  const std::string trace = write_file("ranks.txt", "0 0 1\n0 1\n0\n0 0 0 2\n");
+  expect_rejected("tree-search --trace " + trace + " --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree "
+                  "--context 9223372036854775807 --x-max 4",
+                  {"--context", "9223372036854775807"});
+  expect_rejected("window --alpha 0.7 --cost-ratio 0.1 --t-verify-s 1e-310", {"--t-verify-s", "1e-310"});
+  expect_rejected("window --alpha 0.7 --cost-ratio 1e308", {"--cost-ratio"});
+  expect_rejected("draft-select --hw v80 --model llama-3.1-8b-instruct --drafts llama-3.2-1b --alpha 0.7 --context -5",
+                  {"--context"});
+}
