@@ -506,3 +506,10 @@ TEST_CASE("catalogue 55: a context past the bound and a T_v whose reciprocal ove
   expect_rejected("draft-select --hw v80 --model llama-3.1-8b-instruct --drafts llama-3.2-1b --alpha 0.7 --context -5",
                   {"--context"});
 }
+
+TEST_CASE("catalogue 56: an empty level-accuracy file is an error, not paper 002's stated accuracy silently dropped") {
+  const std::string empty = write_file("empty_level_accuracy.csv", "");
+  expect_rejected("specpipe --model llama-3.1-70b --tokens 20 --level-accuracy " + empty, {empty, "none"});
+  const std::string header = write_file("header_level_accuracy.csv", "curve,width,candidates,stages,accuracy\n");
+  expect_rejected("specpipe --model llama-3.1-70b --tokens 20 --level-accuracy " + header, {header, "no rows"});
+}

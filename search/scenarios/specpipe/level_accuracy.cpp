@@ -57,6 +57,9 @@ std::vector<LevelAccuracyPoint> load_level_accuracy(const std::string& path) {
     if (p.curve.empty()) throw InputError(fmt::format("{}:{}: curve: empty", path, record.line));
     out.push_back(p);
   }
+  // An empty file is not "no stated accuracy": that is `none`, said as such.
+  if (header.empty()) throw InputError(fmt::format("{}: no header and no rows (give none for no stated accuracy)", path));
+  if (out.empty()) throw InputError(fmt::format("{}: no rows under the header (give none for no stated accuracy)", path));
   return out;
 }
 
