@@ -109,7 +109,12 @@ def test_input_error_message_matches_cli():
     for bad in [lambda: specdse.latency("v80", "llama-3.1-8b-instruct", x=0),
                 lambda: specdse.latency("v80", "llama-3.1-8b-instruct", engine="no-engine"),
                 lambda: specdse.fit([2, 3], [1.5, 1.7]),
-                lambda: specdse.model({"name": "broken", "layers": -1})]:
+                lambda: specdse.model({"name": "broken", "layers": -1}),
+                # Counts are integers: a fraction, a bool or a nested list is refused, not coerced.
+                lambda: specdse.latency("v80", "llama-3.1-8b-instruct", batch=4.7),
+                lambda: specdse.latency("v80", "llama-3.1-8b-instruct", batch=True),
+                lambda: specdse.latency("v80", "llama-3.1-8b-instruct", context=[[128, 256]]),
+                lambda: specdse.system_step("eagle-8xh100-nvlink", "llama-3.1-70b", x=4.5, context=2048)]:
         try:
             bad()
         except specdse.InputError as e:

@@ -102,8 +102,13 @@ def engines():
 
 
 def _ints(values, what):
+    # True is an int to Python; as a batch or a context it is a slip, not 1.
+    if isinstance(values, (bool, np.bool_)):
+        raise InputError(f"{what}: expected an integer, got {values!r}")
     if isinstance(values, (int, np.integer)):
         return [int(values)]
+    if isinstance(values, (str, bytes)) or not (isinstance(values, np.ndarray) or hasattr(values, "__iter__")):
+        raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {values!r}")
     arr = np.asarray(builtins.list(values) if not isinstance(values, np.ndarray) else values)
     if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
         raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {values!r}")
@@ -137,7 +142,7 @@ def latency(hw, model, x=1, context=1024, batch=1, engine="roofline", draft=None
     """
     h = hardware(hw, config_dir)
     m = _load_model(model, config_dir)
-    cols = _specdse.latency(h, m, _ints(x, "x"), _ints(context, "context"), int(batch), engine, draft or "",
+    cols = _specdse.latency(h, m, _ints(x, "x"), _ints(context, "context"), _one_int(batch, "batch"), engine, draft or "",
                             _config_dir(config_dir))
     return _frame(cols, frame, _LATENCY_ORDER)
 
@@ -202,7 +207,7 @@ def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", conte
         if algorithm is None or model is None or context is None:
             raise InputError("fit: expected points (x, aat) or algorithm=, model= and context=, got neither")
         m = model.name if isinstance(model, Model) else os.fspath(model)
-        out = _specdse.fit_measured(algorithm, m, task, int(context), source_table, os.fspath(data or ""),
+        out = _specdse.fit_measured(algorithm, m, task, _one_int(context, "context"), source_table, os.fspath(data or ""),
                                     _config_dir(config_dir))
     a, b, c = out["a"], out["b"], out["c"]
 
@@ -232,7 +237,7 @@ def optimize(hw, model, algorithm, context=1024, *, task="govreport", batch=1, x
         req.hw, req.model, req.algorithm = h, m, algorithm
         req.context = ",".join(str(c) for c in _ints(context, "context"))
         req.batch = ",".join(str(b) for b in _ints(batch, "batch"))
-        req.task, req.engine, req.x_max, req.x_search = task, engine, int(x_max), x_search
+        req.task, req.engine, req.x_max, req.x_search = task, engine, _one_int(x_max, "x_max"), x_search
         req.measured_only = bool(measured_only)
         req.data, req.aat_from, req.trace = os.fspath(data or ""), aat_from or "", os.fspath(trace or "")
         req.alpha = -1.0 if alpha is None else float(alpha)
@@ -264,7 +269,7 @@ def system_step(system_, model_, draft=None, x=1, context=1024, batch=1, engine=
     s = system(system_, config_dir)
     m = model(model_, config_dir)
     d = model(draft, config_dir) if draft is not None else None
-    out = _specdse.system_step(s, m, d, int(x), int(context), int(batch), engine)
+    out = _specdse.system_step(s, m, d, _one_int(x, "x"), _one_int(context, "context"), _one_int(batch, "batch"), engine)
     out["devices"] = _frame(out["devices"], frame)
     out["lanes"] = _frame(out["lanes"], frame)
     return out
@@ -276,7 +281,7 @@ def sweep(spec, threads=0, engine=None, out=None, frame=True, config_dir=None):
     Numeric columns are int64 or float64 (empty cells, e.g. points that do not fit, are NaN).
     With ``out`` the CSV is written (and resumed) like ``specdse sweep --out``.
     """
-    args = (int(threads), engine or "", os.fspath(out or ""), _config_dir(config_dir))
+    args = (_one_int(threads, "threads"), engine or "", os.fspath(out or ""), _config_dir(config_dir))
     if isinstance(spec, dict):
         fd, path = tempfile.mkstemp(prefix="specdse-sweep-", suffix=".yaml")
         try:

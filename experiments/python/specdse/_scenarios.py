@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from . import _specdse
-from . import _config_dir, _frame, _ints, _optional_hw, _spec_path  # defined before this module is imported
+from . import _config_dir, _frame, _ints, _one_int, _optional_hw, _spec_path  # defined before this module is imported
 from ._specdse import Hardware, InputError, Model, System
 
 
@@ -79,7 +79,7 @@ class _Scenario:
         ctx = [] if context is None else _ints(context, "context")
         with _spec_path(model, Model) as m, _spec_path(algorithm, Model) as a:
             cols, footer = _specdse.run_scenario(
-                name, h, m, a, ctx, 1 if batch is None else int(batch), task, os.fspath(data or ""), source_table, engine or "roofline",
+                name, h, m, a, ctx, 1 if batch is None else _one_int(batch, "batch"), task, os.fspath(data or ""), source_table, engine or "roofline",
                 [f"{k}={_param_value(v)}" for k, v in settings.items()], _config_dir(config_dir))
         if not frame:
             return cols, footer

@@ -97,7 +97,7 @@ def tree_search(trace, *, validation=None, validation_fraction=0.0, max_nodes=12
         cols, summary = _specdse.tree_search(
             _trace_arg(trace, "trace"), _trace_arg(validation, "validation"), float(validation_fraction),
             int(max_nodes), _floats(acceptance_vector, "acceptance_vector"), str(baseline_shape), h, m,
-            algorithm or "", -1 if context is None else int(context), _one_int(batch, "batch"), engine,
+            algorithm or "", -1 if context is None else _one_int(context, "context"), _one_int(batch, "batch"), engine,
             _config_dir(config_dir), bool(paths))
     _bool_columns(cols, ["best"])
     if not frame:
@@ -115,7 +115,7 @@ def tree(trace, x, method="prior-score", **kwargs):
     ``method`` is a registered tree method or "hardware-aware" (needs hw, model, algorithm,
     context); other keyword arguments as ``tree_search``.
     """
-    x = int(x)
+    x = _one_int(x, "x")
     if x < 2:
         raise InputError(f"tree: x: expected a verification length >= 2, got {x}")
     cols, _ = tree_search(trace, max_nodes=x, paths=True, frame=False, **kwargs)
@@ -184,7 +184,7 @@ def policies(trace=None, *, synthetic=None, acceptance=None, iterations=None, se
         cols, info = _specdse.policies(
             None if trace is None else os.fspath(trace), _segments(synthetic), os.fspath(acceptance or ""),
             -1 if iterations is None else int(iterations), int(seed), h, m, d,
-            -1 if context is None else int(context), -1.0 if cost_ratio is None else float(cost_ratio),
+            -1 if context is None else _one_int(context, "context"), -1.0 if cost_ratio is None else float(cost_ratio),
             int(gamma_max), int(gamma_min), int(gamma_init), int(history), float(acc_max), float(prior_alpha),
             q_reward, fams, float(q_learning_rate), float(q_discount), float(q_epsilon), bool(q_optimistic),
             engine, _config_dir(config_dir))
