@@ -10,21 +10,24 @@
 
 namespace models {
 
+std::string file_kind_words(const std::filesystem::file_status& st) {
+  namespace fs = std::filesystem;
+  return fs::is_directory(st)        ? "a folder"
+         : fs::is_fifo(st)           ? "a FIFO (named pipe)"
+         : fs::is_socket(st)         ? "a socket"
+         : fs::is_character_file(st) ? "a character device"
+         : fs::is_block_file(st)     ? "a block device"
+                                     : "not a regular file";
+}
+
 void check_input_file(const std::string& path, const std::string& what) {
   namespace fs = std::filesystem;
   const std::string name = what.empty() ? path : fmt::format("{} ({})", path, what);
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw InputError(fmt::format("{}: cannot open: no such file", name));
-  if (!fs::is_regular_file(st)) {
-    const char* kind = fs::is_directory(st)        ? "a folder"
-                       : fs::is_fifo(st)           ? "a FIFO (named pipe)"
-                       : fs::is_socket(st)         ? "a socket"
-                       : fs::is_character_file(st) ? "a character device"
-                       : fs::is_block_file(st)     ? "a block device"
-                                                   : "not a regular file";
-    throw InputError(fmt::format("{}: is {}, expected a regular file", name, kind));
-  }
+  if (!fs::is_regular_file(st))
+    throw InputError(fmt::format("{}: is {}, expected a regular file", name, file_kind_words(st)));
   const std::uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > kMaxInputFileBytes)
     throw InputError(fmt::format("{}: {} bytes, more than any input of specdse's ({} GiB at most): a wrong file?", name,

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "experiments/process/run_process.hpp"
@@ -73,17 +74,29 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
   return out;
 }
 
+namespace {
+
+// The whole of `text` as one number; nothing when it is empty, has anything after the number or
+// is out of a double's range.
+std::optional<double> whole_number(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (text.empty() || used != text.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
 CLI::Validator real_in(double lo, double hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {
-        std::size_t used = 0;
-        double v = 0;
-        try {
-          v = std::stod(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (!text.empty() && used == text.size() && std::isfinite(v) && v >= lo && v <= hi) return "";
+        const auto v = whole_number(text);
+        if (v && std::isfinite(*v) && *v >= lo && *v <= hi) return "";
         return fmt::format("expected one number in [{:g}, {:g}], got '{}'", lo, hi, text);
       },
       fmt::format("NUMBER in [{:g}, {:g}]", lo, hi));
@@ -110,14 +123,8 @@ CLI::Validator integer_in(long long lo, long long hi) {
 CLI::Validator open_probability() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        std::size_t used = 0;
-        double v = 0;
-        try {
-          v = std::stod(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (!text.empty() && used == text.size() && v > 0 && v < 1) return "";
+        const auto v = whole_number(text);
+        if (v && *v > 0 && *v < 1) return "";
         return fmt::format("expected a probability in (0, 1), got '{}'", text);
       },
       "P in (0, 1)");

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "models/config_error.hpp"
+#include "models/input_file.hpp"
 
 namespace experiments {
 
@@ -36,13 +37,8 @@ bool check_output_target(const std::string& path) {
   const fs::file_status st = fs::status(resolve_output_path(path), ec);
   if (ec || !fs::exists(st) || fs::is_regular_file(st)) return false;
   if (fs::is_character_file(st)) return true;
-  const char* what = fs::is_directory(st)    ? "a folder"
-                     : fs::is_fifo(st)       ? "a FIFO (named pipe)"
-                     : fs::is_socket(st)     ? "a socket"
-                     : fs::is_block_file(st) ? "a block device"
-                                             : "not a regular file";
   throw models::InputError(fmt::format("{}: is {}, expected a file path (specdse writes regular files, or a character "
-                                       "device such as /dev/null in place)", path, what));
+                                       "device such as /dev/null in place)", path, models::file_kind_words(st)));
 }
 
 }  // namespace experiments
