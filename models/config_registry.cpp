@@ -52,6 +52,25 @@ std::string shown(const std::string& name) {
   return name.size() <= kMaxShown ? name : name.substr(0, kMaxShown) + "...";
 }
 
+// A config folder's name as one item of it: "models" -> "model"; "hardware" stays.
+std::string singular(const std::string& folder) {
+  if (folder.size() > 1 && folder.back() == 's') return folder.substr(0, folder.size() - 1);
+  return folder;
+}
+
+// How a user adds a config the folder lacks, for the unknown-name error (the recipes are in
+// docs/extending.md).
+std::string how_to_add(const std::string& dir, const std::string& folder, const std::string& name) {
+  if (folder == "hardware")
+    return fmt::format("; to add a board, GPU or CPU, copy the closest one of its kind to {} and edit its "
+                       "figures (docs/extending.md)", (fs::path(dir) / folder / (shown(name) + ".yaml")).string());
+  if (folder == "models")
+    return fmt::format("; to add a model from its Hugging Face config.json: specdse import-model config.json --name {} "
+                       "--out configs/models/{}.yaml", shown(name), shown(name));
+  return fmt::format("; to add one, copy one of these to {} (docs/extending.md)",
+                     (fs::path(dir) / folder / (shown(name) + ".yaml")).string());
+}
+
 }  // namespace
 
 std::string ConfigRegistry::path(const std::string& folder, const std::string& name) const {
@@ -63,10 +82,10 @@ std::string ConfigRegistry::path(const std::string& folder, const std::string& n
     // name with ".yaml" appended ("nope.yaml.yaml").
     if (fs::path(name).extension() == ".yaml" || name.find('/') != std::string::npos)
       throw InputError(fmt::format("unknown {} '{}': no such file, and no config of that name in {}; available: {}",
-                                   folder, shown(name), (fs::path(dir_) / folder).string(), fmt::join(names(folder), ", ")));
-    throw InputError(fmt::format("unknown {} '{}'{}; no {}.yaml in {}; available: {}", folder, shown(name),
+                                   singular(folder), shown(name), (fs::path(dir_) / folder).string(), fmt::join(names(folder), ", ")));
+    throw InputError(fmt::format("unknown {} '{}'{}; no {}.yaml in {}; available: {}{}", singular(folder), shown(name),
                                  did_you_mean(name, names(folder)), shown(name), (fs::path(dir_) / folder).string(),
-                                 fmt::join(names(folder), ", ")));
+                                 fmt::join(names(folder), ", "), how_to_add(dir_, folder, name)));
   }
   return p.string();
 }

@@ -15,6 +15,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pandas  # `import specdse` (experiments/python)
   python3-nbconvert python3-nbformat python3-nbclient python3-ipykernel jupyter-nbconvert  # notebooks run as tests
   openmpi-bin libopenmpi-dev  # mpirun specdse sweep (optional at build time)
+  chromium              # headless browser: the test that opens plan --report's HTML
 )
 missing=()
 for p in "${packages[@]}"; do

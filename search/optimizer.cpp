@@ -162,8 +162,30 @@ OptimizeResult optimize_context(const models::LatencyEngine& engine, const model
   if (r.curve.size() == xs.size()) {  // the ridge is a maximum over every x
     r.ridge_x = roofline::ridge_point(r.curve);
     r.regime = roofline::classify(*r.ridge_x, naive_x);
+    r.ridge_at_search_limit = ridge_rises_past(r.curve);
   }
   return r;
+}
+
+bool ridge_rises_past(const std::vector<roofline::PerfPoint>& curve) {
+  if (curve.size() < 2) return false;
+  // x / T_v at the largest x against its best over the first half of the range: on a compute
+  // roof (past the ridge) the two agree to within wave-quantisation ripple and the FPGA's
+  // 0.1 % drift, so 1 % above it means the curve is still climbing the memory line.
+  constexpr double kStillRising = 1.01;
+  const auto& last = curve.back();
+  double first_half_best = 0;
+  for (const auto& p : curve)
+    if (2 * p.x <= last.x) first_half_best = std::max(first_half_best, p.p());
+  double best = 0;
+  for (const auto& p : curve) best = std::max(best, p.p());
+  return first_half_best > 0 && last.p() >= best && last.p() > kStillRising * first_half_best;
+}
+
+std::string ridge_bound_note(const OptimizeResult& r) {
+  return r.ridge_at_search_limit
+             ? fmt::format("lower bound: x / T_v still rises at x = {}, the largest x searched", r.curve.back().x)
+             : std::string();
 }
 
 }  // namespace search

@@ -71,6 +71,9 @@ struct OptimizeResult {
   // Empty when OptimizeOptions::full_curve was false and x were skipped.
   std::optional<double> ridge_x;
   std::optional<roofline::Regime> regime;
+  // Whether x / T_v is still rising at the largest x searched, so the ridge (its maximum times
+  // T_v(1)) is a lower bound that a larger --x-max would raise (see ridge_rises_past).
+  bool ridge_at_search_limit = false;
   double speedup() const { return best.p_eff() / ar.p_eff(); }
 };
 
@@ -82,6 +85,14 @@ roofline::PerfPoint evaluate_x(const models::LatencyEngine& engine, const models
 OptimizeResult optimize_context(const models::LatencyEngine& engine, const models::Workload& w,
                                 long long context, const AatSource& aat,
                                 const OptimizeOptions& options);
+
+// The `ridge_x_bound` cell of `optimize` and the tree-sd scenario: "lower bound: x / T_v still
+// rises at x = N" where OptimizeResult::ridge_at_search_limit, else empty.
+std::string ridge_bound_note(const OptimizeResult& r);
+
+// Whether x / T_v at the curve's largest x is its maximum and more than 1 % above its best over
+// the first half of the x range: the curve is still climbing, and its ridge is a lower bound.
+bool ridge_rises_past(const std::vector<roofline::PerfPoint>& curve);
 
 // Per-level node counts from a "4 4 3 1" tree-shape string (zeros dropped).
 std::vector<int> parse_tree_shape(const std::string& shape);

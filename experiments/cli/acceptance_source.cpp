@@ -80,7 +80,7 @@ AatKey parse_aat_from(const std::string& text) {
 
 AatResolver::AatResolver(const models::ConfigRegistry& reg, AcceptanceOptions options, AatKey own,
                          const models::AlgorithmSpec* algorithm, int x_max)
-    : o_(std::move(options)), key_(std::move(own)), x_max_(std::max(x_max, search::kMinExactAatPoints)) {
+    : o_(std::move(options)), key_(own), own_(std::move(own)), x_max_(std::max(x_max, search::kMinExactAatPoints)) {
   if (o_.alpha >= 0) {
     if (!(o_.alpha > 0 && o_.alpha < 1))
       throw InputError(fmt::format("--alpha: expected a probability in (0, 1), got {}", o_.alpha));
@@ -116,6 +116,19 @@ AatResolver::AatResolver(const models::ConfigRegistry& reg, AcceptanceOptions op
   if (!o_.aat_from.empty()) key_ = parse_aat_from(o_.aat_from);
   csv_ = acceptance_csv_path(reg, o_.data);
   data_ = search::AcceptanceData::load(csv_);
+}
+
+std::string AatResolver::borrowed() const {
+  if (o_.aat_from.empty()) return "";
+  std::vector<std::string> differs;
+  if (key_.model != own_.model) differs.push_back("another target model");
+  if (key_.algorithm != own_.algorithm) differs.push_back("another draft algorithm");
+  if (key_.task != own_.task) differs.push_back("another task");
+  if (differs.empty()) return "";
+  return fmt::format("measured for {}/{}/{}, not the workload's {}/{}/{} ({}): acceptance depends on the draft and "
+                     "target pair and the text",
+                     key_.model, key_.algorithm, key_.task, own_.model, own_.algorithm, own_.task,
+                     fmt::join(differs, ", "));
 }
 
 ResolvedAat AatResolver::at(long long context) const {

@@ -66,10 +66,14 @@ class AatResolver {
   ResolvedAat at(long long context) const;
   // The key measured data is looked up under (own, or --aat-from's).
   const AatKey& key() const { return key_; }
+  // With --aat-from naming another model, algorithm or task than the workload's own: "measured
+  // for M/A/T, not the workload's M'/A'/T' (another target model, ...)"; empty otherwise.
+  std::string borrowed() const;
 
  private:
   AcceptanceOptions o_;
   AatKey key_;
+  AatKey own_;  // the workload's own key
   int x_max_ = 128;
   std::string csv_;
   std::optional<search::AcceptanceData> data_;

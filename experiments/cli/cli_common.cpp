@@ -2,14 +2,17 @@
 
 #include <fmt/format.h>
 
+
 #include <cmath>
 
 #include <cstdlib>
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "experiments/process/run_process.hpp"
 #include "models/config_error.hpp"
@@ -151,9 +154,14 @@ std::vector<double> parse_double_list(const std::string& option, const std::stri
 }
 
 void add_format_option(CLI::App& sub, std::string& format) {
-  sub.add_option("--format", format, "Output format: table, csv or json")
+  sub.add_option("--format", format,
+                 "Output format: table, csv (with '# key: value' lines first: pandas read_csv(f, comment='#')) "
+                 "or json (one object: the footer's fields and rows)")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->default_val("table");
+  // Only this command's parse sets it, and a command line runs one command.
+  sub.add_flag_callback("--wide", [] { set_wide_tables(true); },
+                        "Text table: every column and the footer unwrapped, however wide (default: at most 120 characters)");
 }
 
 void add_engine_option(CLI::App& sub, std::string& engine) {
@@ -162,6 +170,16 @@ void add_engine_option(CLI::App& sub, std::string& engine) {
                  "sim-clocked (cycle-by-cycle reference)")
       ->check(CLI::IsMember({"roofline", "sim", "sim-clocked"}))
       ->default_val("roofline");
+}
+
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./@:=,+%").find(c) != std::string_view::npos;
+  });
+  if (plain) return w;
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
 }
 
 models::ConfigRegistry registry(const GlobalOptions& g) {

@@ -52,6 +52,10 @@ void add_engine_option(CLI::App& sub, std::string& engine);
 
 models::ConfigRegistry registry(const GlobalOptions& g);
 
+// A word as a POSIX shell reads it back: as it is when it has only characters the shell leaves
+// alone, else in single quotes (an embedded quote closed, escaped and reopened).
+std::string shell_word(const std::string& w);
+
 void print_table(const Table& table, const std::string& format);
 
 // A Python with matplotlib for plot scripts (see cli_common.cpp); empty when none is found.

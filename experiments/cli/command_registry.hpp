@@ -12,6 +12,7 @@ namespace experiments {
 
 struct GlobalOptions {
   std::string config_dir;  // empty: ConfigRegistry's default
+  std::string command_line;  // "specdse ARGS" as typed (shell-quoted), for reports
 };
 
 using CommandRunner = std::function<int()>;

@@ -12,6 +12,7 @@
 #include <new>
 #include <string>
 
+#include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/command_registry.hpp"
 #include "experiments/cli/scenario_commands.hpp"
 #include "experiments/cli/unknown_arguments.hpp"
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "specdse " + experiments::version() + " (git commit " +
                                         experiments::git_commit() + ")");
   experiments::GlobalOptions global;
+  global.command_line = "specdse";
+  for (int i = 1; i < argc; ++i) global.command_line += " " + experiments::shell_word(argv[i]);
   app.add_option("--config-dir", global.config_dir,
                  "Folder with hardware/, models/, algorithms/ and acceptance/ (default: the "
                  "project's configs/ or $SPECDSE_CONFIG_DIR)");

@@ -1,8 +1,11 @@
 #include "experiments/cli/optimize_table.hpp"
 
+#include "experiments/cli/scenario_runner.hpp"
+
 #include <fmt/format.h>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/scenario_runner.hpp"
 #include "experiments/cli/validation_status.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
@@ -28,7 +31,7 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
   OptimizeOutput out;
   Table& t = out.table;
   t = Table({"hw", "model", "algorithm", "task", "context", "batch", "ar_tokens_per_s", "best_x", "best_tokens_per_s",
-             "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "aat_source", "at_search_limit",
+             "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "ridge_x_bound", "aat_source", "at_search_limit",
              "aat_source_tables"});
   // Measurements are keyed by the model config's own name, so a model given as a YAML path
   // finds them too.
@@ -48,7 +51,8 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
       t.add_row({hw.name, w.target.name, a.algorithm, a.task, integer(L), integer(b), num(r.ar.p_eff()),
                  integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3), num(r.best.aat),
                  num(r.best.t_verify_s), num(r.best.t_draft_s), r.ridge_x ? num(*r.ridge_x, 3) : text(""),
-                 text(r.regime ? roofline::to_string(*r.regime) : std::string()), aat.description, edge,
+                 text(r.regime ? roofline::to_string(*r.regime) : std::string()), search::ridge_bound_note(r),
+                 aat.description, edge,
                  aat.source_tables});
       for (const auto& p : r.curve)
         out.curve.push_back({L, b, p.x, p.aat, p.t_verify_s, p.t_draft_s, p.p_eff()});
@@ -57,10 +61,16 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
   if (!opt.draft_placement.is_same_device())
     footer = fmt::format("draft on {} over {}: t_draft_s is its passes there plus both link transfers",
                          opt.draft_placement.device(), opt.draft_placement.link());
+  // Acceptance measured for another workload (--aat-from) is said, not silently used.
+  if (const std::string borrowed = resolver.borrowed(); !borrowed.empty()) {
+    footer += (footer.empty() ? "" : "\n") + std::string("caveat: acceptance borrowed: ") + borrowed;
+    t.add_meta("borrowed", std::vector<std::string>{borrowed});
+  }
   // optimize is the tree-sd scenario's command: its validation status ends the table.
   const std::string validation = validation_note("tree-sd", reg.dir());
   if (!validation.empty()) footer += (footer.empty() ? "" : "\n") + validation.substr(1);
   t.set_footer(footer);
+  if (!validation.empty()) t.add_meta("validation", validation_field(validation.substr(1)));
   return out;
 }
 

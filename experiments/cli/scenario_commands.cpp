@@ -10,6 +10,7 @@
 #include "experiments/cli/scenario_options.hpp"
 #include "experiments/cli/scenario_runner.hpp"
 #include "experiments/output/output_path.hpp"
+#include "experiments/output/scenario_report.hpp"
 #include "experiments/process/run_process.hpp"
 #include "models/config_error.hpp"
 
@@ -48,6 +49,14 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
   // An output that cannot be written is refused before the work, and the trace file is written
   // before the table is printed: a failed output never follows a printed result.
   if (!a.trace_out.empty()) check_output_target(a.trace_out);
+  std::string report_trace;  // the report's timeline JSON beside it: FILE.trace.json
+  if (!a.report.empty()) {
+    if (std::filesystem::path(a.report).extension() != ".html")
+      throw models::InputError(fmt::format("--report: expected a .html path, got '{}'", a.report));
+    report_trace = std::filesystem::path(a.report).replace_extension(".trace.json").string();
+    check_output_target(a.report);
+    check_output_target(report_trace);
+  }
   const auto result = run_scenario(name, a.inputs, registry(g));
   if (!a.trace_out.empty()) {
     if (!result.write_trace)
@@ -55,6 +64,17 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
     std::ostringstream json;
     result.write_trace(json);
     write_file_atomic(a.trace_out, json.str());
+  }
+  if (!a.report.empty()) {
+    if (result.write_trace) {
+      std::ostringstream json;
+      result.write_trace(json);
+      write_file_atomic(report_trace, json.str());
+    }
+    write_file_atomic(a.report, scenario_report_html(result, g.command_line,
+                                                     result.write_trace
+                                                         ? std::filesystem::path(report_trace).filename().string()
+                                                         : std::string()));
   }
   print_table(scenario_table(result), a.format);
   if (!a.plot.empty()) {
@@ -77,6 +97,9 @@ std::vector<CommandInfo> scenario_commands() {
       add_scenario_inputs(sub, *a, &info);
       add_scenario_param_flags(sub, *a, info);
       sub.add_option("--trace-out", a->trace_out, "Write the scenario's timeline as Chrome trace-event JSON");
+      sub.add_option("--report", a->report,
+                     "Write a self-contained HTML report at this .html path (the answer, the table, bars, the "
+                     "timeline; its Perfetto JSON beside it as FILE.trace.json)");
       if (!info.plot.empty()) {
         sub.add_option("--plot", a->plot, "Write a plot (PNG and PDF) at this .png path, with the table's CSV beside it");
         sub.add_option("--python", a->python,

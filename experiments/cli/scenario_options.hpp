@@ -19,6 +19,7 @@ struct ScenarioCommandArgs {
   ScenarioInputs inputs;
   std::string context, format, trace_out;
   std::string plot;    // --plot FILE.png (scenarios with a plot script)
+  std::string report;  // --report FILE.html (experiments/output/scenario_report.hpp)
   std::string python;  // --python for --plot
   std::map<std::string, std::string> values;  // --KEY value per declared parameter
   std::map<std::string, bool> switches;       // --KEY / --no-KEY per declared boolean

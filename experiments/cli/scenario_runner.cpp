@@ -85,6 +85,12 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
   return result;
 }
 
+std::string validation_field(const std::string& validation) {
+  // The printed line starts with its label; the field's key says it already.
+  const std::string label = "validation: ";
+  return validation.rfind(label, 0) == 0 ? validation.substr(label.size()) : validation;
+}
+
 Table scenario_table(const search::ScenarioResult& result) {
   Table t(result.columns);
   for (const auto& row : result.rows) {
@@ -99,6 +105,9 @@ Table scenario_table(const search::ScenarioResult& result) {
   }
   t.set_footer(result.validation.empty() ? result.footer
                                            : result.footer + (result.footer.empty() ? "" : "\n") + result.validation);
+  for (const auto& [key, value] : result.meta) t.add_meta(key, value);
+  t.set_narrow_columns(result.narrow_columns);
+  if (!result.validation.empty()) t.add_meta("validation", validation_field(result.validation));
   return t;
 }
 

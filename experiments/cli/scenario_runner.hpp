@@ -39,6 +39,9 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
                                     const models::ConfigRegistry& registry);
 
 // The result as a Table (numbers with 4 significant digits in text, full precision in CSV/JSON).
+// A scenario's validation line as a machine-readable field: without its "validation: " label.
+std::string validation_field(const std::string& validation);
+
 Table scenario_table(const search::ScenarioResult& result);
 
 // The names of the common inputs a scenario can take, as flags (hw, model, ...), for sweeps and

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <iostream>
 #include <thread>
 
@@ -75,7 +77,11 @@ ReproductionOutput run_one(const Reproduction& r, const ReproduceArgs& a, const 
                     "# " + res.title + "\n\n" + res.table.to_markdown() + "\n" + res.notes + "\n");
   ManifestInfo m{r.name, res.title, a.engine, reg.dir(), res.inputs, {r.name + ".csv", r.name + ".md"}};
   for (const auto& extra : res.extra_csvs) m.outputs.push_back(extra.first);
-  write_file_atomic(ctx.out_dir + "/manifest.txt", manifest_yaml(m));
+  // Same results at another commit: the manifest on disk stays, so the user's tree stays clean.
+  const std::string manifest_path = ctx.out_dir + "/manifest.txt", manifest = manifest_yaml(m);
+  std::ifstream existing(manifest_path, std::ios::binary);
+  const std::string old((std::istreambuf_iterator<char>(existing)), std::istreambuf_iterator<char>());
+  if (!existing || !manifest_unchanged(old, manifest)) write_file_atomic(manifest_path, manifest);
   if (!a.no_plots)
     for (const auto& p : reproduction_plots(r.name, res)) run_plot(p, python, ctx.out_dir, a.quiet);
   ReproductionOutput o;

@@ -1,8 +1,10 @@
 #include "experiments/output/table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -23,6 +25,56 @@ OutputFormat parse_format(const std::string& s) {
   if (s == "csv") return OutputFormat::csv;
   if (s == "json") return OutputFormat::json;
   throw models::InputError("--format: expected table, csv or json, got '" + s + "'");
+}
+
+namespace {
+std::atomic<bool> wide_tables{false};
+}  // namespace
+
+void set_wide_tables(bool wide) { wide_tables = wide; }
+
+void Table::add_meta(std::string key, MetaValue value) {
+  for (const auto& [k, v] : meta_)
+    if (k == key) throw std::logic_error("table meta field '" + key + "' set twice");
+  if (key == "rows" || key == "footer") throw std::logic_error("table meta field '" + key + "' is reserved");
+  meta_.emplace_back(std::move(key), std::move(value));
+}
+
+void Table::set_narrow_columns(std::vector<std::string> columns) {
+  for (const auto& c : columns)
+    if (std::find(columns_.begin(), columns_.end(), c) == columns_.end())
+      throw std::logic_error("narrow column '" + c + "' is not a column of the table");
+  narrow_columns_ = std::move(columns);
+}
+
+std::string wrap_footer(const std::string& text, std::size_t width) {
+  // Each line word-wrapped greedily at spaces; a continuation indented two spaces; a word longer
+  // than the width (a path) on a line of its own.
+  constexpr const char* kIndent = "  ";
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    std::string current;
+    std::size_t from = 0;
+    while (from < line.size()) {
+      std::size_t space = line.find(' ', from);
+      if (space == std::string::npos) space = line.size();
+      const std::string word = line.substr(from, space - from);
+      if (current.empty() || current == kIndent) current += word;
+      else if (current.size() + 1 + word.size() <= width) current += " " + word;
+      else {
+        out += current + "\n";
+        current = kIndent + word;
+      }
+      from = space + 1;
+    }
+    out += current + "\n";
+    start = end + 1;
+  }
+  if (!out.empty()) out.pop_back();
+  return out;
 }
 
 void Table::add_row(std::vector<Cell> row) {
@@ -65,8 +117,19 @@ void Table::print(std::ostream& out, OutputFormat format) const {
 
 std::string Table::to_string(OutputFormat format) const {
   std::ostringstream out;
+  // The meta fields and then the footer, as (key, value) pairs for CSV and JSON.
+  std::vector<std::pair<std::string, MetaValue>> fields = meta_;
+  if (!footer_.empty()) fields.emplace_back("footer", footer_);
   switch (format) {
     case OutputFormat::csv: {
+      for (const auto& [key, value] : fields) {
+        std::string v = std::holds_alternative<std::string>(value)
+                            ? std::get<std::string>(value)
+                            : fmt::format("{}", fmt::join(std::get<std::vector<std::string>>(value), " | "));
+        for (char& ch : v)
+          if (ch == '\n' || ch == '\r') ch = ' ';  // one line per field
+        out << "# " << key << ": " << v << '\n';
+      }
       out << sim::csv_line(columns_) << '\n';
       for (const auto& row : rows_) {
         std::vector<std::string> cells;
@@ -76,9 +139,22 @@ std::string Table::to_string(OutputFormat format) const {
       break;
     }
     case OutputFormat::json: {
-      out << "[\n";
+      out << "{\n";
+      for (const auto& [key, value] : fields) {
+        out << "  " << sim::json_string(key) << ": ";
+        if (const auto* v = std::get_if<std::string>(&value)) {
+          out << sim::json_string(*v);
+        } else {
+          const auto& list = std::get<std::vector<std::string>>(value);
+          out << "[";
+          for (std::size_t i = 0; i < list.size(); ++i) out << (i ? ", " : "") << sim::json_string(list[i]);
+          out << "]";
+        }
+        out << ",\n";
+      }
+      out << "  \"rows\": [\n";
       for (std::size_t r = 0; r < rows_.size(); ++r) {
-        out << "  {";
+        out << "    {";
         for (std::size_t i = 0; i < columns_.size(); ++i) {
           // Strings through nlohmann-json; numbers keep their fixed formatting (byte-stable output).
           out << (i ? ", " : "") << sim::json_string(columns_[i]) << ": ";
@@ -88,37 +164,87 @@ std::string Table::to_string(OutputFormat format) const {
         }
         out << "}" << (r + 1 < rows_.size() ? "," : "") << "\n";
       }
-      out << "]\n";
+      out << "  ]\n}\n";
       break;
     }
-    case OutputFormat::table: {
-      std::vector<std::size_t> width(columns_.size());
-      std::vector<std::vector<std::string>> cells;
-      for (std::size_t i = 0; i < columns_.size(); ++i) width[i] = columns_[i].size();
-      for (const auto& row : rows_) {
-        cells.emplace_back();
-        for (std::size_t i = 0; i < row.size(); ++i) {
-          cells.back().push_back(cell_text(row[i], false));
-          width[i] = std::max(width[i], cells.back().back().size());
-        }
-      }
-      auto line = [&](const std::vector<std::string>& v, const std::vector<Cell>* row) {
-        for (std::size_t i = 0; i < v.size(); ++i) {
-          const bool right = row && !std::holds_alternative<std::string>((*row)[i]);
-          out << (i ? "  " : "") << (right ? fmt::format("{:>{}}", v[i], width[i])
-                                            : fmt::format("{:<{}}", v[i], width[i]));
-        }
-        out << '\n';
-      };
-      line(columns_, nullptr);
-      std::vector<std::string> rule;
-      for (auto w : width) rule.push_back(std::string(w, '-'));
-      line(rule, nullptr);
-      for (std::size_t r = 0; r < rows_.size(); ++r) line(cells[r], &rows_[r]);
-      if (!footer_.empty()) out << footer_ << '\n';
+    case OutputFormat::table:
+      out << text_table();
       break;
+  }
+  return out.str();
+}
+
+std::string Table::text_table() const {
+  std::ostringstream out;
+  std::vector<std::size_t> width(columns_.size());
+  std::vector<std::vector<std::string>> cells;
+  for (std::size_t i = 0; i < columns_.size(); ++i) width[i] = columns_[i].size();
+  for (const auto& row : rows_) {
+    cells.emplace_back();
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      cells.back().push_back(cell_text(row[i], false));
+      width[i] = std::max(width[i], cells.back().back().size());
     }
   }
+  // The columns shown: all, or the narrow ones when all would not fit kTableWidth.
+  std::vector<std::size_t> shown;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < columns_.size(); ++i) total += width[i] + (i ? 2 : 0);
+  const bool narrow = !wide_tables && !narrow_columns_.empty() && total > kTableWidth;
+  for (std::size_t i = 0; i < columns_.size(); ++i)
+    if (!narrow || std::find(narrow_columns_.begin(), narrow_columns_.end(), columns_[i]) != narrow_columns_.end())
+      shown.push_back(i);
+  // Still too wide: the widest text columns give way (their cells cut, ending in "..."), down to
+  // their header or kMinCutWidth characters; numbers are never cut.
+  constexpr std::size_t kMinCutWidth = 16;
+  if (narrow) {
+    std::vector<bool> text_column(columns_.size(), true);
+    for (const auto& row : rows_)
+      for (std::size_t i = 0; i < row.size(); ++i)
+        if (!std::holds_alternative<std::string>(row[i])) text_column[i] = false;
+    auto shown_width = [&] {
+      std::size_t w = 0;
+      for (std::size_t k = 0; k < shown.size(); ++k) w += width[shown[k]] + (k ? 2 : 0);
+      return w;
+    };
+    while (shown_width() > kTableWidth) {
+      std::size_t widest = columns_.size();
+      for (std::size_t i : shown)
+        if (text_column[i] && width[i] > std::max(kMinCutWidth, columns_[i].size()) &&
+            (widest == columns_.size() || width[i] > width[widest]))
+          widest = i;
+      if (widest == columns_.size()) break;  // nothing left to cut
+      --width[widest];  // one character at a time: the widest columns end up alike
+    }
+  }
+  auto fit = [&](const std::string& cell, std::size_t w) {
+    return cell.size() <= w ? cell : cell.substr(0, w - 3) + "...";
+  };
+  auto line = [&](const std::vector<std::string>& v, const std::vector<Cell>* row) {
+    std::string text;
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+      const std::size_t i = shown[k];
+      const bool right = row && !std::holds_alternative<std::string>((*row)[i]);
+      const std::string cell = fit(v[i], width[i]);
+      text += (k ? "  " : "") + (right ? fmt::format("{:>{}}", cell, width[i]) : fmt::format("{:<{}}", cell, width[i]));
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out << text << '\n';
+  };
+  line(columns_, nullptr);
+  std::vector<std::string> rule;
+  for (auto w : width) rule.push_back(std::string(w, '-'));
+  line(rule, nullptr);
+  for (std::size_t r = 0; r < rows_.size(); ++r) line(cells[r], &rows_[r]);
+  std::string footer = footer_;
+  if (narrow) {
+    std::vector<std::string> hidden;
+    for (std::size_t i = 0; i < columns_.size(); ++i)
+      if (std::find(shown.begin(), shown.end(), i) == shown.end()) hidden.push_back(columns_[i]);
+    footer += fmt::format("{}not shown: {} (--wide: every column, no cell cut; or --format csv|json)",
+                          footer.empty() ? "" : "\n", fmt::join(hidden, ", "));
+  }
+  if (!footer.empty()) out << (wide_tables ? footer : wrap_footer(footer)) << '\n';
   return out.str();
 }
 

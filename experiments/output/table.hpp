@@ -1,17 +1,32 @@
 #pragma once
 // A result table printed as an aligned text table, CSV (header row, SI units in the column
-// names) or JSON (array of objects). Numbers are formatted deterministically so the same
-// inputs give byte-identical CSV.
+// names) or JSON. Numbers are formatted deterministically so the same inputs give byte-identical
+// CSV.
+//
+// What a table means beyond its rows (the winner, the engine, the validation status, caveats:
+// its `meta` fields, and its footer) reaches every format:
+//   - text: the footer under the table, broken into lines of at most kTableWidth characters;
+//   - CSV: one leading `# key: value` line per field (a list joined by " | "), then the header;
+//     pandas reads it with read_csv(f, comment="#"), the project's CSV reader skips such lines;
+//   - JSON: one object, {"key": value, ..., "footer": "...", "rows": [{column: value}, ...]}.
+// A text table wider than kTableWidth shows only its narrow columns (set_narrow_columns) unless
+// --wide (set_wide_tables) asks for all; CSV and JSON always hold every column.
 #include <cstdint>
 #include <ostream>
 #include <string>
 #include <variant>
+#include <utility>
 #include <vector>
 
 namespace experiments {
 
 enum class OutputFormat { table, csv, json };
 OutputFormat parse_format(const std::string& s);
+
+// The width a text table and its footer lines keep to, unless --wide.
+constexpr std::size_t kTableWidth = 120;
+// --wide: text tables show every column (set once by the command line, before any output).
+void set_wide_tables(bool wide);
 
 struct Number {
   double value = 0;
@@ -28,14 +43,29 @@ class Table {
   std::string to_markdown() const;
   const std::vector<std::string>& columns() const { return columns_; }
   const std::vector<std::vector<Cell>>& rows() const { return rows_; }
-  // A trailing note printed under the text table only (e.g. a summary line).
+  // The summary under the table (text), and its "footer" field (CSV, JSON).
   void set_footer(std::string footer) { footer_ = std::move(footer); }
+  const std::string& footer() const { return footer_; }
+  // A field of what the table means (see above), in the order added; a key once.
+  using MetaValue = std::variant<std::string, std::vector<std::string>>;
+  void add_meta(std::string key, MetaValue value);
+  const std::vector<std::pair<std::string, MetaValue>>& meta() const { return meta_; }
+  // The columns a text table keeps when it would be wider than kTableWidth (in table order;
+  // empty: all). The footer then says how many were left out and how to see them.
+  void set_narrow_columns(std::vector<std::string> columns);
 
  private:
+  std::string text_table() const;
   std::vector<std::string> columns_;
   std::vector<std::vector<Cell>> rows_;
   std::string footer_;
+  std::vector<std::pair<std::string, MetaValue>> meta_;
+  std::vector<std::string> narrow_columns_;
 };
+
+// `text` word-wrapped into lines of at most `width` characters (continuations indented two
+// spaces; a word longer than `width` on a line of its own); its own line breaks kept.
+std::string wrap_footer(const std::string& text, std::size_t width = kTableWidth);
 
 // Shorthands for building rows.
 inline Cell num(double v, int digits = 4) { return Number{v, digits}; }

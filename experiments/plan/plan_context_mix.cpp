@@ -3,15 +3,21 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <string>
 
 namespace experiments {
 
 std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandidate>>& per_context,
                                         const std::vector<long long>& contexts, const std::vector<double>& weights) {
-  if (per_context.size() == 1) return per_context.front();
   double total = 0;
   for (double w : weights) total += w;
+  if (per_context.size() == 1) {
+    std::vector<PlanCandidate> out = per_context.front();
+    for (auto& c : out)
+      if (c.ok()) c.per_context = {{contexts.front(), 1.0, c.tbt_s, c.ttft_s}};
+    return out;
+  }
   std::vector<PlanCandidate> out;
   for (const auto& first : per_context.front()) {
     PlanCandidate mixed = first;
@@ -33,6 +39,7 @@ std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandid
         break;
       }
       const double w = weights[k] / total;
+      mixed.per_context.push_back({contexts[k], w, c->tbt_s, c->ttft_s});
       mixed.tbt_s += w * c->tbt_s;
       mixed.tbt_low_s += w * c->tbt_low_s;
       mixed.tbt_high_s += w * c->tbt_high_s;
@@ -52,11 +59,32 @@ std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandid
     } else {
       // Not timed over the mix: the first context's parameters would read as its choice.
       mixed.tbt_s = mixed.tbt_low_s = mixed.tbt_high_s = mixed.ttft_s = 0;
+      mixed.per_context.clear();
       mixed.parameters.clear();
     }
     out.push_back(std::move(mixed));
   }
   return out;
+}
+
+double mix_percentile(const std::vector<PlanCandidate::ContextTimes>& times, double PlanCandidate::ContextTimes::*member,
+                      double p, long long& context) {
+  std::vector<const PlanCandidate::ContextTimes*> sorted;
+  for (const auto& t : times) sorted.push_back(&t);
+  std::stable_sort(sorted.begin(), sorted.end(), [member](const auto* a, const auto* b) { return a->*member < b->*member; });
+  // The shares sum to 1 up to rounding: a tolerance keeps p = 100 (and p = a share's exact edge)
+  // on the context it names.
+  constexpr double kShareRounding = 1e-9;
+  double cumulative = 0;
+  for (const auto* t : sorted) {
+    cumulative += t->weight;
+    if (cumulative + kShareRounding >= p / 100) {
+      context = t->context;
+      return t->*member;
+    }
+  }
+  context = sorted.back()->context;
+  return sorted.back()->*member;
 }
 
 }  // namespace experiments

@@ -4,6 +4,7 @@
 // tokens, each with its status, a one-line why, the acceptance it assumed and the command that
 // reproduces it alone. Candidates that do not fit memory or do not apply are listed, not ranked.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -34,6 +35,13 @@ constexpr double kGib = double(1ull << 30);
 
 // Tokens a request decodes when a request rate is given without them (a chat answer's length).
 constexpr long long kDefaultOutputTokens = 256;
+
+// The percentile of the context mix at which the TBT and TTFT targets are checked by default:
+// an SLO is a promise to (nearly) every request, and a mix's mean hides its long prompts.
+constexpr double kDefaultSloPercentile = 99;
+
+// "p99", "p99.5": a percentile as SLOs name it.
+std::string percentile_name(double p) { return fmt::format("p{:g}", p); }
 
 std::vector<models::ModelSpec> resolve_drafts(const search::ScenarioContext& ctx, const models::ModelSpec& target,
                                               bool& given) {
@@ -105,6 +113,12 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   if (file && from_file(file->memory_headroom_gib.has_value(), headroom_gib.has_value(), "--memory-headroom-gib",
                         "targets.memory_headroom_gib"))
     headroom_gib = file->memory_headroom_gib;
+  // The targets hold per request: at a percentile of the context mix, not on its mean.
+  double slo_percentile = kDefaultSloPercentile;
+  if (auto p = optional_real("slo-percentile")) slo_percentile = *p;
+  if (file && from_file(file->slo_percentile.has_value(), ctx.was_given("slo-percentile"), "--slo-percentile",
+                        "targets.percentile"))
+    slo_percentile = *file->slo_percentile;
   // Serving at a request rate instead of a batch (plan_request_rate.hpp).
   std::optional<RequestRate> rate;
   if (auto r = optional_real("request-rate"); r || (file && file->request_rate_per_s)) {
@@ -233,14 +247,28 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   for (const auto& c : all)
     if (c.from_scheme == "plain" && c.scheme == "plain" && c.ok() && plain_tbt == 0) plain_tbt = c.tbt_s;
   // The workload's targets: a candidate that misses one is listed with the reason, not ranked.
+  // The TBT and TTFT targets are checked at the percentile over the mix's contexts (each by its
+  // share), so a mix of short and long prompts is held to its long ones (plan_context_mix.hpp).
+  const bool mix = contexts.size() > 1;
+  auto at_percentile = [&](const PlanCandidate& c, double PlanCandidate::ContextTimes::*member, long long& context) {
+    return mix_percentile(c.per_context, member, slo_percentile, context);
+  };
+  auto where = [&](long long context) {
+    return mix ? fmt::format(" at {} (context {})", percentile_name(slo_percentile), context) : std::string();
+  };
   for (auto& c : all) {
     if (!c.ok()) continue;
-    if (tbt_limit_ms && c.tbt_s * 1e3 > *tbt_limit_ms)
-      c.status = fmt::format("misses the TBT limit: {:.3g} ms > {:.3g} ms", c.tbt_s * 1e3, *tbt_limit_ms);
+    long long tbt_context = 0, ttft_context = 0;
+    const double tbt_s = c.per_context.empty() ? c.tbt_s : at_percentile(c, &PlanCandidate::ContextTimes::tbt_s, tbt_context);
+    const double ttft_s =
+        c.per_context.empty() ? c.ttft_s : at_percentile(c, &PlanCandidate::ContextTimes::ttft_s, ttft_context);
+    if (tbt_limit_ms && tbt_s * 1e3 > *tbt_limit_ms)
+      c.status = fmt::format("misses the TBT limit{}: {:.3g} ms > {:.3g} ms", where(tbt_context), tbt_s * 1e3, *tbt_limit_ms);
     else if (ttft_limit_ms && !c.system_placement)
       c.status = "TTFT not timed: the baseline regroups the devices (no TTFT limit can be checked)";
-    else if (ttft_limit_ms && c.ttft_s * 1e3 > *ttft_limit_ms)
-      c.status = fmt::format("misses the TTFT limit: {:.4g} ms > {:.4g} ms", c.ttft_s * 1e3, *ttft_limit_ms);
+    else if (ttft_limit_ms && ttft_s * 1e3 > *ttft_limit_ms)
+      c.status =
+          fmt::format("misses the TTFT limit{}: {:.4g} ms > {:.4g} ms", where(ttft_context), ttft_s * 1e3, *ttft_limit_ms);
     else if (headroom_gib && c.system_placement && c.memory_checked && c.min_free_bytes < *headroom_gib * kGib)
       c.status = fmt::format("misses the memory headroom: {:.3g} GiB free on {} < {:.3g} GiB", c.min_free_bytes / kGib,
                              c.fullest_device, *headroom_gib);
@@ -260,8 +288,16 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
 
   search::ScenarioResult r;
   r.columns = {"rank", "scheme", "placement", "parameters", "status", "batch", "tbt_ms", "tbt_low_ms", "tbt_high_ms",
-               "tokens_per_s", "tokens_per_s_total", "requests_per_s", "speedup", "ttft_ms", "free_gib", "acceptance",
-               "why", "reproduce"};
+               "tbt_worst_ms", "tokens_per_s", "tokens_per_s_total", "requests_per_s", "speedup", "ttft_ms",
+               "ttft_worst_ms", "free_gib", "acceptance", "why", "reproduce"};
+  // What a 120-character text table keeps (--wide or CSV/JSON for the rest).
+  r.narrow_columns = {"rank", "scheme", "placement", "parameters", "status", "tbt_ms", "speedup", "ttft_ms"};
+  // The slowest context's times (the mean's over a mix: tbt_ms, ttft_ms).
+  auto worst = [](const PlanCandidate& c, double PlanCandidate::ContextTimes::*member) {
+    double w = 0;
+    for (const auto& t : c.per_context) w = std::max(w, t.*member);
+    return w;
+  };
   std::int64_t rank = 0;
   for (const auto& c : all) {
     std::vector<search::ScenarioCell> row;
@@ -270,17 +306,22 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
     // Timed candidates show their numbers, ranked or not (one that misses a target says by how much).
     row.emplace_back(c.batch > 0 ? search::ScenarioCell(std::int64_t(c.batch)) : search::ScenarioCell(std::string()));
     if (c.tbt_s > 0) {
-      for (double v : {c.tbt_s * 1e3, c.tbt_low_s * 1e3, c.tbt_high_s * 1e3, 1 / c.tbt_s, c.batch / c.tbt_s})
-        row.emplace_back(v);
+      for (double v : {c.tbt_s * 1e3, c.tbt_low_s * 1e3, c.tbt_high_s * 1e3}) row.emplace_back(v);
+      row.emplace_back(c.per_context.empty() ? search::ScenarioCell(std::string())
+                                             : search::ScenarioCell(worst(c, &PlanCandidate::ContextTimes::tbt_s) * 1e3));
+      for (double v : {1 / c.tbt_s, c.batch / c.tbt_s}) row.emplace_back(v);
       // Requests a second it sustains (Little's law, plan_request_rate.hpp) at the rate's output length.
       row.emplace_back(rate && c.ttft_s > 0 ? search::ScenarioCell(sustained_rate(c, c.batch, rate->output_tokens))
                                             : search::ScenarioCell(std::string()));
       row.emplace_back(plain_tbt > 0 ? search::ScenarioCell(plain_tbt / c.tbt_s) : search::ScenarioCell(std::string()));
       row.emplace_back(c.ttft_s > 0 ? search::ScenarioCell(c.ttft_s * 1e3) : search::ScenarioCell(std::string()));
+      row.emplace_back(c.ttft_s > 0 && !c.per_context.empty()
+                           ? search::ScenarioCell(worst(c, &PlanCandidate::ContextTimes::ttft_s) * 1e3)
+                           : search::ScenarioCell(std::string()));
       row.emplace_back(c.memory_checked ? search::ScenarioCell(c.min_free_bytes / kGib)
                                         : search::ScenarioCell(std::string()));
     } else {
-      for (int k = 0; k < 9; ++k) row.emplace_back(std::string());
+      for (int k = 0; k < 11; ++k) row.emplace_back(std::string());
     }
     for (const auto* t : {&c.acceptance, &c.why, &c.reproduce}) row.emplace_back(*t);
     r.rows.push_back(std::move(row));
@@ -288,35 +329,41 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
 
   // The boundary reruns schemes at one context; a mix would rerun every context per step.
   const std::string boundary = s.alpha && contexts.size() == 1 && !rate ? alpha_boundary(s, all) : "";
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::string verdict;
+  // The footer: short lines (the verdict, the workload, the inputs, the caveats), and the same
+  // facts as fields for JSON, CSV and Python (ScenarioResult::meta).
+  std::string winner, runner_up, overlap_word;
+  std::vector<std::string> footer_lines, caveats, borrowed, search_limits;
+  auto meta = [&r](const char* key, search::ScenarioResult::MetaValue v) { r.meta.emplace_back(key, std::move(v)); };
   if (rank == 0) {
-    verdict = "no scheme could be timed (see status)";
+    footer_lines.push_back("no scheme could be timed (see status)");
   } else {
     const auto& best = all[0];
-    verdict = fmt::format("best{}: {} ({}{}) at {:.3g} ms per token{}{}{}",
-                          rank_by == "tbt" ? "" : " by " + rank_by, best.scheme, best.placement,
-                          best.parameters.empty() ? "" : ", " + best.parameters, best.tbt_s * 1e3,
-                          rank_by == "throughput" ? fmt::format(", {:.4g} tokens/s", best.batch / best.tbt_s) : "",
-                          rank_by == "ttft" ? fmt::format(", TTFT {:.4g} ms", best.ttft_s * 1e3) : "",
-                          plain_tbt > 0 ? fmt::format(", {:.2f}x plain decoding's TBT", plain_tbt / best.tbt_s) : "");
+    winner = fmt::format("{} ({}{})", best.scheme, best.placement, best.parameters.empty() ? "" : ", " + best.parameters);
+    std::string verdict =
+        fmt::format("best{}: {} at {:.3g} ms per token{}{}{}", rank_by == "tbt" ? "" : " by " + rank_by, winner,
+                    best.tbt_s * 1e3,
+                    rank_by == "throughput" ? fmt::format(", {:.4g} tokens/s", best.batch / best.tbt_s) : "",
+                    rank_by == "ttft" ? fmt::format(", TTFT {:.4g} ms", best.ttft_s * 1e3) : "",
+                    plain_tbt > 0 ? fmt::format(", {:.2f}x plain decoding's TBT", plain_tbt / best.tbt_s) : "");
     if (rank > 1) {
       const auto& second = all[1];
+      runner_up = fmt::format("{} ({})", second.scheme, second.placement);
       // Bands are over the time between tokens: they settle a TBT ranking only.
       const bool overlap = rank_by == "tbt" && best.tbt_high_s >= second.tbt_low_s;
+      overlap_word = rank_by != "tbt" ? "" : overlap ? "yes" : "no";
       verdict += fmt::format("; runner-up {} at {}{}", second.scheme,
                              rank_by == "throughput" ? fmt::format("{:.4g} tokens/s", second.batch / second.tbt_s)
                              : rank_by == "ttft"     ? fmt::format("TTFT {:.4g} ms", second.ttft_s * 1e3)
                                                      : fmt::format("{:.3g} ms", second.tbt_s * 1e3),
-                             overlap ? " (their acceptance bands overlap: the data do not settle which is faster)"
-                                     : "");
+                             overlap ? " (their acceptance bands overlap: the data do not settle which is faster)" : "");
     }
+    footer_lines.push_back(verdict);
   }
-  if (!boundary.empty()) verdict += "; " + boundary;
+  if (!boundary.empty()) footer_lines.push_back(boundary);
   // The schemes' own comparisons (SpecPipe's level-hit boundary), for one context.
   if (contexts.size() == 1)
     for (const auto& c : all)
-      if (!c.footer_note.empty()) verdict += "; " + c.footer_note;
+      if (!c.footer_note.empty()) footer_lines.push_back(c.footer_note);
   const std::string context_words =
       contexts.size() == 1 ? fmt::format("context {}", contexts.front())
                            : fmt::format("contexts {} weighted {}", fmt::join(contexts, ", "), fmt::join(weights, ":"));
@@ -324,20 +371,56 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
       rate ? fmt::format("{:.4g} requests/s of {} tokens each (each candidate at the smallest batch that sustains it)",
                          rate->per_s, rate->output_tokens)
            : fmt::format("batch {}", s.batch);
-  r.footer = fmt::format("{}; {} on {}, {}, {}; engine {}{}{}; {} candidates from {} schemes in {:.1f} s", verdict,
-                         s.target.name, s.system.name, context_words, load_words, s.engine, stack_note,
-                         s.alpha ? fmt::format("; draft models at alpha {} per token", *s.alpha)
-                         : !band_note.empty() ? band_note
-                                              : "; draft-model chain SD needs --alpha or --acceptance",
-                         all.size(), schemes.size(), elapsed);
+  const std::string acceptance_words =
+      s.alpha ? fmt::format("draft models at alpha {} per token", *s.alpha)
+      : !band_note.empty() ? band_note.substr(2)
+                           : "draft-model chain SD needs --alpha or --acceptance";
+  footer_lines.push_back(fmt::format("{} on {}, {}, {}; engine {}{}", s.target.name, s.system.name, context_words,
+                                     load_words, s.engine, stack_note));
+  footer_lines.push_back(fmt::format("{}; {} candidates from {} schemes", acceptance_words, all.size(), schemes.size()));
+  if ((tbt_limit_ms || ttft_limit_ms) && mix)
+    footer_lines.push_back(fmt::format("TBT and TTFT targets checked per request at {} of the context mix (each context "
+                                       "by its weight); tbt_ms and ttft_ms are the mix's means, *_worst_ms its slowest",
+                                       percentile_name(slo_percentile)));
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& c = all[i];
+    if (!c.acceptance_borrowed.empty())
+      borrowed.push_back(fmt::format("{} ({}): acceptance {}", c.scheme, c.placement, c.acceptance_borrowed));
+    if (!c.search_limit.empty()) search_limits.push_back(fmt::format("{} ({}): {}", c.scheme, c.placement, c.search_limit));
+  }
+  for (const auto& b : borrowed) caveats.push_back("borrowed: " + b);
+  for (const auto& l : search_limits) caveats.push_back("at the search limit: " + l);
+  for (const auto& cav : caveats) footer_lines.push_back("caveat: " + cav);
   // The winner's timeline (every scheme keeps its candidates' own when a trace is wanted; the
   // best-ranked one that has one otherwise); the footer names whose it is.
+  std::string trace_of;
   for (std::size_t i = 0; i < std::size_t(rank) && s.want_trace; ++i)
     if (all[i].write_trace) {
       r.write_trace = all[i].write_trace;
-      r.footer += fmt::format("; trace: {} ({})", all[i].scheme, all[i].placement);
+      trace_of = fmt::format("{} ({})", all[i].scheme, all[i].placement);
+      footer_lines.push_back("trace: " + trace_of);
       break;
     }
+  r.footer = fmt::format("{}", fmt::join(footer_lines, "\n"));
+  meta("winner", winner);
+  meta("runner_up", runner_up);
+  meta("bands_overlap", overlap_word);
+  meta("ranked_by", rank_by);
+  meta("model", s.target.name);
+  meta("system", s.system.name);
+  meta("contexts", context_words);
+  meta("load", load_words);
+  meta("engine", s.engine);
+  meta("acceptance", acceptance_words);
+  if (tbt_limit_ms || ttft_limit_ms) meta("slo_percentile", percentile_name(slo_percentile));
+  meta("borrowed", borrowed);
+  meta("search_limits", search_limits);
+  meta("caveats", caveats);
+  if (!boundary.empty()) meta("alpha_boundary", boundary);
+  if (!trace_of.empty()) meta("trace", trace_of);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (elapsed > kQuietSeconds)
+    std::cerr << fmt::format("plan: {} candidates from {} schemes in {:.1f} s\n", all.size(), schemes.size(), elapsed);
   return r;
 }
 
@@ -364,6 +447,9 @@ const search::ScenarioRegistration plan_scenario_registration(
       search::param::optional_real("ttft-limit-ms", 1e-6, 1e9, "ms",
                                    "time-to-first-token limit (the prompt's prefill of target and draft); slower "
                                    "candidates are listed, not ranked"),
+      search::param::optional_real("slo-percentile", 1, 100, "%",
+                                   "percentile of the context mix at which --tbt-limit-ms and --ttft-limit-ms are "
+                                   "checked (each context by its weight; default 99: the mix's long prompts count)"),
       search::param::optional_real("memory-headroom-gib", 0, 1e6, "GiB",
                                    "device memory every device must keep free; candidates that leave less are listed, "
                                    "not ranked"),

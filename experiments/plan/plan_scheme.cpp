@@ -11,24 +11,13 @@
 #include <string_view>
 #include <variant>
 
+#include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "models/registry.hpp"
 
 namespace experiments {
 
 namespace {
-
-// A word as a POSIX shell reads it back: as it is when it has only characters the shell leaves
-// alone, else in single quotes (an embedded quote closed, escaped and reopened).
-std::string shell_word(const std::string& w) {
-  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./@:=,+%").find(c) != std::string_view::npos;
-  });
-  if (plain) return w;
-  std::string q = "'";
-  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 models::Registry<std::string, PlanSchemeInfo>& table() {
   static models::Registry<std::string, PlanSchemeInfo> r("plan schemes");

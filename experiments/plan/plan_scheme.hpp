@@ -93,7 +93,21 @@ struct PlanCandidate {
   bool memory_checked = false;
   double min_free_bytes = 0;
   std::string fullest_device;
+  // Set by plan: the times at each context of the mix (one entry for one context), with the
+  // context's share of the requests; the SLO targets are checked at a percentile over them.
+  struct ContextTimes {
+    long long context = 0;
+    double weight = 1;  // normalised: the shares sum to 1
+    double tbt_s = 0, ttft_s = 0;
+  };
+  std::vector<ContextTimes> per_context;
   std::string acceptance;  // the acceptance it assumed, in words
+  // Where that acceptance was measured for another model, draft or task than this candidate's
+  // ("borrowed from X"); empty when it is this candidate's own or a user's --alpha/--acceptance.
+  std::string acceptance_borrowed;
+  // Where its best parameters sit at the edge of what was searched ("x = 128: raise --x-max");
+  // plan's footer and `search_limits` field list it.
+  std::string search_limit;
   std::string why;         // one line: what decides this candidate's time
   std::string reproduce;   // the command that gives this candidate's numbers on its own
   std::function<void(std::ostream&)> write_trace;  // its timeline, when the scenario keeps one

@@ -91,11 +91,12 @@ PlanWorkload read_plan_workload(const std::string& path) {
     r.fail("acceptance", "one source of the draft models' acceptance (alpha, acceptance or statistics)", "several");
   if (r.has("targets")) {
     const auto t = r.child("targets");
-    t.allow_only({"tbt_ms", "ttft_ms", "memory_headroom_gib"});
+    t.allow_only({"tbt_ms", "ttft_ms", "memory_headroom_gib", "percentile"});
     if (t.has("tbt_ms")) w.tbt_limit_ms = number_in(t, "tbt_ms", kMinLimitMs, kMaxLimitMs, " ms");
     if (t.has("ttft_ms")) w.ttft_limit_ms = number_in(t, "ttft_ms", kMinLimitMs, kMaxLimitMs, " ms");
     if (t.has("memory_headroom_gib"))
       w.memory_headroom_gib = number_in(t, "memory_headroom_gib", 0, kMaxHeadroomGib, " GiB");
+    if (t.has("percentile")) w.slo_percentile = number_in(t, "percentile", 1, 100, "");
   }
   return w;
 }

@@ -17,6 +17,7 @@
 //     tbt_ms: 25           # time between tokens at most
 //     ttft_ms: 800         # time to first token at most
 //     memory_headroom_gib: 4   # device memory left free on every device at least
+//     percentile: 90       # TBT and TTFT checked at this percentile of the mix (default 99)
 //
 // Every key is optional; an unknown or repeated key is an error naming the file and the key.
 #include <cstddef>
@@ -39,7 +40,7 @@ struct PlanWorkload {
   std::optional<double> alpha;
   std::optional<std::string> acceptance;
   std::optional<std::string> statistics;  // a statistics file (relative paths: to the workload file)
-  std::optional<double> tbt_limit_ms, ttft_limit_ms, memory_headroom_gib;
+  std::optional<double> tbt_limit_ms, ttft_limit_ms, memory_headroom_gib, slo_percentile;
 };
 
 // Reads and validates a workload file (InputError naming the file, key and value).

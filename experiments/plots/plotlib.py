@@ -27,8 +27,9 @@ def out_dir():
 
 
 def read_csv(path):
+    # A command's CSV may start with '# key: value' lines (its footer's fields): skipped.
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        return list(csv.DictReader(line for line in f if not line.startswith("# ")))
 
 
 def start(csv_name):

@@ -23,8 +23,16 @@ namespace {
 
 // A scenario column: integers when every cell is one, reals (empty text -> NaN) when every cell
 // is a number or empty, else text (a number in a text column in its shortest round-trip form).
-Columns::Column scenario_column(const search::ScenarioResult& r, std::size_t col) {
-  bool all_int = true, all_num = true;
+// `int_with_gaps`: every cell is an integer or empty, some are empty (plan's rank of an unranked
+// row): Python types it as pandas' nullable Int64, so its values stay integers.
+Columns::Column scenario_column(const search::ScenarioResult& r, std::size_t col, bool& int_with_gaps) {
+  bool all_int = true, all_num = true, ints_or_empty = true, some_int = false;
+  for (const auto& row : r.rows) {
+    if (col >= row.size()) continue;
+    if (std::holds_alternative<double>(row[col])) ints_or_empty = false;
+    if (std::holds_alternative<std::int64_t>(row[col])) some_int = true;
+    if (const auto* s = std::get_if<std::string>(&row[col]); s && !s->empty()) ints_or_empty = false;
+  }
   for (const auto& row : r.rows) {
     if (col >= row.size()) {
       all_int = false;
@@ -42,6 +50,7 @@ Columns::Column scenario_column(const search::ScenarioResult& r, std::size_t col
     for (const auto& row : r.rows) v.push_back(std::get<std::int64_t>(row[col]));
     return v;
   }
+  int_with_gaps = ints_or_empty && some_int;
   if (all_num) {
     std::vector<double> v;
     for (const auto& row : r.rows) {
@@ -66,14 +75,29 @@ Columns::Column scenario_column(const search::ScenarioResult& r, std::size_t col
   return v;
 }
 
-std::pair<Columns, std::string> run(const std::string& name, const experiments::ScenarioInputs& in,
-                                    const std::string& config_dir) {
+// What a scenario run returns to Python: its columns, the footer as the CLI prints it (the
+// scenario's own, then its validation status), the footer's fields as JSON output has them, and
+// the integer columns with empty cells.
+struct RunOutput {
+  Columns columns;
+  std::string footer;
+  std::vector<std::pair<std::string, search::ScenarioResult::MetaValue>> meta;
+  std::vector<std::string> int_with_gaps;
+};
+
+RunOutput run(const std::string& name, const experiments::ScenarioInputs& in, const std::string& config_dir) {
   const auto result = experiments::run_scenario(name, in, registry(config_dir));
-  Columns c;
-  for (std::size_t k = 0; k < result.columns.size(); ++k) c.add(result.columns[k], scenario_column(result, k));
-  // The footer as the CLI prints it: the scenario's own, then its validation status.
-  return {std::move(c), result.validation.empty() ? result.footer
-                                                  : result.footer + (result.footer.empty() ? "" : "\n") + result.validation};
+  RunOutput out;
+  for (std::size_t k = 0; k < result.columns.size(); ++k) {
+    bool gaps = false;
+    out.columns.add(result.columns[k], scenario_column(result, k, gaps));
+    if (gaps) out.int_with_gaps.push_back(result.columns[k]);
+  }
+  out.footer = result.validation.empty() ? result.footer
+                                         : result.footer + (result.footer.empty() ? "" : "\n") + result.validation;
+  out.meta = result.meta;
+  if (!result.validation.empty()) out.meta.emplace_back("validation", experiments::validation_field(result.validation));
+  return out;
 }
 
 }  // namespace
@@ -111,11 +135,14 @@ void bind_scenarios(py::module_& m) {
     in.contexts = context;
     in.batch = batch;
     in.params = params;
-    const std::pair<Columns, std::string> r = without_gil([&] {
+    const RunOutput r = without_gil([&] {
       if (batch < 1) models::throw_input_error("scenario " + name, "batch", "an integer >= 1", std::to_string(batch));
       return run(name, in, config_dir);
     });
-    return py::make_tuple(r.first.to_python(), r.second);
+    py::dict meta;
+    for (const auto& [key, value] : r.meta)
+      std::visit([&, &k = key](const auto& v) { meta[py::str(k)] = py::cast(v); }, value);
+    return py::make_tuple(r.columns.to_python(), r.footer, meta, r.int_with_gaps);
   }, py::arg("name"), py::arg("hw").none(true), py::arg("model"), py::arg("algorithm"), py::arg("context"),
      py::arg("batch"), py::arg("task"), py::arg("data"), py::arg("source_table"), py::arg("engine"), py::arg("params"),
      py::arg("config_dir"));

@@ -91,4 +91,20 @@ std::string manifest_yaml(const ManifestInfo& m) {
   return std::string(y.c_str()) + "\n";
 }
 
+bool manifest_unchanged(const std::string& existing, const std::string& fresh) {
+  // Line by line, skipping the commit line (written by manifest_yaml as `git_commit: "..."`).
+  auto without_commit = [](const std::string& text) {
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      const std::string line = text.substr(start, end - start);
+      if (line.rfind("git_commit:", 0) != 0) out += line + "\n";
+      start = end + 1;
+    }
+    return out;
+  };
+  return without_commit(existing) == without_commit(fresh);
+}
+
 }  // namespace experiments

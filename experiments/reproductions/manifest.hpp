@@ -2,8 +2,10 @@
 // manifest.txt of a reproduction (<out>/<name>/manifest.txt): a YAML map naming what produced
 // the results — reproduction, title, command, specdse version, git commit, engine, config folder
 // and every input file with its FNV-1a 64-bit content hash. It holds no wall time and no absolute
-// path, so regenerating results from the same sources rewrites the same bytes (a fresh clone
-// stays clean after `specdse reproduce all`).
+// path, so regenerating results from the same sources rewrites the same bytes; and a manifest
+// that differs from the one on disk only by the commit is left as it is (manifest_unchanged), so
+// `specdse reproduce all` on a clone at a later commit leaves `git status` clean when no result
+// moved.
 #include <string>
 #include <vector>
 
@@ -17,6 +19,10 @@ struct ManifestInfo {
 };
 
 std::string manifest_yaml(const ManifestInfo& m);
+
+// Whether the manifest `fresh` says what `existing` says except, at most, the git commit it was
+// made at (the results it describes are the same: every input hash, the engine, the outputs).
+bool manifest_unchanged(const std::string& existing, const std::string& fresh);
 
 // A YAML double-quoted scalar, written by yaml-cpp's emitter (as every scalar of the manifest).
 std::string yaml_quote(const std::string& s);

@@ -127,6 +127,12 @@ struct ScenarioResult {
   std::vector<std::string> columns;
   std::vector<std::vector<ScenarioCell>> rows;
   std::string footer;
+  // The footer's facts as fields, for machine-readable output (JSON keys, CSV '#' lines, Python
+  // DataFrame.attrs): e.g. plan's winner, runner-up, engine and caveats. In order, a key once.
+  using MetaValue = std::variant<std::string, std::vector<std::string>>;
+  std::vector<std::pair<std::string, MetaValue>> meta;
+  // The columns a text table keeps when all would be wider than 120 characters (empty: all).
+  std::vector<std::string> narrow_columns;
   // What this scenario was validated against and where it disagrees with its paper, for the
   // front ends to print after the footer (set by the runner from configs/reference; empty: none).
   std::string validation;

@@ -42,7 +42,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
   }
   ScenarioResult r;
   r.columns = {"hw", "model", "algorithm", "context", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup",
-               "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "at_search_limit", "speedup_low",
+               "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "ridge_x_bound", "at_search_limit", "speedup_low",
                "speedup_high", "acceptance"};
   for (long long L : ctx.contexts) {
     const auto aat = band_aat.empty() ? ctx.aat(L) : band_aat.front();
@@ -65,7 +65,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
     }
     r.rows.push_back({ctx.hw->name, w.target.name, w.algorithm->name, std::int64_t(L), o.ar.p_eff(),
                       std::int64_t(o.best.x), o.best.p_eff(), o.speedup(), o.best.aat, o.best.t_verify_s,
-                      o.best.t_draft_s, o.ridge_x.value(), roofline::to_string(o.regime.value()), edge, low, high,
+                      o.best.t_draft_s, o.ridge_x.value(), roofline::to_string(o.regime.value()), ridge_bound_note(o), edge, low, high,
                       row_acceptance});
   }
   return r;

@@ -30,6 +30,16 @@ inline Result run(const std::string& args, bool with_stderr = true) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
+// A command's CSV output without its leading '# key: value' lines (the footer's fields): the
+// header line first, as before they were added.
+inline std::string without_comments(const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("# ", 0) != 0) out += line + "\n";
+  return out;
+}
+
 // The rows of a CSV table as cells (header first); '#' lines (footers) and empty lines skipped;
 // quoted cells read back as written (sim/io/csv).
 inline std::vector<std::vector<std::string>> csv(const std::string& text) {

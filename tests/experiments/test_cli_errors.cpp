@@ -18,6 +18,26 @@ TEST_CASE("Unknown hardware exits 2 with the available names") {
   CHECK_THAT(r.output, Catch::Contains("unknown hardware 'v81'") && Catch::Contains("u280"));
 }
 
+TEST_CASE("An unknown board or model says how to add one") {
+  const auto hw = run("latency --hw b200 --model llama-3.1-8b-instruct");
+  CHECK(hw.status == 2);
+  CHECK_THAT(hw.output, Catch::Contains("unknown hardware 'b200'") && Catch::Contains("h200") &&
+                            Catch::Contains("configs/hardware/b200.yaml") && Catch::Contains("docs/extending.md"));
+  const auto model = run("latency --hw h100-sxm --model mistral-7b");
+  CHECK(model.status == 2);
+  CHECK_THAT(model.output, Catch::Contains("unknown model 'mistral-7b'") &&
+                               Catch::Contains("specdse import-model config.json --name mistral-7b"));
+}
+
+TEST_CASE("optimize's help marks --algorithm required, as the other required flags") {
+  const auto r = run("optimize --help");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.output, Catch::Matches(R"((.|\n)*--algorithm TEXT REQUIRED(.|\n)*)"));
+  CHECK(run("optimize --hw v80 --model llama-3.1-8b-instruct --context 1024").status == 2);
+  CHECK(run("optimize --hw v80 --model llama-3.1-8b-instruct --context 1024 --algorithm longspec-tree "
+            "--draft longspec-tree").status == 2);
+}
+
 TEST_CASE("x < 1 and malformed lists exit 2") {
   CHECK(run("latency --hw v80 --model llama-3.1-8b-instruct --x 0").status == 2);
   CHECK(run("latency --hw v80 --model llama-3.1-8b-instruct --x 1-abc").status == 2);

@@ -27,7 +27,7 @@ int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n'
 
 // The cells of column `name` in a CSV text (header row first).
 std::vector<std::string> column(const std::string& csv, const std::string& name) {
-  std::istringstream in(csv);
+  std::istringstream in(cli_test::without_comments(csv));
   std::string line;
   std::getline(in, line);
   std::vector<std::string> header;

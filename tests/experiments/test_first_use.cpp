@@ -42,6 +42,7 @@ std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text
   std::vector<std::string> header;
   std::vector<std::map<std::string, std::string>> rows;
   while (std::getline(in, line)) {
+    if (line.rfind("# ", 0) == 0) continue;  // the footer's fields
     std::vector<std::string> cells;
     std::stringstream ss(line);
     std::string c;
@@ -103,6 +104,12 @@ TEST_CASE("optimize: --alpha, --aat-from and --trace name the AAT source in the 
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["aat_source"] == "measured llama-3.1-8b-instruct/longspec-tree/govreport (--aat-from)");
   CHECK(std::stod(rows[0]["speedup"]) > 1.0);
+  // Borrowed for another target: said in the CSV's fields and under the text table.
+  CHECK_THAT(r.output, Catch::Contains("# borrowed: measured for llama-3.1-8b-instruct/longspec-tree/govreport, not the "
+                                       "workload's llama-3.2-1b/longspec-tree/govreport (another target model)"));
+  CHECK_THAT(run("optimize --hw v80 --model llama-3.2-1b --algorithm longspec-tree --context 1024 --wide "
+                 "--aat-from llama-3.1-8b-instruct/longspec-tree/govreport", false).output,
+             Catch::Contains("caveat: acceptance borrowed: measured for llama-3.1-8b-instruct"));
 
   // --alpha: AAT at the best x is the geometric chain's, to the printed precision.
   r = run("optimize --hw v80 --model llama-3.1-8b-instruct --algorithm llama-3.2-1b --context 1024 --alpha 0.7 "
@@ -325,4 +332,23 @@ TEST_CASE("draft and algorithm options name the same thing in every command that
   const auto o = run(opt + "--algorithm longspec-tree");
   REQUIRE(o.status == 0);
   CHECK(run(opt + "--draft longspec-tree").output == o.output);
+}
+
+TEST_CASE("optimize flags a ridge that is only a lower bound: x / T_v still rising at the largest x searched") {
+  // The first data row's cell of `name`.
+  auto cell = [](const std::string& args, const std::string& name) {
+    const auto r = run(args + " --format csv", false);
+    REQUIRE(r.status == 0);
+    const auto t = cli_test::csv(r.output);
+    REQUIRE(t.size() == 2);
+    return t[1][cli_test::column(t[0], name)];
+  };
+  const std::string h100 = "optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024";
+  CHECK_THAT(cell(h100 + " --x-max 40", "ridge_x_bound"), Catch::StartsWith("lower bound: x / T_v still rises at x = 40"));
+  // The bound moves with the range searched.
+  CHECK(std::stod(cell(h100, "ridge_x")) > std::stod(cell(h100 + " --x-max 40", "ridge_x")));
+  // The V80 reaches its compute roof well inside the range: its ridge is no bound.
+  const std::string v80 = "optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024";
+  CHECK(cell(v80, "ridge_x_bound").empty());
+  CHECK(std::stod(cell(v80, "ridge_x")) < 20);
 }

@@ -78,7 +78,7 @@ TEST_CASE("memory fit: system agrees with the scenario commands on the paper tes
   CHECK(row_fits("eagle --system eagle-8xh100-nvlink --model llama-3.1-70b --batch 1", "batch", "1", "status"));
   // A 70B target on DuoDecoding's one A800: infeasible in `system` and a one-line error in `duo`.
   CHECK_FALSE(system_fits("duodecoding-a800-xeon", "llama-3.1-70b"));
-  const auto duo = run("duo --system duodecoding-a800-xeon --model llama-3.1-70b --draft llama-68m");
+  const auto duo = run("duo --system duodecoding-a800-xeon --model llama-3.1-70b --draft llama-68m --alpha 0.8");
   CHECK(duo.status == 2);
   CHECK(duo.output.find("infeasible") != std::string::npos);
   CHECK(system_fits("duodecoding-a800-xeon", "llama-2-7b"));

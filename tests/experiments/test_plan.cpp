@@ -2,11 +2,14 @@
 // each ranked number is the one its own scenario command gives; infeasible and inapplicable
 // candidates are listed, not ranked; bad requests are one-line errors with exit 2.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -539,4 +542,77 @@ TEST_CASE("chain SD over a tensor-parallel target verifies through the system st
   const auto star = column(rows.front(), "best"), tps = column(rows.front(), "tokens_per_s");
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (rows[i][star] == "*") CHECK(p.number(c, "tbt_ms") == Approx(1e3 / std::stod(rows[i][tps])).epsilon(1e-7));
+}
+
+TEST_CASE("plan checks TTFT and TBT targets per request at a percentile of the context mix, not on its mean", "[plan]") {
+  const std::string base = "--hw h100-sxm --model llama-3.1-8b-instruct --context 1024,8192 --context-weights 4,1";
+  const auto free = plan(base);
+  const auto plain = free.find("plain");
+  const double mean = free.number(plain, "ttft_ms"), worst = free.number(plain, "ttft_worst_ms");
+  REQUIRE(worst > 2 * mean);  // the long prompts' prefill dominates
+  // A limit between the mean and the slowest context: met on the mean, missed at p99 (the
+  // 8192-token fifth of the mix), met at p50 (the 1024-token four fifths).
+  const double limit = (mean + worst) / 2;
+  const auto p99 = plan(base + fmt::format(" --ttft-limit-ms {}", limit));
+  const auto row = p99.find("plain");
+  CHECK(p99.cell(row, "rank").empty());
+  CHECK_THAT(p99.cell(row, "status"), Catch::StartsWith("misses the TTFT limit at p99 (context 8192)"));
+  const auto p50 = plan(base + fmt::format(" --ttft-limit-ms {} --slo-percentile 50", limit));
+  CHECK(p50.cell(p50.find("plain"), "status") == "ok");
+  // Every context's time within the mix's: the worst is one of them, at least the mean.
+  for (std::size_t i = 0; i < free.rows.size(); ++i)
+    if (free.cell(i, "status") == "ok") CHECK(free.number(i, "tbt_worst_ms") >= free.number(i, "tbt_ms") * (1 - 1e-12));
+  // The workload file names the percentile as targets.percentile; both at once is an error.
+  const std::string file = "plan_slo_percentile_workload.yaml";
+  std::ofstream(file) << fmt::format("context: [1024, 8192]\ncontext_weights: [4, 1]\ntargets:\n  ttft_ms: {}\n  percentile: 50\n",
+                                     limit);
+  const auto from_file = plan("--hw h100-sxm --model llama-3.1-8b-instruct --workload " + file);
+  CHECK(from_file.cell(from_file.find("plain"), "status") == "ok");
+  const auto both = run("plan --hw h100-sxm --model llama-3.1-8b-instruct --workload " + file + " --slo-percentile 90");
+  std::remove(file.c_str());
+  CHECK(both.status == 2);
+  CHECK_THAT(both.output, Catch::Contains("--slo-percentile") && Catch::Contains("targets.percentile"));
+}
+
+TEST_CASE("plan's JSON and CSV carry the footer's fields, and its text table fits 120 columns unless --wide", "[plan]") {
+  const std::string args = "plan --system specpipe-8x3090-pcie --model llama-3.1-70b";
+  const auto json = run(args + " --format json", false);
+  REQUIRE(json.status == 0);
+  const auto j = nlohmann::json::parse(json.output);
+  REQUIRE(j.is_object());
+  CHECK_THAT(j.at("winner").get<std::string>(), Catch::StartsWith("SpecPipe"));
+  CHECK_THAT(j.at("runner_up").get<std::string>(), Catch::StartsWith("EAGLE-3 (pipeline)"));
+  CHECK(j.at("bands_overlap") == "no");
+  CHECK(j.at("engine") == "roofline");
+  CHECK(j.at("caveats").is_array());
+  CHECK(!j.at("validation").get<std::string>().empty());
+  CHECK(j.at("rows").size() == 9);
+  CHECK(j.at("rows")[0].at("rank") == 1);
+  // CSV: the same fields as leading '#' lines; the rows read as before.
+  const auto c = run(args + " --format csv", false);
+  REQUIRE(c.status == 0);
+  CHECK_THAT(c.output, Catch::StartsWith("# winner: SpecPipe") && Catch::Contains("\n# engine: roofline\n"));
+  CHECK(csv(c.output).size() == 10);
+  // Text: every line within 120 characters; --wide shows every column.
+  const auto t = run(args, false);
+  std::istringstream lines(t.output);
+  for (std::string l; std::getline(lines, l);) CHECK(l.size() <= 120);
+  CHECK_THAT(t.output, Catch::Contains("not shown: batch"));
+  const auto wide = run(args + " --wide", false);
+  CHECK_THAT(wide.output, Catch::Contains("reproduce") && !Catch::Contains("not shown"));
+}
+
+TEST_CASE("plan marks acceptance measured for another target as borrowed, in its row and its caveats", "[plan]") {
+  // SpecPipe's band and hit curves were measured against Llama-3.1-70B; an 8B target borrows them.
+  const auto j = nlohmann::json::parse(run("plan --system specpipe-8x3090-pcie --model llama-3.1-8b-instruct "
+                                           "--format json", false).output);
+  const auto sp = std::find_if(j.at("rows").begin(), j.at("rows").end(),
+                               [](const auto& r) { return r.at("scheme") == "SpecPipe"; });
+  REQUIRE(sp != j.at("rows").end());
+  CHECK_THAT(sp->at("acceptance").get<std::string>(), Catch::StartsWith("borrowed (measured against llama-3.1-70b"));
+  REQUIRE(j.at("borrowed").size() >= 1);
+  CHECK_THAT(j.at("borrowed")[0].get<std::string>(), Catch::Contains("SpecPipe"));
+  bool caveat = false;
+  for (const auto& cav : j.at("caveats")) caveat = caveat || cav.get<std::string>().rfind("borrowed: SpecPipe", 0) == 0;
+  CHECK(caveat);
 }

@@ -48,11 +48,36 @@ TEST_CASE("table io: plain CSV keeps its bytes") {
   t.add_row({std::string("llama-3.2-1b"), std::int64_t(4), Number{123.456789, 4}});
   CHECK(t.to_string(OutputFormat::csv) == "model,x,tokens_per_s\nllama-3.2-1b,4,123.456789\n");
   CHECK(t.to_string(OutputFormat::json) ==
-        "[\n  {\"model\": \"llama-3.2-1b\", \"x\": 4, \"tokens_per_s\": 123.456789}\n]\n");
+        "{\n  \"rows\": [\n    {\"model\": \"llama-3.2-1b\", \"x\": 4, \"tokens_per_s\": 123.456789}\n  ]\n}\n");
+}
+
+TEST_CASE("table io: the footer and meta fields lead CSV as '# key: value' lines and are JSON keys beside the rows") {
+  Table t({"model", "x"});
+  t.add_row({std::string("llama-3.2-1b"), std::int64_t(4)});
+  t.add_meta("winner", std::string("chain SD\n(two lines)"));
+  t.add_meta("caveats", std::vector<std::string>{"a", "b \"quoted\""});
+  t.set_footer("best: chain SD");
+  CHECK(t.to_string(OutputFormat::csv) ==
+        "# winner: chain SD (two lines)\n# caveats: a | b \"quoted\"\n# footer: best: chain SD\nmodel,x\nllama-3.2-1b,4\n");
+  const auto j = nlohmann::json::parse(t.to_string(OutputFormat::json));
+  CHECK(j.at("winner") == "chain SD\n(two lines)");
+  CHECK(j.at("caveats").size() == 2);
+  CHECK(j.at("caveats")[1] == "b \"quoted\"");
+  CHECK(j.at("footer") == "best: chain SD");
+  CHECK(j.at("rows")[0].at("x") == 4);
+  CHECK_THROWS(t.add_meta("winner", std::string("again")));
+  CHECK_THROWS(t.add_meta("rows", std::string("reserved")));
+  // The text table keeps the footer, word-wrapped to 120 characters.
+  const std::string long_footer(150, 'x');
+  t.set_footer("short words " + std::string(60, 'y') + " " + std::string(60, 'z'));
+  const std::string text = t.to_string(OutputFormat::table);
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);) CHECK(l.size() <= 120);
+  CHECK(experiments::wrap_footer(long_footer) == long_footer);  // one word: its own line, uncut
 }
 
 TEST_CASE("table io: --format json is valid JSON whatever the strings hold") {
-  const auto j = nlohmann::json::parse(awkward_table().to_string(OutputFormat::json));
+  const auto j = nlohmann::json::parse(awkward_table().to_string(OutputFormat::json)).at("rows");
   REQUIRE(j.size() == kAwkward.size());
   for (std::size_t i = 0; i < kAwkward.size(); ++i) {
     CHECK(j[i]["name"].get<std::string>() == kAwkward[i]);
@@ -69,4 +94,19 @@ TEST_CASE("table io: a manifest with awkward text is YAML that reads back") {
   CHECK(y["inputs"][0]["note"].as<std::string>() == "a note: yes");
   CHECK(y["inputs"][0]["fnv1a64"].as<std::string>() == "missing");
   CHECK(y["outputs"][1].as<std::string>() == "no");
+}
+
+TEST_CASE("table io: a manifest that differs only by its commit counts as unchanged, any other difference does not") {
+  experiments::ManifestInfo m{"r", "T", "roofline", "/nonexistent", {"/nonexistent/in.csv"}, {"r.csv"}};
+  const std::string fresh = experiments::manifest_yaml(m);
+  std::string at_other_commit = fresh;
+  const auto at = at_other_commit.find("git_commit: \"");
+  REQUIRE(at != std::string::npos);
+  at_other_commit.replace(at + 13, 7, "0123456");
+  REQUIRE(at_other_commit != fresh);
+  CHECK(experiments::manifest_unchanged(at_other_commit, fresh));
+  CHECK(experiments::manifest_unchanged(fresh, fresh));
+  m.engine = "sim";
+  CHECK_FALSE(experiments::manifest_unchanged(fresh, experiments::manifest_yaml(m)));
+  CHECK_FALSE(experiments::manifest_unchanged("", fresh));
 }

@@ -22,9 +22,9 @@ def cli_csv(*args):
         return None
     r = subprocess.run([SPECDSE_EXE, *map(str, args), "--format", "csv"], capture_output=True, text=True)
     assert r.returncode == 0, f"specdse {' '.join(map(str, args))}: exit {r.returncode}: {r.stderr.strip()}"
-    # CSV output is the table alone; a blank line would end it.
+    # CSV output: the footer's fields as '#' lines, then the table; a blank line would end it.
     body = r.stdout.split("\n\n", 1)[0]
-    return pd.read_csv(io.StringIO(body))
+    return pd.read_csv(io.StringIO(body), comment="#")
 
 
 def cli_error(*args):

@@ -56,7 +56,7 @@ def test_same_numbers_as_cli():
     out = subprocess.run([SPECDSE_EXE, "latency", "--hw", "v80", "--model", "llama-3.1-8b-instruct", "--x", "1,8,64",
                           "--context", "2048", "--format", "csv"], check=True, capture_output=True, text=True).stdout
     import io
-    cli = pd.read_csv(io.StringIO(out))
+    cli = pd.read_csv(io.StringIO(out), comment="#")
     py = specdse.latency("v80", "llama-3.1-8b-instruct", x=[1, 8, 64], context=2048)
     np.testing.assert_allclose(py["t_verify_s"].to_numpy(), cli["t_verify_s"].to_numpy(), rtol=1e-8)
 
@@ -255,7 +255,7 @@ def test_list_matches_cli():
         import io
         r = subprocess.run([SPECDSE_EXE, "list", "hardware", "--format", "csv"], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
-        cli = pd.read_csv(io.StringIO(r.stdout))
+        cli = pd.read_csv(io.StringIO(r.stdout), comment="#")
         assert list(cli["name"]) == list(hw["name"]) and list(cli.columns) == list(hw.columns)
     try:
         specdse.list("h100")
@@ -280,7 +280,7 @@ def test_golden_gpu_measurements_match_cli():
                                capture_output=True, text=True)
             assert r.returncode == 0, r.stderr
             import io
-            cli = pd.read_csv(io.StringIO(r.stdout.split("\n\n", 1)[0]))
+            cli = pd.read_csv(io.StringIO(r.stdout.split("\n\n", 1)[0]), comment="#")
             assert len(cli) == len(df)
             np.testing.assert_allclose(df["predicted_s"].to_numpy(), cli["predicted_s"].to_numpy(), rtol=1e-7)
     try:

@@ -159,5 +159,24 @@ def test_bad_input_matches_cli_message():
         raise AssertionError("expected AttributeError")
 
 
+def test_plan_attrs_hold_the_footer_fields_and_rank_stays_integer():
+    df = specdse.plan(system="specpipe-8x3090-pcie", model="llama-3.1-70b")
+    # Ranked rows have integer ranks; unranked rows have none (pandas' nullable Int64, not floats).
+    assert str(df["rank"].dtype) == "Int64", df["rank"].dtype
+    assert df["rank"].dropna().tolist() == list(range(1, 6))
+    assert df["rank"].isna().sum() == len(df) - 5
+    assert df.attrs["winner"].startswith("SpecPipe")
+    assert df.attrs["engine"] == "roofline" and isinstance(df.attrs["caveats"], list)
+    assert df.attrs["validation"] and "footer" in df.attrs
+    if SPECDSE_EXE:
+        import json
+        import subprocess
+        r = subprocess.run([SPECDSE_EXE, "plan", "--system", "specpipe-8x3090-pcie", "--model", "llama-3.1-70b",
+                            "--format", "json"], capture_output=True, text=True, check=True)
+        j = json.loads(r.stdout)
+        for key in ("winner", "runner_up", "bands_overlap", "engine", "caveats", "borrowed", "validation"):
+            assert df.attrs[key] == j[key], key
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))

@@ -91,9 +91,9 @@ TEST_CASE("tree-search: table of methods, validation, emitted tree, errors with 
 
   // --x-max is the option's name (as in optimize); --max-nodes still works and gives the same bytes.
   const std::string hw_args = " --hw u280 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024";
-  const auto limited = run_specdse("tree-search --trace " + train + " --x-max 3" + hw_args);
+  const auto limited = run_specdse("tree-search --trace " + train + " --x-max 3 --wide" + hw_args);
   REQUIRE(limited.exit_code == 0);
-  CHECK(limited.output == run_specdse("tree-search --trace " + train + " --max-nodes 3" + hw_args).output);
+  CHECK(limited.output == run_specdse("tree-search --trace " + train + " --max-nodes 3 --wide" + hw_args).output);
   // A best x on the largest x searched is flagged (x = 3 on a board where SD pays off).
   CHECK_THAT(limited.output, Catch::Contains("At search limit: the best x is the largest searched (3)"));
 

@@ -38,4 +38,13 @@ inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+// A command's CSV output without its leading '# key: value' lines (the footer's fields).
+inline std::string csv_body(const std::string& text) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("# ", 0) != 0) out += line + "\n";
+  return out;
+}
+
 }  // namespace window_test

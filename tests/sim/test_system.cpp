@@ -315,7 +315,7 @@ TEST_CASE("system: bad system files give one-line errors naming file and key") {
   CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target: {stages: even, devices: [tpu]}\n"),
              Catch::Contains("placement.target.devices") && Catch::Contains("'tpu'"));
   CHECK_THAT(load_error("name: t\ndevices:\n  - {name: gpu, hardware: rtx3090, count: 2}\nlinks:\n  - {link: warp-drive, topology: chain, devices: [gpu]}\nplacement:\n  target: {stages: even, devices: [gpu]}\n"),
-             Catch::Contains("unknown links 'warp-drive'"));
+             Catch::Contains("unknown link 'warp-drive'"));
   CHECK_THAT(load_error("name: t\ndevices:\n  - {name: gpu, hardware: rtx3090, count: 2}\nplacement:\n  target: {stages: even, devices: [gpu]}\n"),
              Catch::Contains("no path of links from gpu0 to gpu1"));
   CHECK_THAT(load_error(std::string(kTwoGpus) + "placement:\n  target:\n    stages:\n      - {devices: [gpu0], layers: 0-15}\n      - {devices: [gpu1], layers: 17-31}\n"),

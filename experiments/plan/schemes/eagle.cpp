@@ -46,7 +46,10 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   c.draft_head = s.algorithm.empty() ? search::kDefaultEagleHead : s.algorithm;
   c.draft_device = s.target_device();
   c.step_tokens = int(rows.number(0, "x"));
-  if (!rows.text(0, "at_search_limit").empty()) c.parameters += " (largest searched)";
+  if (!rows.text(0, "at_search_limit").empty()) {
+    c.parameters += " (largest searched)";
+    c.search_limit = "tree " + rows.text(0, "tree") + ": " + rows.text(0, "at_search_limit");
+  }
   c.acceptance = "paper 004's EAGLE acceptance for the target (band over processes fitting its chains)";
   c.why = fmt::format("{:.3g} tokens per {:.3g} ms step (verify {:.3g} ms, head {:.3g} ms, host {:.3g} ms)",
                       rows.number(0, "tpc"), rows.number(0, "ttit_ms"), rows.number(0, "t_verify_ms"),

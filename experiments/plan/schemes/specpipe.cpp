@@ -96,6 +96,10 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
       else if (!rows.text(i, "tree").empty()) c.parameters = "tree " + rows.text(i, "tree");
       else if (!plain) c.parameters = "static tree";
       const std::string& source = rows.text(i, "acceptance");
+      // The scenario marks acceptance measured for another target (specpipe_acceptance.hpp).
+      if (!plain && source.rfind("borrowed (", 0) == 0)
+        c.acceptance_borrowed = source.substr(std::string("borrowed (").size(),
+                                              source.find("): ") - std::string("borrowed (").size());
       c.acceptance = plain ? "none (no speculation)"
                      : source.empty()
                          ? fmt::format("paper 004's positional acceptance of the target's EAGLE-3 head (hit rate {:.3f})",

@@ -67,7 +67,10 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     c.draft_head = algorithm;
     c.draft_device = s.target_device();
     c.step_tokens = x;
-    if (!rows.text(0, "at_search_limit").empty()) c.parameters += " (" + rows.text(0, "at_search_limit") + ")";
+    if (!rows.text(0, "at_search_limit").empty()) {
+      c.parameters += " (" + rows.text(0, "at_search_limit") + ")";
+      c.search_limit = rows.text(0, "at_search_limit");
+    }
     c.acceptance = s.acceptance.empty()
                        ? fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task)
                        : rows.text(0, "acceptance");

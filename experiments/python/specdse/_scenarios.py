@@ -54,7 +54,8 @@ class _Scenario:
         The scenario's own parameters (``scenarios()``) as keyword arguments (``x_max=64`` for
         x-max; lists become comma lists) or ``params={"x-max": 64}``. A scenario with an
         ``engine`` parameter also gets ``engine`` there unless it is set explicitly.
-        Returns a DataFrame whose ``attrs["footer"]`` holds the summary line; ``frame=False``
+        Returns a DataFrame whose ``attrs["footer"]`` holds the summary line and whose other
+        ``attrs`` are the footer's fields as ``--format json`` has them; ``frame=False``
         returns (columns, footer).
         """
         info = {r[0]: r for r in _specdse.scenario_list()}.get(name)
@@ -78,13 +79,17 @@ class _Scenario:
         h = _optional_hw(hw, config_dir)
         ctx = [] if context is None else _ints(context, "context")
         with _spec_path(model, Model) as m, _spec_path(algorithm, Model) as a:
-            cols, footer = _specdse.run_scenario(
+            cols, footer, meta, int_with_gaps = _specdse.run_scenario(
                 name, h, m, a, ctx, 1 if batch is None else _one_int(batch, "batch"), task, os.fspath(data or ""), source_table, engine or "roofline",
                 [f"{k}={_param_value(v)}" for k, v in settings.items()], _config_dir(config_dir))
         if not frame:
             return cols, footer
         df = _frame(cols, True)
+        # Integer columns with empty cells (plan's rank of an unranked row) stay integers.
+        for c in int_with_gaps:
+            df[c] = df[c].astype("Int64")
         df.attrs["footer"] = footer
+        df.attrs.update(meta)  # the footer's fields, as --format json has them
         return df
 
     def _runner(self, name, description, params):

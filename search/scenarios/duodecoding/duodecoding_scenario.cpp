@@ -49,6 +49,23 @@ DuoAcceptance duo_acceptance(const ScenarioContext& ctx, std::uint64_t seed) {
     a.description = a.column = a.streams.front().source();
     return a;
   }
+  if (!band_given) {
+    // The default band was fitted to one pair's statistics (paper 003 Table 4): another pair's
+    // acceptance is not borrowed from it silently (plan refuses the same case).
+    const auto testbed = paper003_testbed();
+    const std::string target = ctx.configs->model(testbed.model).name, draft = ctx.configs->model(testbed.draft).name;
+    std::vector<std::string> others;
+    if (ctx.workload->target.name != target) others.push_back("target " + ctx.workload->target.name);
+    for (const char* key : {"draft", "sps-draft"})
+      if (!p.at(key).empty() && ctx.configs->model(p.at(key)).name != draft)
+        others.push_back(fmt::format("{} {}", key, ctx.configs->model(p.at(key)).name));
+    if (!others.empty())
+      throw models::InputError(fmt::format(
+          "duodecoding: the default acceptance ({}) was measured for {} drafting for {}, not for {}; give --alpha A "
+          "(independent per-token acceptance), --acceptance BAND (specdse fit --statistics FILE --out BAND) or "
+          "--trace FILE for this pair",
+          kDefaultBand, draft, target, fmt::join(others, ", ")));
+  }
   const ProcessBand band =
       resolve_process_band(band_given ? p.at("acceptance") : std::string(kDefaultBand), ctx.configs->dir(), "--acceptance");
   a.streams.push_back(PositionStream::from_process(AcceptanceProcess(band.central().params, band.name), kGeneratorTopK, seed));

@@ -37,7 +37,29 @@ SpecPipeAcceptance from_hit_curve(const SpecPipeAcceptanceRequest& rq, const std
 
 }  // namespace
 
+namespace {
+
+SpecPipeAcceptance chosen_acceptance(const SpecPipeAcceptanceRequest& rq);
+
+}  // namespace
+
 SpecPipeAcceptance specpipe_acceptance(const SpecPipeAcceptanceRequest& rq) {
+  SpecPipeAcceptance a = chosen_acceptance(rq);
+  // Paper 002's hits were measured against its 70B target; a user's own source (a band, a hit
+  // rate, a trace, another hit-points file) is theirs to vouch for.
+  const bool default_source = !rq.hit_rate && rq.trace.empty() && rq.hit_points.empty() &&
+                              (rq.acceptance == "auto" || rq.acceptance == "hit-curve");
+  if (default_source && !rq.target.empty() && rq.target != kPaper002Target) {
+    a.borrowed = fmt::format("measured against {}, not {}", kPaper002Target, rq.target);
+    a.column = fmt::format("borrowed ({}): {}", a.borrowed, a.column);
+    a.description = fmt::format("borrowed ({}): {}", a.borrowed, a.description);
+  }
+  return a;
+}
+
+namespace {
+
+SpecPipeAcceptance chosen_acceptance(const SpecPipeAcceptanceRequest& rq) {
   if (rq.hit_rate && !rq.trace.empty()) throw models::InputError("--hit-rate and --trace: give one source of hits");
   const bool chosen = rq.acceptance != "auto";
   if (chosen && (rq.hit_rate || !rq.trace.empty()))
@@ -84,5 +106,7 @@ SpecPipeAcceptance specpipe_acceptance(const SpecPipeAcceptanceRequest& rq) {
   a.column = band.column();
   return a;
 }
+
+}  // namespace
 
 }  // namespace search::specpipe

@@ -21,10 +21,13 @@ namespace search::specpipe {
 // The shipped band for paper 002's pair, and the draft it was fitted for.
 inline constexpr const char* kPaper002Band = "specpipe-paper002";
 inline constexpr const char* kPaper002Draft = "llama-3.2-1b";
+// The target the band and the hit curves were measured against (paper 002 Fig. 7, §3.3.1).
+inline constexpr const char* kPaper002Target = "llama-3.1-70b";
 
 struct SpecPipeAcceptanceRequest {
   std::string acceptance = "auto";  // auto, hit-curve, or a band's name or path
   std::string draft;                // the draft model's name
+  std::string target;               // the target model's name (acceptance measured for another is borrowed)
   std::string hit_points, hit_curve, level_accuracy;  // the hit curve's inputs (empty: defaults)
   std::string confidence = "auto";  // the hit curve's draft confidence: auto (calibrated), calibrated, constant
   std::optional<double> hit_rate;   // a fixed hit rate
@@ -41,6 +44,10 @@ struct SpecPipeAcceptance {
   std::optional<AcceptanceProcess> process;  // the rows' process (the band's central fit), if any
   std::string description;           // for the footer
   std::string column;                // the `acceptance` cell of every row drawing from it
+  // "measured against llama-3.1-70b, not TARGET" where the default source (the band or the hit
+  // curve) was measured for another target than the request's; empty otherwise. The column
+  // and the description then start with "borrowed: ".
+  std::string borrowed;
 };
 
 // InputError naming the option for a bad source (unknown band, two sources at once, ...).

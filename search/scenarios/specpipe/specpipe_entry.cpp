@@ -88,6 +88,7 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
   SpecPipeAcceptanceRequest rq;
   rq.acceptance = ctx.text("acceptance");
   rq.draft = setup.draft->name;
+  rq.target = ctx.workload->target.name;
   rq.hit_points = ctx.text("hit-points");
   rq.hit_curve = ctx.text("hit-curve");
   rq.level_accuracy = ctx.text("level-accuracy");
