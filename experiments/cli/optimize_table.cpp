@@ -33,6 +33,8 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
   t = Table({"hw", "model", "algorithm", "task", "context", "batch", "ar_tokens_per_s", "best_x", "best_tokens_per_s",
              "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "ridge_x_bound", "aat_source", "at_search_limit",
              "aat_source_tables"});
+  t.set_narrow_columns({"context", "batch", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup", "aat_at_best",
+                        "ridge_x", "regime", "at_search_limit"});
   // Measurements are keyed by the model config's own name, so a model given as a YAML path
   // finds them too.
   const AatResolver resolver(reg, a.acceptance, {w.target.name, a.algorithm, a.task}, w.algorithm.get(), a.x_max);

@@ -88,6 +88,8 @@ int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
   Table t({"hw", "model", "engine", "context", "draft", "alpha", "alpha_source", "cost_ratio", "gamma",
            "expected_tokens", "t_draft_s", "t_verify_s", "tokens_per_s", "speedup", "rho", "steps", "delta_n",
            "theorem2_bound", "theorem2", "faster_than_baseline", "chosen", "at_search_limit"});
+  t.set_narrow_columns({"draft", "alpha", "gamma", "expected_tokens", "tokens_per_s", "speedup", "theorem2",
+                        "chosen", "at_search_limit"});
   for (std::size_t i = 0; i < evals.size(); ++i) {
     const auto& e = evals[i];
     const auto& lat = candidates[i].latency;

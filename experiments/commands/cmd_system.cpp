@@ -53,6 +53,7 @@ int run_system(const SystemArgs& a, const GlobalOptions& g) {
   // bytes and messages the bytes per call and the calls; algorithm and transport what ran.
   Table t({"kind", "name", "hardware", "stack", "role", "busy_s", "bytes", "messages", "memory_gib",
            "capacity_gib", "status", "algorithm", "transport"});
+  t.set_narrow_columns({"kind", "name", "hardware", "role", "busy_s", "bytes", "memory_gib", "capacity_gib", "status"});
   for (const auto& d : step.devices)
     t.add_row({"device", d.device, d.hardware, d.stack, d.role, num(d.busy_s), integer(0), integer(0),
                num(d.memory.need.total() / kGiB, 4), num(d.memory.capacity_bytes / kGiB, 4),

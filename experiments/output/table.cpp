@@ -194,10 +194,13 @@ std::string Table::text_table() const {
   for (std::size_t i = 0; i < columns_.size(); ++i)
     if (!narrow || std::find(narrow_columns_.begin(), narrow_columns_.end(), columns_[i]) != narrow_columns_.end())
       shown.push_back(i);
-  // Still too wide: the widest text columns give way (their cells cut, ending in "..."), down to
-  // their header or kMinCutWidth characters; numbers are never cut.
+  // Still too wide (or any table too wide without narrow columns): the widest text columns give
+  // way (their cells cut, ending in "..."), down to their header or kMinCutWidth characters;
+  // numbers are never cut, so a table of many numbers may stay wider.
   constexpr std::size_t kMinCutWidth = 16;
-  if (narrow) {
+  const bool cut = !wide_tables && total > kTableWidth;
+  bool any_cut = false;
+  if (cut) {
     std::vector<bool> text_column(columns_.size(), true);
     for (const auto& row : rows_)
       for (std::size_t i = 0; i < row.size(); ++i)
@@ -215,6 +218,7 @@ std::string Table::text_table() const {
           widest = i;
       if (widest == columns_.size()) break;  // nothing left to cut
       --width[widest];  // one character at a time: the widest columns end up alike
+      any_cut = true;
     }
   }
   auto fit = [&](const std::string& cell, std::size_t w) {
@@ -243,6 +247,9 @@ std::string Table::text_table() const {
       if (std::find(shown.begin(), shown.end(), i) == shown.end()) hidden.push_back(columns_[i]);
     footer += fmt::format("{}not shown: {} (--wide: every column, no cell cut; or --format csv|json)",
                           footer.empty() ? "" : "\n", fmt::join(hidden, ", "));
+  } else if (any_cut) {
+    footer += fmt::format("{}long cells cut to fit {} characters (--wide: uncut; or --format csv|json)",
+                          footer.empty() ? "" : "\n", kTableWidth);
   }
   if (!footer.empty()) out << (wide_tables ? footer : wrap_footer(footer)) << '\n';
   return out.str();

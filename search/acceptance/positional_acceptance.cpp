@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -102,7 +103,8 @@ Paper004Table1::OwnEagle own_eagle_row(const Paper004Table1& t, const std::strin
     if (r.model == model) return r;
     known.push_back(r.model);
   }
-  throw models::InputError(fmt::format("positional acceptance: no paper 004 figures for model '{}' (known: {})",
+  throw models::InputError(fmt::format("positional acceptance: no paper 004 figures for model '{}' (known: {}); give "
+                                       "your EAGLE head's measured chains to `specdse eagle --chain-tpc LENGTH:TPC,...`",
                                        model, fmt::join(known, ", ")));
 }
 
@@ -121,6 +123,72 @@ double paper004_table2_tpc(const std::string& config_dir, const std::string& mod
                                        models::reference_path("paper004_table2", config_dir), model));
 }
 
+namespace {
+
+// The mean decay over paper 004 Table 1's EAGLE-3 rows, with the rows it came from.
+std::pair<double, std::string> mean_eagle3_decay(const Paper004Table1& t) {
+  double decay = 0;
+  std::vector<std::string> labels;
+  for (const auto& e : t.eagle3) {
+    decay += fit_decay(e.chain);
+    labels.push_back(e.label);
+  }
+  return {decay / double(t.eagle3.size()), fmt::format("mean of EAGLE-3 {}", fmt::join(labels, "/"))};
+}
+
+}  // namespace
+
+std::vector<ChainTpcPoint> parse_chain_tpcs(const std::string& text, const std::string& option) {
+  std::vector<ChainTpcPoint> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const auto colon = item.find(':');
+    ChainTpcPoint p;
+    std::size_t used_length = 0, used_tpc = 0;
+    try {
+      if (colon == std::string::npos) throw std::invalid_argument(item);
+      p.length = std::stoi(item.substr(0, colon), &used_length);
+      p.tpc = std::stod(item.substr(colon + 1), &used_tpc);
+    } catch (const std::exception&) {
+      used_length = 0;
+    }
+    if (colon == std::string::npos || used_length != colon || used_tpc != item.size() - colon - 1 || p.length < 1 ||
+        p.length > 64 || !std::isfinite(p.tpc))
+      throw models::InputError(fmt::format("{}: expected LENGTH:TPC items (a chain of 1-64 draft tokens and its "
+                                           "measured tokens per call), e.g. 3:2.8,5:3.3; got '{}'",
+                                           option, item));
+    for (const auto& q : out)
+      if (q.length == p.length) throw models::InputError(fmt::format("{}: chain length {} given twice", option, p.length));
+    out.push_back(p);
+    start = end + 1;
+  }
+  if (out.empty()) throw models::InputError(fmt::format("{}: expected at least one LENGTH:TPC item", option));
+  return out;
+}
+
+PositionalAcceptance user_chain_acceptance(std::vector<ChainTpcPoint> points, const std::string& config_dir) {
+  if (points.empty()) throw models::InputError("positional acceptance: no chain TPC given");
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
+  std::vector<std::string> given;
+  for (const auto& p : points) given.push_back(fmt::format("{}:{}", p.length, p.tpc));
+  double decay = 0;
+  std::string from;
+  if (points.size() >= 2) {
+    decay = fit_decay(points);
+    from = "fitted to them";
+  } else {
+    const auto mean = mean_eagle3_decay(load_paper004_table1(config_dir));
+    decay = mean.first;
+    from = "paper 004 Table 1's " + mean.second + " chains (one length given)";
+  }
+  const double level = solve_level(decay, points.front());
+  return PositionalAcceptance(level, decay,
+                              fmt::format("your EAGLE head's chain TPCs {} (--chain-tpc): level from chain {}, decay {}",
+                                          fmt::join(given, ","), points.front().length, from));
+}
+
 PositionalAcceptance paper004_acceptance(const std::string& config_dir, const std::string& model) {
   const Paper004Table1 t = load_paper004_table1(config_dir);
   const Paper004Table1::OwnEagle row = own_eagle_row(t, model);
@@ -133,13 +201,7 @@ PositionalAcceptance paper004_acceptance(const std::string& config_dir, const st
     decay = fit_decay(own->chain);
     from = "EAGLE-3 " + own->label;
   } else {
-    std::vector<std::string> labels;
-    for (const auto& e : t.eagle3) {
-      decay += fit_decay(e.chain);
-      labels.push_back(e.label);
-    }
-    decay /= double(t.eagle3.size());
-    from = fmt::format("mean of EAGLE-3 {}", fmt::join(labels, "/"));
+    std::tie(decay, from) = mean_eagle3_decay(t);
   }
   const double level = solve_level(decay, {3, row.chain3_tpc});
   return PositionalAcceptance(level, decay,

@@ -53,6 +53,16 @@ double solve_level(double decay, const ChainTpcPoint& point);
 // other points in least squares. InputError for fewer than two points.
 double fit_decay(const std::vector<ChainTpcPoint>& points);
 
+// The model for a user's own EAGLE head from its measured chain TPCs (`eagle --chain-tpc
+// 3:2.8,5:3.3`): with two or more chain lengths the decay is fitted to them (fit_decay) and the
+// level solved on the shortest; with one, the level is solved on it under the mean decay of paper
+// 004's EAGLE-3 rows (the rule paper004_acceptance uses for targets without such a row).
+// InputError for no point, a length below 1 or a repeated length, or a TPC no chain reaches.
+PositionalAcceptance user_chain_acceptance(std::vector<ChainTpcPoint> points, const std::string& config_dir);
+
+// "3:2.8,5:3.3" -> chain points (InputError naming `option` and the bad item).
+std::vector<ChainTpcPoint> parse_chain_tpcs(const std::string& text, const std::string& option);
+
 // The model for a target of paper 004 (the models of configs/reference/paper004_table1.yaml:
 // "llama-3.1-8b-instruct", "llama-3.1-70b", "llama-4-scout", "llama-4-maverick"): decay fitted to
 // the EAGLE-3 chain TPCs at lengths 3/5/7 of paper 004 Table 1 (the model's own EAGLE-3 row when

@@ -44,6 +44,8 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
   r.columns = {"hw", "model", "algorithm", "context", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup",
                "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime", "ridge_x_bound", "at_search_limit", "speedup_low",
                "speedup_high", "acceptance"};
+  r.narrow_columns = {"context", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup", "aat_at_best", "ridge_x",
+                      "regime", "at_search_limit"};
   for (long long L : ctx.contexts) {
     const auto aat = band_aat.empty() ? ctx.aat(L) : band_aat.front();
     const std::string row_acceptance = aat.note.empty() ? acceptance : acceptance + ", " + aat.note;

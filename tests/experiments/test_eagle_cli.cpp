@@ -76,11 +76,28 @@ TEST_CASE("specdse eagle: bad input is a one-line error with exit 2") {
                                  "eagle --system eagle-8xh100-nvlink --model llama-3.1-8b-instruct --tree N100",
                                  "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 0",
                                  "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 7",
-                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 3 --tree D5-BF1"}) {
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --max-depth 3 --tree D5-BF1",
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --chain-tpc 3:0.9",
+                                 "eagle --hw h100-sxm --model llama-3.1-8b-instruct --chain-tpc 3=2.8"}) {
     const auto r = run(args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);
   }
+}
+
+TEST_CASE("specdse eagle --chain-tpc: a target without paper 004 figures runs on its own head's measured chains") {
+  const std::string base = "eagle --hw h100-sxm --model llama-2-7b --batch 1,8 --context 1024";
+  const auto without = run(base);
+  CHECK(without.status == 2);
+  CHECK_THAT(without.output, Catch::Contains("no paper 004 figures for model 'llama-2-7b'") &&
+                                 Catch::Contains("--chain-tpc"));
+  const auto r = run(base + " --chain-tpc 3:2.6,5:3.0 --format csv", false);
+  REQUIRE(r.status == 0);
+  const auto t = csv(r.output);
+  REQUIRE(t.size() == 3);
+  CHECK(std::stod(t[1][column(t[0], "tpc")]) > 1);
+  CHECK(std::stod(t[1][column(t[0], "speedup")]) > 1);
+  CHECK_THAT(r.output, Catch::Contains("--chain-tpc"));  // the footer names the acceptance used
 }
 
 TEST_CASE("specdse eagle: an MoE config with top-k above its experts is a one-line error, exit 2") {

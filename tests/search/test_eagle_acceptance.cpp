@@ -66,3 +66,20 @@ TEST_CASE("Trees: D_m-BF_n sizes, N_i best-first and prefix-closed, TPC grows wi
   CHECK(n8 >= tree_tpc(m, full_tree(4, 1)));
   CHECK_THROWS_AS(pruned_tree(m, 10, 2, 2), models::InputError);  // only 2 + 4 nodes exist
 }
+
+TEST_CASE("A user's EAGLE head from its measured chains: the paper's rule for a one-length target, a fit for more") {
+  const std::string dir = models::ConfigRegistry::default_config_dir();
+  // Llama 4 Scout has no EAGLE-3 row: paper 004's model is the mean decay and its own chain-3
+  // TPC, so its chain-3 figure given as the user's gives the same acceptance at every depth.
+  const PositionalAcceptance paper = paper004_acceptance(dir, "llama-4-scout");
+  const PositionalAcceptance mine = user_chain_acceptance(parse_chain_tpcs("3:2.87", "--chain-tpc"), dir);
+  for (int d = 1; d <= 8; ++d) CHECK(mine.alpha(d) == Approx(paper.alpha(d)).epsilon(1e-12));
+  // Several lengths: the decay fitted to them, the shortest reproduced exactly (order given free).
+  const auto several = user_chain_acceptance(parse_chain_tpcs("7:3.57,3:2.80,5:3.32", "--chain-tpc"), dir);
+  CHECK(several.chain_tpc(3) == Approx(2.80).margin(1e-6));
+  CHECK(several.chain_tpc(5) == Approx(3.32).margin(0.02));
+  CHECK_THAT(several.source(), Catch::Contains("--chain-tpc"));
+  // Bad items are one-line errors naming the option and the item.
+  for (const std::string bad : {"", "3", "3:", "0:2", "3:2.8,3:2.9", "x:2", "3:2.8x", "3:0.5", "3:9"})
+    CHECK_THROWS_AS(user_chain_acceptance(parse_chain_tpcs(bad, "--chain-tpc"), dir), models::InputError);
+}

@@ -192,6 +192,8 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   r.columns = {"system", "draft_device", "target_device", "context", "gamma", "status", "expected_tokens_per_step",
                "t_draft_s", "t_transfer_s", "t_verify_s", "step_s", "tokens_per_s", "ar_tokens_per_s", "speedup",
                "tokens_per_s_low", "tokens_per_s_high", "acceptance", "best"};
+  r.narrow_columns = {"draft_device", "target_device", "context", "gamma", "status", "expected_tokens_per_step",
+                      "step_s", "tokens_per_s", "speedup", "best"};
   const auto& ddev = system.devices[std::size_t(draft_dev)];
   const auto& tdev = system.devices[std::size_t(target_dev)];
   // --trace-out: the fastest iteration over every context and window.

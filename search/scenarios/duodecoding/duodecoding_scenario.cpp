@@ -167,6 +167,8 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
                    "target_idle_fraction", "draft_idle_fraction", "tokens_per_iteration", "processed_tokens_per_iteration",
                    "iteration_s", "target_forward_s", "draft_s", "comm_s", "ttft_s", "ttft_vs_ad", "ttft_vs_sps",
                    "acceptance"};
+    out.narrow_columns = {"method", "budget", "sequences", "tokens_per_s", "speedup_vs_ad", "speedup_vs_sps",
+                          "tokens_per_iteration", "iteration_s", "ttft_s"};
     const double ttft[3] = {r.ttft.ad_s, r.ttft.sps_s, r.ttft.duo_parallel_s};
     const std::string sequences[3] = {"0", "static:1", p.at("sequences")};
     for (int k = 0; k < 3; ++k) {
@@ -211,6 +213,8 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
       if (b == r.hardware_budget) hw_rate = run.tokens_per_s;
     out.columns = {"budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
                    "draft_idle_fraction", "tokens_per_iteration", "iteration_s", "best"};
+    out.narrow_columns = {"budget", "offset", "tokens_per_s", "relative_to_hardware_budget", "target_idle_fraction",
+                          "tokens_per_iteration", "best"};
     for (const auto& [b, run] : sweep)
       out.rows.push_back({std::int64_t(b), std::int64_t(b - r.hardware_budget), run.tokens_per_s, run.tokens_per_s / hw_rate,
                           run.target_idle_fraction, run.draft_idle_fraction, run.tokens_per_iteration,

@@ -72,7 +72,11 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   if (!w.algorithm) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(kDefaultDraft));
   // Paper 004 trains a head per target: its layer takes the target's layer shape.
   w.algorithm = std::make_shared<models::AlgorithmSpec>(eagle_head_for_target(*w.algorithm, w.target));
-  const auto acceptance = paper004_acceptance(ctx.configs->dir(), w.target.name);
+  // Paper 004's figures for its targets, or the user's own head's measured chains.
+  const auto acceptance = ctx.text("chain-tpc").empty()
+                              ? paper004_acceptance(ctx.configs->dir(), w.target.name)
+                              : user_chain_acceptance(parse_chain_tpcs(ctx.text("chain-tpc"), "--chain-tpc"),
+                                                      ctx.configs->dir());
   std::unique_ptr<models::LatencyEngine> engine;
   std::unique_ptr<EagleCostModel> costs;
   std::string host_note;
@@ -115,6 +119,8 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
                "t_draft_ms", "t_host_ms", "t_wait_ms", "ttit_ms", "tokens_per_s_per_seq", "speedup_low", "speedup",
                "speedup_high", "ar_step_ms", "ar_wait_ms", "weight_gb", "ar_weight_gb", "kv_gb", "meets_target",
                "status", "at_search_limit"};
+  r.narrow_columns = {"batch", "tree", "x", "tpc", "tpc_low", "tpc_high", "ttit_ms", "tokens_per_s_per_seq", "speedup",
+                      "status", "at_search_limit"};
   // A chosen tree as large as the largest candidate may only be the edge of the search.
   const int largest = eagle_largest_candidate_nodes(o);
   // TPC of the chosen tree over the processes the chain statistics leave open (eagle_tpc_band.hpp);
@@ -170,6 +176,10 @@ const ScenarioRegistration eagle_dispatcher_scenario_registration(
      {param::system("", "e.g. eagle-8xh100-nvlink: target and head tensor parallel on the timeline, instead of --hw"),
       param::integers("batch", "1,2,4,8,16,32,64,128", 1, 1 << 16, "sequences", "batch sizes, e.g. 1,2,4 or a range"),
       param::text("tree", "", "only these trees (D<m>-BF<n>, N<i>; comma separated)"),
+      param::text("chain-tpc", "",
+                  "your EAGLE head's measured tokens per call of chains, LENGTH:TPC,... (e.g. 3:2.8,5:3.3,7:3.6; "
+                  "accepted tokens + 1) instead of paper 004's figures for the target (which cover Llama-3.1-8B/70B "
+                  "and Llama 4 Scout/Maverick)"),
       param::real("latency-target-ms", 0, 0, 1e6, "ms", "step (TTIT) target; 0: maximise speed"),
       param::real("sd-host-us", 0, 0, 1e6, "us",
                   "host work a speculative step adds beyond the plain step's (tree sampling, bookkeeping); no "

@@ -121,6 +121,8 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
                  "tokens_per_s", "tokens_per_s_total", "hit_rate", "substituted_rate", "flush_rate", "step_s",
                  "e_tbt_eq1_s", "e_tbt_eq2_s", "e_tbt_mechanism_s", "link_bytes_per_step", "max_hop_bytes",
                  "stage_util_min", "stage_util_max", "draft_util", "speedup_vs_pp", "acceptance", "best"};
+  out.narrow_columns = {"method", "batch", "w", "k", "tree", "tbt_mean_s", "tbt_low_s", "tbt_high_s", "hit_rate",
+                        "speedup_vs_pp", "best"};
   std::string summary, eagle_note, boundary;
   std::shared_ptr<const specpipe::ScenarioResult> traced;
   // With a trace wanted, each method's row keeps its run's timeline (SpecPipe's best row, every
