@@ -63,7 +63,8 @@ std::string singular(const std::string& folder) {
 std::string how_to_add(const std::string& dir, const std::string& folder, const std::string& name) {
   if (folder == "hardware")
     return fmt::format("; to add a board, GPU or CPU, copy the closest one of its kind to {} and edit its "
-                       "figures (docs/extending.md)", (fs::path(dir) / folder / (shown(name) + ".yaml")).string());
+                       "figures, or give the copy's path (--hw my-board.yaml) (docs/extending.md)",
+                       (fs::path(dir) / folder / (shown(name) + ".yaml")).string());
   if (folder == "models")
     return fmt::format("; to add a model from its Hugging Face config.json: specdse import-model config.json --name {} "
                        "--out configs/models/{}.yaml", shown(name), shown(name));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <sstream>
 
@@ -75,6 +76,7 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
                                                      result.write_trace
                                                          ? std::filesystem::path(report_trace).filename().string()
                                                          : std::string()));
+    std::cerr << "specdse: wrote " << a.report << (result.write_trace ? " and " + report_trace : std::string()) << "\n";
   }
   print_table(scenario_table(result), a.format);
   if (!a.plot.empty()) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/scenario_runner.hpp"
 #include "experiments/reproductions/reproduction.hpp"
 #include "experiments/sweep/process_pool.hpp"
 #include "experiments/sweep/scenario_sweep.hpp"
@@ -47,7 +48,7 @@ sim::FpgaSimulationWork work_since(const sim::FpgaSimulationWork& before) {
 struct BenchArgs {
   std::string hw = "v80", model = "llama-3.1-8b-instruct", format;
   long long context = 4096;
-  bool skip_clocked = false, skip_sweep = false, skip_reproduce = false;
+  bool skip_clocked = false, skip_sweep = false, skip_reproduce = false, skip_serve = false;
 };
 
 // Wall and CPU (user + system, all threads of this process and its worker processes) seconds of a
@@ -183,6 +184,27 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
     footer.push_back(fmt::format("scenario sweep on the roofline engine ({} points): 2 threads {:.2f}x faster than 1",
                                  spec->size(), best[1] / best[2]));
   }
+  if (!a.skip_serve) {
+    // The serving simulator: one simulated hour at 10 requests/s on one H100 (about 36,000
+    // requests), plain decoding and EAGLE-3, on each engine (step costs memoised by batch, tokens
+    // per sequence and context bucket in the deployment's cost layer).
+    for (const std::string engine : {"roofline", "sim"}) {
+      ScenarioInputs in;
+      in.hw = "h100-sxm";
+      in.model = "llama-3.1-8b-instruct";
+      in.engine = engine;
+      in.params = {"rate=10", "duration-s=3600", "engine=" + engine};
+      const Stopwatch sw;
+      const auto r = run_scenario("serve", in, reg);
+      long long requests = 0;
+      for (const auto& row : r.rows) requests += std::get<std::int64_t>(row[3]);
+      t.add_row({"serve: one hour at 10 requests/s on h100-sxm, no SD and eagle3", engine, integer(1), integer(0),
+                 integer(0), num(sw.wall()), num(sw.cpu()), integer(0), num(0), num(0), integer(0), integer(0)});
+      footer.push_back(fmt::format("serve --rate 10 --duration-s 3600 on the {} engine: {} requests simulated (both "
+                                   "methods) in {:.2f} s wall",
+                                   engine, requests, sw.wall()));
+    }
+  }
   // `reproduce all` on each engine, as it runs: side by side in worker processes where this
   // process may fork, the long-running ones started first.
   const std::vector<std::string> engines =
@@ -248,6 +270,7 @@ const RegisterCommand bench_registration{
       sub.add_flag("--skip-clocked", a->skip_clocked, "Skip the (slow) clocked reference runs");
       sub.add_flag("--skip-sweep", a->skip_sweep, "Skip the design-point / 2-thread sweep timing");
       sub.add_flag("--skip-reproduce", a->skip_reproduce, "Skip timing reproduce all (roofline and sim engines)");
+      sub.add_flag("--skip-serve", a->skip_serve, "Skip timing the serving simulator (an hour at 10 requests/s)");
       add_format_option(sub, a->format);
       return [a, &g] { return run_bench(*a, g); };
     },

@@ -159,7 +159,8 @@ std::string Table::to_string(OutputFormat format) const {
           // Strings through nlohmann-json; numbers keep their fixed formatting (byte-stable output).
           out << (i ? ", " : "") << sim::json_string(columns_[i]) << ": ";
           const Cell& c = rows_[r][i];
-          if (std::holds_alternative<std::string>(c)) out << sim::json_string(std::get<std::string>(c));
+          // An empty cell is no value: null, not "" (a number column's missing entry stays a non-string).
+          if (const auto* text = std::get_if<std::string>(&c)) out << (text->empty() ? "null" : sim::json_string(*text));
           else out << cell_text(c, true);
         }
         out << "}" << (r + 1 < rows_.size() ? "," : "") << "\n";

@@ -8,7 +8,8 @@
 //   - text: the footer under the table, broken into lines of at most kTableWidth characters;
 //   - CSV: one leading `# key: value` line per field (a list joined by " | "), then the header;
 //     pandas reads it with read_csv(f, comment="#"), the project's CSV reader skips such lines;
-//   - JSON: one object, {"key": value, ..., "footer": "...", "rows": [{column: value}, ...]}.
+//   - JSON: one object, {"key": value, ..., "footer": "...", "rows": [{column: value}, ...]}; an
+//     empty cell is null.
 // A text table wider than kTableWidth shows only its narrow columns (set_narrow_columns) unless
 // --wide (set_wide_tables) asks for all; CSV and JSON always hold every column.
 #include <cstdint>

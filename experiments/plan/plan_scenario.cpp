@@ -335,7 +335,13 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   std::vector<std::string> footer_lines, caveats, borrowed, search_limits;
   auto meta = [&r](const char* key, search::ScenarioResult::MetaValue v) { r.meta.emplace_back(key, std::move(v)); };
   if (rank == 0) {
-    footer_lines.push_back("no scheme could be timed (see status)");
+    // Timed but all missing a target is another answer than nothing timed.
+    const PlanCandidate* closest = nullptr;
+    for (const auto& c : all)
+      if (c.tbt_s > 0 && c.status.rfind("misses", 0) == 0 && (!closest || key(c) < key(*closest))) closest = &c;
+    footer_lines.push_back(closest ? fmt::format("no candidate meets the targets (see status); closest: {} ({}): {}",
+                                                 closest->scheme, closest->placement, closest->status)
+                                   : "no scheme could be timed (see status)");
   } else {
     const auto& best = all[0];
     winner = fmt::format("{} ({}{})", best.scheme, best.placement, best.parameters.empty() ? "" : ", " + best.parameters);
@@ -374,7 +380,8 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   const std::string acceptance_words =
       s.alpha ? fmt::format("draft models at alpha {} per token", *s.alpha)
       : !band_note.empty() ? band_note.substr(2)
-                           : "draft-model chain SD needs --alpha or --acceptance";
+      : s.batch == 1 && !rate ? "draft-model chain SD needs --alpha or --acceptance"
+                              : "no draft-model acceptance given (--alpha or --acceptance)";
   footer_lines.push_back(fmt::format("{} on {}, {}, {}; engine {}{}", s.target.name, s.system.name, context_words,
                                      load_words, s.engine, stack_note));
   footer_lines.push_back(fmt::format("{}; {} candidates from {} schemes", acceptance_words, all.size(), schemes.size()));

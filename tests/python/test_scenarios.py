@@ -23,6 +23,7 @@ CASES = {
     "eagle-dispatcher": dict(hw="h100-sxm", model="llama-3.1-8b-instruct", algorithm="eagle3-tree", context=1024,
                              params={"batch": [1, 8]}),
     "plan": dict(hw="h100-sxm", model="llama-3.1-8b-instruct", context=1024, params={"alpha": 0.8}),
+    "serve": dict(hw="h100-sxm", model="llama-3.1-8b-instruct", params={"rate": [1, 8], "duration-s": 20}),
 }
 
 
@@ -176,6 +177,14 @@ def test_plan_attrs_hold_the_footer_fields_and_rank_stays_integer():
         j = json.loads(r.stdout)
         for key in ("winner", "runner_up", "bands_overlap", "engine", "caveats", "borrowed", "validation"):
             assert df.attrs[key] == j[key], key
+
+
+def test_serve_from_python_names_where_speculation_stops_paying():
+    df = specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", rate=[1, 64], duration_s=20)
+    assert list(df["method"]) == ["no SD", "eagle3", "no SD", "eagle3"]
+    assert df["finished"].dtype == np.int64 and (df["finished"] == df["requests"]).all()
+    assert "sd_stops_paying_at_per_s" in df.attrs and df.attrs["workload"] == "sharegpt-llama3.1-8b"
+    assert ((df["littles_law_ratio"] - 1).abs() < 1e-6).all()
 
 
 if __name__ == "__main__":

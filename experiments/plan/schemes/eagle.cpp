@@ -48,7 +48,9 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
   c.step_tokens = int(rows.number(0, "x"));
   if (!rows.text(0, "at_search_limit").empty()) {
     c.parameters += " (largest searched)";
-    c.search_limit = "tree " + rows.text(0, "tree") + ": " + rows.text(0, "at_search_limit");
+    // plan has no --max-nodes: the eagle command that searches further.
+    c.search_limit = fmt::format("tree {}: the largest searched (specdse eagle --max-nodes searches further)",
+                                 rows.text(0, "tree"));
   }
   c.acceptance = "paper 004's EAGLE acceptance for the target (band over processes fitting its chains)";
   c.why = fmt::format("{:.3g} tokens per {:.3g} ms step (verify {:.3g} ms, head {:.3g} ms, host {:.3g} ms)",

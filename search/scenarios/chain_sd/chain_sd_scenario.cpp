@@ -189,6 +189,7 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   }
 
   ScenarioResult r;
+  std::vector<std::string> at_limit;  // contexts whose best window is the largest searched
   r.columns = {"system", "draft_device", "target_device", "context", "gamma", "status", "expected_tokens_per_step",
                "t_draft_s", "t_transfer_s", "t_verify_s", "step_s", "tokens_per_s", "ar_tokens_per_s", "speedup",
                "tokens_per_s_low", "tokens_per_s_high", "acceptance", "best"};
@@ -224,7 +225,7 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
     }
     const double ar_s = side.verify_s(1, L);
     std::vector<std::vector<ScenarioCell>> rows;
-    std::size_t best = 0;
+    std::size_t best = 0;  // index in `rows`
     double best_rate = -1;
     for (long long gamma : gammas) {
       std::vector<ScenarioCell> row{system.name, ddev.name, tdev.name, std::int64_t(L), std::int64_t(gamma), status};
@@ -250,6 +251,10 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
       rows.push_back(std::move(row));
     }
     if (best_rate > 0) rows[best].back() = std::string("*");
+    // The best window at the largest searched may only be the edge of the search.
+    if (best_rate > 0 && gammas.size() > 1 && best + 1 == rows.size())
+      at_limit.push_back(fmt::format("context {}: the best gamma, {}, is the largest searched (raise --gamma)", L,
+                                     gammas.back()));
     for (auto& row : rows) r.rows.push_back(std::move(row));
   }
   const std::string where =
@@ -259,6 +264,8 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
                            : tdev.name;
   r.footer = fmt::format("draft {} on {}, target {} on {}; {}; engine {}; {} engine evaluations", draft.name, ddev.name,
                          target.name, where, acceptance_note, engine, costs.evaluations() + long(step_memo.size()));
+  for (const auto& note : at_limit) r.footer += "\nat the search limit: " + note;
+  r.meta.emplace_back("search_limits", at_limit);
   if (traced.graph) r.write_trace = sim::chrome_trace_writer(traced.graph, traced.run);
   return r;
 }

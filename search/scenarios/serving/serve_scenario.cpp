@@ -1,0 +1,260 @@
+// `specdse serve` (and `specdse scenario serve`, `specdse.serve` in Python): one serving instance
+// on one device under Poisson load, with and without speculative decoding, at each request rate:
+// TTFT, time per output token and end-to-end percentiles, throughput, goodput under an SLO, and
+// the rate from which speculation stops paying (serving_simulation.hpp; docs/serving.md).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "models/config_error.hpp"
+#include "models/software_stack.hpp"
+#include "models/system_spec.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+#include "search/scenarios/scenario.hpp"
+#include "search/scenarios/serving/serving_simulation.hpp"
+#include "search/scenarios/serving/serving_workload.hpp"
+#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
+
+namespace search::serving {
+namespace {
+
+constexpr double kGib = double(1ull << 30);
+
+// The deployment's step times for the serving loop: the target's forwards and the EAGLE head's
+// passes through the one cost layer (sim::SystemCosts: memoised by graph fingerprint, with an index
+// by shape in front), so an hour of steps costs each distinct (batch, tokens, context bucket) once.
+class DeploymentStepCosts {
+ public:
+  DeploymentStepCosts(const models::HardwareSpec& hw, const std::string& engine, const models::ModelSpec& target,
+                      const models::AlgorithmSpec* head)
+      : costs_(models::single_device_system(hw), engine) {
+    target_ = costs_.add_model(target);
+    if (head) head_ = costs_.add_head(*head, target);
+  }
+  ServingStepCosts step_costs() const {
+    ServingStepCosts s;
+    s.prefill_s = [this](int requests, long long tokens) {
+      models::StepShape shape;
+      shape.tokens = int(tokens);
+      shape.context = 0;
+      shape.batch = requests;
+      shape.include_lm_head = false;  // the first token's one logits row is left out (under 1 %)
+      return costs_.forward_s(0, target_, shape);
+    };
+    s.decode_s = [this](int batch, int tokens, long long context, int draft_tokens) {
+      models::StepShape shape;
+      shape.tokens = tokens;
+      shape.context = context;
+      shape.batch = batch;
+      double t = costs_.forward_s(0, target_, shape);
+      // The EAGLE head drafts a chain: one pass per draft token, inside the step.
+      if (draft_tokens > 0 && head_ >= 0)
+        for (int i = 0; i < draft_tokens; ++i) t += costs_.head_pass_s(0, head_, 1, batch, context + i);
+      return t;
+    };
+    return s;
+  }
+  long long evaluations() const { return costs_.evaluations(); }
+
+ private:
+  sim::SystemCosts costs_;
+  int target_ = 0, head_ = -1;
+};
+
+// Tokens of KV cache the device holds beside the target's weights, its runtime and the largest
+// step's activations (sim/system/memory_fit.hpp's accounting).
+long long kv_capacity_tokens(const models::HardwareSpec& hw, const models::ModelSpec& target, int max_num_seqs, int verify,
+                             double head_bytes) {
+  sim::MemoryQuery q;
+  q.batch = max_num_seqs;
+  q.step_tokens = verify;
+  q.kv_tokens = 0;
+  const auto without = sim::device_memory(hw, target, q);
+  if (without.capacity_bytes <= 0)
+    throw models::InputError(fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", hw.name));
+  sim::MemoryQuery one = q;
+  one.batch = 1;
+  constexpr long long kProbeTokens = 4096;
+  one.kv_tokens = kProbeTokens;
+  sim::MemoryQuery none = one;
+  none.kv_tokens = 0;
+  const double per_token =
+      (sim::device_memory(hw, target, one).need.kv_bytes - sim::device_memory(hw, target, none).need.kv_bytes) /
+      double(kProbeTokens);
+  const double free_bytes = without.capacity_bytes - without.need.total() - head_bytes;
+  if (free_bytes <= 0 || per_token <= 0)
+    throw models::InputError(fmt::format("serve: infeasible: {} needs {:.3g} GiB before any KV cache, of {:.3g} GiB on {}",
+                                         target.name, (without.need.total() + head_bytes) / kGib,
+                                         without.capacity_bytes / kGib, hw.name));
+  return (long long)(free_bytes / per_token);
+}
+
+struct RateSummary {
+  double tpot_p50 = 0, goodput = 0;
+};
+
+ScenarioResult run_serve(const ScenarioContext& ctx) {
+  ctx.require(ctx.hw != nullptr, "--hw");
+  ctx.require(ctx.workload != nullptr, "--model");
+  ctx.require(ctx.configs != nullptr, "the config registry");
+  if (!ctx.hw->runs_gpu_serving_stacks())
+    throw models::InputError(fmt::format("serve: --hw {} is a {} device; the serving simulator models a GPU serving "
+                                         "engine (kind gpu)", ctx.hw->name, ctx.hw->kind));
+  const ServingWorkload workload = load_serving_workload(ctx.text("workload"), ctx.configs->dir());
+  const models::ModelSpec& target = ctx.workload->target;
+  const std::string method = ctx.text("method");
+  // The workload's acceptance was measured for its own target: another target borrows it, and says so.
+  const std::string borrowed =
+      method != "none" && target.name != workload.target
+          ? fmt::format("acceptance measured for {}, not {}", workload.target, target.name)
+          : std::string();
+  models::HardwareSpec hw = *ctx.hw;
+  // The stack a serving engine runs: --stack, else the kind's default (vLLM with CUDA graphs).
+  if (!ctx.was_given("stack") && hw.stack.name == "bare" && !hw.default_stack().empty())
+    hw.stack = models::load_software_stack(ctx.configs->path("stacks", hw.default_stack()));
+  std::unique_ptr<models::AlgorithmSpec> head;
+  double head_bytes = 0;
+  if (method == "eagle3") {
+    head = std::make_unique<models::AlgorithmSpec>(
+        eagle_head_for_target(ctx.configs->algorithm(kDefaultEagleHead), target));
+    // Its weights (and a step's activations) beside the target; its own KV is left out (one layer).
+    head_bytes = sim::draft_head_memory(*head, target, 1, 0).total();
+  }
+  const std::string engine = ctx.text("engine");
+  const DeploymentStepCosts deployment(hw, engine, target, head.get());
+  ServingConfig base;
+  base.duration_s = ctx.real("duration-s");
+  base.max_requests = ctx.integer("requests");
+  base.k = int(ctx.integer("k"));
+  base.sd_off_above_batch = int(ctx.integer("sd-off-above"));
+  base.max_num_seqs = int(ctx.integer("max-num-seqs"));
+  base.max_batched_tokens = ctx.integer("max-batched-tokens");
+  base.block_tokens = int(ctx.integer("block-tokens"));
+  base.seed = std::uint64_t(ctx.integer("seed"));
+  base.kv_capacity_tokens = kv_capacity_tokens(hw, target, base.max_num_seqs, base.k + 1, head_bytes);
+  const double ttft_slo_s = ctx.real("ttft-slo-ms") * 1e-3, tpot_slo_s = ctx.real("tpot-slo-ms") * 1e-3;
+  const auto step_costs = deployment.step_costs();
+
+  ScenarioResult r;
+  r.columns = {"rate_per_s", "method", "k", "requests", "finished", "dropped", "ttft_p50_ms", "ttft_p90_ms",
+               "ttft_p99_ms", "tpot_p50_ms", "tpot_p90_ms", "tpot_p99_ms", "e2e_p50_s", "e2e_p99_s",
+               "throughput_tokens_per_s", "goodput_per_s", "slo_met_fraction", "mean_batch", "tokens_per_step",
+               "kv_peak_fraction", "preemptions", "littles_law_ratio", "status"};
+  r.narrow_columns = {"rate_per_s", "method", "finished", "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms",
+                      "throughput_tokens_per_s", "goodput_per_s", "mean_batch", "status"};
+  std::vector<std::string> methods = {"none"};
+  if (method != "none") methods.push_back(method);
+  std::map<std::pair<double, std::string>, RateSummary> summary;
+  const auto rates = ctx.reals("rate");
+  for (double rate : rates)
+    for (const auto& m : methods) {
+      ServingConfig c = base;
+      c.rate_per_s = rate;
+      c.method = m;
+      const ServingRun run = simulate_serving(workload, c, step_costs);
+      std::vector<double> ttft, tpot, e2e;
+      long long finished = 0, dropped = 0, tokens = 0, met = 0;
+      double e2e_sum = 0;
+      for (const auto& q : run.requests) {
+        if (!q.finished()) {
+          ++dropped;
+          continue;
+        }
+        ++finished;
+        tokens += q.output_tokens;
+        ttft.push_back(q.first_token_s - q.arrival_s);
+        const double per_token =
+            q.output_tokens > 1 ? (q.finish_s - q.first_token_s) / double(q.output_tokens - 1) : 0.0;
+        tpot.push_back(per_token);
+        e2e.push_back(q.finish_s - q.arrival_s);
+        e2e_sum += q.finish_s - q.arrival_s;
+        met += (q.first_token_s - q.arrival_s <= ttft_slo_s && per_token <= tpot_slo_s) ? 1 : 0;
+      }
+      const long long n = (long long)run.requests.size();
+      const double span = run.end_s > 0 ? run.end_s : 1;
+      // Little's law on the simulated queue: time-averaged requests in the system against the
+      // arrival rate realised over the run times the mean time in the system.
+      const double littles = finished > 0 && dropped == 0 ? run.mean_in_system / (double(n) / span * e2e_sum / double(finished)) : 0;
+      const std::string status = finished == 0 ? "no request finished"
+                                 : dropped > 0 ? fmt::format("{} dropped (KV cache)", dropped)
+                                               : "ok";
+      r.rows.push_back({rate, m == "none" ? std::string("no SD") : m, std::int64_t(m == "none" ? 0 : c.k),
+                        std::int64_t(n), std::int64_t(finished), std::int64_t(dropped),
+                        percentile(ttft, 50) * 1e3, percentile(ttft, 90) * 1e3, percentile(ttft, 99) * 1e3,
+                        percentile(tpot, 50) * 1e3, percentile(tpot, 90) * 1e3, percentile(tpot, 99) * 1e3,
+                        percentile(e2e, 50), percentile(e2e, 99), double(tokens) / span, double(met) / span,
+                        finished ? double(met) / double(finished) : 0.0, run.mean_decode_batch, run.mean_tokens_per_step,
+                        double(run.peak_kv_tokens) / double(base.kv_capacity_tokens), std::int64_t(run.preemptions),
+                        littles, status});
+      summary[{rate, m}] = {percentile(tpot, 50), double(met) / span};
+    }
+  // Where speculation stops paying: the lowest rate at which its median time per output token is
+  // no better than plain decoding's.
+  std::string verdict;
+  if (method != "none") {
+    std::optional<double> stops;
+    for (double rate : rates)
+      if (summary[{rate, method}].tpot_p50 >= summary[{rate, "none"}].tpot_p50) {
+        stops = rate;
+        break;
+      }
+    verdict = stops ? fmt::format("{} stops paying at {:g} requests/s (its median time per output token no better than "
+                                  "plain decoding's)", method, *stops)
+                    : fmt::format("{} pays at every rate given (median time per output token below plain decoding's)",
+                                  method);
+    r.meta.emplace_back("sd_stops_paying_at_per_s", stops ? fmt::format("{:g}", *stops) : std::string());
+  }
+  r.footer = fmt::format(
+      "{}{}{} on {} (stack {}), engine {}; workload {} ({}); Poisson arrivals over {:g} s{}, seed {}; KV cache {} tokens "
+      "in blocks of {}, at most {} sequences and {} prefill tokens per step; SLO: TTFT <= {:g} ms and time per output "
+      "token <= {:g} ms (goodput: requests meeting both per second){}",
+      verdict, verdict.empty() ? "" : "\n", target.name, hw.name, hw.stack.name, engine, workload.name, workload.source,
+      base.duration_s, base.max_requests > 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "", base.seed,
+      base.kv_capacity_tokens, base.block_tokens, base.max_num_seqs, base.max_batched_tokens, ctx.real("ttft-slo-ms"),
+      ctx.real("tpot-slo-ms"), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
+  r.meta.emplace_back("workload", workload.name);
+  r.meta.emplace_back("workload_source", workload.source);
+  r.meta.emplace_back("engine", engine);
+  r.meta.emplace_back("stack", hw.stack.name);
+  r.meta.emplace_back("kv_capacity_tokens", std::to_string(base.kv_capacity_tokens));
+  r.meta.emplace_back("borrowed", borrowed.empty() ? std::vector<std::string>{} : std::vector<std::string>{borrowed});
+  return r;
+}
+
+const ScenarioRegistration serve_scenario_registration(
+    {"serve",
+     "Serving under load: a request-level simulation of continuous batching with and without speculative decoding "
+     "per request rate (percentiles, throughput, goodput, where SD stops paying)",
+     {param::reals("rate", "1,4,16", 1e-6, 1e5, "requests/s", "Poisson arrival rates, e.g. 1,4,16,64"),
+      param::real("duration-s", 60, 1e-3, 1e7, "s", "arrivals over this long (every request then runs to its end)"),
+      param::integer("requests", 0, 0, 1e7, "requests", "at most this many arrivals (0: as many as the duration holds)"),
+      param::text("workload", "sharegpt-llama3.1-8b",
+                  "serving workload preset (configs/serving: prompt and output lengths, measured acceptance) or a YAML path"),
+      param::choice("method", "eagle3", {"eagle3", "ngram", "none"},
+                    "speculation compared with plain decoding: an EAGLE-3 head's chain, n-gram (prompt lookup, its "
+                    "drafting not charged), or none"),
+      param::integer("k", 3, 1, 15, "tokens", "draft tokens per speculative step"),
+      param::integer("sd-off-above", 0, 0, 1 << 16, "sequences",
+                     "dispatch policy: no speculation in a step with more running sequences (0: always speculate)"),
+      param::integer("max-num-seqs", 256, 1, 1 << 16, "sequences", "running sequences at most (vLLM's max_num_seqs)"),
+      param::integer("max-batched-tokens", 8192, 16, 1 << 22, "tokens",
+                     "prompt tokens one prefill step takes at most (vLLM's max_num_batched_tokens)"),
+      param::integer("block-tokens", 16, 1, 1024, "tokens", "KV cache block size (vLLM's default 16)"),
+      param::real("ttft-slo-ms", 2000, 1e-3, 1e9, "ms", "time-to-first-token target for goodput"),
+      param::real("tpot-slo-ms", 100, 1e-3, 1e9, "ms", "time-per-output-token target for goodput"),
+      param::seed("arrivals, lengths and acceptance draws"),
+      param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine of the device")},
+     run_serve,
+     "serve",
+     {"hw", "stack", "model", "engine"},
+     {"hw", "model"}});
+
+}  // namespace
+}  // namespace search::serving

@@ -1,0 +1,245 @@
+#include "search/scenarios/serving/serving_simulation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+#include "models/config_error.hpp"
+
+namespace search::serving {
+namespace {
+
+// A request's own random stream: its id mixed into the run's seed (SplitMix64), so a request draws
+// the same lengths and yields whatever else the run does.
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t id) {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (id + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+struct Request {
+  RequestRecord rec;
+  std::mt19937_64 rng;
+  long long generated = 0;     // output tokens so far (the first comes with the prefill)
+  long long blocks = 0;        // KV blocks held
+  long long admitted_order = 0;  // when it was last admitted (preemption takes the latest)
+  int yield = 1;               // the yield at its next output position (Markov chain state)
+  bool chain_started = false;
+  long long context() const { return rec.prompt_tokens + generated; }
+};
+
+long long blocks_for(long long tokens, int block_tokens) { return (tokens + block_tokens - 1) / block_tokens; }
+
+}  // namespace
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100 * double(values.size()));
+  const std::size_t i = std::size_t(std::clamp(rank, 1.0, double(values.size()))) - 1;
+  return values[i];
+}
+
+ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig& c, const ServingStepCosts& costs) {
+  const YieldChain* chain = nullptr;
+  if (c.method != "none") {
+    const auto it = workload.acceptance.find(c.method);
+    if (it == workload.acceptance.end())
+      throw models::InputError(fmt::format("serve: workload {} has no measured acceptance for method '{}'", workload.name,
+                                           c.method));
+    chain = &it->second;
+  }
+  if (c.kv_capacity_tokens < c.block_tokens)
+    throw models::InputError("serve: the deployment leaves no room for a KV cache (infeasible)");
+  const long long capacity_blocks = c.kv_capacity_tokens / c.block_tokens;
+
+  // Arrivals: exponential gaps from the run's own stream, lengths from each request's stream.
+  std::vector<Request> reqs;
+  {
+    std::mt19937_64 arrivals(stream_seed(c.seed, ~0ull));
+    double t = 0;
+    for (std::uint64_t id = 0;; ++id) {
+      t += -std::log(1 - uniform01(arrivals)) / c.rate_per_s;
+      if (t >= c.duration_s || (c.max_requests > 0 && (long long)id >= c.max_requests)) break;
+      Request r;
+      r.rng.seed(stream_seed(c.seed, id));
+      r.rec.arrival_s = t;
+      r.rec.prompt_tokens = sample_length(workload.quantiles, workload.prompt_tokens, uniform01(r.rng));
+      r.rec.output_tokens = sample_length(workload.quantiles, workload.output_tokens, uniform01(r.rng));
+      reqs.push_back(std::move(r));
+    }
+  }
+
+  ServingRun run;
+  std::deque<std::size_t> waiting;
+  std::vector<std::size_t> running;
+  std::size_t next_arrival = 0;
+  long long free_blocks = capacity_blocks, admissions = 0;
+  double t = 0, in_system_integral = 0, batch_sum = 0, kept_sum = 0;
+  long long kept_steps = 0;
+  std::size_t prefilling = 0;  // admitted, in their prefill step (neither waiting nor running)
+  auto in_system = [&] { return double(waiting.size() + running.size() + prefilling); };
+  // Requests are in the system from their arrival, though the scheduler sees them only at its next
+  // step boundary (as vLLM's engine loop does): arrivals inside (t, end] count from their time.
+  auto advance_to = [&](double end) {
+    in_system_integral += in_system() * (end - t);
+    for (std::size_t i = next_arrival; i < reqs.size() && reqs[i].rec.arrival_s <= end; ++i)
+      in_system_integral += end - std::max(t, reqs[i].rec.arrival_s);
+    t = end;
+  };
+  auto finish = [&](Request& r) {
+    r.rec.finish_s = t;
+    free_blocks += r.blocks;
+    r.blocks = 0;
+  };
+  // The yield of the request's next output position, then the chain moved on by `tokens`.
+  auto next_yield = [&](Request& r) {
+    if (!r.chain_started) {
+      r.yield = draw_index(chain->first, uniform01(r.rng)) + 1;
+      r.chain_started = true;
+    }
+    return r.yield;
+  };
+  auto move_chain = [&](Request& r, long long tokens) {
+    for (long long i = 0; i < tokens; ++i)
+      r.yield = draw_index(chain->transitions[std::size_t(r.yield - 1)], uniform01(r.rng)) + 1;
+  };
+
+  while (true) {
+    while (next_arrival < reqs.size() && reqs[next_arrival].rec.arrival_s <= t) waiting.push_back(next_arrival++);
+    if (waiting.empty() && running.empty()) {
+      if (next_arrival == reqs.size()) break;
+      advance_to(reqs[next_arrival].rec.arrival_s);
+      continue;
+    }
+    // Prefill whatever can be admitted, first come first served.
+    std::vector<std::size_t> admitted;
+    long long prefill_tokens = 0;
+    while (!waiting.empty()) {
+      Request& r = reqs[waiting.front()];
+      const long long tokens = r.context();  // a preempted request prefills what it had
+      const long long need = blocks_for(tokens + 1, c.block_tokens);
+      if (need > capacity_blocks) {
+        r.rec.dropped = fmt::format("its prompt ({} tokens) exceeds the whole KV cache ({} tokens)", tokens,
+                                    capacity_blocks * c.block_tokens);
+        waiting.pop_front();
+        continue;
+      }
+      if (int(running.size() + admitted.size()) >= c.max_num_seqs || need > free_blocks ||
+          (!admitted.empty() && prefill_tokens + tokens > c.max_batched_tokens))
+        break;
+      free_blocks -= need;
+      r.blocks = need;
+      r.admitted_order = ++admissions;
+      prefill_tokens += tokens;
+      admitted.push_back(waiting.front());
+      waiting.pop_front();
+    }
+    if (!admitted.empty()) {
+      const long long mean_tokens = (prefill_tokens + (long long)admitted.size() - 1) / (long long)admitted.size();
+      prefilling = admitted.size();
+      advance_to(t + costs.prefill_s(int(admitted.size()), mean_tokens));
+      prefilling = 0;
+      ++run.prefill_steps;
+      for (std::size_t i : admitted) {
+        Request& r = reqs[i];
+        if (r.rec.first_token_s < 0) {
+          r.rec.first_token_s = t;
+          r.generated = 1;
+        }
+        if (r.generated >= r.rec.output_tokens) finish(r);
+        else running.push_back(i);
+      }
+      run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
+      continue;
+    }
+    if (running.empty()) {
+      // Nothing admissible and nothing running: the queue waits for memory that never frees.
+      for (std::size_t i : waiting)
+        if (reqs[i].rec.dropped.empty()) reqs[i].rec.dropped = "never admitted";
+      waiting.clear();
+      continue;
+    }
+    // A decode step of every running request, speculating unless the policy turns it off.
+    const bool speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
+    const int verify = speculate ? c.k + 1 : 1;
+    // Blocks for what this step may write; the latest admitted give way while they do not fit.
+    auto shortfall = [&] {
+      long long need = 0;
+      for (std::size_t i : running) {
+        const Request& r = reqs[i];
+        need += std::max(0LL, blocks_for(r.context() + verify, c.block_tokens) - r.blocks);
+      }
+      return need - free_blocks;
+    };
+    while (running.size() > 1 && shortfall() > 0) {
+      const auto latest = std::max_element(running.begin(), running.end(), [&](std::size_t a, std::size_t b) {
+        return reqs[a].admitted_order < reqs[b].admitted_order;
+      });
+      Request& r = reqs[*latest];
+      free_blocks += r.blocks;
+      r.blocks = 0;
+      ++r.rec.preemptions;
+      ++run.preemptions;
+      waiting.push_front(*latest);
+      running.erase(latest);
+    }
+    long long context_sum = 0, verified = 0;
+    std::vector<int> tokens_verified(running.size(), 1);
+    for (std::size_t j = 0; j < running.size(); ++j) {
+      Request& r = reqs[running[j]];
+      const long long grow = blocks_for(r.context() + verify, c.block_tokens) - r.blocks;
+      if (grow > 0) {
+        const long long take = std::min(grow, free_blocks);  // a lone request beyond the cache: what is left
+        free_blocks -= take;
+        r.blocks += take;
+      }
+      context_sum += r.context();
+      // n-gram: a position of yield 1 found no match with the source's probability: one token.
+      if (speculate && !(c.method == "ngram" && next_yield(r) == 1 && uniform01(r.rng) >= chain->match_probability))
+        tokens_verified[j] = verify;
+      verified += tokens_verified[j];
+    }
+    run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
+    const int batch = int(running.size());
+    const long long mean_context = (context_sum + batch - 1) / batch;
+    const long long bucket = (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket;
+    const int tokens_per_seq = int((verified + batch - 1) / batch);
+    advance_to(t + costs.decode_s(batch, tokens_per_seq, bucket, speculate ? c.k : 0));
+    ++run.decode_steps;
+    run.speculative_steps += speculate ? 1 : 0;
+    batch_sum += batch;
+    std::vector<std::size_t> still;
+    for (std::size_t j = 0; j < running.size(); ++j) {
+      Request& r = reqs[running[j]];
+      long long kept = 1;
+      if (tokens_verified[j] > 1) kept = std::min<long long>(next_yield(r), tokens_verified[j]);
+      kept = std::min(kept, r.rec.output_tokens - r.generated);
+      if (chain && speculate) move_chain(r, kept);
+      r.generated += kept;
+      kept_sum += double(kept);
+      ++kept_steps;
+      // Blocks beyond what the kept tokens fill go back (the rejected drafts' slots).
+      const long long hold = blocks_for(r.context(), c.block_tokens);
+      if (r.blocks > hold) {
+        free_blocks += r.blocks - hold;
+        r.blocks = hold;
+      }
+      if (r.generated >= r.rec.output_tokens) finish(r);
+      else still.push_back(running[j]);
+    }
+    running = std::move(still);
+  }
+  run.end_s = t;
+  run.mean_in_system = t > 0 ? in_system_integral / t : 0;
+  run.mean_decode_batch = run.decode_steps ? batch_sum / double(run.decode_steps) : 0;
+  run.mean_tokens_per_step = kept_steps ? kept_sum / double(kept_steps) : 0;
+  for (auto& r : reqs) run.requests.push_back(r.rec);
+  return run;
+}
+
+}  // namespace search::serving

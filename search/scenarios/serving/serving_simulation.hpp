@@ -1,0 +1,79 @@
+#pragma once
+// One serving instance under load, simulated request by request (`specdse serve`): requests
+// arrive (Poisson at a rate), wait, are admitted by a vLLM-like scheduler, prefilled, decoded with
+// or without speculation, and leave. Events are the engine's steps: the loop jumps from step end
+// to step end (and over idle gaps to the next arrival), never ticking.
+//
+// The scheduler (vLLM V0's default, without chunked prefill; docs/serving.md):
+//   - a step is a prefill step whenever a waiting request can be admitted (first come, first
+//     served: at most max_num_seqs running, at most max_batched_tokens prompt tokens per prefill
+//     step, KV blocks for the prompt and one more token free), else a decode step of every
+//     running request;
+//   - KV cache in blocks of block_tokens; before a decode step every running request reserves the
+//     blocks its step may fill (its verified tokens); when they do not fit, the most recently
+//     admitted request is preempted (its blocks freed, back to the front of the queue, its prompt
+//     and generated tokens prefilled again on readmission: vLLM's recompute);
+//   - a request whose prompt alone exceeds the whole cache is dropped with that reason.
+// Speculation inside a decode step: each request verifies k + 1 tokens (its draft's k and the
+// bonus) and keeps min(yield, k + 1, tokens left), its yield drawn per output position from the
+// workload's measured Markov chain (serving_workload.hpp); an n-gram step with no match verifies
+// one token. A step's time is the deployment's (ServingStepCosts): the target's verify of the
+// batch at its mean context and the draft's passes.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "search/scenarios/serving/serving_workload.hpp"
+
+namespace search::serving {
+
+// Seconds of the steps a serving engine runs on its deployment (memoised by the caller).
+struct ServingStepCosts {
+  // A prefill step of `requests` prompts of `tokens` tokens each (their mean).
+  std::function<double(int requests, long long tokens)> prefill_s;
+  // A decode step: the target verifies `tokens` tokens per sequence of `batch` at `context`,
+  // and the draft proposes `draft_tokens` per sequence (0: none).
+  std::function<double(int batch, int tokens, long long context, int draft_tokens)> decode_s;
+};
+
+struct ServingConfig {
+  double rate_per_s = 1;        // Poisson arrivals
+  double duration_s = 60;       // arrivals over [0, duration_s)
+  long long max_requests = 0;   // also stop arrivals after this many (0: no bound)
+  std::string method = "none";  // "none", or a drafting method of the workload ("eagle3", "ngram")
+  int k = 3;                    // draft tokens a speculative step proposes
+  int sd_off_above_batch = 0;   // dispatch policy: no speculation while more run (0: always speculate)
+  int max_num_seqs = 256;       // vLLM's default
+  long long max_batched_tokens = 8192;  // prompt tokens one prefill step takes at most
+  int block_tokens = 16;        // vLLM's default block size
+  long long kv_capacity_tokens = 0;     // the deployment's KV cache (blocks x block_tokens)
+  int context_bucket = 128;     // decode steps are costed at the mean context rounded up to this
+  std::uint64_t seed = 1;
+};
+
+struct RequestRecord {
+  double arrival_s = 0, first_token_s = -1, finish_s = -1;
+  long long prompt_tokens = 0, output_tokens = 0;
+  int preemptions = 0;
+  std::string dropped;  // why, when it never finished
+  bool finished() const { return finish_s >= 0; }
+};
+
+struct ServingRun {
+  std::vector<RequestRecord> requests;
+  double end_s = 0;                  // the last step's end
+  long long prefill_steps = 0, decode_steps = 0, speculative_steps = 0, preemptions = 0;
+  double mean_decode_batch = 0;      // over decode steps
+  long long peak_kv_tokens = 0;      // blocks in use at most, in tokens
+  double mean_in_system = 0;         // time-averaged requests waiting or running (Little's law)
+  double mean_tokens_per_step = 0;   // tokens a sequence kept per decode step
+};
+
+// Runs one configuration; deterministic for its seed. InputError for a method the workload lacks.
+ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig& config, const ServingStepCosts& costs);
+
+// The value at percentile p (0-100) of `values` (nearest rank); 0 for none.
+double percentile(std::vector<double> values, double p);
+
+}  // namespace search::serving

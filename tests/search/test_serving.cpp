@@ -1,0 +1,153 @@
+// The serving simulator (search/scenarios/serving): properties that hold whatever the step
+// costs, checked with synthetic costs: a lone request's time per token is its step's, Little's
+// law holds on the simulated queue, no request is lost, the KV cache is never exceeded (preemption
+// instead), throughput saturates at the batch limit, the same seed gives the same run.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "search/scenarios/serving/serving_simulation.hpp"
+#include "search/scenarios/serving/serving_workload.hpp"
+
+using namespace search::serving;
+
+namespace {
+
+// Fixed lengths (every quantile the same) and an always-accepting or a mixed chain.
+ServingWorkload fixed_workload(long long prompt, long long output) {
+  ServingWorkload w;
+  w.name = "fixed";
+  w.quantiles = {0, 1};
+  w.prompt_tokens = {double(prompt), double(prompt)};
+  w.output_tokens = {double(output), double(output)};
+  YieldChain c;
+  c.first = {0.5, 0.25, 0.25};
+  c.marginal = c.first;
+  c.transitions = {{0.5, 0.25, 0.25}, {0.5, 0.25, 0.25}, {0.5, 0.25, 0.25}};
+  c.mean_yield = 1.75;
+  w.acceptance["eagle3"] = c;
+  return w;
+}
+
+// A step costs a fixed part plus a part per sequence and per verified token (any shape works).
+ServingStepCosts linear_costs(double fixed_s, double per_seq_s) {
+  ServingStepCosts s;
+  s.prefill_s = [=](int requests, long long tokens) { return fixed_s + 1e-6 * double(requests * tokens); };
+  s.decode_s = [=](int batch, int tokens, long long, int draft) {
+    return fixed_s + per_seq_s * batch * tokens + 0.1 * fixed_s * draft;
+  };
+  return s;
+}
+
+ServingConfig config(double rate, double duration_s) {
+  ServingConfig c;
+  c.rate_per_s = rate;
+  c.duration_s = duration_s;
+  c.kv_capacity_tokens = 1 << 22;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("serving: at a vanishing rate each request runs alone: its time per token is one decode step") {
+  const auto w = fixed_workload(100, 50);
+  // About 30 requests of 0.5 s each over 3.5 days: none overlaps another.
+  const ServingRun run = simulate_serving(w, config(1e-4, 300000), linear_costs(0.01, 0.001));
+  REQUIRE(run.requests.size() >= 10);
+  for (const auto& r : run.requests) {
+    REQUIRE(r.finished());
+    CHECK((r.finish_s - r.first_token_s) / double(r.output_tokens - 1) == Approx(0.011).epsilon(1e-9));
+  }
+  CHECK(run.mean_decode_batch == Approx(1.0));
+}
+
+TEST_CASE("serving: Little's law holds on the simulated queue, and no request is lost") {
+  const auto w = fixed_workload(200, 100);
+  for (const std::string method : {"none", "eagle3"}) {
+    ServingConfig c = config(20, 600);
+    c.method = method;
+    const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0002));
+    double e2e = 0;
+    for (const auto& r : run.requests) {
+      REQUIRE(r.finished());  // every arrival finishes (none dropped with an ample cache)
+      e2e += r.finish_s - r.arrival_s;
+    }
+    const double n = double(run.requests.size());
+    INFO(method);
+    CHECK(run.mean_in_system == Approx(n / run.end_s * e2e / n).epsilon(1e-9));
+    if (method == "eagle3") {
+      CHECK(run.mean_tokens_per_step > 1.2);
+      CHECK(run.mean_tokens_per_step <= 4.0);
+    }
+  }
+}
+
+TEST_CASE("serving: the KV cache is never exceeded, a full cache preempts and every request still finishes") {
+  const auto w = fixed_workload(500, 400);
+  ServingConfig c = config(50, 60);
+  c.kv_capacity_tokens = 16 * 1000;  // room for about 18 full requests
+  const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0001));
+  CHECK(run.peak_kv_tokens <= c.kv_capacity_tokens);
+  CHECK(run.preemptions > 0);
+  for (const auto& r : run.requests) CHECK(r.finished());
+  // A prompt larger than the whole cache is dropped with the reason, not lost.
+  ServingConfig tiny = config(1, 10);
+  tiny.kv_capacity_tokens = 256;
+  const ServingRun dropped = simulate_serving(w, tiny, linear_costs(0.005, 0.0001));
+  REQUIRE(!dropped.requests.empty());
+  for (const auto& r : dropped.requests) {
+    CHECK_FALSE(r.finished());
+    CHECK_THAT(r.dropped, Catch::Contains("exceeds the whole KV cache"));
+  }
+}
+
+TEST_CASE("serving: throughput saturates at the batch limit, and a seed fixes the run") {
+  const auto w = fixed_workload(100, 200);
+  auto throughput = [&](double rate) {
+    ServingConfig c = config(rate, 30);
+    c.max_num_seqs = 16;
+    const ServingRun run = simulate_serving(w, c, linear_costs(0.01, 0.0));
+    double tokens = 0;
+    for (const auto& r : run.requests) tokens += double(r.output_tokens);
+    return tokens / run.end_s;
+  };
+  const double high = throughput(200), higher = throughput(400);
+  // 16 sequences a step of 10 ms, 1 token each: at most 1600 tokens/s, approached when saturated.
+  CHECK(high <= 1600);
+  CHECK(higher == Approx(high).epsilon(0.05));
+  ServingConfig c = config(10, 30);
+  c.method = "eagle3";
+  const auto a = simulate_serving(w, c, linear_costs(0.01, 0.001));
+  const auto b = simulate_serving(w, c, linear_costs(0.01, 0.001));
+  REQUIRE(a.requests.size() == b.requests.size());
+  for (std::size_t i = 0; i < a.requests.size(); ++i) CHECK(a.requests[i].finish_s == b.requests[i].finish_s);
+  c.seed = 2;
+  const auto other = simulate_serving(w, c, linear_costs(0.01, 0.001));
+  CHECK(other.requests.size() != a.requests.size());
+}
+
+TEST_CASE("serving: the shipped ShareGPT preset reads, its chain reproduces its measured mean yield, bad files are errors") {
+  const std::string dir = models::ConfigRegistry::default_config_dir();
+  const auto w = load_serving_workload("sharegpt-llama3.1-8b", dir);
+  CHECK(w.requests == 310);
+  REQUIRE(w.acceptance.count("eagle3") == 1);
+  const auto& chain = w.acceptance.at("eagle3");
+  // The chain's stationary mean (power iteration) against the measured mean yield: the cap at 16
+  // and the 6-decimal rounding keep them within a few per cent.
+  std::vector<double> p = chain.marginal;
+  for (int it = 0; it < 200; ++it) {
+    std::vector<double> next(p.size(), 0);
+    for (std::size_t i = 0; i < p.size(); ++i)
+      for (std::size_t j = 0; j < p.size(); ++j) next[j] += p[i] * chain.transitions[i][j];
+    p = next;
+  }
+  double mean = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) mean += double(i + 1) * p[i];
+  CHECK(mean == Approx(chain.mean_yield).epsilon(0.05));
+  // Lengths: the median prompt of the quantile table.
+  CHECK(sample_length(w.quantiles, w.prompt_tokens, 0.5) == std::llround(w.prompt_tokens[10]));
+  CHECK_THROWS_AS(load_serving_workload("no-such-workload", dir), models::InputError);
+}
