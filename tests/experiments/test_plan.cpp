@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
@@ -615,4 +616,20 @@ TEST_CASE("plan marks acceptance measured for another target as borrowed, in its
   bool caveat = false;
   for (const auto& cav : j.at("caveats")) caveat = caveat || cav.get<std::string>().rfind("borrowed: SpecPipe", 0) == 0;
   CHECK(caveat);
+}
+
+TEST_CASE("plan with an independent alpha on paper 003's testbed: SpS is chain SD's one expected-value row", "[plan]") {
+  // The duodecoding scenario's SpS is a sampled estimate of chain SD with the draft on the CPU; with
+  // --alpha plan keeps only the chain SD scheme's row, whose tokens per iteration is eq. 10's.
+  const auto p = plan("--system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m --alpha 0.8");
+  int on_cpu = 0;
+  for (std::size_t i = 0; i < p.rows.size(); ++i)
+    if (p.cell(i, "scheme") == "chain SD" && p.cell(i, "placement").rfind("draft llama-68m on cpu", 0) == 0) {
+      ++on_cpu;
+      const int gamma = std::stoi(p.cell(i, "parameters").substr(std::string("gamma=").size()));
+      const double expected = (1 - std::pow(0.8, gamma + 1)) / 0.2;
+      CHECK_THAT(p.cell(i, "why"), Catch::StartsWith(fmt::format("{:.3g} tokens per", expected)));
+    }
+  CHECK(on_cpu == 1);
+  CHECK(p.cell(p.find("DuoDecoding"), "status") == "ok");
 }

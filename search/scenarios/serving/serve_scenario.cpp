@@ -254,7 +254,8 @@ const ScenarioRegistration serve_scenario_registration(
      run_serve,
      "serve",
      {"hw", "stack", "model", "engine"},
-     {"hw", "model"}});
+     {"hw", "model"},
+     "serve_latency"});
 
 }  // namespace
 }  // namespace search::serving
