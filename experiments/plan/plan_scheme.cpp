@@ -84,9 +84,12 @@ std::string PlanSetup::system_arg() const {
 std::string PlanSetup::hw_args(int device) const {
   namespace fs = std::filesystem;
   const auto& hw = system.devices.at(std::size_t(device)).hardware;
-  std::string args = "--hw " + (single_hw ? hw_name : hw.name);
-  if (hw.stack.name == "bare") return args;
   std::error_code ec;
+  // A board of the user's own (a YAML path) is named by its path: its name alone is no config.
+  const fs::path shipped_hw = fs::path(configs->dir()) / "hardware" / (hw.name + ".yaml");
+  const bool hw_named = hw.source_file.empty() || fs::equivalent(shipped_hw, hw.source_file, ec);
+  std::string args = "--hw " + shell_word(hw_named ? (single_hw ? hw_name : hw.name) : hw.source_file);
+  if (hw.stack.name == "bare") return args;
   const fs::path shipped = fs::path(configs->dir()) / "stacks" / (hw.stack.name + ".yaml");
   const bool named = hw.stack.source_file.empty() || fs::equivalent(shipped, hw.stack.source_file, ec);
   return args + " --stack " + shell_word(named ? hw.stack.name : hw.stack.source_file);

@@ -633,3 +633,19 @@ TEST_CASE("plan with an independent alpha on paper 003's testbed: SpS is chain S
   CHECK(on_cpu == 1);
   CHECK(p.cell(p.find("DuoDecoding"), "status") == "ok");
 }
+
+TEST_CASE("plan with a board of the user's own (a YAML path): each reproduce command names the path and runs", "[plan]") {
+  const std::string board = "plan_own_board_b200.yaml";
+  {
+    std::ifstream in(std::string(SPECDSE_SOURCE_DIR) + "/configs/hardware/h200.yaml");
+    std::ofstream out(board);
+    for (std::string line; std::getline(in, line);) out << (line.rfind("name:", 0) == 0 ? "name: b200" : line) << "\n";
+  }
+  const auto p = plan("--hw " + board + " --model llama-3.1-8b-instruct");
+  const auto plain = p.find("plain");
+  const std::string cmd = p.cell(plain, "reproduce");
+  CHECK_THAT(cmd, Catch::Contains("--hw " + board));
+  // The command as printed, run from here (without its leading "specdse").
+  CHECK(run(cmd.substr(std::string("specdse ").size()) + " --format csv", false).status == 0);
+  std::remove(board.c_str());
+}
