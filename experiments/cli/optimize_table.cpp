@@ -3,6 +3,7 @@
 #include "experiments/cli/scenario_runner.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/scenario_runner.hpp"
@@ -42,6 +43,7 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
   // with B, AAT does not; tokens/s are per sequence (DESIGN.md), the speed-up is over AD at the
   // same batch.
   const auto batches = parse_int_list("--batch", a.batch, 1, kMaxBatch);
+  std::vector<std::string> ridge_bounds;  // rows whose ridge is only a lower bound
   for (long long L : parse_int_list("--context", a.context, 0, kMaxContext))
     for (long long b : batches) {
       models::Workload wb = w;
@@ -50,6 +52,8 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
       const auto aat = resolver.at(L);
       const auto r = search::optimize_context(*engine, wb, L, aat.source, opt);
       const std::string edge = search::search_limit_note(w.algorithm.get(), a.x_max, r.best.x, aat.source);
+      if (r.ridge_at_search_limit)
+        ridge_bounds.push_back(fmt::format("context {} batch {} (x / T_v still rises at x = {}, the largest searched)", L, b, r.curve.back().x));
       t.add_row({hw.name, w.target.name, a.algorithm, a.task, integer(L), integer(b), num(r.ar.p_eff()),
                  integer(r.best.x), num(r.best.p_eff()), num(r.speedup(), 3), num(r.best.aat),
                  num(r.best.t_verify_s), num(r.best.t_draft_s), r.ridge_x ? num(*r.ridge_x, 3) : text(""),
@@ -63,6 +67,10 @@ OptimizeOutput optimize_table(const OptimizeRequest& a, const models::ConfigRegi
   if (!opt.draft_placement.is_same_device())
     footer = fmt::format("draft on {} over {}: t_draft_s is its passes there plus both link transfers",
                          opt.draft_placement.device(), opt.draft_placement.link());
+  // Whether ridge_x can be trusted, said under the table (its column is not in the narrow view).
+  footer += (footer.empty() ? "" : "\n") +
+            (ridge_bounds.empty() ? std::string("ridge_x: within the x range searched on every row")
+                                  : fmt::format("caveat: ridge_x is only a lower bound at {}", fmt::join(ridge_bounds, "; ")));
   // Acceptance measured for another workload (--aat-from) is said, not silently used.
   if (const std::string borrowed = resolver.borrowed(); !borrowed.empty()) {
     footer += (footer.empty() ? "" : "\n") + std::string("caveat: acceptance borrowed: ") + borrowed;

@@ -49,7 +49,9 @@ void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::Sc
     // The scenario's own `stack` parameter (the EAGLE dispatcher's) is its flag instead.
     if (!declares(info, "stack"))
       sub.add_option("--stack", in.stack,
-                     "Software stack --hw's device runs (configs/stacks name or YAML path; default: none, kernels only)");
+                     std::string("Software stack --hw's device runs (configs/stacks name or YAML path; default: ") +
+                         (info && info->name == "serve" ? "the kind's serving stack, vLLM with CUDA graphs on a GPU)"
+                                                        : "none, kernels only)"));
   }
   if (takes(info, "model")) sub.add_option("--model", in.model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path");
   if (takes(info, "algorithm")) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <map>
 
 #include "experiments/plan/plan_alpha_boundary.hpp"
 #include "experiments/plan/plan_context_mix.hpp"
@@ -262,13 +263,16 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
     const double tbt_s = c.per_context.empty() ? c.tbt_s : at_percentile(c, &PlanCandidate::ContextTimes::tbt_s, tbt_context);
     const double ttft_s =
         c.per_context.empty() ? c.ttft_s : at_percentile(c, &PlanCandidate::ContextTimes::ttft_s, ttft_context);
-    if (tbt_limit_ms && tbt_s * 1e3 > *tbt_limit_ms)
+    if (tbt_limit_ms && tbt_s * 1e3 > *tbt_limit_ms) {
       c.status = fmt::format("misses the TBT limit{}: {:.3g} ms > {:.3g} ms", where(tbt_context), tbt_s * 1e3, *tbt_limit_ms);
-    else if (ttft_limit_ms && !c.system_placement)
+      c.target_excess = tbt_s * 1e3 / *tbt_limit_ms;
+    } else if (ttft_limit_ms && !c.system_placement) {
       c.status = "TTFT not timed: the baseline regroups the devices (no TTFT limit can be checked)";
-    else if (ttft_limit_ms && ttft_s * 1e3 > *ttft_limit_ms)
+    } else if (ttft_limit_ms && ttft_s * 1e3 > *ttft_limit_ms) {
       c.status =
           fmt::format("misses the TTFT limit{}: {:.4g} ms > {:.4g} ms", where(ttft_context), ttft_s * 1e3, *ttft_limit_ms);
+      c.target_excess = ttft_s * 1e3 / *ttft_limit_ms;
+    }
     else if (headroom_gib && c.system_placement && c.memory_checked && c.min_free_bytes < *headroom_gib * kGib)
       c.status = fmt::format("misses the memory headroom: {:.3g} GiB free on {} < {:.3g} GiB", c.min_free_bytes / kGib,
                              c.fullest_device, *headroom_gib);
@@ -336,9 +340,11 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   auto meta = [&r](const char* key, search::ScenarioResult::MetaValue v) { r.meta.emplace_back(key, std::move(v)); };
   if (rank == 0) {
     // Timed but all missing a target is another answer than nothing timed.
+    // The closest: the least excess over the target it misses (its time over the limit).
     const PlanCandidate* closest = nullptr;
     for (const auto& c : all)
-      if (c.tbt_s > 0 && c.status.rfind("misses", 0) == 0 && (!closest || key(c) < key(*closest))) closest = &c;
+      if (c.target_excess > 0 && (!closest || c.target_excess < closest->target_excess))
+        closest = &c;
     footer_lines.push_back(closest ? fmt::format("no candidate meets the targets (see status); closest: {} ({}): {}",
                                                  closest->scheme, closest->placement, closest->status)
                                    : "no scheme could be timed (see status)");
@@ -350,7 +356,8 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
                     best.tbt_s * 1e3,
                     rank_by == "throughput" ? fmt::format(", {:.4g} tokens/s", best.batch / best.tbt_s) : "",
                     rank_by == "ttft" ? fmt::format(", TTFT {:.4g} ms", best.ttft_s * 1e3) : "",
-                    plain_tbt > 0 ? fmt::format(", {:.2f}x plain decoding's TBT", plain_tbt / best.tbt_s) : "");
+                    plain_tbt > 0 && best.scheme != "plain" ? fmt::format(", {:.2f}x plain decoding's TBT", plain_tbt / best.tbt_s)
+                                                            : "");
     if (rank > 1) {
       const auto& second = all[1];
       runner_up = fmt::format("{} ({})", second.scheme, second.placement);

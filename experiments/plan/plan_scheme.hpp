@@ -101,6 +101,8 @@ struct PlanCandidate {
     double tbt_s = 0, ttft_s = 0;
   };
   std::vector<ContextTimes> per_context;
+  // Set by plan for a candidate that misses a TBT or TTFT target: its time over the limit (> 1).
+  double target_excess = 0;
   std::string acceptance;  // the acceptance it assumed, in words
   // Where that acceptance was measured for another model, draft or task than this candidate's
   // ("borrowed from X"); empty when it is this candidate's own or a user's --alpha/--acceptance.

@@ -3,6 +3,8 @@
 // seed, and refuses bad input with one line and exit 2.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "tests/experiments/cli_run.hpp"
@@ -12,7 +14,7 @@ using cli_test::csv;
 using cli_test::run;
 
 TEST_CASE("serve: no SD and EAGLE-3 per rate on one H100, Little's law on every row, same seed same bytes") {
-  const std::string args = "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1,32 --duration-s 30 --format csv";
+  const std::string args = "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1,16 --duration-s 30 --format csv";
   const auto r = run(args, false);
   REQUIRE(r.status == 0);
   CHECK(run(args, false).output == r.output);
@@ -33,13 +35,58 @@ TEST_CASE("serve: no SD and EAGLE-3 per rate on one H100, Little's law on every 
   CHECK(std::stod(t[3][column(h, "mean_batch")]) > 4 * std::stod(t[1][column(h, "mean_batch")]));
 }
 
+TEST_CASE("serve: a rate beyond what the GPU drains is marked overloaded, with the rates in the footer's fields") {
+  const auto r = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 2,64 --duration-s 30 --format csv", false);
+  REQUIRE(r.status == 0);
+  const auto t = csv(r.output);
+  REQUIRE(t.size() == 5);
+  CHECK(t[1][column(t[0], "status")] == "ok");
+  CHECK_THAT(t[3][column(t[0], "status")], Catch::StartsWith("overloaded: median TTFT"));
+  CHECK_THAT(r.output, Catch::Contains("# overloaded_at_per_s: 64\n"));
+}
+
+TEST_CASE("serve: an arrival trace replaces the generated load, bursty arrivals keep the mean rate") {
+  const std::string trace = "serve_cli_arrivals.csv";
+  {
+    std::ofstream out(trace);
+    out << "arrival_s,prompt_tokens,output_tokens\n";
+    for (int i = 0; i < 40; ++i) out << 0.25 * i << "," << 100 + i << "," << 50 << "\n";
+  }
+  const auto r = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals " + trace + " --format csv", false);
+  REQUIRE(r.status == 0);
+  const auto t = csv(r.output);
+  REQUIRE(t.size() == 3);
+  CHECK(t[1][column(t[0], "requests")] == "40");
+  CHECK(t[1][column(t[0], "finished")] == "40");
+  CHECK(run("serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals " + trace + " --rate 4").status == 2);
+  std::ofstream(trace) << "arrival_s,prompt_tokens,output_tokens\n1,100,-5\n";
+  const auto bad = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals " + trace);
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.output, Catch::Contains(trace + ": line 2: output_tokens"));
+  std::remove(trace.c_str());
+  // Gamma arrivals of CV 3 over a long window: about the same number of requests as Poisson.
+  const auto poisson = csv(run("serve --hw h100-sxm --model llama-3.1-8b-instruct --method none --rate 2 "
+                               "--duration-s 2000 --format csv", false).output);
+  const auto bursty = csv(run("serve --hw h100-sxm --model llama-3.1-8b-instruct --method none --rate 2 "
+                              "--duration-s 2000 --arrivals gamma:3 --format csv", false).output);
+  REQUIRE(poisson.size() == 2);
+  REQUIRE(bursty.size() == 2);
+  const double n_p = std::stod(poisson[1][column(poisson[0], "requests")]);
+  const double n_b = std::stod(bursty[1][column(bursty[0], "requests")]);
+  CHECK(n_b == Approx(n_p).epsilon(0.25));
+  // Bursts queue: the tail of the time to first token grows.
+  CHECK(std::stod(bursty[1][column(bursty[0], "ttft_p99_ms")]) > std::stod(poisson[1][column(poisson[0], "ttft_p99_ms")]));
+}
+
 TEST_CASE("serve: bad requests are one-line errors with exit 2") {
   for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 0", "rate"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --workload nope", "available: gsm8k-llama3.1-8b"},
            {"serve --hw v80 --model llama-3.1-8b-instruct", "kind gpu"},
            {"serve --hw rtx3090 --model llama-3.1-70b", "infeasible"},
-           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --k 0", "k"}}) {
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --k 0", "k"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals gamma:x", "gamma:CV"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals /nonexistent.csv", "/nonexistent.csv"}}) {
     const auto r = run(args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);

@@ -253,8 +253,8 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
     if (best_rate > 0) rows[best].back() = std::string("*");
     // The best window at the largest searched may only be the edge of the search.
     if (best_rate > 0 && gammas.size() > 1 && best + 1 == rows.size())
-      at_limit.push_back(fmt::format("context {}: the best gamma, {}, is the largest searched (raise --gamma)", L,
-                                     gammas.back()));
+      at_limit.push_back(fmt::format("context {}: the best gamma, {}, is the largest searched (search further, e.g. "
+                                     "--gamma 1-{})", L, gammas.back(), 4 * gammas.back()));
     for (auto& row : rows) r.rows.push_back(std::move(row));
   }
   const std::string where =

@@ -26,6 +26,13 @@ namespace search::serving {
 namespace {
 
 constexpr double kGib = double(1ull << 30);
+// Speculation pays at a rate when its median time per output token is this much below plain
+// decoding's; closer is a tie (the two runs draw different acceptance).
+constexpr double kPaysBy = 0.01;
+// A run is overloaded when the requests arriving in the last quarter of its window (kOverloadShare)
+// wait kOverloadGrowth times longer for their first token than those of the first quarter, and over
+// kOverloadMinTtftS: the queue grows instead of settling.
+constexpr double kOverloadShare = 0.25, kOverloadGrowth = 5, kOverloadMinTtftS = 1;
 
 // The deployment's step times for the serving loop: the target's forwards and the EAGLE head's
 // passes through the one cost layer (sim::SystemCosts: memoised by graph fingerprint, with an index
@@ -139,6 +146,29 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.block_tokens = int(ctx.integer("block-tokens"));
   base.seed = std::uint64_t(ctx.integer("seed"));
   base.kv_capacity_tokens = kv_capacity_tokens(hw, target, base.max_num_seqs, base.k + 1, head_bytes);
+  // Arrivals: Poisson, gamma with a coefficient of variation, or a trace file.
+  const std::string arrivals = ctx.text("arrivals");
+  std::string arrivals_words = "Poisson arrivals";
+  if (arrivals.rfind("gamma:", 0) == 0) {
+    std::size_t used = 0;
+    double cv = 0;
+    try {
+      cv = std::stod(arrivals.substr(6), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != arrivals.size() - 6 || !(cv >= 0.05 && cv <= 20))
+      throw models::InputError(fmt::format("--arrivals: expected poisson, gamma:CV (CV in [0.05, 20]) or a CSV path, got '{}'",
+                                           arrivals));
+    base.arrival_cv = cv;
+    arrivals_words = fmt::format("gamma arrivals (CV {:g})", cv);
+  } else if (arrivals != "poisson") {
+    base.trace = read_arrival_trace(arrivals);
+    arrivals_words = fmt::format("arrivals and lengths from {} ({} requests; --rate ignored)", arrivals, base.trace.size());
+    if (ctx.was_given("rate"))
+      throw models::InputError("--rate and an arrival trace: the trace's arrival times give the load; give one");
+  }
+  const double trace_window_s = ctx.real("trace-window-s");
   const double ttft_slo_s = ctx.real("ttft-slo-ms") * 1e-3, tpot_slo_s = ctx.real("tpot-slo-ms") * 1e-3;
   const auto step_costs = deployment.step_costs();
 
@@ -152,13 +182,22 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   std::vector<std::string> methods = {"none"};
   if (method != "none") methods.push_back(method);
   std::map<std::pair<double, std::string>, RateSummary> summary;
-  const auto rates = ctx.reals("rate");
+  std::vector<std::string> overloaded_rates;  // rates where some method's queue grows
+  const auto rates = base.trace.empty() ? ctx.reals("rate") : std::vector<double>{double(base.trace.size()) / std::max(1e-9, base.trace.back().arrival_s)};
+  std::vector<StepRecord> traced_steps;  // the timeline: the last rate's run with speculation (or without)
+  std::string traced_run;
   for (double rate : rates)
     for (const auto& m : methods) {
       ServingConfig c = base;
       c.rate_per_s = rate;
       c.method = m;
-      const ServingRun run = simulate_serving(workload, c, step_costs);
+      const bool trace_this = ctx.want_trace && rate == rates.back() && m == methods.back();
+      if (trace_this) c.record_steps_until_s = trace_window_s;
+      ServingRun run = simulate_serving(workload, c, step_costs);
+      if (trace_this) {
+        traced_steps = std::move(run.steps);
+        traced_run = fmt::format("{} at {:g} requests/s, the first {:g} s", m == "none" ? "no SD" : m, rate, trace_window_s);
+      }
       std::vector<double> ttft, tpot, e2e;
       long long finished = 0, dropped = 0, tokens = 0, met = 0;
       double e2e_sum = 0;
@@ -182,9 +221,23 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       // Little's law on the simulated queue: time-averaged requests in the system against the
       // arrival rate realised over the run times the mean time in the system.
       const double littles = finished > 0 && dropped == 0 ? run.mean_in_system / (double(n) / span * e2e_sum / double(finished)) : 0;
-      const std::string status = finished == 0 ? "no request finished"
-                                 : dropped > 0 ? fmt::format("{} dropped (KV cache)", dropped)
-                                               : "ok";
+      // Overloaded: the queue grows, so the last arrivals wait far longer for their first token
+      // than the first ones did (an unstable queue, whose percentiles depend on the run's length).
+      std::vector<double> early, late;
+      const double window_s = run.requests.empty() ? 0 : run.requests.back().arrival_s;
+      for (const auto& q : run.requests)
+        if (q.finished()) {
+          if (q.arrival_s < kOverloadShare * window_s) early.push_back(q.first_token_s - q.arrival_s);
+          if (q.arrival_s >= (1 - kOverloadShare) * window_s) late.push_back(q.first_token_s - q.arrival_s);
+        }
+      const double early_ttft = percentile(early, 50), late_ttft = percentile(late, 50);
+      const bool overloaded = late_ttft > kOverloadMinTtftS && late_ttft > kOverloadGrowth * early_ttft;
+      const std::string status =
+          finished == 0  ? "no request finished"
+          : dropped > 0  ? fmt::format("{} dropped (KV cache)", dropped)
+          : overloaded   ? fmt::format("overloaded: median TTFT {:.3g} s for the last arrivals, {:.3g} s for the first",
+                                       late_ttft, early_ttft)
+                         : "ok";
       r.rows.push_back({rate, m == "none" ? std::string("no SD") : m, std::int64_t(m == "none" ? 0 : c.k),
                         std::int64_t(n), std::int64_t(finished), std::int64_t(dropped),
                         percentile(ttft, 50) * 1e3, percentile(ttft, 90) * 1e3, percentile(ttft, 99) * 1e3,
@@ -194,31 +247,65 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                         double(run.peak_kv_tokens) / double(base.kv_capacity_tokens), std::int64_t(run.preemptions),
                         littles, status});
       summary[{rate, m}] = {percentile(tpot, 50), double(met) / span};
+      if (overloaded && (overloaded_rates.empty() || overloaded_rates.back() != fmt::format("{:g}", rate)))
+        overloaded_rates.push_back(fmt::format("{:g}", rate));
     }
-  // Where speculation stops paying: the lowest rate at which its median time per output token is
-  // no better than plain decoding's.
+  // Where speculation pays: its median time per output token at least kPaysBy below plain
+  // decoding's (a smaller difference is a tie: within the runs' sampling). The answer is every
+  // rate where it does not, not only the first: the comparison may flip back at higher load.
   std::string verdict;
   if (method != "none") {
-    std::optional<double> stops;
+    std::vector<std::string> not_paying;
     for (double rate : rates)
-      if (summary[{rate, method}].tpot_p50 >= summary[{rate, "none"}].tpot_p50) {
-        stops = rate;
-        break;
-      }
-    verdict = stops ? fmt::format("{} stops paying at {:g} requests/s (its median time per output token no better than "
-                                  "plain decoding's)", method, *stops)
-                    : fmt::format("{} pays at every rate given (median time per output token below plain decoding's)",
-                                  method);
-    r.meta.emplace_back("sd_stops_paying_at_per_s", stops ? fmt::format("{:g}", *stops) : std::string());
+      if (summary[{rate, method}].tpot_p50 > (1 - kPaysBy) * summary[{rate, "none"}].tpot_p50)
+        not_paying.push_back(fmt::format("{:g}", rate));
+    verdict = not_paying.empty()
+                  ? fmt::format("{} pays at every rate given (median time per output token more than {:g} % below "
+                                "plain decoding's)", method, kPaysBy * 100)
+              : not_paying.size() == rates.size()
+                  ? fmt::format("{} pays at no rate given (median time per output token within {:g} % of plain "
+                                "decoding's or above)", method, kPaysBy * 100)
+                  : fmt::format("{} stops paying at {} requests/s (median time per output token within {:g} % of plain "
+                                "decoding's or above; it pays at the other rates; a finer --rate grid shows the "
+                                "crossing)", method, fmt::join(not_paying, ", "), kPaysBy * 100);
+    if (!overloaded_rates.empty())
+      verdict += fmt::format("\noverloaded at {} requests/s: the queue grows over the run, so those rows' percentiles "
+                             "depend on --duration-s", fmt::join(overloaded_rates, ", "));
+    r.meta.emplace_back("sd_stops_paying_at_per_s", not_paying.empty() ? std::string() : not_paying.front());
+    r.meta.emplace_back("sd_not_paying_at_per_s", not_paying);
   }
   r.footer = fmt::format(
-      "{}{}{} on {} (stack {}), engine {}; workload {} ({}); Poisson arrivals over {:g} s{}, seed {}; KV cache {} tokens "
+      "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {} over {:g} s{}, seed {}; KV cache {} tokens "
       "in blocks of {}, at most {} sequences and {} prefill tokens per step; SLO: TTFT <= {:g} ms and time per output "
       "token <= {:g} ms (goodput: requests meeting both per second){}",
       verdict, verdict.empty() ? "" : "\n", target.name, hw.name, hw.stack.name, engine, workload.name, workload.source,
-      base.duration_s, base.max_requests > 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "", base.seed,
+      arrivals_words, base.duration_s, base.max_requests > 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "", base.seed,
       base.kv_capacity_tokens, base.block_tokens, base.max_num_seqs, base.max_batched_tokens, ctx.real("ttft-slo-ms"),
       ctx.real("tpot-slo-ms"), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
+  if (ctx.want_trace) {
+    // Perfetto: every step of the window on one track (prefill / decode, its batch and tokens),
+    // and the batch, the queue and the KV cache in use as counters over time.
+    r.footer += fmt::format("\ntrace: {}", traced_run);
+    r.write_trace = [steps = traced_steps, name = hw.name](std::ostream& out) {
+      out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+      out << fmt::format(R"({{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{{"name":"{} serving engine"}}}})", name);
+      out << ",\n" << R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"steps"}})";
+      for (const auto& st : steps) {
+        const double ts = st.start_s * 1e6, dur = (st.end_s - st.start_s) * 1e6;
+        out << ",\n"
+            << fmt::format(R"({{"ph":"X","name":"{} {} x {}","pid":1,"tid":1,"ts":{:.3f},"dur":{:.3f},"args":{{"batch":{},"tokens_per_seq":{},"kv_tokens":{},"waiting":{}}}}})",
+                           st.prefill ? "prefill" : "decode", st.batch, st.tokens_per_seq, ts, dur, st.batch,
+                           st.tokens_per_seq, st.kv_tokens, st.waiting);
+        out << ",\n"
+            << fmt::format(R"({{"ph":"C","name":"load","pid":1,"ts":{:.3f},"args":{{"batch":{},"waiting":{}}}}})", ts,
+                           st.batch, st.waiting);
+        out << ",\n"
+            << fmt::format(R"({{"ph":"C","name":"kv_tokens","pid":1,"ts":{:.3f},"args":{{"in_use":{}}}}})", ts, st.kv_tokens);
+      }
+      out << "\n]}\n";
+    };
+  }
+  r.meta.emplace_back("overloaded_at_per_s", overloaded_rates);
   r.meta.emplace_back("workload", workload.name);
   r.meta.emplace_back("workload_source", workload.source);
   r.meta.emplace_back("engine", engine);
@@ -235,6 +322,11 @@ const ScenarioRegistration serve_scenario_registration(
      {param::reals("rate", "1,4,16", 1e-6, 1e5, "requests/s", "Poisson arrival rates, e.g. 1,4,16,64"),
       param::real("duration-s", 60, 1e-3, 1e7, "s", "arrivals over this long (every request then runs to its end)"),
       param::integer("requests", 0, 0, 1e7, "requests", "at most this many arrivals (0: as many as the duration holds)"),
+      param::text("arrivals", "poisson",
+                  "poisson, gamma:CV (bursty above 1: gamma inter-arrival times of that coefficient of variation at the "
+                  "rate's mean), or a CSV trace with columns arrival_s, prompt_tokens, output_tokens"),
+      param::real("trace-window-s", 10, 1e-3, 1e7, "s",
+                  "with --trace-out: the steps of the last rate's run with speculation in its first this many seconds"),
       param::text("workload", "sharegpt-llama3.1-8b",
                   "serving workload preset (configs/serving: prompt and output lengths, measured acceptance) or a YAML path"),
       param::choice("method", "eagle3", {"eagle3", "ngram", "none"},

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <fstream>
 #include <limits>
 
 #include "models/config_error.hpp"
+#include "models/input_file.hpp"
+#include "sim/io/csv.hpp"
 
 namespace search::serving {
 namespace {
@@ -36,6 +39,69 @@ long long blocks_for(long long tokens, int block_tokens) { return (tokens + bloc
 
 }  // namespace
 
+double gamma_unit_mean(std::mt19937_64& rng, double shape) {
+  // Marsaglia and Tsang (2000) for shape >= 1; below, Gamma(shape) = Gamma(shape + 1) U^(1/shape).
+  const bool boost = shape < 1;
+  const double a = boost ? shape + 1 : shape;
+  const double d = a - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  double x = 0;
+  while (true) {
+    // A standard normal by Box-Muller from two uniforms.
+    const double u1 = 1 - uniform01(rng), u2 = uniform01(rng);
+    const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+    const double v = std::pow(1 + c * z, 3);
+    if (v <= 0) continue;
+    const double u = 1 - uniform01(rng);
+    if (std::log(u) < 0.5 * z * z + d - d * v + d * std::log(v)) {
+      x = d * v;
+      break;
+    }
+  }
+  if (boost) x *= std::pow(1 - uniform01(rng), 1 / shape);
+  return x / shape;  // mean 1
+}
+
+std::vector<TracedRequest> read_arrival_trace(const std::string& path) {
+  std::ifstream in = models::open_input_file(path, "arrival trace");
+  sim::CsvReader reader(in, path);
+  sim::CsvRecord header;
+  if (!reader.next(header)) throw models::InputError(fmt::format("{}: empty arrival trace (expected a header line)", path));
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(header.cells.begin(), header.cells.end(), name);
+    if (it == header.cells.end())
+      throw models::InputError(fmt::format("{}: no column '{}' (expected arrival_s, prompt_tokens, output_tokens)", path, name));
+    return std::size_t(it - header.cells.begin());
+  };
+  const std::size_t at = column("arrival_s"), prompt = column("prompt_tokens"), output = column("output_tokens");
+  std::vector<TracedRequest> out;
+  for (sim::CsvRecord r; reader.next(r);) {
+    auto number = [&](std::size_t k, const char* name, double lo, double hi) {
+      double v = 0;
+      std::size_t used = 0;
+      const std::string cell = k < r.cells.size() ? r.cells[k] : "";
+      try {
+        v = std::stod(cell, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != cell.size() || !(v >= lo && v <= hi))
+        throw models::InputError(fmt::format("{}: line {}: {}: expected a number in [{:g}, {:g}], got '{}'", path, r.line,
+                                             name, lo, hi, cell));
+      return v;
+    };
+    TracedRequest q;
+    q.arrival_s = number(at, "arrival_s", 0, 1e9);
+    q.prompt_tokens = (long long)number(prompt, "prompt_tokens", 1, 1e7);
+    q.output_tokens = (long long)number(output, "output_tokens", 1, 1e7);
+    if (!out.empty() && q.arrival_s < out.back().arrival_s)
+      throw models::InputError(fmt::format("{}: line {}: arrival_s {} is before the previous request's {}", path, r.line,
+                                           q.arrival_s, out.back().arrival_s));
+    out.push_back(q);
+  }
+  if (out.empty()) throw models::InputError(fmt::format("{}: the arrival trace holds no request", path));
+  return out;
+}
+
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -57,13 +123,26 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     throw models::InputError("serve: the deployment leaves no room for a KV cache (infeasible)");
   const long long capacity_blocks = c.kv_capacity_tokens / c.block_tokens;
 
-  // Arrivals: exponential gaps from the run's own stream, lengths from each request's stream.
+  // Arrivals: gamma gaps (exponential at CV 1) from the run's own stream, lengths from each
+  // request's stream; or the trace's arrivals and lengths.
   std::vector<Request> reqs;
-  {
+  if (!c.trace.empty()) {
+    for (std::size_t id = 0; id < c.trace.size(); ++id) {
+      if (c.max_requests > 0 && (long long)id >= c.max_requests) break;
+      Request r;
+      r.rng.seed(stream_seed(c.seed, id));
+      r.rec.arrival_s = c.trace[id].arrival_s;
+      r.rec.prompt_tokens = c.trace[id].prompt_tokens;
+      r.rec.output_tokens = c.trace[id].output_tokens;
+      reqs.push_back(std::move(r));
+    }
+  } else {
     std::mt19937_64 arrivals(stream_seed(c.seed, ~0ull));
+    const double shape = 1 / (c.arrival_cv * c.arrival_cv);
     double t = 0;
     for (std::uint64_t id = 0;; ++id) {
-      t += -std::log(1 - uniform01(arrivals)) / c.rate_per_s;
+      const double gap = c.arrival_cv == 1 ? -std::log(1 - uniform01(arrivals)) : gamma_unit_mean(arrivals, shape);
+      t += gap / c.rate_per_s;
       if (t >= c.duration_s || (c.max_requests > 0 && (long long)id >= c.max_requests)) break;
       Request r;
       r.rng.seed(stream_seed(c.seed, id));
@@ -142,8 +221,13 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     if (!admitted.empty()) {
       const long long mean_tokens = (prefill_tokens + (long long)admitted.size() - 1) / (long long)admitted.size();
       prefilling = admitted.size();
+      const double start = t;
+      const int queued = int(waiting.size());
       advance_to(t + costs.prefill_s(int(admitted.size()), mean_tokens));
       prefilling = 0;
+      if (start < c.record_steps_until_s)
+        run.steps.push_back({start, t, true, int(admitted.size()), int(mean_tokens),
+                             (capacity_blocks - free_blocks) * c.block_tokens, queued});
       ++run.prefill_steps;
       for (std::size_t i : admitted) {
         Request& r = reqs[i];
@@ -209,6 +293,8 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     const long long mean_context = (context_sum + batch - 1) / batch;
     const long long bucket = (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket;
     const int tokens_per_seq = int((verified + batch - 1) / batch);
+    const double step_start = t;
+    const int queued = int(waiting.size());
     advance_to(t + costs.decode_s(batch, tokens_per_seq, bucket, speculate ? c.k : 0));
     ++run.decode_steps;
     run.speculative_steps += speculate ? 1 : 0;
@@ -233,6 +319,9 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       else still.push_back(running[j]);
     }
     running = std::move(still);
+    if (step_start < c.record_steps_until_s)
+      run.steps.push_back({step_start, t, false, batch, tokens_per_seq, (capacity_blocks - free_blocks) * c.block_tokens,
+                           queued});
   }
   run.end_s = t;
   run.mean_in_system = t > 0 ? in_system_integral / t : 0;

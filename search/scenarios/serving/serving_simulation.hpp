@@ -37,8 +37,31 @@ struct ServingStepCosts {
   std::function<double(int batch, int tokens, long long context, int draft_tokens)> decode_s;
 };
 
+// A request of an arrival trace (a file of arrival time, prompt and output lengths).
+struct TracedRequest {
+  double arrival_s = 0;
+  long long prompt_tokens = 1, output_tokens = 1;
+};
+
+// One engine step of a run, for the timeline (ServingConfig::record_steps_until_s).
+struct StepRecord {
+  double start_s = 0, end_s = 0;
+  bool prefill = false;
+  int batch = 0;               // requests in the step
+  int tokens_per_seq = 0;      // verified tokens per sequence (decode), mean prompt tokens (prefill)
+  long long kv_tokens = 0;     // KV cache in use after the step (blocks x block tokens)
+  int waiting = 0;             // requests queued when it started
+};
+
 struct ServingConfig {
-  double rate_per_s = 1;        // Poisson arrivals
+  double rate_per_s = 1;        // mean arrival rate
+  // Inter-arrival times: gamma distributed with this coefficient of variation at the rate's mean
+  // (1: exponential, i.e. Poisson arrivals; above 1: bursty; below 1: more regular).
+  double arrival_cv = 1;
+  // Replaces the generated arrivals and lengths when not empty (sorted by arrival).
+  std::vector<TracedRequest> trace;
+  // Keep every step that starts before this time in ServingRun::steps (0: none).
+  double record_steps_until_s = 0;
   double duration_s = 60;       // arrivals over [0, duration_s)
   long long max_requests = 0;   // also stop arrivals after this many (0: no bound)
   std::string method = "none";  // "none", or a drafting method of the workload ("eagle3", "ngram")
@@ -68,7 +91,16 @@ struct ServingRun {
   long long peak_kv_tokens = 0;      // blocks in use at most, in tokens
   double mean_in_system = 0;         // time-averaged requests waiting or running (Little's law)
   double mean_tokens_per_step = 0;   // tokens a sequence kept per decode step
+  std::vector<StepRecord> steps;     // the steps recorded (ServingConfig::record_steps_until_s)
 };
+
+// An arrival trace: CSV with a header naming arrival_s, prompt_tokens and output_tokens (other
+// columns ignored), '#' lines skipped; InputError naming the file, line and value for a bad one.
+std::vector<TracedRequest> read_arrival_trace(const std::string& path);
+
+// A gamma variate of shape `shape` and mean 1 from the generator (Marsaglia and Tsang; shape < 1
+// by the U^(1/shape) boost): deterministic on every platform, as uniform01 is.
+double gamma_unit_mean(std::mt19937_64& rng, double shape);
 
 // Runs one configuration; deterministic for its seed. InputError for a method the workload lacks.
 ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig& config, const ServingStepCosts& costs);
