@@ -33,7 +33,7 @@ const std::vector<std::string>& palette() {
 std::string cell_text(const search::ScenarioCell& c) {
   if (const auto* s = std::get_if<std::string>(&c)) return *s;
   if (const auto* i = std::get_if<std::int64_t>(&c)) return std::to_string(*i);
-  return fmt::format("{:.6g}", std::get<double>(c));
+  return fmt::format("{:.4g}", std::get<double>(c));  // the text table's significant digits
 }
 
 std::optional<std::size_t> column(const search::ScenarioResult& r, const std::string& name) {

@@ -54,9 +54,24 @@ std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s,
   } catch (const models::InfeasibleError& e) {  // does not fit: the message has the numbers
     out.push_back(untimed(scheme, placement, e.what()));
   } catch (const models::InputError& e) {  // the scenario does not apply to this request
-    out.push_back(untimed(scheme, placement, std::string("not applicable: ") + e.what()));
+    out.push_back(untimed(scheme, placement, "not applicable: " + reason_first(e.what())));
   }
   return std::nullopt;
+}
+
+std::string reason_first(const std::string& message) {
+  // "/abs/path/file.csv: no AAT measurements for ..." -> "no AAT measurements for ... (in
+  // configs/acceptance/file.csv)": a table cell cut to fit keeps the reason, and a shared report
+  // holds no absolute path of this machine.
+  const auto colon = message.find(": ");
+  if (message.empty() || message[0] != '/' || colon == std::string::npos) return message;
+  const std::string path = message.substr(0, colon);
+  if (path.find(' ') != std::string::npos) return message;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path rel = fs::path(path).lexically_relative(fs::path(SPECDSE_SOURCE_DIR));
+  const std::string shown = !rel.empty() && *rel.begin() != ".." ? rel.generic_string() : fs::path(path).filename().string();
+  return message.substr(colon + 2) + " (in " + shown + ")";
 }
 
 ScenarioInputs PlanSetup::inputs() const {

@@ -149,6 +149,10 @@ std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s,
                                                              const std::string& placement,
                                                              std::vector<PlanCandidate>& out);
 
+// An error message that starts with an absolute file path ("PATH: why") as "why (in PATH)", the path
+// relative to the project where it lies in it; other messages as they are.
+std::string reason_first(const std::string& message);
+
 // Reading a scenario's result by column name.
 class ResultRows {
  public:

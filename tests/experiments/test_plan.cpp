@@ -649,3 +649,13 @@ TEST_CASE("plan with a board of the user's own (a YAML path): each reproduce com
   CHECK(run(cmd.substr(std::string("specdse ").size()) + " --format csv", false).status == 0);
   std::remove(board.c_str());
 }
+
+TEST_CASE("plan: a not-applicable reason comes before the file it names, and the file is named relative to the project", "[plan]") {
+  const auto p = plan("--hw h100-sxm --model llama-3.1-8b-instruct --context 4096");
+  std::string status;
+  for (std::size_t i = 0; i < p.rows.size(); ++i)
+    if (p.cell(i, "scheme") == "tree SD" && p.cell(i, "rank").empty()) status = p.cell(i, "status");
+  CHECK_THAT(status, Catch::StartsWith("not applicable: no AAT measurements for algorithm eagle3-tree"));
+  CHECK_THAT(status, Catch::EndsWith("(in configs/acceptance/aat_measurements.csv)"));
+  CHECK(status.find(SPECDSE_SOURCE_DIR) == std::string::npos);
+}
