@@ -277,11 +277,11 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   r.footer = fmt::format(
       "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {} over {:g} s{}, seed {}; KV cache {} tokens "
       "in blocks of {}, at most {} sequences and {} prefill tokens per step; SLO: TTFT <= {:g} ms and time per output "
-      "token <= {:g} ms (goodput: requests meeting both per second){}",
+      "token <= {:g} ms (goodput: requests meeting both per second); {} engine evaluations{}",
       verdict, verdict.empty() ? "" : "\n", target.name, hw.name, hw.stack.name, engine, workload.name, workload.source,
       arrivals_words, base.duration_s, base.max_requests > 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "", base.seed,
       base.kv_capacity_tokens, base.block_tokens, base.max_num_seqs, base.max_batched_tokens, ctx.real("ttft-slo-ms"),
-      ctx.real("tpot-slo-ms"), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
+      ctx.real("tpot-slo-ms"), deployment.evaluations(), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
   if (ctx.want_trace) {
     // Perfetto: every step of the window on one track (prefill / decode, its batch and tokens),
     // and the batch, the queue and the KV cache in use as counters over time.
