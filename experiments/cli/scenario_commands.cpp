@@ -38,8 +38,12 @@ void plot_result(const search::ScenarioResult& result, const search::ScenarioInf
   const std::string script = std::string(SPECDSE_SOURCE_DIR) + "/experiments/plots/" + info.plot + ".py";
   ProcessOptions o;  // stdout stays parseable: the script's chatter goes to stderr
   o.out = Stream::to_stderr;
-  if (run_process({python, script, dir, csv, png.string()}, o).status != 0)
-    throw models::InputError(fmt::format("--plot: the plot script {} failed on {}", script, csv));
+  if (run_process({python, script, dir, csv, png.string()}, o).status != 0) {
+    // A failed plot leaves no half-written result beside it: the CSV it was given goes too.
+    std::error_code ec;
+    std::filesystem::remove(csv, ec);
+    throw models::InputError(fmt::format("--plot: the plot script {} failed (its CSV removed)", script));
+  }
 }
 
 }  // namespace

@@ -55,7 +55,11 @@ void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::Sc
   }
   if (takes(info, "model")) sub.add_option("--model", in.model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path");
   if (takes(info, "algorithm")) {
-    sub.add_option("--algorithm", in.algorithm, "SD algorithm (configs/algorithms) or draft model name");
+    // What drafts differs by scenario: the EAGLE dispatcher's head, tree SD's drafter.
+    sub.add_option("--algorithm", in.algorithm,
+                   info && info->name == "eagle-dispatcher"
+                       ? "EAGLE head to draft with (configs/algorithms; default eagle-dense3-chain, shaped for the target)"
+                       : "SD algorithm (configs/algorithms) or draft model name");
     // latency's / window's name for the same thing
     if (!declares(info, "draft")) sub.add_option("--draft", in.algorithm)->group("");
   }

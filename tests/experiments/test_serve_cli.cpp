@@ -78,6 +78,16 @@ TEST_CASE("serve: an arrival trace replaces the generated load, bursty arrivals 
   CHECK(std::stod(bursty[1][column(bursty[0], "ttft_p99_ms")]) > std::stod(poisson[1][column(poisson[0], "ttft_p99_ms")]));
 }
 
+TEST_CASE("serve --plot: a plot script that fails leaves no CSV behind and exits 2") {
+  const std::string png = "serve_cli_failed_plot.png", csv_path = "serve_cli_failed_plot.csv";
+  const auto r = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --plot " + png +
+                     " --python /bin/false");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("--plot: the plot script") && Catch::Contains("failed"));
+  CHECK_FALSE(std::ifstream(csv_path).good());
+  std::remove(csv_path.c_str());
+}
+
 TEST_CASE("serve: bad requests are one-line errors with exit 2") {
   for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 0", "rate"},
