@@ -181,7 +181,7 @@ def test_plan_attrs_hold_the_footer_fields_and_rank_stays_integer():
 
 def test_serve_from_python_names_where_speculation_stops_paying():
     df = specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", rate=[1, 64], duration_s=20)
-    assert list(df["method"]) == ["no SD", "eagle3", "no SD", "eagle3"]
+    assert list(df["method"]) == ["no SD", "eagle3-chain", "no SD", "eagle3-chain"]
     assert df["finished"].dtype == np.int64 and (df["finished"] == df["requests"]).all()
     assert "sd_stops_paying_at_per_s" in df.attrs and df.attrs["workload"] == "sharegpt-llama3.1-8b"
     assert ((df["littles_law_ratio"] - 1).abs() < 1e-6).all()
