@@ -179,6 +179,14 @@ HfImport import_hf_config(const std::string& path, const std::string& name) {
   if (m.attention_heads % m.kv_heads != 0)
     c.fail("num_key_value_heads", fmt::format("a divisor of num_attention_heads ({})", m.attention_heads),
            std::to_string(m.kv_heads));
+  // Attention the model does not run over the whole context: not modelled, and said so (the
+  // header notes and `import-model`'s message), never dropped silently.
+  for (const char* windowed : {"sliding_window", "attention_chunk_size"})
+    if (c.has(windowed))
+      out.ignored.push_back(fmt::format("{} {} not modelled: attention is costed over the whole context (an upper "
+                                        "bound on its time and KV cache past that many tokens)",
+                                        windowed, c.integer(windowed)));
+  for (const auto& i : out.ignored) out.notes.push_back(i);
   return out;
 }
 

@@ -15,6 +15,7 @@ struct HfImport {
   ModelSpec model;
   std::string model_type;             // config.json's model_type (of the text model)
   std::vector<std::string> notes;     // where each non-obvious value came from
+  std::vector<std::string> ignored;   // keys read but not modelled (also in notes), for a warning
 };
 
 // Throws InputError naming the file and key for a missing or malformed key, and for

@@ -27,6 +27,7 @@ int run_import(const ImportArgs& a) {
                                  ? " (" + std::filesystem::path(a.config_json).parent_path().filename().string() + "/)"
                                  : "");
   const std::string yaml = models::to_model_yaml(imported, label);
+  for (const auto& i : imported.ignored) std::cerr << "specdse: note: " << i << "\n";
   if (a.out.empty()) {
     std::cout << yaml;
     return 0;

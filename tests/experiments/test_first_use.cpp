@@ -223,6 +223,20 @@ TEST_CASE("import-model: Mixtral and Qwen-MoE expert keys, the YAML loads back t
   }
 }
 
+TEST_CASE("import-model: a sliding window it does not model is said in the YAML's header, not dropped silently", "[first-use]") {
+  const auto dir = temp_dir("import-window");
+  const auto path = dir / "config.json";
+  std::ofstream(path) << R"({"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+    "sliding_window": 4096, "torch_dtype": "bfloat16"})";
+  const auto im = models::import_hf_config(path.string(), "mistral-7b");
+  REQUIRE(im.ignored.size() == 1);
+  CHECK_THAT(im.ignored[0], Catch::StartsWith("sliding_window 4096 not modelled"));
+  CHECK_THAT(models::to_model_yaml(im, "test"), Catch::Contains("# sliding_window 4096 not modelled"));
+  // Mixtral's null window is no window.
+  CHECK(models::import_hf_config(hf("mixtral-8x7b.json"), "mixtral-8x7b").ignored.empty());
+}
+
 TEST_CASE("import-model CLI: writes a YAML that latency loads by path, bad files are one-line errors", "[first-use]") {
   const auto dir = temp_dir("import_cli");
   const auto out = dir / "l8b.yaml";
