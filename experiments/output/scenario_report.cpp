@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "experiments/cli/scenario_runner.hpp"  // validation_field
 #include "experiments/cli/version.hpp"
 
 namespace experiments {
@@ -117,12 +118,8 @@ std::string meta_html(const search::ScenarioResult& r) {
     }
     out << "</dd>\n";
   }
-  if (!r.validation.empty()) {
-    // The printed line's label is the term here.
-    const std::string label = "validation: ";
-    const std::string v = r.validation.rfind(label, 0) == 0 ? r.validation.substr(label.size()) : r.validation;
-    out << "<dt>validation</dt><dd>" << html_escape(v) << "</dd>\n";
-  }
+  // The printed line's label is the term here.
+  if (!r.validation.empty()) out << "<dt>validation</dt><dd>" << html_escape(validation_field(r.validation)) << "</dd>\n";
   out << "</dl>\n";
   return out.str();
 }

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/reproductions/manifest.hpp"
 #include "models/config_error.hpp"
 #include "models/registry.hpp"
 
@@ -54,24 +55,20 @@ std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s,
   } catch (const models::InfeasibleError& e) {  // does not fit: the message has the numbers
     out.push_back(untimed(scheme, placement, e.what()));
   } catch (const models::InputError& e) {  // the scenario does not apply to this request
-    out.push_back(untimed(scheme, placement, "not applicable: " + reason_first(e.what())));
+    out.push_back(untimed(scheme, placement, "not applicable: " + reason_first(e.what(), s.configs->dir())));
   }
   return std::nullopt;
 }
 
-std::string reason_first(const std::string& message) {
+std::string reason_first(const std::string& message, const std::string& config_dir) {
   // "/abs/path/file.csv: no AAT measurements for ..." -> "no AAT measurements for ... (in
   // configs/acceptance/file.csv)": a table cell cut to fit keeps the reason, and a shared report
-  // holds no absolute path of this machine.
+  // holds no absolute path of this machine (portable_path, as the manifests name their inputs).
   const auto colon = message.find(": ");
   if (message.empty() || message[0] != '/' || colon == std::string::npos) return message;
   const std::string path = message.substr(0, colon);
   if (path.find(' ') != std::string::npos) return message;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path rel = fs::path(path).lexically_relative(fs::path(SPECDSE_SOURCE_DIR));
-  const std::string shown = !rel.empty() && *rel.begin() != ".." ? rel.generic_string() : fs::path(path).filename().string();
-  return message.substr(colon + 2) + " (in " + shown + ")";
+  return message.substr(colon + 2) + " (in " + portable_path(path, config_dir) + ")";
 }
 
 ScenarioInputs PlanSetup::inputs() const {

@@ -150,8 +150,8 @@ std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s,
                                                              std::vector<PlanCandidate>& out);
 
 // An error message that starts with an absolute file path ("PATH: why") as "why (in PATH)", the path
-// relative to the project where it lies in it; other messages as they are.
-std::string reason_first(const std::string& message);
+// as portable_path names it (relative to the project or the config folder); others as they are.
+std::string reason_first(const std::string& message, const std::string& config_dir);
 
 // Reading a scenario's result by column name.
 class ResultRows {

@@ -60,7 +60,7 @@ TEST_CASE("specdse draft-select CLI: given and OLS-predicted accuracies, bad inp
   REQUIRE(given.exit_code == 0);
   CHECK(given.output.find("bloom-560m,0.6,given") != std::string::npos);
   {  // exactly one draft row is chosen (read by the header's "chosen" column, not its position)
-    std::istringstream lines(window_test::csv_body(given.output));
+    std::istringstream lines(cli_test::without_comments(given.output));
     std::string line;
     std::getline(lines, line);
     const auto split = [](const std::string& text) {

@@ -141,11 +141,11 @@ TEST_CASE("specdse policies CLI: runs on a trace file, rejects empty traces and 
   const auto r = run_cli("policies --synthetic 300:0.8 --write-trace " + written +
                          " --cost-ratio 0.05 --format csv");
   REQUIRE(r.exit_code == 0);
-  CHECK(window_test::csv_body(r.output).rfind("policy,iterations,tokens,time_s,tokens_per_s,acceptance_rate,mean_gamma,speedup", 0) == 0);
+  CHECK(cli_test::without_comments(r.output).rfind("policy,iterations,tokens,time_s,tokens_per_s,acceptance_rate,mean_gamma,speedup", 0) == 0);
   const auto from_file = run_cli("policies --trace " + written + " --cost-ratio 0.05 --format csv");
   CHECK(from_file.exit_code == 0);
   // Same trace, same seed: identical rows (the footer names each run's source).
-  CHECK(window_test::csv_body(from_file.output) == window_test::csv_body(r.output));
+  CHECK(cli_test::without_comments(from_file.output) == cli_test::without_comments(r.output));
   const auto engine = run_cli("policies --trace " + written +
                               " --hw a100-80gb --model llama-3.1-8b-instruct --draft eagle3-chain --context 1024");
   CHECK(engine.exit_code == 0);

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/experiments/cli_run.hpp"  // cli_test::without_comments
+
 namespace window_test {
 
 struct CliRun {
@@ -36,15 +38,6 @@ inline CliRun run_cli(const std::string& args) {
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
-}
-
-// A command's CSV output without its leading '# key: value' lines (the footer's fields).
-inline std::string csv_body(const std::string& text) {
-  std::istringstream in(text);
-  std::string out;
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("# ", 0) != 0) out += line + "\n";
-  return out;
 }
 
 }  // namespace window_test

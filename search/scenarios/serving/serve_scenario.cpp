@@ -86,15 +86,8 @@ long long kv_capacity_tokens(const models::HardwareSpec& hw, const models::Model
   const auto without = sim::device_memory(hw, target, q);
   if (without.capacity_bytes <= 0)
     throw models::InputError(fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", hw.name));
-  sim::MemoryQuery one = q;
-  one.batch = 1;
-  constexpr long long kProbeTokens = 4096;
-  one.kv_tokens = kProbeTokens;
-  sim::MemoryQuery none = one;
-  none.kv_tokens = 0;
-  const double per_token =
-      (sim::device_memory(hw, target, one).need.kv_bytes - sim::device_memory(hw, target, none).need.kv_bytes) /
-      double(kProbeTokens);
+  // The whole model on one device: memory_fit's KV accounting is the model's bytes per token.
+  const double per_token = target.kv_bytes_per_token();
   const double free_bytes = without.capacity_bytes - without.need.total() - head_bytes;
   if (free_bytes <= 0 || per_token <= 0)
     throw models::InputError(fmt::format("serve: infeasible: {} needs {:.3g} GiB before any KV cache, of {:.3g} GiB on {}",
