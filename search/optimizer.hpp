@@ -38,6 +38,8 @@ std::string measured_edge_note(const AatSource& aat, int best_x);
 // chain in the papers (at most 768 nodes) and past a whole prefill chunk. The bound of `optimize
 // --x-max` and of the tree-sd scenario's `x-max` alike.
 constexpr long long kMaxVerificationLength = 1 << 16;
+// Sequences per step: 64 Ki, far past serving practice (vLLM's default max_num_seqs is 256).
+constexpr long long kMaxBatch = 1 << 16;
 
 // The `at_search_limit` cell of `optimize` and the tree-sd scenario (one rule for both): where the
 // best x is the largest x searched (x_max, or the algorithm's largest tree when smaller) it may

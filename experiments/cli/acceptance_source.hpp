@@ -20,68 +20,21 @@
 
 #include "models/algorithm_spec.hpp"
 #include "models/config_registry.hpp"
-#include "search/acceptance/acceptance_data.hpp"
-#include "search/optimizer.hpp"
+#include "search/acceptance/aat_resolver.hpp"
 
 namespace experiments {
 
-struct AcceptanceOptions {
-  std::string data;          // --data: acceptance CSV
-  std::string aat_from;      // --aat-from MODEL/ALGORITHM/TASK
-  double alpha = -1;         // --alpha; < 0: not given
-  std::string trace;         // --trace: acceptance trace file
-  std::string source_table;  // --source-table: only rows from this source table
-  std::string process;       // --acceptance: a process band (name or file)
-};
+// The resolver lives in the search layer (search/acceptance/aat_resolver.hpp); the command
+// line's names for it.
+using search::AatKey;
+using search::AatResolver;
+using search::AcceptanceOptions;
+using search::acceptance_csv_path;
+using search::check_acceptance_options;
+using search::geometric_chain_aat;
+using search::ResolvedAat;
 
 // Adds --data, --aat-from, --alpha, --trace (mutually exclusive but --data with --aat-from).
 void add_acceptance_options(CLI::App& sub, AcceptanceOptions& o);
-// The same exclusions for options set another way (the Python module): InputError naming both.
-void check_acceptance_options(const AcceptanceOptions& o);
-
-// The acceptance CSV: --data when given, else <registry dir>/acceptance/aat_measurements.csv
-// (so --config-dir and $SPECDSE_CONFIG_DIR both choose it).
-std::string acceptance_csv_path(const models::ConfigRegistry& reg, const std::string& data_option);
-
-// The measurement names a workload's AAT is looked up under: the model config's own `name`
-// (not the path it was given as), the algorithm name and the task.
-struct AatKey {
-  std::string model, algorithm, task;
-};
-
-struct ResolvedAat {
-  search::AatSource source;
-  std::string description;  // shown in the output's aat_source column
-  // Measured data: the source tables whose rows the fit used, " + "-joined (several when no
-  // --source-table picks one: the fit pools them); empty for --alpha and --trace.
-  std::string source_tables;
-};
-
-// AAT(x) for x = 1..x_max from the chosen source, one context at a time (the CSV or trace is
-// read once). `own` is the workload's key; `algorithm` decides chain vs tree for traces.
-class AatResolver {
- public:
-  AatResolver(const models::ConfigRegistry& reg, AcceptanceOptions options, AatKey own,
-              const models::AlgorithmSpec* algorithm, int x_max);
-  ResolvedAat at(long long context) const;
-  // The key measured data is looked up under (own, or --aat-from's).
-  const AatKey& key() const { return key_; }
-  // With --aat-from naming another model, algorithm or task than the workload's own: "measured
-  // for M/A/T, not the workload's M'/A'/T' (another target model, ...)"; empty otherwise.
-  std::string borrowed() const;
-
- private:
-  AcceptanceOptions o_;
-  AatKey key_;
-  AatKey own_;  // the workload's own key
-  int x_max_ = 128;
-  std::string csv_;
-  std::optional<search::AcceptanceData> data_;
-  std::vector<double> trace_aat_;  // trace or process: AAT at x = n + 1
-  std::string trace_what_;
-};
-
-// AAT of a chain of x - 1 draft tokens each accepted with probability alpha, x >= 1.
-double geometric_chain_aat(double alpha, int x);
 
 }  // namespace experiments

@@ -30,8 +30,8 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
 constexpr long long kMaxContext = 10'000'000;
 // Verification length x (search/optimizer.hpp: one bound for optimize and the tree-sd scenario).
 using search::kMaxVerificationLength;
-// Sequences per step: 64 Ki, far past serving practice (vLLM's default max_num_seqs is 256).
-constexpr long long kMaxBatch = 1 << 16;
+// Sequences per step (search/optimizer.hpp: also the tree-sd scenario's batch list).
+using search::kMaxBatch;
 // Worker threads: more than any one host here has cores.
 constexpr long long kMaxThreads = 1024;
 

@@ -13,26 +13,14 @@
 #include <string>
 
 #include "models/config_registry.hpp"
-#include "search/draft_placement.hpp"
+#include "search/draft_placement_names.hpp"
 
 namespace experiments {
 
-struct DraftPlacementNames {
-  std::string draft_hw, draft_link, system, draft_device;
-  bool empty() const { return draft_hw.empty() && draft_link.empty() && system.empty() && draft_device.empty(); }
-};
-
-// The link --draft-hw uses unless --draft-link names another: a host PCIe 4.0 x16 slot, where a
-// CPU or an accelerator card meets a GPU in paper 003's testbed.
-inline constexpr const char* kDefaultDraftLink = "pcie4-x16";
+using search::DraftPlacementNames;
+using search::kDefaultDraftLink;
+using search::resolve_draft_placement;
 
 void add_draft_placement_options(CLI::App& sub, DraftPlacementNames& names);
-
-// The placement those names select for a target running on `target_hw`, the draft timed by
-// engine `engine` (roofline, sim, sim-clocked) with its device's software stack. InputError (one
-// line, naming the option and value) for a combination that does not fit, an unknown name, a
-// device the system lacks, or a system whose target is not on `target_hw`.
-search::DraftPlacement resolve_draft_placement(const models::ConfigRegistry& reg, const DraftPlacementNames& names,
-                                               const std::string& engine, const std::string& target_hw);
 
 }  // namespace experiments

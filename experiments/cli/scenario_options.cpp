@@ -61,7 +61,19 @@ void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::Sc
                        ? "EAGLE head to draft with (configs/algorithms; default eagle-dense3-chain, shaped for the target)"
                        : "SD algorithm (configs/algorithms) or draft model name");
     // latency's / window's name for the same thing
-    if (!declares(info, "draft")) sub.add_option("--draft", in.algorithm)->group("");
+    if (!declares(info, "draft")) {
+      auto* algorithm = sub.get_option("--algorithm");
+      auto* alias = sub.add_option("--draft", in.algorithm)->group("");
+      const bool required = info && std::find(info->required_inputs.begin(), info->required_inputs.end(),
+                                              "algorithm") != info->required_inputs.end();
+      // Required through either spelling, so CLI11's own ->required() cannot say it; the help
+      // line says it as CLI11 does for the others.
+      if (required) algorithm->type_name("TEXT REQUIRED");
+      sub.callback([algorithm, alias, required] {
+        if (required && algorithm->count() + alias->count() == 0) throw CLI::RequiredError("--algorithm");
+        if (algorithm->count() > 0 && alias->count() > 0) throw CLI::ExcludesError("--algorithm", "--draft");
+      });
+    }
   }
   if (takes(info, "context")) sub.add_option("--context", a.context, "Context lengths: 128,1024 or a range");
   if (takes(info, "batch"))
@@ -73,7 +85,8 @@ void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::Sc
   add_format_option(sub, a.format);
   if (info)
     for (const auto& name : info->required_inputs)
-      if (auto* opt = sub.get_option_no_throw("--" + name)) opt->required();
+      if (auto* opt = sub.get_option_no_throw("--" + name); opt && !(name == "algorithm" && sub.get_option_no_throw("--draft")))
+        opt->required();
 }
 
 void add_scenario_param_flags(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo& info) {

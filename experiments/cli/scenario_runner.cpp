@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -30,6 +31,17 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
                                              in.engine, s));
     settings.push_back("engine=" + in.engine);
   }
+  // Likewise a scenario that declares `batch` itself (a list: tree-sd's batches) gets the common
+  // input's value when the caller set one (plan, a sweep point, `scenario --batch`).
+  // A caller that sets the parameter itself (plan's schemes name the batch they plan for) keeps
+  // it; a user who typed both is told to give one.
+  if (search::find_param(info, "batch") && (in.given.count("batch") || in.batch != 1)) {
+    const auto set = std::find_if(settings.begin(), settings.end(), [](const std::string& s) { return s.rfind("batch=", 0) == 0; });
+    if (set != settings.end() && in.given.count("batch"))
+      throw models::InputError(fmt::format("scenario {}: --batch {} and --param {}: give the batch once", info.name,
+                                           in.batch, *set));
+    if (set == settings.end()) settings.push_back("batch=" + std::to_string(in.batch));
+  }
   search::ScenarioContext ctx;
   ctx.scenario = info.name;
   ctx.declared = info.params;
@@ -41,6 +53,9 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
   ctx.want_trace = in.want_trace;
   ctx.system = in.system_spec;
   ctx.task = in.task;
+  ctx.engine_name = in.engine;
+  ctx.data = in.data;
+  ctx.source_table = in.source_table;
   std::optional<models::HardwareSpec> hw;
   std::unique_ptr<sim::SystemCosts> device;  // --hw as a one-device deployment
   if (in.hw_spec) {

@@ -6,7 +6,7 @@
 
 #include "models/config_registry.hpp"
 #include "models/latency_engine.hpp"
-#include "search/acceptance/acceptance_data.hpp"
+#include "search/acceptance/aat_resolver.hpp"
 #include "search/optimizer.hpp"
 
 namespace experiments {
@@ -20,19 +20,9 @@ models::Workload make_workload(const models::ConfigRegistry& reg, const std::str
 void require_workload_fits(const models::HardwareSpec& hw, const models::Workload& w, long long context,
                            int max_x);
 
-struct AatSelection {
-  std::string algorithm, model, task;
-  std::string source_table;  // empty: any
-};
-
-// The measured AAT at `context`; between two measured contexts, interpolated (AatSource::note says
-// so); InputError below the smallest or above the largest measured context, or with no data.
-search::AatSource aat_source(const search::AcceptanceData& data, const AatSelection& sel,
-                             long long context);
-
-// AAT at `context` between two measured contexts' sources: at each x measured at both, linear in
-// ln(context); the fit through those points, the lower context's tree shapes, and the note.
-search::AatSource interpolated_aat_source(const search::AatSource& lo, const search::AatSource& hi, long long lo_context,
-                                          long long hi_context, long long context, const std::string& what);
+// Measured AAT at a context (search/acceptance/aat_resolver.hpp), by the names commands use.
+using search::aat_source;
+using search::AatSelection;
+using search::interpolated_aat_source;
 
 }  // namespace experiments

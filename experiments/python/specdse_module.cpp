@@ -22,7 +22,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/config_listing.hpp"
-#include "experiments/cli/optimize_table.hpp"
+#include "experiments/cli/optimize_request.hpp"
 #include "experiments/python/columns.hpp"
 #include "experiments/python/without_gil.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
@@ -164,7 +164,7 @@ PYBIND11_MODULE(_specdse, m) {
   specdse_py::bind_scenarios(m);
   specdse_py::bind_fit(m);
 
-  // What `specdse optimize` takes, field for field (experiments/cli/optimize_table.hpp).
+  // What `specdse optimize` takes, field for field (experiments/cli/optimize_request.hpp).
   py::class_<experiments::OptimizeRequest> request(m, "OptimizeRequest");
   request
       .def(py::init<>())
@@ -338,16 +338,20 @@ PYBIND11_MODULE(_specdse, m) {
     }).to_python();
   }, py::arg("hw"), py::arg("measured"), py::arg("config_dir") = "");
 
-  // `specdse optimize` (experiments/cli/optimize_table.hpp): the command's table as columns,
-  // and every evaluated x per context and batch.
+  // `specdse optimize`: the tree-sd scenario it is the command of, run once; its table as columns,
+  // and its "curve" table (every evaluated x per context and batch).
   m.def("optimize", [](const experiments::OptimizeRequest& request, const std::string& config_dir) {
     const auto [summary, curve] = without_gil([&] {
-      const auto out = experiments::optimize_table(request, registry(config_dir));
+      const auto result = experiments::run_scenario("tree-sd", experiments::optimize_inputs(request), registry(config_dir));
       Columns c;
-      for (const auto& p : out.curve)
-        c.add_row({{"context", p.context}, {"batch", p.batch}, {"x", p.x}, {"aat", p.aat},
-                   {"t_verify_s", p.t_verify_s}, {"t_draft_s", p.t_draft_s}, {"tokens_per_s", p.tokens_per_s}});
-      return std::make_pair(table_columns(out.table), std::move(c));
+      const auto& t = result.tables.at("curve");
+      for (const auto& row : t.rows)
+        for (std::size_t i = 0; i < t.columns.size(); ++i) {
+          if (const auto* d = std::get_if<double>(&row[i])) c.f(t.columns[i]).push_back(*d);
+          else if (const auto* n = std::get_if<std::int64_t>(&row[i])) c.i(t.columns[i]).push_back(*n);
+          else c.s(t.columns[i]).push_back(std::get<std::string>(row[i]));
+        }
+      return std::make_pair(table_columns(experiments::scenario_table(result)), std::move(c));
     });
     return py::make_tuple(summary.to_python(), curve.to_python());
   }, py::arg("request"), py::arg("config_dir") = "");

@@ -90,6 +90,7 @@ struct ScenarioContext {
   // parameter; scenarios that take a system read it through system_spec().
   const models::SystemSpec* system = nullptr;
   const models::LatencyEngine* engine = nullptr;     // --engine for --hw; null without --hw
+  std::string engine_name = "roofline";              // --engine: what times every device
   bool want_trace = false;                           // --trace-out: name the timeline's tasks
   const models::Workload* workload = nullptr;        // --model (and --algorithm); null without --model
   std::vector<long long> contexts;                   // --context
@@ -97,6 +98,8 @@ struct ScenarioContext {
   // Measured AAT and its fit for the workload's algorithm and model at a context; empty
   // without --algorithm.
   std::function<AatSource(long long context)> aat;
+  std::string data;          // --data: the AAT CSV (empty: the config folder's measurements)
+  std::string source_table;  // --source-table: only AAT rows of this source table (empty: any)
   std::map<std::string, std::string> params;         // every declared parameter, validated, defaults filled in
   // What the caller set, by name (parameter keys and common inputs such as "batch", "task",
   // "context"): a value equal to the default was still given. Conflicts are found by presence.
@@ -123,6 +126,11 @@ struct ScenarioContext {
 // window, a batch), a summary line. experiments/ turns it into tables, CSV, JSON, plots and
 // DataFrames with one adapter.
 using ScenarioCell = std::variant<std::string, std::int64_t, double>;
+// A further table a run computes beside its result (e.g. tree-sd's every evaluated x).
+struct ScenarioTable {
+  std::vector<std::string> columns;
+  std::vector<std::vector<ScenarioCell>> rows;
+};
 struct ScenarioResult {
   std::vector<std::string> columns;
   std::vector<std::vector<ScenarioCell>> rows;
@@ -143,6 +151,9 @@ struct ScenarioResult {
   // comparing methods keeps each method's); an empty function, or no entry, where it keeps none.
   // `plan` writes its winner's from here.
   std::vector<std::function<void(std::ostream&)>> row_traces;
+  // Further tables from the same run, by name (tree-sd's "curve": P_eff at every evaluated x), for
+  // the Python module; the command line prints `rows`.
+  std::map<std::string, ScenarioTable> tables;
 };
 
 using ScenarioRun = std::function<ScenarioResult(const ScenarioContext&)>;

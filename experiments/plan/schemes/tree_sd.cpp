@@ -3,7 +3,7 @@
 // measurements for the target and task (configs/acceptance/aat_measurements.csv), or with
 // --acceptance BAND from the band's chains or best-first trees (the measured algorithms, or
 // --algorithm),
-// on the target's device. Runs the tree-sd scenario (as `specdse optimize`).
+// on the target's device. Runs the tree-sd scenario (`specdse optimize` is its command).
 #include <fmt/format.h>
 
 #include <set>
@@ -11,7 +11,7 @@
 #include "experiments/plan/plan_scheme.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_data.hpp"
-#include "sim/system/memory_fit.hpp"
+#include "experiments/cli/cli_common.hpp"
 
 namespace experiments::tree_sd_scheme {
 namespace {
@@ -46,18 +46,8 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     if (!r) continue;
     const ResultRows rows(*r);
     PlanCandidate c(kScheme, where);
+    // The scenario found the searched x range to fit beside the weights (its memory rule).
     const int x = int(rows.number(0, "best_x"));
-    // The target's weights and the KV cache of the verified tree must fit beside each other.
-    sim::MemoryQuery q;
-    q.batch = s.batch;
-    q.kv_tokens = s.context + x;
-    q.step_tokens = x;
-    const auto mem = sim::device_memory(dev.hardware, s.target, q);
-    if (!mem.fits()) {
-      c.status = sim::fit_status(mem) + " on " + dev.name;
-      out.push_back(c);
-      continue;
-    }
     c.tbt_s = 1 / rows.number(0, "best_tokens_per_s");
     // The band's range (equal without one): TBT scales inversely with the speed-up over AD.
     const double speedup = rows.number(0, "speedup");
@@ -73,16 +63,16 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     }
     c.acceptance = s.acceptance.empty()
                        ? fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task)
-                       : rows.text(0, "acceptance");
+                       : rows.text(0, "aat_source");
     c.why = fmt::format("AAT {:.3g} per {:.3g} ms step (verify {:.3g} ms, draft {:.3g} ms), {} regime",
                         rows.number(0, "aat_at_best"),
                         (rows.number(0, "t_verify_s") + rows.number(0, "t_draft_s")) * 1e3,
                         rows.number(0, "t_verify_s") * 1e3, rows.number(0, "t_draft_s") * 1e3,
                         rows.text(0, "regime"));
-    // The scenario plan ran, on the device with its stack.
-    c.reproduce = reproduce_command(s, fmt::format("scenario tree-sd {} --algorithm {}{}{}", s.hw_args(s.target_device()), algorithm,
+    // The scenario plan ran (`optimize` is its command), on the device with its stack.
+    c.reproduce = reproduce_command(s, fmt::format("optimize {} --algorithm {}{}{}", s.hw_args(s.target_device()), algorithm,
                                                    s.task != "govreport" ? " --task " + s.task : "",
-                                                   s.acceptance.empty() ? "" : " --param acceptance=" + s.acceptance));
+                                                   s.acceptance.empty() ? "" : " --acceptance " + shell_word(s.acceptance)));
     c.write_trace = r->write_trace;  // its step at the best x (the scenario's trace)
     out.push_back(std::move(c));
   }
