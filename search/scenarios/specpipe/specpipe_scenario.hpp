@@ -81,14 +81,15 @@ ScenarioResult run_eagle_pipeline(const TimingSetup& setup, const StageTimer& ti
                                   const TokenTree& tree, const PositionalAcceptance& acceptance, long long tokens,
                                   std::uint64_t seed, int requests = 1);
 
-// The tree the EAGLE-3 baseline runs: EAGLE's public code at its defaults, as paper 002 ran it
-// (§4.1: "their open-source implementation and pre-trained weights"): EaModel.from_pretrained's
-// total_token = 60 (the root and 59 draft tokens), depth = 7, top_k = 10 (SafeAILab/EAGLE,
-// eagle/model/ea_model.py), built as the best pruned tree under the acceptance model with those
-// bounds (EAGLE's dynamic tree keeps the draft's most probable nodes). Not the best tree for the
-// pipeline: the paper did not tune it.
+// The tree the EAGLE-3 baseline runs: EAGLE's public code as its evaluation runs it, as paper 002
+// ran it (§4.1: "their open-source implementation and pre-trained weights"): the evaluation
+// scripts' --total-token 60 (the root and 59 draft tokens), --depth 5, --top-k 10, passed to
+// EaModel.from_pretrained (SafeAILab/EAGLE@12c417d, eagle/evaluation/gen_ea_answer_llama3chat.py;
+// from_pretrained's own default depth, 7, applies only where a caller passes none), built as the
+// best pruned tree under the acceptance model with those bounds (EAGLE's dynamic tree keeps the
+// draft's most probable nodes). Not the best tree for the pipeline: the paper did not tune it.
 struct EagleDefaultTree {
-  static constexpr int total_tokens = 60, depth = 7, top_k = 10;
+  static constexpr int total_tokens = 60, depth = 5, top_k = 10;
   static constexpr int draft_nodes = total_tokens - 1;
 };
 
