@@ -77,6 +77,7 @@ search::ScenarioResult run_scenario(const std::string& name, const ScenarioInput
     // it (optimiser points, tree and window searches, draft placements) is memoised and counted.
     device = std::make_unique<sim::SystemCosts>(models::single_device_system(*ctx.hw), in.engine);
     ctx.engine = &device->engine(0);
+    ctx.deployment = device.get();
   }
   std::optional<models::Workload> workload;
   if (!in.model.empty()) {

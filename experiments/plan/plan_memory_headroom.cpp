@@ -2,13 +2,17 @@
 
 #include "models/drafts/draft_builder.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
-#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 
 MemoryHeadroom memory_headroom(const PlanSetup& s, const PlanCandidate& c) {
-  models::SystemSpec system = s.system;
-  if (c.draft_model && c.draft_device >= 0) system.draft_device = c.draft_device;
+  const models::SystemSpec& system = s.system;
+  // The system as deployed: its memory fit (sim::SystemCosts::memory, the one rule), the
+  // candidate's draft model on the candidate's device.
+  const sim::SystemCosts deployment(system, s.engine);
+  const std::optional<int> draft_device =
+      c.draft_model && c.draft_device >= 0 ? std::optional<int>(c.draft_device) : std::nullopt;
   sim::MemoryQuery q;
   q.batch = s.batch;
   q.step_tokens = std::max(1, c.step_tokens);
@@ -17,7 +21,7 @@ MemoryHeadroom memory_headroom(const PlanSetup& s, const PlanCandidate& c) {
                                               : s.context + q.step_tokens;
   q.lm_head_tokens = c.memory_lm_head_tokens;
   q.parameter_rule = system.memory.parameter_rule;
-  auto devices = sim::system_memory(system, s.target, c.draft_model ? &*c.draft_model : nullptr, q);
+  auto devices = deployment.memory(s.target, c.draft_model ? &*c.draft_model : nullptr, q, draft_device);
   if (!c.draft_head.empty() && c.draft_device >= 0) {
     models::AlgorithmSpec a = s.configs->algorithm(c.draft_head);
     if (models::draft_builder(a.draft.kind, a.name).has_own_layer_shape()) a = search::eagle_head_for_target(a, s.target);

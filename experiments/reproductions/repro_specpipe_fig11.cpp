@@ -51,8 +51,8 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
     const auto setup = paper002::setup(reg, system, ctx.engine);
     res.inputs.push_back(setup.system.source_file);
     if (own_stack.empty()) own_stack = setup.system.devices.front().hardware.stack.name;
-    sp::check_memory(setup, kWidth);
     const sp::StageTimer timer(setup);
+    sp::check_memory(timer, kWidth);
     std::vector<sp::ScenarioResult> rows;
     rows.push_back(sp::run_plain_pp(setup, timer, kTokens));
     for (auto& r : sp::run_stack_baselines(setup, kTokens)) rows.push_back(std::move(r));

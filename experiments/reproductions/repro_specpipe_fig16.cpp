@@ -43,7 +43,7 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
     std::vector<sp::ScenarioResult> rows;
     std::string status = "ok";
     try {
-      sp::check_memory(setup, kWidth, b);
+      sp::check_memory(timer, kWidth, b);
     } catch (const models::InputError& e) {
       status = e.what();
     }

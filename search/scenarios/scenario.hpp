@@ -27,6 +27,10 @@
 #include "models/system_spec.hpp"
 #include "search/optimizer.hpp"
 
+namespace sim {
+class SystemCosts;
+}
+
 namespace search {
 
 enum class ParamType { integer, real, text, choice, boolean, integer_list, real_list };
@@ -90,6 +94,9 @@ struct ScenarioContext {
   // parameter; scenarios that take a system read it through system_spec().
   const models::SystemSpec* system = nullptr;
   const models::LatencyEngine* engine = nullptr;     // --engine for --hw; null without --hw
+  // --hw's device as a one-device deployment (sim/system/system_costs.hpp): `engine` is its view;
+  // memory fits go through it too. Null without --hw.
+  const sim::SystemCosts* deployment = nullptr;
   std::string engine_name = "roofline";              // --engine: what times every device
   bool want_trace = false;                           // --trace-out: name the timeline's tasks
   const models::Workload* workload = nullptr;        // --model (and --algorithm); null without --model

@@ -187,4 +187,25 @@ long long SystemCosts::evaluations() const {
   return evaluations_;
 }
 
+std::vector<DeviceMemory> SystemCosts::memory(const models::ModelSpec& target, const models::ModelSpec* draft,
+                                             const MemoryQuery& q, std::optional<int> draft_device) const {
+  if (!draft_device || *draft_device == system_.draft_device) return system_memory(system_, target, draft, q);
+  device_class(*draft_device);  // InputError for a device the system lacks
+  models::SystemSpec placed = system_;
+  placed.draft_device = *draft_device;
+  return system_memory(placed, target, draft, q);
+}
+
+DeviceMemory SystemCosts::device_memory(int device, const models::ModelSpec& model, const MemoryQuery& q,
+                                        const models::ModelSpec* draft) const {
+  device_class(device);
+  return sim::device_memory(system_.devices[std::size_t(device)].hardware, model, q, draft);
+}
+
+DeviceMemory SystemCosts::require_workload_fit(int device, const models::ModelSpec& target,
+                                               const models::AlgorithmSpec* algorithm, const MemoryQuery& q) const {
+  device_class(device);
+  return sim::require_workload_fit(system_.devices[std::size_t(device)].hardware, target, algorithm, q);
+}
+
 }  // namespace sim

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "models/model_spec.hpp"
 #include "models/operator_graph.hpp"
 #include "models/system_spec.hpp"
+#include "sim/system/memory_fit.hpp"
 
 namespace sim {
 
@@ -88,6 +90,20 @@ class SystemCosts {
   // Seconds for `bytes` from device a to device b along the system's route; 0 when a == b;
   // InputError when no path joins them.
   double transfer_s(int a, int b, double bytes) const;
+
+  // Memory of this deployment (sim/system/memory_fit.hpp, the one rule), every scenario's and plan's
+  // fit going through here: each device of the system with its share of `target`'s stages and,
+  // when given, the standalone `draft` on `draft_device` (default: the system's placement.draft).
+  std::vector<DeviceMemory> memory(const models::ModelSpec& target, const models::ModelSpec* draft,
+                                   const MemoryQuery& q, std::optional<int> draft_device = std::nullopt) const;
+  // One model whole on `device`, with a standalone draft beside it when given, as the device is
+  // deployed (its stack's runtime reserve).
+  DeviceMemory device_memory(int device, const models::ModelSpec& model, const MemoryQuery& q,
+                             const models::ModelSpec* draft = nullptr) const;
+  // The workload's target whole on `device` with what its algorithm drafts with (a standalone draft
+  // model or a head); InfeasibleError naming the device, the need and the capacity when it does not fit.
+  DeviceMemory require_workload_fit(int device, const models::ModelSpec& target, const models::AlgorithmSpec* algorithm,
+                                    const MemoryQuery& q) const;
 
   // Engine evaluations so far (memo misses): what a benchmark of a scenario counts.
   long long evaluations() const;

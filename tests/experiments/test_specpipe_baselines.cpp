@@ -134,9 +134,10 @@ TEST_CASE("EAGLE-3 in the pipeline: the head's memory is checked beside the last
   auto setup = paper_setup("roofline");
   setup.head = search::eagle_head_for_target(reg().algorithm("eagle3-tree"), setup.target);
   // One request (context 1024 + 400 tokens + the largest tree) fits the last RTX 3090 (24 GiB).
-  CHECK_FALSE(sp::eagle_baseline_memory_shortfall(setup, 400, 1).has_value());
+  const sp::StageTimer timer(setup);
+  CHECK_FALSE(sp::eagle_baseline_memory_shortfall(timer, 400, 1).has_value());
   // 32 requests' KV caches beside 10 layers, the LM head and the head do not.
-  const auto full = sp::eagle_baseline_memory_shortfall(setup, 400, 32);
+  const auto full = sp::eagle_baseline_memory_shortfall(timer, 400, 32);
   REQUIRE(full.has_value());
   CHECK_THAT(*full, Catch::Contains("gpu7"));
   CHECK_THAT(*full, Catch::Contains("EAGLE-3 head"));
@@ -162,8 +163,9 @@ TEST_CASE("specpipe relaxed verification on the timeline: a draft that never hit
 
 TEST_CASE("specpipe: requests whose contexts overflow the system's KV budget are infeasible, not timed") {
   const auto setup = paper_setup();
-  CHECK_NOTHROW(sp::check_memory(setup, 64, 32));
-  CHECK_THROWS_WITH(sp::check_memory(setup, 64, 80), Catch::Contains("infeasible") && Catch::Contains("KV budget"));
+  const sp::StageTimer timer(setup);
+  CHECK_NOTHROW(sp::check_memory(timer, 64, 32));
+  CHECK_THROWS_WITH(sp::check_memory(timer, 64, 80), Catch::Contains("infeasible") && Catch::Contains("KV budget"));
 }
 
 TEST_CASE("specpipe CLI: --batch adds SpecPipe-DB and batched baselines, PP-vLLM and EAGLE-3 rows, --verify") {

@@ -141,7 +141,7 @@ TEST_CASE("specpipe: a placement that does not fit the devices' memory is report
                                     "links:\n  - {link: pcie4-x16, topology: switch, devices: [gpu, draft]}\n"
                                     "placement:\n  target: {stages: even, devices: [gpu]}\n  draft: {device: draft}\n");
   const auto setup = sp::make_setup(reg(), two, "llama-3.1-70b", "llama-3.2-1b", "roofline", 1024, 5e-3);
-  CHECK_THROWS_WITH(sp::check_memory(setup, 64), Catch::Contains("infeasible") && Catch::Contains("gpu0"));
+  CHECK_THROWS_WITH(sp::check_memory(sp::StageTimer(setup), 64), Catch::Contains("infeasible") && Catch::Contains("gpu0"));
   const auto r = run("specpipe --system " + two + " --model llama-3.1-70b --draft llama-3.2-1b --tokens 10");
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Catch::Contains("infeasible"));

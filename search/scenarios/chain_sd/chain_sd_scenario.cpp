@@ -209,17 +209,15 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
     std::string status = "ok";
     if (side.whole_placement) {
       // Every device of the placement with its share of the target, the draft on its device.
-      models::SystemSpec placed = system;
-      placed.draft_device = draft_dev;
       q.kv_tokens = system.memory.kv_tokens > 0 ? system.memory.kv_tokens : q.kv_tokens;
       q.parameter_rule = system.memory.parameter_rule;
-      for (const auto& d : sim::system_memory(placed, target, &draft, q))
+      for (const auto& d : costs.memory(target, &draft, q, draft_dev))
         if (!d.fits() && status == "ok") status = sim::fit_status(d) + " on " + d.device;
     } else {
-      const auto tmem = sim::device_memory(tdev.hardware, target, q, draft_dev == target_dev ? &draft : nullptr);
+      const auto tmem = costs.device_memory(target_dev, target, q, draft_dev == target_dev ? &draft : nullptr);
       if (!tmem.fits()) status = sim::fit_status(tmem) + " on " + tdev.name;
       if (draft_dev != target_dev) {
-        const auto dmem = sim::device_memory(ddev.hardware, draft, q);
+        const auto dmem = costs.device_memory(draft_dev, draft, q);
         if (!dmem.fits() && status == "ok") status = sim::fit_status(dmem) + " on " + ddev.name;
       }
     }

@@ -57,22 +57,20 @@ DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::Mod
                                 long long context) {
   if (context < 0) throw models::InputError(fmt::format("--context: expected >= 0, got {}", context));
   if (prompt < 0) throw models::InputError(fmt::format("--prompt: expected >= 0, got {}", prompt));
+  // One cost layer for the system (sim/system/system_costs.hpp): each device's engine with its
+  // stack, every forward memoised there.
+  auto costs = std::make_shared<sim::SystemCosts>(placement.system, engine);
   // Both models whole on their devices with the KV cache of the prompt (or the context), as every
-  // command checks them (sim/system/memory_fit.hpp): a design that does not fit is not timed.
+  // command checks them (the deployment's memory fit): a design that does not fit is not timed.
   {
-    models::SystemSpec placed = placement.system;
-    placed.draft_device = placement.draft_device;
     sim::MemoryQuery q;
     q.kv_tokens = std::max(prompt, context) + 1;
-    q.parameter_rule = placed.memory.parameter_rule;
-    for (const auto& d : sim::system_memory(placed, target, &draft, q))
+    q.parameter_rule = placement.system.memory.parameter_rule;
+    for (const auto& d : costs->memory(target, &draft, q, placement.draft_device))
       if (!d.fits())
         throw models::InfeasibleError(fmt::format("{}: infeasible: device {} ({}) {}", placement.system.name, d.device,
                                              d.roles, sim::fit_status(d)));
   }
-  // One cost layer for the system (sim/system/system_costs.hpp): each device's engine with its
-  // stack, every forward memoised there.
-  auto costs = std::make_shared<sim::SystemCosts>(placement.system, engine);
   const int target_id = costs->add_model(target), draft_id = costs->add_model(draft);
   const int tdev = placement.target_device, ddev = placement.draft_device;
   const bool t_head = placement.system.devices[std::size_t(tdev)].hardware.verify_includes_lm_head;

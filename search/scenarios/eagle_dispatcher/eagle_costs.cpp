@@ -28,7 +28,8 @@ class EngineCosts : public EagleCostModel {
   // The GPU as a one-device system on the cost layer (sim::SystemCosts): every forward through its
   // one memo, with the engine's name and hardware (kernels only: the caller gives the bare stack).
   EngineCosts(const models::LatencyEngine& e, models::Workload w, models::SoftwareStack st, double ffn_bytes)
-      : engine_(e), costs_(models::single_device_system(e.hardware()), e.name()), w_(std::move(w)),
+      : engine_(e), costs_(models::single_device_system(e.hardware()), e.name()),
+        deployed_(models::single_device_system(with_stack(e.hardware(), st)), e.name()), w_(std::move(w)),
         stack_(std::move(st)), ffn_bytes_(ffn_bytes) {}
   std::string where() const override { return engine_.hardware().name; }
   const models::Workload& workload() const override { return w_; }
@@ -50,16 +51,21 @@ class EngineCosts : public EagleCostModel {
     mq.batch = batch;
     mq.step_tokens = x;
     mq.kv_tokens = context + x;
-    models::HardwareSpec deployed = engine_.hardware();
-    deployed.stack = stack_;
-    sim::DeviceMemory m = sim::device_memory(deployed, w_.target, mq);
+    sim::DeviceMemory m = deployed_.device_memory(0, w_.target, mq);
     m.need += head_memory(w_, batch, mq.kv_tokens, 1);
     return status_of(m);
   }
 
  private:
+  static models::HardwareSpec with_stack(models::HardwareSpec hw, const models::SoftwareStack& stack) {
+    hw.stack = stack;
+    return hw;
+  }
   const models::LatencyEngine& engine_;
   sim::SystemCosts costs_;
+  // The GPU with the stack the head runs under: what its memory fit reserves (the costs above time
+  // kernels only; the dispatcher adds the stack's host time).
+  sim::SystemCosts deployed_;
   models::Workload w_;
   models::SoftwareStack stack_;
   double ffn_bytes_ = 0;
@@ -71,8 +77,8 @@ class EngineCosts : public EagleCostModel {
 class SystemStepCosts : public EagleCostModel {
  public:
   SystemStepCosts(models::SystemSpec s, models::Workload w, const std::string& engine, double ffn_bytes)
-      : s_(std::move(s)), w_(std::move(w)), costs_(sim::without_host_work(s_), engine), ffn_bytes_(ffn_bytes) {
-    s_.validate_placement(w_.target);
+      : s_(validated(std::move(s), w.target)), w_(std::move(w)), costs_(sim::without_host_work(s_), engine),
+        deployed_(s_, engine), ffn_bytes_(ffn_bytes) {
     stack_ = s_.devices[std::size_t(s_.stages.front().devices.front())].hardware.stack;
   }
   std::string where() const override { return s_.name; }
@@ -108,7 +114,7 @@ class SystemStepCosts : public EagleCostModel {
     mq.step_tokens = x;
     mq.kv_tokens = s_.memory.kv_tokens > 0 ? s_.memory.kv_tokens : context + x;
     mq.parameter_rule = s_.memory.parameter_rule;
-    auto devices = sim::system_memory(s_, w_.target, nullptr, mq);
+    auto devices = deployed_.memory(w_.target, nullptr, mq);
     // The head sits with the first stage's group (tensor parallel) or on the draft device.
     const auto& group = s_.stages.front().devices;
     const int dd = s_.draft_device >= 0 ? s_.draft_device : group.front();
@@ -123,6 +129,12 @@ class SystemStepCosts : public EagleCostModel {
   }
 
  private:
+  // The system with its placement resolved for the target (stages' layers), before the cost
+  // layers are built from it.
+  static models::SystemSpec validated(models::SystemSpec s, const models::ModelSpec& target) {
+    s.validate_placement(target);
+    return s;
+  }
   sim::SystemQuery query(int batch, long long context) const {
     sim::SystemQuery q;
     q.target = w_.target;
@@ -133,6 +145,7 @@ class SystemStepCosts : public EagleCostModel {
   models::SystemSpec s_;
   models::Workload w_;
   sim::SystemCosts costs_;  // the system without host work
+  sim::SystemCosts deployed_;  // the system with its stacks: what its memory fit reserves
   models::SoftwareStack stack_;
   double ffn_bytes_ = 0;
   mutable std::map<std::tuple<int, int, long long>, EagleForwardCost> verify_memo_, draft_memo_;

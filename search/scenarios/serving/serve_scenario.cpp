@@ -69,6 +69,7 @@ class DeploymentStepCosts {
     return s;
   }
   long long evaluations() const { return costs_.evaluations(); }
+  const sim::SystemCosts& costs() const { return costs_; }
 
  private:
   sim::SystemCosts costs_;
@@ -77,13 +78,14 @@ class DeploymentStepCosts {
 
 // Tokens of KV cache the device holds beside the target's weights, its runtime and the largest
 // step's activations (sim/system/memory_fit.hpp's accounting).
-long long kv_capacity_tokens(const models::HardwareSpec& hw, const models::ModelSpec& target, int max_num_seqs, int verify,
-                             double head_bytes) {
+long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::ModelSpec& target, int max_num_seqs,
+                             int verify, double head_bytes) {
+  const models::HardwareSpec& hw = deployment.system().devices.front().hardware;
   sim::MemoryQuery q;
   q.batch = max_num_seqs;
   q.step_tokens = verify;
   q.kv_tokens = 0;
-  const auto without = sim::device_memory(hw, target, q);
+  const auto without = deployment.device_memory(0, target, q);
   if (without.capacity_bytes <= 0)
     throw models::InputError(fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", hw.name));
   // The whole model on one device: memory_fit's KV accounting is the model's bytes per token.
@@ -142,7 +144,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.max_batched_tokens = ctx.integer("max-batched-tokens");
   base.block_tokens = int(ctx.integer("block-tokens"));
   base.seed = std::uint64_t(ctx.integer("seed"));
-  base.kv_capacity_tokens = kv_capacity_tokens(hw, target, base.max_num_seqs, base.k + 1, head_bytes);
+  base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head_bytes);
   // Arrivals: Poisson, gamma with a coefficient of variation, or a trace file.
   const std::string arrivals = ctx.text("arrivals");
   std::string arrivals_words = "Poisson arrivals";

@@ -75,11 +75,11 @@ std::optional<ScenarioResult> run_eagle_baseline(const models::ConfigRegistry& r
       }
   }
   s.head = eagle_head_for_target(reg.algorithm(kEagleBaselineHead), setup.target);
-  if (const auto full = eagle_baseline_memory_shortfall(s, tokens, requests)) {
+  const StageTimer timer(s);
+  if (const auto full = eagle_baseline_memory_shortfall(timer, tokens, requests)) {
     if (why) *why = *full;
     return std::nullopt;
   }
-  const StageTimer timer(s);
   const PositionalAcceptance acc = paper004_acceptance(reg.dir(), setup.target.name);
   using D = EagleDefaultTree;
   const TokenTree tree = pruned_tree(acc, D::draft_nodes, D::depth, D::top_k);

@@ -78,9 +78,9 @@ search::ScenarioResult run_specpipe_entry(const ScenarioContext& ctx) {
                                  ctx.real("prune-ms") * 1e-3);
   setup.task_names = ctx.want_trace;
   if (!setup.draft) throw models::InputError("--draft: SpecPipe needs a draft model on the system's draft device");
-  // Memory: the widest level and the largest batch decide; an infeasible placement is not timed.
-  check_memory(setup, int(*std::max_element(widths.begin(), widths.end())), int(batches.back()));
   const StageTimer timer(setup);
+  // Memory: the widest level and the largest batch decide; an infeasible placement is not timed.
+  check_memory(timer, int(*std::max_element(widths.begin(), widths.end())), int(batches.back()));
 
   const long long largest_k = *std::max_element(cands.begin(), cands.end());
   // Candidates the rank model lists: the largest k asked for and the static tree's branching.

@@ -8,11 +8,12 @@
 
 #include "models/config_error.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
-#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace search::specpipe {
 
-std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width, int requests) {
+std::vector<sim::DeviceMemory> check_memory(const StageTimer& timer, int width, int requests) {
+  const TimingSetup& setup = timer.setup();
   sim::MemoryQuery q;
   q.step_tokens = width;
   q.kv_tokens = setup.system.memory.kv_tokens > 0 ? setup.system.memory.kv_tokens : setup.context + width;
@@ -30,7 +31,7 @@ std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width,
   // The last stage computes each request's verified token only (its level was pruned to it).
   q.lm_head_tokens = requests;
   q.parameter_rule = setup.system.memory.parameter_rule;
-  auto mem = sim::system_memory(setup.system, setup.target, setup.draft ? &*setup.draft : nullptr, q);
+  auto mem = timer.costs().memory(setup.target, setup.draft ? &*setup.draft : nullptr, q);
   for (const auto& d : mem)
     if (!d.fits())
       throw models::InfeasibleError(fmt::format("{}: infeasible: device {} ({}) {}", setup.system.name, d.device, d.roles,
@@ -38,7 +39,8 @@ std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width,
   return mem;
 }
 
-std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s, long long tokens, int requests) {
+std::optional<std::string> eagle_baseline_memory_shortfall(const StageTimer& timer, long long tokens, int requests) {
+  const TimingSetup& s = timer.setup();
   sim::MemoryQuery q;
   q.batch = requests;
   const int largest_tree = EagleDefaultTree::total_tokens;  // draft nodes + the root
@@ -46,7 +48,7 @@ std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s,
   q.step_tokens = largest_tree;
   q.lm_head_tokens = (long long)requests * largest_tree;  // the target verifies every tree token
   q.parameter_rule = s.system.memory.parameter_rule;
-  auto mem = sim::system_memory(s.system, s.target, nullptr, q);
+  auto mem = timer.costs().memory(s.target, nullptr, q);
   const int last = s.system.stages.back().devices.front();
   auto& d = mem[std::size_t(last)];
   d.need += sim::draft_head_memory(*s.head, s.target, requests, q.kv_tokens);

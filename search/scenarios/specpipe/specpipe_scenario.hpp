@@ -106,7 +106,7 @@ TimingSetup make_setup(const models::ConfigRegistry& reg, const std::string& sys
 // context, the decoded tokens and the largest tree, not SpecPipe's preallocated pool
 // (memory.kv_tokens). nullopt when every device fits, else "device D (roles): infeasible: ..." for the
 // first that does not.
-std::optional<std::string> eagle_baseline_memory_shortfall(const TimingSetup& s, long long tokens, int requests);
+std::optional<std::string> eagle_baseline_memory_shortfall(const StageTimer& timer, long long tokens, int requests);
 
 // The EAGLE-3 baseline's head (an algorithm config), resized to each target, and its method name
 // (a key of the system's method_stacks: the stack EAGLE's public code runs under).

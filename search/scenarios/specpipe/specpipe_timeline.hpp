@@ -85,6 +85,7 @@ MechanismTimes mechanism_times(const TimingSetup& setup, const StageTimer& timer
 // With several requests the system's KV budget (paper 002 §4.5: 81,920 tokens "for all requests")
 // is shared: it must hold every request's context and level, or the run is infeasible; without a
 // budget each request reserves its own context.
-std::vector<sim::DeviceMemory> check_memory(const TimingSetup& setup, int width, int requests = 1);
+// Through the timer's deployment (StageTimer::costs).
+std::vector<sim::DeviceMemory> check_memory(const StageTimer& timer, int width, int requests = 1);
 
 }  // namespace search::specpipe

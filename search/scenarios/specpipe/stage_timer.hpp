@@ -71,6 +71,9 @@ class StageTimer {
   }
   // The device's engine (the cost layer's: one engine per device for every pass timed here).
   const models::LatencyEngine& engine(int device) const { return costs_.engine(device); }
+  // The deployment (its memory fit goes through it too) and the setup it was built from.
+  const sim::SystemCosts& costs() const { return costs_; }
+  const TimingSetup& setup() const { return s_; }
 
  private:
   const TimingSetup& s_;

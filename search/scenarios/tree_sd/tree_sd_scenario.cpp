@@ -21,7 +21,7 @@
 #include "search/draft_placement_names.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/serial_step_trace.hpp"
-#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace search {
 namespace {
@@ -53,7 +53,7 @@ std::vector<AatSource> other_band_fits(const ScenarioContext& ctx, const models:
 }
 
 ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
-  ctx.require(ctx.engine != nullptr, "--hw");
+  ctx.require(ctx.engine != nullptr && ctx.deployment != nullptr, "--hw");
   ctx.require(ctx.workload != nullptr && ctx.workload->algorithm != nullptr, "--model and --algorithm");
   ctx.require(!ctx.contexts.empty(), "--context");
   const auto& w = *ctx.workload;
@@ -92,7 +92,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
       mq.batch = wb.batch;
       mq.step_tokens = opt.x_max;
       mq.kv_tokens = L + opt.x_max;
-      sim::require_workload_fit(hw, wb.target, wb.algorithm.get(), mq);
+      ctx.deployment->require_workload_fit(0, wb.target, wb.algorithm.get(), mq);
       const auto aat = resolver.at(L);
       const auto o = optimize_context(*ctx.engine, wb, L, aat.source, opt);
       double low = o.speedup(), high = low;
