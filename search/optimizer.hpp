@@ -38,6 +38,9 @@ std::string measured_edge_note(const AatSource& aat, int best_x);
 // chain in the papers (at most 768 nodes) and past a whole prefill chunk. The bound of `optimize
 // --x-max` and of the tree-sd scenario's `x-max` alike.
 constexpr long long kMaxVerificationLength = 1 << 16;
+// Context length (tokens in the KV cache): 10 Mi tokens, Llama 4 Scout's published window and
+// the longest of any model here; token counts stay far from overflowing any arithmetic.
+constexpr long long kMaxContext = 10'000'000;
 // Sequences per step: 64 Ki, far past serving practice (vLLM's default max_num_seqs is 256).
 constexpr long long kMaxBatch = 1 << 16;
 

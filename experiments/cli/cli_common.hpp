@@ -25,9 +25,8 @@ std::vector<long long> parse_int_list(const std::string& option, const std::stri
 
 // Bounds of the command-line integers (a value past them is a one-line error, not a wrapped
 // int, an hour of work or an allocation failure).
-// Context length (tokens in the KV cache): 10 Mi tokens, Llama 4 Scout's published window and
-// the longest of any model here; token counts stay far from overflowing any arithmetic.
-constexpr long long kMaxContext = 10'000'000;
+// Context length (search/optimizer.hpp: also the scenario runner's bound).
+using search::kMaxContext;
 // Verification length x (search/optimizer.hpp: one bound for optimize and the tree-sd scenario).
 using search::kMaxVerificationLength;
 // Sequences per step (search/optimizer.hpp: also the tree-sd scenario's batch list).

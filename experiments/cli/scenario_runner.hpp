@@ -1,8 +1,7 @@
 #pragma once
-// Runs a registered scenario (search/scenarios/scenario.hpp) from any front end: `specdse
-// scenario NAME --param KEY=VALUE`, a scenario's own subcommand, the Python module and scenario
-// sweeps all fill one ScenarioInputs and call run_scenario, so the same names reach the same
-// code; scenario_table is the one adapter from the result schema to tables, CSV and JSON.
+// The front ends' side of the scenario runner (search/scenarios/scenario_runner.hpp, which every
+// front end calls): scenario_table is the one adapter from the result schema to tables, CSV and
+// JSON, and the common inputs' flag names.
 #include <set>
 #include <string>
 #include <vector>
@@ -10,38 +9,17 @@
 #include "experiments/output/table.hpp"
 #include "models/config_registry.hpp"
 #include "models/hardware_spec.hpp"
-#include "search/scenarios/scenario.hpp"
+#include "search/scenarios/scenario_runner.hpp"
 
 namespace experiments {
 
-// The common inputs of every scenario (each says which it needs) and its own parameters.
-struct ScenarioInputs {
-  std::string hw;                                  // hardware config name or path; empty: none
-  // With --hw (or hw_spec): the software stack its device runs (a configs/stacks name or a YAML
-  // path); empty: the device's own (a hardware config's is "bare": kernels only).
-  std::string stack;
-  const models::HardwareSpec* hw_spec = nullptr;   // an in-memory hardware spec instead (Python)
-  const models::SystemSpec* system_spec = nullptr; // an in-memory system instead of the `system` parameter
-  std::string model, algorithm, task = "govreport", data, source_table;
-  std::string engine = "roofline";
-  bool engine_given = false;  // --engine was set: it also fills an undeclared-in-settings `engine` parameter
-  std::vector<long long> contexts;
-  int batch = 1;
-  std::vector<std::string> params;  // KEY=VALUE, validated against the declarations
-  bool want_trace = false;          // a trace will be written: name the timeline's tasks
-  // Common inputs set by the caller (a command line's flags, Python's keywords), by name ("batch",
-  // "task", ...): given at its default value is still given (ScenarioContext::given).
-  std::set<std::string> given;
-};
+using search::run_scenario;
+using search::ScenarioInputs;
 
-// Resolves the common inputs and runs scenario `name`; InputError on bad input.
-search::ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& inputs,
-                                    const models::ConfigRegistry& registry);
-
-// The result as a Table (numbers with 4 significant digits in text, full precision in CSV/JSON).
 // A scenario's validation line as a machine-readable field: without its "validation: " label.
 std::string validation_field(const std::string& validation);
 
+// The result as a Table (numbers with 4 significant digits in text, full precision in CSV/JSON).
 Table scenario_table(const search::ScenarioResult& result);
 
 // The names of the common inputs a scenario can take, as flags (hw, model, ...), for sweeps and

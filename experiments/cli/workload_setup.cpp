@@ -12,15 +12,6 @@
 
 namespace experiments {
 
-models::Workload make_workload(const models::ConfigRegistry& reg, const std::string& model,
-                               const std::string& algorithm, int batch) {
-  models::Workload w;
-  w.target = reg.model(model);
-  w.batch = batch;
-  if (!algorithm.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(algorithm));
-  return w;
-}
-
 void require_workload_fits(const models::HardwareSpec& hw, const models::Workload& w, long long context,
                            int max_x) {
   sim::MemoryQuery q;

@@ -7,12 +7,12 @@
 #include "models/config_registry.hpp"
 #include "models/latency_engine.hpp"
 #include "search/acceptance/aat_resolver.hpp"
+#include "search/scenarios/scenario_runner.hpp"
 #include "search/optimizer.hpp"
 
 namespace experiments {
 
-models::Workload make_workload(const models::ConfigRegistry& reg, const std::string& model,
-                               const std::string& algorithm, int batch = 1);
+using search::make_workload;  // search/scenarios/scenario_runner.hpp
 
 // A design that does not fit the device's memory is infeasible, not timed: InputError
 // "infeasible: ..." (sim/system/memory_fit) when the workload's weights, the KV cache of `context`

@@ -1,0 +1,110 @@
+#include "search/scenarios/scenario_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "models/config_error.hpp"
+#include "models/system_spec.hpp"
+#include "search/acceptance/aat_resolver.hpp"
+#include "search/acceptance/acceptance_data.hpp"
+#include "search/scenarios/validation_status.hpp"
+#include "sim/system/system_costs.hpp"
+
+namespace search {
+
+models::Workload make_workload(const models::ConfigRegistry& reg, const std::string& model,
+                               const std::string& algorithm, int batch) {
+  models::Workload w;
+  w.target = reg.model(model);
+  w.batch = batch;
+  if (!algorithm.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(algorithm));
+  return w;
+}
+
+ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in,
+                                    const models::ConfigRegistry& reg) {
+  const auto info = scenario(name);
+  std::vector<std::string> settings = in.params;
+  // --engine also sets a scenario's own `engine` parameter; naming it both ways is a conflict
+  // (which would win is not for the tool to guess).
+  if (in.engine_given && find_param(info, "engine")) {
+    for (const auto& s : settings)
+      if (s.rfind("engine=", 0) == 0)
+        throw models::InputError(fmt::format("scenario {}: --engine {} and --param {}: give the engine once", info.name,
+                                             in.engine, s));
+    settings.push_back("engine=" + in.engine);
+  }
+  // Likewise a scenario that declares `batch` itself (a list: tree-sd's batches) gets the common
+  // input's value when the caller set one (plan, a sweep point, `scenario --batch`).
+  // A caller that sets the parameter itself (plan's schemes name the batch they plan for) keeps
+  // it; a user who typed both is told to give one.
+  if (find_param(info, "batch") && (in.given.count("batch") || in.batch != 1)) {
+    const auto set = std::find_if(settings.begin(), settings.end(), [](const std::string& s) { return s.rfind("batch=", 0) == 0; });
+    if (set != settings.end() && in.given.count("batch"))
+      throw models::InputError(fmt::format("scenario {}: --batch {} and --param {}: give the batch once", info.name,
+                                           in.batch, *set));
+    if (set == settings.end()) settings.push_back("batch=" + std::to_string(in.batch));
+  }
+  ScenarioContext ctx;
+  ctx.scenario = info.name;
+  ctx.declared = info.params;
+  ctx.params = scenario_params(info, settings);
+  ctx.given = in.given;
+  for (const auto& s : settings) ctx.given.insert(s.substr(0, s.find('=')));
+  if (!in.contexts.empty()) ctx.given.insert("context");
+  ctx.configs = &reg;
+  ctx.want_trace = in.want_trace;
+  ctx.system = in.system_spec;
+  ctx.task = in.task;
+  ctx.engine_name = in.engine;
+  ctx.data = in.data;
+  ctx.source_table = in.source_table;
+  std::optional<models::HardwareSpec> hw;
+  std::unique_ptr<sim::SystemCosts> device;  // --hw as a one-device deployment
+  if (in.hw_spec) {
+    ctx.hw = in.hw_spec;
+  } else if (!in.hw.empty()) {
+    hw = reg.hardware(in.hw);
+    ctx.hw = &*hw;
+  }
+  if (!in.stack.empty()) {
+    if (!ctx.hw)
+      models::throw_input_error("scenario " + info.name, "stack", "a stack for --hw's device (a system's devices name "
+                                "theirs in its file)", in.stack);
+    if (!hw) hw = *ctx.hw;
+    hw->stack = models::load_software_stack(reg.path("stacks", in.stack));
+    ctx.hw = &*hw;
+  }
+  if (ctx.hw) {
+    // The device's engine through the deployment's cost layer: every forward a scenario costs on
+    // it (optimiser points, tree and window searches, draft placements) is memoised and counted.
+    device = std::make_unique<sim::SystemCosts>(models::single_device_system(*ctx.hw), in.engine);
+    ctx.engine = &device->engine(0);
+    ctx.deployment = device.get();
+  }
+  std::optional<models::Workload> workload;
+  if (!in.model.empty()) {
+    workload = make_workload(reg, in.model, in.algorithm, in.batch);
+    ctx.workload = &*workload;
+  }
+  for (long long L : in.contexts)
+    if (L < 0 || L > kMaxContext)
+      models::throw_input_error("scenario " + info.name, "context", fmt::format("integers in [0, {}]", kMaxContext),
+                                std::to_string(L));
+  ctx.contexts = in.contexts;
+  std::optional<AcceptanceData> data;
+  if (!in.algorithm.empty()) {
+    data = AcceptanceData::load(in.data.empty() ? reg.dir() + "/acceptance/aat_measurements.csv" : in.data);
+    ctx.aat = [&data, sel = AatSelection{in.algorithm, in.model, in.task, in.source_table}](long long L) {
+      return aat_source(*data, sel, L);
+    };
+  }
+  ScenarioResult result = info.run(ctx);
+  if (const auto status = validation_status(info.name, reg.dir())) result.validation = validation_footer(*status);
+  return result;
+}
+
+}  // namespace search
