@@ -90,6 +90,8 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
   const std::size_t total = spec.size();
   std::vector<std::size_t> all(total);
   for (std::size_t i = 0; i < total; ++i) all[i] = i;
+  // As a single-process run's (experiments/sweep/sweep_runner.hpp: sweep_fingerprint).
+  const std::string fingerprint = sweep_fingerprint(spec, reg);
   std::vector<std::string> done;
   unsigned long long n_done = 0;
   int read_error = 0;
@@ -110,7 +112,7 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
           resume_from = sweep_journal_path(a.out), kind = ResumeFile::journal;
       }
       std::string dropped;
-      done = read_resume_rows(spec, resume_from, all, nullptr, kind, &dropped);
+      done = read_resume_rows(spec, resume_from, all, nullptr, kind, &dropped, a.out.empty() ? "" : fingerprint);
       if (!dropped.empty()) std::cerr << "specdse: warning: " << dropped << "\n";
       n_done = done.size();
     } catch (const models::InputError& e) {
@@ -177,11 +179,11 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
   std::string csv = sweep_header(spec) + "\n";
   for (const auto& l : lines) csv += l + "\n";
   if (!a.out.empty()) {
-    write_file_atomic(a.out, csv);
+    write_file_atomic(a.out, fingerprint + csv);
     std::error_code ignored;  // the journal's rows are all in --out now
     std::filesystem::remove(sweep_journal_path(a.out), ignored);
   }
-  if (format == "csv") std::cout << csv << std::flush;
+  if (format == "csv") std::cout << fingerprint << csv << std::flush;
   if (format == "table" || format == "json") print_table(sweep_rows_table(spec, lines), format);
   if (!a.quiet)
     std::cerr << fmt::format("specdse: sweep {}: {} points ({} resumed, {} computed) on {} MPI ranks in {:.2f} s{}\n",

@@ -10,12 +10,15 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "experiments/cli/version.hpp"
 #include "experiments/output/output_path.hpp"
 #include "experiments/output/table.hpp"
 #include "experiments/sweep/sweep_rows.hpp"
@@ -48,13 +51,116 @@ std::uint32_t crc32(const std::string& bytes) {
 
 }  // namespace
 
+namespace {
+
+// The bytes of a regular file (empty when it cannot be read: the loaders report that, with a
+// better message, when the sweep runs).
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A config folder's files, each by its name and content, in name order: one CRC for the folder.
+std::uint32_t folder_crc(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::string all;
+  for (const auto& n : names) all += n + '\0' + file_bytes((dir / n).string()) + '\0';
+  return crc32(all);
+}
+
+// The leading '# ' lines of `text` (each with its newline) and where the rest starts.
+std::pair<std::string, std::size_t> leading_comment_lines(const std::string& text) {
+  std::size_t pos = 0;
+  while (text.compare(pos, 2, "# ") == 0) {
+    const auto eol = text.find('\n', pos);
+    if (eol == std::string::npos) break;
+    pos = eol + 1;
+  }
+  return {text.substr(0, pos), pos};
+}
+
+std::vector<std::string> split_lines(const std::string& block) {
+  std::vector<std::string> out;
+  std::istringstream in(block);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// The first line of `expected` that `found` lacks or holds otherwise, in words; empty when equal.
+std::string first_difference(const std::string& found, const std::string& expected, const char* there = "there",
+                             const char* now = "now") {
+  const auto f = split_lines(found), e = split_lines(expected);
+  auto key = [](const std::string& line) { return line.substr(0, line.find(": ")); };
+  for (const auto& line : e) {
+    const auto it = std::find_if(f.begin(), f.end(), [&](const std::string& l) { return key(l) == key(line); });
+    if (it == f.end()) return fmt::format("'{}' {}, absent {}", line.substr(2), now, there);
+    if (*it != line) return fmt::format("'{}' {}, '{}' {}", it->substr(2), there, line.substr(2), now);
+  }
+  for (const auto& line : f)
+    if (std::none_of(e.begin(), e.end(), [&](const std::string& l) { return key(l) == key(line); }))
+      return fmt::format("'{}' {}, absent {}", line.substr(2), there, now);
+  return "";
+}
+
+}  // namespace
+
+std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistry& reg, std::size_t shard_index,
+                              std::size_t shard_count) {
+  namespace fs = std::filesystem;
+  std::string out = fmt::format("# sweep_settings: x_max={} x_search={}\n", spec.x_max,
+                                spec.every_x ? "every_x" : "optimum");
+  out += fmt::format("# sweep_build: specdse {} (git {})\n", version(), git_commit());
+  if (shard_count > 1) out += fmt::format("# sweep_shard: {}/{}\n", shard_index, shard_count);
+  // Every input file the points name, once, by its path in the config folder (or as given).
+  std::set<std::string> files;
+  auto add = [&](const std::string& folder, std::string name) {
+    if (name.empty()) return;
+    name = name.substr(0, name.find('@'));  // a quantised variant reads its base model's file
+    try {
+      files.insert(reg.path(folder, name));
+    } catch (const std::exception&) {
+      // Not a config of this folder (a draft model named as the algorithm): the loaders decide.
+    }
+  };
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    const SweepPoint p = spec.point(i);
+    add("hardware", p.hardware);
+    add("models", p.model);
+    add("algorithms", p.algorithm);
+    add("models", p.algorithm);
+    for (const auto& [axis, value] : p.draft_placement) {
+      if (axis == "draft_hw") add("hardware", value);
+      if (axis == "draft_link") add("links", value);
+      if (axis == "system") add("systems", value);
+    }
+  }
+  files.insert(reg.dir() + "/acceptance/aat_measurements.csv");
+  const fs::path dir = reg.dir();
+  auto name_of = [&](const std::string& path) {
+    std::error_code ec;
+    const fs::path rel = fs::relative(path, dir, ec);
+    return !ec && !rel.empty() && rel.native().rfind("..", 0) != 0 ? rel.generic_string() : path;
+  };
+  for (const auto& f : files) out += fmt::format("# input {}: {:08x}\n", name_of(f), crc32(file_bytes(f)));
+  // Folders the configs name entries of (a board's stack, a system's links): whole.
+  for (const char* folder : {"stacks", "links"})
+    if (fs::is_directory(dir / folder)) out += fmt::format("# input {}/: {:08x}\n", folder, folder_crc(dir / folder));
+  return out;
+}
+
 std::string sweep_journal_header(const SweepSpec& spec) { return sweep_header(spec) + "," + kChecksumColumn; }
 
 std::string sweep_journal_row(const std::string& row) { return fmt::format("{},{:08x}", row, crc32(row)); }
 
 std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
                                           const std::vector<std::size_t>& indices, std::size_t* keep_bytes,
-                                          ResumeFile kind, std::string* dropped) {
+                                          ResumeFile kind, std::string* dropped, const std::string& fingerprint) {
   std::vector<std::string> lines;
   if (keep_bytes) *keep_bytes = 0;
   if (dropped) dropped->clear();
@@ -68,6 +174,22 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
   }
   if (existing.empty()) return lines;
   const bool journal = kind == ResumeFile::journal;
+  // The facts the rows were computed under lead the file.
+  const auto [found_fp, body] = leading_comment_lines(existing);
+  bool unrecorded = false;  // this spec's file without a fingerprint (an older specdse's)
+  if (!fingerprint.empty()) {
+    // Cut short inside the fingerprint by an interrupted run: written again, nothing kept.
+    if (fingerprint.compare(0, existing.size(), existing) == 0) return lines;
+    unrecorded = found_fp.empty();
+    if (!unrecorded && found_fp != fingerprint) {
+      const std::string why = first_difference(found_fp, fingerprint);
+      throw models::InputError(fmt::format("{}: its rows were computed under other settings, inputs or build ({}); "
+                                           "remove it{} or choose another --out",
+                                           path, why.empty() ? "the fingerprint differs" : why,
+                                           journal ? "" : " (and " + path + ".partial, if any)"));
+    }
+  }
+  existing = existing.substr(body);
   const auto columns = sweep_columns(spec);
   const auto point_cols = point_column_names(spec);
   const std::string plain_header = sim::csv_line(columns);
@@ -87,6 +209,13 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
       throw models::InputError(fmt::format(
           "{}: expected the header of sweep {} to resume it, got a different file; remove it or "
           "choose another --out", path, spec.path));
+    return lines;
+  }
+  // This spec's file, but nothing says what its rows were computed under: computed again.
+  if (unrecorded) {
+    if (dropped)
+      *dropped = fmt::format("{}: no record of the settings, inputs and build its rows were computed under (an older "
+                             "specdse's?): its rows are computed again", path);
     return lines;
   }
   std::size_t keep = eol + 1, pos = keep;
@@ -125,7 +254,7 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
     pos = end + 1;
     keep = pos;
   }
-  if (keep_bytes) *keep_bytes = keep;
+  if (keep_bytes) *keep_bytes = keep + body;
   return lines;
 }
 
@@ -134,14 +263,26 @@ std::string sweep_journal_path(const std::string& out_path) { return resolve_out
 std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
                                const SweepSpec* spec) {
   if (shard_paths.empty()) throw models::InputError("sweep merge: expected at least one shard file, got none");
-  std::string header;
+  std::string header, facts;
   std::map<std::size_t, std::string> rows;  // by point index
   for (const auto& path : shard_paths) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw models::InputError(fmt::format("{}: cannot read the sweep shard", path));
     std::ostringstream ss;
     ss << in.rdbuf();
-    const std::string content = ss.str();
+    const auto [fp, body] = leading_comment_lines(ss.str());
+    const std::string content = ss.str().substr(body);
+    // What the shard was computed under, less its shard: the same for every shard.
+    std::string shard_facts;
+    for (const auto& line : split_lines(fp))
+      if (line.rfind("# sweep_shard: ", 0) != 0) shard_facts += line + "\n";
+    if (path == shard_paths.front()) {
+      facts = shard_facts;
+    } else if (shard_facts != facts) {
+      throw models::InputError(fmt::format("{}: computed under other settings, inputs or build than {} ({}); merge "
+                                           "shards of one run", path, shard_paths.front(),
+                                           first_difference(shard_facts, facts, "in this shard", "in the first")));
+    }
     const auto eol = content.find('\n');
     if (eol == std::string::npos)
       throw models::InputError(fmt::format("{}: expected a sweep CSV with a header line, got none", path));
@@ -182,7 +323,7 @@ std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<st
     }
   }
   const std::size_t n = spec ? spec->size() : (rows.empty() ? 0 : rows.rbegin()->first + 1);
-  std::string out = header + "\n";
+  std::string out = facts + header + "\n";
   std::size_t expect = 0;
   for (const auto& [index, line] : rows) {
     if (index != expect || index >= n)

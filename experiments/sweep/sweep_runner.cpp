@@ -370,10 +370,14 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     lock.emplace(OutputLock::for_file(o.out_path), o.out_path);
     if (std::filesystem::exists(journal)) resume_from = journal;
   }
+  // What the rows depend on beyond their point cells: it leads the journal and OUT, and a file
+  // computed under other facts is refused instead of resumed.
+  const std::string fingerprint = sweep_fingerprint(spec, reg, o.shard_index, o.shard_count);
   std::size_t keep = 0;
   std::vector<std::string> lines =
       read_resume_rows(spec, resume_from, indices, &keep,
-                       resume_from == journal ? ResumeFile::journal : ResumeFile::output, &stats.dropped);
+                       resume_from == journal ? ResumeFile::journal : ResumeFile::output, &stats.dropped,
+                       o.out_path.empty() ? "" : fingerprint);
   const std::size_t first_pending = lines.size();
   std::ofstream file;
   if (!o.out_path.empty()) {
@@ -382,7 +386,7 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
       std::ofstream init(journal, std::ios::binary | std::ios::trunc);
       if (!init)
         throw models::InputError(fmt::format("{}: cannot write the sweep output: {}", journal, std::strerror(errno)));
-      init << sweep_journal_header(spec) << '\n';
+      init << fingerprint << sweep_journal_header(spec) << '\n';
       for (const auto& l : lines) init << sweep_journal_row(l) << '\n';
       init.flush();
       if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", journal));
@@ -394,7 +398,7 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   }
   stats.reused = first_pending;
   if (o.stream) {
-    *o.stream << header << '\n';
+    *o.stream << fingerprint << header << '\n';
     for (const auto& l : lines) *o.stream << l << '\n';
     o.stream->flush();
   }
@@ -424,10 +428,10 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   if (file.is_open()) {
     file.close();
     if (!file) throw models::InputError(fmt::format("{}: cannot write the sweep output", journal));
-    // OUT's bytes are the header and the rows, exactly as a run without a journal writes them.
-    // A kill between the write and the removal leaves a complete journal: the next run resumes
-    // every row from it and writes the same OUT again.
-    std::string csv = header + "\n";
+    // OUT's bytes are the fingerprint, the header and the rows. A kill between the write and the
+    // removal leaves a complete journal: the next run resumes every row from it and writes the
+    // same OUT again.
+    std::string csv = fingerprint + header + "\n";
     for (const auto& l : lines) (csv += l) += '\n';
     write_file_atomic(o.out_path, csv);
     std::error_code ec;

@@ -76,10 +76,24 @@ enum class ResumeFile { output, journal };
 // a journal, its checksum matches (a changed value or a NUL byte is caught); in an output,
 // which carries no checksum (its bytes are the result's), it holds no NUL byte and has every
 // column. A journal without checksums (from an older specdse) is not trusted: no row is kept.
+// `fingerprint` (sweep_fingerprint; empty: not checked) must lead the file: a file computed under
+// other facts is refused (InputError naming the first that differs), and one without a
+// fingerprint (an older specdse's) is not trusted: no row is kept.
 std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::string& path,
                                           const std::vector<std::size_t>& indices,
                                           std::size_t* keep_bytes = nullptr,
-                                          ResumeFile kind = ResumeFile::output, std::string* dropped = nullptr);
+                                          ResumeFile kind = ResumeFile::output, std::string* dropped = nullptr,
+                                          const std::string& fingerprint = "");
+
+// What a sweep's rows depend on beyond the point cells each row carries, as the '# key: value'
+// lines (each ended by a newline) that lead its output and journal, the project's CSV convention
+// (readers skip them): the spec's settings (x_max, x_search), the build, the shard, and the CRC-32
+// of every input file its points name (hardware, model and algorithm configs, the acceptance
+// measurements, the placements' hardware, links and systems, and the stacks folder the configs
+// draw from), by their path in the config folder. A resume or a merge under other facts is
+// refused, naming the first that differs, instead of keeping rows computed under them.
+std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistry& reg, std::size_t shard_index = 0,
+                              std::size_t shard_count = 1);
 
 // Where a sweep writing `out_path` keeps its rows while it runs (OUT.partial; beside the target
 // when `out_path` is a symbolic link): written to `out_path` when the last row is done,
@@ -98,7 +112,8 @@ std::string sweep_header(const SweepSpec& spec);
 Table sweep_rows_table(const SweepSpec& spec, const std::vector<std::string>& lines);
 
 // Joins shard outputs (any order) into `out_path`, written atomically: every shard must have
-// the same header, no index may repeat, and the indices must be 0..n-1 without a gap. With a
+// the same header and the same fingerprint lines but for its shard (a shard of another spec,
+// config or build is refused), no index may repeat, and the indices must be 0..n-1 without a gap. With a
 // spec, n must be the spec's size and every row's point cells must match the spec's point.
 // Returns the number of rows written.
 std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,

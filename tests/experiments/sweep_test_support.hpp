@@ -31,4 +31,19 @@ inline std::string read(const fs::path& p) {
   return s.str();
 }
 
+// A sweep output without the '# key: value' lines that lead it (sweep_fingerprint: what its rows
+// were computed under): the header first, then the rows.
+inline std::string body(const std::string& text) {
+  std::size_t pos = 0;
+  while (text.compare(pos, 2, "# ") == 0) {
+    const auto eol = text.find('\n', pos);
+    if (eol == std::string::npos) break;
+    pos = eol + 1;
+  }
+  return text.substr(pos);
+}
+
+// Its leading fingerprint lines.
+inline std::string fingerprint(const std::string& text) { return text.substr(0, text.size() - body(text).size()); }
+
 }  // namespace sweep_test

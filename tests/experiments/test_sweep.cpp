@@ -23,6 +23,7 @@ using experiments::load_sweep_spec;
 
 namespace {
 
+using sweep_test::body;
 using sweep_test::read;
 using sweep_test::temp_dir;
 using sweep_test::write;
@@ -80,8 +81,10 @@ TEST_CASE("sweep output bytes do not depend on the thread count", "[sweep]") {
   CHECK(s4.threads == 4);
   const auto a = read(o1.out_path), b = read(o4.out_path);
   CHECK(a == b);
-  // Header + one line per point, in index order.
-  CHECK(std::count(a.begin(), a.end(), '\n') == long(spec.size() + 1));
+  // What the rows were computed under, then the header and one line per point, in index order.
+  CHECK_THAT(a, Catch::StartsWith("# sweep_settings: x_max=") && Catch::Contains("\n# input hardware/v80.yaml: "));
+  const std::string rows = body(a);
+  CHECK(std::count(rows.begin(), rows.end(), '\n') == long(spec.size() + 1));
   CHECK(a.find("\n0,v80,") != std::string::npos);
   CHECK(a.find("\n11,v80,") != std::string::npos);
   CHECK(a.find("\n0,v80,") < a.find("\n11,v80,"));
@@ -105,8 +108,9 @@ TEST_CASE("an interrupted sweep resumes after its last complete row", "[sweep]")
   o.threads = 2;
   experiments::run_sweep(spec, reg, o);
   const std::string full = read(o.out_path);
-  // Keep the header, three complete rows and half of the fourth, as a killed run leaves it.
-  std::size_t cut = 0;
+  // Keep the fingerprint, the header, three complete rows and half of the fourth, as a killed run
+  // leaves it.
+  std::size_t cut = full.size() - body(full).size();
   for (int i = 0; i < 4; ++i) cut = full.find('\n', cut) + 1;
   const std::string partial = full.substr(0, cut) + full.substr(cut, 9);
   write(d / "partial.csv", partial);
@@ -135,7 +139,7 @@ TEST_CASE("sweep rows name their engine, --engine's when it replaces the spec's,
   const std::string out = (d / "out.csv").string();
   const auto first = cli_test::run("sweep --quiet --spec " + spec + " --out " + out, false);
   REQUIRE(first.status == 0);
-  CHECK(read(out).rfind("index,hardware,model,algorithm,task,context,batch,engine,", 0) == 0);
+  CHECK(body(read(out)).rfind("index,hardware,model,algorithm,task,context,batch,engine,", 0) == 0);
   CHECK_THAT(read(out), Catch::Contains(",1024,1,roofline,"));
   // Another engine on the same output is not mixed in.
   const auto other = cli_test::run("sweep --quiet --spec " + spec + " --out " + out + " --engine sim");
@@ -215,7 +219,7 @@ axes:
   o.out_path = (d / "fit.csv").string();
   o.threads = 2;
   experiments::run_sweep(spec, reg, o);
-  std::istringstream lines(read(o.out_path));
+  std::istringstream lines(body(read(o.out_path)));
   std::string line;
   std::getline(lines, line);
   CHECK(line.substr(line.rfind(',') + 1) == "status");

@@ -41,7 +41,8 @@ axes:
   memory.bandwidth_gbs: [100, 400, 1600]
 )";
 
-std::vector<std::string> rows_of(const std::string& csv) {
+std::vector<std::string> rows_of(const std::string& output) {
+  const std::string csv = sweep_test::body(output);
   std::vector<std::string> rows;
   for (std::size_t pos = csv.find('\n') + 1; pos < csv.size();) {
     const std::size_t end = csv.find('\n', pos);
@@ -51,9 +52,10 @@ std::vector<std::string> rows_of(const std::string& csv) {
   return rows;
 }
 
-// The journal a run killed after `n` rows leaves.
-std::string journal_of(const experiments::SweepSpec& spec, const std::vector<std::string>& rows, std::size_t n) {
-  std::string j = experiments::sweep_journal_header(spec) + "\n";
+// The journal a run killed after `n` rows leaves (led by the fingerprint of the output `full`).
+std::string journal_of(const experiments::SweepSpec& spec, const std::string& full, const std::vector<std::string>& rows,
+                       std::size_t n) {
+  std::string j = sweep_test::fingerprint(full) + experiments::sweep_journal_header(spec) + "\n";
   for (std::size_t i = 0; i < n; ++i) j += experiments::sweep_journal_row(rows[i]) + "\n";
   return j;
 }
@@ -117,9 +119,10 @@ TEST_CASE("a journal row whose result was changed or holds a NUL byte is compute
 
   o.out_path = (d / "out.csv").string();
   const std::string journal_path = experiments::sweep_journal_path(o.out_path);
-  const std::string intact = journal_of(spec, rows, 4);
+  const std::string intact = journal_of(spec, full, rows, 4);
   // Row 2's result cells follow its 8 point cells (7 and the bandwidth axis); damage the first.
-  const std::size_t row2 = intact.find('\n', intact.find('\n') + 1) + 1;
+  const std::size_t header = sweep_test::fingerprint(intact).size();
+  const std::size_t row2 = intact.find('\n', intact.find('\n', header) + 1) + 1;
   std::size_t result = row2;
   for (int comma = 0; comma < 8; ++comma) result = intact.find(',', result) + 1;
   REQUIRE(result < intact.find('\n', row2));
@@ -152,7 +155,8 @@ TEST_CASE("a journal row whose result was changed or holds a NUL byte is compute
   fs::remove(o.out_path);
 
   // A journal without checksums (an older specdse's) is not trusted.
-  write(journal_path, full.substr(0, full.find('\n') + 1) + rows[0] + "\n" + rows[1] + "\n");
+  const std::string plain = sweep_test::body(full);
+  write(journal_path, plain.substr(0, plain.find('\n') + 1) + rows[0] + "\n" + rows[1] + "\n");
   stats = experiments::run_sweep(spec, reg, o);
   CHECK(stats.reused == 0);
   CHECK(stats.dropped.find("without row checksums") != std::string::npos);
@@ -170,7 +174,8 @@ TEST_CASE("a journal row whose result was changed or holds a NUL byte is compute
 
   // In an output (no checksums: its bytes are the result's), a NUL byte is damage too.
   std::string damaged = full;
-  damaged[full.find('\n', full.find('\n') + 1) + 50] = '\0';
+  const std::size_t fp = sweep_test::fingerprint(full).size();
+  damaged[full.find('\n', full.find('\n', fp) + 1) + 50] = '\0';
   write(o.out_path, damaged);
   stats = experiments::run_sweep(spec, reg, o);
   CHECK(stats.reused == 1);
@@ -370,5 +375,49 @@ TEST_CASE("output locks that remove their file still let one holder in at a time
     CHECK(WEXITSTATUS(status) == 0);
   }
   CHECK_FALSE(fs::exists(lock_file));
+  fs::remove_all(d);
+}
+
+TEST_CASE("a sweep output or journal computed under other settings or inputs is refused, not resumed",
+          "[sweep][safe-output]") {
+  const auto d = temp_dir("fingerprint");
+  const std::string spec64 = write(d / "s64.yaml", std::string("x_max: 64\n") + kSpec);
+  const std::string spec8 = write(d / "s8.yaml", std::string("x_max: 8\n") + kSpec);
+  const std::string out = (d / "out.csv").string();
+  REQUIRE(cli_test::run("sweep --quiet --threads 1 --spec " + spec64 + " --out " + out).status == 0);
+  const std::string full = read(out);
+  CHECK_THAT(full, Catch::StartsWith("# sweep_settings: x_max=64 x_search=every_x\n# sweep_build: specdse "));
+  // Another x_max: its best x could not be this file's (x up to 64), so nothing is kept.
+  const auto other_x = cli_test::run("sweep --quiet --threads 1 --spec " + spec8 + " --out " + out);
+  CHECK(other_x.status == 2);
+  CHECK_THAT(other_x.output, Catch::Contains("computed under other settings, inputs or build") &&
+                                 Catch::Contains("'sweep_settings: x_max=64 x_search=every_x' there") &&
+                                 Catch::Contains("'sweep_settings: x_max=8 x_search=every_x' now"));
+  CHECK(read(out) == full);  // the file is left as it was
+  // The same from a journal a killed run left.
+  const auto rows = rows_of(full);
+  write(experiments::sweep_journal_path(out), journal_of(experiments::load_sweep_spec(spec64), full, rows, 3));
+  fs::remove(out);
+  CHECK(cli_test::run("sweep --quiet --threads 1 --spec " + spec8 + " --out " + out).status == 2);
+  fs::remove(experiments::sweep_journal_path(out));
+  REQUIRE(cli_test::run("sweep --quiet --threads 1 --spec " + spec64 + " --out " + out).status == 0);
+  // A config folder whose board differs: the rows were timed on the other board.
+  const auto configs = d / "configs";
+  fs::copy(SPECDSE_CONFIG_DIR, configs, fs::copy_options::recursive);
+  {
+    std::string board = read(configs / "hardware" / "v80.yaml");
+    REQUIRE(board.find("capacity_gib: 63.3") != std::string::npos);
+    board.replace(board.find("capacity_gib: 63.3"), 18, "capacity_gib: 48.0");  // another board, same name
+    write(configs / "hardware" / "v80.yaml", board);
+  }
+  const auto other_board =
+      cli_test::run("--config-dir " + configs.string() + " sweep --quiet --threads 1 --spec " + spec64 + " --out " + out);
+  CHECK(other_board.status == 2);
+  CHECK_THAT(other_board.output, Catch::Contains("input hardware/v80.yaml: "));
+  CHECK(std::count(other_board.output.begin(), other_board.output.end(), '\n') == 1);
+  // Under the same folder again it resumes every row, without a word.
+  const auto same = cli_test::run("sweep --threads 1 --spec " + spec64 + " --out " + out);
+  CHECK(same.status == 0);
+  CHECK_THAT(same.output, Catch::Contains("(6 resumed, 0 computed)") || Catch::Contains("6 resumed"));
   fs::remove_all(d);
 }

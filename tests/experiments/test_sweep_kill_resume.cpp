@@ -47,8 +47,9 @@ pid_t start_sweep(const std::string& spec, const std::string& out) {
   return pid;
 }
 
+// Lines after the fingerprint that leads a sweep's output and journal (the header and the rows).
 std::size_t line_count(const fs::path& p) {
-  const std::string s = read(p);
+  const std::string s = sweep_test::body(read(p));
   return std::size_t(std::count(s.begin(), s.end(), '\n'));
 }
 
@@ -122,8 +123,8 @@ axes:
   const std::string full = read(o.out_path);
   // The journal a kill leaves: the header, two rows and the first bytes of the third (a
   // journal's rows carry their checksums).
-  std::string journal = experiments::sweep_journal_header(spec) + "\n";
-  for (std::size_t cut = full.find('\n') + 1, row = 0; row < 3; ++row) {
+  std::string journal = sweep_test::fingerprint(full) + experiments::sweep_journal_header(spec) + "\n";
+  for (std::size_t cut = full.find('\n', sweep_test::fingerprint(full).size()) + 1, row = 0; row < 3; ++row) {
     const std::size_t end = full.find('\n', cut);
     const std::string line = experiments::sweep_journal_row(full.substr(cut, end - cut));
     journal += row < 2 ? line + "\n" : line.substr(0, 7);

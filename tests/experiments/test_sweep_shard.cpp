@@ -51,7 +51,7 @@ TEST_CASE("sweep --shard: merged shards are byte-identical to one run, in any or
     REQUIRE(run("sweep --quiet --threads 1 --spec " + spec + " --shard " + std::to_string(i) + "/3 --out " +
                 (d / ("shard" + std::to_string(i) + ".csv")).string()) == 0);
   // Each shard holds only its own points (index % 3 == i), header first.
-  const std::string s1 = read(d / "shard1.csv");
+  const std::string s1 = sweep_test::body(read(d / "shard1.csv"));
   CHECK(std::count(s1.begin(), s1.end(), '\n') == 1 + 3);
   CHECK(s1.find("\n1,v80,") != std::string::npos);
   CHECK(s1.find("\n4,v80,") != std::string::npos);
@@ -65,6 +65,17 @@ TEST_CASE("sweep --shard: merged shards are byte-identical to one run, in any or
   REQUIRE(run("sweep merge --quiet --spec " + spec + " " + merged2 + " " + (d / "shard0.csv").string() + " " +
               (d / "shard1.csv").string() + " " + (d / "shard2.csv").string()) == 0);
   CHECK(read(merged2) == read(d / "one.csv"));
+  // A shard computed under other settings (the same points at another x_max) is not joined.
+  std::string other_spec = kSpec;
+  other_spec.replace(other_spec.find("x_max: 64"), 9, "x_max: 32");
+  const auto other = write(d / "other.yaml", other_spec);
+  REQUIRE(run("sweep --quiet --threads 1 --spec " + other + " --shard 1/3 --out " + (d / "other1.csv").string()) == 0);
+  const auto mixed = cli_test::run("sweep merge --quiet " + (d / "mixed.csv").string() + " " + (d / "shard0.csv").string() +
+                                   " " + (d / "other1.csv").string() + " " + (d / "shard2.csv").string());
+  CHECK(mixed.status == 2);
+  CHECK_THAT(mixed.output, Catch::Contains("other1.csv: computed under other settings") &&
+                               Catch::Contains("sweep_settings: x_max=32"));
+  CHECK_FALSE(fs::exists(d / "mixed.csv"));
   fs::remove_all(d);
 }
 
@@ -81,8 +92,8 @@ TEST_CASE("sweep --shard: an interrupted shard resumes after its last complete r
   CHECK(first.total == 5);
   CHECK(first.computed == 5);
   const std::string full = read(o.out_path);
-  // Header, two complete rows and part of the third, as a killed job leaves it.
-  std::size_t cut = 0;
+  // Fingerprint, header, two complete rows and part of the third, as a killed job leaves it.
+  std::size_t cut = sweep_test::fingerprint(full).size();
   for (int i = 0; i < 3; ++i) cut = full.find('\n', cut) + 1;
   write(d / "partial.csv", full.substr(0, cut) + full.substr(cut, 7));
   o.out_path = (d / "partial.csv").string();

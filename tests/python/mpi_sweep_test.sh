@@ -38,11 +38,13 @@ run_mpi_loud() {  # with rank 0's summary and warnings on stderr
 run_mpi --spec "$work/spec.yaml" --out "$work/mpi.csv"
 cmp "$work/single.csv" "$work/mpi.csv"
 [[ ! -e "$work/.mpi.csv.lock" ]]  # rank 0 removed its lock file when done
-echo "2-rank MPI sweep: $(($(wc -l < "$work/mpi.csv") - 1)) rows, byte-identical to the single-process run"
+echo "2-rank MPI sweep: $(($(grep -vc '^# ' "$work/mpi.csv") - 1)) rows, byte-identical to the single-process run"
 
 # Resume: rank 0 keeps the complete rows of a partial file, the ranks compute the rest.
-head -n 4 "$work/single.csv" > "$work/partial.csv"
-head -c 20 <(sed -n 5p "$work/single.csv") >> "$work/partial.csv"
+# (The '# key: value' lines that lead the file say what its rows were computed under.)
+fp=$(grep -c '^# ' "$work/single.csv")
+head -n $((fp + 4)) "$work/single.csv" > "$work/partial.csv"
+head -c 20 <(sed -n $((fp + 5))p "$work/single.csv") >> "$work/partial.csv"
 run_mpi --spec "$work/spec.yaml" --out "$work/partial.csv"
 cmp "$work/single.csv" "$work/partial.csv"
 echo "2-rank MPI resume of a partial file: byte-identical"
@@ -54,7 +56,11 @@ if command -v python3 > /dev/null; then
   python3 - "$work/single.csv" "$work/journal.csv.partial" <<'PY'
 import sys, zlib
 lines = open(sys.argv[1], "rb").read().split(b"\n")
+fingerprint = [l for l in lines if l.startswith(b"# ")]
+lines = lines[len(fingerprint):]
 with open(sys.argv[2], "wb") as f:
+    for l in fingerprint:
+        f.write(l + b"\n")
     f.write(lines[0] + b",row_crc32\n")
     for row in lines[1:6]:
         f.write(row + b",%08x\n" % zlib.crc32(row))
@@ -70,7 +76,7 @@ fi
 
 # A journal without checksums (an older specdse's) is not trusted: its rows are computed again,
 # with a warning.
-head -n 6 "$work/single.csv" > "$work/old.csv.partial"
+grep -v '^# ' "$work/single.csv" | head -n 6 > "$work/old.csv.partial"
 run_mpi_loud --spec "$work/spec.yaml" --out "$work/old.csv" 2> "$work/old.err"
 cmp "$work/single.csv" "$work/old.csv"
 [[ ! -e "$work/old.csv.partial" ]]

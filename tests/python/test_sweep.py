@@ -58,7 +58,7 @@ def test_sweep_frame_types_and_cli_bytes():
             again = specdse.sweep(spec, threads=2, out=py_out)
             assert open(cli_out, "rb").read() == open(py_out, "rb").read()
             pd.testing.assert_frame_equal(again, df)
-            cli = pd.read_csv(cli_out)
+            cli = pd.read_csv(cli_out, comment="#")  # the fingerprint lines lead the file
             assert list(cli.columns) == list(df.columns)
             np.testing.assert_allclose(cli["speedup"].to_numpy(), df["speedup"].to_numpy())
 
@@ -71,9 +71,13 @@ def test_sweep_damaged_journal_row_is_recomputed_with_a_warning():
         specdse.sweep(SPEC, threads=1, out=out)
         full = open(out, "rb").read()
         lines = full.split(b"\n")
+        # The '# key: value' lines that lead it say what its rows were computed under.
+        fingerprint = [l for l in lines if l.startswith(b"# ")]
+        lines = lines[len(fingerprint):]
         # The journal a killed run leaves: each row ends in the CRC-32 of the output row.
-        journal = [lines[0] + b",row_crc32"] + [r + b",%08x" % zlib.crc32(r) for r in lines[1:4]]
-        journal[2] = journal[2].replace(b",v80,", b",v80,,", 1)  # row 2 changed after it was written
+        journal = fingerprint + [lines[0] + b",row_crc32"] + [r + b",%08x" % zlib.crc32(r) for r in lines[1:4]]
+        row2 = len(fingerprint) + 2
+        journal[row2] = journal[row2].replace(b",v80,", b",v80,,", 1)  # row 2 changed after it was written
         os.remove(out)
         with open(out + ".partial", "wb") as f:
             f.write(b"\n".join(journal) + b"\n")
