@@ -87,6 +87,7 @@ const StatisticKindRegistration chain_tpc_kind(
     "chain_tpc", {"length"}, "tokens per call of a chain of `length` draft tokens (AAT(length + 1))",
     [](const YamlReader& row) {
       const int length = row.int_in("length", 1, 4096);
+      statistic_value_in(row, 1, length + 1, fmt::format("tokens per call of a chain of {}: 1 to {}", length, length + 1));
       return std::function<double(const AcceptanceProcess&)>(
           [length](const AcceptanceProcess& p) { return p.chain_tpc(length); });
     });
@@ -96,6 +97,9 @@ const StatisticKindRegistration tree_tpc_kind(
       std::vector<RankPath> tree;
       for (const auto& s : string_list(row, "tree")) tree.push_back(rank_path_of(row, s));
       AcceptanceProcess::independent(0.5).tree_tpc(tree);  // prefix-closed check, now
+      std::size_t depth = 0;
+      for (const auto& path : tree) depth = std::max(depth, path.size());
+      statistic_value_in(row, 1, double(depth + 1), fmt::format("tokens per call of a tree of depth {}: 1 to {}", depth, depth + 1));
       return std::function<double(const AcceptanceProcess&)>(
           [tree](const AcceptanceProcess& p) { return p.tree_tpc(tree); });
     });
@@ -108,6 +112,8 @@ const StatisticKindRegistration level_tree_kind(
       for (int r : rank_path_of(row, row.string("widths"))) widths.push_back(r);
       for (int w : widths)
         if (w < 1) row.fail("widths", "nodes per depth, each >= 1", "'" + row.string("widths") + "'");
+      statistic_value_in(row, 1, double(widths.size() + 1),
+                         fmt::format("tokens per call of a tree of depth {}: 1 to {}", widths.size(), widths.size() + 1));
       return std::function<double(const AcceptanceProcess&)>(
           [widths](const AcceptanceProcess& p) { return p.tree_tpc(p.best_tree_with_widths(widths)); });
     });
@@ -115,6 +121,7 @@ const StatisticKindRegistration top_k_kind(
     "top_k_hit", {"k", "depth"}, "share of positions whose target token is among the draft's top k",
     [](const YamlReader& row) {
       const int k = row.int_in("k", 1, 4096), depth = row.int_in_or("depth", 1, 4096, 1);
+      statistic_value_in(row, 0, 1, "a share of positions: 0 to 1");
       return std::function<double(const AcceptanceProcess&)>(
           [k, depth](const AcceptanceProcess& p) { return p.top_k_hit(k, depth); });
     });
@@ -122,11 +129,52 @@ const StatisticKindRegistration mean_kind(
     "mean_acceptance", {"depth"}, "mean top-1 acceptance of a position at a draft depth (no selection)",
     [](const YamlReader& row) {
       const int depth = row.int_in_or("depth", 1, 4096, 1);
+      statistic_value_in(row, 0, 1, "a probability: 0 to 1");
       return std::function<double(const AcceptanceProcess&)>(
           [depth](const AcceptanceProcess& p) { return p.mean_acceptance(depth); });
     });
 
+// Statistics whose expectation cannot fall as their size grows, checked across rows: a chain's
+// tokens per call by its length, a top-k hit by k at one depth (a longer chain accepts at least
+// what a shorter one does; the top k + 1 hold the top k). Measured values carry noise (paper 000's
+// LongSpec chain of 15 tokens measured 0.024 below its chain of 14), so a pair may fall by as much
+// as two residuals within the tolerance can absorb; a larger fall can match no process (every
+// process's curve rises), so it is an error naming both rows rather than a fit that fails.
+void check_monotone_statistics(const YamlReader& r, double tolerance) {
+  struct Point {
+    double size, value;
+    std::string where;
+  };
+  std::map<std::string, std::vector<Point>> curves;  // "chain_tpc" / "top_k_hit depth=D" -> points
+  for (const auto& row : r.map_list("statistics")) {
+    const std::string kind = row.string("kind");
+    const std::string where = row.key_path("value");
+    if (kind == "chain_tpc")
+      curves["chain_tpc"].push_back({double(row.int_in("length", 1, 4096)), row.number("value"), where});
+    else if (kind == "top_k_hit")
+      curves[fmt::format("top_k_hit depth={}", row.int_in_or("depth", 1, 4096, 1))].push_back(
+          {double(row.int_in("k", 1, 4096)), row.number("value"), where});
+  }
+  for (auto& [curve, points] : curves) {
+    std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.size < b.size; });
+    for (std::size_t i = 1; i < points.size(); ++i)
+      if (points[i - 1].value - points[i].value > 2 * tolerance)
+        throw models::InputError(fmt::format("{}: {}: expected {} not to fall as its size grows (the larger one holds "
+                                             "the smaller; by at most twice the tolerance {} as noise), got {} at size "
+                                             "{} below {} at size {} ({})",
+                                             r.file(), points[i].where, curve, tolerance, points[i].value,
+                                             points[i].size, points[i - 1].value, points[i - 1].size,
+                                             points[i - 1].where));
+  }
+}
+
 }  // namespace
+
+double statistic_value_in(const YamlReader& row, double lo, double hi, const std::string& why) {
+  const double v = row.number("value");
+  if (v < lo || v > hi) row.fail("value", why, fmt::format("{}", v));
+  return v;
+}
 
 StatisticKindRegistration::StatisticKindRegistration(std::string kind, std::vector<std::string> keys, std::string help,
                                                      StatisticBuilder build) {
@@ -159,6 +207,11 @@ StatisticsFile read_statistics_file(const std::string& path) {
     process_parameter(f.spec.start, f.open_parameter);  // name check with suggestion
     if (seen.count(f.open_parameter)) r.fail("open", "a parameter that is not also free", "'" + f.open_parameter + "'");
     f.open_values = number_list(*open, f.open_parameter);
+    // A value twice would be one fit counted twice in the band.
+    for (std::size_t i = 0; i < f.open_values.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (f.open_values[i] == f.open_values[j])
+          open->fail(f.open_parameter, "each value once", fmt::format("{} twice", f.open_values[i]));
     for (double v : f.open_values) {
       AcceptanceProcessParams probe = f.spec.start;
       set_process_parameter(probe, f.open_parameter, v);
@@ -200,6 +253,7 @@ StatisticsFile read_statistics_file(const std::string& path) {
     f.spec.statistics.push_back(std::move(s));
   }
   if (f.spec.statistics.empty()) r.fail("statistics", "at least one statistic", "none");
+  check_monotone_statistics(r, f.tolerance);
   return f;
 }
 

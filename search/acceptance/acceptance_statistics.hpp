@@ -34,6 +34,11 @@ namespace search {
 // Builds the prediction of one statistic row (its kind-specific keys already allowed).
 using StatisticBuilder = std::function<std::function<double(const AcceptanceProcess&)>(const models::YamlReader& row)>;
 
+// A statistic's value where its kind bounds it (a share in [0, 1], a chain's tokens per call in
+// [1, length + 1]): InputError naming the row's `value` otherwise. A kind's builder calls it, so a
+// value outside what the statistic can be is refused before the fit, not left to its tolerance.
+double statistic_value_in(const models::YamlReader& row, double lo, double hi, const std::string& why);
+
 struct StatisticKindRegistration {
   StatisticKindRegistration(std::string kind, std::vector<std::string> keys, std::string help, StatisticBuilder build);
 };

@@ -215,6 +215,45 @@ TEST_CASE("Statistics files: bad kinds, keys and parameters are one-line errors 
   std::remove("acceptance_statistics_test.yaml");
 }
 
+TEST_CASE("Statistics files: a value outside what its statistic can be, a falling curve and a repeated open value are refused") {
+  auto write = [](const std::string& body) {
+    const std::string path = "acceptance_statistics_domain_test.yaml";
+    std::ofstream(path) << body;
+    return path;
+  };
+  const std::string head = "name: t\nfree: [alpha_easy]\nstatistics:\n";
+  // Each is a one-line error naming the row's value and what the statistic can be.
+  const std::vector<std::pair<std::string, std::string>> outside = {
+      {"  - {kind: top_k_hit, k: 4, value: 1.5}\n", "statistics[0].value: expected a share of positions: 0 to 1, got 1.5"},
+      {"  - {kind: mean_acceptance, value: -0.2}\n", "expected a probability: 0 to 1, got -0.2"},
+      {"  - {kind: chain_tpc, length: 1, value: 5}\n", "expected tokens per call of a chain of 1: 1 to 2, got 5"},
+      {"  - {kind: chain_tpc, length: 3, value: 0.5}\n", "1 to 4, got 0.5"},
+      {"  - {kind: tree_tpc, tree: [\"0\", \"0 0\"], value: 3.5}\n", "a tree of depth 2: 1 to 3, got 3.5"},
+      {"  - {kind: level_tree_tpc, widths: \"4 4\", value: 3.2}\n", "a tree of depth 2: 1 to 3, got 3.2"}};
+  for (const auto& [row, message] : outside) {
+    INFO(row);
+    CHECK_THROWS_WITH(read_statistics_file(write(head + row)), Catch::Contains(message));
+  }
+  // A chain curve that falls by more than two residuals within the tolerance can absorb (no
+  // process's curve falls): refused, naming both rows. Within it (measured noise) it is kept.
+  const std::string chains = "  - {kind: chain_tpc, length: 2, value: 2.4}\n  - {kind: chain_tpc, length: 4, value: ";
+  CHECK_THROWS_WITH(read_statistics_file(write("tolerance: 0.03\n" + head + chains + "2.2}\n")),
+                    Catch::Contains("statistics[1].value: expected chain_tpc not to fall") &&
+                        Catch::Contains("statistics[0].value"));
+  CHECK_NOTHROW(read_statistics_file(write("tolerance: 0.03\n" + head + chains + "2.35}\n")));
+  // A loose tolerance does not let a falling curve through beyond twice itself.
+  CHECK_THROWS(read_statistics_file(write("tolerance: 0.05\n" + head + chains + "2.2}\n")));
+  // Top-k hits rise with k at one depth.
+  CHECK_THROWS_WITH(read_statistics_file(write(head + "  - {kind: top_k_hit, k: 1, value: 0.8}\n"
+                                                      "  - {kind: top_k_hit, k: 8, value: 0.6}\n")),
+                    Catch::Contains("top_k_hit depth=1"));
+  // A value twice in `open` would count one fit twice in the band.
+  CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nopen: {persistence: [0.5, 0.7, 0.5]}\n"
+                                               "statistics:\n  - {kind: mean_acceptance, value: 0.6}\n")),
+                    Catch::Contains("open.persistence") && Catch::Contains("each value once"));
+  std::remove("acceptance_statistics_domain_test.yaml");
+}
+
 TEST_CASE("Paper 004 Table 1 EAGLE-3 chain TPCs through the process, independent and correlated, within 0.07") {
   const std::string dir = models::ConfigRegistry::default_config_dir();
   const Paper004Table1 table = load_paper004_table1(dir);

@@ -90,6 +90,7 @@ const StatisticKindRegistration duodecoding_check_kind(
       const int max_sequences = row.int_in_or("max_sequences", 1, 64, 4);
       const long long tokens = row.int_in_or("tokens", 1000, 1000000, 15000);
       const auto seed = std::uint64_t(row.int_in_or("seed", 0, 1 << 30, 1));
+      statistic_value_in(row, 0, 1, "a share of the checks: 0 to 1");
       return std::function<double(const AcceptanceProcess&)>([=](const AcceptanceProcess& p) {
         thread_local CheckRun last;
         const CheckKey key{p.params(), budget, max_sequences, tokens, seed};

@@ -22,6 +22,7 @@ const StatisticKindRegistration specpipe_level_hit_kind(
       p.stages = row.int_in("stages", 1, 1024);
       p.tokens = row.int_in_or("tokens", 100, 1000000, 4000);
       p.seed = std::uint64_t(row.int_in_or("seed", 0, 1 << 30, 1));
+      statistic_value_in(row, 0, 1, "a share of tree levels: 0 to 1");
       return std::function<double(const AcceptanceProcess&)>([p](const AcceptanceProcess& process) {
         return plan_specpipe(p, RankModel::from_process(process, std::max(p.candidates, kMinRankCandidates), p.seed)).hit_rate();
       });
