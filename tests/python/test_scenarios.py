@@ -152,6 +152,13 @@ def test_bad_input_matches_cli_message():
             rc, err = cli_error(*cli_args)
             assert rc == 2 and err == "specdse: error: " + msg, (err, msg)
     _raises(lambda: specdse.scenario.tree_sd(hw="v80", no_such_param=3), "no-such-param")
+    # A parameter given both as a keyword and in params= is refused, naming both.
+    _raises(lambda: specdse.scenario("tree-sd", hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree",
+                                     context=1024, x_max=64, params={"x-max": 32}), "x_max=64", "x-max", "once")
+    # numpy booleans are booleans.
+    flag = specdse.scenario("tree-sd", hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree",
+                            context=1024, measured_only=np.bool_(True))
+    assert len(flag) == 1
     try:
         specdse.scenario.no_such_scenario
     except AttributeError as e:

@@ -27,7 +27,7 @@ def scenarios(frame=True):
 
 def _param_value(v):
     # Scenario parameters are KEY=VALUE text, as after --param: lists comma-joined, bools lower case.
-    if isinstance(v, bool):
+    if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
     if isinstance(v, (list, tuple, range, np.ndarray)):
         return ",".join(_param_value(e) for e in v)
@@ -68,7 +68,12 @@ class _Scenario:
             if info is not None and key not in declared and k not in declared:
                 raise InputError(f"scenario {name}: parameter '{key}' is not declared (declared: "
                                  f"{', '.join(declared) or 'none'})")
-            settings[key if key in declared else k] = v
+            key = key if key in declared else k
+            # Given twice (a keyword and params=): which should win is not for the tool to guess.
+            if key in settings:
+                raise InputError(f"scenario {name}: {k}={v!r} and params={{{key!r}: {settings[key]!r}}}: "
+                                 f"give {key} once")
+            settings[key] = v
         if engine is not None and "engine" in declared and "engine" not in settings:
             settings["engine"] = engine
         # A scenario that declares its own `batch` (a list of batch sizes) takes it there, as its
