@@ -107,6 +107,8 @@ std::string meta_html(const search::ScenarioResult& r) {
     out << "<dt>" << html_escape(key) << "</dt><dd>";
     if (const auto* s = std::get_if<std::string>(&value)) {
       out << (s->empty() ? "<em>none</em>" : html_escape(*s));
+    } else if (!std::holds_alternative<std::vector<std::string>>(value)) {
+      out << html_escape(Table::meta_text(value));  // a number or a yes/no fact
     } else {
       const auto& list = std::get<std::vector<std::string>>(value);
       if (list.empty()) out << "<em>none</em>";

@@ -102,6 +102,18 @@ std::string format_number(double v, int digits) {
   return fmt::format("{:.{}e}", v, std::max(0, digits - 1));
 }
 
+}  // namespace
+
+std::string Table::meta_text(const MetaValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) return *s;
+  if (const auto* list = std::get_if<std::vector<std::string>>(&value)) return fmt::format("{}", fmt::join(*list, " | "));
+  if (const auto* d = std::get_if<double>(&value)) return std::isfinite(*d) ? fmt::format("{:.9g}", *d) : "null";
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
+  return std::get<bool>(value) ? "true" : "false";
+}
+
+namespace {
+
 std::string cell_text(const Cell& c, bool full_precision) {
   if (const auto* s = std::get_if<std::string>(&c)) return *s;
   if (const auto* i = std::get_if<std::int64_t>(&c)) return std::to_string(*i);
@@ -123,9 +135,7 @@ std::string Table::to_string(OutputFormat format) const {
   switch (format) {
     case OutputFormat::csv: {
       for (const auto& [key, value] : fields) {
-        std::string v = std::holds_alternative<std::string>(value)
-                            ? std::get<std::string>(value)
-                            : fmt::format("{}", fmt::join(std::get<std::vector<std::string>>(value), " | "));
+        std::string v = meta_text(value);
         for (char& ch : v)
           if (ch == '\n' || ch == '\r') ch = ' ';  // one line per field
         out << "# " << key << ": " << v << '\n';
@@ -144,11 +154,12 @@ std::string Table::to_string(OutputFormat format) const {
         out << "  " << sim::json_string(key) << ": ";
         if (const auto* v = std::get_if<std::string>(&value)) {
           out << sim::json_string(*v);
-        } else {
-          const auto& list = std::get<std::vector<std::string>>(value);
+        } else if (const auto* list = std::get_if<std::vector<std::string>>(&value)) {
           out << "[";
-          for (std::size_t i = 0; i < list.size(); ++i) out << (i ? ", " : "") << sim::json_string(list[i]);
+          for (std::size_t i = 0; i < list->size(); ++i) out << (i ? ", " : "") << sim::json_string((*list)[i]);
           out << "]";
+        } else {
+          out << meta_text(value);  // a number or true / false: JSON's own spelling
         }
         out << ",\n";
       }

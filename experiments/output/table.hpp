@@ -47,9 +47,14 @@ class Table {
   // The summary under the table (text), and its "footer" field (CSV, JSON).
   void set_footer(std::string footer) { footer_ = std::move(footer); }
   const std::string& footer() const { return footer_; }
-  // A field of what the table means (see above), in the order added; a key once.
-  using MetaValue = std::variant<std::string, std::vector<std::string>>;
+  // A field of what the table means (see above), in the order added; a key once. Numbers and
+  // yes/no facts keep their type: JSON numbers and booleans, Python ints, floats and bools (the
+  // same variant as search::ScenarioResult::MetaValue).
+  using MetaValue = std::variant<std::string, std::vector<std::string>, double, std::int64_t, bool>;
   void add_meta(std::string key, MetaValue value);
+  // A field's value as one line of text: a list " | "-joined, a number in full, true / false,
+  // null for a missing number (CSV's '# key: value' lines, the HTML report).
+  static std::string meta_text(const MetaValue& value);
   const std::vector<std::pair<std::string, MetaValue>>& meta() const { return meta_; }
   // The columns a text table keeps when it would be wider than kTableWidth (in table order;
   // empty: all). The footer then says how many were left out and how to see them.

@@ -418,7 +418,10 @@ search::ScenarioResult run_plan(const search::ScenarioContext& ctx) {
   r.footer = fmt::format("{}", fmt::join(footer_lines, "\n"));
   meta("winner", winner);
   meta("runner_up", runner_up);
-  meta("bands_overlap", overlap_word);
+  // The verdict's numbers and yes/no as such (JSON numbers and booleans; null / absent: none).
+  meta("winner_tbt_ms", rank > 0 ? all[0].tbt_s * 1e3 : std::numeric_limits<double>::quiet_NaN());
+  meta("runner_up_tbt_ms", rank > 1 ? all[1].tbt_s * 1e3 : std::numeric_limits<double>::quiet_NaN());
+  if (!overlap_word.empty()) meta("bands_overlap", overlap_word == "yes");
   meta("ranked_by", rank_by);
   meta("model", s.target.name);
   meta("system", s.system.name);

@@ -144,7 +144,8 @@ struct ScenarioResult {
   std::string footer;
   // The footer's facts as fields, for machine-readable output (JSON keys, CSV '#' lines, Python
   // DataFrame.attrs): e.g. plan's winner, runner-up, engine and caveats. In order, a key once.
-  using MetaValue = std::variant<std::string, std::vector<std::string>>;
+  // Text, a list of texts, a number or a yes/no fact (JSON keeps the type; CSV writes it as text).
+  using MetaValue = std::variant<std::string, std::vector<std::string>, double, std::int64_t, bool>;
   std::vector<std::pair<std::string, MetaValue>> meta;
   // The columns a text table keeps when all would be wider than 120 characters (empty: all).
   std::vector<std::string> narrow_columns;

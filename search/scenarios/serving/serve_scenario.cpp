@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <limits>
 #include <memory>
 #include <mutex>
 
@@ -270,7 +271,9 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     if (!overloaded_rates.empty())
       verdict += fmt::format("\noverloaded at {} requests/s: the queue grows over the run, so those rows' percentiles "
                              "depend on --duration-s", fmt::join(overloaded_rates, ", "));
-    r.meta.emplace_back("sd_stops_paying_at_per_s", not_paying.empty() ? std::string() : not_paying.front());
+    // A number (JSON null where SD pays at every rate given).
+    r.meta.emplace_back("sd_stops_paying_at_per_s",
+                        not_paying.empty() ? std::numeric_limits<double>::quiet_NaN() : std::stod(not_paying.front()));
     r.meta.emplace_back("sd_not_paying_at_per_s", not_paying);
   }
   r.footer = fmt::format(
@@ -309,7 +312,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   r.meta.emplace_back("workload_source", workload.source);
   r.meta.emplace_back("engine", engine);
   r.meta.emplace_back("stack", hw.stack.name);
-  r.meta.emplace_back("kv_capacity_tokens", std::to_string(base.kv_capacity_tokens));
+  r.meta.emplace_back("kv_capacity_tokens", std::int64_t(base.kv_capacity_tokens));
   r.meta.emplace_back("borrowed", borrowed.empty() ? std::vector<std::string>{} : std::vector<std::string>{borrowed});
   return r;
 }
