@@ -15,8 +15,9 @@
 
 namespace {
 
-cli_test::Result run_toy(const std::string& args) {
-  const std::string cmd = std::string(SPECDSE_TOY_EXE) + " " + args + " 2>&1";
+// `specdse_toy ARGS`; with_stderr false drops stderr (progress lines on a slow run: a CSV to parse).
+cli_test::Result run_toy(const std::string& args, bool with_stderr = true) {
+  const std::string cmd = std::string(SPECDSE_TOY_EXE) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -40,15 +41,15 @@ TEST_CASE("extension recipe: a scenario added in one file is a command, a scenar
   // Listed and runnable by its generated command and through `specdse scenario`, the same bytes.
   CHECK_THAT(run_toy("list scenarios").output, Catch::Contains("toy-ar"));
   CHECK_THAT(cli_test::run("list scenarios").output, !Catch::Contains("toy-ar"));  // not in the product
-  const auto own = run_toy("toy-ar " + workload + " --tokens 10 --format csv");
-  const auto generic = run_toy("scenario toy-ar " + workload + " --param tokens=10 --format csv");
+  const auto own = run_toy("toy-ar " + workload + " --tokens 10 --format csv", false);
+  const auto generic = run_toy("scenario toy-ar " + workload + " --param tokens=10 --format csv", false);
   REQUIRE(own.status == 0);
   REQUIRE(generic.status == 0);
   CHECK(own.output == generic.output);
   const auto rows = cli_test::csv(own.output);
   REQUIRE(rows.size() == 3);
   // One target pass per token: latency's T_v at x = 1 on the same device and engine.
-  const auto latency = cli_test::csv(cli_test::run("latency " + workload + " --x 1 --format csv").output);
+  const auto latency = cli_test::csv(cli_test::run("latency " + workload + " --x 1 --format csv", false).output);
   REQUIRE(latency.size() == 3);
   for (std::size_t r = 1; r <= 2; ++r) {
     const double t = std::stod(rows[r][column(rows, "t_token_s")]);
@@ -76,7 +77,7 @@ TEST_CASE("extension recipe: a scenario added in one file is a command, a scenar
 
   // A plan scheme: its row times what plan's plain row times (the same pass, the same stack).
   const auto plan = cli_test::csv(
-      run_toy("plan --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --format csv").output);
+      run_toy("plan --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --format csv", false).output);
   std::size_t toy = 0, plain = 0;
   for (std::size_t r = 1; r < plan.size(); ++r) {
     if (plan[r][column(plan, "scheme")] == "toy AR") toy = r;
