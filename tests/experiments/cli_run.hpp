@@ -19,8 +19,9 @@ struct Result {
   std::string output;
 };
 
-inline Result run(const std::string& args, bool with_stderr = true) {
-  const std::string cmd = std::string(SPECDSE_SPECDSE_EXE) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+// `EXE ARGS` (the product's binary unless another is named, e.g. a test's own build of it).
+inline Result run(const std::string& args, bool with_stderr = true, const std::string& exe = SPECDSE_SPECDSE_EXE) {
+  const std::string cmd = exe + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);

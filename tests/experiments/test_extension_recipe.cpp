@@ -5,11 +5,8 @@
 // with plan's own plain row (both time one target pass per token under the device's stack).
 #include <catch2/catch.hpp>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
 
 #include "tests/experiments/cli_run.hpp"
 
@@ -17,14 +14,7 @@ namespace {
 
 // `specdse_toy ARGS`; with_stderr false drops stderr (progress lines on a slow run: a CSV to parse).
 cli_test::Result run_toy(const std::string& args, bool with_stderr = true) {
-  const std::string cmd = std::string(SPECDSE_TOY_EXE) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  return cli_test::run(args, with_stderr, SPECDSE_TOY_EXE);
 }
 
 std::size_t column(const std::vector<std::vector<std::string>>& rows, const std::string& name) {
