@@ -37,6 +37,26 @@ void configure_systemc_once() {
 
 }  // namespace
 
+ScContext::ScContext() {
+  std::lock_guard<std::recursive_mutex> lock(kernel_mutex());
+  configure_systemc_once();
+  // Created as a session's is; it becomes current only inside sessions on it.
+  sc_core::sc_simcontext* const previous = sc_core::sc_curr_simcontext;
+  context_ = new sc_core::sc_simcontext();
+  sc_core::sc_curr_simcontext = previous;
+  sc_core::sc_default_global_context = previous;
+}
+
+ScContext::~ScContext() {
+  std::lock_guard<std::recursive_mutex> lock(kernel_mutex());
+  sc_core::sc_simcontext* const previous = sc_core::sc_curr_simcontext;
+  sc_core::sc_curr_simcontext = context_;
+  sc_core::sc_default_global_context = context_;
+  delete context_;
+  sc_core::sc_curr_simcontext = previous;
+  sc_core::sc_default_global_context = previous;
+}
+
 ScSession::ScSession() : lock_(kernel_mutex()) {
   configure_systemc_once();
   previous_ = sc_core::sc_curr_simcontext;
@@ -45,8 +65,14 @@ ScSession::ScSession() : lock_(kernel_mutex()) {
   sc_core::sc_default_global_context = context_;
 }
 
+ScSession::ScSession(ScContext& context) : lock_(kernel_mutex()), context_(context.get()), owned_(false) {
+  previous_ = sc_core::sc_curr_simcontext;
+  sc_core::sc_curr_simcontext = context_;
+  sc_core::sc_default_global_context = context_;
+}
+
 ScSession::~ScSession() {
-  delete context_;
+  if (owned_) delete context_;
   sc_core::sc_curr_simcontext = previous_;
   sc_core::sc_default_global_context = previous_;
 }

@@ -10,6 +10,10 @@
 //
 // Usage: construct the session, then create modules (they must be destroyed before the
 // session: hold them in a std::unique_ptr declared after it), then call run().
+//
+// A model that runs many times on one thread may instead keep its modules in an ScContext, a
+// context that outlives its sessions: each ScSession(context) re-enters it under the same lock,
+// and the modules elaborated there once serve every later run (each one more sc_start).
 #include <systemc>
 
 #include <memory>
@@ -17,9 +21,22 @@
 
 namespace sim {
 
+class ScContext {
+ public:
+  ScContext();
+  ~ScContext();  // its modules must be gone (destroy them in a session on it first)
+  ScContext(const ScContext&) = delete;
+  ScContext& operator=(const ScContext&) = delete;
+  sc_core::sc_simcontext* get() const { return context_; }
+
+ private:
+  sc_core::sc_simcontext* context_ = nullptr;
+};
+
 class ScSession {
  public:
-  ScSession();
+  ScSession();                             // a fresh context, deleted with the session
+  explicit ScSession(ScContext& context);  // re-enters `context`, which stays
   ~ScSession();
   ScSession(const ScSession&) = delete;
   ScSession& operator=(const ScSession&) = delete;
@@ -32,6 +49,7 @@ class ScSession {
   std::unique_lock<std::recursive_mutex> lock_;
   sc_core::sc_simcontext* previous_ = nullptr;
   sc_core::sc_simcontext* context_ = nullptr;
+  bool owned_ = true;  // context_ is the session's own (deleted with it)
 };
 
 }  // namespace sim

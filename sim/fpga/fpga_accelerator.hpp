@@ -6,8 +6,10 @@
 //    instruction's cycles and otherwise only wakes when the instruction it waits for finishes
 //    (no per-cycle wake-ups);
 //  - clocked mode: one process advances the whole accelerator cycle by cycle (reference).
-// Each program runs in its own SystemC context (sim/sc_session.hpp), so one process can
-// simulate any number of steps; the SystemC part of concurrent calls is serialised.
+// Programs run in SystemC contexts of their own (sim/sc_session.hpp), so one process can
+// simulate any number of steps; the SystemC part of concurrent calls is serialised. In
+// event-driven mode each thread keeps one accelerator and runs its programs one after another
+// (built and elaborated once); the clocked reference builds one per program.
 // The model's blocks, one per file, live in sim/fpga/accelerator/ (accelerator_module.hpp is
 // the SC_MODULE that joins them); fpga_accelerator.cpp only prepares, runs and collects.
 #include "sim/fpga/instruction_program.hpp"

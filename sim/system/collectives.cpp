@@ -36,7 +36,7 @@ const models::SystemLink* LaneResources::link(const models::SystemSpec& s, int a
 }
 
 int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
-             std::vector<int> deps, const std::string& name, const std::string& category) {
+             TaskDeps deps, const std::string& name, const std::string& category) {
   const models::SystemLink* link = lanes.link(s, a, b);
   if (!link)
     throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
@@ -48,14 +48,13 @@ int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lan
   t.busy_s = link->spec.occupancy_s(bytes);
   t.latency_s = link->spec.latency_us * 1e-6;
   t.bytes = bytes;
-  t.deps = std::move(deps);
-  return g.add_task(std::move(t));
+  return g.add_task(std::move(t), deps);
 }
 
 int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
-                    std::vector<int> deps, const std::string& name, const std::string& category) {
+                    TaskDeps deps, const std::string& name, const std::string& category) {
   // A direct link is the route (and the common case, thousands of sends per run: no search).
-  if (lanes.link(s, a, b)) return add_send(g, s, lanes, a, b, bytes, std::move(deps), name, category);
+  if (lanes.link(s, a, b)) return add_send(g, s, lanes, a, b, bytes, deps, name, category);
   const std::vector<int> path = route(s, a, b, fmt::format("'{}'", name));
   std::string via;
   if (g.named())
@@ -63,8 +62,7 @@ int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResourc
   const std::string hop_name = g.named() ? fmt::format("{} (via {})", name, via) : std::string();
   int last = -1;
   for (std::size_t i = 1; i < path.size(); ++i)
-    last = add_send(g, s, lanes, path[i - 1], path[i], bytes, i == 1 ? std::move(deps) : std::vector<int>{last},
-                    hop_name, category);
+    last = add_send(g, s, lanes, path[i - 1], path[i], bytes, i == 1 ? deps : TaskDeps{last}, hop_name, category);
   return last;
 }
 
@@ -76,26 +74,31 @@ struct StepCostFn {
   virtual void cost(int a, int b, double bytes, double& busy_s, double& latency_s) const = 0;
 };
 
-// A send whose busy time and latency were set by the caller (a collective library's step).
-int add_costed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
-                    double busy_s, double latency_s, std::vector<int> deps, const std::string& name) {
+// The timeline resource of the link from a to b; InputError naming the send when there is none.
+int lane_resource(const models::SystemSpec& s, const LaneResources& lanes, int a, int b, const std::string& name) {
   const models::SystemLink* link = lanes.link(s, a, b);
   if (!link)
     throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
                                          s.devices[std::size_t(a)].name, s.devices[std::size_t(b)].name, name));
+  return lanes.resource_of_lane[std::size_t(link->lane)];
+}
+
+// A collective's send on lane resource `resource`, its busy time and latency worked out by the caller.
+int add_collective_send(TaskGraph& g, int resource, double bytes, double busy_s, double latency_s, TaskDeps deps,
+                        const std::string& name) {
   TimelineTask t;
   t.name = name;
   t.category = "collective";
-  t.resource = lanes.resource_of_lane[std::size_t(link->lane)];
+  t.resource = resource;
   t.busy_s = busy_s;
   t.latency_s = latency_s;
   t.bytes = bytes;
-  t.deps = std::move(deps);
-  return g.add_task(std::move(t));
+  return g.add_task(std::move(t), deps);
 }
 
 // `steps` ring steps among `ranks`; each rank sends bytes / N to its successor per step, at the
-// cost `step` gives; `first_latency_s` delays the first step's arrivals (a call's base latency).
+// cost `step` gives (else the link's own figures); `first_latency_s` delays the first step's
+// arrivals (a call's base latency).
 std::vector<int> ring(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
                       const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
                       const std::string& name, int steps, const char* phase, const StepCostFn* step = nullptr,
@@ -103,26 +106,39 @@ std::vector<int> ring(TaskGraph& g, const models::SystemSpec& s, const LaneResou
   const std::size_t n = ranks.size();
   if (n <= 1) return ready;
   const double chunk = bytes / double(n);
+  auto label = [&](int k) { return g.named() ? fmt::format("{} {} step {}", name, phase, k + 1) : std::string(); };
+  // Every step sends the same chunk over the same N pairs: each pair's lane, busy time and
+  // latency are worked out once per call, not once per step (a TP step makes ~10^4 such sends).
+  std::vector<int> resource(n);
+  std::vector<double> busy(n), latency(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t to = (i + 1) % n;
+    if (!step) {
+      const models::SystemLink* link = lanes.link(s, ranks[i], ranks[to]);
+      if (!link)
+        throw models::InputError(fmt::format("{}: links: no link from {} to {} for '{}'", s.source_file,
+                                             s.devices[std::size_t(ranks[i])].name,
+                                             s.devices[std::size_t(ranks[to])].name, label(0)));
+      resource[i] = lanes.resource_of_lane[std::size_t(link->lane)];
+      busy[i] = link->spec.occupancy_s(chunk);
+      latency[i] = link->spec.latency_us * 1e-6;
+    } else {
+      step->cost(ranks[i], ranks[to], chunk, busy[i], latency[i]);
+      resource[i] = lane_resource(s, lanes, ranks[i], ranks[to], label(0));
+    }
+  }
   // received[i]: the task after which rank i holds its latest chunk (initially its own input).
-  std::vector<int> received = ready;
+  std::vector<int> received = ready, next(n);
   for (int k = 0; k < steps; ++k) {
-    std::vector<int> next(n);
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t to = (i + 1) % n;
       // Rank i forwards what it received last step; the receiver also needs its own input ready.
-      std::vector<int> deps = {received[i]};
-      if (k == 0 && ready[to] != received[i]) deps.push_back(ready[to]);
-      const std::string label = g.named() ? fmt::format("{} {} step {}", name, phase, k + 1) : std::string();
-      if (!step) {
-        next[to] = add_send(g, s, lanes, ranks[i], ranks[to], chunk, std::move(deps), label, "collective");
-      } else {
-        double busy = 0, latency = 0;
-        step->cost(ranks[i], ranks[to], chunk, busy, latency);
-        next[to] = add_costed_send(g, s, lanes, ranks[i], ranks[to], chunk, busy,
-                                   latency + (k == 0 ? first_latency_s : 0.0), std::move(deps), label);
-      }
+      const int deps[2] = {received[i], ready[to]};
+      const int dep_count = k == 0 && ready[to] != received[i] ? 2 : 1;
+      const double flight = step ? latency[i] + (k == 0 ? first_latency_s : 0.0) : latency[i];
+      next[to] = add_collective_send(g, resource[i], chunk, busy[i], flight, {deps, deps + dep_count}, label(k));
     }
-    received = next;
+    received.swap(next);
   }
   return received;
 }
@@ -134,54 +150,53 @@ struct NcclStepCost : StepCostFn {
   NcclStepCost(const models::NcclSpec& n, const models::SystemSpec& sys, const models::NcclProtocol& proto)
       : nccl(n), s(sys), p(proto) {}
   void cost(int a, int b, double bytes, double& busy_s, double& latency_s) const override {
-    // A ring repeats its N pairs for 2 (N - 1) steps: each pair's step is worked out once.
-    auto it = steps.find({a, b});
-    if (it == steps.end()) it = steps.emplace(std::make_pair(a, b), nccl_step(nccl, s, a, b, p)).first;
-    busy_s = bytes / it->second.bytes_per_s;
-    latency_s = it->second.latency_s;
+    const NcclStep st = nccl_step(nccl, s, a, b, p);
+    busy_s = bytes / st.bytes_per_s;
+    latency_s = st.latency_s;
   }
-  mutable std::map<std::pair<int, int>, NcclStep> steps;
 };
 
 // The zero-time task that ends a rank's share of a push-style all-reduce: on the rank's own
 // port after its pushes (FIFO) and every incoming buffer.
 int reduce_task(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int rank, int next_rank,
-                std::vector<int> deps, const std::string& name) {
+                TaskDeps deps, const std::string& name) {
   const models::SystemLink* out = lanes.link(s, rank, next_rank);
   TimelineTask t;
   if (g.named()) t.name = name;
   t.category = "collective";
   t.resource = lanes.resource_of_lane[std::size_t(out->lane)];
-  t.deps = std::move(deps);
-  return g.add_task(std::move(t));
+  return g.add_task(std::move(t), deps);
 }
 
 // Every rank pushes `bytes` to each other rank after its `ready` task; returns per receiver the
-// sends it waits for.
-std::vector<std::vector<int>> push_to_all(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
-                                          const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
-                                          const std::string& name) {
+// sends it waits for: receiver j's N - 1 sends at [j (N - 1), (j + 1) (N - 1)), by sender.
+std::vector<int> push_to_all(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
+                             const std::vector<int>& ranks, double bytes, const std::vector<int>& ready,
+                             const std::string& name) {
   const std::size_t n = ranks.size();
-  std::vector<std::vector<int>> arrived(n);
+  std::vector<int> arrived(n * (n - 1));
+  const std::string& label = g.named() ? name : std::string();
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 1; k < n; ++k) {
       const std::size_t to = (i + k) % n;  // staggered so that no receiver is everyone's first
-      arrived[to].push_back(add_send(g, s, lanes, ranks[i], ranks[to], bytes, {ready[i]},
-                                     g.named() ? name : std::string(), "collective"));
+      // Receiver `to` lists its senders in order (sender i is its (i < to ? i : i - 1)-th).
+      arrived[to * (n - 1) + (i < to ? i : i - 1)] =
+          add_send(g, s, lanes, ranks[i], ranks[to], bytes, {ready[i]}, label, "collective");
     }
   return arrived;
 }
 
 // Rank j's reduce once every push to it has arrived and its own previous step is done.
 std::vector<int> reduce_on_arrival(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes,
-                                   const std::vector<int>& ranks, const std::vector<std::vector<int>>& arrived,
+                                   const std::vector<int>& ranks, const std::vector<int>& arrived,
                                    const std::vector<int>& before, const std::string& label) {
   const std::size_t n = ranks.size();
-  std::vector<int> done(n);
+  std::vector<int> done(n), deps(n);
   for (std::size_t j = 0; j < n; ++j) {
-    std::vector<int> deps = arrived[j];
-    deps.push_back(before[j]);
-    done[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], std::move(deps), label);
+    std::copy(arrived.begin() + std::ptrdiff_t(j * (n - 1)), arrived.begin() + std::ptrdiff_t((j + 1) * (n - 1)),
+              deps.begin());
+    deps[n - 1] = before[j];
+    done[j] = reduce_task(g, s, lanes, ranks[j], ranks[(j + 1) % n], deps, label);
   }
   return done;
 }

@@ -32,12 +32,12 @@ LaneResources add_lane_resources(TaskGraph& g, const models::SystemSpec& s);
 
 // A point-to-point send of `bytes` from device a to device b after `deps`; returns the task.
 int add_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
-             std::vector<int> deps, const std::string& name, const std::string& category = "transfer");
+             TaskDeps deps, const std::string& name, const std::string& category = "transfer");
 
 // As add_send, but along sim::route when a and b share no link (store and forward: one send per
 // hop, each waiting for the previous); InputError when no path joins them.
 int add_routed_send(TaskGraph& g, const models::SystemSpec& s, const LaneResources& lanes, int a, int b, double bytes,
-                    std::vector<int> deps, const std::string& name, const std::string& category = "transfer");
+                    TaskDeps deps, const std::string& name, const std::string& category = "transfer");
 
 // One collective call as it ran: what `system` reports per group (its tasks are the graph's
 // [first_task, end_task), added together).

@@ -179,15 +179,14 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     }
     return series;
   };
-  auto compute = [&](int d, const std::string& name, const std::string& category, double seconds,
-                     std::vector<int> deps) {
+  // A compute task on device d after task `after` (-1: at once).
+  auto compute = [&](int d, const std::string& name, const std::string& category, double seconds, int after) {
     TimelineTask t;
     t.name = name;
     t.category = category;
     t.resource = device_resource[std::size_t(d)];
     t.busy_s = seconds;
-    t.deps = std::move(deps);
-    return g.add_task(std::move(t));
+    return after < 0 ? g.add_task(std::move(t)) : g.add_task(std::move(t), {after});
   };
 
   models::StepShape shape;
@@ -204,7 +203,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     models::StepShape ds = shape;
     ds.include_lm_head = true;
     const double td = seconds_on(d, models::build_verify_graph(*q.draft, ds));
-    const int draft_task = compute(d, "draft " + q.draft->name, "draft", td, {});
+    const int draft_task = compute(d, "draft " + q.draft->name, "draft", td, -1);
     const int first = s.stages.front().devices.front();
     if (first != d) {
       const double bytes = double(q.batch) * q.x * (kTokenBytes + q.x / 8.0);
@@ -235,7 +234,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
       std::vector<int> done(group.size());
       for (std::size_t r = 0; r < group.size(); ++r) {
         done[r] = compute(group[r], g.named() ? fmt::format("{} slice {}", label, k) : std::string(), category,
-                          slice_s[k], deps_of(have[r]));
+                          slice_s[k], have[r]);
         if (first_task < 0) first_task = done[r];
       }
       have = collective(true, group, ar_bytes, done, label);
@@ -276,7 +275,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
       const std::string label = fmt::format("head pass {} (width {})", p + 1, w);
       if (tp == 1) {
         const double t = seconds_on(dd, hg);
-        have[0] = compute(dd, label, "draft", t, deps_of(have[0]));
+        have[0] = compute(dd, label, "draft", t, have[0]);
         if (first_head < 0) first_head = have[0];
         continue;
       }
@@ -290,7 +289,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
       const double t_tail = slice_seconds_on(dd, std::move(tail));
       for (int r = 0; r < tp; ++r)
         have[std::size_t(r)] = compute(group[std::size_t(r)], label + " lm_head (vocab shard)", "draft", t_tail,
-                                       deps_of(have[std::size_t(r)]));
+                                       have[std::size_t(r)]);
       have = collective(false, group, double(q.batch) * w * kHeadCandidates * kCandidateBytes * tp, have,
                         label + " candidates");
     }
@@ -357,7 +356,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
                                              where, st.first_layer, st.last_layer, q.target.name, unit_size));
       graph.layer_count = layers / unit_size;
       const double t = seconds_on(lead, graph);
-      const int task = compute(lead, label, "compute", t, deps_of(ready[0]));
+      const int task = compute(lead, label, "compute", t, ready[0]);
       if (first_target_task < 0) first_target_task = task;
       prev_done = {task};
       last_stage_task = task;
@@ -382,13 +381,41 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
       // The stack's per-step host work (and a CUDA graph's one launch), on both engines.
       for (int r = 0; r < tp; ++r)
         have[std::size_t(r)] = step_host_task(st.devices[std::size_t(r)], deps_of(have[std::size_t(r)]));
-      for (int l = st.first_layer; l <= st.last_layer; ++l)
+      // Every repeating unit of layers after the first two is the one before it shifted, task for
+      // task (the same slices and collectives, waiting on the unit before as that one waited on
+      // its own predecessor): an unnamed graph copies the second unit (TaskGraph::repeat_tasks)
+      // instead of building each again, and the timeline skips the periods whose state repeats.
+      // A named graph builds every layer (its tasks are named by layer).
+      const int copied_units = g.named() ? 0 : std::max(0, layers / unit_size - 2);
+      const int built_to = st.last_layer - copied_units * unit_size;  // built through this layer
+      int unit_first_task = -1;
+      std::size_t unit_first_call = 0;
+      for (int l = st.first_layer; l <= built_to; ++l) {
+        if (l == built_to - unit_size + 1) {
+          unit_first_task = int(g.tasks().size());
+          unit_first_call = calls.size();
+        }
         have = tp_forward(st.devices, have, slice_s[std::size_t(l % unit_size)], activation_bytes,
-                          fmt::format("layer {}", l), "compute", first_target_task);
+                          g.named() ? fmt::format("layer {}", l) : std::string(), "compute", first_target_task);
+      }
+      if (copied_units > 0) {
+        const int period = int(g.tasks().size()) - unit_first_task;
+        g.repeat_tasks(period, copied_units);
+        // The copies' collective calls, as the layers would have logged them.
+        const std::size_t unit_calls = calls.size() - unit_first_call;
+        for (int m = 1; m <= copied_units; ++m)
+          for (std::size_t c = 0; c < unit_calls; ++c) {
+            CollectiveCall call = calls[unit_first_call + c];
+            call.first_task += m * period;
+            call.end_task += m * period;
+            calls.push_back(std::move(call));
+          }
+        for (int& t : have) t += copied_units * period;
+      }
       if (t_tail > 0)
         for (int r = 0; r < tp; ++r)
           have[std::size_t(r)] = compute(st.devices[std::size_t(r)], "lm_head (vocab shard)", "compute", t_tail,
-                                         deps_of(have[std::size_t(r)]));
+                                         have[std::size_t(r)]);
       prev_done = {have[0]};
       last_stage_task = have[0];
     }

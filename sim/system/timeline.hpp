@@ -22,6 +22,7 @@
 // Perfetto / chrome://tracing.
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -50,6 +51,27 @@ struct TimelineTask {
   std::vector<int> deps;
 };
 
+// The dependencies of a task being added: a view, as std::string_view is of a string, of a list
+// in braces ({a, b}) or a vector, read during the call (the graph keeps its own copy). A
+// tensor-parallel step adds ~10^4 tasks of one or two dependencies each, and a vector per task
+// cost more to allocate and free than scheduling the task.
+class TaskDeps {
+ public:
+  TaskDeps() = default;
+  TaskDeps(std::initializer_list<int> deps) {
+    first_ = deps.begin();
+    last_ = deps.end();
+  }
+  TaskDeps(const std::vector<int>& deps) : first_(deps.data()), last_(deps.data() + deps.size()) {}
+  TaskDeps(const int* first, const int* last) : first_(first), last_(last) {}
+  const int* begin() const { return first_; }
+  const int* end() const { return last_; }
+
+ private:
+  const int* first_ = nullptr;
+  const int* last_ = nullptr;
+};
+
 class TaskGraph {
  public:
   // Whether tasks keep their names. Names are for traces (write_chrome_trace) and messages; a
@@ -61,13 +83,16 @@ class TaskGraph {
   int add_resource(TimelineResource r);
   void reserve_tasks(std::size_t n) {
     tasks_.reserve(n);
+    timings_.reserve(n);
     dep_begin_.reserve(n + 1);
     dep_list_.reserve(2 * n);  // a task waits on about two others (its predecessor in program order, its input)
   }
   int add_task(TimelineTask t);  // validates resource and dependency indices
+  // The same with the dependencies given apart (t.deps must be empty): no vector per task.
+  int add_task(TimelineTask t, TaskDeps deps);
   // A task that occupies `resource` for `busy_s` once `deps` are done; negative entries of
   // `deps` (a step that has no predecessor yet) are no dependency.
-  int add_work(int resource, std::string name, std::string category, double busy_s, std::vector<int> deps);
+  int add_work(int resource, std::string name, std::string category, double busy_s, TaskDeps deps);
   const std::vector<TimelineResource>& resources() const { return resources_; }
   const std::vector<TimelineTask>& tasks() const { return tasks_; }
   const TimelineTask& task(int i) const { return tasks_[std::size_t(i)]; }
@@ -83,15 +108,42 @@ class TaskGraph {
     const int* base = dep_list_.data();
     return {base + dep_begin_[std::size_t(i)], base + dep_begin_[std::size_t(i) + 1]};
   }
+  // Per task what the scheduler reads: its resource and its durations in whole picoseconds,
+  // rounded once when the task is added. Kept beside the tasks, 24 bytes each, so that a run
+  // streams through them instead of through the ~120-byte tasks with their names.
+  struct Timing {
+    std::uint64_t busy_ps = 0, latency_ps = 0;
+    int resource = 0;
+  };
+  const std::vector<Timing>& timings() const { return timings_; }
+
+  // Appends `times` copies of the last `period` tasks (the block), the m-th shifted by m periods:
+  // each copy of a task has its resource, durations, bytes, category and name, and depends on
+  // d + m period for each dependency d of the original. The block's dependencies must lie in it
+  // or in the period before it, as a builder laying out identical layers has them (layer l + 1
+  // waits on layer l as layer l waits on layer l - 1); std::logic_error otherwise. The graph is
+  // the one the builder would have made by adding the copies itself, and its run is the same to
+  // the picosecond (tested); run_timeline also skips over the periods whose state repeats.
+  void repeat_tasks(int period, int times);
+  // What repeat_tasks made: tasks [first, first + (copies + 1) period), each period a copy of
+  // the first shifted by whole periods.
+  struct Repeat {
+    int first = 0, period = 0, copies = 0;
+  };
+  const std::vector<Repeat>& repeats() const { return repeats_; }
 
  private:
+  int add(TimelineTask&& t, const int* first_dep, const int* last_dep, bool skip_negative);
+
   std::vector<TimelineResource> resources_;
   std::vector<TimelineTask> tasks_;
+  std::vector<Timing> timings_;
   // Every task's dependencies in one array (task i's from dep_begin_[i] to dep_begin_[i + 1]): a
   // tensor-parallel step has ~10^4 tasks, and a vector each cost more to allocate and free than
   // the scheduler's work on them.
   std::vector<int> dep_list_;
   std::vector<int> dep_begin_{0};
+  std::vector<Repeat> repeats_;
   bool named_ = true;
 };
 
@@ -102,6 +154,9 @@ struct TimelineRun {
   // Scheduler events processed (a cost measure): one per resource service (retiring a task,
   // starting the next, or both) and one per task completion.
   std::int64_t events = 0;
+  // Tasks whose times the run wrote by replaying a repeating period (TaskGraph::repeat_tasks)
+  // instead of simulating them (a cost measure; the times are the same).
+  std::int64_t replayed_tasks = 0;
 };
 
 TimelineRun run_timeline(const TaskGraph& graph);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 #include <unistd.h>
 
 #include "models/config_error.hpp"
@@ -252,26 +253,55 @@ TEST_CASE("system: tensor parallelism over NVLink beats one H100 for a 70B step,
 }
 
 TEST_CASE("system: a step without task names has the same timeline, to the picosecond") {
-  // Callers that write no trace (the EAGLE dispatcher) skip naming the ~10^4 tasks of a TP step.
+  // Callers that write no trace (the EAGLE dispatcher) skip naming the ~10^4 tasks of a TP step,
+  // and their graphs copy the repeating layers (TaskGraph::repeat_tasks) instead of building each:
+  // the same tasks, dependencies and run as the named graph built layer by layer.
   const models::ConfigRegistry reg;
-  SystemQuery q;
-  q.target = reg.model("llama-3.1-70b");
-  q.x = 16;
-  q.batch = 8;
-  q.context = 2048;
-  const SystemStep named = simulate_system_step(named_system("eagle-8xh100-nvlink"), q, "roofline");
-  q.task_names = false;
-  const SystemStep unnamed = simulate_system_step(named_system("eagle-8xh100-nvlink"), q, "roofline");
-  REQUIRE(named.graph.tasks().size() == unnamed.graph.tasks().size());
-  CHECK(named.step_s == unnamed.step_s);
-  CHECK(named.run.start_s == unnamed.run.start_s);
-  CHECK(named.run.end_s == unnamed.run.end_s);
-  std::size_t with_names = 0;
-  for (std::size_t t = 0; t < named.graph.tasks().size(); ++t) {
-    with_names += !named.graph.task(int(t)).name.empty();
-    CHECK(unnamed.graph.task(int(t)).name.empty());
+  struct Case {
+    const char* model;
+    int x, batch;
+  };
+  // Small and large all-reduces (vLLM's custom kernels, NCCL's ring) and Maverick's two-layer unit.
+  for (const Case c : {Case{"llama-3.1-70b", 16, 8}, Case{"llama-3.1-70b", 64, 128}, Case{"llama-4-maverick", 8, 4}}) {
+    CAPTURE(c.model, c.x, c.batch);
+    SystemQuery q;
+    q.target = reg.model(c.model);
+    q.x = c.x;
+    q.batch = c.batch;
+    q.context = 2048;
+    const SystemStep named = simulate_system_step(named_system("eagle-8xh100-nvlink"), q, "roofline");
+    q.task_names = false;
+    const SystemStep unnamed = simulate_system_step(named_system("eagle-8xh100-nvlink"), q, "roofline");
+    CHECK(named.graph.repeats().empty());
+    CHECK(!unnamed.graph.repeats().empty());
+    REQUIRE(named.graph.tasks().size() == unnamed.graph.tasks().size());
+    CHECK(named.step_s == unnamed.step_s);
+    CHECK(named.run.start_s == unnamed.run.start_s);
+    CHECK(named.run.end_s == unnamed.run.end_s);
+    CHECK(named.run.resource_busy_s == unnamed.run.resource_busy_s);
+    CHECK(named.run.makespan_s == unnamed.run.makespan_s);
+    CHECK(named.run.events == unnamed.run.events);
+    CHECK(named.run.replayed_tasks == 0);
+    CHECK(unnamed.run.replayed_tasks > 0);  // the copied layers' periods are replayed, not simulated
+    std::size_t with_names = 0, same = 0;
+    for (std::size_t t = 0; t < named.graph.tasks().size(); ++t) {
+      const TimelineTask& a = named.graph.task(int(t));
+      const TimelineTask& b = unnamed.graph.task(int(t));
+      with_names += !a.name.empty();
+      CHECK(b.name.empty());
+      const auto da = named.graph.deps(int(t)), db = unnamed.graph.deps(int(t));
+      same += a.category == b.category && a.resource == b.resource && a.busy_s == b.busy_s &&
+              a.latency_s == b.latency_s && a.bytes == b.bytes &&
+              std::vector<int>(da.begin(), da.end()) == std::vector<int>(db.begin(), db.end());
+    }
+    CHECK(with_names == named.graph.tasks().size());
+    CHECK(same == named.graph.tasks().size());
+    REQUIRE(named.collectives.size() == unnamed.collectives.size());
+    for (std::size_t i = 0; i < named.collectives.size(); ++i) {
+      CHECK(named.collectives[i].calls == unnamed.collectives[i].calls);
+      CHECK(named.collectives[i].busy_s == unnamed.collectives[i].busy_s);
+    }
   }
-  CHECK(with_names == named.graph.tasks().size());
 }
 
 TEST_CASE("system: the Chrome trace is valid trace-event JSON with one event per task") {

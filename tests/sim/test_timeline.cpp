@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -171,4 +172,91 @@ TEST_CASE("timeline: runs on several threads at once equal the serial runs, with
   }
   // The graphs differ, so equal results are not one graph's run returned everywhere.
   CHECK_FALSE(same_run(serial[0], serial[1]));
+}
+
+namespace {
+
+// A graph with a repeated block: a random prefix, a block of `period` tasks whose dependencies
+// lie in the block or the period before it, `copies` copies of it and a few tasks after. With
+// `declare` the copies come from TaskGraph::repeat_tasks (so the run may replay periods), else
+// they are added task by task with the same dependencies (the run simulates every task).
+TaskGraph periodic_graph(std::uint32_t seed, int resources, int period, int copies, bool barrier, bool declare) {
+  std::mt19937 rng(seed);
+  TaskGraph g;
+  g.set_named(false);
+  for (int r = 0; r < resources; ++r)
+    g.add_resource({fmt::format("r{}", r), r % 2 ? ResourceKind::link : ResourceKind::device_stream, "g"});
+  auto random_task = [&](int id, int window_first) {
+    TimelineTask t;
+    t.category = "compute";
+    t.resource = int(rng() % std::uint32_t(resources));
+    t.busy_s = int(rng() % 100) < 10 ? 0 : (1 + int(rng() % 4)) * kUs;
+    t.latency_s = int(rng() % 100) < 30 ? (1 + int(rng() % 4)) * kUs : 0;
+    const int deps = 1 + int(rng() % 3);
+    for (int k = 0; k < deps && id > window_first; ++k) {
+      const int d = window_first + int(rng() % std::uint32_t(id - window_first));
+      if (std::find(t.deps.begin(), t.deps.end(), d) == t.deps.end()) t.deps.push_back(d);
+    }
+    return t;
+  };
+  const int prefix = 2 * period;
+  for (int i = 0; i < prefix; ++i) g.add_task(random_task(i, std::max(0, i - 10)));
+  // The block: dependencies in it or in the period before; with a barrier, its first task waits
+  // for the previous period's last, and its last task for the three before it.
+  std::vector<TimelineTask> block;
+  for (int i = 0; i < period; ++i) {
+    const int id = prefix + i;
+    TimelineTask t = random_task(id, prefix - period);
+    if (barrier && i == 0) t.deps = {prefix - 1};
+    if (barrier && i == period - 1) t.deps = {id - 1, id - 2, id - 3};
+    block.push_back(t);
+    g.add_task(t);
+  }
+  if (declare) {
+    g.repeat_tasks(period, copies);
+  } else {
+    for (int m = 1; m <= copies; ++m)
+      for (TimelineTask t : block) {
+        for (int& d : t.deps) d += m * period;
+        g.add_task(t);
+      }
+  }
+  const int n = int(g.tasks().size());
+  for (int i = 0; i < 5; ++i) g.add_task(random_task(n + i, n - period));
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("timeline: a repeated block runs as the same graph built task by task, to the bit") {
+  // The run replays periods whose state repeats (TaskGraph::repeat_tasks): start and end times,
+  // busy sums, makespan and event count must be the simulation's, whether or not it replays.
+  int replayed_graphs = 0;
+  for (std::uint32_t seed = 1; seed <= 60; ++seed) {
+    const int resources = 1 + int(seed % 4), period = 4 + int(seed % 9), copies = 3 + int(seed % 20);
+    const bool barrier = seed % 3 != 0;
+    INFO("seed " << seed << " resources " << resources << " period " << period << " copies " << copies);
+    const TaskGraph declared = periodic_graph(seed, resources, period, copies, barrier, true);
+    const TaskGraph plain = periodic_graph(seed, resources, period, copies, barrier, false);
+    REQUIRE(declared.tasks().size() == plain.tasks().size());
+    for (std::size_t t = 0; t < plain.tasks().size(); ++t) {
+      const auto a = declared.deps(int(t)), b = plain.deps(int(t));
+      REQUIRE(std::vector<int>(a.begin(), a.end()) == std::vector<int>(b.begin(), b.end()));
+    }
+    const TimelineRun a = run_timeline(declared), b = run_timeline(plain);
+    CHECK(same_run(a, b));
+    CHECK(b.replayed_tasks == 0);
+    replayed_graphs += a.replayed_tasks > 0;
+  }
+  CHECK(replayed_graphs >= 20);  // the replay is exercised, not only the simulation
+}
+
+TEST_CASE("timeline: repeat_tasks refuses a block that depends on tasks before the period before it") {
+  TaskGraph g;
+  const int r = g.add_resource({"r", ResourceKind::device_stream, "r"});
+  for (int i = 0; i < 6; ++i) g.add_work(r, "t", "compute", 1 * kUs, {i - 1});
+  g.add_work(r, "far", "compute", 1 * kUs, {0});  // the block [6, 8) reaches back to task 0
+  g.add_work(r, "near", "compute", 1 * kUs, {6});
+  CHECK_THROWS_AS(g.repeat_tasks(2, 3), std::logic_error);
+  CHECK_NOTHROW(g.repeat_tasks(5, 1));  // period 5: [3, 8), whose dependencies reach back to 0 >= 3 - 5
 }

@@ -109,6 +109,16 @@ class SystemStepCosts : public EagleCostModel {
   }
   double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
   std::string memory_status(int x, int batch, long long context) const override {
+    // Kept per (x, batch, context) as the step times are: the dispatcher asks for every tree it
+    // weighs, and the head's weights are counted from a pass graph built each time.
+    const auto key = std::make_tuple(x, batch, context);
+    auto it = memory_memo_.find(key);
+    if (it == memory_memo_.end()) it = memory_memo_.emplace(key, memory_status_of(x, batch, context)).first;
+    return it->second;
+  }
+
+ private:
+  std::string memory_status_of(int x, int batch, long long context) const {
     sim::MemoryQuery mq;
     mq.batch = batch;
     mq.step_tokens = x;
@@ -128,7 +138,6 @@ class SystemStepCosts : public EagleCostModel {
     return status_of(devices.front());
   }
 
- private:
   // The system with its placement resolved for the target (stages' layers), before the cost
   // layers are built from it.
   static models::SystemSpec validated(models::SystemSpec s, const models::ModelSpec& target) {
@@ -149,6 +158,7 @@ class SystemStepCosts : public EagleCostModel {
   models::SoftwareStack stack_;
   double ffn_bytes_ = 0;
   mutable std::map<std::tuple<int, int, long long>, EagleForwardCost> verify_memo_, draft_memo_;
+  mutable std::map<std::tuple<int, int, long long>, std::string> memory_memo_;
 };
 
 }  // namespace

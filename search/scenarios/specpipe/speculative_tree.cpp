@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "models/config_error.hpp"
@@ -55,18 +56,30 @@ void RankModel::set_mean_confidence(TreeNode& node) const {
 }
 
 void RankModel::set_confidence(TreeNode& node, long long depth) const {
+  set_top1(node, depth);
+  set_rest_shift(node);
+}
+
+void RankModel::set_top1(TreeNode& node, long long depth) const {
   if (process_) {
     // The node's children predict the position below it: that position's state sets p1.
     node.top1 = process_->top1(node.key, process_->state_at(depth + 1));
     node.log_top1 = std::log(std::max(node.top1, 1e-300));
-    node.log_rest_shift = std::log1p(-std::min(node.top1, 1 - 1e-12));  // log(1 - p1): one rank further down
     return;
   }
   if (confidence_ == DraftConfidence::constant) return set_mean_confidence(node);
   const double u = double(mix64(node.key) >> 11) * 0x1.0p-53;  // [0, 1)
   node.top1 = top1_floor_ + (1 - top1_floor_) * std::pow(u, top1_power_);
   node.log_top1 = std::log(node.top1);
-  node.log_rest_shift = std::log1p(-node.top1) - log_rest_mean_;
+}
+
+void RankModel::set_rest_shift(TreeNode& node) const {
+  if (process_)
+    node.log_rest_shift = std::log1p(-std::min(node.top1, 1 - 1e-12));  // log(1 - p1): one rank further down
+  else if (confidence_ == DraftConfidence::constant)
+    node.log_rest_shift = 0.0;
+  else
+    node.log_rest_shift = std::log1p(-node.top1) - log_rest_mean_;
 }
 
 double RankModel::child_log_prob(const TreeNode& parent, int j) const {
@@ -215,6 +228,7 @@ void SpeculativeTree::reset(long long depth) {
   verified.key = text_key(depth);
   ranks_.set_confidence(verified, depth);
   root.nodes.push_back(verified);
+  root.confidence_set = true;
   root.on_path = 0;
   levels_[depth] = root;
 }
@@ -225,56 +239,85 @@ int SpeculativeTree::size(long long depth) const {
 }
 
 long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes) {
-  const TreeLevel& bottom = levels_.rbegin()->second;
+  TreeLevel& bottom = levels_.rbegin()->second;
   if (bottom_nodes) *bottom_nodes = int(bottom.nodes.size());
+  // The bottom level's confidences, now that its nodes are extended (a function of each node's
+  // key and depth, so the same whenever they are filled in). Every shallower level's are set:
+  // it was the bottom once.
+  if (!bottom.confidence_set) {
+    for (TreeNode& n : bottom.nodes) ranks_.set_top1(n, bottom.depth);
+    bottom.confidence_set = true;
+  }
   // Each bottom node's candidates are already in the order Cand::better ranks them (log_prob is
   // non-increasing in the rank, and adding the node's log_p keeps it so), so the w best of all
-  // of them are the first w of a merge of the per-node lists: a heap of each node's next
-  // candidate, its best on top, instead of ordering every node x k candidates (the same nodes in
-  // the same order). The top is replaced in place by its node's next candidate and sifted down
-  // once: half the compares of a pop and a push, and the order is total, so the merge is the same.
+  // of them are the first w of a merge of the per-node lists, instead of ordering every node x k
+  // candidates. The merge is a tournament (loser) tree over the nodes' next candidates: after
+  // the winner is taken, its node's next candidate replays only the matches on its path to the
+  // root, one comparison per level (a binary heap's sift-down made two). The order is total
+  // (ties by parent, then rank), so any correct merge gives these nodes in this order.
   const int nodes = int(bottom.nodes.size());
   const std::size_t keep = std::min(std::size_t(nodes) * std::size_t(candidates_), std::size_t(width_));
-  std::vector<Cand>& heads = heads_;
-  heads.clear();
+  std::vector<Cand>& heads = heads_;  // per node: its next candidate
+  heads.resize(std::size_t(nodes));
   for (int i = 0; i < nodes; ++i) {
+    // Field by field: a Cand built whole and copied in stalled on store forwarding.
     const TreeNode& n = bottom.nodes[std::size_t(i)];
-    heads.push_back({n.log_p + ranks_.child_log_prob(n, 1), i, 1});
+    Cand& c = heads[std::size_t(i)];
+    c.log_p = n.log_p + ranks_.child_log_prob(n, 1);
+    c.parent = i;
+    c.rank = 1;
   }
-  auto sift_down = [&](std::size_t i) {
-    const std::size_t size = heads.size();
-    const Cand moving = heads[i];
-    for (std::size_t child = 2 * i + 1; child < size; child = 2 * i + 1) {
-      if (child + 1 < size && heads[child + 1].better(heads[child])) ++child;
-      if (!heads[child].better(moving)) break;
-      heads[i] = heads[child];
-      i = child;
+  // Leaves n .. 2n - 1 are the nodes, internal node j (1 .. n - 1) has children 2j and 2j + 1 and
+  // keeps the loser of its match; the overall winner is kept apart.
+  std::vector<int>& losers = losers_;
+  losers.assign(std::size_t(std::max(1, nodes)), -1);
+  auto better = [&](int a, int b) { return heads[std::size_t(a)].better(heads[std::size_t(b)]); };
+  int winner = 0;
+  if (nodes > 1) {
+    // Winners of each subtree, bottom up (leaf j stands for node j - n).
+    std::vector<int>& up = tournament_;
+    up.assign(2 * std::size_t(nodes), -1);
+    for (int i = 0; i < nodes; ++i) up[std::size_t(nodes + i)] = i;
+    for (int j = nodes - 1; j >= 1; --j) {
+      const int a = up[std::size_t(2 * j)], b = up[std::size_t(2 * j + 1)];
+      const bool a_wins = better(a, b);
+      up[std::size_t(j)] = a_wins ? a : b;
+      losers[std::size_t(j)] = a_wins ? b : a;
     }
-    heads[i] = moving;
-  };
-  for (std::size_t i = heads.size() / 2; i-- > 0;) sift_down(i);
+    winner = up[1];
+  }
   TreeLevel level;
   level.depth = bottom.depth + 1;
   level.nodes.reserve(keep);
+  // A node whose candidates are all taken: it loses every match (no real candidate is at
+  // -infinity with a parent index past every node's).
+  const Cand spent{-std::numeric_limits<double>::infinity(), std::numeric_limits<int>::max(),
+                   std::numeric_limits<int>::max()};
   while (level.nodes.size() < keep) {
-    Cand& c = heads.front();
+    Cand& c = heads[std::size_t(winner)];
     TreeNode& n = level.nodes.emplace_back();
     n.parent = c.parent;
     n.rank = c.rank;
     n.log_p = c.log_p;
     if (c.rank < candidates_) {
       c.rank += 1;
-      const TreeNode& p = bottom.nodes[std::size_t(c.parent)];
+      TreeNode& p = bottom.nodes[std::size_t(c.parent)];
+      // A node's lower ranks are needed once its best candidate is taken: their shift is worked
+      // out then (a node whose best is never taken never needs it).
+      if (c.rank == 2) ranks_.set_rest_shift(p);
       c.log_p = p.log_p + ranks_.child_log_prob(p, c.rank);
     } else {
-      c = heads.back();
-      heads.pop_back();
+      c = spent;
     }
-    if (!heads.empty()) sift_down(0);
+    // Replay the winner's path: at each match the stored loser plays the rising candidate.
+    for (int j = (nodes + winner) / 2; j >= 1; j /= 2) {
+      int& loser = losers[std::size_t(j)];
+      if (better(loser, winner)) std::swap(loser, winner);
+    }
   }
   mark_target(level, bottom, rng);
   // Each new node's context: the text's own token where it is the target's, else a branch off
-  // its parent's context. Its confidence then follows from the key.
+  // its parent's context. Its confidence follows from the key when the level is extended.
   if (ranks_.confidence() == DraftConfidence::calibrated) {
     for (std::size_t c = 0; c < level.nodes.size(); ++c) {
       TreeNode& n = level.nodes[c];
@@ -282,7 +325,6 @@ long long SpeculativeTree::append_level(std::mt19937_64& rng, int* bottom_nodes)
                                       : child_key(bottom.nodes[std::size_t(n.parent)].key, n.rank);
     }
   }
-  for (TreeNode& n : level.nodes) ranks_.set_confidence(n, level.depth);
   const long long d = level.depth;
   levels_[d] = std::move(level);
   return d;

@@ -106,6 +106,10 @@ class RankModel {
   // under the process also from the state of the position below the node (`depth` + 1, the
   // node's own depth in the text).
   void set_confidence(TreeNode& node, long long depth = 0) const;
+  // set_confidence in two halves, for a caller that needs a node's lower ranks only sometimes:
+  // top1 and log_top1, then log_rest_shift from top1 (each a transcendental call or more).
+  void set_top1(TreeNode& node, long long depth = 0) const;
+  void set_rest_shift(TreeNode& node) const;
   // log of the probability of `parent`'s rank-j candidate (non-increasing in j).
   double child_log_prob(const TreeNode& parent, int j) const;
   DraftConfidence confidence() const { return confidence_; }
@@ -148,6 +152,12 @@ const char* verification_name(Verification v);
 struct TreeLevel {
   long long depth = 0;
   std::vector<TreeNode> nodes;
+  // Whether the nodes' confidences (top1, log_top1) are filled in. The deepest level's wait
+  // until the draft extends it (SpeculativeTree::append_level): the nodes pruned or flushed
+  // before then (a fifth of them over paper 002's Fig. 10 grid) never need theirs, and each
+  // costs two transcendental calls. Each node's log_rest_shift (a third) is worked out there
+  // only once its best candidate is taken.
+  bool confidence_set = false;
   int on_path = -1;     // the node that is the target's token at this depth, -1 if absent
   std::vector<int> in_nucleus;  // top-p: nodes in the target's top-p set (best first)
 };
@@ -193,7 +203,7 @@ class SpeculativeTree {
   // Scratch of prune_below (old index -> new index, this level and the one above), kept between
   // calls: a run prunes once per pipeline step.
   std::vector<int> map_, next_map_;
-  // append_level's merge heap (kept to reuse its memory): a bottom node's next candidate.
+  // append_level's merge (kept to reuse its memory): a bottom node's next candidate.
   struct Cand {
     double log_p;
     int parent, rank;
@@ -205,6 +215,7 @@ class SpeculativeTree {
     }
   };
   std::vector<Cand> heads_;
+  std::vector<int> losers_, tournament_;  // append_level's tournament tree (kept to reuse its memory)
 };
 
 }  // namespace search::specpipe

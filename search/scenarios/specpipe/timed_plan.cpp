@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,31 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
   // so a later step's task that happens to be ready must not overtake an earlier one.
   std::vector<int> last_compute(std::size_t(m), -1);
   int last_draft = -1;
+  // Device times by shape, looked up once per run: the cost layer's indexes take a lock and a
+  // map search per call, and a 1000-token run asks ~10^4 times for a few dozen shapes.
+  // Keyed by (a, b, c) packed into 16 + 24 + 24 bits; values outside those ranges skip the cache.
+  auto cached = [](std::unordered_map<std::uint64_t, double>& cache, int a, int b, int c, auto&& seconds) {
+    if (a < 0 || b < 0 || c < 0 || a >= (1 << 16) || b >= (1 << 24) || c >= (1 << 24)) return seconds();
+    const std::uint64_t key = std::uint64_t(a) << 48 | std::uint64_t(b) << 24 | std::uint64_t(c);
+    auto it = cache.find(key);
+    if (it == cache.end()) it = cache.emplace(key, seconds()).first;
+    return it->second;
+  };
+  std::unordered_map<std::uint64_t, double> stage_cache, draft_cache;
+  auto stage_seconds = [&](int i, int n, int b) {
+    return cached(stage_cache, i, n, b, [&] { return timer.stage_s(i, n, b); });
+  };
+  auto draft_seconds = [&](int w, int b) {
+    return cached(draft_cache, 0, w, b,
+                  [&] { return plan.draft_on_last_stage ? timer.head_s(w, b) : timer.draft_s(w, b); });
+  };
+  // Compute time per resource, summed as the stage computes are added (the only "compute" tasks
+  // here, in task order).
+  std::vector<double> compute_busy(g.resources().size(), 0.0);
+  // Per step: each stage's compute, the emitted token's arrival at each stage, each stage's
+  // prune and hop (kept from step to step, not allocated per step).
+  std::vector<int> comp(static_cast<std::size_t>(m)), token_at(comp.size()), prune(comp.size()),
+      send(static_cast<std::size_t>(std::max(0, m - 1)));
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const StepPlan& st = plan.steps[s];
     const std::string tag = named ? fmt::format("step {}", s) : std::string();
@@ -57,15 +84,16 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
     // the start of the step, its send to stage 0.
     int draft_done = -1;
     if (has_draft && !st.draft_passes.empty()) {
-      std::vector<int> deps{prev_token_to_draft, last_draft};
+      int deps[2] = {prev_token_to_draft, last_draft}, dep_count = 2;
       for (int w : st.draft_passes) {
-        const double busy = plan.draft_on_last_stage ? timer.head_s(w, st.draft_batch) : timer.draft_s(w, st.draft_batch);
+        const double busy = draft_seconds(w, st.draft_batch);
         draft_done = g.add_work(dev_res[std::size_t(draft_dev)],
                           !named               ? std::string()
                           : st.draft_batch > 1 ? fmt::format("{} draft {} x {} nodes", tag, st.draft_batch, w)
                                                : fmt::format("{} draft {} nodes", tag, w),
-                          "draft", busy, deps);
-        deps = {draft_done};
+                          "draft", busy, {deps, deps + dep_count});
+        deps[0] = draft_done;
+        dep_count = 1;
       }
       last_draft = draft_done;
     }
@@ -79,21 +107,21 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
     int level_now = -1;
     if (st.first == FirstInput::draft_now && st.level_tokens > 0) level_now = send_level({draft_done});
     // Stage computes.
-    std::vector<int> comp(std::size_t(m), -1);
+    std::fill(comp.begin(), comp.end(), -1);
     for (int i = 0; i < m; ++i) {
       const int n = st.compute[std::size_t(i)];
       if (n <= 0) continue;
-      std::vector<int> deps{prev_prune[std::size_t(i)], last_compute[std::size_t(i)]};
+      int deps[5] = {prev_prune[std::size_t(i)], last_compute[std::size_t(i)]}, dep_count = 2;
       if (i == 0) {
-        if (st.first == FirstInput::draft_previous) deps.push_back(prev_level_send);
-        if (st.first == FirstInput::draft_now) deps.push_back(level_now);
-        if (st.first == FirstInput::verified_token || st.first_needs_token) deps.push_back(prev_token_to_first);
+        if (st.first == FirstInput::draft_previous) deps[dep_count++] = prev_level_send;
+        if (st.first == FirstInput::draft_now) deps[dep_count++] = level_now;
+        if (st.first == FirstInput::verified_token || st.first_needs_token) deps[dep_count++] = prev_token_to_first;
       } else {
-        deps.push_back(prev_send[std::size_t(i - 1)]);
+        deps[dep_count++] = prev_send[std::size_t(i - 1)];
       }
       const auto& stg = sys.stages[std::size_t(i)];
       const int b = batch_of(st, i);
-      double busy = timer.stage_s(i, n, b);
+      double busy = stage_seconds(i, n, b);
       if (plan.ragged_batches && b > 1)
         busy *= 1.0 + sys.devices[std::size_t(timer.device_of(i))].hardware.stack.ragged_batch_overhead_ratio;
       comp[std::size_t(i)] = g.add_work(dev_res[std::size_t(timer.device_of(i))],
@@ -102,11 +130,12 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
                                                       stg.first_layer, stg.last_layer, n, b)
                                         : fmt::format("{} stage {} layers {}-{}: {} tokens", tag, i, stg.first_layer,
                                                       stg.last_layer, n),
-                                  "compute", busy, deps);
+                                  "compute", busy, {deps, deps + dep_count});
       last_compute[std::size_t(i)] = comp[std::size_t(i)];
+      compute_busy[std::size_t(dev_res[std::size_t(timer.device_of(i))])] += busy;
     }
     // The emitted token goes to the devices that need it.
-    std::vector<int> token_at(std::size_t(m), -1);
+    std::fill(token_at.begin(), token_at.end(), -1);
     int token_to_draft = -1, token_to_first = -1;
     if (st.emitted > 0) {
       const int c_last = comp[std::size_t(m - 1)];
@@ -136,7 +165,8 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
       }
     }
     // Prune (host thread of each stage device) and the surviving embeddings on to the next stage.
-    std::vector<int> prune(std::size_t(m), -1), send(std::size_t(std::max(0, m - 1)), -1);
+    std::fill(prune.begin(), prune.end(), -1);
+    std::fill(send.begin(), send.end(), -1);
     for (int i = 0; i < m; ++i) {
       if (st.prune && setup.prune_s > 0)
         prune[std::size_t(i)] = g.add_work(host_res[std::size_t(timer.device_of(i))],
@@ -145,8 +175,8 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
       if (i + 1 < m && st.send[std::size_t(i)] > 0) {
         const int n = st.send[std::size_t(i)];
         const double bytes = n * (emb_bytes * hop_factor(i) + double(n) / batch_of(st, i) / 8.0);
-        std::vector<int> deps{comp[std::size_t(i)]};
-        if (token_at[std::size_t(i)] >= 0) deps.push_back(token_at[std::size_t(i)]);
+        const int deps[2] = {comp[std::size_t(i)], token_at[std::size_t(i)]};
+        const int dep_count = token_at[std::size_t(i)] >= 0 ? 2 : 1;
         const std::string name =
             named ? fmt::format("{} embeddings stage {} -> {}: {} tokens", tag, i, i + 1, n) : std::string();
         const int from = timer.device_of(i), to = timer.device_of(i + 1);
@@ -159,10 +189,9 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
           t.resource = host_res[std::size_t(from)];
           t.busy_s = copy->seconds(bytes);
           t.bytes = bytes;
-          t.deps = std::move(deps);
-          send[std::size_t(i)] = g.add_task(std::move(t));
+          send[std::size_t(i)] = g.add_task(std::move(t), {deps, deps + dep_count});
         } else {
-          send[std::size_t(i)] = sim::add_routed_send(g, sys, lanes, from, to, bytes, std::move(deps), name);
+          send[std::size_t(i)] = sim::add_routed_send(g, sys, lanes, from, to, bytes, {deps, deps + dep_count}, name);
         }
         out.max_hop_bytes = std::max(out.max_hop_bytes, g.task(send[std::size_t(i)]).bytes);
         if (timer.device_of(i) == timer.device_of(i + 1)) send[std::size_t(i)] = comp[std::size_t(i)];
@@ -171,8 +200,8 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
     int level_next = -1;
     if (st.first != FirstInput::draft_now && st.level_tokens > 0)
       level_next = send_level({draft_done, st.level_waits_for_verify ? token_to_draft : -1});
-    prev_send = send;
-    prev_prune = prune;
+    prev_send.swap(send);
+    prev_prune.swap(prune);
     prev_level_send = level_next;
     prev_token_to_first = token_to_first;
     if (token_to_draft >= 0 || st.emitted > 0) prev_token_to_draft = token_to_draft;
@@ -194,13 +223,9 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
     out.tokens_per_s_total = out.window_s > 0 ? double(after_first) / out.window_s : 0.0;
   }
   const double span = out.run.makespan_s > 0 ? out.run.makespan_s : 1.0;
-  // One pass over the tasks: compute time per resource and the bytes moved.
-  std::vector<double> compute_busy(g.resources().size(), 0.0);
+  // The bytes moved, in one pass over the tasks.
   double bytes = 0;
-  for (const auto& t : g.tasks()) {
-    if (t.category == "compute") compute_busy[std::size_t(t.resource)] += t.busy_s;
-    bytes += t.bytes;
-  }
+  for (const auto& t : g.tasks()) bytes += t.bytes;
   for (int i = 0; i < m; ++i)
     out.stage_utilisation.push_back(compute_busy[std::size_t(dev_res[std::size_t(timer.device_of(i))])] / span);
   if (has_draft) out.draft_utilisation = out.run.resource_busy_s[std::size_t(dev_res[std::size_t(draft_dev)])] / span;

@@ -17,6 +17,7 @@ bool ChunkFastForwarder::jump_in_run(Scoreboard& board, const InstructionQueue::
   if (run_begin != chunk_run_begin_) {
     restart_chunk_keys();
     chunk_run_begin_ = run_begin;
+    chunk_next_key_ = first_key;
   }
   if (chunk_loads_++ < chunk_next_key_) return false;
   // States are keyed from the run's own instructions only (the first `stride` of a run

@@ -52,7 +52,13 @@ class ChunkFastForwarder {
   // 2nd, 4th, ... up to every max_key_spacing-th, the spacing doubling every dense_keys keys. A
   // state that repeats every P loads is still found, once the spacing's multiples meet P's; the
   // jump itself does not depend on which loads were keyed.
-  static constexpr long long dense_keys = 16, max_key_spacing = 64;
+  // The keys restart at a run's first load and whenever a load of another run cuts in (two ops'
+  // streams interleave; the other run's head moves, so no key would match across it), and most
+  // such stretches end within a few loads without a repeat: a stretch's first first_key loads are
+  // not keyed. Over the regimes sweep (configs/sweeps/compute_bandwidth_ratio.yaml at four
+  // bandwidths) and fig4, first_key 3 and dense_keys 6 ran 8-10 % fewer instructions than 0 and
+  // 16 (callgrind), every schedule the same.
+  static constexpr long long first_key = 3, dense_keys = 6, max_key_spacing = 64;
   long long chunk_loads_ = 0, chunk_keys_ = 0, chunk_next_key_ = 0;
 };
 

@@ -18,7 +18,7 @@ inline int pick_transfer(const Scoreboard& board, const std::size_t* head,
     int d = -1;
     if (head[k] < board.queues->dma[k].size()) {
       const InstructionQueue::Entry e = board.queue_entry(k, head[k]);
-      d = board.pending_dep({e.index, e.copy});
+      d = board.head_pending_dep(k, head[k], e);
       if (d < 0 && (pick < 0 || e.instruction < pick_index)) pick = k, pick_index = e.instruction;
     }
     if (pending) (*pending)[std::size_t(k)] = d;

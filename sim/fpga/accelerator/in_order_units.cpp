@@ -13,7 +13,7 @@ void AcceleratorModule::in_order_unit(UnitState& st) {
   std::size_t& head = board.heads[std::size_t(k)];
   if (head >= board.queue(k).size()) return;  // program done: back to waiting for program_ready
   const InstructionQueue::Entry e = board.queue_entry(k, head);
-  const int d = board.pending_dep({e.index, e.copy});
+  const int d = board.head_pending_dep(k, head, e);
   if (d >= 0) {
     board.waiting_on[std::size_t(slot)] = d;
     next_trigger(board.wake[int(unit)]);

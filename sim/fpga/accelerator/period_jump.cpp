@@ -38,6 +38,7 @@ void shift_units(Scoreboard& board, long long shift, long long skipped_cycles) {
       board.wake[std::size_t(Scoreboard::slot_unit(u))].notify(sc_core::SC_ZERO_TIME);
     }
   board.offset += skipped_cycles;
+  board.forget_waits();  // the units' instructions moved: what each head waited for is stale
 }
 
 }  // namespace sim::accelerator

@@ -90,6 +90,7 @@ struct Scoreboard {
     heads.fill(0);
     for (int k = 0; k < queue_count; ++k) per_copy[std::size_t(k)] = queues->per_copy(k);
     head_cache.fill(HeadCache{});
+    forget_waits();
   }
 
   // The stored instruction behind index i (implicit copies of a compact program share it).
@@ -113,14 +114,38 @@ struct Scoreboard {
   }
   bool deps_done(int i) const { return pending_dep(i) < 0; }
   int pending_dep(int i) const { return pending_dep(program->source(std::size_t(i))); }
-  // The first unfinished dependency of the instruction with source s, or -1.
-  int pending_dep(const Program::Source& s) const {
+  // The first unfinished dependency of the instruction with source s, or -1 (and its source).
+  int pending_dep(const Program::Source& s, Program::Source* dep_source = nullptr) const {
     for (int d : program->instructions[s.index].deps) {
       const long long i = program->dependency_index(d, s);  // -1: before the program's start
-      if (i >= 0 && !is_done(int(i), program->dependency_source(d, s))) return int(i);
+      if (i < 0) continue;
+      const Program::Source ds = program->dependency_source(d, s);
+      if (!is_done(int(i), ds)) {
+        if (dep_source) *dep_source = ds;
+        return int(i);
+      }
     }
     return -1;
   }
+  // pending_dep of queue k's entry e at position pos, remembered per queue: the units ask for
+  // their heads' at every activation, and a head mostly waits for the same instruction as at
+  // the last. Instructions only ever finish, so a head found ready stays ready, and one found
+  // waiting for d waits for d (every earlier dependency done) until d is done. A fast-forward
+  // jump moves the units' instructions, so it forgets them all (forget_waits).
+  int head_pending_dep(int k, std::size_t pos, const InstructionQueue::Entry& e) const {
+    WaitCache& c = wait_cache[std::size_t(k)];
+    if (c.pos == pos && (c.dep < 0 || !is_done(c.dep, c.dep_source))) return c.dep;
+    c.pos = pos;
+    c.dep = pending_dep({e.index, e.copy}, &c.dep_source);
+    return c.dep;
+  }
+  void forget_waits() const { wait_cache.fill(WaitCache{}); }
+  struct WaitCache {
+    std::size_t pos = std::size_t(-1);
+    int dep = -1;
+    Program::Source dep_source{};
+  };
+  mutable std::array<WaitCache, queue_count> wait_cache{};
   // The instruction at queue k's position pos, with its source: the event-driven units ask for
   // their queue heads at every activation, so the last answer per queue is kept.
   InstructionQueue::Entry queue_entry(int k, std::size_t pos) const {
