@@ -46,20 +46,6 @@ PlanCandidate untimed(std::string scheme, std::string placement, std::string sta
   return c;
 }
 
-std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s, const std::string& name,
-                                                             const ScenarioInputs& in, const std::string& scheme,
-                                                             const std::string& placement,
-                                                             std::vector<PlanCandidate>& out) {
-  try {
-    return run_scenario(name, in, *s.configs);
-  } catch (const models::InfeasibleError& e) {  // does not fit: the message has the numbers
-    out.push_back(untimed(scheme, placement, e.what()));
-  } catch (const models::InputError& e) {  // the scenario does not apply to this request
-    out.push_back(untimed(scheme, placement, "not applicable: " + reason_first(e.what(), s.configs->dir())));
-  }
-  return std::nullopt;
-}
-
 std::string reason_first(const std::string& message, const std::string& config_dir) {
   // "/abs/path/file.csv: no AAT measurements for ..." -> "no AAT measurements for ... (in
   // configs/acceptance/file.csv)": a table cell cut to fit keeps the reason, and a shared report
@@ -93,50 +79,39 @@ std::string PlanSetup::system_arg() const {
   return system.source_file;
 }
 
-std::string PlanSetup::hw_args(int device) const {
+std::string PlanSetup::hw_arg(int device) const {
   namespace fs = std::filesystem;
   const auto& hw = system.devices.at(std::size_t(device)).hardware;
   std::error_code ec;
   // A board of the user's own (a YAML path) is named by its path: its name alone is no config.
   const fs::path shipped_hw = fs::path(configs->dir()) / "hardware" / (hw.name + ".yaml");
   const bool hw_named = hw.source_file.empty() || fs::equivalent(shipped_hw, hw.source_file, ec);
-  std::string args = "--hw " + shell_word(hw_named ? (single_hw ? hw_name : hw.name) : hw.source_file);
+  return "--hw " + shell_word(hw_named ? (single_hw ? hw_name : hw.name) : hw.source_file);
+}
+
+std::string PlanSetup::hw_args(int device) const {
+  namespace fs = std::filesystem;
+  const auto& hw = system.devices.at(std::size_t(device)).hardware;
+  std::error_code ec;
+  const std::string args = hw_arg(device);
   if (hw.stack.name == "bare") return args;
   const fs::path shipped = fs::path(configs->dir()) / "stacks" / (hw.stack.name + ".yaml");
   const bool named = hw.stack.source_file.empty() || fs::equivalent(shipped, hw.stack.source_file, ec);
   return args + " --stack " + shell_word(named ? hw.stack.name : hw.stack.source_file);
 }
 
-std::vector<std::string> PlanSetup::system_setting() const {
-  if (single_hw) return {};
-  return {"system=" + system_arg()};
+std::string scenario_flags(const std::string& scenario, const std::vector<std::string>& settings) {
+  const auto info = search::scenario(scenario);
+  std::string flags;
+  for (const auto& setting : settings) {
+    const auto eq = setting.find('=');
+    const std::string key = setting.substr(0, eq), value = setting.substr(eq + 1);
+    const auto* p = search::find_param(info, key);
+    if (p && p->type == search::ParamType::boolean) flags += (value == "true" ? " --" : " --no-") + key;
+    else flags += " --" + key + " " + shell_word(value);
+  }
+  return flags;
 }
-
-bool ResultRows::has(const std::string& column) const {
-  return std::find(r_.columns.begin(), r_.columns.end(), column) != r_.columns.end();
-}
-
-std::size_t ResultRows::index(const std::string& column) const {
-  const auto it = std::find(r_.columns.begin(), r_.columns.end(), column);
-  // A scenario's columns are its contract with plan: a missing one is a programming error.
-  if (it == r_.columns.end()) throw std::logic_error("plan: scenario result has no column '" + column + "'");
-  return std::size_t(it - r_.columns.begin());
-}
-
-std::string ResultRows::text(std::size_t row, const std::string& column) const {
-  const auto& cell = r_.rows.at(row).at(index(column));
-  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
-  return fmt::format("{}", std::get<double>(cell));
-}
-
-double ResultRows::number(std::size_t row, const std::string& column) const {
-  const auto& cell = r_.rows.at(row).at(index(column));
-  if (const auto* i = std::get_if<std::int64_t>(&cell)) return double(*i);
-  if (const auto* d = std::get_if<double>(&cell)) return *d;
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
 
 std::string scenario_command(const PlanSetup& s, const std::string& name, const std::vector<std::string>& params) {
   std::string args = "scenario " + name;

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "experiments/cli/scenario_runner.hpp"
+#include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "models/model_spec.hpp"
 #include "models/system_spec.hpp"
+#include "search/scenarios/typed_scenario.hpp"
 
 namespace experiments {
 
@@ -50,11 +52,11 @@ struct PlanSetup {
   // The system as a command line names it: its config name when it is the shipped config of
   // that name, else its file.
   std::string system_arg() const;
-  // The `system=` setting a scenario with a `system` parameter gets (empty for --hw).
-  std::vector<std::string> system_setting() const;
   // Device `device` of the system as a one-device command names it: "--hw NAME" and, where it
   // runs a stack, "--stack STACK" (its config name when shipped, else its file).
   std::string hw_args(int device) const;
+  // Just "--hw NAME" (for a command whose stack is a parameter of its own).
+  std::string hw_arg(int device) const;
 };
 
 struct PlanCandidate {
@@ -140,33 +142,34 @@ std::vector<PlanSchemeInfo> plan_schemes();
 // A candidate that was not timed, with the reason.
 PlanCandidate untimed(std::string scheme, std::string placement, std::string status);
 
-// Runs scenario `name` for a candidate of `scheme` at `placement`. When the scenario rejects its
-// inputs, the candidate is appended to `out` untimed with the scenario's message, by the error's
-// type: a models::InfeasibleError (the design does not fit) as it stands, any other InputError as
-// "not applicable: ..."; and nothing comes back.
-std::optional<search::ScenarioResult> run_candidate_scenario(const PlanSetup& s, const std::string& name,
-                                                             const ScenarioInputs& in, const std::string& scheme,
-                                                             const std::string& placement,
-                                                             std::vector<PlanCandidate>& out);
-
 // An error message that starts with an absolute file path ("PATH: why") as "why (in PATH)", the path
 // as portable_path names it (relative to the project or the config folder); others as they are.
 std::string reason_first(const std::string& message, const std::string& config_dir);
 
-// Reading a scenario's result by column name.
-class ResultRows {
- public:
-  explicit ResultRows(const search::ScenarioResult& r) : r_(r) {}
-  std::size_t size() const { return r_.rows.size(); }
-  bool has(const std::string& column) const;
-  // The cell as text (numbers printed with full precision) / as a number (NaN when empty).
-  std::string text(std::size_t row, const std::string& column) const;
-  double number(std::size_t row, const std::string& column) const;
+// Runs a scenario through its typed seam (search/scenarios/typed_scenario.hpp) for a candidate
+// of `scheme` at `placement`. When the scenario rejects its inputs, the candidate is appended to
+// `out` untimed with the scenario's message, by the error's type: a models::InfeasibleError (the
+// design does not fit) as it stands, any other InputError as "not applicable: ..."; and nothing
+// comes back.
+template <class P, class R>
+std::optional<search::TypedResult<R>> run_candidate_scenario(const PlanSetup& s,
+                                                             const search::TypedScenario<P, R>& scenario,
+                                                             const ScenarioInputs& in, const P& params,
+                                                             const std::string& scheme, const std::string& placement,
+                                                             std::vector<PlanCandidate>& out) {
+  try {
+    return scenario.run(in, params, *s.configs);
+  } catch (const models::InfeasibleError& e) {  // does not fit: the message has the numbers
+    out.push_back(untimed(scheme, placement, e.what()));
+  } catch (const models::InputError& e) {  // the scenario does not apply to this request
+    out.push_back(untimed(scheme, placement, "not applicable: " + reason_first(e.what(), s.configs->dir())));
+  }
+  return std::nullopt;
+}
 
- private:
-  std::size_t index(const std::string& column) const;
-  const search::ScenarioResult& r_;
-};
+// A scenario's KEY=VALUE settings (TypedScenario::settings) as its generated subcommand's flags:
+// " --KEY VALUE" (shell-quoted where needed), a boolean as " --KEY" or " --no-KEY".
+std::string scenario_flags(const std::string& scenario, const std::vector<std::string>& settings);
 
 // "specdse ARGS" with --model, --context (and --batch when > 1) of the setup appended.
 std::string reproduce_command(const PlanSetup& s, const std::string& args, bool with_batch = true);

@@ -26,6 +26,11 @@ models::Workload make_workload(const models::ConfigRegistry& reg, const std::str
 
 ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in,
                                     const models::ConfigRegistry& reg) {
+  return run_scenario(name, in, reg, ScenarioRun());
+}
+
+ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in, const models::ConfigRegistry& reg,
+                            const ScenarioRun& body) {
   const auto info = scenario(name);
   std::vector<std::string> settings = in.params;
   // --engine also sets a scenario's own `engine` parameter; naming it both ways is a conflict
@@ -102,7 +107,7 @@ ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in,
       return aat_source(*data, sel, L);
     };
   }
-  ScenarioResult result = info.run(ctx);
+  ScenarioResult result = body ? body(ctx) : info.run(ctx);
   if (const auto status = validation_status(info.name, reg.dir())) result.validation = validation_footer(*status);
   return result;
 }

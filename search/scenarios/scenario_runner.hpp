@@ -38,6 +38,10 @@ struct ScenarioInputs {
 // Resolves the common inputs and runs scenario `name`; InputError on bad input.
 search::ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& inputs,
                                     const models::ConfigRegistry& registry);
+// The same with `body` in place of the scenario's registered run: a typed caller
+// (typed_scenario.hpp) keeps its typed rows while the runner resolves the same inputs.
+search::ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& inputs,
+                                    const models::ConfigRegistry& registry, const ScenarioRun& body);
 
 // The workload from names: the target model (a config name, NAME@FORMAT or a YAML path) and, when
 // given, what drafts (an SD algorithm or a draft model name).

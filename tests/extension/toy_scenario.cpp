@@ -10,35 +10,60 @@
 #include "experiments/plan/plan_scheme.hpp"
 #include "models/latency_engine.hpp"
 #include "search/scenarios/scenario.hpp"
+#include "search/scenarios/typed_scenario.hpp"
 
 namespace toy {
 namespace {
 
-search::ScenarioResult run_toy_ar(const search::ScenarioContext& ctx) {
+// The scenario's typed seam (search/scenarios/typed_scenario.hpp): its parameters and rows as
+// structs; a scenario that C++ callers use from elsewhere declares these in a header of its own.
+struct Params {
+  long long tokens = 0;
+};
+struct Row {
+  std::string hw, model;
+  long long context = 0, batch = 0;
+  double t_token_s = 0, tokens_per_s = 0, generation_s = 0;
+};
+
+search::TypedResult<Row> run_toy_ar(const search::ScenarioContext& ctx, const Params& p) {
   ctx.require(ctx.engine != nullptr, "--hw");
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(!ctx.contexts.empty(), "--context");
-  const long long tokens = ctx.integer("tokens");
-  search::ScenarioResult r;
-  r.columns = {"hw", "model", "context", "batch", "t_token_s", "tokens_per_s", "generation_s"};
+  search::TypedResult<Row> r;
   for (long long L : ctx.contexts) {
     const double t = ctx.engine->step(models::verify_graph(*ctx.engine, *ctx.workload, 1, L)).seconds;
-    r.rows.push_back({ctx.hw->name, ctx.workload->target.name, std::int64_t(L), std::int64_t(ctx.workload->batch), t,
-                      1 / t, double(tokens) * t});
+    r.rows.push_back({ctx.hw->name, ctx.workload->target.name, L, ctx.workload->batch, t, 1 / t, double(p.tokens) * t});
   }
-  r.footer = "toy-ar: one target pass per token";
+  r.table.footer = "toy-ar: one target pass per token";
   return r;
 }
 
-const search::ScenarioRegistration toy_ar_registration(
-    {"toy-ar",
-     "Toy: autoregressive decoding on one device (the extension recipe's test)",
-     {search::param::integer("tokens", 128, 1, 1e6, "tokens", "tokens generated per request")},
-     run_toy_ar,
-     "toy-ar",
-     {"hw", "stack", "model", "context", "batch", "engine"},
-     {"hw", "model", "context"},
-     ""});
+const search::TypedScenario<Params, Row>& toy_ar() {
+  static const search::TypedScenario<Params, Row> typed(
+      {"toy-ar",
+       "Toy: autoregressive decoding on one device (the extension recipe's test)",
+       {},
+       nullptr,
+       "toy-ar",
+       {"hw", "stack", "model", "context", "batch", "engine"},
+       {"hw", "model", "context"},
+       ""},
+      search::ParamBindings<Params>().add(
+          search::param::integer("tokens", 128, 1, 1e6, "tokens", "tokens generated per request"), &Params::tokens),
+      search::ColumnBindings<Row>()
+          .add("hw", &Row::hw)
+          .add("model", &Row::model)
+          .add("context", &Row::context)
+          .add("batch", &Row::batch)
+          .add("t_token_s", &Row::t_token_s)
+          .add("tokens_per_s", &Row::tokens_per_s)
+          .add("generation_s", &Row::generation_s),
+      run_toy_ar);
+  return typed;
+}
+// Registers the scenario when the program starts.
+const auto& toy_ar_registration = toy_ar();
 
 // The plan scheme over it: the toy scenario on the target's device when the target runs whole on one.
 std::vector<experiments::PlanCandidate> run_toy_scheme(const experiments::PlanSetup& s) {
@@ -49,14 +74,16 @@ std::vector<experiments::PlanCandidate> run_toy_scheme(const experiments::PlanSe
   experiments::ScenarioInputs in = s.inputs();
   in.system_spec = nullptr;
   in.hw_spec = &dev.hardware;
+  const Params p = toy_ar().defaults();
   std::vector<experiments::PlanCandidate> out;
-  const auto r = experiments::run_candidate_scenario(s, "toy-ar", in, kScheme, "target on " + dev.name, out);
+  const auto r = experiments::run_candidate_scenario(s, toy_ar(), in, p, kScheme, "target on " + dev.name, out);
   if (!r) return out;
   experiments::PlanCandidate c(kScheme, "target on " + dev.name);
-  c.tbt_s = c.tbt_low_s = c.tbt_high_s = experiments::ResultRows(*r).number(0, "t_token_s");
+  c.tbt_s = c.tbt_low_s = c.tbt_high_s = r->rows.at(0).t_token_s;
   c.parameters = "one token per step";
   c.acceptance = "none (no speculation)";
-  c.reproduce = experiments::reproduce_command(s, "toy-ar " + s.hw_args(s.target_device()));
+  c.reproduce = experiments::reproduce_command(
+      s, "toy-ar " + s.hw_args(s.target_device()) + experiments::scenario_flags("toy-ar", toy_ar().settings(p)));
   out.push_back(c);
   return out;
 }

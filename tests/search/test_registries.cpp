@@ -75,6 +75,7 @@ TEST_CASE("scenarios: tree-sd is registered, unknown names and parameters name t
   // Missing inputs are named, not crashed on.
   ScenarioContext ctx;
   ctx.scenario = "tree-sd";
+  ctx.declared = tree_sd.params;  // as the runner makes it
   ctx.params = params;
   CHECK_THROWS_WITH(tree_sd.run(ctx), Catch::Contains("scenario tree-sd: expected --hw"));
   ctx.params["x-max"] = "lots";

@@ -10,6 +10,7 @@
 
 #include "experiments/plan/plan_scheme.hpp"
 #include "models/config_error.hpp"
+#include "search/scenarios/chain_sd/chain_sd_scenario.hpp"
 
 namespace experiments::chain_sd_scheme {
 namespace {
@@ -46,51 +47,48 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
                       : one                      ? " (beside the target)"
                                                  : " (beside the target's first shard)",
                       one ? "" : fmt::format(", target over the system's placement"));
-      ScenarioInputs in = s.inputs();
-      in.params = s.system_setting();
-      in.params.push_back("draft=" + model_arg(*s.configs, draft));
-      in.params.push_back("draft-device=" + dev.name);
-      in.params.push_back(s.alpha ? fmt::format("alpha={}", *s.alpha) : "acceptance=" + s.acceptance);
-      in.params.push_back(fmt::format("gamma=1-{}", kGammaMax));
-      const auto r = run_candidate_scenario(s, "chain-sd", in, kScheme, where, out);
+      search::chain_sd::Params p = search::chain_sd::scenario().defaults();
+      if (!s.single_hw) p.system = s.system_arg();
+      p.draft = model_arg(*s.configs, draft);
+      p.draft_device = dev.name;
+      p.alpha = s.alpha;
+      if (!s.alpha) p.acceptance = s.acceptance;
+      p.gamma.clear();
+      for (long long g = 1; g <= kGammaMax; ++g) p.gamma.push_back(g);
+      const auto r = run_candidate_scenario(s, search::chain_sd::scenario(), s.inputs(), p, kScheme, where, out);
       if (!r) continue;
-      const ResultRows rows(*r);
       PlanCandidate c(kScheme, where);
       c.acceptance = s.alpha ? fmt::format("alpha {} per token, independent (--alpha)", *s.alpha) : std::string();
       c.alpha_driven = s.alpha.has_value();
-      std::optional<std::size_t> best;
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (rows.text(i, "best") == "*") best = i;
-        if (rows.text(i, "status") != "ok") c.status = rows.text(i, "status");
+      const search::chain_sd::Row* best = nullptr;
+      for (const auto& row : r->rows) {
+        if (row.best) best = &row;
+        if (!row.status.is_ok()) c.status = row.status.text();
       }
       if (!best) {
         out.push_back(c);
         continue;
       }
       c.status = "ok";
-      const double tps = rows.number(*best, "tokens_per_s");
-      c.tbt_s = 1 / tps;
+      c.tbt_s = 1 / *best->tokens_per_s;
       // The band's range (equal to the row without one): the fastest fit gives the lowest TBT.
-      c.tbt_low_s = 1 / rows.number(*best, "tokens_per_s_high");
-      c.tbt_high_s = 1 / rows.number(*best, "tokens_per_s_low");
-      if (c.acceptance.empty()) c.acceptance = rows.text(*best, "acceptance");
-      c.parameters = "gamma=" + rows.text(*best, "gamma");
+      c.tbt_low_s = 1 / *best->tokens_per_s_high;
+      c.tbt_high_s = 1 / *best->tokens_per_s_low;
+      if (c.acceptance.empty()) c.acceptance = best->acceptance.value_or("");
+      c.parameters = fmt::format("gamma={}", best->gamma);
       c.draft_model = draft;
       c.draft_device = place;
-      c.step_tokens = int(rows.number(*best, "gamma")) + 1;
-      if (rows.number(*best, "gamma") >= kGammaMax) c.parameters += " (largest searched)";
+      c.step_tokens = int(best->gamma) + 1;
+      if (best->gamma >= kGammaMax) c.parameters += " (largest searched)";
       c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration (draft {:.3g} ms, transfers {:.3g} ms, verify {:.3g} ms)",
-                          rows.number(*best, "expected_tokens_per_step"), rows.number(*best, "step_s") * 1e3,
-                          rows.number(*best, "t_draft_s") * 1e3, rows.number(*best, "t_transfer_s") * 1e3,
-                          rows.number(*best, "t_verify_s") * 1e3);
-      c.reproduce = reproduce_command(s, fmt::format("chain-sd {} --draft {} --draft-device {} {} --gamma 1-{}",
-                                                       s.single_hw ? s.hw_args(place) : "--system " + s.system_arg(),
-                                                       model_arg(*s.configs, draft), dev.name,
-                                                       s.alpha ? fmt::format("--alpha {}", *s.alpha)
-                                                               : "--acceptance " + s.acceptance,
-                                                       kGammaMax),
-                                        false);
-      c.write_trace = r->write_trace;
+                          *best->expected_tokens_per_step, *best->step_s * 1e3, *best->t_draft_s * 1e3,
+                          *best->t_transfer_s * 1e3, *best->t_verify_s * 1e3);
+      // The scenario's own command with the settings this run was given (--hw's device by name).
+      c.reproduce = reproduce_command(s,
+                                      "chain-sd" + (s.single_hw ? " " + s.hw_args(place) : std::string()) +
+                                          scenario_flags("chain-sd", search::chain_sd::scenario().settings(p, {"system"})),
+                                      false);
+      c.write_trace = r->table.write_trace;
       out.push_back(std::move(c));
     }
   }

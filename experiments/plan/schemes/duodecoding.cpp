@@ -9,6 +9,7 @@
 #include "experiments/plan/plan_scheme.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
+#include "search/scenarios/duodecoding/duodecoding_scenario.hpp"
 
 namespace experiments::duodecoding_scheme {
 namespace {
@@ -51,22 +52,24 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   }
   const auto& cpu_dev = s.system.devices[std::size_t(cpu)];
   const auto& gpu_dev = s.system.devices[std::size_t(s.target_device())];
-  ScenarioInputs in = s.inputs();
-  in.params = s.system_setting();
+  const auto& scenario = search::duodecoding::scenario();
+  search::duodecoding::Params p = scenario.defaults();
+  p.system = s.system_arg();
   // The draft as the scenario reads it: a config name, a quantised variant (NAME@FORMAT) or a file.
-  in.params.push_back("draft=" + draft);
-  in.params.push_back("draft-device=" + cpu_dev.name);
-  in.params.push_back(fmt::format("prompt={}", s.context));
-  if (s.alpha) in.params.push_back(fmt::format("alpha={}", *s.alpha));
-  if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
-  in.params.push_back("boundary=false");
+  p.draft = draft;
+  p.draft_device = cpu_dev.name;
+  p.prompt = s.context;
+  p.alpha = s.alpha;
+  p.acceptance = s.acceptance;
+  p.boundary = false;
   const std::string draft_name = s.configs->model(draft).name;
   std::vector<PlanCandidate> out;
-  const auto r = run_candidate_scenario(s, "duodecoding", in, kScheme, "draft " + draft_name + " on " + cpu_dev.name, out);
+  const auto r = run_candidate_scenario(s, scenario, s.inputs(), p, kScheme,
+                                        "draft " + draft_name + " on " + cpu_dev.name, out);
   if (!r) return out;
-  const ResultRows rows(*r);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string method = rows.text(i, "method");
+  for (std::size_t i = 0; i < r->rows.size(); ++i) {
+    const search::duodecoding::Row& row = r->rows[i];
+    const std::string& method = row.method;
     if (method == "AD") continue;  // the plain scheme's baseline
     // With an independent --alpha the chain SD scheme times this same SpS (draft on the CPU, in
     // series) from its expected tokens per iteration; the scenario's row is a sampled estimate of
@@ -78,20 +81,19 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
                                                 draft_name, cpu_dev.name, gpu_dev.name)
                                   : fmt::format("draft {} on {}, target on {}, in parallel", draft_name, cpu_dev.name,
                                                 gpu_dev.name);
-    c.tbt_s = 1 / rows.number(i, "tokens_per_s");
-    c.tbt_low_s = 1 / rows.number(i, "tokens_per_s_high");
-    c.tbt_high_s = 1 / rows.number(i, "tokens_per_s_low");
-    c.ttft_s = rows.number(i, "ttft_s");
+    c.tbt_s = 1 / row.tokens_per_s;
+    c.tbt_low_s = 1 / row.tokens_per_s_high;
+    c.tbt_high_s = 1 / row.tokens_per_s_low;
+    c.ttft_s = row.ttft_s;
     c.draft_model = s.configs->model(draft);
     c.draft_device = cpu;  // both methods draft on the CPU (the scenario's draft-device)
-    c.parameters = method == "SpS" ? fmt::format("gamma={}", rows.text(i, "budget"))
-                                   : fmt::format("budget {}", rows.text(i, "budget"));
-    c.acceptance = rows.text(i, "acceptance");
+    c.parameters = method == "SpS" ? fmt::format("gamma={}", row.budget) : fmt::format("budget {}", row.budget);
+    c.acceptance = row.acceptance;
     c.alpha_driven = s.alpha.has_value();
-    c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration; target idle {:.0f} %", rows.number(i, "tokens_per_iteration"),
-                        rows.number(i, "iteration_s") * 1e3, rows.number(i, "target_idle_fraction") * 100);
-    c.reproduce = scenario_command(s, "duodecoding", in.params);
-    if (i < r->row_traces.size()) c.write_trace = r->row_traces[i];  // this method's own run
+    c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration; target idle {:.0f} %", row.tokens_per_iteration,
+                        row.iteration_s * 1e3, row.target_idle_fraction * 100);
+    c.reproduce = scenario_command(s, "duodecoding", scenario.settings(p, {"system", "draft"}));
+    if (i < r->table.row_traces.size()) c.write_trace = r->table.row_traces[i];  // this method's own run
     out.push_back(std::move(c));
   }
   return out;

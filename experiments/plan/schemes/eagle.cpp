@@ -7,6 +7,7 @@
 
 #include "experiments/plan/plan_scheme.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher_scenario.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments::eagle_scheme {
@@ -27,42 +28,42 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
                                               s.system.stages.front().devices.size());
   ScenarioInputs in = s.inputs();
   in.system_spec = nullptr;
+  search::eagle_dispatcher::Params p = search::eagle_dispatcher::scenario().defaults();
   if (one) in.hw_spec = &lead.hardware;
-  else in.params = s.system_setting();
-  in.params.push_back(fmt::format("batch={}", s.batch));
-  if (one && lead.hardware.stack.name != "bare") in.params.push_back("stack=" + lead.hardware.stack.name);
+  else p.system = s.system_arg();
+  p.batch = {s.batch};
+  if (one && lead.hardware.stack.name != "bare") p.stack = lead.hardware.stack.name;
   std::vector<PlanCandidate> rejected;
-  const auto r = run_candidate_scenario(s, "eagle-dispatcher", in, kScheme, where, rejected);
+  const auto r = run_candidate_scenario(s, search::eagle_dispatcher::scenario(), in, p, kScheme, where, rejected);
   if (!r) return rejected;
-  const ResultRows rows(*r);
+  const search::eagle_dispatcher::Row& row = r->rows.at(0);
   PlanCandidate c(kScheme, where);
-  c.status = rows.text(0, "status");
-  if (!c.ok()) return {c};
-  const double ttit_s = rows.number(0, "ttit_ms") * 1e-3;
-  c.tbt_s = ttit_s / rows.number(0, "tpc");
-  c.tbt_low_s = ttit_s / rows.number(0, "tpc_high");
-  c.tbt_high_s = ttit_s / rows.number(0, "tpc_low");
-  c.parameters = "tree " + rows.text(0, "tree");
+  if (!row.status.timed()) {
+    c.status = row.status.text();
+    return {c};
+  }
+  const double ttit_s = *row.ttit_ms * 1e-3;
+  c.tbt_s = ttit_s / *row.tpc;
+  c.tbt_low_s = ttit_s / *row.tpc_high;
+  c.tbt_high_s = ttit_s / *row.tpc_low;
+  c.parameters = "tree " + row.tree;
   c.draft_head = s.algorithm.empty() ? search::kDefaultEagleHead : s.algorithm;
   c.draft_device = s.target_device();
-  c.step_tokens = int(rows.number(0, "x"));
-  if (!rows.text(0, "at_search_limit").empty()) {
+  c.step_tokens = int(*row.x);
+  if (!row.at_search_limit.empty()) {
     c.parameters += " (largest searched)";
     // plan has no --max-nodes: the eagle command that searches further.
-    c.search_limit = fmt::format("tree {}: the largest searched (specdse eagle --max-nodes searches further)",
-                                 rows.text(0, "tree"));
+    c.search_limit = fmt::format("tree {}: the largest searched (specdse eagle --max-nodes searches further)", row.tree);
   }
   c.acceptance = "paper 004's EAGLE acceptance for the target (band over processes fitting its chains)";
-  c.why = fmt::format("{:.3g} tokens per {:.3g} ms step (verify {:.3g} ms, head {:.3g} ms, host {:.3g} ms)",
-                      rows.number(0, "tpc"), rows.number(0, "ttit_ms"), rows.number(0, "t_verify_ms"),
-                      rows.number(0, "t_draft_ms"), rows.number(0, "t_host_ms"));
-  // eagle's own --batch defaults to a list of sizes: always name the one planned for.
+  c.why = fmt::format("{:.3g} tokens per {:.3g} ms step (verify {:.3g} ms, head {:.3g} ms, host {:.3g} ms)", *row.tpc,
+                      *row.ttit_ms, *row.t_verify_ms, *row.t_draft_ms, *row.t_host_ms);
+  // eagle's own --batch defaults to a list of sizes: the settings always name the one planned for.
   c.reproduce = reproduce_command(
-      s, fmt::format("eagle {} --batch {}",
-                     one ? s.hw_args(s.target_device()) : "--system " + s.system_arg(),
-                     s.batch),
+      s, "eagle" + (one ? " " + s.hw_arg(s.target_device()) : std::string()) +
+             scenario_flags("eagle-dispatcher", search::eagle_dispatcher::scenario().settings(p, {"system", "batch"})),
       false);
-  c.write_trace = r->write_trace;
+  c.write_trace = r->table.write_trace;
   return {c};
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "experiments/plan/plan_scheme.hpp"
+#include "search/scenarios/specpipe/specpipe_entry.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 #include "models/config_error.hpp"
 
@@ -18,8 +19,8 @@ namespace {
 
 // The (w, k) grid searched: SpecPipe's published operating point (64, 16) and a narrower tree
 // (16, 4), which wins when the draft or the links are slow relative to a stage.
-constexpr const char* kWidths = "16,64";
-constexpr const char* kCandidates = "4,16";
+const std::vector<long long> kWidths = {16, 64};
+const std::vector<long long> kCandidates = {4, 16};
 
 struct MethodName {
   const char* scheme;
@@ -49,33 +50,34 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
   const std::string last_stage_device = s.system.devices[std::size_t(s.system.stages.back().devices.back())].name;
   std::vector<std::string> drafts;
   for (const auto& d : s.drafts) drafts.push_back(model_arg(*s.configs, d));
-  if (!s.drafts_given) drafts = {search::find_param(search::scenario("specpipe"), "draft")->default_value};
-  // The tokens each run decodes (the scenario's default: plan does not set it).
-  const long long run_tokens = std::stoll(search::find_param(search::scenario("specpipe"), "tokens")->default_value);
+  const auto& scenario = search::specpipe::entry::scenario();
+  // The scenario's defaults: its draft when none was named, the tokens each run decodes.
+  const search::specpipe::entry::Params defaults = scenario.defaults();
+  if (!s.drafts_given) drafts = {defaults.draft};
+  const long long run_tokens = defaults.tokens;
   std::vector<PlanCandidate> out;
   for (const auto& draft : drafts) {
     const std::string draft_name = s.configs->model(draft).name;
-    ScenarioInputs in = s.inputs();
-    in.params = s.system_setting();
-    in.params.push_back("draft=" + draft);
-    in.params.push_back(fmt::format("batch={}", s.batch));
-    in.params.push_back(std::string("w=") + kWidths);
-    in.params.push_back(std::string("k=") + kCandidates);
+    search::specpipe::entry::Params p = defaults;
+    p.system = s.system_arg();
+    p.draft = draft;
+    p.batch = {s.batch};
+    p.w = kWidths;
+    p.k = kCandidates;
     // SpecPipe's level-hit boundary against the other methods, once (the first draft, one request).
-    const bool boundary = draft == drafts.front() && s.batch == 1;
-    in.params.push_back(boundary ? "boundary=true" : "boundary=false");
-    if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
-    const auto r =
-        run_candidate_scenario(s, "specpipe", in, scheme, "draft " + draft_name + " on " + draft_device + ", " + pipeline, out);
+    p.boundary = draft == drafts.front() && s.batch == 1;
+    if (!s.acceptance.empty()) p.acceptance = s.acceptance;
+    const auto r = run_candidate_scenario(s, scenario, s.inputs(), p, scheme,
+                                          "draft " + draft_name + " on " + draft_device + ", " + pipeline, out);
     if (!r) continue;
-    const ResultRows rows(*r);
     // SpecPipe itself: its best (w, k) row; the other methods one row each.
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const std::string method = rows.text(i, "method");
+    for (std::size_t i = 0; i < r->rows.size(); ++i) {
+      const search::specpipe::entry::Row& row = r->rows[i];
+      const std::string& method = row.method;
       const auto name = method_names().find(method);
       if (name == method_names().end()) continue;
       const bool specpipe = method == "specpipe" || method == "specpipe-db";
-      if (specpipe && rows.text(i, "best") != "*") continue;
+      if (specpipe && !row.best) continue;
       const bool plain = std::string(name->second.scheme) == "plain";
       // EAGLE-3 drafts with its own head on the last stage, not with the draft model.
       const bool eagle = method == "pp+eagle3";
@@ -85,36 +87,30 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
       c.placement = plain ? pipeline + name->second.placement_suffix
                     : eagle ? fmt::format("EAGLE-3 head on {} (the last stage), {}", last_stage_device, pipeline)
                             : "draft " + draft_name + " on " + draft_device + ", " + pipeline;
-      c.tbt_s = c.tbt_low_s = c.tbt_high_s = rows.number(i, "tbt_mean_s");
+      c.tbt_s = c.tbt_low_s = c.tbt_high_s = row.tbt_mean_s;
       // The acceptance band's range where the scenario ran it (the best SpecPipe row, SpecInfer's tree).
-      if (!rows.text(i, "tbt_low_s").empty()) {
-        c.tbt_low_s = rows.number(i, "tbt_low_s");
-        c.tbt_high_s = rows.number(i, "tbt_high_s");
+      if (row.tbt_low_s) {
+        c.tbt_low_s = *row.tbt_low_s;
+        c.tbt_high_s = *row.tbt_high_s;
       }
-      if (specpipe) c.parameters = fmt::format("w={} k={}", rows.text(i, "w"), rows.text(i, "k"));
-      else if (plain) c.parameters = rows.text(i, "tree").empty() ? "vLLM, PP" : "vLLM, " + rows.text(i, "tree");
-      else if (!rows.text(i, "tree").empty()) c.parameters = "tree " + rows.text(i, "tree");
+      if (specpipe) c.parameters = fmt::format("w={} k={}", row.w, row.k);
+      else if (plain) c.parameters = row.tree.empty() ? "vLLM, PP" : "vLLM, " + row.tree;
+      else if (!row.tree.empty()) c.parameters = "tree " + row.tree;
       else if (!plain) c.parameters = "static tree";
-      const std::string& source = rows.text(i, "acceptance");
-      // The scenario marks acceptance measured for another target (specpipe_acceptance.hpp).
-      if (!plain && source.rfind("borrowed (", 0) == 0)
-        c.acceptance_borrowed = source.substr(std::string("borrowed (").size(),
-                                              source.find("): ") - std::string("borrowed (").size());
+      // Acceptance measured for another target (specpipe_acceptance.hpp) is said.
+      if (!plain) c.acceptance_borrowed = row.acceptance_borrowed;
       c.acceptance = plain ? "none (no speculation)"
-                     : source.empty()
+                     : row.acceptance.empty()
                          ? fmt::format("paper 004's positional acceptance of the target's EAGLE-3 head (hit rate {:.3f})",
-                                       rows.number(i, "hit_rate"))
-                         : fmt::format("{} (hit rate {:.3f})", source, rows.number(i, "hit_rate"));
+                                       row.hit_rate)
+                         : fmt::format("{} (hit rate {:.3f})", row.acceptance, row.hit_rate);
       c.why = plain ? fmt::format("one pass through the pipeline per token: {:.3g} ms", c.tbt_s * 1e3)
-                    : fmt::format("a {:.3g} ms pipeline step, hit rate {:.3f}, flushes {:.3f} per step",
-                                  rows.number(i, "step_s") * 1e3, rows.number(i, "hit_rate"),
-                                  rows.number(i, "flush_rate"));
-      c.reproduce = reproduce_command(
-          s, fmt::format("specpipe --system {} --draft {} --batch {} --w {} --k {}{}", s.system_arg(), draft_name,
-                         s.batch, kWidths, kCandidates, s.acceptance.empty() ? "" : " --acceptance " + s.acceptance),
-          false);
+                    : fmt::format("a {:.3g} ms pipeline step, hit rate {:.3f}, flushes {:.3f} per step", row.step_s * 1e3,
+                                  row.hit_rate, row.flush_rate);
+      // The scenario's own command with the settings this run was given.
+      c.reproduce = reproduce_command(s, "specpipe" + scenario_flags("specpipe", scenario.settings(p, {"system", "draft", "batch"})), false);
       // Each method's own run (the scenario keeps one per row when a trace is wanted).
-      if (i < r->row_traces.size()) c.write_trace = r->row_traces[i];
+      if (i < r->table.row_traces.size()) c.write_trace = r->table.row_traces[i];
       if (eagle) {
         c.draft_head = search::specpipe::kEagleBaselineHead;
         c.draft_device = s.system.stages.back().devices.back();
@@ -129,14 +125,14 @@ std::vector<PlanCandidate> run_pipeline(const PlanSetup& s) {
         c.draft_device = s.system.draft_device;
       }
       if (specpipe) {
-        c.step_tokens = int(rows.number(i, "w"));
+        c.step_tokens = int(row.w);
         c.memory_lm_head_tokens = s.batch;  // the last stage computes each request's verified token only
       }
       c.system_placement = method != "tp-pp-vllm";
       // The scenario's footer sentence, e.g. "level-hit boundary (...): faster than pp-vllm from a
       // level hit of 0.41, ...", on SpecPipe's own candidate.
-      const auto at = r->footer.find("level-hit boundary");
-      if (method == "specpipe" && at != std::string::npos) c.footer_note = "SpecPipe's " + r->footer.substr(at);
+      if (method == "specpipe" && !row.level_hit_boundary.empty())
+        c.footer_note = "SpecPipe's " + row.level_hit_boundary;
       out.push_back(std::move(c));
     }
   }

@@ -12,6 +12,7 @@
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "experiments/cli/cli_common.hpp"
+#include "search/scenarios/tree_sd/tree_sd_scenario.hpp"
 
 namespace experiments::tree_sd_scheme {
 namespace {
@@ -41,39 +42,37 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
     in.system_spec = nullptr;
     in.hw_spec = &dev.hardware;
     in.algorithm = algorithm;
-    if (!s.acceptance.empty()) in.params.push_back("acceptance=" + s.acceptance);
-    const auto r = run_candidate_scenario(s, "tree-sd", in, kScheme, where, out);
+    search::tree_sd::Params p = search::tree_sd::scenario().defaults();
+    p.acceptance = s.acceptance;
+    const auto r = run_candidate_scenario(s, search::tree_sd::scenario(), in, p, kScheme, where, out);
     if (!r) continue;
-    const ResultRows rows(*r);
-    PlanCandidate c(kScheme, where);
     // The scenario found the searched x range to fit beside the weights (its memory rule).
-    const int x = int(rows.number(0, "best_x"));
-    c.tbt_s = 1 / rows.number(0, "best_tokens_per_s");
+    const search::tree_sd::Row& row = r->rows.at(0);
+    PlanCandidate c(kScheme, where);
+    const int x = int(row.best_x);
+    c.tbt_s = 1 / row.best_tokens_per_s;
     // The band's range (equal without one): TBT scales inversely with the speed-up over AD.
-    const double speedup = rows.number(0, "speedup");
-    c.tbt_low_s = c.tbt_s * speedup / rows.number(0, "speedup_high");
-    c.tbt_high_s = c.tbt_s * speedup / rows.number(0, "speedup_low");
+    c.tbt_low_s = c.tbt_s * row.speedup / row.speedup_high;
+    c.tbt_high_s = c.tbt_s * row.speedup / row.speedup_low;
     c.parameters = fmt::format("x={}", x);
     c.draft_head = algorithm;
     c.draft_device = s.target_device();
     c.step_tokens = x;
-    if (!rows.text(0, "at_search_limit").empty()) {
-      c.parameters += " (" + rows.text(0, "at_search_limit") + ")";
-      c.search_limit = rows.text(0, "at_search_limit");
+    if (!row.at_search_limit.empty()) {
+      c.parameters += " (" + row.at_search_limit + ")";
+      c.search_limit = row.at_search_limit;
     }
     c.acceptance = s.acceptance.empty()
                        ? fmt::format("measured AAT of {} ({}), fitted A + B ln(x - C)", algorithm, s.task)
-                       : rows.text(0, "aat_source");
-    c.why = fmt::format("AAT {:.3g} per {:.3g} ms step (verify {:.3g} ms, draft {:.3g} ms), {} regime",
-                        rows.number(0, "aat_at_best"),
-                        (rows.number(0, "t_verify_s") + rows.number(0, "t_draft_s")) * 1e3,
-                        rows.number(0, "t_verify_s") * 1e3, rows.number(0, "t_draft_s") * 1e3,
-                        rows.text(0, "regime"));
-    // The scenario plan ran (`optimize` is its command), on the device with its stack.
+                       : row.aat_source;
+    c.why = fmt::format("AAT {:.3g} per {:.3g} ms step (verify {:.3g} ms, draft {:.3g} ms), {} regime", row.aat_at_best,
+                        (row.t_verify_s + row.t_draft_s) * 1e3, row.t_verify_s * 1e3, row.t_draft_s * 1e3, row.regime);
+    // The scenario plan ran (`optimize` is its command), on the device with its stack, with the
+    // settings this run was given.
     c.reproduce = reproduce_command(s, fmt::format("optimize {} --algorithm {}{}{}", s.hw_args(s.target_device()), algorithm,
                                                    s.task != "govreport" ? " --task " + s.task : "",
-                                                   s.acceptance.empty() ? "" : " --acceptance " + shell_word(s.acceptance)));
-    c.write_trace = r->write_trace;  // its step at the best x (the scenario's trace)
+                                                   scenario_flags("tree-sd", search::tree_sd::scenario().settings(p))));
+    c.write_trace = r->table.write_trace;  // its step at the best x (the scenario's trace)
     out.push_back(std::move(c));
   }
   return out;

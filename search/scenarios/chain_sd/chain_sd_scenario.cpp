@@ -20,6 +20,7 @@
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "search/draft_placement.hpp"
+#include "search/scenarios/chain_sd/chain_sd_scenario.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "sim/system/collectives.hpp"
 #include "sim/system/memory_fit.hpp"
@@ -27,7 +28,7 @@
 #include "sim/system/system_step.hpp"
 #include "sim/system/timeline.hpp"
 
-namespace search {
+namespace search::chain_sd {
 namespace {
 
 // The per-token acceptance when neither --alpha nor --acceptance is given (a typical draft's).
@@ -109,36 +110,36 @@ Iteration time_iteration(const sim::SystemCosts& costs, int draft_dev, const Tar
   return it;
 }
 
-ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
+TypedResult<Row> run_chain_sd(const ScenarioContext& ctx, const Params& p) {
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(!ctx.contexts.empty(), "--context");
-  const bool named_system = ctx.system != nullptr || !ctx.text("system").empty();
+  const bool named_system = ctx.system != nullptr || !p.system.empty();
   if (named_system && ctx.hw)
     throw models::InputError("scenario chain-sd: give one of --system and --hw (one device: draft beside the target)");
   ctx.require(named_system || ctx.hw != nullptr, "--system or --hw");
-  ctx.require(!ctx.text("draft").empty(), "--draft");
+  ctx.require(!p.draft.empty(), "--draft");
   ctx.require(ctx.configs != nullptr, "the config registry");
   // --hw: the one device (with --stack's stack) as a system, the draft beside the target.
   const auto system = named_system ? ctx.system_spec() : models::single_device_system(*ctx.hw);
   const models::ModelSpec& target = ctx.workload->target;
-  const models::ModelSpec draft = ctx.configs->model(ctx.text("draft"));
+  const models::ModelSpec draft = ctx.configs->model(p.draft);
   // The draft proposes tokens the target verifies: another model over the same vocabulary.
   if (draft.vocab_size != target.vocab_size)
     throw models::InputError(fmt::format("scenario chain-sd: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
-                                         ctx.text("draft"), draft.vocab_size, target.name, target.vocab_size));
+                                         p.draft, draft.vocab_size, target.name, target.vocab_size));
   if (draft.name == target.name && draft.source_file == target.source_file)
     throw models::InputError(fmt::format("scenario chain-sd: --draft {} is the target itself: it has nothing to speculate with",
-                                         ctx.text("draft")));
-  const int target_dev = device_named(system, ctx.text("target-device"), "target-device",
+                                         p.draft));
+  const int target_dev = device_named(system, p.target_device, "target-device",
                                       system.stages.empty() ? -1 : system.stages.front().devices.front());
-  const int draft_dev = device_named(system, ctx.text("draft-device"), "draft-device", system.draft_device);
-  const std::string engine = ctx.text("engine");
+  const int draft_dev = device_named(system, p.draft_device, "draft-device", system.draft_device);
+  const std::string& engine = p.engine;
   sim::SystemCosts costs(system, engine);
   const int target_id = costs.add_model(target), draft_id = costs.add_model(draft);
   // Without --target-device, a target the system splits over devices verifies on its placement.
   TargetSide side;
   side.first = side.last = target_dev;
-  side.whole_placement = ctx.text("target-device").empty() &&
+  side.whole_placement = p.target_device.empty() &&
                          (system.stages.size() > 1 || system.stages.front().devices.size() > 1);
   std::map<std::pair<int, long long>, double> step_memo;
   if (side.whole_placement) {
@@ -163,17 +164,17 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
                              {tokens, L, 1, models::MaskKind::causal, lm_head});
     };
   }
-  const auto gammas = ctx.integers("gamma");
+  const auto& gammas = p.gamma;
   // Expected tokens per iteration at window gamma: independent alpha (eq. 10 of paper 001), or the
   // process band's fits (the central one for the rows).
-  const std::string& band_name = ctx.text("acceptance");
-  if (!band_name.empty() && !ctx.text("alpha").empty())
+  const std::string& band_name = p.acceptance;
+  if (!band_name.empty() && p.alpha)
     throw models::InputError("scenario chain-sd: --alpha and --acceptance: give one source of acceptance");
   std::vector<std::function<double(int)>> fits;  // expected tokens per iteration at window gamma
   std::string acceptance_cell, acceptance_note;
   std::size_t central = 0;
   if (band_name.empty()) {
-    const double alpha = ctx.text("alpha").empty() ? kDefaultAlpha : ctx.real("alpha");
+    const double alpha = p.alpha.value_or(kDefaultAlpha);
     fits.push_back([alpha](int gamma) { return (1 - std::pow(alpha, double(gamma) + 1)) / (1 - alpha); });
     acceptance_cell = fmt::format("independent alpha {}", alpha);
     acceptance_note = fmt::format("alpha {} (independent per-token acceptance)", alpha);
@@ -188,11 +189,9 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
                                   band.central().params.describe(), band.members.size());
   }
 
-  ScenarioResult r;
+  TypedResult<Row> out;
+  ScenarioResult& r = out.table;
   std::vector<std::string> at_limit;  // contexts whose best window is the largest searched
-  r.columns = {"system", "draft_device", "target_device", "context", "gamma", "status", "expected_tokens_per_step",
-               "t_draft_s", "t_transfer_s", "t_verify_s", "step_s", "tokens_per_s", "ar_tokens_per_s", "speedup",
-               "tokens_per_s_low", "tokens_per_s_high", "acceptance", "best"};
   r.narrow_columns = {"draft_device", "target_device", "context", "gamma", "status", "expected_tokens_per_step",
                       "step_s", "tokens_per_s", "speedup", "best"};
   const auto& ddev = system.devices[std::size_t(draft_dev)];
@@ -206,30 +205,35 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
     sim::MemoryQuery q;
     q.kv_tokens = L + gammas.back() + 1;
     q.step_tokens = int(gammas.back()) + 1;
-    std::string status = "ok";
+    RowStatus status;
     if (side.whole_placement) {
       // Every device of the placement with its share of the target, the draft on its device.
       q.kv_tokens = system.memory.kv_tokens > 0 ? system.memory.kv_tokens : q.kv_tokens;
       q.parameter_rule = system.memory.parameter_rule;
       for (const auto& d : costs.memory(target, &draft, q, draft_dev))
-        if (!d.fits() && status == "ok") status = sim::fit_status(d) + " on " + d.device;
+        if (!d.fits() && status.is_ok()) status = RowStatus::infeasible(sim::fit_status(d) + " on " + d.device);
     } else {
       const auto tmem = costs.device_memory(target_dev, target, q, draft_dev == target_dev ? &draft : nullptr);
-      if (!tmem.fits()) status = sim::fit_status(tmem) + " on " + tdev.name;
+      if (!tmem.fits()) status = RowStatus::infeasible(sim::fit_status(tmem) + " on " + tdev.name);
       if (draft_dev != target_dev) {
         const auto dmem = costs.device_memory(draft_dev, draft, q);
-        if (!dmem.fits() && status == "ok") status = sim::fit_status(dmem) + " on " + ddev.name;
+        if (!dmem.fits() && status.is_ok()) status = RowStatus::infeasible(sim::fit_status(dmem) + " on " + ddev.name);
       }
     }
     const double ar_s = side.verify_s(1, L);
-    std::vector<std::vector<ScenarioCell>> rows;
-    std::size_t best = 0;  // index in `rows`
+    const std::size_t first = out.rows.size();
+    std::optional<std::size_t> best;  // index in out.rows
     double best_rate = -1;
     for (long long gamma : gammas) {
-      std::vector<ScenarioCell> row{system.name, ddev.name, tdev.name, std::int64_t(L), std::int64_t(gamma), status};
-      if (status != "ok") {
-        row.resize(r.columns.size(), std::string());  // not timed: the time columns and `best` stay empty
-        rows.push_back(std::move(row));
+      Row row;
+      row.system = system.name;
+      row.draft_device = ddev.name;
+      row.target_device = tdev.name;
+      row.context = L;
+      row.gamma = gamma;
+      row.status = status;
+      if (!status.is_ok()) {  // not timed: the time columns and `best` stay empty
+        out.rows.push_back(std::move(row));
         continue;
       }
       const auto it = time_iteration(costs, draft_dev, side, draft_id, int(gamma), L, draft.vocab_size, ctx.want_trace);
@@ -240,20 +244,26 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
         const double other = f(int(gamma)) / it.step_s;
         low = std::min(low, other), high = std::max(high, other);
       }
-      if (rate > best_rate) best_rate = rate, best = rows.size();
+      if (rate > best_rate) best_rate = rate, best = out.rows.size();
       if (rate > traced_rate) traced_rate = rate, traced = it;
-      for (double v : {expected, it.draft_s, it.transfer_s, it.verify_s, it.step_s, rate, 1 / ar_s, rate * ar_s, low, high})
-        row.emplace_back(v);
-      row.emplace_back(acceptance_cell);
-      row.emplace_back(std::string());
-      rows.push_back(std::move(row));
+      row.expected_tokens_per_step = expected;
+      row.t_draft_s = it.draft_s;
+      row.t_transfer_s = it.transfer_s;
+      row.t_verify_s = it.verify_s;
+      row.step_s = it.step_s;
+      row.tokens_per_s = rate;
+      row.ar_tokens_per_s = 1 / ar_s;
+      row.speedup = rate * ar_s;
+      row.tokens_per_s_low = low;
+      row.tokens_per_s_high = high;
+      row.acceptance = acceptance_cell;
+      out.rows.push_back(std::move(row));
     }
-    if (best_rate > 0) rows[best].back() = std::string("*");
+    if (best) out.rows[*best].best = true;
     // The best window at the largest searched may only be the edge of the search.
-    if (best_rate > 0 && gammas.size() > 1 && best + 1 == rows.size())
+    if (best && gammas.size() > 1 && *best + 1 == out.rows.size() && *best >= first)
       at_limit.push_back(fmt::format("context {}: the best gamma, {}, is the largest searched (search further, e.g. "
                                      "--gamma 1-{})", L, gammas.back(), 4 * gammas.back()));
-    for (auto& row : rows) r.rows.push_back(std::move(row));
   }
   const std::string where =
       side.whole_placement ? fmt::format("the system's placement ({} stage(s) of {} device(s); its steps on the system "
@@ -265,27 +275,65 @@ ScenarioResult run_chain_sd(const ScenarioContext& ctx) {
   for (const auto& note : at_limit) r.footer += "\nat the search limit: " + note;
   r.meta.emplace_back("search_limits", at_limit);
   if (traced.graph) r.write_trace = sim::chrome_trace_writer(traced.graph, traced.run);
-  return r;
+  return out;
 }
 
-const ScenarioRegistration chain_sd_scenario_registration(
-    {"chain-sd",
-     "Chain SD with the draft on one device of a system and the target on another, on the system timeline",
-     {param::system(""),
-      param::text("draft", "", "draft model (configs/models), MODEL@FORMAT for quantised weights"),
-      param::draft_device(),
-      param::text("target-device", "",
-                  "device running the whole target (default: the system's target placement; a pipelined or "
-                  "tensor-parallel one verifies through the system step)"),
-      param::integers("gamma", "1-8", 1, 64, "tokens", "speculation windows (draft tokens per iteration)"),
-      param::optional_real("alpha", 1e-6, 1 - 1e-6, "", "per-token acceptance (independent; 0.7 when no --acceptance)"),
-      param::acceptance_band("", " instead of --alpha: expected tokens from its fits' chains"),
-      param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
-     run_chain_sd,
-     "chain-sd",
-     {"hw", "model", "context"},
-     {"model", "context"},
-     ""});  // no plot script
-
 }  // namespace
-}  // namespace search
+
+const TypedScenario<Params, Row>& scenario() {
+  static const TypedScenario<Params, Row> typed(
+      {"chain-sd",
+       "Chain SD with the draft on one device of a system and the target on another, on the system timeline",
+       {},
+       nullptr,
+       "chain-sd",
+       {"hw", "model", "context"},
+       {"model", "context"},
+       ""},  // no plot script
+      ParamBindings<Params>()
+          .add(param::system(""), &Params::system)
+          .add(param::text("draft", "", "draft model (configs/models), MODEL@FORMAT for quantised weights"),
+               &Params::draft)
+          .add(param::draft_device(), &Params::draft_device)
+          .add(param::text("target-device", "",
+                           "device running the whole target (default: the system's target placement; a pipelined or "
+                           "tensor-parallel one verifies through the system step)"),
+               &Params::target_device)
+          .add(param::integers("gamma", "1-8", 1, 64, "tokens", "speculation windows (draft tokens per iteration)"),
+               &Params::gamma)
+          .add(param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
+                                    "per-token acceptance (independent; 0.7 when no --acceptance)"),
+               &Params::alpha)
+          .add(param::acceptance_band("", " instead of --alpha: expected tokens from its fits' chains"),
+               &Params::acceptance)
+          .add(param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device"),
+               &Params::engine),
+      ColumnBindings<Row>()
+          .add("system", &Row::system)
+          .add("draft_device", &Row::draft_device)
+          .add("target_device", &Row::target_device)
+          .add("context", &Row::context)
+          .add("gamma", &Row::gamma)
+          .add("status", &Row::status)
+          .add("expected_tokens_per_step", &Row::expected_tokens_per_step)
+          .add("t_draft_s", &Row::t_draft_s)
+          .add("t_transfer_s", &Row::t_transfer_s)
+          .add("t_verify_s", &Row::t_verify_s)
+          .add("step_s", &Row::step_s)
+          .add("tokens_per_s", &Row::tokens_per_s)
+          .add("ar_tokens_per_s", &Row::ar_tokens_per_s)
+          .add("speedup", &Row::speedup)
+          .add("tokens_per_s_low", &Row::tokens_per_s_low)
+          .add("tokens_per_s_high", &Row::tokens_per_s_high)
+          .add("acceptance", &Row::acceptance)
+          .add("best", std::function<ScenarioCell(const Row&)>([](const Row& r) { return ScenarioCell(std::string(r.best ? "*" : "")); })),
+      run_chain_sd);
+  return typed;
+}
+
+namespace {
+// Registers the scenario when the program starts (the registry lists it before any call).
+const auto& chain_sd_registration = scenario();
+}  // namespace
+
+}  // namespace search::chain_sd

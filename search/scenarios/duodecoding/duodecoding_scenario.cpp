@@ -11,6 +11,7 @@
 #include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_acceptance.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
+#include "search/scenarios/duodecoding/duodecoding_scenario.hpp"
 #include "search/scenarios/scenario.hpp"
 
 namespace search::duodecoding {
@@ -33,19 +34,18 @@ struct DuoAcceptance {
   std::string column;       // what it was fitted to, in every summary row (CSVs carry no footer)
 };
 
-DuoAcceptance duo_acceptance(const ScenarioContext& ctx, std::uint64_t seed) {
-  const auto& p = ctx.params;
-  const bool alpha = !p.at("alpha").empty(), trace = !p.at("trace").empty(), band_given = !p.at("acceptance").empty();
+DuoAcceptance duo_acceptance(const ScenarioContext& ctx, const Params& p, std::uint64_t seed) {
+  const bool alpha = p.alpha.has_value(), trace = !p.trace.empty(), band_given = !p.acceptance.empty();
   if (int(alpha) + int(trace) + int(band_given) > 1)
     throw models::InputError("duodecoding: give at most one acceptance source: --acceptance BAND, --alpha A or --trace FILE");
   DuoAcceptance a;
   if (alpha) {
-    a.streams.push_back(PositionStream::calibrated(ctx.real("alpha"), kGeneratorTopK, seed));
-    a.description = a.column = fmt::format("independent acceptance alpha {}", ctx.real("alpha"));
+    a.streams.push_back(PositionStream::calibrated(*p.alpha, kGeneratorTopK, seed));
+    a.description = a.column = fmt::format("independent acceptance alpha {}", *p.alpha);
     return a;
   }
   if (trace) {
-    a.streams.push_back(acceptance_stream_from_file(p.at("trace")));
+    a.streams.push_back(acceptance_stream_from_file(p.trace));
     a.description = a.column = a.streams.front().source();
     return a;
   }
@@ -56,9 +56,9 @@ DuoAcceptance duo_acceptance(const ScenarioContext& ctx, std::uint64_t seed) {
     const std::string target = ctx.configs->model(testbed.model).name, draft = ctx.configs->model(testbed.draft).name;
     std::vector<std::string> others;
     if (ctx.workload->target.name != target) others.push_back("target " + ctx.workload->target.name);
-    for (const char* key : {"draft", "sps-draft"})
-      if (!p.at(key).empty() && ctx.configs->model(p.at(key)).name != draft)
-        others.push_back(fmt::format("{} {}", key, ctx.configs->model(p.at(key)).name));
+    for (const auto& [key, name] : {std::pair<const char*, const std::string&>{"draft", p.draft}, {"sps-draft", p.sps_draft}})
+      if (!name.empty() && ctx.configs->model(name).name != draft)
+        others.push_back(fmt::format("{} {}", key, ctx.configs->model(name).name));
     if (!others.empty())
       throw models::InputError(fmt::format(
           "duodecoding: the default acceptance ({}) was measured for {} drafting for {}, not for {}; give --alpha A "
@@ -67,7 +67,7 @@ DuoAcceptance duo_acceptance(const ScenarioContext& ctx, std::uint64_t seed) {
           kDefaultBand, draft, target, fmt::join(others, ", ")));
   }
   const ProcessBand band =
-      resolve_process_band(band_given ? p.at("acceptance") : std::string(kDefaultBand), ctx.configs->dir(), "--acceptance");
+      resolve_process_band(band_given ? p.acceptance : std::string(kDefaultBand), ctx.configs->dir(), "--acceptance");
   a.streams.push_back(PositionStream::from_process(AcceptanceProcess(band.central().params, band.name), kGeneratorTopK, seed));
   for (const auto* m : band.others())
     a.streams.push_back(PositionStream::from_process(AcceptanceProcess(m->params, band.name), kGeneratorTopK, seed));
@@ -114,29 +114,28 @@ std::string decision_boundary(DuoRequest q, std::uint64_t seed) {
 
 // `specdse duo` / `specdse scenario duodecoding`: one run of AD, SpS and DuoDecoding over the same
 // acceptance stream on the system's timeline, shown as `show` says.
-ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
+TypedResult<Row> run_duo_scenario_entry(const ScenarioContext& ctx, const Params& p) {
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(ctx.configs != nullptr, "the config registry");
-  const auto& p = ctx.params;
-  const std::string& show = p.at("show");
-  DuoNames names = paper003_testbed(p.at("engine"));
-  names.system = p.at("system");
+  const std::string& show = p.show;
+  DuoNames names = paper003_testbed(p.engine);
+  names.system = p.system;
   names.model = ctx.workload->target.name;  // --model (the testbed's is llama-2-7b)
-  names.draft = p.at("draft");
-  names.draft_device = p.at("draft-device");
-  names.sps_draft = p.at("sps-draft");
-  names.sps_draft_device = p.at("sps-draft-device");
-  names.tokens = ctx.integer("tokens");
-  names.prompt = int(ctx.integer("prompt"));
-  const auto seed = std::uint64_t(ctx.integer("seed"));
+  names.draft = p.draft;
+  names.draft_device = p.draft_device;
+  names.sps_draft = p.sps_draft;
+  names.sps_draft_device = p.sps_draft_device;
+  names.tokens = p.tokens;
+  names.prompt = int(p.prompt);
+  const auto seed = std::uint64_t(p.seed);
   // The acceptance is read before the request is made: making it may run SystemC (GPU streams),
   // and the YAML reader's internal exceptions after a SystemC run trip ASan's known false positive
   // (.ci/run). Reading first also reports a bad band before any costing.
-  const DuoAcceptance acceptance = duo_acceptance(ctx, seed);
+  const DuoAcceptance acceptance = duo_acceptance(ctx, p, seed);
   DuoRequest q = make_duo_request(*ctx.configs, names);
-  q.budget = parse_budget(p.at("budget"));
-  q.policy = parse_sequences(p.at("sequences"), int(ctx.integer("max-sequences")));
-  q.sps_gamma = int(ctx.integer("sps-gamma"));
+  q.budget = parse_budget(p.budget);
+  q.policy = parse_sequences(p.sequences, int(p.max_sequences));
+  q.sps_gamma = int(p.sps_gamma);
   // The summary runs every member of a band (the _low / _high columns); the other views the
   // central one.
   std::vector<DuoReport> reports;
@@ -156,21 +155,17 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
       "SpS gamma {}; {}; {}{}",
       r.cost_coefficient, q.costs.target_forward_s(1), q.costs.draft_pass_s(), r.hardware_budget, r.budget, r.sps_gamma,
       where, acceptance.description, r.duo.plan.source_exhausted ? " (trace ended the run)" : "");
-  ScenarioResult out;
+  TypedResult<Row> typed;
+  ScenarioResult& out = typed.table;
   auto method_of = [](const DuoReport& d, int k) -> const ScenarioRun& { return k == 0 ? d.ad : k == 1 ? d.sps : d.duo; };
   auto trace_of = [&](const ScenarioRun& run) {
     return sim::chrome_trace_writer({report, &run.graph}, {report, &run.run});
   };
   if (show == "summary") {
-    out.columns = {"method", "budget", "sequences", "tokens", "time_s", "tokens_per_s", "tokens_per_s_low",
-                   "tokens_per_s_high", "speedup_vs_ad", "speedup_vs_sps", "speedup_vs_sps_low", "speedup_vs_sps_high",
-                   "target_idle_fraction", "draft_idle_fraction", "tokens_per_iteration", "processed_tokens_per_iteration",
-                   "iteration_s", "target_forward_s", "draft_s", "comm_s", "ttft_s", "ttft_vs_ad", "ttft_vs_sps",
-                   "acceptance"};
     out.narrow_columns = {"method", "budget", "sequences", "tokens_per_s", "speedup_vs_ad", "speedup_vs_sps",
                           "tokens_per_iteration", "iteration_s", "ttft_s"};
     const double ttft[3] = {r.ttft.ad_s, r.ttft.sps_s, r.ttft.duo_parallel_s};
-    const std::string sequences[3] = {"0", "static:1", p.at("sequences")};
+    const std::string sequences[3] = {"0", "static:1", p.sequences};
     for (int k = 0; k < 3; ++k) {
       const ScenarioRun& run = method_of(r, k);
       double lo = run.tokens_per_s, hi = lo, vs_lo = run.tokens_per_s / r.sps.tokens_per_s, vs_hi = vs_lo;
@@ -178,15 +173,35 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
         const double v = method_of(reports[i], k).tokens_per_s, vs = v / reports[i].sps.tokens_per_s;
         lo = std::min(lo, v), hi = std::max(hi, v), vs_lo = std::min(vs_lo, vs), vs_hi = std::max(vs_hi, vs);
       }
-      out.rows.push_back({to_string(run.plan.method), std::int64_t(run.plan.budget), sequences[k],
-                          std::int64_t(run.plan.tokens), run.seconds, run.tokens_per_s, lo, hi,
-                          run.tokens_per_s / r.ad.tokens_per_s, run.tokens_per_s / r.sps.tokens_per_s, vs_lo, vs_hi,
-                          run.target_idle_fraction, run.draft_idle_fraction, run.tokens_per_iteration,
-                          run.processed_per_iteration, run.mean_iteration_s, run.mean_target_s, run.mean_draft_s,
-                          run.mean_comm_s, ttft[k], ttft[k] / r.ttft.ad_s, ttft[k] / r.ttft.sps_s, acceptance.column});
+      Row row;
+      row.method = to_string(run.plan.method);
+      row.budget = run.plan.budget;
+      row.sequences = sequences[k];
+      row.tokens = run.plan.tokens;
+      row.time_s = run.seconds;
+      row.tokens_per_s = run.tokens_per_s;
+      row.tokens_per_s_low = lo;
+      row.tokens_per_s_high = hi;
+      row.speedup_vs_ad = run.tokens_per_s / r.ad.tokens_per_s;
+      row.speedup_vs_sps = run.tokens_per_s / r.sps.tokens_per_s;
+      row.speedup_vs_sps_low = vs_lo;
+      row.speedup_vs_sps_high = vs_hi;
+      row.target_idle_fraction = run.target_idle_fraction;
+      row.draft_idle_fraction = run.draft_idle_fraction;
+      row.tokens_per_iteration = run.tokens_per_iteration;
+      row.processed_tokens_per_iteration = run.processed_per_iteration;
+      row.iteration_s = run.mean_iteration_s;
+      row.target_forward_s = run.mean_target_s;
+      row.draft_s = run.mean_draft_s;
+      row.comm_s = run.mean_comm_s;
+      row.ttft_s = ttft[k];
+      row.ttft_vs_ad = ttft[k] / r.ttft.ad_s;
+      row.ttft_vs_sps = ttft[k] / r.ttft.sps_s;
+      row.acceptance = acceptance.column;
+      typed.rows.push_back(std::move(row));
       if (ctx.want_trace) out.row_traces.push_back(trace_of(run));
     }
-    footer += "; " + (ctx.flag("boundary") ? decision_boundary(q, seed) : std::string("decision boundary not scanned"));
+    footer += "; " + (p.boundary ? decision_boundary(q, seed) : std::string("decision boundary not scanned"));
   } else if (show == "sequences") {
     out.columns = {"kind", "sequences", "top1_accepted", "iterations", "fraction", "paper_fraction"};
     long long total = 0;
@@ -203,7 +218,7 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
                             double(m[acc][many]) / double(std::max(1LL, verified)), paper[acc][many]});
     footer += "; confusion over the iterations whose draft reached verification (paper 003 Table 4)";
   } else if (show == "sweep") {
-    const int range = int(ctx.integer("sweep-range"));
+    const int range = int(p.sweep_range);
     std::vector<int> budgets;
     for (int b = std::max(1, r.hardware_budget - range); b <= r.hardware_budget + range; ++b) budgets.push_back(b);
     const auto sweep = budget_sweep(q, budgets);
@@ -243,41 +258,78 @@ ScenarioResult run_duo_scenario_entry(const ScenarioContext& ctx) {
   out.footer = footer;
   // The DuoDecoding run's timeline (in the summary, each method's row has its own).
   out.write_trace = trace_of(r.duo);
-  return out;
+  return typed;
 }
 
-const ScenarioRegistration duo_scenario_registered(
-    {"duodecoding",
+}  // namespace
+
+const TypedScenario<Params, Row>& scenario() {
+  static const TypedScenario<Params, Row> typed(
+      {"duodecoding",
      "DuoDecoding (paper 003): CPU draft in parallel with the GPU target on a system's timeline, vs AD and SpS",
-     {param::system(paper003_testbed().system),
-      param::text("draft", paper003_testbed().draft, "draft model (MODEL@FORMAT for quantised weights, e.g. llama-68m@q5_k_m)"),
-      param::draft_device(),
-      param::text("sps-draft", "", "draft model of the SpS baseline (default: draft)"),
-      param::text("sps-draft-device", "", "device on which the SpS baseline drafts (default: DuoDecoding's draft device)"),
-      param::acceptance_band("", fmt::format(" (default {}, fitted to paper 003 Table 4's check confusion)", kDefaultBand)),
-      param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
-                           "a fixed per-token acceptance (independent, calibrated generator) instead of the process"),
-      param::text("trace", "", "acceptance trace instead of the process: a probability trace or a chain trace (DESIGN.md)"),
-      param::text("budget", "auto", "draft passes per iteration or auto (hardware-aware)"),
-      param::text("sequences", "dynamic", "static:N or dynamic (paper 003 §3.2)"),
-      param::integer("max-sequences", 4, 1, 64, "sequences", "cap of the dynamic rule"),
-      param::integer("sps-gamma", 0, 0, 4096, "tokens", "SpS window (0: paper 001's best for the acceptance)"),
-      // A run is a few timeline tasks per token: 10^6 tokens is about a minute, the bound.
-      param::integer("tokens", 1024, 1, 1e6, "tokens", "tokens to generate"),
-      param::integer("prompt", 256, 1, 1e6, "tokens", "prompt tokens (TTFT; decode steps start at this context and grow)"),
-      param::seed("the generator"),
-      param::boolean("boundary", true,
-                     "summary: scan independent per-token acceptances 0.05-0.99 for where DuoDecoding crosses SpS (the footer)"),
-      param::choice("show", "summary", duo_views(),
-                    "summary (AD, SpS, DuoDecoding), sequences (draft-sequence counts and the check confusion), sweep "
-                    "(budgets around the hardware-aware one), ttft (time to first token per layout) or iterations"),
-      param::integer("sweep-range", 4, 0, 64, "budgets", "show sweep: budgets hardware-aware +- this"),
-      param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device")},
-     run_duo_scenario_entry,
+       {},
+       nullptr,
      "duo",
      {"model"},
      {"model"},
-     ""});  // no plot script
+     ""},
+      ParamBindings<Params>()
+          .add(param::system(paper003_testbed().system), &Params::system)
+          .add(param::text("draft", paper003_testbed().draft, "draft model (MODEL@FORMAT for quantised weights, e.g. llama-68m@q5_k_m)"), &Params::draft)
+          .add(param::draft_device(), &Params::draft_device)
+          .add(param::text("sps-draft", "", "draft model of the SpS baseline (default: draft)"), &Params::sps_draft)
+          .add(param::text("sps-draft-device", "", "device on which the SpS baseline drafts (default: DuoDecoding's draft device)"), &Params::sps_draft_device)
+          .add(param::acceptance_band("", fmt::format(" (default {}, fitted to paper 003 Table 4's check confusion)", kDefaultBand)), &Params::acceptance)
+          .add(param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
+                           "a fixed per-token acceptance (independent, calibrated generator) instead of the process"), &Params::alpha)
+          .add(param::text("trace", "", "acceptance trace instead of the process: a probability trace or a chain trace (DESIGN.md)"), &Params::trace)
+          .add(param::text("budget", "auto", "draft passes per iteration or auto (hardware-aware)"), &Params::budget)
+          .add(param::text("sequences", "dynamic", "static:N or dynamic (paper 003 §3.2)"), &Params::sequences)
+          .add(param::integer("max-sequences", 4, 1, 64, "sequences", "cap of the dynamic rule"), &Params::max_sequences)
+          .add(param::integer("sps-gamma", 0, 0, 4096, "tokens", "SpS window (0: paper 001's best for the acceptance)"), &Params::sps_gamma)
+          // A run is a few timeline tasks per token: 10^6 tokens is about a minute, the bound.
+          .add(param::integer("tokens", 1024, 1, 1e6, "tokens", "tokens to generate"), &Params::tokens)
+          .add(param::integer("prompt", 256, 1, 1e6, "tokens", "prompt tokens (TTFT; decode steps start at this context and grow)"), &Params::prompt)
+          .add(param::seed("the generator"), &Params::seed)
+          .add(param::boolean("boundary", true,
+                     "summary: scan independent per-token acceptances 0.05-0.99 for where DuoDecoding crosses SpS (the footer)"), &Params::boundary)
+          .add(param::choice("show", "summary", duo_views(),
+                    "summary (AD, SpS, DuoDecoding), sequences (draft-sequence counts and the check confusion), sweep "
+                    "(budgets around the hardware-aware one), ttft (time to first token per layout) or iterations"), &Params::show)
+          .add(param::integer("sweep-range", 4, 0, 64, "budgets", "show sweep: budgets hardware-aware +- this"), &Params::sweep_range)
+          .add(param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine for every device"), &Params::engine),
+      ColumnBindings<Row>()
+          .add("method", &Row::method)
+          .add("budget", &Row::budget)
+          .add("sequences", &Row::sequences)
+          .add("tokens", &Row::tokens)
+          .add("time_s", &Row::time_s)
+          .add("tokens_per_s", &Row::tokens_per_s)
+          .add("tokens_per_s_low", &Row::tokens_per_s_low)
+          .add("tokens_per_s_high", &Row::tokens_per_s_high)
+          .add("speedup_vs_ad", &Row::speedup_vs_ad)
+          .add("speedup_vs_sps", &Row::speedup_vs_sps)
+          .add("speedup_vs_sps_low", &Row::speedup_vs_sps_low)
+          .add("speedup_vs_sps_high", &Row::speedup_vs_sps_high)
+          .add("target_idle_fraction", &Row::target_idle_fraction)
+          .add("draft_idle_fraction", &Row::draft_idle_fraction)
+          .add("tokens_per_iteration", &Row::tokens_per_iteration)
+          .add("processed_tokens_per_iteration", &Row::processed_tokens_per_iteration)
+          .add("iteration_s", &Row::iteration_s)
+          .add("target_forward_s", &Row::target_forward_s)
+          .add("draft_s", &Row::draft_s)
+          .add("comm_s", &Row::comm_s)
+          .add("ttft_s", &Row::ttft_s)
+          .add("ttft_vs_ad", &Row::ttft_vs_ad)
+          .add("ttft_vs_sps", &Row::ttft_vs_sps)
+          .add("acceptance", &Row::acceptance),
+      run_duo_scenario_entry);
+  return typed;
+}
 
+namespace {
+// Registers the scenario when the program starts (the registry lists it before any call).
+const auto& duodecoding_registration = scenario();
 }  // namespace
+
 }  // namespace search::duodecoding

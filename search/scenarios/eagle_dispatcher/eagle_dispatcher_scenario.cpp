@@ -18,10 +18,11 @@
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_tpc_band.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_dispatcher_scenario.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/serial_step_trace.hpp"
 
-namespace search {
+namespace search::eagle_dispatcher {
 namespace {
 
 constexpr const char* kDefaultDraft = kDefaultEagleHead;
@@ -55,8 +56,8 @@ sim::TraceWriter step_trace(const EagleCostModel& costs, const PositionalAccepta
   return serial_step_trace(costs.where(), phases);
 }
 
-ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
-  const std::string& system_name = ctx.text("system");
+TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& p) {
+  const std::string& system_name = p.system;
   if ((ctx.hw != nullptr) == !system_name.empty())
     throw models::InputError("eagle: give exactly one of --hw (one GPU) and --system (tensor parallel)");
   ctx.require(ctx.workload != nullptr, "--model");
@@ -73,9 +74,9 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   // Paper 004 trains a head per target: its layer takes the target's layer shape.
   w.algorithm = std::make_shared<models::AlgorithmSpec>(eagle_head_for_target(*w.algorithm, w.target));
   // Paper 004's figures for its targets, or the user's own head's measured chains.
-  const auto acceptance = ctx.text("chain-tpc").empty()
+  const auto acceptance = p.chain_tpc.empty()
                               ? paper004_acceptance(ctx.configs->dir(), w.target.name)
-                              : user_chain_acceptance(parse_chain_tpcs(ctx.text("chain-tpc"), "--chain-tpc"),
+                              : user_chain_acceptance(parse_chain_tpcs(p.chain_tpc, "--chain-tpc"),
                                                       ctx.configs->dir());
   std::unique_ptr<models::LatencyEngine> engine;
   std::unique_ptr<EagleCostModel> costs;
@@ -83,8 +84,8 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   if (ctx.hw) {
     models::HardwareSpec hw = *ctx.hw;
     hw.stack = models::SoftwareStack{};  // the engine costs kernels; host time is added per step
-    const auto stack = models::load_software_stack(reg.path("stacks", ctx.text("stack")));
-    engine = models::make_engine(ctx.text("engine"), hw);
+    const auto stack = models::load_software_stack(reg.path("stacks", p.stack));
+    engine = models::make_engine(p.engine, hw);
     costs = make_engine_eagle_costs(*engine, w, stack);
     host_note = fmt::format("stack {} ({} us + graph launches{})", stack.name, stack.per_step_host_us,
                             stack.host_overlaps_device ? ", overlapped with the GPU" : "");
@@ -99,26 +100,23 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
     const auto& lead = system.devices[std::size_t(system.stages.front().devices.front())].hardware.stack;
     host_note = fmt::format("stack {} of the system's GPUs ({} us + graph launches{})", lead.name, lead.per_step_host_us,
                             lead.host_overlaps_device ? ", overlapped with the GPU" : "");
-    costs = make_system_eagle_costs(system, w, ctx.text("engine"));
+    costs = make_system_eagle_costs(system, w, p.engine);
   }
   EagleDispatchOptions o;
   o.batches.clear();
-  for (long long b : ctx.integers("batch")) o.batches.push_back(int(b));
-  o.max_tree_nodes = int(ctx.integer("max-nodes"));
-  const int max_depth = int(ctx.integer("max-depth"));
+  for (long long b : p.batch) o.batches.push_back(int(b));
+  o.max_tree_nodes = int(p.max_nodes);
+  const int max_depth = int(p.max_depth);
   o.max_full_depth = std::min(o.max_full_depth, max_depth);
   o.pruned_max_depth = std::min(o.pruned_max_depth, max_depth);
-  o.latency_target_s = ctx.real("latency-target-ms") * 1e-3;
-  const double sd_host_us = ctx.real("sd-host-us");
+  o.latency_target_s = p.latency_target_ms * 1e-3;
+  const double sd_host_us = p.sd_host_us;
   o.speculative_host_s = sd_host_us * 1e-6;
   if (sd_host_us > 0) host_note += fmt::format(", plus {} us per speculative step (--sd-host-us)", sd_host_us);
-  o.only_trees = split_trees(ctx.text("tree"));
+  o.only_trees = split_trees(p.tree);
 
-  ScenarioResult r;
-  r.columns = {"where", "model", "context", "batch", "tree", "x", "tpc", "tpc_low", "tpc_high", "t_verify_ms",
-               "t_draft_ms", "t_host_ms", "t_wait_ms", "ttit_ms", "tokens_per_s_per_seq", "speedup_low", "speedup",
-               "speedup_high", "ar_step_ms", "ar_wait_ms", "weight_gb", "ar_weight_gb", "kv_gb", "meets_target",
-               "status", "at_search_limit"};
+  TypedResult<Row> out;
+  ScenarioResult& r = out.table;
   r.narrow_columns = {"batch", "tree", "x", "tpc", "tpc_low", "tpc_high", "ttit_ms", "tokens_per_s_per_seq", "speedup",
                       "status", "at_search_limit"};
   // A chosen tree as large as the largest candidate may only be the edge of the search.
@@ -130,73 +128,126 @@ ScenarioResult run_eagle_dispatcher(const ScenarioContext& ctx) {
   for (long long L : contexts) {
     o.context = L;
     for (const auto& row : eagle_dispatch(*costs, acceptance, o)) {
-      std::vector<ScenarioCell> cells = {costs->where(), w.target.name, std::int64_t(L), std::int64_t(row.batch)};
+      Row cells;
+      cells.where = costs->where();
+      cells.model = w.target.name;
+      cells.context = L;
+      cells.batch = row.batch;
       if (!row.feasible) {  // weights and KV cache do not fit a GPU: no times
-        while (cells.size() + 2 < r.columns.size()) cells.emplace_back(std::string());
-        cells.emplace_back(row.status);
-        cells.emplace_back(std::string());
-        r.rows.push_back(std::move(cells));
+        cells.status = RowStatus::infeasible(row.status);
+        out.rows.push_back(std::move(cells));
         continue;
       }
+      cells.status = row.status == "unchecked" ? RowStatus::unchecked() : RowStatus::ok();
       double tpc_low = row.tpc, tpc_high = row.tpc;
       const auto paths = eagle_named_tree(acceptance, row.tree, o).tree.rank_paths();
-      for (const auto& p : band) {
-        const double t = p.tree_tpc(paths);
+      for (const auto& process : band) {
+        const double t = process.tree_tpc(paths);
         tpc_low = std::min(tpc_low, t), tpc_high = std::max(tpc_high, t);
       }
       if (ctx.want_trace && !r.write_trace) r.write_trace = step_trace(*costs, acceptance, o, row, L);
-      for (ScenarioCell c :
-           {ScenarioCell(row.tree), ScenarioCell(std::int64_t(row.x)), ScenarioCell(row.tpc), ScenarioCell(tpc_low),
-            ScenarioCell(tpc_high), ScenarioCell(row.t_verify_s * 1e3), ScenarioCell(row.t_draft_s * 1e3),
-            ScenarioCell(row.t_host_s * 1e3), ScenarioCell(row.t_wait_s * 1e3), ScenarioCell(row.ttit_s * 1e3),
-            ScenarioCell(row.tokens_per_s), ScenarioCell(row.speedup * tpc_low / row.tpc), ScenarioCell(row.speedup),
-            ScenarioCell(row.speedup * tpc_high / row.tpc), ScenarioCell(row.ar_step_s * 1e3),
-            ScenarioCell(row.ar_wait_s * 1e3), ScenarioCell(row.weight_bytes * 1e-9),
-            ScenarioCell(row.ar_weight_bytes * 1e-9),
-            ScenarioCell(row.kv_bytes * 1e-9), ScenarioCell(std::string(row.meets_target ? "yes" : "no")),
-            ScenarioCell(row.status)})
-        cells.push_back(std::move(c));
-      cells.emplace_back(largest > 0 && row.x - 1 >= largest
-                             ? fmt::format("{} draft nodes: the largest tree searched (raise --max-nodes)", row.x - 1)
-                             : std::string());
-      r.rows.push_back(std::move(cells));
+      cells.tree = row.tree;
+      cells.x = row.x;
+      cells.tpc = row.tpc;
+      cells.tpc_low = tpc_low;
+      cells.tpc_high = tpc_high;
+      cells.t_verify_ms = row.t_verify_s * 1e3;
+      cells.t_draft_ms = row.t_draft_s * 1e3;
+      cells.t_host_ms = row.t_host_s * 1e3;
+      cells.t_wait_ms = row.t_wait_s * 1e3;
+      cells.ttit_ms = row.ttit_s * 1e3;
+      cells.tokens_per_s_per_seq = row.tokens_per_s;
+      cells.speedup_low = row.speedup * tpc_low / row.tpc;
+      cells.speedup = row.speedup;
+      cells.speedup_high = row.speedup * tpc_high / row.tpc;
+      cells.ar_step_ms = row.ar_step_s * 1e3;
+      cells.ar_wait_ms = row.ar_wait_s * 1e3;
+      cells.weight_gb = row.weight_bytes * 1e-9;
+      cells.ar_weight_gb = row.ar_weight_bytes * 1e-9;
+      cells.kv_gb = row.kv_bytes * 1e-9;
+      cells.meets_target = row.meets_target;
+      cells.at_search_limit = largest > 0 && row.x - 1 >= largest
+                                  ? fmt::format("{} draft nodes: the largest tree searched (raise --max-nodes)", row.x - 1)
+                                  : std::string();
+      out.rows.push_back(std::move(cells));
     }
   }
   r.footer = fmt::format("acceptance: {}; tpc_low/high: over {} processes that reproduce the same chains "
                          "(independent and bursty); host per step: {}; draft {} (head shaped as {}'s layer); "
                          "weight/kv: bytes one GPU reads per verify; t_wait: exposed all-reduce/transfer time; "
                          "engine {} (on one GPU both engines give the same times: docs/engines.md)",
-                         acceptance.source(), band.size(), host_note, draft, w.target.name, ctx.text("engine"));
-  return r;
+                         acceptance.source(), band.size(), host_note, draft, w.target.name, p.engine);
+  return out;
 }
 
-const ScenarioRegistration eagle_dispatcher_scenario_registration(
-    {"eagle-dispatcher",
+}  // namespace
+
+const TypedScenario<Params, Row>& scenario() {
+  static const TypedScenario<Params, Row> typed(
+      {"eagle-dispatcher",
      "EAGLE tree dispatcher (paper 004): per batch, the tree maximising TPC/TTIT and its speed-up over no SD",
-     {param::system("", "e.g. eagle-8xh100-nvlink: target and head tensor parallel on the timeline, instead of --hw"),
-      param::integers("batch", "1,2,4,8,16,32,64,128", 1, 1 << 16, "sequences", "batch sizes, e.g. 1,2,4 or a range"),
-      param::text("tree", "", "only these trees (D<m>-BF<n>, N<i>; comma separated)"),
-      param::text("chain-tpc", "",
-                  "your EAGLE head's measured tokens per call of chains, LENGTH:TPC,... (e.g. 3:2.8,5:3.3,7:3.6; "
-                  "accepted tokens + 1) instead of paper 004's figures for the target (which cover Llama-3.1-8B/70B "
-                  "and Llama 4 Scout/Maverick)"),
-      param::real("latency-target-ms", 0, 0, 1e6, "ms", "step (TTIT) target; 0: maximise speed"),
-      param::real("sd-host-us", 0, 0, 1e6, "us",
-                  "host work a speculative step adds beyond the plain step's (tree sampling, bookkeeping); no "
-                  "published figure, so 0 by default (a sensitivity input)"),
-      param::text("stack", "vllm-cuda-graph", "software stack for host costs with --hw (configs/stacks)"),
-      param::integer("max-nodes", 64, 1, 1024, "nodes",
-                     "largest candidate tree (draft nodes): the pruned trees N2..N64 and beyond 64 N96, N128, ... up to "
-                     "it; a chosen tree that large is flagged in at_search_limit"),
-      param::integer("max-depth", kMaxDraftDepth, 1, kMaxDraftDepth, "levels",
-                     "deepest candidate tree (draft levels); paper 004's production trees have a speculation length "
-                     "of 3"),
-      param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine")},
-     run_eagle_dispatcher,
+       {},
+       nullptr,
      "eagle",
      {"hw", "model", "algorithm", "context"},
      {"model"},
-     ""});  // no plot script
+     ""},
+      ParamBindings<Params>()
+          .add(param::system("", "e.g. eagle-8xh100-nvlink: target and head tensor parallel on the timeline, instead of --hw"), &Params::system)
+          .add(param::integers("batch", "1,2,4,8,16,32,64,128", 1, 1 << 16, "sequences", "batch sizes, e.g. 1,2,4 or a range"), &Params::batch)
+          .add(param::text("tree", "", "only these trees (D<m>-BF<n>, N<i>; comma separated)"), &Params::tree)
+          .add(param::text("chain-tpc", "",
+                  "your EAGLE head's measured tokens per call of chains, LENGTH:TPC,... (e.g. 3:2.8,5:3.3,7:3.6; "
+                  "accepted tokens + 1) instead of paper 004's figures for the target (which cover Llama-3.1-8B/70B "
+                  "and Llama 4 Scout/Maverick)"), &Params::chain_tpc)
+          .add(param::real("latency-target-ms", 0, 0, 1e6, "ms", "step (TTIT) target; 0: maximise speed"), &Params::latency_target_ms)
+          .add(param::real("sd-host-us", 0, 0, 1e6, "us",
+                  "host work a speculative step adds beyond the plain step's (tree sampling, bookkeeping); no "
+                  "published figure, so 0 by default (a sensitivity input)"), &Params::sd_host_us)
+          .add(param::text("stack", "vllm-cuda-graph", "software stack for host costs with --hw (configs/stacks)"), &Params::stack)
+          .add(param::integer("max-nodes", 64, 1, 1024, "nodes",
+                     "largest candidate tree (draft nodes): the pruned trees N2..N64 and beyond 64 N96, N128, ... up to "
+                     "it; a chosen tree that large is flagged in at_search_limit"), &Params::max_nodes)
+          .add(param::integer("max-depth", kMaxDraftDepth, 1, kMaxDraftDepth, "levels",
+                     "deepest candidate tree (draft levels); paper 004's production trees have a speculation length "
+                     "of 3"), &Params::max_depth)
+          .add(param::choice("engine", "roofline", {"roofline", "sim", "sim-clocked"}, "latency engine"), &Params::engine),
+      ColumnBindings<Row>()
+          .add("where", &Row::where)
+          .add("model", &Row::model)
+          .add("context", &Row::context)
+          .add("batch", &Row::batch)
+          .add("tree", &Row::tree)
+          .add("x", &Row::x)
+          .add("tpc", &Row::tpc)
+          .add("tpc_low", &Row::tpc_low)
+          .add("tpc_high", &Row::tpc_high)
+          .add("t_verify_ms", &Row::t_verify_ms)
+          .add("t_draft_ms", &Row::t_draft_ms)
+          .add("t_host_ms", &Row::t_host_ms)
+          .add("t_wait_ms", &Row::t_wait_ms)
+          .add("ttit_ms", &Row::ttit_ms)
+          .add("tokens_per_s_per_seq", &Row::tokens_per_s_per_seq)
+          .add("speedup_low", &Row::speedup_low)
+          .add("speedup", &Row::speedup)
+          .add("speedup_high", &Row::speedup_high)
+          .add("ar_step_ms", &Row::ar_step_ms)
+          .add("ar_wait_ms", &Row::ar_wait_ms)
+          .add("weight_gb", &Row::weight_gb)
+          .add("ar_weight_gb", &Row::ar_weight_gb)
+          .add("kv_gb", &Row::kv_gb)
+          .add("meets_target", std::function<ScenarioCell(const Row&)>([](const Row& r) {
+                 return ScenarioCell(std::string(!r.meets_target ? "" : *r.meets_target ? "yes" : "no"));
+               }))
+          .add("status", &Row::status)
+          .add("at_search_limit", &Row::at_search_limit),
+      run_eagle_dispatcher);
+  return typed;
+}
 
+namespace {
+// Registers the scenario when the program starts (the registry lists it before any call).
+const auto& eagle_dispatcher_registration = scenario();
 }  // namespace
-}  // namespace search
+
+}  // namespace search::eagle_dispatcher

@@ -20,30 +20,32 @@
 #include "search/acceptance/process_aat.hpp"
 #include "search/draft_placement_names.hpp"
 #include "search/scenarios/scenario.hpp"
+#include "search/scenarios/tree_sd/tree_sd_scenario.hpp"
 #include "search/scenarios/serial_step_trace.hpp"
 #include "sim/system/system_costs.hpp"
 
-namespace search {
+namespace search::tree_sd {
 namespace {
 
 // The acceptance options as given (by presence: an option at its default was not given).
-AcceptanceOptions acceptance_options(const ScenarioContext& ctx) {
+AcceptanceOptions acceptance_options(const ScenarioContext& ctx, const Params& p) {
   AcceptanceOptions o;
   o.data = ctx.data;
   o.source_table = ctx.source_table;
-  o.aat_from = ctx.text("aat-from");
-  o.trace = ctx.text("trace");
-  o.process = ctx.text("acceptance");
-  if (!ctx.text("alpha").empty()) o.alpha = ctx.real("alpha");
+  o.aat_from = p.aat_from;
+  o.trace = p.trace;
+  o.process = p.acceptance;
+  if (p.alpha) o.alpha = *p.alpha;
   check_acceptance_options(o);
   return o;
 }
 
 // AAT of each fit of the band other than its central one (the row's): speedup_low / _high.
-std::vector<AatSource> other_band_fits(const ScenarioContext& ctx, const models::AlgorithmSpec& algorithm, int x_max) {
+std::vector<AatSource> other_band_fits(const ScenarioContext& ctx, const Params& p,
+                                       const models::AlgorithmSpec& algorithm, int x_max) {
   std::vector<AatSource> out;
-  if (ctx.text("acceptance").empty()) return out;
-  const ProcessBand band = resolve_process_band(ctx.text("acceptance"), ctx.configs->dir(), "--acceptance");
+  if (p.acceptance.empty()) return out;
+  const ProcessBand band = resolve_process_band(p.acceptance, ctx.configs->dir(), "--acceptance");
   const bool chain = algorithm.tree_kind == models::TreeKind::chain;
   const int points = std::max(x_max, kMinExactAatPoints);
   for (const auto* m : band.others())
@@ -52,29 +54,26 @@ std::vector<AatSource> other_band_fits(const ScenarioContext& ctx, const models:
   return out;
 }
 
-ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
+TypedResult<Row> run_tree_sd(const ScenarioContext& ctx, const Params& p) {
   ctx.require(ctx.engine != nullptr && ctx.deployment != nullptr, "--hw");
   ctx.require(ctx.workload != nullptr && ctx.workload->algorithm != nullptr, "--model and --algorithm");
   ctx.require(!ctx.contexts.empty(), "--context");
   const auto& w = *ctx.workload;
   const auto& hw = *ctx.hw;
   OptimizeOptions opt;
-  opt.x_max = int(ctx.integer("x-max"));
-  opt.measured_x_only = ctx.flag("measured-only");
-  opt.full_curve = ctx.text("x-search") == "every_x";
-  const DraftPlacementNames names{ctx.text("draft-hw"), ctx.text("draft-link"), ctx.text("system"),
-                                  ctx.text("draft-device")};
+  opt.x_max = int(p.x_max);
+  opt.measured_x_only = p.measured_only;
+  opt.full_curve = p.x_search == "every_x";
+  const DraftPlacementNames names{p.draft_hw, p.draft_link, p.system, p.draft_device};
   opt.draft_placement = resolve_draft_placement(*ctx.configs, names, ctx.engine_name, hw.name);
   // Measurements are keyed by the model config's own name, so a model given as a YAML path
   // finds them too.
-  const AatResolver resolver(*ctx.configs, acceptance_options(ctx), {w.target.name, w.algorithm->name, ctx.task},
+  const AatResolver resolver(*ctx.configs, acceptance_options(ctx, p), {w.target.name, w.algorithm->name, ctx.task},
                              w.algorithm.get(), opt.x_max);
-  const auto band_others = other_band_fits(ctx, *w.algorithm, opt.x_max);
+  const auto band_others = other_band_fits(ctx, p, *w.algorithm, opt.x_max);
 
-  ScenarioResult r;
-  r.columns = {"hw", "model", "algorithm", "task", "context", "batch", "ar_tokens_per_s", "best_x",
-               "best_tokens_per_s", "speedup", "aat_at_best", "t_verify_s", "t_draft_s", "ridge_x", "regime",
-               "ridge_x_bound", "aat_source", "at_search_limit", "aat_source_tables", "speedup_low", "speedup_high"};
+  TypedResult<Row> out;
+  ScenarioResult& r = out.table;
   r.narrow_columns = {"context", "batch", "ar_tokens_per_s", "best_x", "best_tokens_per_s", "speedup", "aat_at_best",
                       "ridge_x", "regime", "at_search_limit"};
   ScenarioTable& curve = r.tables["curve"];
@@ -84,7 +83,7 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
   // with B, AAT does not; tokens/s are per sequence (DESIGN.md), the speed-up is over AD at the
   // same batch.
   for (long long L : ctx.contexts)
-    for (long long b : ctx.integers("batch")) {
+    for (long long b : p.batch) {
       models::Workload wb = w;
       wb.batch = int(b);
       // The largest step searched must fit beside the weights: infeasible, not timed, otherwise.
@@ -111,16 +110,32 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
                       {fmt::format("verify {} tokens (context {}, batch {})", o.best.x, L, b), "compute",
                        o.best.t_verify_s, false}});
       }
-      r.rows.push_back({hw.name, w.target.name, w.algorithm->name, ctx.task, std::int64_t(L), std::int64_t(b),
-                        o.ar.p_eff(), std::int64_t(o.best.x), o.best.p_eff(), o.speedup(), o.best.aat,
-                        o.best.t_verify_s, o.best.t_draft_s,
-                        o.ridge_x ? ScenarioCell(*o.ridge_x) : ScenarioCell(std::string()),
-                        o.regime ? roofline::to_string(*o.regime) : std::string(), ridge_bound_note(o),
-                        aat.description, search_limit_note(w.algorithm.get(), opt.x_max, o.best.x, aat.source),
-                        aat.source_tables, low, high});
-      for (const auto& p : o.curve)
-        curve.rows.push_back({std::int64_t(L), std::int64_t(b), std::int64_t(p.x), p.aat, p.t_verify_s, p.t_draft_s,
-                              p.p_eff()});
+      Row row;
+      row.hw = hw.name;
+      row.model = w.target.name;
+      row.algorithm = w.algorithm->name;
+      row.task = ctx.task;
+      row.context = L;
+      row.batch = b;
+      row.ar_tokens_per_s = o.ar.p_eff();
+      row.best_x = o.best.x;
+      row.best_tokens_per_s = o.best.p_eff();
+      row.speedup = o.speedup();
+      row.aat_at_best = o.best.aat;
+      row.t_verify_s = o.best.t_verify_s;
+      row.t_draft_s = o.best.t_draft_s;
+      row.ridge_x = o.ridge_x;
+      row.regime = o.regime ? roofline::to_string(*o.regime) : std::string();
+      row.ridge_x_bound = ridge_bound_note(o);
+      row.aat_source = aat.description;
+      row.at_search_limit = search_limit_note(w.algorithm.get(), opt.x_max, o.best.x, aat.source);
+      row.aat_source_tables = aat.source_tables;
+      row.speedup_low = low;
+      row.speedup_high = high;
+      out.rows.push_back(std::move(row));
+      for (const auto& point : o.curve)
+        curve.rows.push_back({std::int64_t(L), std::int64_t(b), std::int64_t(point.x), point.aat, point.t_verify_s,
+                              point.t_draft_s, point.p_eff()});
     }
   std::vector<std::string> footer;
   if (!opt.draft_placement.is_same_device())
@@ -136,45 +151,79 @@ ScenarioResult run_tree_sd(const ScenarioContext& ctx) {
     r.meta.push_back({"borrowed", std::vector<std::string>{borrowed}});
   }
   if (r.write_trace)
-    footer.push_back(fmt::format("trace: one step at context {}, batch {}, x = {}", std::get<std::int64_t>(r.rows[0][4]),
-                                 std::get<std::int64_t>(r.rows[0][5]), std::get<std::int64_t>(r.rows[0][7])));
+    footer.push_back(fmt::format("trace: one step at context {}, batch {}, x = {}", out.rows[0].context,
+                                 out.rows[0].batch, out.rows[0].best_x));
   r.footer = fmt::format("{}", fmt::join(footer, "\n"));
-  return r;
+  return out;
 }
 
-const ScenarioRegistration tree_sd_scenario_registration(
-    {"tree-sd",
+}  // namespace
+
+const TypedScenario<Params, Row>& scenario() {
+  static const TypedScenario<Params, Row> typed(
+      {"tree-sd",
      "Best verification length x per context: P_eff = AAT / (T_v + T_d), speedup over AD (tree SD on one device, "
      "paper 000)",
-     {param::integers("batch", "1", 1, double(kMaxBatch), "sequences",
-                      "sequences per step B, e.g. 1,8,32 (each with its own tree and context); tokens/s per sequence"),
-      param::integer("x-max", 128, 1, double(kMaxVerificationLength), "tokens", "largest verification length considered"),
-      param::boolean("measured-only", false, "evaluate only x with a measured AAT"),
-      param::choice("x-search", "every_x", {"every_x", "optimum"},
-                    "every_x: T_v at every x (with ridge_x and regime); optimum: on the sim engine T_v only at the x "
-                    "that can still be the best (same best, AD and speed-up; ridge_x and regime left empty)"),
-      param::text("aat-from", "",
-                  "use the measured AAT of another workload, MODEL/ALGORITHM/TASK (e.g. "
-                  "llama-3.1-8b-instruct/longspec-tree/govreport)"),
-      param::optional_real("alpha", 0, 1, "",
-                           "per-token acceptance probability of a chain draft, in (0, 1): AAT(x) = (1 - a^x) / (1 - a)"),
-      param::text("trace", "", "acceptance trace (DESIGN.md format): AAT of the chain, or of the prior-score tree"),
-      param::acceptance_band("", " instead of the measured AAT: its central fit's chains or best-first trees (the "
-                                 "row), the other fits' speed-ups (speedup_low / _high)"),
-      param::text("draft-hw", "",
-                  "run the draft on a device of this hardware (e.g. xeon-16c), joined to the target's by draft-link; "
-                  "T_d = its passes there + the link transfers (default: the target's device)"),
-      param::text("draft-link", "", fmt::format("with draft-hw: the link between the two devices (default {})",
-                                                kDefaultDraftLink)),
-      param::text("system", "", "take the draft device and its link from this system (configs/systems); its target "
-                                "device must be --hw"),
-      param::text("draft-device", "", "with system: the device that runs the draft (default: the system's "
-                                      "placement.draft)")},
-     run_tree_sd,
+       {},
+       nullptr,
      "optimize",
      {"hw", "stack", "model", "algorithm", "context", "task", "data", "source-table", "engine"},
      {"hw", "model", "algorithm", "context"},
-     ""});  // no plot script
+     ""},
+      ParamBindings<Params>()
+          .add(param::integers("batch", "1", 1, double(kMaxBatch), "sequences",
+                      "sequences per step B, e.g. 1,8,32 (each with its own tree and context); tokens/s per sequence"), &Params::batch)
+          .add(param::integer("x-max", 128, 1, double(kMaxVerificationLength), "tokens", "largest verification length considered"), &Params::x_max)
+          .add(param::boolean("measured-only", false, "evaluate only x with a measured AAT"), &Params::measured_only)
+          .add(param::choice("x-search", "every_x", {"every_x", "optimum"},
+                    "every_x: T_v at every x (with ridge_x and regime); optimum: on the sim engine T_v only at the x "
+                    "that can still be the best (same best, AD and speed-up; ridge_x and regime left empty)"), &Params::x_search)
+          .add(param::text("aat-from", "",
+                  "use the measured AAT of another workload, MODEL/ALGORITHM/TASK (e.g. "
+                  "llama-3.1-8b-instruct/longspec-tree/govreport)"), &Params::aat_from)
+          .add(param::optional_real("alpha", 0, 1, "",
+                           "per-token acceptance probability of a chain draft, in (0, 1): AAT(x) = (1 - a^x) / (1 - a)"), &Params::alpha)
+          .add(param::text("trace", "", "acceptance trace (DESIGN.md format): AAT of the chain, or of the prior-score tree"), &Params::trace)
+          .add(param::acceptance_band("", " instead of the measured AAT: its central fit's chains or best-first trees (the "
+                                 "row), the other fits' speed-ups (speedup_low / _high)"), &Params::acceptance)
+          .add(param::text("draft-hw", "",
+                  "run the draft on a device of this hardware (e.g. xeon-16c), joined to the target's by draft-link; "
+                  "T_d = its passes there + the link transfers (default: the target's device)"), &Params::draft_hw)
+          .add(param::text("draft-link", "", fmt::format("with draft-hw: the link between the two devices (default {})",
+                                                kDefaultDraftLink)), &Params::draft_link)
+          .add(param::text("system", "", "take the draft device and its link from this system (configs/systems); its target "
+                                "device must be --hw"), &Params::system)
+          .add(param::text("draft-device", "", "with system: the device that runs the draft (default: the system's "
+                                      "placement.draft)"), &Params::draft_device),
+      ColumnBindings<Row>()
+          .add("hw", &Row::hw)
+          .add("model", &Row::model)
+          .add("algorithm", &Row::algorithm)
+          .add("task", &Row::task)
+          .add("context", &Row::context)
+          .add("batch", &Row::batch)
+          .add("ar_tokens_per_s", &Row::ar_tokens_per_s)
+          .add("best_x", &Row::best_x)
+          .add("best_tokens_per_s", &Row::best_tokens_per_s)
+          .add("speedup", &Row::speedup)
+          .add("aat_at_best", &Row::aat_at_best)
+          .add("t_verify_s", &Row::t_verify_s)
+          .add("t_draft_s", &Row::t_draft_s)
+          .add("ridge_x", &Row::ridge_x)
+          .add("regime", &Row::regime)
+          .add("ridge_x_bound", &Row::ridge_x_bound)
+          .add("aat_source", &Row::aat_source)
+          .add("at_search_limit", &Row::at_search_limit)
+          .add("aat_source_tables", &Row::aat_source_tables)
+          .add("speedup_low", &Row::speedup_low)
+          .add("speedup_high", &Row::speedup_high),
+      run_tree_sd);
+  return typed;
+}
 
+namespace {
+// Registers the scenario when the program starts (the registry lists it before any call).
+const auto& tree_sd_registration = scenario();
 }  // namespace
-}  // namespace search
+
+}  // namespace search::tree_sd
