@@ -35,6 +35,15 @@ struct Work {
   int repeats = 1;
 };
 
+struct SystemQuery;  // sim/system/system_step.hpp
+
+// A whole system step's times and per-rank bytes (the scalar fields of system_step.hpp's
+// SystemStep): what a scenario keeps of a step it asks for again.
+struct SystemStepTimes {
+  double step_s = 0, target_s = 0, head_s = 0, lead_compute_s = 0, lead_wait_s = 0;
+  double rank_weight_bytes = 0, rank_kv_read_bytes = 0;
+};
+
 class SystemCosts {
  public:
   // `engine`: a latency engine name (models/engine_registry.hpp) used for every device.
@@ -105,8 +114,17 @@ class SystemCosts {
   DeviceMemory require_workload_fit(int device, const models::ModelSpec& target, const models::AlgorithmSpec* algorithm,
                                     const MemoryQuery& q) const;
 
+  // A whole step of the system (sim::simulate_system_step: every stage's slice, the collectives,
+  // the activations between stages, a head's passes) on this deployment, kept per query: a
+  // dispatcher weighing trees or a window search asking for the same verify again pays once.
+  // Only the times are kept (the step's timeline is run with unnamed tasks); a caller that
+  // writes a trace runs simulate_system_step itself. Defined in system_step.cpp.
+  SystemStepTimes system_step_times(const SystemQuery& q) const;
+
   // Engine evaluations so far (memo misses): what a benchmark of a scenario counts.
   long long evaluations() const;
+  // Whole system steps run so far (system_step_times' memo misses).
+  long long system_steps() const;
 
  private:
   const models::LatencyEngine& engine_unlocked(int device) const;
@@ -134,6 +152,15 @@ class SystemCosts {
   mutable std::map<std::pair<int, std::string>, double> memo_;         // (device class, fingerprint)
   mutable std::mutex mutex_;
   mutable long long evaluations_ = 0;
+  // system_step_times' memo (step_mutex_: a step runs step_s, which takes mutex_, so the two are
+  // never held together), keyed by (target, draft, x, context, batch, head, head FFN bytes,
+  // verify, prefill, head pass widths); models and heads by an index into the names seen (a model
+  // is known by its name, source and weight format, a head by its name and source).
+  using StepKey = std::tuple<int, int, int, long long, int, int, double, bool, bool, std::vector<int>>;
+  int step_name_index(const std::string& a, const std::string& b, const std::string& c) const;
+  mutable std::vector<std::tuple<std::string, std::string, std::string>> step_names_;
+  mutable std::map<StepKey, SystemStepTimes> system_step_memo_;
+  mutable std::mutex step_mutex_;
 };
 
 }  // namespace sim

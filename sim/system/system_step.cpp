@@ -103,6 +103,47 @@ SystemStep simulate_system_step(const models::SystemSpec& system, const SystemQu
   return simulate_system_step(costs, query);
 }
 
+int SystemCosts::step_name_index(const std::string& a, const std::string& b, const std::string& c) const {
+  for (std::size_t i = 0; i < step_names_.size(); ++i)
+    if (std::get<0>(step_names_[i]) == a && std::get<1>(step_names_[i]) == b && std::get<2>(step_names_[i]) == c)
+      return int(i);
+  step_names_.emplace_back(a, b, c);
+  return int(step_names_.size() - 1);
+}
+
+SystemStepTimes SystemCosts::system_step_times(const SystemQuery& query) const {
+  StepKey key;
+  {
+    std::lock_guard<std::mutex> lock(step_mutex_);
+    const auto& t = query.target;
+    key = StepKey{step_name_index(t.name, t.source_file, t.weight_format),
+                  query.draft ? step_name_index(query.draft->name, query.draft->source_file, query.draft->weight_format)
+                              : -1,
+                  query.x,
+                  query.context,
+                  query.batch,
+                  query.head ? step_name_index(query.head->name, query.head->source_file, "(head)") : -1,
+                  query.head_ffn_bytes_per_weight,
+                  query.verify,
+                  query.prefill,
+                  query.head_pass_widths};
+    if (auto it = system_step_memo_.find(key); it != system_step_memo_.end()) return it->second;
+  }
+  SystemQuery q = query;
+  q.task_names = false;  // only the times are kept
+  const SystemStep st = simulate_system_step(*this, q);
+  const SystemStepTimes times{st.step_s,      st.target_s,        st.head_s,
+                              st.lead_compute_s, st.lead_wait_s, st.rank_weight_bytes,
+                              st.rank_kv_read_bytes};
+  std::lock_guard<std::mutex> lock(step_mutex_);
+  return system_step_memo_.emplace(std::move(key), times).first->second;
+}
+
+long long SystemCosts::system_steps() const {
+  std::lock_guard<std::mutex> lock(step_mutex_);
+  return long(system_step_memo_.size());
+}
+
 SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) {
   models::SystemSpec s = costs.system();
   if (q.x < 1 || q.batch < 1 || q.context < 0)

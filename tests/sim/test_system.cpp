@@ -491,3 +491,35 @@ TEST_CASE("system: a switch joins every ordered pair once, and past the link bou
   CHECK(edited.link_between(0, 2) != nullptr);
   CHECK_THAT(load_error(head + "1025" + tail), Catch::Contains("links[0].devices") && Catch::Contains("directed links"));
 }
+
+TEST_CASE("system: the deployment keeps each whole step, equal to a fresh one, keyed by what the step is") {
+  const models::ConfigRegistry reg;
+  const auto system = named_system("eagle-8xh100-nvlink");
+  const sim::SystemCosts costs(system, "roofline");
+  sim::SystemQuery q;
+  q.target = reg.model("llama-3.1-70b");
+  q.x = 8;
+  q.context = 2048;
+  q.batch = 4;
+  const sim::SystemStepTimes kept = costs.system_step_times(q);
+  q.task_names = false;
+  const sim::SystemStep fresh = sim::simulate_system_step(costs, q);
+  CHECK(kept.step_s == fresh.step_s);
+  CHECK(kept.lead_wait_s == fresh.lead_wait_s);
+  CHECK(kept.rank_weight_bytes == fresh.rank_weight_bytes);
+  CHECK(costs.system_steps() == 1);
+  CHECK(costs.system_step_times(q).step_s == kept.step_s);  // named tasks or not: one step
+  CHECK(costs.system_steps() == 1);
+  // Another shape, another model of another name, a head: each its own step.
+  q.x = 9;
+  CHECK(costs.system_step_times(q).step_s > kept.step_s);
+  sim::SystemQuery other = q;
+  other.target = reg.model("llama-3.1-8b-instruct");
+  CHECK(costs.system_step_times(other).step_s < kept.step_s);
+  sim::SystemQuery head = q;
+  head.head = std::make_shared<models::AlgorithmSpec>(reg.algorithm("eagle-dense3-chain"));
+  head.head_pass_widths = {4};
+  head.verify = false;
+  CHECK(costs.system_step_times(head).head_s > 0);
+  CHECK(costs.system_steps() == 4);
+}

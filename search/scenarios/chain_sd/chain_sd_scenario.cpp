@@ -59,7 +59,7 @@ struct Iteration {
 
 // Where the target verifies: one device (B), or the system's whole target placement (pipeline
 // stages, tensor-parallel groups), whose step the system timeline times
-// (sim::simulate_system_step: stage compute, collectives, activations between stages).
+// (sim::SystemCosts::system_step_times: stage compute, collectives, activations between stages).
 struct TargetSide {
   int first = -1, last = -1;  // device receiving the draft's tokens / sending the verdict
   bool whole_placement = false;
@@ -141,21 +141,16 @@ TypedResult<Row> run_chain_sd(const ScenarioContext& ctx, const Params& p) {
   side.first = side.last = target_dev;
   side.whole_placement = p.target_device.empty() &&
                          (system.stages.size() > 1 || system.stages.front().devices.size() > 1);
-  std::map<std::pair<int, long long>, double> step_memo;
   if (side.whole_placement) {
     models::SystemSpec(system).validate_placement(target);
     side.last = system.stages.back().devices.front();
+    // The deployment keeps each step (system_step_times): a window search asks for a size again.
     side.verify_s = [&](int tokens, long long L) {
-      auto [it, added] = step_memo.try_emplace({tokens, L}, 0.0);
-      if (added) {
-        sim::SystemQuery q;
-        q.target = target;
-        q.x = tokens;
-        q.context = L;
-        q.task_names = false;
-        it->second = sim::simulate_system_step(costs, q).step_s;
-      }
-      return it->second;
+      sim::SystemQuery q;
+      q.target = target;
+      q.x = tokens;
+      q.context = L;
+      return costs.system_step_times(q).step_s;
     };
   } else {
     const bool lm_head = system.devices[std::size_t(target_dev)].hardware.verify_includes_lm_head;
@@ -271,7 +266,7 @@ TypedResult<Row> run_chain_sd(const ScenarioContext& ctx, const Params& p) {
                                          system.stages.size(), system.stages.front().devices.size())
                            : tdev.name;
   r.footer = fmt::format("draft {} on {}, target {} on {}; {}; engine {}; {} engine evaluations", draft.name, ddev.name,
-                         target.name, where, acceptance_note, engine, costs.evaluations() + long(step_memo.size()));
+                         target.name, where, acceptance_note, engine, costs.evaluations() + costs.system_steps());
   for (const auto& note : at_limit) r.footer += "\nat the search limit: " + note;
   r.meta.emplace_back("search_limits", at_limit);
   if (traced.graph) r.write_trace = sim::chrome_trace_writer(traced.graph, traced.run);

@@ -26,11 +26,13 @@ std::string status_of(const sim::DeviceMemory& m) { return sim::fit_status(m); }
 class EngineCosts : public EagleCostModel {
  public:
   // The GPU as a one-device system on the cost layer (sim::SystemCosts): every forward through its
-  // one memo, with the engine's name and hardware (kernels only: the caller gives the bare stack).
-  EngineCosts(const models::LatencyEngine& e, models::Workload w, models::SoftwareStack st, double ffn_bytes)
-      : engine_(e), costs_(models::single_device_system(e.hardware()), e.name()),
-        deployed_(models::single_device_system(with_stack(e.hardware(), st)), e.name()), w_(std::move(w)),
-        stack_(std::move(st)), ffn_bytes_(ffn_bytes) {}
+  // one memo, on the named engine (kernels only: the caller gives the hardware with the bare stack;
+  // `st` is the stack the head runs under, for its host time and memory reserve).
+  EngineCosts(const models::HardwareSpec& hw, const std::string& engine, models::Workload w, models::SoftwareStack st,
+              double ffn_bytes)
+      : costs_(models::single_device_system(hw), engine), engine_(costs_.engine(0)),
+        deployed_(models::single_device_system(with_stack(hw, st)), engine), w_(std::move(w)), stack_(std::move(st)),
+        ffn_bytes_(ffn_bytes) {}
   std::string where() const override { return engine_.hardware().name; }
   const models::Workload& workload() const override { return w_; }
   EagleForwardCost verify(int x, int batch, long long context) const override {
@@ -61,8 +63,8 @@ class EngineCosts : public EagleCostModel {
     hw.stack = stack;
     return hw;
   }
-  const models::LatencyEngine& engine_;
   sim::SystemCosts costs_;
+  const models::LatencyEngine& engine_;  // costs_'s view of the GPU (builds the step graphs)
   // The GPU with the stack the head runs under: what its memory fit reserves (the costs above time
   // kernels only; the dispatcher adds the stack's host time).
   sim::SystemCosts deployed_;
@@ -73,7 +75,7 @@ class EngineCosts : public EagleCostModel {
 
 // A system: every verify and head pass is a whole system step on the timeline (tensor-parallel
 // slices, collectives) over the system's cost layer without host work (the dispatcher adds the
-// host time per decode step); each step's timeline run is kept per (x or width, batch, context).
+// host time per decode step); the cost layer keeps each step (SystemCosts::system_step_times).
 class SystemStepCosts : public EagleCostModel {
  public:
   SystemStepCosts(models::SystemSpec s, models::Workload w, const std::string& engine, double ffn_bytes)
@@ -84,28 +86,20 @@ class SystemStepCosts : public EagleCostModel {
   std::string where() const override { return s_.name; }
   const models::Workload& workload() const override { return w_; }
   EagleForwardCost verify(int x, int batch, long long context) const override {
-    const auto key = std::make_tuple(x, batch, context);
-    auto it = verify_memo_.find(key);
-    if (it != verify_memo_.end()) return it->second;
     sim::SystemQuery q = query(batch, context);
-    q.task_names = false;  // only the times are kept
     q.x = x;
-    const sim::SystemStep st = sim::simulate_system_step(costs_, q);
-    return verify_memo_[key] = {st.step_s, st.lead_wait_s, st.rank_weight_bytes, st.rank_kv_read_bytes};
+    const sim::SystemStepTimes st = costs_.system_step_times(q);
+    return {st.step_s, st.lead_wait_s, st.rank_weight_bytes, st.rank_kv_read_bytes};
   }
   EagleForwardCost draft_pass(int width, int batch, long long context) const override {
     if (!w_.algorithm) throw models::InputError("eagle dispatcher: a draft (--draft) is required");
-    const auto key = std::make_tuple(width, batch, context);
-    auto it = draft_memo_.find(key);
-    if (it != draft_memo_.end()) return it->second;
     sim::SystemQuery q = query(batch, context);
-    q.task_names = false;  // only the times are kept
     q.head = w_.algorithm;
     q.head_pass_widths = {width};
     q.head_ffn_bytes_per_weight = ffn_bytes_;
     q.verify = false;
-    const sim::SystemStep st = sim::simulate_system_step(costs_, q);
-    return draft_memo_[key] = {st.head_s, st.lead_wait_s, 0.0, 0.0};
+    const sim::SystemStepTimes st = costs_.system_step_times(q);
+    return {st.head_s, st.lead_wait_s, 0.0, 0.0};
   }
   double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
   std::string memory_status(int x, int batch, long long context) const override {
@@ -157,7 +151,6 @@ class SystemStepCosts : public EagleCostModel {
   sim::SystemCosts deployed_;  // the system with its stacks: what its memory fit reserves
   models::SoftwareStack stack_;
   double ffn_bytes_ = 0;
-  mutable std::map<std::tuple<int, int, long long>, EagleForwardCost> verify_memo_, draft_memo_;
   mutable std::map<std::tuple<int, int, long long>, std::string> memory_memo_;
 };
 
@@ -173,9 +166,16 @@ models::AlgorithmSpec eagle_head_for_target(const models::AlgorithmSpec& a, cons
   return h;
 }
 
+std::unique_ptr<EagleCostModel> make_engine_eagle_costs(const models::HardwareSpec& hw, const std::string& engine,
+                                                        models::Workload w, models::SoftwareStack stack,
+                                                        double head_ffn_bytes_per_weight) {
+  return std::make_unique<EngineCosts>(hw, engine, std::move(w), std::move(stack), head_ffn_bytes_per_weight);
+}
+
 std::unique_ptr<EagleCostModel> make_engine_eagle_costs(const models::LatencyEngine& engine, models::Workload w,
                                                         models::SoftwareStack stack, double head_ffn_bytes_per_weight) {
-  return std::make_unique<EngineCosts>(engine, std::move(w), std::move(stack), head_ffn_bytes_per_weight);
+  return make_engine_eagle_costs(engine.hardware(), engine.name(), std::move(w), std::move(stack),
+                                 head_ffn_bytes_per_weight);
 }
 
 std::unique_ptr<EagleCostModel> make_system_eagle_costs(models::SystemSpec system, models::Workload w,

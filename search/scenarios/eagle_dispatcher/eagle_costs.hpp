@@ -45,8 +45,13 @@ class EagleCostModel {
 // InputError unless the algorithm's draft is an EAGLE head (type eagle3).
 models::AlgorithmSpec eagle_head_for_target(const models::AlgorithmSpec& algorithm, const models::ModelSpec& target);
 
-// One GPU: `engine` costs kernels only (give it the bare stack); host time from `stack`.
-// head_ffn_bytes_per_weight > 0 stores the head's FFN in that format (paper 004 Table 2).
+// One GPU, `hw` as a one-device deployment on the named engine (costing kernels only: give `hw`
+// the bare stack); host time and the memory reserve from `stack`. head_ffn_bytes_per_weight > 0
+// stores the head's FFN in that format (paper 004 Table 2).
+std::unique_ptr<EagleCostModel> make_engine_eagle_costs(const models::HardwareSpec& hw, const std::string& engine,
+                                                        models::Workload w, models::SoftwareStack stack,
+                                                        double head_ffn_bytes_per_weight = 0);
+// The same for an engine's hardware and name (the deployment builds its own engine of that name).
 std::unique_ptr<EagleCostModel> make_engine_eagle_costs(const models::LatencyEngine& engine, models::Workload w,
                                                         models::SoftwareStack stack,
                                                         double head_ffn_bytes_per_weight = 0);

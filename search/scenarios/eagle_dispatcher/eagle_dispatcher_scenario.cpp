@@ -12,7 +12,6 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
-#include "models/engine_registry.hpp"
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
@@ -78,15 +77,13 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
                               ? paper004_acceptance(ctx.configs->dir(), w.target.name)
                               : user_chain_acceptance(parse_chain_tpcs(p.chain_tpc, "--chain-tpc"),
                                                       ctx.configs->dir());
-  std::unique_ptr<models::LatencyEngine> engine;
   std::unique_ptr<EagleCostModel> costs;
   std::string host_note;
   if (ctx.hw) {
     models::HardwareSpec hw = *ctx.hw;
     hw.stack = models::SoftwareStack{};  // the engine costs kernels; host time is added per step
     const auto stack = models::load_software_stack(reg.path("stacks", p.stack));
-    engine = models::make_engine(p.engine, hw);
-    costs = make_engine_eagle_costs(*engine, w, stack);
+    costs = make_engine_eagle_costs(hw, p.engine, w, stack);
     host_note = fmt::format("stack {} ({} us + graph launches{})", stack.name, stack.per_step_host_us,
                             stack.host_overlaps_device ? ", overlapped with the GPU" : "");
   } else {
