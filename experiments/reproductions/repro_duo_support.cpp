@@ -22,6 +22,10 @@ std::string table4_process_path(const ReproduceContext& ctx) {
 Testbed testbed(const ReproduceContext& ctx, long long tokens) {
   duo::DuoNames names = duo::paper003_testbed(ctx.engine);
   if (tokens > 0) names.tokens = tokens;
+  // The reproductions' "SpS" drafts on DuoDecoding's own CPU (their tables say so; the paper's
+  // GPU-drafted baseline is the separate sps_gpu_request).
+  const duo::DuoRequest first = duo::make_duo_request(*ctx.registry, names);
+  names.sps_draft_device = first.placement.system.devices[std::size_t(first.placement.draft_device)].name;
   duo::DuoRequest request = duo::make_duo_request(*ctx.registry, names);
   return Testbed{std::move(names), std::move(request), table4_process(ctx)};
 }

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "models/config_registry.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
 #include "search/acceptance/probability_trace.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 
@@ -109,20 +110,46 @@ TEST_CASE("duo: the testbed runs end to end, DuoDecoding overlaps, SpS does not"
              Catch::StartsWith("method,budget,sequences,tokens,time_s,tokens_per_s,tokens_per_s_low,"
                                "tokens_per_s_high,speedup_vs_ad"));
   CHECK(lines(cli_test::without_comments(r.output)) == 4);
+  // SpS with its draft on DuoDecoding's CPU (--sps-draft-device cpu): it leaves the GPU idle while
+  // drafting, where DuoDecoding keeps both devices busy at its budget.
   const DuoRequest q = [] {
-    DuoRequest x = testbed_request();
+    const models::ConfigRegistry reg;
+    DuoNames n = paper003_testbed();
+    n.sps_draft_device = "cpu";
+    DuoRequest x = make_duo_request(reg, n);
     x.stream = PositionStream::calibrated(0.8, 8, 1);
     x.policy.dynamic = true;
     return x;
   }();
   const DuoReport rep = run_duo_scenario(q);
-  // DuoDecoding keeps both devices busy at its budget; SpS leaves the GPU idle while drafting.
   CHECK(rep.duo.target_idle_fraction < rep.sps.target_idle_fraction);
   CHECK(rep.duo.tokens_per_s > rep.ad.tokens_per_s);
   // TTFT: the parallel layout hides the draft's prefill behind the target's.
   CHECK(rep.ttft.duo_parallel_s < rep.ttft.duo_sequential_s);
   CHECK(rep.ttft.duo_parallel_s >= rep.ttft.ad_s);
   CHECK(rep.budget == rep.hardware_budget);
+}
+
+TEST_CASE("duo: by default SpS is paper 003's baseline (the draft beside the target, FP16) and DuoDecoding leads it") {
+  // Paper 003 §4.2-4.3: DuoDecoding ahead of SpS in speed, and a lower TTFT.
+  DuoRequest q = testbed_request();
+  REQUIRE(q.sps_placement.has_value());
+  CHECK(q.sps_placement->same_device());  // the SpS draft on the target's GPU
+  const models::ConfigRegistry reg;
+  q.stream = PositionStream::from_process(
+      search::AcceptanceProcess(search::read_process_band(reg.dir() + "/acceptance/processes/duodecoding-paper003.yaml")
+                                    .central()
+                                    .params,
+                                "duodecoding-paper003"),
+      8, 1);
+  q.policy.dynamic = true;
+  const DuoReport rep = run_duo_scenario(q);
+  CHECK(rep.duo.tokens_per_s > rep.sps.tokens_per_s);
+  CHECK(rep.ttft.duo_parallel_s < rep.ttft.sps_s);
+  // The command says where SpS drafted.
+  const auto r = run(kDuo + "--tokens 256 --no-boundary", false);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Catch::Contains("SpS draft on gpu"));
 }
 
 TEST_CASE("duo: same seed gives the same bytes, another seed other bytes") {

@@ -1,7 +1,7 @@
 // DuoDecoding (paper 003): the draft runs on a CPU in parallel with the target on the GPU, and
-// SpS (the same draft model drafting on the same CPU, then the target verifying, in series: paper
-// 003's SpS baseline) beside it, from one run of
-// the duodecoding scenario. Applies where the system has a CPU device and the target runs on one
+// SpS as the paper's baseline ran it (the same draft model beside the target on its GPU, in the
+// target's precision, drafting then verifying in series) beside it, from one run of the
+// duodecoding scenario. Applies where the system has a CPU device and the target runs on one
 // device. Acceptance: --alpha (independent per token), or without it the process band fitted to
 // paper 003's Table 4, which is measured for one pair only (its testbed's draft and target).
 #include <fmt/format.h>
@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kScheme = "DuoDecoding";
 constexpr const char* kSummary =
-    "a CPU draft in parallel with the GPU target (and SpS, the same CPU draft in series with it)";
+    "a CPU draft in parallel with the GPU target (and SpS, the same draft beside the target, in series)";
 
 std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
   int cpu = -1;
@@ -71,23 +71,24 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     const search::duodecoding::Row& row = r->rows[i];
     const std::string& method = row.method;
     if (method == "AD") continue;  // the plain scheme's baseline
-    // With an independent --alpha the chain SD scheme times this same SpS (draft on the CPU, in
-    // series) from its expected tokens per iteration; the scenario's row is a sampled estimate of
+    // With an independent --alpha the chain SD scheme times this same SpS (the draft beside the
+    // target) from its expected tokens per iteration; the scenario's row is a sampled estimate of
     // it (1024 tokens drawn), so it would put a second, noisier answer to one question in the table.
     if (method == "SpS" && s.alpha) continue;
+    const bool sps = method == "SpS";
     PlanCandidate c;
-    c.scheme = method == "SpS" ? "chain SD" : kScheme;
-    c.placement = method == "SpS" ? fmt::format("draft {} on {}, then the target on {} verifies (in series; paper 003's SpS)",
-                                                draft_name, cpu_dev.name, gpu_dev.name)
-                                  : fmt::format("draft {} on {}, target on {}, in parallel", draft_name, cpu_dev.name,
-                                                gpu_dev.name);
+    c.scheme = sps ? "chain SD" : kScheme;
+    // The scenario's SpS drafts as paper 003's baseline did: beside the target, in its precision.
+    const models::ModelSpec sps_draft = s.configs->model(draft.substr(0, draft.find('@')));
+    c.placement = sps ? fmt::format("draft {} beside the target on {} (paper 003's SpS)", sps_draft.name, gpu_dev.name)
+                      : fmt::format("draft {} on {}, target on {}, in parallel", draft_name, cpu_dev.name, gpu_dev.name);
     c.tbt_s = 1 / row.tokens_per_s;
     c.tbt_low_s = 1 / row.tokens_per_s_high;
     c.tbt_high_s = 1 / row.tokens_per_s_low;
     c.ttft_s = row.ttft_s;
-    c.draft_model = s.configs->model(draft);
-    c.draft_device = cpu;  // both methods draft on the CPU (the scenario's draft-device)
-    c.parameters = method == "SpS" ? fmt::format("gamma={}", row.budget) : fmt::format("budget {}", row.budget);
+    c.draft_model = sps ? sps_draft : s.configs->model(draft);
+    c.draft_device = sps ? s.target_device() : cpu;
+    c.parameters = sps ? fmt::format("gamma={}", row.budget) : fmt::format("budget {}", row.budget);
     c.acceptance = row.acceptance;
     c.alpha_driven = s.alpha.has_value();
     c.why = fmt::format("{:.3g} tokens per {:.3g} ms iteration; target idle {:.0f} %", row.tokens_per_iteration,

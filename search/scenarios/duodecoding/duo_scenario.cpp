@@ -28,12 +28,23 @@ DuoRequest make_duo_request(const models::ConfigRegistry& reg, const DuoNames& n
   q.draft_vocab = draft.vocab_size;
   q.prompt = n.prompt;
   q.tokens = n.tokens;
-  if (!n.sps_draft_device.empty() || !n.sps_draft.empty()) {
-    const models::ModelSpec sps_draft = n.sps_draft.empty() ? draft : reg.model(n.sps_draft);
-    if (sps_draft.vocab_size != draft.vocab_size)
-      throw models::InputError(fmt::format("--sps-draft: {} has a vocabulary of {}, the draft {} one of {}",
-                                           sps_draft.name, sps_draft.vocab_size, draft.name, draft.vocab_size));
-    q.sps_placement = resolve_placement(system, target, n.sps_draft_device, "--sps-draft-device");
+  // SpS as conventionally run (Leviathan et al.; paper 003's baseline, §4.1: "models on GPU run in
+  // FP16"): the draft beside the target on its device, in the target device's precision, i.e. the
+  // draft's own config without the CPU's quantised format. --sps-draft-device / --sps-draft name
+  // another placement or model (the draft device itself: SpS with DuoDecoding's CPU draft).
+  const std::string sps_device =
+      n.sps_draft_device.empty() ? q.placement.system.devices[std::size_t(q.placement.target_device)].name
+                                 : n.sps_draft_device;
+  const bool beside_target = sps_device == q.placement.system.devices[std::size_t(q.placement.target_device)].name;
+  const std::string sps_name =
+      !n.sps_draft.empty() ? n.sps_draft : beside_target ? n.draft.substr(0, n.draft.find('@')) : n.draft;
+  const models::ModelSpec sps_draft = reg.model(sps_name);
+  if (sps_draft.vocab_size != draft.vocab_size)
+    throw models::InputError(fmt::format("--sps-draft: {} has a vocabulary of {}, the draft {} one of {}",
+                                         sps_draft.name, sps_draft.vocab_size, draft.name, draft.vocab_size));
+  const DuoPlacement sps_place = resolve_placement(system, target, sps_device, "--sps-draft-device");
+  if (sps_place.draft_device != q.placement.draft_device || sps_name != n.draft) {
+    q.sps_placement = sps_place;
     q.sps_costs = DuoCosts::from_engines(*q.sps_placement, target, sps_draft, n.engine, n.prompt, reference_context);
   }
   return q;

@@ -45,8 +45,11 @@ struct DuoReport {
 // What names select (the CLI, the scenario registry and the reproductions share it).
 struct DuoNames {
   std::string system, model, draft, engine = "roofline", draft_device;
-  std::string sps_draft_device;  // empty: SpS drafts where DuoDecoding does
-  std::string sps_draft;         // empty: SpS drafts with DuoDecoding's draft model
+  // SpS's draft device; empty: the target's (conventional SpS, paper 003's baseline).
+  std::string sps_draft_device;
+  // SpS's draft model; empty: DuoDecoding's, without its quantised format when it drafts beside
+  // the target (the GPU runs it in the target's precision).
+  std::string sps_draft;
   int prompt = 256;
   long long tokens = 1024;
 };

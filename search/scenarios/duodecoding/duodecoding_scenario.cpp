@@ -277,8 +277,14 @@ const TypedScenario<Params, Row>& scenario() {
           .add(param::system(paper003_testbed().system), &Params::system)
           .add(param::text("draft", paper003_testbed().draft, "draft model (MODEL@FORMAT for quantised weights, e.g. llama-68m@q5_k_m)"), &Params::draft)
           .add(param::draft_device(), &Params::draft_device)
-          .add(param::text("sps-draft", "", "draft model of the SpS baseline (default: draft)"), &Params::sps_draft)
-          .add(param::text("sps-draft-device", "", "device on which the SpS baseline drafts (default: DuoDecoding's draft device)"), &Params::sps_draft_device)
+          .add(param::text("sps-draft", "",
+                           "draft model of the SpS baseline (default: draft, in the target device's precision when it "
+                           "drafts beside the target)"),
+               &Params::sps_draft)
+          .add(param::text("sps-draft-device", "",
+                           "device on which the SpS baseline drafts (default: the target's, as conventional SpS and "
+                           "paper 003's baseline run; the draft device gives SpS with DuoDecoding's own draft)"),
+               &Params::sps_draft_device)
           .add(param::acceptance_band("", fmt::format(" (default {}, fitted to paper 003 Table 4's check confusion)", kDefaultBand)), &Params::acceptance)
           .add(param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
                            "a fixed per-token acceptance (independent, calibrated generator) instead of the process"), &Params::alpha)
