@@ -65,6 +65,26 @@ int bits_of_dtype(const std::string& dtype) {
   return 0;
 }
 
+// A key given twice anywhere in the file: yaml-cpp's lookups see the first value, Python's json
+// (Hugging Face's loader) keeps the last, so either reading would be a guess.
+void refuse_repeated_keys(const YAML::Node& node, const std::string& path, const std::string& prefix) {
+  if (node.IsMap()) {
+    std::vector<std::string> seen;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("(key)");
+      if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        throw InputError(fmt::format("{}: {}{}: key given twice (Hugging Face's loader keeps the last value, a YAML "
+                                     "reader the first): give it once",
+                                     path, prefix, key));
+      seen.push_back(key);
+      refuse_repeated_keys(kv.second, path, prefix + key + ".");
+    }
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      refuse_repeated_keys(node[i], path, fmt::format("{}[{}].", prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1), i));
+  }
+}
+
 }  // namespace
 
 HfImport import_hf_config(const std::string& path, const std::string& name) {
@@ -78,6 +98,7 @@ HfImport import_hf_config(const std::string& path, const std::string& name) {
     throw InputError(fmt::format("{}:{}: not valid JSON: {}", path, e.mark.line + 1, e.msg));
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}: expected a JSON object (a Hugging Face config.json)", path));
+  refuse_repeated_keys(root, path, "");
   HfImport out;
   const JsonConfig top(root, path, "");
   // Llama 4 (and other multimodal configs) keep the language model under text_config.
@@ -155,6 +176,19 @@ HfImport import_hf_config(const std::string& path, const std::string& name) {
       m.moe_intermediate_size = int(c.integer("moe_intermediate_size"));
       m.intermediate_size = int(c.integer("intermediate_size"));
       m.moe_layer_step = int(c.integer_or("decoder_sparse_step", 1));
+      // Qwen2/3-MoE's mlp_only_layers turns listed layers back into dense MLPs, a layout
+      // specdse's every-step-th-layer MoE cannot hold: refused, not imported as something else.
+      if (c.has("mlp_only_layers")) {
+        const YAML::Node dense = (nested ? root["text_config"] : root)["mlp_only_layers"];
+        if (!dense.IsSequence())
+          c.fail("mlp_only_layers", "a list of layer indices", "a value that is not a list");
+        if (dense.size() > 0)
+          c.fail("mlp_only_layers",
+                 fmt::format("an empty list (specdse places experts in every {}-th layer; dense layers listed "
+                             "apart are not modelled)",
+                             m.moe_layer_step),
+                 fmt::format("{} listed layer(s)", dense.size()));
+      }
       if (c.has("shared_expert_intermediate_size")) {
         const long long shared = c.integer("shared_expert_intermediate_size");
         if (shared % m.moe_intermediate_size != 0)

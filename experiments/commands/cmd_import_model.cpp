@@ -1,6 +1,7 @@
 // specdse import-model: a model YAML from a Hugging Face config.json (models/hf_import), so a
 // model without a shipped config can be used by name or path at once.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -27,14 +28,33 @@ int run_import(const ImportArgs& a) {
                                  ? " (" + std::filesystem::path(a.config_json).parent_path().filename().string() + "/)"
                                  : "");
   const std::string yaml = models::to_model_yaml(imported, label);
+  // What is written must load as a model config: read it back from a private temporary copy
+  // first, so a size the model loader refuses is one error and no file (never a config that
+  // fails later, at --model).
+  const models::ModelSpec m = [&] {
+    namespace fs = std::filesystem;
+    const fs::path tmp = fs::temp_directory_path() / fmt::format("specdse-import-{}.yaml", ::getpid());
+    write_file_atomic(tmp.string(), yaml);
+    std::error_code ec;
+    try {
+      auto loaded = models::load_model(tmp.string());
+      fs::remove(tmp, ec);
+      return loaded;
+    } catch (const models::InputError& e) {
+      fs::remove(tmp, ec);
+      // The loader names the temporary file; the user knows the config.json.
+      std::string why = e.what();
+      const std::string tmp_name = tmp.string() + ": ";
+      if (why.rfind(tmp_name, 0) == 0) why = why.substr(tmp_name.size());
+      throw models::InputError(fmt::format("{}: the imported model would not load: {}", a.config_json, why));
+    }
+  }();
   for (const auto& i : imported.ignored) std::cerr << "specdse: note: " << i << "\n";
   if (a.out.empty()) {
     std::cout << yaml;
     return 0;
   }
   write_file_atomic(a.out, yaml);
-  // Read it back: what was written must load as a model config.
-  const auto m = models::load_model(a.out);
   std::cerr << fmt::format("specdse: wrote {}: {} ({} layers, {:.2f} B parameters{})\n", a.out, m.name, m.layers,
                            m.parameters() / 1e9, m.is_moe() ? fmt::format(", {} experts", m.num_experts) : "");
   return 0;

@@ -269,6 +269,45 @@ TEST_CASE("import-model CLI: writes a YAML that latency loads by path, bad files
   CHECK(r.status == 2);
 }
 
+TEST_CASE("import-model: a key given twice, experts' dense-layer lists and sizes the loader refuses are errors, no file", "[first-use]") {
+  const auto dir = temp_dir("import_refused");
+  const auto json = dir / "config.json";
+  const auto out = dir / "m.yaml";
+  const std::string shape = R"("model_type": "llama", "intermediate_size": 11008, "num_hidden_layers": 32,
+    "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000, "torch_dtype": "float16")";
+  // Python's json keeps the last of a repeated key, a YAML reader the first: neither is guessed.
+  std::ofstream(json, std::ios::trunc) << "{\"hidden_size\": 4096, \"hidden_size\": 2048, " << shape << "}";
+  auto r = run("import-model '" + json.string() + "' --name m --out '" + out.string() + "'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("hidden_size: key given twice"));
+  CHECK_FALSE(std::filesystem::exists(out));
+  // Nested maps too.
+  std::ofstream(json, std::ios::trunc) << "{\"hidden_size\": 4096, \"rope_scaling\": {\"factor\": 8, \"factor\": 4}, "
+                                       << shape << "}";
+  r = run("import-model '" + json.string() + "' --name m --out '" + out.string() + "'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("rope_scaling.factor: key given twice"));
+  // Qwen-MoE's mlp_only_layers (dense layers among the expert ones) is not a layout specdse holds.
+  std::ofstream(json, std::ios::trunc) << R"({"model_type": "qwen2_moe", "hidden_size": 2048, "intermediate_size": 5632,
+    "moe_intermediate_size": 1408, "num_experts": 60, "num_experts_per_tok": 4, "decoder_sparse_step": 1,
+    "mlp_only_layers": [0, 5], "num_hidden_layers": 24, "num_attention_heads": 16, "num_key_value_heads": 16,
+    "vocab_size": 151936, "torch_dtype": "bfloat16"})";
+  r = run("import-model '" + json.string() + "' --name m --out '" + out.string() + "'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("mlp_only_layers"));
+  CHECK_FALSE(std::filesystem::exists(out));
+  // A size the model loader refuses (more layers than any model it takes) is refused here, and
+  // no file is left to fail later at --model.
+  std::ofstream(json, std::ios::trunc) << R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_hidden_layers": 100000, "num_attention_heads": 1, "num_key_value_heads": 1, "vocab_size": 32,
+    "torch_dtype": "float16"})";
+  r = run("import-model '" + json.string() + "' --name m --out '" + out.string() + "'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("would not load") && Catch::Contains("layers"));
+  CHECK(r.output.find("specdse-import-") == std::string::npos);  // no temporary file named
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
 TEST_CASE("specdse --version prints the version and a git commit", "[first-use]") {
   const auto r = run("--version", false);
   CHECK(r.status == 0);
