@@ -64,6 +64,10 @@ PlanRequest read_plan_request(const search::ScenarioContext& ctx, std::chrono::s
   // The context mix: one length, or several with the share of tokens decoded at each.
   std::vector<long long> contexts = ctx.contexts.empty() ? std::vector<long long>{1024} : ctx.contexts;
   if (file && from_file(!file->contexts.empty(), !ctx.contexts.empty(), "--context", "context")) contexts = file->contexts;
+  if (contexts.size() > kMaxMixContexts)
+    throw models::InputError(fmt::format("plan: --context: at most {} contexts in a mix (each reruns every scheme), "
+                                         "got {}",
+                                         kMaxMixContexts, contexts.size()));
   std::vector<double> weights(contexts.size(), 1.0);
   if (file && from_file(!file->context_weights.empty(), !ctx.text("context-weights").empty(), "--context-weights",
                         "context_weights")) {

@@ -46,6 +46,9 @@ PlanWorkload read_plan_workload(const std::string& path) {
     } else {
       w.contexts = {r.positive_int("context")};
     }
+    if (w.contexts.size() > kMaxMixContexts)
+      r.fail("context", fmt::format("at most {} contexts in a mix (each reruns every scheme)", kMaxMixContexts),
+             fmt::format("{} contexts", w.contexts.size()));
     for (std::size_t i = 0; i < w.contexts.size(); ++i)
       if (w.contexts[i] > kMaxContext)
         r.fail(fmt::format("context[{}]", i), fmt::format("at most {} tokens", kMaxContext),

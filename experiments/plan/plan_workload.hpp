@@ -28,6 +28,10 @@
 
 namespace experiments {
 
+// The most contexts a mix may hold: every context reruns every scheme (a 64-bin histogram of
+// prompt lengths is finer than any published mix; 20000 contexts would run for most of an hour).
+constexpr std::size_t kMaxMixContexts = 64;
+
 struct PlanWorkload {
   std::string file;
   std::vector<long long> contexts;    // empty: not given

@@ -385,6 +385,13 @@ TEST_CASE("plan --workload: bad files and settings given twice are one-line erro
       {"batch: 2\nrequest_rate_per_s: 3\n", "request_rate_per_s"},
       {"output_tokens: 100\n", "output_tokens"},
       {"rank_by: speed\n", "rank_by"},
+      // Every context of a mix reruns every scheme: a list past the bound is refused up front.
+      {[] {
+         std::string list = "context: [";
+         for (int i = 0; i < 65; ++i) list += (i ? "," : "") + std::to_string(128 + i);
+         return list + "]\n";
+       }(),
+       "at most 64 contexts"},
   };
   for (const auto& [yaml, expected] : cases) {
     const auto file = workload_file("bad.yaml", yaml);
@@ -393,6 +400,13 @@ TEST_CASE("plan --workload: bad files and settings given twice are one-line erro
     CHECK(r.status == 2);
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
     CHECK(r.output.find(expected == "mix.yaml" ? "bad.yaml" : expected) != std::string::npos);
+  }
+  {
+    std::string list;
+    for (int i = 0; i < 65; ++i) list += (i ? "," : "") + std::to_string(128 + i);
+    const auto r = run("plan --hw h100-sxm --model llama-3.1-8b-instruct --context " + list);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Catch::Contains("--context: at most 64 contexts"));
   }
   const auto file = workload_file("ctx.yaml", "context: 2048\nbatch: 2\ntask: govreport\n");
   // A flag given at its default value is still given: a conflict, found by presence.
