@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
+#include "experiments/cli/heartbeat.hpp"
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/scenario_options.hpp"
 #include "experiments/cli/scenario_runner.hpp"
@@ -62,7 +64,12 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
     check_output_target(a.report);
     check_output_target(report_trace);
   }
-  const auto result = run_scenario(name, a.inputs, registry(g));
+  const auto result = [&] {
+    // A line on stderr every 10 s past the first 5 (a scenario at a million tokens takes minutes).
+    std::optional<Heartbeat> beat;
+    if (!info || !info->reports_progress) beat.emplace(name);
+    return run_scenario(name, a.inputs, registry(g));
+  }();
   if (!a.trace_out.empty()) {
     if (!result.write_trace)
       throw models::InputError(fmt::format("--trace-out: scenario {} writes no timeline trace", name));

@@ -148,7 +148,8 @@ const search::ScenarioRegistration plan_scenario_registration(
      "plan",
      {"hw", "model", "algorithm", "context", "batch", "task", "engine"},
      {"model"},
-     "plan_ranking"});
+     "plan_ranking",
+     true});  // prints its own progress
 
 }  // namespace
 }  // namespace experiments

@@ -181,6 +181,8 @@ struct ScenarioInfo {
   // A plot script of experiments/plots/ (without .py) that draws the result's CSV; its
   // generated subcommand then takes --plot FILE.png. Empty: no plot.
   std::string plot;
+  // It prints its own progress on stderr (plan): the command line adds no "still running" lines.
+  bool reports_progress = false;
 };
 
 struct ScenarioRegistration {

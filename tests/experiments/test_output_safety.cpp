@@ -10,9 +10,13 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <sstream>
+#include <thread>
 #include <cstdio>
 #include <string>
 
+#include "experiments/cli/heartbeat.hpp"
 #include "experiments/output/output_lock.hpp"
 #include "experiments/output/table.hpp"
 #include "models/config_error.hpp"
@@ -135,4 +139,23 @@ TEST_CASE("a failed write to standard output (a full disk, a closed stdout) is a
     CHECK(lines_of(out) == 1);
     CHECK(out.find("writing to standard output failed") != std::string::npos);
   }
+}
+
+TEST_CASE("heartbeat: quiet for short runs, a line per period after, none once done", "[safe-output]") {
+  std::ostringstream out;
+  {
+    experiments::Heartbeat beat("demo", 0.05, 0.05, out);
+    std::this_thread::sleep_for(std::chrono::milliseconds(180));
+  }
+  const std::string text = out.str();
+  const auto lines = std::count(text.begin(), text.end(), '\n');
+  CHECK(lines >= 2);
+  CHECK(lines <= 4);
+  CHECK_THAT(text, Catch::StartsWith("specdse: demo still running, 0 s\n"));
+  const std::string after = out.str();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(out.str() == after);  // the destructor stopped it
+  std::ostringstream quiet;
+  { experiments::Heartbeat beat("short", 10, 10, quiet); }
+  CHECK(quiet.str().empty());
 }
