@@ -63,6 +63,10 @@ ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in, c
   ctx.configs = &reg;
   ctx.want_trace = in.want_trace;
   ctx.system = in.system_spec;
+  // A task names whose measured acceptance to use: an empty one matches nothing, and would read
+  // as "no measurements" further on.
+  if (in.task.empty())
+    models::throw_input_error("scenario " + info.name, "task", "a task name (e.g. govreport)", "''");
   ctx.task = in.task;
   ctx.engine_name = in.engine;
   ctx.data = in.data;

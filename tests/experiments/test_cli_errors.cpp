@@ -92,3 +92,15 @@ TEST_CASE("CLI11 parse errors are one project line, with exit 2") {
   CHECK(help.status == 0);
   CHECK_THAT(help.output, Catch::Contains("--batch"));
 }
+
+TEST_CASE("settings a run would ignore are errors: --top-p without top-p verification, an empty --task") {
+  auto r = run("specpipe --model llama-3.1-70b --top-p 0.5 --tokens 20 --no-boundary --no-baselines");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("--top-p 0.5 applies with --verify top-p"));
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  r = run("specpipe --model llama-3.1-70b --verify top-p --top-p 0.5 --tokens 20 --no-boundary --no-baselines --format csv");
+  CHECK(r.status == 0);
+  r = run("optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024 --task ''");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.output, Catch::Contains("task") && Catch::Contains("a task name"));
+}

@@ -97,6 +97,10 @@ TypedResult<Row> run_specpipe_entry(const ScenarioContext& ctx, const Params& pr
   const double hit_rate = prm.hit_rate.value_or(0.0);
   const Verification verification = parse_verification(prm.verify);
   const double top_p = prm.top_p;
+  // p is read only under top-p verification: given with another, it would be silently ignored.
+  if (ctx.was_given("top-p") && verification != Verification::top_p)
+    throw models::InputError(fmt::format("scenario specpipe: --top-p {} applies with --verify top-p (verification is {})",
+                                         top_p, prm.verify));
   const std::string& engine = prm.engine;
   TimingSetup setup = make_setup(reg, prm.system, ctx.workload->target.name, prm.draft, engine,
                                  ctx.contexts.empty() ? kDefaultContext : ctx.contexts.front(),
