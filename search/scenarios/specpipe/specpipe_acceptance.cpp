@@ -27,7 +27,7 @@ SpecPipeAcceptance from_hit_curve(const SpecPipeAcceptanceRequest& rq, const std
   const HitCurve& curve = fit.curve(rq.hit_curve.empty() ? rq.draft : rq.hit_curve);
   SpecPipeAcceptance a{rq.hit_rate ? RankModel::fixed(*rq.hit_rate, curve, rq.max_k)
                                    : RankModel::from_curve(curve, rq.max_k, confidence),
-                       {}, std::nullopt, "", ""};
+                       {}, std::nullopt, "", "", ""};
   a.description = fmt::format("{}{}; hit curve '{}' H(k)=1/(1+exp(-({:.3f}+{:.3f} ln k))), fit R^2={:.4f} over {} points",
                               a.central.describe(), why, curve.name, curve.a, curve.b, fit.r2, fit.n);
   a.column = rq.hit_rate ? fmt::format("fixed hit rate {}", *rq.hit_rate)
@@ -67,7 +67,7 @@ SpecPipeAcceptance chosen_acceptance(const SpecPipeAcceptanceRequest& rq) {
                                          rq.hit_rate ? "hit-rate" : "trace"));
   if (!rq.trace.empty()) {
     SpecPipeAcceptance a{RankModel::from_probability_trace(read_probability_trace(rq.trace), rq.trace_k), {}, std::nullopt,
-                         "", ""};
+                         "", "", ""};
     a.description = a.central.describe();
     a.column = "probability trace " + rq.trace;
     return a;
@@ -95,7 +95,7 @@ SpecPipeAcceptance chosen_acceptance(const SpecPipeAcceptanceRequest& rq) {
   const auto ranks_of = [&](const ProcessBandMember& m) {
     return RankModel::from_process(AcceptanceProcess(m.params, band.name), rq.max_k, rq.seed);
   };
-  SpecPipeAcceptance a{ranks_of(band.central()), {}, AcceptanceProcess(band.central().params, band.name), "", ""};
+  SpecPipeAcceptance a{ranks_of(band.central()), {}, AcceptanceProcess(band.central().params, band.name), "", "", ""};
   for (const auto* m : band.others()) a.others.push_back(ranks_of(*m));
   a.description = fmt::format("acceptance process {} ({} fits consistent with {}{}{}; rows: central fit {}; low / high: "
                               "over the fits)",

@@ -46,7 +46,7 @@ struct SpecPipeAcceptance {
   std::string column;                // the `acceptance` cell of every row drawing from it
   // "measured against llama-3.1-70b, not TARGET" where the default source (the band or the hit
   // curve) was measured for another target than the request's; empty otherwise. The column
-  // and the description then start with "borrowed: ".
+  // and the description then start with "borrowed (THIS): ".
   std::string borrowed;
 };
 
