@@ -152,6 +152,23 @@ TEST_CASE("duo: by default SpS is paper 003's baseline (the draft beside the tar
   CHECK_THAT(r.output, Catch::Contains("SpS draft on gpu"));
 }
 
+TEST_CASE("duo: when the draft does not fit beside the target, SpS drafts where DuoDecoding does and says so") {
+  // Vicuna-13B at a 50000-token prompt fits the A800 alone, not beside an FP16 Llama-2-7B draft.
+  const std::string cmd = "duo --system duodecoding-a800-xeon --model vicuna-13b-v1.5 --draft llama-2-7b --alpha 0.8 "
+                          "--prompt 50000 --tokens 64 --no-boundary --wide";
+  const auto r = run(cmd, false);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.output, Catch::Contains("SpS drafts on cpu as DuoDecoding does") && Catch::Contains("infeasible"));
+  // A placement the user names that does not fit stays an error.
+  const auto named = run(cmd + " --sps-draft-device gpu", false);
+  CHECK(named.status == 2);
+  // plan lists the SpS row where it ran.
+  const auto p = run("plan --system duodecoding-a800-xeon --model vicuna-13b-v1.5 --draft llama-2-7b --acceptance "
+                     "duodecoding-paper003 --context 50000 --format csv", false);
+  REQUIRE(p.status == 0);
+  CHECK_THAT(p.output, Catch::Contains("it does not fit beside the target"));
+}
+
 TEST_CASE("duo: same seed gives the same bytes, another seed other bytes") {
   for (const char* show : {"summary", "sequences", "iterations"}) {
     const std::string cmd = kDuo + "--alpha 0.6 --seed 7 --tokens 300 --format csv --show " + show;

@@ -78,16 +78,21 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
     const bool sps = method == "SpS";
     PlanCandidate c;
     c.scheme = sps ? "chain SD" : kScheme;
-    // The scenario's SpS drafts as paper 003's baseline did: beside the target, in its precision.
-    const models::ModelSpec sps_draft = s.configs->model(draft.substr(0, draft.find('@')));
-    c.placement = sps ? fmt::format("draft {} beside the target on {} (paper 003's SpS)", sps_draft.name, gpu_dev.name)
-                      : fmt::format("draft {} on {}, target on {}, in parallel", draft_name, cpu_dev.name, gpu_dev.name);
+    // The scenario's SpS drafts as paper 003's baseline did (beside the target, in its precision)
+    // unless the draft does not fit there; the row says where it ran.
+    const models::ModelSpec row_draft = s.configs->model(row.draft_model);
+    const bool beside = row.draft_device == gpu_dev.name;
+    c.placement = !sps ? fmt::format("draft {} on {}, target on {}, in parallel", draft_name, cpu_dev.name, gpu_dev.name)
+                  : beside ? fmt::format("draft {} beside the target on {} (paper 003's SpS)", row_draft.name, gpu_dev.name)
+                           : fmt::format("draft {} on {}, then the target on {} verifies (in series; it does not fit "
+                                         "beside the target)",
+                                         row_draft.name, row.draft_device, gpu_dev.name);
     c.tbt_s = 1 / row.tokens_per_s;
     c.tbt_low_s = 1 / row.tokens_per_s_high;
     c.tbt_high_s = 1 / row.tokens_per_s_low;
     c.ttft_s = row.ttft_s;
-    c.draft_model = sps ? sps_draft : s.configs->model(draft);
-    c.draft_device = sps ? s.target_device() : cpu;
+    c.draft_model = row_draft;
+    c.draft_device = s.system.device_index(row.draft_device);
     c.parameters = sps ? fmt::format("gamma={}", row.budget) : fmt::format("budget {}", row.budget);
     c.acceptance = row.acceptance;
     c.alpha_driven = s.alpha.has_value();

@@ -32,20 +32,33 @@ DuoRequest make_duo_request(const models::ConfigRegistry& reg, const DuoNames& n
   // FP16"): the draft beside the target on its device, in the target device's precision, i.e. the
   // draft's own config without the CPU's quantised format. --sps-draft-device / --sps-draft name
   // another placement or model (the draft device itself: SpS with DuoDecoding's CPU draft).
-  const std::string sps_device =
-      n.sps_draft_device.empty() ? q.placement.system.devices[std::size_t(q.placement.target_device)].name
-                                 : n.sps_draft_device;
-  const bool beside_target = sps_device == q.placement.system.devices[std::size_t(q.placement.target_device)].name;
+  const std::string target_name = q.placement.system.devices[std::size_t(q.placement.target_device)].name;
+  const bool defaulted = n.sps_draft_device.empty();
+  const std::string sps_device = defaulted ? target_name : n.sps_draft_device;
+  const bool beside_target = sps_device == target_name;
+  // The format suffix is the last '@' (as ConfigRegistry::model reads NAME@FORMAT).
   const std::string sps_name =
-      !n.sps_draft.empty() ? n.sps_draft : beside_target ? n.draft.substr(0, n.draft.find('@')) : n.draft;
+      !n.sps_draft.empty() ? n.sps_draft : beside_target ? n.draft.substr(0, n.draft.rfind('@')) : n.draft;
   const models::ModelSpec sps_draft = reg.model(sps_name);
   if (sps_draft.vocab_size != draft.vocab_size)
     throw models::InputError(fmt::format("--sps-draft: {} has a vocabulary of {}, the draft {} one of {}",
                                          sps_draft.name, sps_draft.vocab_size, draft.name, draft.vocab_size));
+  q.sps_draft = sps_name;
   const DuoPlacement sps_place = resolve_placement(system, target, sps_device, "--sps-draft-device");
   if (sps_place.draft_device != q.placement.draft_device || sps_name != n.draft) {
-    q.sps_placement = sps_place;
-    q.sps_costs = DuoCosts::from_engines(*q.sps_placement, target, sps_draft, n.engine, n.prompt, reference_context);
+    try {
+      q.sps_costs = DuoCosts::from_engines(sps_place, target, sps_draft, n.engine, n.prompt, reference_context);
+      q.sps_placement = sps_place;
+    } catch (const models::InfeasibleError& e) {
+      // The default placement only: a placement the user named that does not fit is their error.
+      if (!defaulted || !n.sps_draft.empty()) throw;
+      // The draft does not fit beside the target: SpS drafts where DuoDecoding does, and says so.
+      q.sps_costs.reset();
+      q.sps_draft = n.draft;
+      q.sps_note = fmt::format("SpS drafts on {} as DuoDecoding does: {} does not fit beside the target on {} ({})",
+                               q.placement.system.devices[std::size_t(q.placement.draft_device)].name, sps_name,
+                               target_name, e.what());
+    }
   }
   return q;
 }

@@ -31,6 +31,11 @@ struct DuoRequest {
   // SpS baseline drafts on the GPU with Transformers); unset: the same draft device.
   std::optional<DuoPlacement> sps_placement;
   std::optional<DuoCosts> sps_costs;
+  // SpS's draft model as the config registry names it (NAME, NAME@FORMAT or a path).
+  std::string sps_draft;
+  // Why SpS drafts where it does when that is not the default (the draft does not fit beside the
+  // target); empty otherwise. The scenario's footer says it.
+  std::string sps_note;
 };
 
 struct DuoReport {

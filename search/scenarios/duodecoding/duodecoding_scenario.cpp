@@ -155,6 +155,7 @@ TypedResult<Row> run_duo_scenario_entry(const ScenarioContext& ctx, const Params
       "SpS gamma {}; {}; {}{}",
       r.cost_coefficient, q.costs.target_forward_s(1), q.costs.draft_pass_s(), r.hardware_budget, r.budget, r.sps_gamma,
       where, acceptance.description, r.duo.plan.source_exhausted ? " (trace ended the run)" : "");
+  if (!q.sps_note.empty()) footer += "; " + q.sps_note;
   TypedResult<Row> typed;
   ScenarioResult& out = typed.table;
   auto method_of = [](const DuoReport& d, int k) -> const ScenarioRun& { return k == 0 ? d.ad : k == 1 ? d.sps : d.duo; };
@@ -198,6 +199,13 @@ TypedResult<Row> run_duo_scenario_entry(const ScenarioContext& ctx, const Params
       row.ttft_vs_ad = ttft[k] / r.ttft.ad_s;
       row.ttft_vs_sps = ttft[k] / r.ttft.sps_s;
       row.acceptance = acceptance.column;
+      if (k == 1) {
+        row.draft_device = sys.devices[std::size_t(sps_placement(q).draft_device)].name;
+        row.draft_model = q.sps_draft;
+      } else if (k == 2) {
+        row.draft_device = sys.devices[std::size_t(q.placement.draft_device)].name;
+        row.draft_model = names.draft;
+      }
       typed.rows.push_back(std::move(row));
       if (ctx.want_trace) out.row_traces.push_back(trace_of(run));
     }

@@ -36,6 +36,9 @@ struct Row {
          draft_idle_fraction = 0, tokens_per_iteration = 0, processed_tokens_per_iteration = 0, iteration_s = 0,
          target_forward_s = 0, draft_s = 0, comm_s = 0, ttft_s = 0, ttft_vs_ad = 0, ttft_vs_sps = 0;
   std::string acceptance;
+  // Not columns (the footer says them): the device that drafts for the method (AD: none) and its
+  // draft model as the config registry names it.
+  std::string draft_device, draft_model;
 };
 
 const TypedScenario<Params, Row>& scenario();
