@@ -5,6 +5,7 @@
 #include "search/acceptance/acceptance_statistics.hpp"
 
 #include "models/reference_data.hpp"
+#include "models/system_spec.hpp"
 
 namespace experiments::paper003 {
 
@@ -24,8 +25,9 @@ Testbed testbed(const ReproduceContext& ctx, long long tokens) {
   if (tokens > 0) names.tokens = tokens;
   // The reproductions' "SpS" drafts on DuoDecoding's own CPU (their tables say so; the paper's
   // GPU-drafted baseline is the separate sps_gpu_request).
-  const duo::DuoRequest first = duo::make_duo_request(*ctx.registry, names);
-  names.sps_draft_device = first.placement.system.devices[std::size_t(first.placement.draft_device)].name;
+  // (The system's placement.draft, read from its file: no engine work.)
+  const models::SystemSpec system = models::load_system(ctx.registry->path("systems", names.system), *ctx.registry);
+  names.sps_draft_device = system.devices.at(std::size_t(system.draft_device)).name;
   duo::DuoRequest request = duo::make_duo_request(*ctx.registry, names);
   return Testbed{std::move(names), std::move(request), table4_process(ctx)};
 }
