@@ -17,6 +17,7 @@
 #include "experiments/cli/scenario_commands.hpp"
 #include "experiments/cli/unknown_arguments.hpp"
 #include "experiments/cli/version.hpp"
+#include "experiments/output/temp_files.hpp"
 #include "models/config_error.hpp"
 
 namespace {
@@ -25,6 +26,7 @@ std::string first_line(const std::string& message) { return message.substr(0, me
 }  // namespace
 
 int main(int argc, char** argv) {
+  experiments::install_temp_file_cleanup();
   CLI::App app{"specdse: when and how speculative decoding pays off on FPGAs, GPUs and CPUs"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");

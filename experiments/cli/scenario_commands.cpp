@@ -10,11 +10,11 @@
 
 #include "experiments/cli/heartbeat.hpp"
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/plot_script.hpp"
 #include "experiments/cli/scenario_options.hpp"
 #include "experiments/cli/scenario_runner.hpp"
 #include "experiments/output/output_path.hpp"
 #include "experiments/output/scenario_report.hpp"
-#include "experiments/process/run_process.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -24,27 +24,33 @@ namespace {
 // After the hand-made commands in --help.
 constexpr int kScenarioCommandOrder = 60;
 
-// --plot FILE.png: the table's CSV beside the PNG (FILE.csv), then the scenario's plot script
-// on it (SCRIPT OUT_DIR CSV PNG, as every plot script is called), which writes the PNG and a PDF.
-void plot_result(const search::ScenarioResult& result, const search::ScenarioInfo& info, const ScenarioCommandArgs& a) {
-  const std::filesystem::path png = a.plot;
-  if (png.extension() != ".png")
+// --plot FILE.png: checked before the run (a .png path, a scenario with a plot script, a Python
+// with matplotlib, a writable target).
+std::optional<PlotScript> prepare_plot(const search::ScenarioInfo* info, const std::string& name,
+                                       const ScenarioCommandArgs& a) {
+  if (a.plot.empty()) return std::nullopt;
+  if (std::filesystem::path(a.plot).extension() != ".png")
     throw models::InputError(fmt::format("--plot: expected a .png path, got '{}'", a.plot));
-  const std::string python = find_plot_python(a.python);
-  if (python.empty())
-    throw models::InputError(
-        "--plot: expected a Python with matplotlib (Debian: python3-matplotlib; or --python PATH), found none");
+  if (!info || info->plot.empty()) throw models::InputError(fmt::format("--plot: scenario {} has no plot script", name));
+  check_output_target(a.plot);
+  check_output_target(std::filesystem::path(a.plot).replace_extension(".csv").string());
+  return prepare_plot_script("--plot", info->plot, a.python);
+}
+
+// The table's CSV beside the PNG (FILE.csv), then the scenario's plot script on it (SCRIPT
+// OUT_DIR CSV PNG, as every plot script is called), which writes the PNG and a PDF.
+void plot_result(const search::ScenarioResult& result, const PlotScript& plot, const ScenarioCommandArgs& a) {
+  const std::filesystem::path png = a.plot;
   const std::string csv = std::filesystem::path(png).replace_extension(".csv").string();
   write_file_atomic(csv, scenario_table(result).to_string(OutputFormat::csv));
   const std::string dir = png.parent_path().empty() ? "." : png.parent_path().string();
-  const std::string script = std::string(SPECDSE_SOURCE_DIR) + "/experiments/plots/" + info.plot + ".py";
-  ProcessOptions o;  // stdout stays parseable: the script's chatter goes to stderr
-  o.out = Stream::to_stderr;
-  if (run_process({python, script, dir, csv, png.string()}, o).status != 0) {
+  try {
+    run_plot_script("--plot", plot, {dir, csv, png.string()}, false);
+  } catch (const models::InputError&) {
     // A failed plot leaves no half-written result beside it: the CSV it was given goes too.
     std::error_code ec;
     std::filesystem::remove(csv, ec);
-    throw models::InputError(fmt::format("--plot: the plot script {} failed (its CSV removed)", script));
+    throw;
   }
 }
 
@@ -64,6 +70,7 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
     check_output_target(a.report);
     check_output_target(report_trace);
   }
+  const std::optional<PlotScript> plot = prepare_plot(info, name, a);
   const auto result = [&] {
     // A line on stderr every 10 s past the first 5 (a scenario at a million tokens takes minutes).
     std::optional<Heartbeat> beat;
@@ -89,11 +96,9 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
                                                          : std::string()));
     std::cerr << "specdse: wrote " << a.report << (result.write_trace ? " and " + report_trace : std::string()) << "\n";
   }
+  // The plot before the table: a failed output never follows a printed result.
+  if (plot) plot_result(result, *plot, a);
   print_table(scenario_table(result), a.format);
-  if (!a.plot.empty()) {
-    if (!info || info->plot.empty()) throw models::InputError(fmt::format("--plot: scenario {} has no plot script", name));
-    plot_result(result, *info, a);
-  }
   return 0;
 }
 

@@ -12,7 +12,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
-#include "experiments/process/run_process.hpp"
+#include "experiments/cli/plot_script.hpp"
 #include "experiments/reproductions/manifest.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "experiments/reproductions/reproduction.hpp"
@@ -31,19 +31,22 @@ struct ReproduceArgs {
   unsigned jobs = 0;  // 0: all cores
 };
 
+// Plots are a reproduction's extras, drawn unless --no-plots: a failed one is a one-line warning
+// (the script's last line), not a failed reproduction. (--plot on sweep and the scenario commands
+// asks for the plot, so there a failure is an error.)
 void run_plot(const PlotRequest& p, const std::string& python, const std::string& out_dir, bool quiet) {
   if (python.empty()) {
     if (!quiet) std::cerr << "specdse: note: no Python with matplotlib found (set SPECDSE_PYTHON); skipping plot "
                           << p.script << "\n";
     return;
   }
-  std::vector<std::string> argv = {python, p.script, out_dir};
-  argv.insert(argv.end(), p.args.begin(), p.args.end());
-  ProcessOptions o;  // stdout stays parseable: the script's chatter goes to stderr
-  o.out = quiet ? Stream::null : Stream::to_stderr;
-  o.err = quiet ? Stream::null : Stream::inherit;
-  if (run_process(argv, o).status != 0 && !quiet)
-    std::cerr << "specdse: warning: plot script failed: " << p.script << "\n";
+  std::vector<std::string> args = {out_dir};
+  args.insert(args.end(), p.args.begin(), p.args.end());
+  try {
+    run_plot_script("plot", PlotScript{python, p.script}, args, quiet);
+  } catch (const models::InputError& e) {
+    if (!quiet) std::cerr << "specdse: warning: " << e.what() << "\n";
+  }
 }
 
 // What one reproduction prints: its stdout part (the table, or its JSON rows with all --format

@@ -14,7 +14,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
 #include "experiments/output/output_path.hpp"
-#include "experiments/process/run_process.hpp"
+#include "experiments/cli/plot_script.hpp"
 #include "experiments/sweep/scenario_sweep.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "models/config_error.hpp"
@@ -27,7 +27,7 @@ namespace experiments {
 namespace {
 
 struct SweepArgs;
-int run_plot(const SweepArgs& a, const SweepSpec& spec);
+void run_plot(const SweepArgs& a, const PlotScript& plot);
 
 struct SweepArgs {
   std::string spec, out, engine, format, shard;
@@ -243,6 +243,12 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
     if (a.out.empty()) throw models::InputError("--shard: expected --out FILE for the shard's rows, got no --out");
     if (a.plot) throw models::InputError("--plot: plot the merged file (specdse sweep merge), not one --shard");
   }
+  // The script and a Python for it are found before the sweep runs, not after an hour of it.
+  std::optional<PlotScript> plot;
+  if (a.plot) {
+    plot = prepare_plot_script("--plot", spec.plot, a.python);
+    check_output_target(std::filesystem::path(a.out).replace_extension(".png").string());
+  }
   o.out_path = a.out;
   o.threads = a.threads;
   o.progress = !a.quiet && ::isatty(STDERR_FILENO);
@@ -256,9 +262,10 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
     MpiSession mpi;
     if (mpi.size > 1) {
       const int rc = run_sweep_mpi(a, reg, spec, format, mpi);
-      if (rc != 0 || mpi.rank != 0 || !a.plot) return rc;
+      if (rc != 0 || mpi.rank != 0 || !plot) return rc;
       // rank 0 goes on to the plot below, on the complete file
-      return run_plot(a, spec);
+      run_plot(a, *plot);
+      return 0;
     }
   }
 #endif
@@ -273,36 +280,22 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
                              spec.name, stats.total, stats.reused, stats.computed, stats.threads,
                              stats.worker_processes ? "worker processes" : "thread(s)", stats.wall_s,
                              a.out.empty() ? "" : " -> " + a.out);
-  if (a.plot) return run_plot(a, spec);
+  if (plot) run_plot(a, *plot);
   return 0;
 }
 
-// The Python that runs the plot script: --python, else the first with matplotlib (cli_common).
-std::string sweep_plot_python(const std::string& option) {
-  const std::string python = find_plot_python(option);
-  if (python.empty())
-    throw models::InputError(
-        "--plot: expected a Python with matplotlib (Debian: python3-matplotlib; or --python PATH), found none");
-  return python;
-}
-
-int run_plot(const SweepArgs& a, const SweepSpec& spec) {
-  {
-    const std::string script = std::string(SPECDSE_SOURCE_DIR) + "/experiments/plots/" + spec.plot + ".py";
-    const auto png = std::filesystem::path(a.out).replace_extension(".png").string();
-    auto dir = std::filesystem::path(a.out).parent_path().string();
-    if (dir.empty()) dir = ".";
-    // Same convention as `specdse reproduce`: SCRIPT OUT_DIR [ARGS...].
-    ProcessOptions o;  // stdout stays parseable: the script's chatter goes to stderr
-    o.out = a.quiet ? Stream::null : Stream::to_stderr;
-    o.err = a.quiet ? Stream::null : Stream::inherit;
-    if (run_process({sweep_plot_python(a.python), script, dir, a.out, png}, o).status != 0) {
-      std::cerr << "specdse: warning: plot script failed: " << script << "\n";
-      return 1;
-    }
-    if (!a.quiet) std::cerr << "specdse: plot -> " << png << "\n";
+// The spec's plot script on the finished CSV (SCRIPT OUT_DIR CSV PNG), the PNG beside the CSV.
+// A failure is an error (exit 2), and the sweep's rows stay: they are its result and its journal.
+void run_plot(const SweepArgs& a, const PlotScript& plot) {
+  const auto png = std::filesystem::path(a.out).replace_extension(".png").string();
+  auto dir = std::filesystem::path(a.out).parent_path().string();
+  if (dir.empty()) dir = ".";
+  try {
+    run_plot_script("--plot", plot, {dir, a.out, png}, a.quiet);
+  } catch (const models::InputError& e) {
+    throw models::InputError(fmt::format("{} (the sweep's rows are kept in {})", e.what(), a.out));
   }
-  return 0;
+  if (!a.quiet) std::cerr << "specdse: plot -> " << png << "\n";
 }
 
 const RegisterCommand sweep_registration{

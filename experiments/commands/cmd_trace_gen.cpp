@@ -4,9 +4,10 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/heartbeat.hpp"
+#include "experiments/output/output_path.hpp"
 #include "models/config_error.hpp"
 #include "search/trees/path_counts.hpp"
 #include "search/acceptance/trace_generator.hpp"
@@ -36,14 +37,17 @@ int run_trace_gen(const TraceGenArgs& a) {
     search::write_synthetic_trace(std::cout, model, a.seed, a.lines);
     return 0;
   }
-  std::ostringstream trace;
-  search::write_synthetic_trace(trace, model, a.seed, a.lines);
-  write_file_atomic(a.output, trace.str());
-
+  // Streamed to the file, counted on the way: a trace of 10^9 lines never sits in memory.
+  check_output_target(a.output);
+  search::PathCounts counts;
+  {
+    const Heartbeat beat("trace-gen");
+    write_file_atomic(a.output, [&](std::ostream& out) {
+      counts = search::PathCounts();  // a retried write starts over
+      search::write_synthetic_trace(out, model, a.seed, a.lines, [&](const search::RankPath& p) { counts.add(p); });
+    });
+  }
   // Summary of what was written: the sample against the model's expectation.
-  std::istringstream in(trace.str());
-  search::TraceReader reader(in, a.output);
-  const auto counts = search::PathCounts::from_reader(reader);
   Table t({"trace", "lines", "seed", "distinct_nodes", "mean_accepted_tokens", "model_mean_accepted_tokens"});
   t.add_row({a.output, integer(counts.lines()), integer(std::int64_t(a.seed)),
              integer(std::int64_t(counts.node_count()) - 1), num(counts.mean_accepted_length()),

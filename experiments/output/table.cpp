@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "experiments/output/output_path.hpp"
+#include "experiments/output/temp_files.hpp"
 #include "models/config_error.hpp"
 #include "sim/io/csv.hpp"
 #include "sim/io/json_string.hpp"
@@ -283,6 +284,10 @@ std::string Table::to_markdown() const {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
+  write_file_atomic(path, [&](std::ostream& out) { out << content; });
+}
+
+void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
   // Through a symbolic link, the target is replaced: renaming onto the link itself would turn
   // it into a regular file and leave the file it named stale.
@@ -290,7 +295,8 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   if (check_output_target(path)) {
     // A character device (/dev/null, a terminal): written in place, never renamed over.
     std::ofstream out(p, std::ios::binary);
-    if (out) out << content << std::flush;
+    if (out) write(out);
+    if (out) out.flush();
     if (!out) throw models::InputError(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
     return;
   }
@@ -305,10 +311,17 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   // and ending in .tmp, so a run killed before the rename leaves nothing that looks like output.
   static std::atomic<unsigned> counter{0};
   const fs::path tmp = p.parent_path() / fmt::format(".{}.{}.{}.tmp", p.filename().string(), ::getpid(), counter++);
+  const TempFileGuard removed_on_signal(tmp.string());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw models::InputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-    out << content;
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      fs::remove(tmp, ec);
+      throw;
+    }
     out.flush();
     if (!out) {
       const int err = errno;

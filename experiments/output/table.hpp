@@ -14,6 +14,7 @@
 // --wide (set_wide_tables) asks for all; CSV and JSON always hold every column.
 #include <cstdint>
 #include <ostream>
+#include <functional>
 #include <string>
 #include <variant>
 #include <utility>
@@ -83,5 +84,8 @@ inline Cell text(std::string s) { return s; }
 // stays (experiments/output/output_path.hpp). A character device (/dev/null) is written in place;
 // a folder, FIFO, socket or block device is refused (check_output_target).
 void write_file_atomic(const std::string& path, const std::string& content);
+
+// The same, the content streamed by `write` (a file larger than memory: a long trace).
+void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace experiments

@@ -27,6 +27,9 @@
 namespace specdse_py {
 namespace {
 
+// trace_gen's cap on a trace returned as a list (10^7 lines: about a GiB of Python tuples).
+constexpr long long kMaxTraceLinesInMemory = 10'000'000;
+
 // A trace given as a file path or as rank paths in memory (one per iteration).
 struct TraceInput {
   std::string path;
@@ -284,10 +287,16 @@ void bind_trees(py::module_& m) {
       model.validate("trace_gen");
       if (lines < 0) models::throw_input_error("trace_gen", "lines", "a count >= 0", std::to_string(lines));
       if (!output.empty()) {
-        std::ostringstream text;
-        search::write_synthetic_trace(text, model, seed, lines);
-        experiments::write_file_atomic(output, text.str());
+        experiments::write_file_atomic(output, [&](std::ostream& out) {
+          search::write_synthetic_trace(out, model, seed, lines);
+        });
       } else {
+        // A list of tuples costs ~100 bytes a line in Python: past this, a file (output=) streams.
+        if (lines > kMaxTraceLinesInMemory)
+          models::throw_input_error("trace_gen", "lines",
+                                    fmt::format("at most {} without output= (a file streams any length)",
+                                                kMaxTraceLinesInMemory),
+                                    std::to_string(lines));
         search::TraceGenerator gen(model, seed, lines);
         drawn.resize(std::size_t(lines));
         for (auto& p : drawn) gen.next(p);

@@ -143,7 +143,7 @@ void TraceGenerator::next(RankPath& accepted) {
 }
 
 void write_synthetic_trace(std::ostream& out, const PositionalModel& model, std::uint64_t seed,
-                           std::int64_t lines) {
+                           std::int64_t lines, const std::function<void(const RankPath&)>& on_path) {
   TraceGenerator gen(model, seed, lines);
   TraceWriter writer(out);
   auto join = [](const std::vector<double>& v) {
@@ -160,6 +160,7 @@ void write_synthetic_trace(std::ostream& out, const PositionalModel& model, std:
   for (std::int64_t i = 0; i < lines; ++i) {
     gen.next(path);
     writer.write(path);
+    if (on_path) on_path(path);
   }
 }
 

@@ -8,6 +8,7 @@
 // The random stream is std::mt19937_64 turned into doubles by a fixed formula (not
 // std::uniform_real_distribution, whose algorithm differs between standard libraries), so the
 // same model and seed give the same trace everywhere.
+#include <functional>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -65,7 +66,8 @@ class TraceGenerator {
 };
 
 // Writes `lines` iterations (with a '#' header naming the model and seed) to `out`.
+// `on_path`, when given, sees each path as it is written (a summary without reading the file back).
 void write_synthetic_trace(std::ostream& out, const PositionalModel& model, std::uint64_t seed,
-                           std::int64_t lines);
+                           std::int64_t lines, const std::function<void(const RankPath&)>& on_path = nullptr);
 
 }  // namespace search

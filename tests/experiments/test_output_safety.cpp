@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <set>
 #include <array>
 #include <chrono>
 #include <sstream>
@@ -158,4 +161,77 @@ TEST_CASE("heartbeat: quiet for short runs, a line per period after, none once d
   std::ostringstream quiet;
   { experiments::Heartbeat beat("short", 10, 10, quiet); }
   CHECK(quiet.str().empty());
+}
+
+namespace {
+
+// Hidden temporaries (".NAME.PID.N.tmp") an atomic write left in `dir`.
+std::vector<std::string> temporaries_in(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().rfind(".", 0) == 0 && e.path().extension() == ".tmp")
+      out.push_back(e.path().filename().string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a run stopped by TERM or INT mid-write, or past a file-size limit, leaves no temporary file",
+          "[safe-output]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("specdse_test_signal_tmp_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string out = (dir / "trace.txt").string();
+  for (const int sig : {SIGTERM, SIGINT}) {
+    INFO("signal " << sig);
+    // A trace of 10^8 lines streams for longer than the wait below: the signal lands mid-write.
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      std::freopen("/dev/null", "w", stdout);
+      std::freopen("/dev/null", "w", stderr);
+      ::execl(SPECDSE_SPECDSE_EXE, SPECDSE_SPECDSE_EXE, "trace-gen", "--acceptance-vector", "0.9", "--lines",
+              "100000000", "-o", out.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // Until the temporary exists (the write has begun), then the signal.
+    for (int i = 0; i < 200 && temporaries_in(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK_FALSE(temporaries_in(dir).empty());
+    ::kill(child, sig);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    CHECK(WIFSIGNALED(status));  // it still dies of the signal, as its caller expects
+    CHECK((WIFSIGNALED(status) && WTERMSIG(status) == sig));
+    CHECK(temporaries_in(dir).empty());
+    CHECK_FALSE(fs::exists(out));
+  }
+  // `ulimit -f`: SIGXFSZ would kill the process mid-write; instead the write fails in one line.
+  const auto r = cli_test::run("trace-gen --acceptance-vector 0.6 --lines 100000 -o " + out, true,
+                               "ulimit -f 8; " SPECDSE_SPECDSE_EXE);
+  CHECK(r.status == 2);
+  CHECK(r.output == "specdse: error: " + out + ": write failed: File too large\n");
+  CHECK(temporaries_in(dir).empty());
+  CHECK_FALSE(fs::exists(out));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trace-gen -o streams the trace and summarises it as written, also into a character device",
+          "[safe-output]") {
+  const auto to_null = cli_test::run("trace-gen --acceptance-vector 0.6,0.1 --lines 1000 --seed 3 -o /dev/null --format csv", false);
+  const auto to_stdout = cli_test::run("trace-gen --acceptance-vector 0.6,0.1 --lines 1000 --seed 3", false);
+  REQUIRE(to_null.status == 0);
+  const auto rows = cli_test::csv(to_null.output);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1][1] == "1000");
+  // The summary's node count is the trace's: count the distinct accepted prefixes in the stdout trace.
+  std::set<std::string> prefixes;
+  std::istringstream in(to_stdout.output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("#", 0) == 0) continue;
+    std::istringstream ranks(line);
+    std::string prefix;
+    for (std::string r; ranks >> r;) prefixes.insert(prefix += r + " ");
+  }
+  CHECK(rows[1][3] == std::to_string(prefixes.size()));
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -78,14 +79,29 @@ TEST_CASE("serve: an arrival trace replaces the generated load, bursty arrivals 
   CHECK(std::stod(bursty[1][column(bursty[0], "ttft_p99_ms")]) > std::stod(poisson[1][column(poisson[0], "ttft_p99_ms")]));
 }
 
-TEST_CASE("serve --plot: a plot script that fails leaves no CSV behind and exits 2") {
+TEST_CASE("serve --plot: a plot script that fails is one line, before any table, and leaves no CSV behind") {
   const std::string png = "serve_cli_failed_plot.png", csv_path = "serve_cli_failed_plot.csv";
-  const auto r = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --plot " + png +
-                     " --python /bin/false");
+  // A "Python" that has matplotlib (its -c check passes) and whose script dies with a traceback.
+  const std::string python = "serve_cli_fake_python.sh";
+  std::ofstream(python) << "#!/bin/sh\ncase \"$1\" in -c) exit 0;; esac\n"
+                           "echo 'Traceback (most recent call last):' >&2\necho '  File \"x.py\"' >&2\n"
+                           "echo 'ValueError: no data' >&2\nexit 1\n";
+  std::filesystem::permissions(python, std::filesystem::perms::owner_all);
+  const std::string args =
+      "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --plot " + png + " --python ./" + python;
+  const auto r = run(args);
   CHECK(r.status == 2);
-  CHECK_THAT(r.output, Catch::Contains("--plot: the plot script") && Catch::Contains("failed"));
+  CHECK(r.output == "specdse: error: --plot: the plot script " SPECDSE_SOURCE_DIR
+                    "/experiments/plots/serve_latency.py failed (exit 1): ValueError: no data\n");
+  CHECK_FALSE(std::ifstream(csv_path).good());
+  // A Python that cannot run is refused before the simulation, nothing written.
+  const auto missing = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --plot " + png +
+                           " --python /bin/false");
+  CHECK(missing.status == 2);
+  CHECK(missing.output == "specdse: error: --plot: the Python '/bin/false' does not run or has no matplotlib\n");
   CHECK_FALSE(std::ifstream(csv_path).good());
   std::remove(csv_path.c_str());
+  std::remove(python.c_str());
 }
 
 TEST_CASE("serve: bad requests are one-line errors with exit 2") {

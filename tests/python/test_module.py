@@ -114,7 +114,16 @@ def test_input_error_message_matches_cli():
                 lambda: specdse.latency("v80", "llama-3.1-8b-instruct", batch=4.7),
                 lambda: specdse.latency("v80", "llama-3.1-8b-instruct", batch=True),
                 lambda: specdse.latency("v80", "llama-3.1-8b-instruct", context=[[128, 256]]),
-                lambda: specdse.system_step("eagle-8xh100-nvlink", "llama-3.1-70b", x=4.5, context=2048)]:
+                lambda: specdse.system_step("eagle-8xh100-nvlink", "llama-3.1-70b", x=4.5, context=2048),
+                # A ragged nesting or text where numbers go is an InputError, not numpy's ValueError.
+                lambda: specdse.latency("v80", "llama-3.1-8b-instruct", x=[[1, 2], [3]]),
+                lambda: specdse.trace_gen([[0.6], [0.1, 0.2]], lines=3),
+                lambda: specdse.trace_gen(["0.6"], lines=3),
+                lambda: specdse.trace_gen([0.6], lines=4.7),
+                lambda: specdse.tree([(0, 1.5)], 3),
+                # Lists are bounded as on the command line; a list trace is bounded by memory.
+                lambda: specdse.latency("v80", "llama-3.1-8b-instruct", x=range(1, 1_000_002)),
+                lambda: specdse.trace_gen([0.6], lines=10**9)]:
         try:
             bad()
         except specdse.InputError as e:

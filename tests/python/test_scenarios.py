@@ -155,6 +155,11 @@ def test_bad_input_matches_cli_message():
     # A parameter given both as a keyword and in params= is refused, naming both.
     _raises(lambda: specdse.scenario("tree-sd", hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree",
                                      context=1024, x_max=64, params={"x-max": 32}), "x_max=64", "x-max", "once")
+    # params= takes the keyword spelling too, and None is "not given" (the default applies).
+    base = dict(hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree", context=1024)
+    by_keyword = specdse.scenario("tree-sd", **base, x_max=16)
+    assert by_keyword.equals(specdse.scenario("tree-sd", **base, params={"x_max": 16}))
+    assert specdse.scenario("tree-sd", **base, alpha=None).equals(specdse.scenario("tree-sd", **base))
     # numpy booleans are booleans.
     flag = specdse.scenario("tree-sd", hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree",
                             context=1024, measured_only=np.bool_(True))

@@ -108,11 +108,26 @@ def _ints(values, what):
     if isinstance(values, (int, np.integer)):
         return [int(values)]
     if isinstance(values, (str, bytes)) or not (isinstance(values, np.ndarray) or hasattr(values, "__iter__")):
-        raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {values!r}")
-    arr = np.asarray(builtins.list(values) if not isinstance(values, np.ndarray) else values)
-    if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
-        raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {values!r}")
+        raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {_short(values)}")
+    try:
+        arr = np.asarray(builtins.list(values) if not isinstance(values, np.ndarray) else values)
+    except (ValueError, TypeError):  # a ragged nesting, e.g. [[1, 2], [3]]
+        arr = None
+    if arr is None or arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+        raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {_short(values)}")
+    if arr.size > MAX_LIST_VALUES:
+        raise InputError(f"{what}: at most {MAX_LIST_VALUES} values (as the command line's lists), got {arr.size}")
     return [int(v) for v in arr]
+
+
+# The command line's cap on an integer list (experiments/cli/cli_common.cpp, parse_int_list).
+MAX_LIST_VALUES = 1_000_000
+
+
+def _short(value):
+    # An error names the value, not a million of them.
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _one_int(value, what):

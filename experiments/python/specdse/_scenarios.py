@@ -60,14 +60,26 @@ class _Scenario:
         """
         info = {r[0]: r for r in _specdse.scenario_list()}.get(name)
         declared = [p[0] for p in info[2]] if info else []
+        def declared_key(k):
+            # x_max and x-max name one parameter, in params= as in a keyword.
+            k = str(k)
+            dashed = k.replace("_", "-")
+            return dashed if dashed in declared and k not in declared else k
+
+        if params is not None and not isinstance(params, dict):
+            raise InputError(f"scenario {name}: params: expected a dict of parameter -> value, got {params!r}")
         settings = {}
+        # None is "not given", as an omitted keyword: the scenario's default applies.
         for k, v in (params or {}).items():
-            settings[str(k)] = v
+            if v is not None:
+                settings[declared_key(k)] = v
         for k, v in kwparams.items():
             key = k.replace("_", "-")
             if info is not None and key not in declared and k not in declared:
                 raise InputError(f"scenario {name}: parameter '{key}' is not declared (declared: "
                                  f"{', '.join(declared) or 'none'})")
+            if v is None:
+                continue
             key = key if key in declared else k
             # Given twice (a keyword and params=): which should win is not for the tool to guess.
             if key in settings:

@@ -2,12 +2,13 @@
 ``specdse.trace_gen``, ``tree_search``, ``tree``, ``window`` and ``policies`` functions."""
 
 import builtins
+import operator
 import os
 
 import numpy as np
 
 from . import _specdse
-from . import _config_dir, _frame, _ints, _one_int, _optional_hw, _spec_path  # defined before this module is imported
+from . import _config_dir, _frame, _ints, _one_int, _optional_hw, _short, _spec_path  # defined before this module is imported
 from ._specdse import InputError, Model
 
 
@@ -23,8 +24,8 @@ def _trace_arg(trace, what):
     if isinstance(trace, (str, os.PathLike)):
         return os.fspath(trace)
     try:
-        return [[int(r) for r in p] for p in trace]
-    except (TypeError, ValueError):
+        return [[operator.index(r) for r in p] for p in trace]
+    except (TypeError, ValueError):  # operator.index refuses 1.5 and "1" instead of truncating them
         raise InputError(f"{what}: expected a trace file path or a sequence of rank paths (sequences of "
                          f"integers), got {type(trace).__name__}") from None
 
@@ -37,12 +38,26 @@ def _floats(values, what):
             return [float(v) for v in values.split(",")]
         except ValueError:
             raise InputError(f"{what}: expected comma-separated numbers, got '{values}'") from None
+    if isinstance(values, (bool, np.bool_)):
+        raise InputError(f"{what}: expected a number or a sequence of numbers, got {values!r}")
     if isinstance(values, (int, float, np.number)):
         return [float(values)]
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1:
-        raise InputError(f"{what}: expected a number or a sequence of numbers, got {values!r}")
+    try:
+        if any(isinstance(v, (bool, np.bool_, str, bytes)) for v in values):
+            raise ValueError("not a number")
+        arr = np.asarray(values, dtype=float)
+    except (ValueError, TypeError):  # ragged nesting, text or objects
+        arr = None
+    if arr is None or arr.ndim != 1:
+        raise InputError(f"{what}: expected a number or a sequence of numbers, got {_short(values)}")
     return arr.tolist()
+
+
+def _one_float(value, what):
+    values = _floats(value, what)
+    if len(values) != 1:
+        raise InputError(f"{what}: expected one number, got {_short(value)}")
+    return values[0]
 
 
 def _bool_columns(cols, names):
@@ -62,10 +77,12 @@ def trace_gen(acceptance_vector, lines, seed=0, depth_decay=1.0, drift_to=None, 
 
     Returns the accepted rank paths, one tuple per iteration (pass them to ``tree_search``);
     with ``output`` writes the CLI's trace file (same bytes for the same seed) and returns None.
+    A returned list holds at most 10^7 lines; ``output`` streams any length to the file.
     """
-    return _specdse.trace_gen(_floats(acceptance_vector, "acceptance_vector"), int(lines), int(seed),
-                              float(depth_decay), _floats(drift_to, "drift_to"), int(drift_period), int(max_depth),
-                              os.fspath(output or ""))
+    return _specdse.trace_gen(_floats(acceptance_vector, "acceptance_vector"), _one_int(lines, "lines"),
+                              _one_int(seed, "seed"), _one_float(depth_decay, "depth_decay"),
+                              _floats(drift_to, "drift_to"), _one_int(drift_period, "drift_period"),
+                              _one_int(max_depth, "max_depth"), os.fspath(output or ""))
 
 
 def tree_methods():
