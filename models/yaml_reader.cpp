@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 #include <fstream>
@@ -35,7 +36,72 @@ std::string describe(const YAML::Node& n) {
   if (n.IsSequence()) return "a list";
   return "a map";
 }
+// The scale of each unit a config key may end in (docs/reliability.md, "Physical scales"): wide
+// enough for any device from a microcontroller to beyond today's largest, narrow enough that
+// every time and rate derived from it stays finite and within the timeline's picosecond range.
+struct UnitScale {
+  const char* suffix;
+  double min, max;
+  const char* unit;
+  const char* why;
+};
+constexpr UnitScale kUnitScales[] = {
+    {"_gbs", 1e-3, 1e7, "GB/s", "1 MB/s to 10 PB/s"},
+    {"_tflops_fp16", 1e-6, 1e6, "TFLOPS", "1 MFLOPS to 1 EFLOPS"},
+    {"_mhz", 1, 1e5, "MHz", "1 MHz to 100 GHz"},
+    {"_ghz", 1e-3, 100, "GHz", "1 MHz to 100 GHz"},
+    {"_us", 1e-6, 1e7, "us", "1 ps to about 4 months"},
+    {"_gib", 1e-6, 1e6, "GiB", "1 KiB to 1 PiB"},
+    {"_mib", 1e-3, 1e9, "MiB", "1 KiB to 1 PiB"},
+    {"_kib", 1e-3, 1e12, "KiB", "1 byte to 1 PiB"},
+    {"_bytes", 1, 1e15, "bytes", "1 byte to 1 PB"},
+};
+
+const UnitScale* unit_scale_of(const std::string& key) {
+  for (const auto& u : kUnitScales) {
+    const std::size_t n = std::strlen(u.suffix);
+    if (key.size() > n && key.compare(key.size() - n, n, u.suffix) == 0) return &u;
+  }
+  return nullptr;
+}
+
+// Nesting deeper than any config needs is refused before the walk could exhaust the stack.
+constexpr int kMaxNesting = 64;
+
+void check_unique_keys_at(const YAML::Node& node, const std::string& file, const std::string& prefix, int depth) {
+  if (depth > kMaxNesting)
+    throw InputError(fmt::format("{}: {}: nested more than {} levels deep", file, prefix.empty() ? "(top level)" : prefix,
+                                 kMaxNesting));
+  const auto child_path = [&](const std::string& key) { return prefix.empty() ? key : prefix + "." + key; };
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_unique_keys_at(node[i], file, fmt::format("{}[{}]", prefix, i), depth + 1);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::vector<std::pair<std::string, std::string>> seen;  // (identity, as written)
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) continue;  // a non-text key is each loader's error, with its own words
+    const std::string text = kv.first.Scalar();
+    std::string identity = "text:" + text;
+    long long as_int = 0;
+    if (kv.first.Tag() == "?" && YAML::convert<long long>::decode(kv.first, as_int))
+      identity = "int:" + std::to_string(as_int);
+    const auto twin = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == identity; });
+    if (twin != seen.end())
+      throw InputError(twin->second == text
+                           ? fmt::format("{}: {}: key given twice", file, child_path(printable(text)))
+                           : fmt::format("{}: {}: key given twice (as '{}' and '{}')", file, child_path(printable(text)),
+                                         printable(twin->second), printable(text)));
+    seen.emplace_back(identity, text);
+    check_unique_keys_at(kv.second, file, child_path(printable(text)), depth + 1);
+  }
+}
 }  // namespace
+
+void check_unique_keys(const YAML::Node& node, const std::string& file, const std::string& prefix) {
+  check_unique_keys_at(node, file, prefix, 0);
+}
 
 YamlReader::YamlReader(std::string file, std::string prefix, YAML::Node node)
     : file_(std::move(file)), prefix_(std::move(prefix)), node_(std::move(node)) {}
@@ -49,6 +115,7 @@ YamlReader YamlReader::open(const std::string& path) {
     throw InputError(fmt::format("{}: line {}: malformed YAML: {}", path, e.mark.line + 1, e.msg));
   }
   if (!root.IsMap()) throw_input_error(path, "(top level)", "a map of keys", describe(root));
+  check_unique_keys(root, path);
   return YamlReader(path, "", root);
 }
 
@@ -133,6 +200,10 @@ double YamlReader::number(const std::string& key) const {
   double v = 0;
   if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v))
     fail(key, "a finite number", describe(n));
+  // A key that names its unit holds a value on that unit's physical scale: 1e300 GB/s would
+  // overflow to an infinite byte rate, 1e-300 GB/s would time a step at 10^300 s.
+  if (const UnitScale* u = unit_scale_of(key); u && std::fabs(v) > 0 && (std::fabs(v) < u->min || std::fabs(v) > u->max))
+    fail(key, fmt::format("a value in [{:g}, {:g}] {} ({})", u->min, u->max, u->unit, u->why), describe(n));
   return v;
 }
 

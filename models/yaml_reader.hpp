@@ -10,6 +10,12 @@
 
 namespace models {
 
+// Every map in the document (nested ones too: a tree-shape table, a stack per method) has each
+// key once; yaml-cpp keeps a repeated key and lookups see only the first. Plain integer keys are
+// compared by value (3, 03, +3 and 0x3 are one verification length). `file` names the document in
+// the error; `prefix` is the key path of `node`.
+void check_unique_keys(const YAML::Node& node, const std::string& file, const std::string& prefix = "");
+
 class YamlReader {
  public:
   // Parses `path`; a syntax error becomes an InputError naming the file and line.

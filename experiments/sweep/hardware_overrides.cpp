@@ -18,6 +18,7 @@
 
 #include "models/closest_name.hpp"
 #include "models/config_error.hpp"
+#include "models/yaml_reader.hpp"
 #include "models/input_file.hpp"
 #include "models/hardware_spec.hpp"
 
@@ -34,6 +35,7 @@ models::HardwareSpec load_hardware_with_overrides(
   } catch (const YAML::Exception& e) {
     throw models::InputError(fmt::format("{}: cannot parse: {}", path, e.what()));
   }
+  models::check_unique_keys(root, path);
   std::string what;
   for (const auto& [key, value] : overrides) {
     YAML::Node cur;

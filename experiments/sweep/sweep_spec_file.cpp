@@ -4,13 +4,16 @@
 
 #include "models/config_error.hpp"
 #include "models/input_file.hpp"
+#include "models/yaml_reader.hpp"
 
 namespace experiments {
 
 YAML::Node read_sweep_spec_file(const std::string& path) {
   models::check_input_file(path, "sweep spec");
   try {
-    return YAML::LoadFile(path);
+    YAML::Node root = YAML::LoadFile(path);
+    models::check_unique_keys(root, path);
+    return root;
   } catch (const YAML::BadFile&) {
     throw models::InputError(fmt::format("{}: cannot open sweep spec", path));
   } catch (const YAML::Exception& e) {

@@ -7,7 +7,9 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "models/algorithm_spec.hpp"
 #include "models/hardware_spec.hpp"
+#include "models/yaml_reader.hpp"
 
 using namespace models;
 namespace fs = std::filesystem;
@@ -96,4 +98,35 @@ TEST_CASE("A key given twice is an error naming it, not a silent first-wins") {
   // yaml-cpp keeps both entries and a lookup sees the first; the second value must not vanish.
   CHECK_THAT(error_of(mutated_copy("xeon-16c", "l3_mib:", "l3_mib: 1\nl3_mib:")),
              Catch::Contains("xeon-16c") && Catch::Contains("l3_mib: key given twice"));
+}
+
+TEST_CASE("A key given twice inside a nested table, or one verification length spelt two ways, is an error") {
+  const std::string src = ConfigRegistry().path("algorithms", "longspec-tree");
+  std::ifstream in(src);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const fs::path dir = fs::temp_directory_path() / "specdse_test_configs";
+  fs::create_directories(dir);
+  // The table's x = 3 row given again: written the same, or as 03, +3, 0x3 (each an integer 3).
+  for (const std::string twin : {"3", "03", "+3", "0x3"}) {
+    INFO(twin);
+    std::string t = text;
+    const std::string row = "    3: [1, 1]\n";
+    REQUIRE(t.find(row) != std::string::npos);
+    t.replace(t.find(row), row.size(), row + "    " + twin + ": [2]\n");
+    const std::string path = (dir / "twin_x.yaml").string();
+    std::ofstream(path) << t;
+    std::string message;
+    try {
+      load_algorithm(path);
+    } catch (const InputError& e) {
+      message = e.what();
+    }
+    CHECK_THAT(message, Catch::Contains("tree.shapes." + twin + ": key given twice"));
+    if (twin != "3") CHECK_THAT(message, Catch::Contains("(as '3' and '" + twin + "')"));
+  }
+  // A quoted key is a name, not a number: "3" beside 03 in a name-keyed map is two names, and
+  // only numeric tables read keys as numbers.
+  const fs::path names = dir / "names.yaml";
+  std::ofstream(names) << "a:\n  '3': 1\n  03: 2\n";
+  CHECK_NOTHROW(YamlReader::open(names.string()));
 }
