@@ -1,4 +1,5 @@
 #include "models/config_registry.hpp"
+#include "models/input_file.hpp"
 
 #include <fmt/format.h>
 
@@ -79,6 +80,14 @@ std::string ConfigRegistry::path(const std::string& folder, const std::string& n
   if (!exists_quietly(p)) {
     // Allow a path to a YAML file as well as a name.
     if (exists_quietly(name) && fs::path(name).extension() == ".yaml") return name;
+    // Something is there but it is no file (a folder, a FIFO, /dev/zero): say what it is.
+    if (name.find('/') != std::string::npos) {
+      std::error_code ec;
+      const fs::file_status st = fs::status(name, ec);
+      if (!ec && fs::exists(st) && !fs::is_regular_file(st))
+        throw InputError(fmt::format("{}: is {}, expected a {} config (a YAML file) or its name", shown(name),
+                                     file_kind_words(st), singular(folder)));
+    }
     // Name what the user gave: a path-like argument is reported as that file, not as a config
     // name with ".yaml" appended ("nope.yaml.yaml").
     if (fs::path(name).extension() == ".yaml" || name.find('/') != std::string::npos)

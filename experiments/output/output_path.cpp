@@ -34,8 +34,25 @@ void refuse_output_over_input(const std::string& output, const std::string& inpu
 bool check_output_target(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::file_status st = fs::status(resolve_output_path(path), ec);
-  if (ec || !fs::exists(st) || fs::is_regular_file(st)) return false;
+  const fs::path target = resolve_output_path(path);
+  const fs::file_status st = fs::status(target, ec);
+  if (!fs::exists(st)) {
+    // Nothing there yet: the folders it needs must be folders or creatable, which a path through
+    // a regular file ("out.csv/x") never is. Said now, not after the work.
+    for (fs::path above = target.parent_path(); !above.empty(); above = above.parent_path()) {
+      const fs::file_status a = fs::status(above, ec);
+      if (!fs::exists(a)) {
+        if (above == above.parent_path()) break;
+        continue;
+      }
+      if (!fs::is_directory(a))
+        throw models::InputError(fmt::format("{}: cannot create the folder {}: Not a directory", path,
+                                             target.parent_path().string()));
+      break;
+    }
+    return false;
+  }
+  if (ec || fs::is_regular_file(st)) return false;
   if (fs::is_character_file(st)) return true;
   throw models::InputError(fmt::format("{}: is {}, expected a file path (specdse writes regular files, or a character "
                                        "device such as /dev/null in place)", path, models::file_kind_words(st)));

@@ -30,6 +30,9 @@ namespace {
 // Durations are kept in whole picoseconds so that the run is exact and reproducible (sums of
 // rounded seconds would drift); seconds are converted back only for reporting.
 constexpr double kPsPerSecond = 1e12, kSecondsPerPs = 1e-12;
+// The longest task (about 11.6 days): far past any step of any workload, and short enough that
+// sums of many tasks stay within the 2^63 ps (about 107 days) the picosecond clock counts.
+constexpr double kMaxTaskSeconds = 1e6;
 // std::llround for the durations add_task admits (finite, >= 0), without its library call: below
 // 2^63 the truncation u is exact, and so are double(u) (the value is whole above 2^52) and the
 // fraction left, which rounds half away from zero as llround does.
@@ -73,6 +76,10 @@ int TaskGraph::add(TimelineTask&& t, const int* first_dep, const int* last_dep, 
       throw models::InputError(fmt::format("timeline: task {} depends on task {}, not added before it", what(), *d));
   if (!(t.busy_s >= 0) || !(t.latency_s >= 0) || !std::isfinite(t.busy_s) || !std::isfinite(t.latency_s))
     throw models::InputError(fmt::format("timeline: task {} has a negative or non-finite duration", what()));
+  if (t.busy_s > kMaxTaskSeconds || t.latency_s > kMaxTaskSeconds)
+    throw models::InputError(fmt::format(
+        "timeline: task {} takes {:.3g} s, beyond the {:g} s a task may take (a hardware, link or stack value out of "
+        "scale?)", what(), std::max(t.busy_s, t.latency_s), kMaxTaskSeconds));
   for (const int* d = first_dep; d != last_dep; ++d)
     if (*d >= 0) dep_list_.push_back(*d);
   dep_begin_.push_back(int(dep_list_.size()));

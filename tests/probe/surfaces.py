@@ -1,0 +1,200 @@
+"""A hostile-input probe of the surfaces beyond numeric flags: input files that are not files
+(a folder, a FIFO with no writer, an empty or binary file, /dev/zero), configs with a key given
+twice (at the top or in a nested table, an integer key spelt two ways) or a unit-named number off
+its physical scale (1e300, 1e-300), outputs that are special files (/dev/null, a FIFO, a folder,
+a path through a file, the run's own input) and a standard output that cannot be written
+(/dev/full). Each run must end as a one-line error with exit 2, or as a result with exit 0 and no
+NaN, inf or negative time in it; never a hang (30 s), a crash, a multi-line error, a special file
+replaced, or a hidden temporary left beside an output. Prints the counts per class; exits 1
+listing the cases that fail.
+
+    SPECDSE_EXE=build/specdse python3 tests/probe/surfaces.py
+"""
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+EXE = os.path.abspath(os.environ.get("SPECDSE_EXE", "build/specdse"))
+CONFIGS = os.environ.get("SPECDSE_CONFIG_DIR") or os.path.join(os.path.dirname(__file__), "..", "..", "configs")
+
+# Commands that read one input file each, the input's place marked {}.
+INPUTS = {
+    "hardware": "latency --hw {} --model llama-3.2-1b --context 1024 --x 1,2",
+    "model": "latency --hw h100-sxm --model {} --context 1024 --x 1,2",
+    "algorithm": "optimize --hw v80 --model llama-3.1-8b-instruct --algorithm {} --context 1024 --alpha 0.7",
+    "system": "system --system {} --model llama-3.1-70b --context 1024",
+    "sweep spec": "sweep --spec {} --quiet",
+    "statistics": "fit --statistics {}",
+    "workload": "plan --hw h100-sxm --model llama-3.1-8b-instruct --workload {}",
+    "hf config.json": "import-model {}",
+    "trace": "tree-search --trace {} --x-max 8",
+    "aat data": "fit --data {}",
+    "level accuracy": "specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --tokens 50 --w 16 --k 4 "
+                      "--no-boundary --level-accuracy {}",
+    "arrivals": "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --arrivals {}",
+}
+
+# Commands that write one output each, the output's place marked {}.
+OUTPUTS = {
+    "trace-gen -o": "trace-gen --acceptance-vector 0.6,0.1 --lines 100 -o {}",
+    "plan --trace-out": "plan --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --trace-out {}",
+    "serve --trace-out": "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --trace-out {}",
+    "sweep --out": "sweep --spec {cfg}/sweeps/compute_bandwidth_ratio.yaml --quiet --out {}",
+    "fit --out": "fit --statistics {cfg}/acceptance/statistics/paper002-specpipe-llama1b-llama70b.yaml --out {}",
+    "plan --report": "plan --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --report {}",
+}
+
+# Config files whose keys are mutated, with a command that loads each under --config-dir.
+MUTATED = {
+    "hardware/h100-sxm.yaml": "latency --hw h100-sxm --model llama-3.2-1b --context 1024 --x 1,2",
+    "hardware/v80.yaml": "optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024",
+    "hardware/xeon-16c.yaml": "latency --hw xeon-16c --model llama-3.2-1b --context 1024 --x 1,2",
+    "links/eth-10g.yaml": "system --system specpipe-2srv-3090-4090-eth --model llama-3.1-70b --context 1024",
+    "algorithms/longspec-tree.yaml": "optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree "
+                                     "--context 1024",
+}
+UNIT_KEY = re.compile(r"^(\s*)([a-z0-9_]+(_gbs|_tflops_fp16|_mhz|_ghz|_us|_gib|_mib|_kib|_bytes)):\s*([0-9.eE+-]+)")
+
+
+def run(args, stdout=subprocess.PIPE, cwd=None):
+    try:
+        p = subprocess.run(f"{EXE} {args}", shell=True, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=30,
+                           cwd=cwd)
+    except subprocess.TimeoutExpired:
+        return "hang", None
+    out = p.stdout or ""
+    if p.returncode == 2:
+        lines = [l for l in p.stderr.splitlines() if l.strip() and not l.startswith("specdse: warning")]
+        if len(lines) == 1 and "internal error" not in p.stderr:
+            return "clean error", p
+        return "noisy error", p
+    if p.returncode == 0:
+        if re.search(r"(^|[,\s])-?(nan|inf)([,\s]|$)", out, re.I) or re.search(r"(^|[,\s])-\d[\d.e+]*\s*ms\b", out):
+            return "silent", p
+        return "result", p
+    return "crash", p
+
+
+def temporaries(folder):
+    return [n for n in os.listdir(folder) if n.startswith(".") and n.endswith(".tmp")]
+
+
+def main():
+    counts = {}
+    failures = []
+
+    verbose = os.environ.get("SPECDSE_PROBE_VERBOSE")
+
+    def record(kind, case, p=None, ok_kinds=("clean error", "result")):
+        counts[kind] = counts.get(kind, 0) + 1
+        if verbose:
+            print(kind, "|", case, "|", (p.stderr or "").strip()[-160:] if p is not None else "")
+        if kind not in ok_kinds:
+            failures.append((kind, case, (p.stderr or "")[-300:] if p is not None else ""))
+
+    work = tempfile.mkdtemp(prefix="specdse_probe_surfaces_")
+    try:
+        # 1. Input files that are not what they should be.
+        folder = os.path.join(work, "a_folder.yaml")
+        os.mkdir(folder)
+        empty = os.path.join(work, "empty.yaml")
+        open(empty, "w").close()
+        binary = os.path.join(work, "binary.yaml")
+        with open(binary, "wb") as f:
+            f.write(bytes(range(256)) * 4)
+        fifo = os.path.join(work, "no_writer.fifo")
+        os.mkfifo(fifo)
+        for what, cmd in INPUTS.items():
+            for label, path in [("folder", folder), ("empty", empty), ("binary", binary), ("fifo", fifo),
+                                ("/dev/zero", "/dev/zero")]:
+                kind, p = run(cmd.format(path))
+                # An empty file is refused; for an optional list input (a trace) it may be a result.
+                record(kind, f"input {what} = {label}: {cmd.format(path)}", p)
+
+        # 2. Configs with a key twice or a number off its unit's scale.
+        for rel, cmd in MUTATED.items():
+            with open(os.path.join(CONFIGS, rel)) as f:
+                text = f.read()
+            lines = text.splitlines(keepends=True)
+            variants = []
+            # The first top-level key again, and the first nested key again, and for a tree table
+            # the x = 3 row spelt 0x3.
+            top = next(i for i, l in enumerate(lines) if re.match(r"^[a-z_]+:", l))
+            variants.append(("top-level key twice", "".join(lines[:top + 1] + [lines[top]] + lines[top + 1:])))
+            nested = next((i for i, l in enumerate(lines) if re.match(r"^\s+[a-z_0-9]+:\s*\S", l)), None)
+            if nested is not None:
+                variants.append(("nested key twice", "".join(lines[:nested + 1] + [lines[nested]] + lines[nested + 1:])))
+            if "    3: [1, 1]\n" in text:
+                variants.append(("x key as 0x3", text.replace("    3: [1, 1]\n", "    3: [1, 1]\n    0x3: [2]\n", 1)))
+            for i, l in enumerate(lines):
+                m = UNIT_KEY.match(l)
+                if not m or float(m.group(4)) == 0:
+                    continue
+                for bad in ("1e300", "1e-300"):
+                    changed = lines[:i] + [f"{m.group(1)}{m.group(2)}: {bad}\n"] + lines[i + 1:]
+                    variants.append((f"{m.group(2)} = {bad}", "".join(changed)))
+            for label, content in variants:
+                cfg = os.path.join(work, "cfg")
+                shutil.rmtree(cfg, ignore_errors=True)
+                shutil.copytree(CONFIGS, cfg)
+                with open(os.path.join(cfg, rel), "w") as f:
+                    f.write(content)
+                kind, p = run(f"--config-dir {cfg} {cmd} --format csv")
+                # A key twice is always an error; an out-of-scale number is an error or a sane result.
+                if "twice" in label or "0x3" in label:
+                    record(kind, f"config {rel}: {label}", p, ok_kinds=("clean error",))
+                else:
+                    record(kind, f"config {rel}: {label}", p)
+
+        # 3. Outputs that are special files or the run's own input.
+        out_dir = os.path.join(work, "outputs")
+        os.mkdir(out_dir)
+        through_file = os.path.join(out_dir, "plain_file")
+        open(through_file, "w").close()
+        out_fifo = os.path.join(out_dir, "out.fifo")
+        os.mkfifo(out_fifo)
+        for what, cmd in OUTPUTS.items():
+            for label, path in [("/dev/null", "/dev/null"), ("fifo", out_fifo), ("folder", out_dir),
+                                ("through a file", os.path.join(through_file, "x.out"))]:
+                kind, p = run(cmd.replace("{cfg}", CONFIGS).format(path), cwd=work)
+                record(kind, f"output {what} = {label}", p)
+                if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+                    record("special file replaced", f"output {what} = {label}: /dev/null is no longer a device")
+                if not stat.S_ISFIFO(os.stat(out_fifo).st_mode):
+                    record("special file replaced", f"output {what} = {label}: the FIFO was replaced")
+                    os.remove(out_fifo)
+                    os.mkfifo(out_fifo)
+                if temporaries(out_dir):
+                    record("temporary left", f"output {what} = {label}: {temporaries(out_dir)}")
+        statistics = os.path.join(work, "s.yaml")
+        shutil.copy(os.path.join(CONFIGS, "acceptance/statistics/paper002-specpipe-llama1b-llama70b.yaml"), statistics)
+        before = open(statistics).read()
+        for spelling in ("s.yaml", "./s.yaml", statistics):
+            kind, p = run(f"fit --statistics s.yaml --out {spelling}", cwd=work)
+            record(kind, f"output over own input ({spelling})", p, ok_kinds=("clean error",))
+        if open(statistics).read() != before:
+            record("input overwritten", "fit --statistics s.yaml --out s.yaml changed s.yaml")
+
+        # 4. A standard output that cannot be written.
+        for cmd in ("list hardware", "plan --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --format csv",
+                    "trace-gen --acceptance-vector 0.6 --lines 100000", "fit --format csv",
+                    "sweep --spec {cfg}/sweeps/compute_bandwidth_ratio.yaml --quiet".replace("{cfg}", CONFIGS)):
+            with open("/dev/full", "w") as full:
+                kind, p = run(cmd, stdout=full)
+            record(kind, f"stdout /dev/full: {cmd}", p, ok_kinds=("clean error",))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    print(json.dumps(counts))
+    for f in failures:
+        print(f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
