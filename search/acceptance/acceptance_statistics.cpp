@@ -42,6 +42,10 @@ std::vector<std::string> string_list(const YamlReader& r, const std::string& key
   return out;
 }
 
+// Bounds on what a statistics file or a band may ask for: each open value is a fit, each band
+// member a run of every scenario that reads the band; the shipped files use at most 6 of either.
+constexpr std::size_t kMaxOpenValues = 64, kMaxStatistics = 256, kMaxBandMembers = 1024;
+
 std::vector<double> number_list(const YamlReader& r, const std::string& key) {
   const YAML::Node n = r.node()[key];
   if (!n || !n.IsSequence() || n.size() == 0) r.fail(key, "a non-empty list of numbers", "something else");
@@ -207,6 +211,10 @@ StatisticsFile read_statistics_file(const std::string& path) {
     process_parameter(f.spec.start, f.open_parameter);  // name check with suggestion
     if (seen.count(f.open_parameter)) r.fail("open", "a parameter that is not also free", "'" + f.open_parameter + "'");
     f.open_values = number_list(*open, f.open_parameter);
+    // Each value is a whole fit (seconds each, minutes with a simulated statistic).
+    if (f.open_values.size() > kMaxOpenValues)
+      open->fail(f.open_parameter, fmt::format("at most {} values (each one fit)", kMaxOpenValues),
+                 fmt::format("{}", f.open_values.size()));
     // A value twice would be one fit counted twice in the band.
     for (std::size_t i = 0; i < f.open_values.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
@@ -253,6 +261,8 @@ StatisticsFile read_statistics_file(const std::string& path) {
     f.spec.statistics.push_back(std::move(s));
   }
   if (f.spec.statistics.empty()) r.fail("statistics", "at least one statistic", "none");
+  if (f.spec.statistics.size() > kMaxStatistics)
+    r.fail("statistics", fmt::format("at most {} statistics", kMaxStatistics), fmt::format("{}", f.spec.statistics.size()));
   check_monotone_statistics(r, f.tolerance);
   return f;
 }
@@ -336,7 +346,12 @@ ProcessBand read_process_band(const std::string& path) {
   b.statistics = string_list(r, "statistics");
   b.left_open = string_list(r, "left_open");
   if (r.has("borrowed")) b.borrowed = string_list(r, "borrowed");
-  for (const auto& m : r.map_list("members")) {
+  const auto members = r.map_list("members");
+  // Every member is a run of each scenario that reads the band.
+  if (members.size() > kMaxBandMembers)
+    r.fail("members", fmt::format("at most {} fitted processes (each one run of a scenario)", kMaxBandMembers),
+           fmt::format("{}", members.size()));
+  for (const auto& m : members) {
     ProcessBandMember member;
     std::vector<std::string> keys = process_parameter_names();
     keys.insert(keys.end(), {"alpha_cap", "confidence", "max_abs_residual"});

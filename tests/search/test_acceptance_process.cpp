@@ -254,6 +254,39 @@ TEST_CASE("Statistics files: a value outside what its statistic can be, a fallin
   std::remove("acceptance_statistics_domain_test.yaml");
 }
 
+TEST_CASE("Statistics files and bands: inputs that multiply the work are bounded, with the bound named") {
+  auto write = [](const std::string& body) {
+    const std::string path = "acceptance_statistics_bounds_test.yaml";
+    std::ofstream(path) << body;
+    return path;
+  };
+  // 65 open values: 65 fits.
+  std::string values;
+  for (int i = 0; i < 65; ++i) values += (i ? ", " : "") + std::to_string(0.01 * i);
+  CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nopen: {persistence: [" + values +
+                                               "]}\nstatistics:\n  - {kind: mean_acceptance, value: 0.6}\n")),
+                    Catch::Contains("open.persistence: expected at most 64 values (each one fit), got 65"));
+  // A simulated level-hit statistic of 10^6 tokens at w = 4096, k = 4096: refused before any fit.
+  CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nstatistics:\n"
+                                               "  - {kind: specpipe_level_hit, width: 4096, candidates: 4096, stages: 8, "
+                                               "tokens: 1000000, value: 0.9}\n")),
+                    Catch::Contains("statistics[0].tokens: expected tokens x width x candidates at most") &&
+                        Catch::Contains("1000000 x 4096 x 4096"));
+  // Paper 002's own statistic is within the bound.
+  CHECK_NOTHROW(read_statistics_file(write("name: t\nfree: [alpha_easy]\nstatistics:\n"
+                                           "  - {kind: specpipe_level_hit, width: 64, candidates: 16, stages: 8, "
+                                           "value: 0.95}\n")));
+  // A band of 1025 members: each scenario reading it would run 1025 times.
+  const ProcessBand shipped = resolve_process_band("duodecoding-paper003", models::ConfigRegistry::default_config_dir(), "--acceptance");
+  ProcessBand big = shipped;
+  while (big.members.size() <= 1024) big.members.push_back(shipped.members.front());
+  std::ofstream("acceptance_band_bounds_test.yaml") << format_process_band(big, "");
+  CHECK_THROWS_WITH(read_process_band("acceptance_band_bounds_test.yaml"),
+                    Catch::Contains("members: expected at most 1024 fitted processes"));
+  std::remove("acceptance_band_bounds_test.yaml");
+  std::remove("acceptance_statistics_bounds_test.yaml");
+}
+
 TEST_CASE("Paper 004 Table 1 EAGLE-3 chain TPCs through the process, independent and correlated, within 0.07") {
   const std::string dir = models::ConfigRegistry::default_config_dir();
   const Paper004Table1 table = load_paper004_table1(dir);
