@@ -19,6 +19,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
+#include "search/scenarios/serving/serving_summary.hpp"
 #include "search/scenarios/serving/serving_workload.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/system_costs.hpp"
@@ -30,11 +31,6 @@ constexpr double kGib = double(1ull << 30);
 // Speculation pays at a rate when its median time per output token is this much below plain
 // decoding's; closer is a tie (the two runs draw different acceptance).
 constexpr double kPaysBy = 0.01;
-// A run is overloaded when the requests arriving in the last quarter of its window (kOverloadShare)
-// wait kOverloadGrowth times longer for their first token than those of the first quarter, and over
-// kOverloadMinTtftS: the queue grows instead of settling.
-constexpr double kOverloadShare = 0.25, kOverloadGrowth = 5, kOverloadMinTtftS = 1;
-
 // The deployment's step times for the serving loop: the target's forwards and the EAGLE head's
 // passes through the one cost layer (sim::SystemCosts: memoised by graph fingerprint, with an index
 // by shape in front), so an hour of steps costs each distinct (batch, tokens, context bucket) once.
@@ -198,55 +194,17 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
         traced_steps = std::move(run.steps);
         traced_run = fmt::format("{} at {:g} requests/s, the first {:g} s", m == "none" ? "no SD" : m, rate, trace_window_s);
       }
-      std::vector<double> ttft, tpot, e2e;
-      long long finished = 0, dropped = 0, tokens = 0, met = 0;
-      double e2e_sum = 0;
-      for (const auto& q : run.requests) {
-        if (!q.finished()) {
-          ++dropped;
-          continue;
-        }
-        ++finished;
-        tokens += q.output_tokens;
-        ttft.push_back(q.first_token_s - q.arrival_s);
-        const double per_token =
-            q.output_tokens > 1 ? (q.finish_s - q.first_token_s) / double(q.output_tokens - 1) : 0.0;
-        tpot.push_back(per_token);
-        e2e.push_back(q.finish_s - q.arrival_s);
-        e2e_sum += q.finish_s - q.arrival_s;
-        met += (q.first_token_s - q.arrival_s <= ttft_slo_s && per_token <= tpot_slo_s) ? 1 : 0;
-      }
-      const long long n = (long long)run.requests.size();
-      const double span = run.end_s > 0 ? run.end_s : 1;
-      // Little's law on the simulated queue: time-averaged requests in the system against the
-      // arrival rate realised over the run times the mean time in the system.
-      const double littles = finished > 0 && dropped == 0 ? run.mean_in_system / (double(n) / span * e2e_sum / double(finished)) : 0;
-      // Overloaded: the queue grows, so the last arrivals wait far longer for their first token
-      // than the first ones did (an unstable queue, whose percentiles depend on the run's length).
-      std::vector<double> early, late;
-      const double window_s = run.requests.empty() ? 0 : run.requests.back().arrival_s;
-      for (const auto& q : run.requests)
-        if (q.finished()) {
-          if (q.arrival_s < kOverloadShare * window_s) early.push_back(q.first_token_s - q.arrival_s);
-          if (q.arrival_s >= (1 - kOverloadShare) * window_s) late.push_back(q.first_token_s - q.arrival_s);
-        }
-      const double early_ttft = percentile(early, 50), late_ttft = percentile(late, 50);
-      const bool overloaded = late_ttft > kOverloadMinTtftS && late_ttft > kOverloadGrowth * early_ttft;
-      const std::string status =
-          finished == 0  ? "no request finished"
-          : dropped > 0  ? fmt::format("{} dropped (KV cache)", dropped)
-          : overloaded   ? fmt::format("overloaded: median TTFT {:.3g} s for the last arrivals, {:.3g} s for the first",
-                                       late_ttft, early_ttft)
-                         : "ok";
+      const ServingSummary sum = summarize_serving(run, ttft_slo_s, tpot_slo_s);
       r.rows.push_back({rate, m == "none" ? std::string("no SD") : m, std::int64_t(m == "none" ? 0 : c.k),
-                        std::int64_t(n), std::int64_t(finished), std::int64_t(dropped),
-                        percentile(ttft, 50) * 1e3, percentile(ttft, 90) * 1e3, percentile(ttft, 99) * 1e3,
-                        percentile(tpot, 50) * 1e3, percentile(tpot, 90) * 1e3, percentile(tpot, 99) * 1e3,
-                        percentile(e2e, 50), percentile(e2e, 99), double(tokens) / span, double(met) / span,
-                        finished ? double(met) / double(finished) : 0.0, run.mean_decode_batch, run.mean_tokens_per_step,
+                        std::int64_t(sum.requests), std::int64_t(sum.finished), std::int64_t(sum.dropped),
+                        sum.ttft_p50_s * 1e3, sum.ttft_p90_s * 1e3, sum.ttft_p99_s * 1e3, sum.tpot_p50_s * 1e3,
+                        sum.tpot_p90_s * 1e3, sum.tpot_p99_s * 1e3, sum.e2e_p50_s, sum.e2e_p99_s, sum.tokens_per_s,
+                        sum.goodput_per_s, sum.finished ? double(sum.slo_met) / double(sum.finished) : 0.0,
+                        run.mean_decode_batch, run.mean_tokens_per_step,
                         double(run.peak_kv_tokens) / double(base.kv_capacity_tokens), std::int64_t(run.preemptions),
-                        littles, status});
-      summary[{rate, m}] = {percentile(tpot, 50), double(met) / span};
+                        sum.littles_law_ratio, sum.status});
+      const bool overloaded = sum.overloaded;
+      summary[{rate, m}] = {sum.tpot_p50_s, sum.goodput_per_s};
       if (overloaded && (overloaded_rates.empty() || overloaded_rates.back() != fmt::format("{:g}", rate)))
         overloaded_rates.push_back(fmt::format("{:g}", rate));
     }
