@@ -177,6 +177,12 @@ PlanRequest read_plan_request(const search::ScenarioContext& ctx, std::chrono::s
   q.headroom_gib = headroom_gib;
   q.slo_percentile = slo_percentile;
   q.rate = rate;
+  if (q.rate) {
+    // The serving check's prompts: the mix's mean context, by its weights (one context: itself).
+    double mean = 0, total = 0;
+    for (std::size_t k = 0; k < q.contexts.size(); ++k) mean += double(q.contexts[k]) * q.weights[k], total += q.weights[k];
+    q.rate->prompt_tokens = std::max(1LL, (long long)std::llround(mean / total));
+  }
   q.rank_by = rank_by;
   q.band_note = band_note;
   q.stack_note = stack_note;

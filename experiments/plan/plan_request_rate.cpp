@@ -2,12 +2,79 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "search/scenarios/serving/serving_simulation.hpp"
+#include "search/scenarios/serving/serving_summary.hpp"
+
 namespace experiments {
+
+namespace {
+
+// One batch a candidate was timed at: its time per token and its one-prompt prefill.
+struct TimedBatch {
+  int batch = 0;
+  double tbt_s = 0, ttft_s = 0;
+};
+
+// The candidate's time per token at `batch`, linear between the batches it was timed at.
+double tbt_at(const std::vector<TimedBatch>& timed, int batch) {
+  if (batch <= timed.front().batch) return timed.front().tbt_s;
+  for (std::size_t i = 1; i < timed.size(); ++i)
+    if (batch <= timed[i].batch) {
+      const auto& a = timed[i - 1];
+      const auto& b = timed[i];
+      return a.tbt_s + (b.tbt_s - a.tbt_s) * double(batch - a.batch) / double(b.batch - a.batch);
+    }
+  return timed.back().tbt_s;  // the scheduler never runs more than the largest
+}
+
+// The serving check (plan_request_rate.hpp): serve's simulator on the candidate's step times.
+PlanCandidate::Served serve_at_rate(const RequestRate& rate, const std::vector<TimedBatch>& timed) {
+  using namespace search::serving;
+  ServingWorkload w;
+  w.name = "plan";
+  w.quantiles = {0, 1};
+  w.prompt_tokens = {double(rate.prompt_tokens), double(rate.prompt_tokens)};
+  w.output_tokens = {double(rate.output_tokens), double(rate.output_tokens)};
+  ServingConfig c;
+  c.rate_per_s = rate.per_s;
+  c.max_requests = served_requests(rate);
+  c.duration_s = double(c.max_requests) / rate.per_s;
+  c.method = "none";  // one token a step at the candidate's mean time per token
+  c.max_num_seqs = timed.back().batch;
+  c.max_batched_tokens = std::max<long long>(c.max_batched_tokens, rate.prompt_tokens);
+  // Room for every sequence the scheduler may run at its full length (plan's memory fit held at
+  // the largest batch, for its context and step); the cache never preempts below the batch limit.
+  const long long per_request = (rate.prompt_tokens + rate.output_tokens + c.block_tokens) / c.block_tokens * c.block_tokens;
+  c.kv_capacity_tokens = per_request * c.max_num_seqs;
+  c.seed = kServedSeed;
+  ServingStepCosts costs;
+  const double prefill_s = timed.front().ttft_s;
+  costs.prefill_s = [prefill_s](int requests, long long) { return prefill_s * double(requests); };
+  costs.decode_s = [&timed](int batch, int, long long, int) { return tbt_at(timed, batch); };
+  const ServingRun run = simulate_serving(w, c, costs);
+  // No SLO targets here: plan checks its own (--tbt-ms, --ttft-ms) on the rows.
+  const ServingSummary s = summarize_serving(run, 0, 0);
+  PlanCandidate::Served out;
+  out.tbt_p50_s = s.tpot_p50_s, out.tbt_p99_s = s.tpot_p99_s;
+  out.ttft_p50_s = s.ttft_p50_s, out.ttft_p99_s = s.ttft_p99_s;
+  out.mean_batch = run.mean_decode_batch;
+  out.max_batch = c.max_num_seqs;
+  out.status = s.status;
+  return out;
+}
+
+}  // namespace
+
+long long served_requests(const RequestRate& rate) {
+  const long long n = std::min(kServedRequests, kServedTokens / std::max(1, rate.output_tokens));
+  return n >= kMinServedRequests ? n : 0;
+}
 
 double sustained_rate(const PlanCandidate& c, int batch, int output_tokens) {
   return double(batch) / (c.ttft_s + double(output_tokens) * c.tbt_s);
@@ -19,12 +86,15 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
   struct State {
     std::optional<PlanCandidate> met, best_unmet, first_seen;
     std::string stopped;  // the status that ended its search (not ok at a larger batch)
+    std::vector<TimedBatch> timed;  // ok at these batches, from 1 up without a gap
+    bool timed_closed = false;      // not ok at some batch: the batches above are not its
   };
   std::vector<std::pair<std::string, std::string>> order;  // (scheme, placement) in first-seen order
   std::map<std::pair<std::string, std::string>, State> states;
   for (int b = 1; b <= kMaxRateBatch; b *= 2) {
     progress(b);
     std::map<std::pair<std::string, std::string>, bool> seen;
+    bool any_timed = false;
     for (auto& c : evaluate(b)) {
       const auto key = std::make_pair(c.scheme, c.placement);
       seen[key] = true;
@@ -37,6 +107,12 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
         order.push_back(key);
       }
       State& st = it->second;
+      if (c.ok() && !st.timed_closed) {
+        st.timed.push_back({b, c.tbt_s, c.ttft_s});
+        any_timed = true;
+      } else {
+        st.timed_closed = true;
+      }
       if (st.met || !st.stopped.empty()) continue;
       c.batch = b;
       if (!c.ok()) {
@@ -49,13 +125,14 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
       if (c.sustained_per_s >= rate.per_s) st.met = c;
       else st.best_unmet = c;
     }
-    bool open = false;
     for (auto& [key, st] : states) {
+      if (!seen.count(key)) st.timed_closed = true;
       if (st.met || !st.stopped.empty() || !st.best_unmet) continue;
       if (!seen.count(key)) st.stopped = fmt::format("not run at batch {}", b);
-      else open = true;
     }
-    if (!open) break;  // every candidate met the rate, ran out of batches or was never timed
+    // Past the batch that meets the rate while some candidate is still timed: the serving check
+    // needs its step times at the batches a queue may reach.
+    if (!any_timed) break;
   }
   std::vector<PlanCandidate> out;
   for (const auto& key : order) {
@@ -70,7 +147,16 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
       out.push_back(std::move(c));
     } else {
       out.push_back(*st.first_seen);
+      continue;
     }
+    if (st.timed.empty() || served_requests(rate) == 0) continue;
+    PlanCandidate& c = out.back();
+    c.served = serve_at_rate(rate, st.timed);
+    // Little's law's batch meets the rate, the simulated queue does not: the prefills of arriving
+    // requests or the queue's variance take what the bound left out.
+    if (c.ok() && c.served->status != "ok")
+      c.status = fmt::format("misses the request rate in a serving simulation (batch up to {}): {}", c.served->max_batch,
+                             c.served->status);
   }
   return out;
 }

@@ -90,6 +90,15 @@ struct PlanCandidate {
   // smallest that sustains it) and, with a request rate, the requests a second it sustains.
   int batch = 0;
   double sustained_per_s = 0;
+  // Set by plan with a request rate: what a serving simulation at the rate gave (the candidate's
+  // step times at every batch it was timed at under serve's scheduler; plan_request_rate.hpp).
+  struct Served {
+    double tbt_p50_s = 0, tbt_p99_s = 0, ttft_p50_s = 0, ttft_p99_s = 0;
+    double mean_batch = 0;
+    int max_batch = 0;      // the largest batch it was timed at: the scheduler's limit
+    std::string status;     // the serving run's: "ok", "overloaded: ...", "N dropped (KV cache)"
+  };
+  std::optional<Served> served;
   // Set by plan for timed candidates on the system's placement: device memory left on the
   // fullest device (memory_checked: some device states a capacity).
   bool memory_checked = false;

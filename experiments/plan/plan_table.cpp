@@ -28,6 +28,10 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
   r.columns = {"rank", "scheme", "placement", "parameters", "status", "batch", "tbt_ms", "tbt_low_ms", "tbt_high_ms",
                "tbt_worst_ms", "tokens_per_s", "tokens_per_s_total", "requests_per_s", "speedup", "ttft_ms",
                "ttft_worst_ms", "free_gib", "acceptance", "why", "reproduce"};
+  // With a request rate, the serving check's percentiles (plan_request_rate.hpp).
+  if (rate)
+    r.columns.insert(std::find(r.columns.begin(), r.columns.end(), "acceptance"),
+                     {"served_tbt_p50_ms", "served_tbt_p99_ms", "served_ttft_p99_ms", "served_mean_batch"});
   // What a 120-character text table keeps (--wide or CSV/JSON for the rest).
   r.narrow_columns = {"rank", "scheme", "placement", "parameters", "status", "tbt_ms", "speedup", "ttft_ms"};
   // The slowest context's times (the mean's over a mix: tbt_ms, ttft_ms).
@@ -61,6 +65,14 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
     } else {
       for (int k = 0; k < 11; ++k) row.emplace_back(std::string());
     }
+    if (rate) {
+      if (c.served)
+        for (double v : {c.served->tbt_p50_s * 1e3, c.served->tbt_p99_s * 1e3, c.served->ttft_p99_s * 1e3,
+                         c.served->mean_batch})
+          row.emplace_back(v);
+      else
+        for (int k = 0; k < 4; ++k) row.emplace_back(std::string());
+    }
     for (const auto* t : {&c.acceptance, &c.why, &c.reproduce}) row.emplace_back(*t);
     r.rows.push_back(std::move(row));
   }
@@ -92,6 +104,10 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
                     rank_by == "ttft" ? fmt::format(", TTFT {:.4g} ms", best.ttft_s * 1e3) : "",
                     plain_tbt > 0 && best.scheme != "plain" ? fmt::format(", {:.2f}x plain decoding's TBT", plain_tbt / best.tbt_s)
                                                             : "");
+    if (rate && best.served)
+      verdict += fmt::format(" (served at the rate: TBT p50 {:.3g} ms, p99 {:.3g} ms, TTFT p99 {:.3g} ms, mean batch {:.3g})",
+                             best.served->tbt_p50_s * 1e3, best.served->tbt_p99_s * 1e3, best.served->ttft_p99_s * 1e3,
+                             best.served->mean_batch);
     if (rank > 1) {
       const auto& second = all[1];
       runner_up = fmt::format("{} ({})", second.scheme, second.placement);
@@ -115,8 +131,16 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
       contexts.size() == 1 ? fmt::format("context {}", contexts.front())
                            : fmt::format("contexts {} weighted {}", fmt::join(contexts, ", "), fmt::join(weights, ":"));
   const std::string load_words =
-      rate ? fmt::format("{:.4g} requests/s of {} tokens each (each candidate at the smallest batch that sustains it)",
-                         rate->per_s, rate->output_tokens)
+      rate ? fmt::format("{:.4g} requests/s of {} tokens each (each candidate at the smallest batch that sustains it "
+                         "by Little's law; {})",
+                         rate->per_s, rate->output_tokens,
+                         served_requests(*rate) > 0
+                             ? fmt::format("checked by a serving simulation of {} Poisson arrivals of {}-token prompts "
+                                           "on the candidate's times at every batch: served_* columns",
+                                           served_requests(*rate), rate->prompt_tokens)
+                             : fmt::format("not checked by a serving simulation: {} requests of {} tokens would be "
+                                           "over its {} token steps", kMinServedRequests, rate->output_tokens,
+                                           kServedTokens))
            : fmt::format("batch {}", s.batch);
   const std::string acceptance_words =
       s.alpha ? fmt::format("draft models at alpha {} per token", *s.alpha)
