@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
@@ -54,21 +55,30 @@ ServingConfig config(double rate, double duration_s) {
 
 TEST_CASE("serving: at a vanishing rate each request runs alone: its time per token is one decode step") {
   const auto w = fixed_workload(100, 50);
-  // About 30 requests of 0.5 s each over 3.5 days: none overlaps another.
-  const ServingRun run = simulate_serving(w, config(1e-4, 300000), linear_costs(0.01, 0.001));
-  REQUIRE(run.requests.size() >= 10);
-  for (const auto& r : run.requests) {
-    REQUIRE(r.finished());
-    CHECK((r.finish_s - r.first_token_s) / double(r.output_tokens - 1) == Approx(0.011).epsilon(1e-9));
+  // About 30 requests of 0.5 s each over 3.5 days: none overlaps another. The same under V1's
+  // chunked prefill (a 100-token prompt in two chunks of 64 and 36).
+  for (const long long chunked : {0LL, 64LL}) {
+    INFO("chunked prefill tokens " << chunked);
+    ServingConfig c = config(1e-4, 300000);
+    c.chunked_prefill_tokens = chunked;
+    const ServingRun run = simulate_serving(w, c, linear_costs(0.01, 0.001));
+    REQUIRE(run.requests.size() >= 10);
+    for (const auto& r : run.requests) {
+      REQUIRE(r.finished());
+      CHECK((r.finish_s - r.first_token_s) / double(r.output_tokens - 1) == Approx(0.011).epsilon(1e-9));
+      // Its prefill: one step, or two chunks of one step each.
+      CHECK(r.first_token_s - r.arrival_s <= (chunked ? 2 : 1) * 0.01 + 1e-6 * 100 + 1e-9);
+    }
+    CHECK(run.mean_decode_batch == Approx(1.0));
   }
-  CHECK(run.mean_decode_batch == Approx(1.0));
 }
 
 TEST_CASE("serving: Little's law holds on the simulated queue, and no request is lost") {
   const auto w = fixed_workload(200, 100);
-  for (const std::string method : {"none", "eagle3"}) {
+  for (const std::string method : {"none", "eagle3", "eagle3 chunked"}) {
     ServingConfig c = config(20, 600);
-    c.method = method;
+    c.method = method.substr(0, method.find(' '));
+    if (method.find("chunked") != std::string::npos) c.chunked_prefill_tokens = 128;
     const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0002));
     double e2e = 0;
     for (const auto& r : run.requests) {
@@ -78,7 +88,7 @@ TEST_CASE("serving: Little's law holds on the simulated queue, and no request is
     const double n = double(run.requests.size());
     INFO(method);
     CHECK(run.mean_in_system == Approx(n / run.end_s * e2e / n).epsilon(1e-9));
-    if (method == "eagle3") {
+    if (method != "none") {
       CHECK(run.mean_tokens_per_step > 1.2);
       CHECK(run.mean_tokens_per_step <= 4.0);
     }
@@ -87,12 +97,16 @@ TEST_CASE("serving: Little's law holds on the simulated queue, and no request is
 
 TEST_CASE("serving: the KV cache is never exceeded, a full cache preempts and every request still finishes") {
   const auto w = fixed_workload(500, 400);
-  ServingConfig c = config(50, 60);
-  c.kv_capacity_tokens = 16 * 1000;  // room for about 18 full requests
-  const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0001));
-  CHECK(run.peak_kv_tokens <= c.kv_capacity_tokens);
-  CHECK(run.preemptions > 0);
-  for (const auto& r : run.requests) CHECK(r.finished());
+  for (const long long chunked : {0LL, 256LL}) {
+    INFO("chunked prefill tokens " << chunked);
+    ServingConfig c = config(50, 60);
+    c.kv_capacity_tokens = 16 * 1000;  // room for about 18 full requests
+    c.chunked_prefill_tokens = chunked;
+    const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0001));
+    CHECK(run.peak_kv_tokens <= c.kv_capacity_tokens);
+    CHECK(run.preemptions > 0);
+    for (const auto& r : run.requests) CHECK(r.finished());
+  }
   // A prompt larger than the whole cache is dropped with the reason, not lost.
   ServingConfig tiny = config(1, 10);
   tiny.kv_capacity_tokens = 256;
@@ -150,4 +164,35 @@ TEST_CASE("serving: the shipped ShareGPT preset reads, its chain reproduces its 
   // Lengths: the median prompt of the quantile table.
   CHECK(sample_length(w.quantiles, w.prompt_tokens, 0.5) == std::llround(w.prompt_tokens[10]));
   CHECK_THROWS_AS(load_serving_workload("no-such-workload", dir), models::InputError);
+}
+
+TEST_CASE("serving: chunked prefill bounds every step by its token budget, where V0 stalls decodes behind a whole prompt") {
+  // 4000-token prompts arriving among running decodes; a prompt token costs 1 us in a prefill.
+  const auto w = fixed_workload(4000, 200);
+  const auto costs = linear_costs(0.005, 0.0001);
+  auto longest_step = [&](long long chunked) {
+    ServingConfig c = config(5, 20);
+    c.chunked_prefill_tokens = chunked;
+    c.record_steps_until_s = 1e9;
+    const ServingRun run = simulate_serving(w, c, costs);
+    for (const auto& r : run.requests) REQUIRE(r.finished());
+    double longest = 0, longest_with_decodes = 0;
+    int batch_at_longest = 0;
+    for (const auto& s : run.steps) {
+      longest = std::max(longest, s.end_s - s.start_s);
+      if (!s.prefill && s.end_s - s.start_s > longest_with_decodes) {
+        longest_with_decodes = s.end_s - s.start_s;
+        batch_at_longest = s.batch;
+      }
+    }
+    return std::make_tuple(longest, longest_with_decodes, batch_at_longest);
+  };
+  // V0: a prefill step of a whole prompt (0.005 + 4000 us) while decodes wait.
+  const auto [v0_longest, v0_decodes, v0_batch] = longest_step(0);
+  CHECK(v0_longest >= 0.005 + 4000e-6 - 1e-12);
+  // V1 with 512 tokens a step: a step holding decodes costs its decode plus at most the budget's
+  // prompt tokens (the linear cost's increment), never a whole prompt.
+  const auto [v1_longest, v1_decodes, v1_batch] = longest_step(512);
+  CHECK(v1_decodes <= 0.005 + 0.0001 * v1_batch + 512e-6 + 1e-12);
+  CHECK(v1_longest <= std::max(v1_decodes, 0.005 + 512e-6) + 1e-12);
 }

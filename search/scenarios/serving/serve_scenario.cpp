@@ -140,6 +140,10 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.max_num_seqs = int(ctx.integer("max-num-seqs"));
   base.max_batched_tokens = ctx.integer("max-batched-tokens");
   base.block_tokens = int(ctx.integer("block-tokens"));
+  base.chunked_prefill_tokens = ctx.integer("chunked-prefill-tokens");
+  if (base.chunked_prefill_tokens > 0 && ctx.was_given("max-batched-tokens"))
+    throw models::InputError("serve: --max-batched-tokens bounds V0's prefill steps; with --chunked-prefill-tokens the "
+                             "step's budget is that: give one");
   base.seed = std::uint64_t(ctx.integer("seed"));
   base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head_bytes);
   // Arrivals: Poisson, gamma with a coefficient of variation, or a trace file.
@@ -236,11 +240,16 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   }
   r.footer = fmt::format(
       "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {} over {:g} s{}, seed {}; KV cache {} tokens "
-      "in blocks of {}, at most {} sequences and {} prefill tokens per step; SLO: TTFT <= {:g} ms and time per output "
+      "in blocks of {}, at most {} sequences and {}; SLO: TTFT <= {:g} ms and time per output "
       "token <= {:g} ms (goodput: requests meeting both per second); {} engine evaluations{}",
       verdict, verdict.empty() ? "" : "\n", target.name, hw.name, hw.stack.name, engine, workload.name, workload.source,
       arrivals_words, base.duration_s, base.max_requests > 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "", base.seed,
-      base.kv_capacity_tokens, base.block_tokens, base.max_num_seqs, base.max_batched_tokens, ctx.real("ttft-slo-ms"),
+      base.kv_capacity_tokens, base.block_tokens, base.max_num_seqs,
+      base.chunked_prefill_tokens > 0
+          ? fmt::format("{} tokens per step, decodes first and prompts in chunks (chunked prefill)",
+                        base.chunked_prefill_tokens)
+          : fmt::format("{} prefill tokens per step", base.max_batched_tokens),
+      ctx.real("ttft-slo-ms"),
       ctx.real("tpot-slo-ms"), deployment.evaluations(), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
   if (ctx.want_trace) {
     // Perfetto: every step of the window on one track (prefill / decode, its batch and tokens),
@@ -299,6 +308,9 @@ const ScenarioRegistration serve_scenario_registration(
       param::integer("max-batched-tokens", 8192, 16, 1 << 22, "tokens",
                      "prompt tokens one prefill step takes at most (vLLM's max_num_batched_tokens)"),
       param::integer("block-tokens", 16, 1, 1024, "tokens", "KV cache block size (vLLM's default 16)"),
+      param::integer("chunked-prefill-tokens", 0, 0, 1 << 22, "tokens",
+                     "vLLM V1's chunked prefill: tokens one step takes, the decodes first and prompt chunks in what is "
+                     "left (0: off, V0's scheduler; vLLM's default budget is 2048)"),
       param::real("ttft-slo-ms", 2000, 1e-3, 1e9, "ms", "time-to-first-token target for goodput"),
       param::real("tpot-slo-ms", 100, 1e-3, 1e9, "ms", "time-per-output-token target for goodput"),
       param::seed("arrivals, lengths and acceptance draws"),

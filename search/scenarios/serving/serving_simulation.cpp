@@ -30,6 +30,7 @@ struct Request {
   long long generated = 0;     // output tokens so far (the first comes with the prefill)
   long long blocks = 0;        // KV blocks held
   long long admitted_order = 0;  // when it was last admitted (preemption takes the latest)
+  long long prefill_left = 0;  // chunked prefill: tokens of its (re)prefill still to compute
   int yield = 1;               // the yield at its next output position (Markov chain state)
   bool chain_started = false;
   long long context() const { return rec.prompt_tokens + generated; }
@@ -161,7 +162,8 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   double t = 0, in_system_integral = 0, batch_sum = 0, kept_sum = 0;
   long long kept_steps = 0;
   std::size_t prefilling = 0;  // admitted, in their prefill step (neither waiting nor running)
-  auto in_system = [&] { return double(waiting.size() + running.size() + prefilling); };
+  std::vector<std::size_t> partial;  // chunked prefill: admitted, prefilled in part (admission order)
+  auto in_system = [&] { return double(waiting.size() + running.size() + prefilling + partial.size()); };
   // Requests are in the system from their arrival, though the scheduler sees them only at its next
   // step boundary (as vLLM's engine loop does): arrivals inside (t, end] count from their time.
   auto advance_to = [&](double end) {
@@ -188,16 +190,103 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       r.yield = draw_index(chain->transitions[std::size_t(r.yield - 1)], uniform01(r.rng)) + 1;
   };
 
-  while (true) {
-    while (next_arrival < reqs.size() && reqs[next_arrival].rec.arrival_s <= t) waiting.push_back(next_arrival++);
-    if (waiting.empty() && running.empty()) {
-      if (next_arrival == reqs.size()) break;
-      advance_to(reqs[next_arrival].rec.arrival_s);
-      continue;
+  // Before a decode step: every running request reserves the blocks its verified tokens may fill,
+  // the latest admitted (running or, with chunked prefill, prefilling) giving way while they do
+  // not fit; then the tokens each verifies.
+  struct DecodePlan {
+    bool speculate = false;
+    int verify = 1, batch = 0, tokens_per_seq = 1;
+    long long bucket = 0, verified = 0;
+    std::vector<int> tokens_verified;
+  };
+  auto plan_decode = [&] {
+    DecodePlan d;
+    d.speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
+    d.verify = d.speculate ? c.k + 1 : 1;
+    auto shortfall = [&] {
+      long long need = 0;
+      for (std::size_t i : running) {
+        const Request& r = reqs[i];
+        need += std::max(0LL, blocks_for(r.context() + d.verify, c.block_tokens) - r.blocks);
+      }
+      return need - free_blocks;
+    };
+    while (running.size() + partial.size() > 1 && shortfall() > 0) {
+      auto latest_of = [&](std::vector<std::size_t>& v) {
+        return std::max_element(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
+          return reqs[a].admitted_order < reqs[b].admitted_order;
+        });
+      };
+      const auto in_running = latest_of(running);
+      const auto in_partial = partial.empty() ? partial.end() : latest_of(partial);
+      const bool from_partial = in_partial != partial.end() &&
+                                (running.size() <= 1 || reqs[*in_partial].admitted_order > reqs[*in_running].admitted_order);
+      std::vector<std::size_t>& from = from_partial ? partial : running;
+      const auto latest = from_partial ? in_partial : in_running;
+      Request& r = reqs[*latest];
+      free_blocks += r.blocks;
+      r.blocks = 0;
+      r.prefill_left = 0;
+      ++r.rec.preemptions;
+      ++run.preemptions;
+      waiting.push_front(*latest);
+      from.erase(latest);
     }
-    // Prefill whatever can be admitted, first come first served.
-    std::vector<std::size_t> admitted;
-    long long prefill_tokens = 0;
+    long long context_sum = 0;
+    d.tokens_verified.assign(running.size(), 1);
+    for (std::size_t j = 0; j < running.size(); ++j) {
+      Request& r = reqs[running[j]];
+      const long long grow = blocks_for(r.context() + d.verify, c.block_tokens) - r.blocks;
+      if (grow > 0) {
+        const long long take = std::min(grow, free_blocks);  // a lone request beyond the cache: what is left
+        free_blocks -= take;
+        r.blocks += take;
+      }
+      context_sum += r.context();
+      // n-gram: a position of yield 1 found no match with the source's probability: one token.
+      if (d.speculate && !(c.method == "ngram" && next_yield(r) == 1 && uniform01(r.rng) >= chain->match_probability))
+        d.tokens_verified[j] = d.verify;
+      d.verified += d.tokens_verified[j];
+    }
+    run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
+    d.batch = int(running.size());
+    if (d.batch > 0) {
+      const long long mean_context = (context_sum + d.batch - 1) / d.batch;
+      d.bucket = (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket;
+      d.tokens_per_seq = int((d.verified + d.batch - 1) / d.batch);
+    }
+    return d;
+  };
+  // After it: the tokens each kept, the rejected drafts' blocks back, finished requests out.
+  auto retire_decode = [&](const DecodePlan& d) {
+    ++run.decode_steps;
+    run.speculative_steps += d.speculate ? 1 : 0;
+    batch_sum += d.batch;
+    std::vector<std::size_t> still;
+    for (std::size_t j = 0; j < running.size(); ++j) {
+      Request& r = reqs[running[j]];
+      long long kept = 1;
+      if (d.tokens_verified[j] > 1) kept = std::min<long long>(next_yield(r), d.tokens_verified[j]);
+      kept = std::min(kept, r.rec.output_tokens - r.generated);
+      if (chain && d.speculate) move_chain(r, kept);
+      r.generated += kept;
+      kept_sum += double(kept);
+      ++kept_steps;
+      // Blocks beyond what the kept tokens fill go back (the rejected drafts' slots).
+      const long long hold = blocks_for(r.context(), c.block_tokens);
+      if (r.blocks > hold) {
+        free_blocks += r.blocks - hold;
+        r.blocks = hold;
+      }
+      if (r.generated >= r.rec.output_tokens) finish(r);
+      else still.push_back(running[j]);
+    }
+    running = std::move(still);
+  };
+  // Admission of the queue's head: false when it must wait (the batch limit, blocks, the step's
+  // token room); a prompt
+  // larger than the whole cache is dropped with that reason and the next one tried.
+  auto admit_head = [&](int in_flight, long long token_room) {
     while (!waiting.empty()) {
       Request& r = reqs[waiting.front()];
       const long long tokens = r.context();  // a preempted request prefills what it had
@@ -208,13 +297,108 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
         waiting.pop_front();
         continue;
       }
-      if (int(running.size() + admitted.size()) >= c.max_num_seqs || need > free_blocks ||
-          (!admitted.empty() && prefill_tokens + tokens > c.max_batched_tokens))
-        break;
+      // token_room: the prompt tokens the step may still take (-1: any)
+      if (in_flight >= c.max_num_seqs || need > free_blocks || (token_room >= 0 && tokens > token_room)) return false;
       free_blocks -= need;
       r.blocks = need;
       r.admitted_order = ++admissions;
-      prefill_tokens += tokens;
+      return true;
+    }
+    return false;
+  };
+  // A request whose prefill completed: its first token (the first time), then decoding or done.
+  auto prefilled = [&](std::size_t i) {
+    Request& r = reqs[i];
+    if (r.rec.first_token_s < 0) {
+      r.rec.first_token_s = t;
+      r.generated = 1;
+    }
+    if (r.generated >= r.rec.output_tokens) finish(r);
+    else running.push_back(i);
+  };
+
+  while (true) {
+    while (next_arrival < reqs.size() && reqs[next_arrival].rec.arrival_s <= t) waiting.push_back(next_arrival++);
+    if (waiting.empty() && running.empty() && partial.empty()) {
+      if (next_arrival == reqs.size()) break;
+      advance_to(reqs[next_arrival].rec.arrival_s);
+      continue;
+    }
+    if (c.chunked_prefill_tokens > 0) {
+      // vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py): one budget of tokens a step, spent
+      // on the running requests' decode tokens first, then on the prefill in progress, then on
+      // new admissions, first come first served, each prefilling what the budget leaves (its
+      // prompt in chunks); the decodes and the chunks share the step.
+      long long budget = c.chunked_prefill_tokens;
+      DecodePlan d;
+      if (!running.empty()) {
+        d = plan_decode();
+        budget = std::max(0LL, budget - d.verified);
+      }
+      std::vector<std::pair<std::size_t, long long>> chunks;  // (request, tokens this step)
+      long long chunk_tokens = 0;
+      for (std::size_t i : partial) {
+        if (budget <= 0) break;
+        const long long take = std::min(reqs[i].prefill_left, budget);
+        chunks.emplace_back(i, take);
+        chunk_tokens += take;
+        budget -= take;
+      }
+      while (budget > 0 && admit_head(int(running.size() + partial.size()), -1)) {
+        const std::size_t i = waiting.front();
+        waiting.pop_front();
+        reqs[i].prefill_left = reqs[i].context();
+        partial.push_back(i);
+        const long long take = std::min(reqs[i].prefill_left, budget);
+        chunks.emplace_back(i, take);
+        chunk_tokens += take;
+        budget -= take;
+      }
+      if (running.empty() && chunks.empty()) {
+        // Nothing admissible and nothing running: the queue waits for memory that never frees.
+        for (std::size_t i : waiting)
+          if (reqs[i].rec.dropped.empty()) reqs[i].rec.dropped = "never admitted";
+        waiting.clear();
+        continue;
+      }
+      run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
+      const double step_start = t;
+      const int queued = int(waiting.size());
+      // A mixed step is one forward: its decode step plus what the chunks' tokens add to a forward
+      // of the decode's tokens (the weights are read once; the linear layers see every token).
+      const long long mean_chunk =
+          chunks.empty() ? 0 : (chunk_tokens + (long long)chunks.size() - 1) / (long long)chunks.size();
+      double step_s = 0;
+      if (d.batch > 0) {
+        step_s = costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.speculate ? c.k : 0);
+        if (chunk_tokens > 0)
+          step_s += std::max(0.0, costs.prefill_s(1, d.verified + chunk_tokens) - costs.prefill_s(1, d.verified));
+      } else {
+        step_s = costs.prefill_s(int(chunks.size()), mean_chunk);
+      }
+      advance_to(t + step_s);
+      if (d.batch > 0) retire_decode(d);
+      else if (!chunks.empty()) ++run.prefill_steps;
+      for (const auto& [i, take] : chunks) reqs[i].prefill_left -= take;
+      std::vector<std::size_t> still;
+      for (std::size_t i : partial)
+        if (reqs[i].prefill_left > 0) still.push_back(i);
+        else prefilled(i);
+      partial = std::move(still);
+      if (step_start < c.record_steps_until_s)
+        run.steps.push_back({step_start, t, d.batch == 0, d.batch > 0 ? d.batch : int(chunks.size()),
+                             d.batch > 0 ? d.tokens_per_seq : int(mean_chunk),
+                             (capacity_blocks - free_blocks) * c.block_tokens, queued});
+      continue;
+    }
+    // Prefill whatever can be admitted, first come first served.
+    std::vector<std::size_t> admitted;
+    long long prefill_tokens = 0;
+    while (!waiting.empty()) {
+      // A prefill step takes prompts up to max_batched_tokens (the first one whatever its size).
+      if (!admit_head(int(running.size() + admitted.size()), admitted.empty() ? -1 : c.max_batched_tokens - prefill_tokens))
+        break;
+      prefill_tokens += reqs[waiting.front()].context();
       admitted.push_back(waiting.front());
       waiting.pop_front();
     }
@@ -229,15 +413,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
         run.steps.push_back({start, t, true, int(admitted.size()), int(mean_tokens),
                              (capacity_blocks - free_blocks) * c.block_tokens, queued});
       ++run.prefill_steps;
-      for (std::size_t i : admitted) {
-        Request& r = reqs[i];
-        if (r.rec.first_token_s < 0) {
-          r.rec.first_token_s = t;
-          r.generated = 1;
-        }
-        if (r.generated >= r.rec.output_tokens) finish(r);
-        else running.push_back(i);
-      }
+      for (std::size_t i : admitted) prefilled(i);
       run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
       continue;
     }
@@ -249,78 +425,13 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       continue;
     }
     // A decode step of every running request, speculating unless the policy turns it off.
-    const bool speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
-    const int verify = speculate ? c.k + 1 : 1;
-    // Blocks for what this step may write; the latest admitted give way while they do not fit.
-    auto shortfall = [&] {
-      long long need = 0;
-      for (std::size_t i : running) {
-        const Request& r = reqs[i];
-        need += std::max(0LL, blocks_for(r.context() + verify, c.block_tokens) - r.blocks);
-      }
-      return need - free_blocks;
-    };
-    while (running.size() > 1 && shortfall() > 0) {
-      const auto latest = std::max_element(running.begin(), running.end(), [&](std::size_t a, std::size_t b) {
-        return reqs[a].admitted_order < reqs[b].admitted_order;
-      });
-      Request& r = reqs[*latest];
-      free_blocks += r.blocks;
-      r.blocks = 0;
-      ++r.rec.preemptions;
-      ++run.preemptions;
-      waiting.push_front(*latest);
-      running.erase(latest);
-    }
-    long long context_sum = 0, verified = 0;
-    std::vector<int> tokens_verified(running.size(), 1);
-    for (std::size_t j = 0; j < running.size(); ++j) {
-      Request& r = reqs[running[j]];
-      const long long grow = blocks_for(r.context() + verify, c.block_tokens) - r.blocks;
-      if (grow > 0) {
-        const long long take = std::min(grow, free_blocks);  // a lone request beyond the cache: what is left
-        free_blocks -= take;
-        r.blocks += take;
-      }
-      context_sum += r.context();
-      // n-gram: a position of yield 1 found no match with the source's probability: one token.
-      if (speculate && !(c.method == "ngram" && next_yield(r) == 1 && uniform01(r.rng) >= chain->match_probability))
-        tokens_verified[j] = verify;
-      verified += tokens_verified[j];
-    }
-    run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
-    const int batch = int(running.size());
-    const long long mean_context = (context_sum + batch - 1) / batch;
-    const long long bucket = (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket;
-    const int tokens_per_seq = int((verified + batch - 1) / batch);
+    const DecodePlan d = plan_decode();
     const double step_start = t;
     const int queued = int(waiting.size());
-    advance_to(t + costs.decode_s(batch, tokens_per_seq, bucket, speculate ? c.k : 0));
-    ++run.decode_steps;
-    run.speculative_steps += speculate ? 1 : 0;
-    batch_sum += batch;
-    std::vector<std::size_t> still;
-    for (std::size_t j = 0; j < running.size(); ++j) {
-      Request& r = reqs[running[j]];
-      long long kept = 1;
-      if (tokens_verified[j] > 1) kept = std::min<long long>(next_yield(r), tokens_verified[j]);
-      kept = std::min(kept, r.rec.output_tokens - r.generated);
-      if (chain && speculate) move_chain(r, kept);
-      r.generated += kept;
-      kept_sum += double(kept);
-      ++kept_steps;
-      // Blocks beyond what the kept tokens fill go back (the rejected drafts' slots).
-      const long long hold = blocks_for(r.context(), c.block_tokens);
-      if (r.blocks > hold) {
-        free_blocks += r.blocks - hold;
-        r.blocks = hold;
-      }
-      if (r.generated >= r.rec.output_tokens) finish(r);
-      else still.push_back(running[j]);
-    }
-    running = std::move(still);
+    advance_to(t + costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.speculate ? c.k : 0));
+    retire_decode(d);
     if (step_start < c.record_steps_until_s)
-      run.steps.push_back({step_start, t, false, batch, tokens_per_seq, (capacity_blocks - free_blocks) * c.block_tokens,
+      run.steps.push_back({step_start, t, false, d.batch, d.tokens_per_seq, (capacity_blocks - free_blocks) * c.block_tokens,
                            queued});
   }
   run.end_s = t;

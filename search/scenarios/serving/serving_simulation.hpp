@@ -4,7 +4,8 @@
 // or without speculation, and leave. Events are the engine's steps: the loop jumps from step end
 // to step end (and over idle gaps to the next arrival), never ticking.
 //
-// The scheduler (vLLM V0's default, without chunked prefill; docs/serving.md):
+// The scheduler (vLLM V0's default; with ServingConfig::chunked_prefill_tokens, V1's chunked
+// prefill instead, decodes and prompt chunks in one step; docs/serving.md):
 //   - a step is a prefill step whenever a waiting request can be admitted (first come, first
 //     served: at most max_num_seqs running, at most max_batched_tokens prompt tokens per prefill
 //     step, KV blocks for the prompt and one more token free), else a decode step of every
@@ -69,6 +70,9 @@ struct ServingConfig {
   int sd_off_above_batch = 0;   // dispatch policy: no speculation while more run (0: always speculate)
   int max_num_seqs = 256;       // vLLM's default
   long long max_batched_tokens = 8192;  // prompt tokens one prefill step takes at most
+  // vLLM V1's chunked prefill (0: off, V0's scheduler above): tokens one step takes, decodes first,
+  // then prompts in chunks of what is left; vLLM's SchedulerConfig default is 2048.
+  long long chunked_prefill_tokens = 0;
   int block_tokens = 16;        // vLLM's default block size
   long long kv_capacity_tokens = 0;     // the deployment's KV cache (blocks x block_tokens)
   int context_bucket = 128;     // decode steps are costed at the mean context rounded up to this
