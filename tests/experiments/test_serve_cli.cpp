@@ -120,3 +120,35 @@ TEST_CASE("serve: bad requests are one-line errors with exit 2") {
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("serve --system: a tensor-parallel target that one GPU cannot hold is served, its KV cache over its devices") {
+  // Llama-3.1-70B (about 141 GB of weights) does not fit one 80 GB H100.
+  const auto one = run("serve --hw h100-sxm --model llama-3.1-70b --rate 1 --duration-s 10 --method none");
+  CHECK(one.status == 2);
+  CHECK_THAT(one.output, Catch::Contains("infeasible"));
+  const auto tp = run("serve --system eagle-8xh100-nvlink --model llama-3.1-70b --rate 1,8 --duration-s 20 --format csv", false);
+  REQUIRE(tp.status == 0);
+  const auto rows = csv(tp.output);
+  REQUIRE(rows.size() == 5);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    CHECK(rows[i][column(rows[0], "finished")] == rows[i][column(rows[0], "requests")]);
+    CHECK(std::stod(rows[i][column(rows[0], "littles_law_ratio")]) == Approx(1).epsilon(1e-6));
+  }
+  // Each GPU holds 1/8 of every layer's KV heads: the cache holds more tokens than one GPU's share
+  // of the weights would leave for a whole model's KV.
+  const auto kv = tp.output.find("# kv_capacity_tokens: ");
+  REQUIRE(kv != std::string::npos);
+  CHECK(std::stoll(tp.output.substr(kv + 22)) > 1'000'000);
+  // A pipeline of GPUs runs too (its stages one after another within each step), the same bytes again.
+  const std::string pp = "serve --system specpipe-8x3090-pcie --model llama-3.1-70b --rate 0.5 --duration-s 20 --method none --format csv";
+  const auto a = run(pp, false), b = run(pp, false);
+  CHECK(a.status == 0);
+  CHECK(a.output == b.output);
+  // --hw and --system together, or --stack with a system (its file names each device's stack): errors.
+  for (const std::string args : {"serve --hw h100-sxm --system eagle-8xh100-nvlink --model llama-3.1-70b",
+                                 "serve --system eagle-8xh100-nvlink --stack vllm-cuda-graph --model llama-3.1-70b"}) {
+    const auto r = run(args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 2);
+  }
+}

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
@@ -23,6 +24,7 @@
 #include "search/scenarios/serving/serving_workload.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/system_costs.hpp"
+#include "sim/system/system_step.hpp"
 
 namespace search::serving {
 namespace {
@@ -42,8 +44,39 @@ class DeploymentStepCosts {
     target_ = costs_.add_model(target);
     if (head) head_ = costs_.add_head(*head, target);
   }
+  // A system of devices (a tensor- or pipeline-parallel target): each step is a whole system
+  // step (sim::simulate_system_step through the deployment's memo: every stage's slice, the
+  // collectives, the activations between stages, the head's passes over the first stage's group).
+  DeploymentStepCosts(const models::SystemSpec& system, const std::string& engine, const models::ModelSpec& target,
+                      const models::AlgorithmSpec* head)
+      : costs_(system, engine), whole_system_(true) {
+    query_.target = target;
+    if (head) query_.head = std::make_shared<const models::AlgorithmSpec>(*head);
+  }
   ServingStepCosts step_costs() const {
     ServingStepCosts s;
+    if (whole_system_) {
+      s.prefill_s = [this](int requests, long long tokens) {
+        sim::SystemQuery q = query_;
+        q.head.reset();
+        q.x = int(tokens);
+        q.batch = requests;
+        q.context = 0;
+        q.prefill = true;
+        return costs_.system_step_times(q).step_s;
+      };
+      s.decode_s = [this](int batch, int tokens, long long context, int draft_tokens) {
+        sim::SystemQuery q = query_;
+        q.x = tokens;
+        q.batch = batch;
+        q.context = context;
+        // The EAGLE head drafts a chain: one pass of one token per sequence per draft token.
+        if (draft_tokens > 0 && q.head) q.head_pass_widths.assign(std::size_t(draft_tokens), 1);
+        else q.head.reset();
+        return costs_.system_step_times(q).step_s;
+      };
+      return s;
+    }
     s.prefill_s = [this](int requests, long long tokens) {
       models::StepShape shape;
       shape.tokens = int(tokens);
@@ -67,32 +100,55 @@ class DeploymentStepCosts {
   }
   long long evaluations() const { return costs_.evaluations(); }
   const sim::SystemCosts& costs() const { return costs_; }
+  bool whole_system() const { return whole_system_; }
 
  private:
   sim::SystemCosts costs_;
   int target_ = 0, head_ = -1;
+  bool whole_system_ = false;
+  sim::SystemQuery query_;
 };
 
-// Tokens of KV cache the device holds beside the target's weights, its runtime and the largest
-// step's activations (sim/system/memory_fit.hpp's accounting).
+// Tokens of KV cache the deployment holds beside the target's weights, its runtime and the largest
+// step's activations (sim/system/memory_fit.hpp's accounting) and the head's weights: on a
+// system, the least over its devices of each one's free bytes over its share of a token's KV.
 long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::ModelSpec& target, int max_num_seqs,
                              int verify, double head_bytes) {
-  const models::HardwareSpec& hw = deployment.system().devices.front().hardware;
   sim::MemoryQuery q;
   q.batch = max_num_seqs;
   q.step_tokens = verify;
   q.kv_tokens = 0;
-  const auto without = deployment.device_memory(0, target, q);
-  if (without.capacity_bytes <= 0)
-    throw models::InputError(fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", hw.name));
-  // The whole model on one device: memory_fit's KV accounting is the model's bytes per token.
-  const double per_token = target.kv_bytes_per_token();
-  const double free_bytes = without.capacity_bytes - without.need.total() - head_bytes;
-  if (free_bytes <= 0 || per_token <= 0)
-    throw models::InputError(fmt::format("serve: infeasible: {} needs {:.3g} GiB before any KV cache, of {:.3g} GiB on {}",
-                                         target.name, (without.need.total() + head_bytes) / kGib,
-                                         without.capacity_bytes / kGib, hw.name));
-  return (long long)(free_bytes / per_token);
+  const bool one_device = deployment.system().devices.size() == 1;
+  const std::vector<sim::DeviceMemory> without =
+      one_device ? std::vector<sim::DeviceMemory>{deployment.device_memory(0, target, q)}
+                 : deployment.memory(target, nullptr, q);
+  // One more KV token per sequence of the batch: each device's share of a token's KV.
+  sim::MemoryQuery one = q;
+  one.kv_tokens = 1;
+  const std::vector<sim::DeviceMemory> with =
+      one_device ? std::vector<sim::DeviceMemory>{deployment.device_memory(0, target, one)}
+                 : deployment.memory(target, nullptr, one);
+  long long tokens = std::numeric_limits<long long>::max();
+  for (std::size_t d = 0; d < without.size(); ++d) {
+    const double per_token = one_device ? target.kv_bytes_per_token()
+                                        : (with[d].need.kv_bytes - without[d].need.kv_bytes) / double(max_num_seqs);
+    if (per_token <= 0) continue;  // a device without target layers holds no KV cache
+    if (without[d].capacity_bytes <= 0)
+      throw models::InputError(
+          fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", without[d].device));
+    // The head beside the target on every device that holds target layers (sharded over a TP group
+    // it would be less: an under-estimate of the cache).
+    const double free_bytes = without[d].capacity_bytes - without[d].need.total() - head_bytes;
+    if (free_bytes <= 0)
+      throw models::InputError(fmt::format("serve: infeasible: {} needs {:.3g} GiB before any KV cache, of {:.3g} GiB "
+                                           "on {}",
+                                           target.name, (without[d].need.total() + head_bytes) / kGib,
+                                           without[d].capacity_bytes / kGib, without[d].device));
+    tokens = std::min(tokens, (long long)(free_bytes / per_token));
+  }
+  if (tokens == std::numeric_limits<long long>::max())
+    throw models::InputError(fmt::format("serve: {} holds no KV cache on any device", target.name));
+  return tokens;
 }
 
 // The workload preset's acceptance a method draws from (its key in configs/serving/*.yaml).
@@ -103,12 +159,30 @@ struct RateSummary {
 };
 
 ScenarioResult run_serve(const ScenarioContext& ctx) {
-  ctx.require(ctx.hw != nullptr, "--hw");
+  const std::string system_name = ctx.text("system");
+  if ((ctx.hw != nullptr) == !system_name.empty())
+    throw models::InputError("serve: give exactly one of --hw (one GPU) and --system (a tensor- or pipeline-parallel "
+                             "target)");
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(ctx.configs != nullptr, "the config registry");
-  if (!ctx.hw->runs_gpu_serving_stacks())
+  if (ctx.hw && !ctx.hw->runs_gpu_serving_stacks())
     throw models::InputError(fmt::format("serve: --hw {} is a {} device; the serving simulator models a GPU serving "
                                          "engine (kind gpu)", ctx.hw->name, ctx.hw->kind));
+  std::optional<models::SystemSpec> system;
+  if (!system_name.empty()) {
+    system = models::load_system(ctx.configs->path("systems", system_name), *ctx.configs);
+    system->validate_placement(ctx.workload->target);  // the stages' layer ranges for this target
+    for (const auto& stage : system->stages)
+      for (int d : stage.devices)
+        if (!system->devices[std::size_t(d)].hardware.runs_gpu_serving_stacks())
+          throw models::InputError(fmt::format(
+              "serve: system {}: device {} holds target layers and is a {} device; the serving simulator models a "
+              "GPU serving engine (kind gpu)",
+              system->name, system->devices[std::size_t(d)].name, system->devices[std::size_t(d)].hardware.kind));
+    if (ctx.was_given("stack"))
+      throw models::InputError(fmt::format("serve: --stack with --system: the system's file names each device's stack "
+                                           "({})", system->name));
+  }
   const ServingWorkload workload = load_serving_workload(ctx.text("workload"), ctx.configs->dir());
   const models::ModelSpec& target = ctx.workload->target;
   const std::string method = ctx.text("method");
@@ -117,10 +191,13 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       method != "none" && target.name != workload.target
           ? fmt::format("acceptance measured for {}, not {}", workload.target, target.name)
           : std::string();
-  models::HardwareSpec hw = *ctx.hw;
+  // What the footer names: the GPU and its stack, or the system and its lead device's stack.
+  models::HardwareSpec hw =
+      system ? system->devices[std::size_t(system->stages.front().devices.front())].hardware : *ctx.hw;
   // The stack a serving engine runs: --stack, else the kind's default (vLLM with CUDA graphs).
-  if (!ctx.was_given("stack") && hw.stack.name == "bare" && !hw.default_stack().empty())
+  if (!system && !ctx.was_given("stack") && hw.stack.name == "bare" && !hw.default_stack().empty())
     hw.stack = models::load_software_stack(ctx.configs->path("stacks", hw.default_stack()));
+  const std::string where = system ? system->name : hw.name;
   std::unique_ptr<models::AlgorithmSpec> head;
   double head_bytes = 0;
   if (method == "eagle3-chain") {
@@ -131,7 +208,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     head_bytes = sim::draft_head_memory(*head, target, 1, 0).total();
   }
   const std::string engine = ctx.text("engine");
-  const DeploymentStepCosts deployment(hw, engine, target, head.get());
+  const DeploymentStepCosts deployment = system ? DeploymentStepCosts(*system, engine, target, head.get())
+                                                : DeploymentStepCosts(hw, engine, target, head.get());
   ServingConfig base;
   base.duration_s = ctx.real("duration-s");
   base.max_requests = ctx.integer("requests");
@@ -242,7 +320,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {} over {:g} s{}, seed {}; KV cache {} tokens "
       "in blocks of {}, at most {} sequences and {}; SLO: TTFT <= {:g} ms and time per output "
       "token <= {:g} ms (goodput: requests meeting both per second); {} engine evaluations{}",
-      verdict, verdict.empty() ? "" : "\n", target.name, hw.name, hw.stack.name, engine, workload.name, workload.source,
+      verdict, verdict.empty() ? "" : "\n", target.name, where, hw.stack.name, engine, workload.name, workload.source,
       arrivals_words, base.duration_s, base.max_requests > 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "", base.seed,
       base.kv_capacity_tokens, base.block_tokens, base.max_num_seqs,
       base.chunked_prefill_tokens > 0
@@ -255,7 +333,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     // Perfetto: every step of the window on one track (prefill / decode, its batch and tokens),
     // and the batch, the queue and the KV cache in use as counters over time.
     r.footer += fmt::format("\ntrace: {}", traced_run);
-    r.write_trace = [steps = traced_steps, name = hw.name](std::ostream& out) {
+    r.write_trace = [steps = traced_steps, name = where](std::ostream& out) {
       out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
       out << fmt::format(R"({{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{{"name":"{} serving engine"}}}})", name);
       out << ",\n" << R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"steps"}})";
@@ -289,6 +367,8 @@ const ScenarioRegistration serve_scenario_registration(
      "Serving under load: a request-level simulation of continuous batching with and without speculative decoding "
      "per request rate (percentiles, throughput, goodput, where SD stops paying)",
      {param::reals("rate", "1,4,16", 1e-6, 1e5, "requests/s", "Poisson arrival rates, e.g. 1,4,16,64"),
+      param::system("", "a system of GPUs instead of --hw (e.g. eagle-8xh100-nvlink: the target tensor parallel; a "
+                        "pipeline's stages run one after another within each step)"),
       param::real("duration-s", 60, 1e-3, 1e7, "s", "arrivals over this long (every request then runs to its end)"),
       param::integer("requests", 0, 0, 1e7, "requests", "at most this many arrivals (0: as many as the duration holds)"),
       param::text("arrivals", "poisson",
@@ -318,7 +398,7 @@ const ScenarioRegistration serve_scenario_registration(
      run_serve,
      "serve",
      {"hw", "stack", "model", "engine"},
-     {"hw", "model"},
+     {"model"},
      "serve_latency"});
 
 }  // namespace
