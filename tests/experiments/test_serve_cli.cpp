@@ -152,3 +152,20 @@ TEST_CASE("serve --system: a tensor-parallel target that one GPU cannot hold is 
     CHECK(r.status == 2);
   }
 }
+
+TEST_CASE("serve --dispatch per-batch: never worse than plain decoding or a static k of 7 where those differ") {
+  const std::string base = "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1,16 --duration-s 30 --k 7 --format csv";
+  const auto by_batch = csv(run(base + " --dispatch per-batch", false).output);
+  const auto fixed = csv(run(base, false).output);
+  REQUIRE(by_batch.size() == 5);
+  REQUIRE(fixed.size() == 5);
+  const std::size_t tpot = column(fixed[0], "tpot_p50_ms");
+  // Rows: (1, no SD), (1, eagle3-chain), (16, no SD), (16, eagle3-chain).
+  for (std::size_t i : {2u, 4u}) {
+    INFO(fixed[i][0] << " requests/s");
+    const double dispatched = std::stod(by_batch[i][tpot]);
+    CHECK(dispatched <= 1.01 * std::stod(fixed[i][tpot]));           // static k = 7
+    CHECK(dispatched <= 1.01 * std::stod(fixed[i - 1][tpot]));       // no speculation
+  }
+  CHECK(run(base + " --dispatch per-batch", false).output.find("mean k drafted") != std::string::npos);
+}

@@ -196,3 +196,31 @@ TEST_CASE("serving: chunked prefill bounds every step by its token budget, where
   CHECK(v1_decodes <= 0.005 + 0.0001 * v1_batch + 512e-6 + 1e-12);
   CHECK(v1_longest <= std::max(v1_decodes, 0.005 + 512e-6) + 1e-12);
 }
+
+TEST_CASE("serving: the per-batch dispatch drafts fully when alone and turns speculation off where the batch makes it cost") {
+  // Mean yield 1.75: one draft token keeps 1.5, two or more 1.75 tokens a step. A verified token
+  // costs per_seq_s per sequence: at a large batch that term dominates, and 1.75 tokens for 3
+  // verified ones lose against 1 for 1.
+  const auto w = fixed_workload(100, 100);
+  const auto costs = linear_costs(0.01, 0.0005);
+  ServingConfig c = config(1e-3, 200000);
+  c.method = "eagle3";
+  c.k = 4;
+  c.dispatch_per_batch = true;
+  const ServingRun alone = simulate_serving(w, c, costs);
+  // Alone (batch 1: 0.0105 s a plain step): two drafts keep 1.75 for 0.0125 s; more keep no more.
+  CHECK(alone.mean_k == Approx(2.0));
+  CHECK(alone.speculative_steps == alone.decode_steps);
+  ServingConfig busy = config(400, 20);
+  busy.method = "eagle3";
+  busy.k = 4;
+  busy.max_num_seqs = 64;
+  busy.dispatch_per_batch = true;
+  const ServingRun loaded = simulate_serving(w, busy, costs);
+  // At batch 64 a plain step is 0.042 s; two drafts cost 0.106 s for 1.75 tokens: off.
+  CHECK(loaded.mean_decode_batch > 40);
+  CHECK(loaded.mean_k < 0.5);
+  // Static k keeps drafting whatever the batch.
+  busy.dispatch_per_batch = false;
+  CHECK(simulate_serving(w, busy, costs).mean_k == Approx(4.0));
+}

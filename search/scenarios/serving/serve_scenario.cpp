@@ -215,6 +215,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.max_requests = ctx.integer("requests");
   base.k = int(ctx.integer("k"));
   base.sd_off_above_batch = int(ctx.integer("sd-off-above"));
+  base.dispatch_per_batch = ctx.text("dispatch") == "per-batch";
   base.max_num_seqs = int(ctx.integer("max-num-seqs"));
   base.max_batched_tokens = ctx.integer("max-batched-tokens");
   base.block_tokens = int(ctx.integer("block-tokens"));
@@ -261,6 +262,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   if (method != "none") methods.push_back(method);
   std::map<std::pair<double, std::string>, RateSummary> summary;
   std::vector<std::string> overloaded_rates;  // rates where some method's queue grows
+  std::vector<std::string> dispatch_words;    // --dispatch per-batch: the mean k drafted per rate
   const auto rates = base.trace.empty() ? ctx.reals("rate") : std::vector<double>{double(base.trace.size()) / std::max(1e-9, base.trace.back().arrival_s)};
   std::vector<StepRecord> traced_steps;  // the timeline: the last rate's run with speculation (or without)
   std::string traced_run;
@@ -285,6 +287,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                         run.mean_decode_batch, run.mean_tokens_per_step,
                         double(run.peak_kv_tokens) / double(base.kv_capacity_tokens), std::int64_t(run.preemptions),
                         sum.littles_law_ratio, sum.status});
+      if (c.dispatch_per_batch && m != "none")
+        dispatch_words.push_back(fmt::format("{:.2g} at {:g}/s", run.mean_k, rate));
       const bool overloaded = sum.overloaded;
       summary[{rate, m}] = {sum.tpot_p50_s, sum.goodput_per_s};
       if (overloaded && (overloaded_rates.empty() || overloaded_rates.back() != fmt::format("{:g}", rate)))
@@ -329,6 +333,10 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
           : fmt::format("{} prefill tokens per step", base.max_batched_tokens),
       ctx.real("ttft-slo-ms"),
       ctx.real("tpot-slo-ms"), deployment.evaluations(), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
+  if (!dispatch_words.empty())
+    r.footer += fmt::format("\ndispatch per batch: each step drafts the k of 0-{} with the most tokens a second at its "
+                            "batch and context (k column: the largest); mean k drafted {}",
+                            base.k, fmt::join(dispatch_words, ", "));
   if (ctx.want_trace) {
     // Perfetto: every step of the window on one track (prefill / decode, its batch and tokens),
     // and the batch, the queue and the KV cache in use as counters over time.
@@ -382,6 +390,10 @@ const ScenarioRegistration serve_scenario_registration(
                     "speculation compared with plain decoding: an EAGLE-3 head drafting a chain (the algorithm "
                     "eagle3-chain, shaped for the target), n-gram (prompt lookup, its drafting not charged), or none"),
       param::integer("k", 3, 1, 15, "tokens", "draft tokens per speculative step"),
+      param::choice("dispatch", "static", {"static", "per-batch"},
+                    "k per step: static (--k every speculative step) or per-batch (the k of 0..--k with the most "
+                    "tokens a second at the step's batch and context, from the preset's yields: 0 turns speculation "
+                    "off where it does not pay)"),
       param::integer("sd-off-above", 0, 0, 1 << 16, "sequences",
                      "dispatch policy: no speculation in a step with more running sequences (0: always speculate)"),
       param::integer("max-num-seqs", 256, 1, 1 << 16, "sequences", "running sequences at most (vLLM's max_num_seqs)"),

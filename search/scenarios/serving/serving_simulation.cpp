@@ -7,6 +7,7 @@
 #include <deque>
 #include <fstream>
 #include <limits>
+#include <map>
 
 #include "models/config_error.hpp"
 #include "models/input_file.hpp"
@@ -159,7 +160,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   std::vector<std::size_t> running;
   std::size_t next_arrival = 0;
   long long free_blocks = capacity_blocks, admissions = 0;
-  double t = 0, in_system_integral = 0, batch_sum = 0, kept_sum = 0;
+  double t = 0, in_system_integral = 0, batch_sum = 0, kept_sum = 0, k_sum = 0;
   long long kept_steps = 0;
   std::size_t prefilling = 0;  // admitted, in their prefill step (neither waiting nor running)
   std::vector<std::size_t> partial;  // chunked prefill: admitted, prefilled in part (admission order)
@@ -190,11 +191,34 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       r.yield = draw_index(chain->transitions[std::size_t(r.yield - 1)], uniform01(r.rng)) + 1;
   };
 
+  // The dispatch policy (ServingConfig::dispatch_per_batch): the k of 0..c.k with the most tokens
+  // a second per sequence at this batch and context bucket, from the chain's stationary yields
+  // (E[min(yield, k + 1)]) over the step's time; memoised per (batch, bucket).
+  std::vector<double> kept_if;  // kept_if[k]: expected tokens kept per sequence with k drafted
+  if (chain) {
+    kept_if.assign(std::size_t(c.k) + 1, 0.0);
+    for (int k = 0; k <= c.k; ++k)
+      for (std::size_t y = 0; y < chain->marginal.size(); ++y)
+        kept_if[std::size_t(k)] += chain->marginal[y] * double(std::min<std::size_t>(y + 1, std::size_t(k) + 1));
+  }
+  std::map<std::pair<int, long long>, int> chosen_k;
+  auto best_k = [&](int batch, long long bucket) {
+    const auto key = std::make_pair(batch, bucket);
+    if (auto it = chosen_k.find(key); it != chosen_k.end()) return it->second;
+    int best = 0;
+    double best_rate = 1 / costs.decode_s(batch, 1, bucket, 0);
+    for (int k = 1; k <= c.k; ++k) {
+      const double rate = kept_if[std::size_t(k)] / costs.decode_s(batch, k + 1, bucket, k);
+      if (rate > best_rate) best = k, best_rate = rate;
+    }
+    return chosen_k[key] = best;
+  };
   // Before a decode step: every running request reserves the blocks its verified tokens may fill,
   // the latest admitted (running or, with chunked prefill, prefilling) giving way while they do
   // not fit; then the tokens each verifies.
   struct DecodePlan {
     bool speculate = false;
+    int k = 0;  // draft tokens per sequence this step (0: no speculation)
     int verify = 1, batch = 0, tokens_per_seq = 1;
     long long bucket = 0, verified = 0;
     std::vector<int> tokens_verified;
@@ -202,7 +226,15 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   auto plan_decode = [&] {
     DecodePlan d;
     d.speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
-    d.verify = d.speculate ? c.k + 1 : 1;
+    d.k = d.speculate ? c.k : 0;
+    if (d.speculate && c.dispatch_per_batch && !running.empty()) {
+      long long context_sum = 0;
+      for (std::size_t i : running) context_sum += reqs[i].context();
+      const long long mean_context = (context_sum + (long long)running.size() - 1) / (long long)running.size();
+      d.k = best_k(int(running.size()), (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket);
+      d.speculate = d.k > 0;
+    }
+    d.verify = d.k + 1;
     auto shortfall = [&] {
       long long need = 0;
       for (std::size_t i : running) {
@@ -261,6 +293,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   auto retire_decode = [&](const DecodePlan& d) {
     ++run.decode_steps;
     run.speculative_steps += d.speculate ? 1 : 0;
+    k_sum += d.k;
     batch_sum += d.batch;
     std::vector<std::size_t> still;
     for (std::size_t j = 0; j < running.size(); ++j) {
@@ -370,7 +403,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
           chunks.empty() ? 0 : (chunk_tokens + (long long)chunks.size() - 1) / (long long)chunks.size();
       double step_s = 0;
       if (d.batch > 0) {
-        step_s = costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.speculate ? c.k : 0);
+        step_s = costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k);
         if (chunk_tokens > 0)
           step_s += std::max(0.0, costs.prefill_s(1, d.verified + chunk_tokens) - costs.prefill_s(1, d.verified));
       } else {
@@ -428,7 +461,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     const DecodePlan d = plan_decode();
     const double step_start = t;
     const int queued = int(waiting.size());
-    advance_to(t + costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.speculate ? c.k : 0));
+    advance_to(t + costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k));
     retire_decode(d);
     if (step_start < c.record_steps_until_s)
       run.steps.push_back({step_start, t, false, d.batch, d.tokens_per_seq, (capacity_blocks - free_blocks) * c.block_tokens,
@@ -438,6 +471,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   run.mean_in_system = t > 0 ? in_system_integral / t : 0;
   run.mean_decode_batch = run.decode_steps ? batch_sum / double(run.decode_steps) : 0;
   run.mean_tokens_per_step = kept_steps ? kept_sum / double(kept_steps) : 0;
+  run.mean_k = run.decode_steps ? k_sum / double(run.decode_steps) : 0;
   for (auto& r : reqs) run.requests.push_back(r.rec);
   return run;
 }

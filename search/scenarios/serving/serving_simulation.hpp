@@ -68,6 +68,10 @@ struct ServingConfig {
   std::string method = "none";  // "none", or a drafting method of the workload ("eagle3", "ngram")
   int k = 3;                    // draft tokens a speculative step proposes
   int sd_off_above_batch = 0;   // dispatch policy: no speculation while more run (0: always speculate)
+  // Dispatch policy: each decode step drafts the k of 0..k (0: no speculation) with the most
+  // tokens a second per sequence at the step's batch and context, from the chain's stationary
+  // yields and the step's time (paper 004's argument for a per-batch choice, for a chain).
+  bool dispatch_per_batch = false;
   int max_num_seqs = 256;       // vLLM's default
   long long max_batched_tokens = 8192;  // prompt tokens one prefill step takes at most
   // vLLM V1's chunked prefill (0: off, V0's scheduler above): tokens one step takes, decodes first,
@@ -95,6 +99,7 @@ struct ServingRun {
   long long peak_kv_tokens = 0;      // blocks in use at most, in tokens
   double mean_in_system = 0;         // time-averaged requests waiting or running (Little's law)
   double mean_tokens_per_step = 0;   // tokens a sequence kept per decode step
+  double mean_k = 0;                 // draft tokens per sequence per decode step (0 for plain steps)
   std::vector<StepRecord> steps;     // the steps recorded (ServingConfig::record_steps_until_s)
 };
 
