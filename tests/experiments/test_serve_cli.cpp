@@ -169,3 +169,35 @@ TEST_CASE("serve --dispatch per-batch: never worse than plain decoding or a stat
   }
   CHECK(run(base + " --dispatch per-batch", false).output.find("mean k drafted") != std::string::npos);
 }
+
+TEST_CASE("serve --method draft-model: a draft beside the target at the user's acceptance; bad pairs refused") {
+  const std::string base = "serve --hw h100-sxm --model llama-3.1-8b-instruct --method draft-model --draft llama-3.2-1b "
+                           "--rate 1 --duration-s 30 --k 4 --format csv";
+  // A draft whose tokens are almost never accepted costs its forwards for nothing; a good one pays.
+  const auto poor = run(base + " --alpha 0.05", false), good = run(base + " --alpha 0.9", false);
+  REQUIRE(poor.status == 0);
+  REQUIRE(good.status == 0);
+  CHECK(poor.output.find("# sd_not_paying_at_per_s: 1") != std::string::npos);
+  CHECK(good.output.find("# sd_not_paying_at_per_s: \n") != std::string::npos);
+  // The draft's weights and its own KV per token take room from the cache plain decoding keeps.
+  auto field = [](const std::string& out, const std::string& key) {
+    const auto at = out.find("# " + key + ": ");
+    REQUIRE(at != std::string::npos);
+    return std::stoll(out.substr(at + key.size() + 4));
+  };
+  CHECK(field(good.output, "kv_capacity_tokens") < field(good.output, "kv_capacity_tokens_plain"));
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --method draft-model --draft llama-3.2-1b", "--alpha"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --method draft-model --draft llama-2-7b --alpha 0.8",
+            "vocabulary"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --method draft-model --draft llama-3.1-8b-instruct "
+            "--alpha 0.8", "the target itself"},
+           {"serve --system eagle-8xh100-nvlink --model llama-3.1-70b --method draft-model --draft llama-3.2-1b "
+            "--alpha 0.8", "one GPU"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --alpha 0.8", "--method draft-model"}}) {
+    const auto r = run(args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Catch::Contains(what));
+  }
+}

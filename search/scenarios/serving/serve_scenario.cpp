@@ -39,10 +39,11 @@ constexpr double kPaysBy = 0.01;
 class DeploymentStepCosts {
  public:
   DeploymentStepCosts(const models::HardwareSpec& hw, const std::string& engine, const models::ModelSpec& target,
-                      const models::AlgorithmSpec* head)
+                      const models::AlgorithmSpec* head, const models::ModelSpec* draft = nullptr)
       : costs_(models::single_device_system(hw), engine) {
     target_ = costs_.add_model(target);
     if (head) head_ = costs_.add_head(*head, target);
+    if (draft) draft_ = costs_.add_model(*draft);
   }
   // A system of devices (a tensor- or pipeline-parallel target): each step is a whole system
   // step (sim::simulate_system_step through the deployment's memo: every stage's slice, the
@@ -53,7 +54,9 @@ class DeploymentStepCosts {
     query_.target = target;
     if (head) query_.head = std::make_shared<const models::AlgorithmSpec>(*head);
   }
-  ServingStepCosts step_costs() const {
+  // `with_drafter`: the speculative run's (a draft model prefills each prompt too); false: plain
+  // decoding's, which loads no drafter.
+  ServingStepCosts step_costs(bool with_drafter = true) const {
     ServingStepCosts s;
     if (whole_system_) {
       s.prefill_s = [this](int requests, long long tokens) {
@@ -77,13 +80,15 @@ class DeploymentStepCosts {
       };
       return s;
     }
-    s.prefill_s = [this](int requests, long long tokens) {
+    const int prefill_draft = with_drafter ? draft_ : -1;
+    s.prefill_s = [this, prefill_draft](int requests, long long tokens) {
       models::StepShape shape;
       shape.tokens = int(tokens);
       shape.context = 0;
       shape.batch = requests;
       shape.include_lm_head = false;  // the first token's one logits row is left out (under 1 %)
-      return costs_.forward_s(0, target_, shape);
+      // A draft model prefills the prompt too, on the same GPU after the target.
+      return costs_.forward_s(0, target_, shape) + (prefill_draft >= 0 ? costs_.forward_s(0, prefill_draft, shape) : 0.0);
     };
     s.decode_s = [this](int batch, int tokens, long long context, int draft_tokens) {
       models::StepShape shape;
@@ -94,6 +99,15 @@ class DeploymentStepCosts {
       // The EAGLE head drafts a chain: one pass per draft token, inside the step.
       if (draft_tokens > 0 && head_ >= 0)
         for (int i = 0; i < draft_tokens; ++i) t += costs_.head_pass_s(0, head_, 1, batch, context + i);
+      // A draft model drafts a chain: one forward of one token per sequence per draft token.
+      if (draft_tokens > 0 && draft_ >= 0)
+        for (int i = 0; i < draft_tokens; ++i) {
+          models::StepShape d;
+          d.tokens = 1;
+          d.context = context + i;
+          d.batch = batch;
+          t += costs_.forward_s(0, draft_, d);
+        }
       return t;
     };
     return s;
@@ -104,7 +118,7 @@ class DeploymentStepCosts {
 
  private:
   sim::SystemCosts costs_;
-  int target_ = 0, head_ = -1;
+  int target_ = 0, head_ = -1, draft_ = -1;
   bool whole_system_ = false;
   sim::SystemQuery query_;
 };
@@ -113,14 +127,14 @@ class DeploymentStepCosts {
 // step's activations (sim/system/memory_fit.hpp's accounting) and the head's weights: on a
 // system, the least over its devices of each one's free bytes over its share of a token's KV.
 long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::ModelSpec& target, int max_num_seqs,
-                             int verify, double head_bytes) {
+                             int verify, double head_bytes, const models::ModelSpec* draft = nullptr) {
   sim::MemoryQuery q;
   q.batch = max_num_seqs;
   q.step_tokens = verify;
   q.kv_tokens = 0;
   const bool one_device = deployment.system().devices.size() == 1;
   const std::vector<sim::DeviceMemory> without =
-      one_device ? std::vector<sim::DeviceMemory>{deployment.device_memory(0, target, q)}
+      one_device ? std::vector<sim::DeviceMemory>{deployment.device_memory(0, target, q, draft)}
                  : deployment.memory(target, nullptr, q);
   // One more KV token per sequence of the batch: each device's share of a token's KV.
   sim::MemoryQuery one = q;
@@ -130,7 +144,8 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
                  : deployment.memory(target, nullptr, one);
   long long tokens = std::numeric_limits<long long>::max();
   for (std::size_t d = 0; d < without.size(); ++d) {
-    const double per_token = one_device ? target.kv_bytes_per_token()
+    // A draft model keeps its own KV of every token beside the target's.
+    const double per_token = one_device ? target.kv_bytes_per_token() + (draft ? draft->kv_bytes_per_token() : 0.0)
                                         : (with[d].need.kv_bytes - without[d].need.kv_bytes) / double(max_num_seqs);
     if (per_token <= 0) continue;  // a device without target layers holds no KV cache
     if (without[d].capacity_bytes <= 0)
@@ -149,6 +164,23 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
   if (tokens == std::numeric_limits<long long>::max())
     throw models::InputError(fmt::format("serve: {} holds no KV cache on any device", target.name));
   return tokens;
+}
+
+// A draft model's yields at per-token acceptance `alpha`, positions independent: a step keeps its
+// accepted run and the bonus, P(yield = j) = alpha^(j-1) (1 - alpha), the last level holding the rest.
+YieldChain geometric_yields(double alpha) {
+  constexpr int kLevels = 16;  // as the presets' chains (yield 16 stands for 16 or more)
+  YieldChain c;
+  c.first.resize(kLevels);
+  double p = 1;
+  for (int j = 0; j < kLevels; ++j) {
+    c.first[std::size_t(j)] = j + 1 < kLevels ? p * (1 - alpha) : p;
+    c.mean_yield += double(j + 1) * c.first[std::size_t(j)];
+    p *= alpha;
+  }
+  c.marginal = c.first;
+  c.transitions.assign(kLevels, c.first);
+  return c;
 }
 
 // The workload preset's acceptance a method draws from (its key in configs/serving/*.yaml).
@@ -188,7 +220,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   const std::string method = ctx.text("method");
   // The workload's acceptance was measured for its own target: another target borrows it, and says so.
   const std::string borrowed =
-      method != "none" && target.name != workload.target
+      method != "none" && method != "draft-model" && target.name != workload.target
           ? fmt::format("acceptance measured for {}, not {}", workload.target, target.name)
           : std::string();
   // What the footer names: the GPU and its stack, or the system and its lead device's stack.
@@ -200,6 +232,26 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   const std::string where = system ? system->name : hw.name;
   std::unique_ptr<models::AlgorithmSpec> head;
   double head_bytes = 0;
+  std::optional<models::ModelSpec> draft;
+  ServingWorkload acceptance_source = workload;
+  if (method == "draft-model") {
+    // A standalone draft model on the target's GPU, at the per-token acceptance the user states
+    // (no measured trace exists for an arbitrary pair): independent positions, a geometric yield.
+    if (system)
+      throw models::InputError("serve: --method draft-model runs the draft beside the target on one GPU (--hw)");
+    if (ctx.text("draft").empty() || !ctx.was_given("alpha"))
+      throw models::InputError("serve: --method draft-model needs --draft MODEL and --alpha A (its per-token "
+                               "acceptance: no measured trace exists for an arbitrary draft pair)");
+    draft = ctx.configs->model(ctx.text("draft"));
+    if (draft->vocab_size != target.vocab_size)
+      throw models::InputError(fmt::format("serve: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
+                                           draft->name, draft->vocab_size, target.name, target.vocab_size));
+    if (draft->name == target.name && draft->source_file == target.source_file)
+      throw models::InputError(fmt::format("serve: --draft {} is the target itself", draft->name));
+    acceptance_source.acceptance["draft-model"] = geometric_yields(ctx.real("alpha"));
+  } else if (ctx.was_given("draft") || ctx.was_given("alpha")) {
+    throw models::InputError(fmt::format("serve: --draft and --alpha describe --method draft-model, not {}", method));
+  }
   if (method == "eagle3-chain") {
     // The algorithm of the same name (EAGLE-3's head drafting a chain), shaped for the target as
     // paper 004 trains one per target; the preset's yields were measured with EAGLE-3.
@@ -209,7 +261,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   }
   const std::string engine = ctx.text("engine");
   const DeploymentStepCosts deployment = system ? DeploymentStepCosts(*system, engine, target, head.get())
-                                                : DeploymentStepCosts(hw, engine, target, head.get());
+                                                : DeploymentStepCosts(hw, engine, target, head.get(),
+                                                                      draft ? &*draft : nullptr);
   ServingConfig base;
   base.duration_s = ctx.real("duration-s");
   base.max_requests = ctx.integer("requests");
@@ -224,7 +277,12 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     throw models::InputError("serve: --max-batched-tokens bounds V0's prefill steps; with --chunked-prefill-tokens the "
                              "step's budget is that: give one");
   base.seed = std::uint64_t(ctx.integer("seed"));
-  base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head_bytes);
+  base.kv_capacity_tokens =
+      kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head_bytes, draft ? &*draft : nullptr);
+  // Plain decoding is deployed without the drafter: its cache takes that room too.
+  const long long plain_kv_capacity_tokens =
+      method == "none" ? base.kv_capacity_tokens
+                       : kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, 1, 0.0, nullptr);
   // Arrivals: Poisson, gamma with a coefficient of variation, or a trace file.
   const std::string arrivals = ctx.text("arrivals");
   std::string arrivals_words = "Poisson arrivals";
@@ -249,7 +307,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   }
   const double trace_window_s = ctx.real("trace-window-s");
   const double ttft_slo_s = ctx.real("ttft-slo-ms") * 1e-3, tpot_slo_s = ctx.real("tpot-slo-ms") * 1e-3;
-  const auto step_costs = deployment.step_costs();
+  const auto step_costs = deployment.step_costs(), plain_step_costs = deployment.step_costs(false);
 
   ScenarioResult r;
   r.columns = {"rate_per_s", "method", "k", "requests", "finished", "dropped", "ttft_p50_ms", "ttft_p90_ms",
@@ -273,7 +331,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       c.method = acceptance_key(m);
       const bool trace_this = ctx.want_trace && rate == rates.back() && m == methods.back();
       if (trace_this) c.record_steps_until_s = trace_window_s;
-      ServingRun run = simulate_serving(workload, c, step_costs);
+      if (m == "none") c.kv_capacity_tokens = plain_kv_capacity_tokens;
+      ServingRun run = simulate_serving(acceptance_source, c, m == "none" ? plain_step_costs : step_costs);
       if (trace_this) {
         traced_steps = std::move(run.steps);
         traced_run = fmt::format("{} at {:g} requests/s, the first {:g} s", m == "none" ? "no SD" : m, rate, trace_window_s);
@@ -285,7 +344,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                         sum.tpot_p90_s * 1e3, sum.tpot_p99_s * 1e3, sum.e2e_p50_s, sum.e2e_p99_s, sum.tokens_per_s,
                         sum.goodput_per_s, sum.finished ? double(sum.slo_met) / double(sum.finished) : 0.0,
                         run.mean_decode_batch, run.mean_tokens_per_step,
-                        double(run.peak_kv_tokens) / double(base.kv_capacity_tokens), std::int64_t(run.preemptions),
+                        double(run.peak_kv_tokens) / double(c.kv_capacity_tokens), std::int64_t(run.preemptions),
                         sum.littles_law_ratio, sum.status});
       if (c.dispatch_per_batch && m != "none")
         dispatch_words.push_back(fmt::format("{:.2g} at {:g}/s", run.mean_k, rate));
@@ -321,12 +380,16 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     r.meta.emplace_back("sd_not_paying_at_per_s", not_paying);
   }
   r.footer = fmt::format(
-      "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {} over {:g} s{}, seed {}; KV cache {} tokens "
+      "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {} over {:g} s{}, seed {}; KV cache {} tokens{} "
       "in blocks of {}, at most {} sequences and {}; SLO: TTFT <= {:g} ms and time per output "
       "token <= {:g} ms (goodput: requests meeting both per second); {} engine evaluations{}",
       verdict, verdict.empty() ? "" : "\n", target.name, where, hw.stack.name, engine, workload.name, workload.source,
       arrivals_words, base.duration_s, base.max_requests > 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "", base.seed,
-      base.kv_capacity_tokens, base.block_tokens, base.max_num_seqs,
+      base.kv_capacity_tokens,
+      plain_kv_capacity_tokens != base.kv_capacity_tokens
+          ? fmt::format(" beside the drafter ({} for plain decoding, deployed without it)", plain_kv_capacity_tokens)
+          : std::string(),
+      base.block_tokens, base.max_num_seqs,
       base.chunked_prefill_tokens > 0
           ? fmt::format("{} tokens per step, decodes first and prompts in chunks (chunked prefill)",
                         base.chunked_prefill_tokens)
@@ -366,6 +429,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   r.meta.emplace_back("engine", engine);
   r.meta.emplace_back("stack", hw.stack.name);
   r.meta.emplace_back("kv_capacity_tokens", std::int64_t(base.kv_capacity_tokens));
+  r.meta.emplace_back("kv_capacity_tokens_plain", std::int64_t(plain_kv_capacity_tokens));
   r.meta.emplace_back("borrowed", borrowed.empty() ? std::vector<std::string>{} : std::vector<std::string>{borrowed});
   return r;
 }
@@ -386,9 +450,14 @@ const ScenarioRegistration serve_scenario_registration(
                   "with --trace-out: the steps of the last rate's run with speculation in its first this many seconds"),
       param::text("workload", "sharegpt-llama3.1-8b",
                   "serving workload preset (configs/serving: prompt and output lengths, measured acceptance) or a YAML path"),
-      param::choice("method", "eagle3-chain", {"eagle3-chain", "ngram", "none"},
+      param::choice("method", "eagle3-chain", {"eagle3-chain", "ngram", "draft-model", "none"},
                     "speculation compared with plain decoding: an EAGLE-3 head drafting a chain (the algorithm "
-                    "eagle3-chain, shaped for the target), n-gram (prompt lookup, its drafting not charged), or none"),
+                    "eagle3-chain, shaped for the target), n-gram (prompt lookup, its drafting not charged), a draft "
+                    "model beside the target (--draft, --alpha), or none"),
+      param::text("draft", "", "with --method draft-model: the draft model (configs/models), sharing the target's "
+                               "vocabulary"),
+      param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
+                           "with --method draft-model: its per-token acceptance (positions independent)"),
       param::integer("k", 3, 1, 15, "tokens", "draft tokens per speculative step"),
       param::choice("dispatch", "static", {"static", "per-batch"},
                     "k per step: static (--k every speculative step) or per-batch (the k of 0..--k with the most "
