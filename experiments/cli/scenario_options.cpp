@@ -106,7 +106,9 @@ void add_scenario_param_flags(CLI::App& sub, ScenarioCommandArgs& a, const searc
 }
 
 void finish_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo* info) {
-  if (!a.context.empty()) a.inputs.contexts = parse_int_list("--context", a.context, 0, kMaxContext);
+  // Given but empty (--context "") is a slip, not the default context.
+  if (!a.context.empty() || (takes(info, "context") && sub.count("--context") > 0))
+    a.inputs.contexts = parse_int_list("--context", a.context, 0, kMaxContext);
   a.inputs.engine_given = takes(info, "engine") && sub.count("--engine") > 0;
   a.inputs.want_trace = !a.trace_out.empty() || !a.report.empty();  // a report draws the timeline
   for (const auto& name : scenario_input_names())

@@ -103,4 +103,8 @@ TEST_CASE("settings a run would ignore are errors: --top-p without top-p verific
   r = run("optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024 --task ''");
   CHECK(r.status == 2);
   CHECK_THAT(r.output, Catch::Contains("task") && Catch::Contains("a task name"));
+  // An empty --context is a slip, not the default context.
+  r = run("plan --hw h100-sxm --model llama-3.1-8b-instruct --context ''");
+  CHECK(r.status == 2);
+  CHECK(r.output == "specdse: error: --context: no values given\n");
 }

@@ -170,7 +170,7 @@ TEST_CASE("serve --dispatch per-batch: never worse than plain decoding or a stat
   CHECK(run(base + " --dispatch per-batch", false).output.find("mean k drafted") != std::string::npos);
 }
 
-TEST_CASE("serve --method draft-model: a draft beside the target at the user's acceptance; bad pairs refused") {
+TEST_CASE("serve --method draft-model: a draft beside the target at the user's acceptance, bad pairs refused") {
   const std::string base = "serve --hw h100-sxm --model llama-3.1-8b-instruct --method draft-model --draft llama-3.2-1b "
                            "--rate 1 --duration-s 30 --k 4 --format csv";
   // A draft whose tokens are almost never accepted costs its forwards for nothing; a good one pays.

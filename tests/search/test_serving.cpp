@@ -11,6 +11,7 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
+#include "search/scenarios/serving/serving_summary.hpp"
 #include "search/scenarios/serving/serving_workload.hpp"
 
 using namespace search::serving;
@@ -223,4 +224,23 @@ TEST_CASE("serving: the per-batch dispatch drafts fully when alone and turns spe
   // Static k keeps drafting whatever the batch.
   busy.dispatch_per_batch = false;
   CHECK(simulate_serving(w, busy, costs).mean_k == Approx(4.0));
+}
+
+TEST_CASE("serving: a closed batch runs B requests from time 0 to their own ends, never called overloaded") {
+  const auto w = fixed_workload(100, 50);
+  ServingConfig c = config(1, 1);
+  c.closed_batch = 24;
+  c.max_num_seqs = 8;  // three waves: the last ones wait for their first token
+  const ServingRun run = simulate_serving(w, c, linear_costs(0.01, 0.001));
+  REQUIRE(run.requests.size() == 24);
+  double last_first_token = 0;
+  for (const auto& r : run.requests) {
+    CHECK(r.arrival_s == 0);
+    REQUIRE(r.finished());
+    last_first_token = std::max(last_first_token, r.first_token_s);
+  }
+  CHECK(last_first_token > 2 * 49 * 0.018);  // behind two waves of 49 decode steps of 8
+  const ServingSummary s = summarize_serving(run, 10, 10);
+  CHECK(s.ok());
+  CHECK_FALSE(s.overloaded);
 }

@@ -30,6 +30,8 @@ namespace search::serving {
 namespace {
 
 constexpr double kGib = double(1ull << 30);
+// The largest closed batch `--arrivals batch:B` runs (as many requests as a run of --requests).
+constexpr long long kMaxClosedBatch = 10'000'000;
 // Speculation pays at a rate when its median time per output token is this much below plain
 // decoding's; closer is a tie (the two runs draw different acceptance).
 constexpr double kPaysBy = 0.01;
@@ -299,6 +301,21 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                                            arrivals));
     base.arrival_cv = cv;
     arrivals_words = fmt::format("gamma arrivals (CV {:g})", cv);
+  } else if (arrivals.rfind("batch:", 0) == 0) {
+    long long b = 0;
+    std::size_t used = 0;
+    try {
+      b = std::stoll(arrivals.substr(6), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != arrivals.size() - 6 || b < 1 || b > kMaxClosedBatch)
+      throw models::InputError(fmt::format("--arrivals: expected batch:B with B in [1, {}], got '{}'", kMaxClosedBatch,
+                                           arrivals));
+    if (ctx.was_given("rate"))
+      throw models::InputError("--rate and --arrivals batch:B: a closed batch has no arrival rate; give one");
+    base.closed_batch = b;
+    arrivals_words = fmt::format("a closed batch of {} requests at time 0 (rate_per_s: the batch over its makespan)", b);
   } else if (arrivals != "poisson") {
     base.trace = read_arrival_trace(arrivals);
     arrivals_words = fmt::format("arrivals and lengths from {} ({} requests; --rate ignored)", arrivals, base.trace.size());
@@ -321,7 +338,11 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   std::map<std::pair<double, std::string>, RateSummary> summary;
   std::vector<std::string> overloaded_rates;  // rates where some method's queue grows
   std::vector<std::string> dispatch_words;    // --dispatch per-batch: the mean k drafted per rate
-  const auto rates = base.trace.empty() ? ctx.reals("rate") : std::vector<double>{double(base.trace.size()) / std::max(1e-9, base.trace.back().arrival_s)};
+  // A closed batch has no rate: one run per method (its rows' rate_per_s: finished requests over the makespan).
+  const auto rates = base.closed_batch > 0 ? std::vector<double>{0.0}
+                     : base.trace.empty()  ? ctx.reals("rate")
+                                           : std::vector<double>{double(base.trace.size()) /
+                                                                 std::max(1e-9, base.trace.back().arrival_s)};
   std::vector<StepRecord> traced_steps;  // the timeline: the last rate's run with speculation (or without)
   std::string traced_run;
   for (double rate : rates)
@@ -338,7 +359,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
         traced_run = fmt::format("{} at {:g} requests/s, the first {:g} s", m == "none" ? "no SD" : m, rate, trace_window_s);
       }
       const ServingSummary sum = summarize_serving(run, ttft_slo_s, tpot_slo_s);
-      r.rows.push_back({rate, m == "none" ? std::string("no SD") : m, std::int64_t(m == "none" ? 0 : c.k),
+      r.rows.push_back({base.closed_batch > 0 ? double(sum.finished) / sum.span_s : rate, m == "none" ? std::string("no SD") : m, std::int64_t(m == "none" ? 0 : c.k),
                         std::int64_t(sum.requests), std::int64_t(sum.finished), std::int64_t(sum.dropped),
                         sum.ttft_p50_s * 1e3, sum.ttft_p90_s * 1e3, sum.ttft_p99_s * 1e3, sum.tpot_p50_s * 1e3,
                         sum.tpot_p90_s * 1e3, sum.tpot_p99_s * 1e3, sum.e2e_p50_s, sum.e2e_p99_s, sum.tokens_per_s,
@@ -362,7 +383,11 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     for (double rate : rates)
       if (summary[{rate, method}].tpot_p50 > (1 - kPaysBy) * summary[{rate, "none"}].tpot_p50)
         not_paying.push_back(fmt::format("{:g}", rate));
-    verdict = not_paying.empty()
+    verdict = base.closed_batch > 0
+                  ? fmt::format("{} {} in a closed batch of {} (median time per output token {:.3g} against {:.3g} ms)",
+                                method, not_paying.empty() ? "pays" : "does not pay", base.closed_batch,
+                                summary[{0.0, method}].tpot_p50 * 1e3, summary[{0.0, "none"}].tpot_p50 * 1e3)
+              : not_paying.empty()
                   ? fmt::format("{} pays at every rate given (median time per output token more than {:g} % below "
                                 "plain decoding's)", method, kPaysBy * 100)
               : not_paying.size() == rates.size()
@@ -380,11 +405,13 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     r.meta.emplace_back("sd_not_paying_at_per_s", not_paying);
   }
   r.footer = fmt::format(
-      "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {} over {:g} s{}, seed {}; KV cache {} tokens{} "
+      "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {}{}{}, seed {}; KV cache {} tokens{} "
       "in blocks of {}, at most {} sequences and {}; SLO: TTFT <= {:g} ms and time per output "
       "token <= {:g} ms (goodput: requests meeting both per second); {} engine evaluations{}",
       verdict, verdict.empty() ? "" : "\n", target.name, where, hw.stack.name, engine, workload.name, workload.source,
-      arrivals_words, base.duration_s, base.max_requests > 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "", base.seed,
+      arrivals_words, base.closed_batch > 0 ? std::string() : fmt::format(" over {:g} s", base.duration_s),
+      base.max_requests > 0 && base.closed_batch == 0 ? fmt::format(" (at most {} requests)", base.max_requests) : "",
+      base.seed,
       base.kv_capacity_tokens,
       plain_kv_capacity_tokens != base.kv_capacity_tokens
           ? fmt::format(" beside the drafter ({} for plain decoding, deployed without it)", plain_kv_capacity_tokens)
@@ -445,7 +472,8 @@ const ScenarioRegistration serve_scenario_registration(
       param::integer("requests", 0, 0, 1e7, "requests", "at most this many arrivals (0: as many as the duration holds)"),
       param::text("arrivals", "poisson",
                   "poisson, gamma:CV (bursty above 1: gamma inter-arrival times of that coefficient of variation at the "
-                  "rate's mean), or a CSV trace with columns arrival_s, prompt_tokens, output_tokens"),
+                  "rate's mean), batch:B (a closed batch: B requests at time 0, as batch benchmarks run), or a CSV "
+                  "trace with columns arrival_s, prompt_tokens, output_tokens"),
       param::real("trace-window-s", 10, 1e-3, 1e7, "s",
                   "with --trace-out: the steps of the last rate's run with speculation in its first this many seconds"),
       param::text("workload", "sharegpt-llama3.1-8b",

@@ -143,9 +143,14 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     const double shape = 1 / (c.arrival_cv * c.arrival_cv);
     double t = 0;
     for (std::uint64_t id = 0;; ++id) {
-      const double gap = c.arrival_cv == 1 ? -std::log(1 - uniform01(arrivals)) : gamma_unit_mean(arrivals, shape);
-      t += gap / c.rate_per_s;
-      if (t >= c.duration_s || (c.max_requests > 0 && (long long)id >= c.max_requests)) break;
+      if (c.closed_batch > 0) {
+        // A closed batch: every request at time 0, as a benchmark of B prompts run together.
+        if ((long long)id >= c.closed_batch) break;
+      } else {
+        const double gap = c.arrival_cv == 1 ? -std::log(1 - uniform01(arrivals)) : gamma_unit_mean(arrivals, shape);
+        t += gap / c.rate_per_s;
+        if (t >= c.duration_s || (c.max_requests > 0 && (long long)id >= c.max_requests)) break;
+      }
       Request r;
       r.rng.seed(stream_seed(c.seed, id));
       r.rec.arrival_s = t;

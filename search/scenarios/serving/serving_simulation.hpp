@@ -59,6 +59,9 @@ struct ServingConfig {
   // Inter-arrival times: gamma distributed with this coefficient of variation at the rate's mean
   // (1: exponential, i.e. Poisson arrivals; above 1: bursty; below 1: more regular).
   double arrival_cv = 1;
+  // A closed batch (> 0): this many requests all at time 0, lengths from the workload, no other
+  // arrivals (rate_per_s, arrival_cv, duration_s and max_requests unused).
+  long long closed_batch = 0;
   // Replaces the generated arrivals and lengths when not empty (sorted by arrival).
   std::vector<TracedRequest> trace;
   // Keep every step that starts before this time in ServingRun::steps (0: none).

@@ -45,7 +45,8 @@ ServingSummary summarize_serving(const ServingRun& run, double ttft_slo_s, doubl
       if (q.arrival_s >= (1 - kOverloadShare) * window_s) late.push_back(q.first_token_s - q.arrival_s);
     }
   s.early_ttft_s = percentile(early, 50), s.late_ttft_s = percentile(late, 50);
-  s.overloaded = s.late_ttft_s > kOverloadMinTtftS && s.late_ttft_s > kOverloadGrowth * s.early_ttft_s;
+  // Every request at once (a closed batch) has no early and late arrivals: no queue to grow.
+  s.overloaded = window_s > 0 && s.late_ttft_s > kOverloadMinTtftS && s.late_ttft_s > kOverloadGrowth * s.early_ttft_s;
   s.status = s.finished == 0 ? "no request finished"
              : s.dropped > 0 ? fmt::format("{} dropped (KV cache)", s.dropped)
              : s.overloaded  ? fmt::format("overloaded: median TTFT {:.3g} s for the last arrivals, {:.3g} s for the first",
