@@ -199,5 +199,17 @@ def test_serve_from_python_names_where_speculation_stops_paying():
     assert ((df["littles_law_ratio"] - 1).abs() < 1e-6).all()
 
 
+def test_serve_on_a_system_and_with_a_draft_model_from_python():
+    tp = specdse.serve(system="eagle-8xh100-nvlink", model="llama-3.1-70b", rate=1, duration_s=10, method="none")
+    assert list(tp["method"]) == ["no SD"] and (tp["finished"] == tp["requests"]).all()
+    assert tp.attrs["kv_capacity_tokens"] > 1_000_000
+    sps = specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", method="draft-model", draft="llama-3.2-1b",
+                        alpha=0.8, k=4, rate=[1], duration_s=10)
+    assert list(sps["method"]) == ["no SD", "draft-model"]
+    assert sps.attrs["kv_capacity_tokens"] < sps.attrs["kv_capacity_tokens_plain"]
+    closed = specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", arrivals="batch:8", method="none")
+    assert int(closed["finished"].iloc[0]) == 8
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))
