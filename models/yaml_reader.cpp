@@ -50,7 +50,7 @@ constexpr UnitScale kUnitScales[] = {
     {"_tflops_fp16", 1e-6, 1e6, "TFLOPS", "1 MFLOPS to 1 EFLOPS"},
     {"_mhz", 1, 1e5, "MHz", "1 MHz to 100 GHz"},
     {"_ghz", 1e-3, 100, "GHz", "1 MHz to 100 GHz"},
-    {"_us", 1e-6, 1e7, "us", "1 ps to about 4 months"},
+    {"_us", 1e-6, 1e7, "us", "1 ps to 10 s"},
     {"_gib", 1e-6, 1e6, "GiB", "1 KiB to 1 PiB"},
     {"_mib", 1e-3, 1e9, "MiB", "1 KiB to 1 PiB"},
     {"_kib", 1e-3, 1e12, "KiB", "1 byte to 1 PiB"},
@@ -68,14 +68,21 @@ const UnitScale* unit_scale_of(const std::string& key) {
 // Nesting deeper than any config needs is refused before the walk could exhaust the stack.
 constexpr int kMaxNesting = 64;
 
-void check_unique_keys_at(const YAML::Node& node, const std::string& file, const std::string& prefix, int depth) {
+// Nodes the walk visits at most: far beyond any config, and a bound on a document whose aliases
+// (`*a` naming an anchored list of aliases, nested) would expand exponentially.
+constexpr long long kMaxNodes = 1 << 20;
+
+void check_unique_keys_at(const YAML::Node& node, const std::string& file, const std::string& prefix, int depth,
+                          long long& visited) {
+  if (++visited > kMaxNodes)
+    throw InputError(fmt::format("{}: more than {} values (aliases expanded many times?)", file, kMaxNodes));
   if (depth > kMaxNesting)
     throw InputError(fmt::format("{}: {}: nested more than {} levels deep", file, prefix.empty() ? "(top level)" : prefix,
                                  kMaxNesting));
   const auto child_path = [&](const std::string& key) { return prefix.empty() ? key : prefix + "." + key; };
   if (node.IsSequence()) {
     for (std::size_t i = 0; i < node.size(); ++i)
-      check_unique_keys_at(node[i], file, fmt::format("{}[{}]", prefix, i), depth + 1);
+      check_unique_keys_at(node[i], file, fmt::format("{}[{}]", prefix, i), depth + 1, visited);
     return;
   }
   if (!node.IsMap()) return;
@@ -94,13 +101,14 @@ void check_unique_keys_at(const YAML::Node& node, const std::string& file, const
                            : fmt::format("{}: {}: key given twice (as '{}' and '{}')", file, child_path(printable(text)),
                                          printable(twin->second), printable(text)));
     seen.emplace_back(identity, text);
-    check_unique_keys_at(kv.second, file, child_path(printable(text)), depth + 1);
+    check_unique_keys_at(kv.second, file, child_path(printable(text)), depth + 1, visited);
   }
 }
 }  // namespace
 
 void check_unique_keys(const YAML::Node& node, const std::string& file, const std::string& prefix) {
-  check_unique_keys_at(node, file, prefix, 0);
+  long long visited = 0;
+  check_unique_keys_at(node, file, prefix, 0, visited);
 }
 
 YamlReader::YamlReader(std::string file, std::string prefix, YAML::Node node)

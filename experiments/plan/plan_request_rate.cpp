@@ -61,8 +61,8 @@ PlanCandidate::Served serve_at_rate(const RequestRate& rate, const std::vector<T
   // No SLO targets here: plan checks its own (--tbt-ms, --ttft-ms) on the rows.
   const ServingSummary s = summarize_serving(run, 0, 0);
   PlanCandidate::Served out;
-  out.tbt_p50_s = s.tpot_p50_s, out.tbt_p99_s = s.tpot_p99_s;
-  out.ttft_p50_s = s.ttft_p50_s, out.ttft_p99_s = s.ttft_p99_s;
+  out.tbt_p50_s = s.tpot_p50_s, out.tbt_p90_s = s.tpot_p90_s, out.tbt_p99_s = s.tpot_p99_s;
+  out.ttft_p50_s = s.ttft_p50_s, out.ttft_p90_s = s.ttft_p90_s, out.ttft_p99_s = s.ttft_p99_s;
   out.mean_batch = run.mean_decode_batch;
   out.max_batch = c.max_num_seqs;
   out.status = s.status;

@@ -93,7 +93,7 @@ struct PlanCandidate {
   // Set by plan with a request rate: what a serving simulation at the rate gave (the candidate's
   // step times at every batch it was timed at under serve's scheduler; plan_request_rate.hpp).
   struct Served {
-    double tbt_p50_s = 0, tbt_p99_s = 0, ttft_p50_s = 0, ttft_p99_s = 0;
+    double tbt_p50_s = 0, tbt_p90_s = 0, tbt_p99_s = 0, ttft_p50_s = 0, ttft_p90_s = 0, ttft_p99_s = 0;
     double mean_batch = 0;
     int max_batch = 0;      // the largest batch it was timed at: the scheduler's limit
     std::string status;     // the serving run's: "ok", "overloaded: ...", "N dropped (KV cache)"

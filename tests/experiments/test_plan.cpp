@@ -713,3 +713,19 @@ TEST_CASE("plan: a not-applicable reason comes before the file it names, and the
   CHECK_THAT(status, Catch::EndsWith("(in configs/acceptance/aat_measurements.csv)"));
   CHECK(status.find(SPECDSE_SOURCE_DIR) == std::string::npos);
 }
+
+TEST_CASE("plan at a request rate: TBT and TTFT targets hold for what the served requests saw", "[plan]") {
+  const auto p = plan("--hw h100-sxm --model llama-3.1-8b-instruct --request-rate 20 --tbt-limit-ms 5");
+  std::size_t missed = 0;
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    if (p.cell(i, "served_tbt_p99_ms").empty()) continue;
+    INFO(p.cell(i, "scheme") << ": " << p.cell(i, "status"));
+    // Ranked only where the served p99 meets the limit (the default SLO percentile is 99).
+    if (!p.cell(i, "rank").empty()) CHECK(p.number(i, "served_tbt_p99_ms") <= 5);
+    if (p.cell(i, "status").rfind("misses the TBT limit in the serving simulation at p99", 0) == 0) {
+      ++missed;
+      CHECK(p.number(i, "served_tbt_p99_ms") > 5);
+    }
+  }
+  CHECK(missed >= 1);
+}

@@ -201,3 +201,12 @@ TEST_CASE("serve --method draft-model: a draft beside the target at the user's a
     CHECK_THAT(r.output, Catch::Contains(what));
   }
 }
+
+TEST_CASE("serve --arrivals batch:B refuses the flags of arrivals over time") {
+  for (const std::string flag : {"--rate 4", "--requests 5", "--duration-s 10"}) {
+    const auto r = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals batch:8 " + flag);
+    INFO(flag << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Catch::Contains("a closed batch"));
+  }
+}

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -129,4 +130,18 @@ TEST_CASE("A key given twice inside a nested table, or one verification length s
   const fs::path names = dir / "names.yaml";
   std::ofstream(names) << "a:\n  '3': 1\n  03: 2\n";
   CHECK_NOTHROW(YamlReader::open(names.string()));
+}
+
+TEST_CASE("A YAML whose aliases would expand exponentially is refused, not walked for ever") {
+  const fs::path dir = fs::temp_directory_path() / "specdse_test_configs";
+  fs::create_directories(dir);
+  std::string text = "a0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
+  for (int level = 1; level <= 9; ++level) {
+    text += fmt::format("a{}: &a{} [", level, level);
+    for (int i = 0; i < 10; ++i) text += fmt::format("{}*a{}", i ? ", " : "", level - 1);
+    text += "]\n";
+  }
+  const fs::path path = dir / "aliases.yaml";
+  std::ofstream(path) << text;
+  CHECK_THROWS_WITH(YamlReader::open(path.string()), Catch::Contains("aliases expanded many times"));
 }

@@ -62,6 +62,7 @@ TEST_CASE("serving: at a vanishing rate each request runs alone: its time per to
     INFO("chunked prefill tokens " << chunked);
     ServingConfig c = config(1e-4, 300000);
     c.chunked_prefill_tokens = chunked;
+    if (chunked) c.max_num_seqs = int(chunked);  // a budget holds a token per running sequence
     const ServingRun run = simulate_serving(w, c, linear_costs(0.01, 0.001));
     REQUIRE(run.requests.size() >= 10);
     for (const auto& r : run.requests) {
@@ -79,7 +80,7 @@ TEST_CASE("serving: Little's law holds on the simulated queue, and no request is
   for (const std::string method : {"none", "eagle3", "eagle3 chunked"}) {
     ServingConfig c = config(20, 600);
     c.method = method.substr(0, method.find(' '));
-    if (method.find("chunked") != std::string::npos) c.chunked_prefill_tokens = 128;
+    if (method.find("chunked") != std::string::npos) c.chunked_prefill_tokens = c.max_num_seqs = 128;
     const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0002));
     double e2e = 0;
     for (const auto& r : run.requests) {
@@ -243,4 +244,41 @@ TEST_CASE("serving: a closed batch runs B requests from time 0 to their own ends
   const ServingSummary s = summarize_serving(run, 10, 10);
   CHECK(s.ok());
   CHECK_FALSE(s.overloaded);
+}
+
+TEST_CASE("serving: V0 never lets a prompt over the step's token limit pull others into its prefill step") {
+  const auto w = fixed_workload(100, 20);
+  ServingConfig c = config(1, 1);
+  c.trace = {{0, 9000, 20}, {0, 9000, 20}, {0, 100, 20}};
+  const ServingRun run = simulate_serving(w, c, linear_costs(0.01, 0.001));
+  // 8192 tokens a prefill step: the first 9000-token prompt alone, then the second alone (it
+  // exceeds the limit too), then the short one could join nothing before it: three steps at most
+  // two prompts each, never all three at once.
+  CHECK(run.prefill_steps >= 2);
+  for (const auto& r : run.requests) CHECK(r.finished());
+}
+
+TEST_CASE("serving: chunked prefill cuts the step's drafts to its budget, and a budget below the batch limit is refused") {
+  // One-token prompts: whatever the decodes leave of the budget admits many requests at once, so
+  // the batch outgrows budget / (k + 1) and the drafts must be cut.
+  const auto w = fixed_workload(1, 200);
+  ServingConfig c = config(200, 5);
+  c.method = "eagle3";
+  c.k = 15;
+  c.max_num_seqs = 64;
+  c.chunked_prefill_tokens = 128;
+  c.record_steps_until_s = 1e9;
+  const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0001));
+  int largest_batch = 0;
+  for (const auto& s : run.steps) {
+    if (s.prefill) continue;
+    // Every sequence's tokens together stay within the budget (tokens_per_seq is a rounded-up mean).
+    CHECK((long long)s.batch * (s.tokens_per_seq - 1) <= c.chunked_prefill_tokens);
+    largest_batch = std::max(largest_batch, s.batch);
+  }
+  CHECK(largest_batch > 16);  // a batch at which k = 15 would not fit: the drafts were cut
+  CHECK(run.mean_k < 15);
+  c.chunked_prefill_tokens = 32;
+  CHECK_THROWS_WITH(simulate_serving(w, c, linear_costs(0.005, 0.0001)),
+                    Catch::Contains("--chunked-prefill-tokens 32 is below --max-num-seqs 64"));
 }

@@ -312,8 +312,10 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     if (used == 0 || used != arrivals.size() - 6 || b < 1 || b > kMaxClosedBatch)
       throw models::InputError(fmt::format("--arrivals: expected batch:B with B in [1, {}], got '{}'", kMaxClosedBatch,
                                            arrivals));
-    if (ctx.was_given("rate"))
-      throw models::InputError("--rate and --arrivals batch:B: a closed batch has no arrival rate; give one");
+    for (const char* flag : {"rate", "requests", "duration-s"})
+      if (ctx.was_given(flag))
+        throw models::InputError(fmt::format("--{} and --arrivals batch:B: a closed batch is B requests at time 0, "
+                                             "with no rate, count or window of arrivals; give one", flag));
     base.closed_batch = b;
     arrivals_words = fmt::format("a closed batch of {} requests at time 0 (rate_per_s: the batch over its makespan)", b);
   } else if (arrivals != "poisson") {

@@ -121,6 +121,10 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
                                            c.method));
     chain = &it->second;
   }
+  if (c.chunked_prefill_tokens > 0 && c.chunked_prefill_tokens < c.max_num_seqs)
+    throw models::InputError(fmt::format("serve: --chunked-prefill-tokens {} is below --max-num-seqs {}: a step's budget "
+                                         "holds at least one token per running sequence (vLLM refuses the same)",
+                                         c.chunked_prefill_tokens, c.max_num_seqs));
   if (c.kv_capacity_tokens < c.block_tokens)
     throw models::InputError("serve: the deployment leaves no room for a KV cache (infeasible)");
   const long long capacity_blocks = c.kv_capacity_tokens / c.block_tokens;
@@ -228,6 +232,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     long long bucket = 0, verified = 0;
     std::vector<int> tokens_verified;
   };
+  int step_k_cap = -1;  // chunked prefill: the most draft tokens the step's budget leaves (-1: no cap)
   auto plan_decode = [&] {
     DecodePlan d;
     d.speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
@@ -237,6 +242,10 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       for (std::size_t i : running) context_sum += reqs[i].context();
       const long long mean_context = (context_sum + (long long)running.size() - 1) / (long long)running.size();
       d.k = best_k(int(running.size()), (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket);
+      d.speculate = d.k > 0;
+    }
+    if (step_k_cap >= 0 && d.k > step_k_cap) {
+      d.k = step_k_cap;
       d.speculate = d.k > 0;
     }
     d.verify = d.k + 1;
@@ -370,7 +379,12 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       long long budget = c.chunked_prefill_tokens;
       DecodePlan d;
       if (!running.empty()) {
+        // The decodes take the budget first, at most all of it: as vLLM V1 truncates a request's
+        // speculative tokens to what the budget leaves, k is cut to fit (the budget holds one
+        // token per running sequence: it is at least max_num_seqs).
+        step_k_cap = int(std::max<long long>(0, c.chunked_prefill_tokens / (long long)running.size() - 1));
         d = plan_decode();
+        step_k_cap = -1;
         budget = std::max(0LL, budget - d.verified);
       }
       std::vector<std::pair<std::size_t, long long>> chunks;  // (request, tokens this step)
@@ -434,7 +448,8 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     long long prefill_tokens = 0;
     while (!waiting.empty()) {
       // A prefill step takes prompts up to max_batched_tokens (the first one whatever its size).
-      if (!admit_head(int(running.size() + admitted.size()), admitted.empty() ? -1 : c.max_batched_tokens - prefill_tokens))
+      if (!admit_head(int(running.size() + admitted.size()),
+                      admitted.empty() ? -1 : std::max(0LL, c.max_batched_tokens - prefill_tokens)))
         break;
       prefill_tokens += reqs[waiting.front()].context();
       admitted.push_back(waiting.front());
