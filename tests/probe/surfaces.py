@@ -3,7 +3,8 @@
 twice (at the top or in a nested table, an integer key spelt two ways) or a unit-named number off
 its physical scale (1e300, 1e-300), outputs that are special files (/dev/null, a FIFO, a folder,
 a path through a file, the run's own input) and a standard output that cannot be written
-(/dev/full). Each run must end as a one-line error with exit 2, or as a result with exit 0 and no
+(/dev/full), and the Python module's inputs (lossy, ragged, over-long; natural numpy ones must
+run). Each run must end as a one-line error with exit 2, or as a result with exit 0 and no
 NaN, inf or negative time in it; never a hang (30 s), a crash, a multi-line error, a special file
 replaced, or a hidden temporary left beside an output. Prints the counts per class; exits 1
 listing the cases that fail.
@@ -82,6 +83,57 @@ def run(args, stdout=subprocess.PIPE, cwd=None):
 
 def temporaries(folder):
     return [n for n in os.listdir(folder) if n.startswith(".") and n.endswith(".tmp")]
+
+
+def python_cases(record):
+    try:
+        import numpy as np
+        import specdse
+    except ImportError:
+        return  # the module is not built here: the command-line cases stand alone
+    lat = dict(hw="v80", model="llama-3.1-8b-instruct")
+    refused = {
+        "batch=4.7": lambda: specdse.latency(**lat, batch=4.7),
+        "batch=True": lambda: specdse.latency(**lat, batch=True),
+        "x ragged": lambda: specdse.latency(**lat, x=[[1, 2], [3]]),
+        "x text": lambda: specdse.latency(**lat, x=["1"]),
+        "x 2e6 values": lambda: specdse.latency(**lat, x=range(1, 2_000_001)),
+        "context 2-D array": lambda: specdse.latency(**lat, context=np.array([[1024]])),
+        "trace_gen lines=4.7": lambda: specdse.trace_gen([0.6], lines=4.7),
+        "trace_gen ragged": lambda: specdse.trace_gen([[0.6], [0.1, 0.2]], lines=3),
+        "trace_gen 1e9 lines in memory": lambda: specdse.trace_gen([0.6], lines=10**9),
+        "tree rank 1.5": lambda: specdse.tree([(0, 1.5)], 3),
+        "scenario keyword and params": lambda: specdse.scenario(
+            "tree-sd", **lat, algorithm="longspec-tree", context=1024, x_max=8, params={"x-max": 16}),
+        "scenario unknown keyword": lambda: specdse.scenario("tree-sd", **lat, no_such=1),
+        "serve rate bool": lambda: specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", rate=True),
+        "plan context 10^5": lambda: specdse.plan(hw="h100-sxm", model="llama-3.1-8b-instruct",
+                                                  context=range(10**5)),
+    }
+    for name, call in refused.items():
+        try:
+            call()
+        except specdse.InputError as e:
+            record("clean error" if "\n" not in str(e) else "noisy error", f"python {name}")
+        except Exception as e:  # noqa: BLE001 (any other exception is the finding)
+            record("crash", f"python {name}: {type(e).__name__}: {str(e)[:120]}")
+        else:
+            record("silent", f"python {name}: accepted")
+    natural = {
+        "numpy scalars and arrays": lambda: specdse.latency(**lat, x=np.arange(1, 5), context=np.int32(1024)),
+        "numpy bool param": lambda: specdse.scenario("tree-sd", **lat, algorithm="longspec-tree", context=1024,
+                                                     x_max=np.int64(8), measured_only=np.bool_(True)),
+        "None for an optional": lambda: specdse.scenario("tree-sd", **lat, algorithm="longspec-tree", context=1024,
+                                                         x_max=8, alpha=None),
+        "params in keyword spelling": lambda: specdse.scenario("tree-sd", **lat, algorithm="longspec-tree",
+                                                               context=1024, params={"x_max": 8}),
+    }
+    for name, call in natural.items():
+        try:
+            call()
+            record("result", f"python {name}")
+        except Exception as e:  # noqa: BLE001
+            record("refused natural input", f"python {name}: {type(e).__name__}: {str(e)[:120]}")
 
 
 def main():
@@ -187,6 +239,10 @@ def main():
             with open("/dev/full", "w") as full:
                 kind, p = run(cmd, stdout=full)
             record(kind, f"stdout /dev/full: {cmd}", p, ok_kinds=("clean error",))
+        # 5. The Python module: lossy, ragged or unnatural inputs are one-line InputErrors (never a
+        # truncated number, numpy's own error or a crash); natural ones (numpy scalars and arrays,
+        # None for an optional) run.
+        python_cases(record)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
