@@ -1,16 +1,17 @@
 """A hostile-input probe of the command line: every numeric flag of twelve subcommands given
 twelve bad values (0, negative, NaN, +-inf, 1e300, 1e-300, 2^31, 2^32 + 1, 2^63 - 1, a word, an
 empty string) on top of a valid command. Each run must end as a one-line error with exit 2 or as
-a result with exit 0 and no NaN or inf in it: never a silent number, a hang (30 s), a crash or
+a result with exit 0 and no NaN, inf or negative time in it: never a silent number, a hang (30 s), a crash or
 an error spread over several lines. Prints the counts; exits 1 listing the cases that fail.
 
     SPECDSE_EXE=build/specdse python3 tests/probe/hostile_flags.py
 """
-import json
 import os
 import re
 import subprocess
 import sys
+
+from probe_support import report, run_classified
 
 EXE = os.environ.get("SPECDSE_EXE", "build/specdse")
 BASE = {
@@ -50,32 +51,15 @@ def main():
         for flag in numeric_flags(command):
             for value in BAD:
                 cmd = f"{EXE} {command} {args} {flag} {value} --format csv"
-                try:
-                    p = subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30)
-                except subprocess.TimeoutExpired:
-                    counts["hang"] += 1
-                    failures.append(("hang", cmd))
-                    continue
-                if p.returncode == 2:
-                    lines = [l for l in p.stderr.splitlines() if l.strip()]
-                    if len(lines) == 1 and "internal error" not in p.stderr:
-                        counts["clean error"] += 1
-                    else:
-                        counts["noisy error"] += 1
-                        failures.append(("noisy error", cmd, p.stderr[:300]))
-                elif p.returncode == 0:
-                    if re.search(r"(^|[,\s])-?(nan|inf)([,\s]|$)", p.stdout, re.I):
-                        counts["silent"] += 1
-                        failures.append(("silent", cmd))
-                    else:
-                        counts["result"] += 1
-                else:
-                    counts["crash"] += 1
-                    failures.append(("crash", cmd, p.returncode, p.stderr[-300:]))
-    print(json.dumps(counts))
-    for f in failures:
-        print(f)
-    return 1 if failures else 0
+                kind, p = run_classified(cmd)
+                counts[kind] += 1
+                if kind == "noisy error":
+                    failures.append((kind, cmd, p.stderr[:300]))
+                elif kind == "crash":
+                    failures.append((kind, cmd, p.returncode, p.stderr[-300:]))
+                elif kind in ("hang", "silent"):
+                    failures.append((kind, cmd))
+    return report(counts, failures)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ listing the cases that fail.
 
     SPECDSE_EXE=build/specdse python3 tests/probe/surfaces.py
 """
-import json
 import os
 import re
 import shutil
@@ -19,6 +18,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+
+from probe_support import report, run_classified
 
 EXE = os.path.abspath(os.environ.get("SPECDSE_EXE", "build/specdse"))
 CONFIGS = os.environ.get("SPECDSE_CONFIG_DIR") or os.path.join(os.path.dirname(__file__), "..", "..", "configs")
@@ -63,22 +64,7 @@ UNIT_KEY = re.compile(r"^(\s*)([a-z0-9_]+(_gbs|_tflops_fp16|_mhz|_ghz|_us|_gib|_
 
 
 def run(args, stdout=subprocess.PIPE, cwd=None):
-    try:
-        p = subprocess.run(f"{EXE} {args}", shell=True, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=30,
-                           cwd=cwd)
-    except subprocess.TimeoutExpired:
-        return "hang", None
-    out = p.stdout or ""
-    if p.returncode == 2:
-        lines = [l for l in p.stderr.splitlines() if l.strip() and not l.startswith("specdse: warning")]
-        if len(lines) == 1 and "internal error" not in p.stderr:
-            return "clean error", p
-        return "noisy error", p
-    if p.returncode == 0:
-        if re.search(r"(^|[,\s])-?(nan|inf)([,\s]|$)", out, re.I) or re.search(r"(^|[,\s])-\d[\d.e+]*\s*ms\b", out):
-            return "silent", p
-        return "result", p
-    return "crash", p
+    return run_classified(f"{EXE} {args}", stdout=stdout, cwd=cwd)
 
 
 def temporaries(folder):
@@ -246,10 +232,7 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    print(json.dumps(counts))
-    for f in failures:
-        print(f)
-    return 1 if failures else 0
+    return report(counts, failures)
 
 
 if __name__ == "__main__":
