@@ -196,12 +196,15 @@ void print_table(const Table& table, const std::string& format) {
 std::string find_plot_python(const std::string& option) {
   if (!option.empty()) return option;
   if (const char* e = std::getenv("SPECDSE_PYTHON"); e && *e) return e;
-  for (const char* c : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"}) {
-    ProcessOptions quiet;
-    quiet.out = quiet.err = Stream::null;
-    if (run_process({c, "-c", "import matplotlib"}, quiet).status == 0) return c;
-  }
+  for (const char* c : {"python3", "/usr/bin/python3", "/usr/local/bin/python3"})
+    if (runs_matplotlib(c)) return c;
   return "";
+}
+
+bool runs_matplotlib(const std::string& python) {
+  ProcessOptions quiet;
+  quiet.out = quiet.err = Stream::null;
+  return run_process({python, "-c", "import matplotlib"}, quiet).status == 0;
 }
 
 }  // namespace experiments

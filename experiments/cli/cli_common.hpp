@@ -59,5 +59,7 @@ void print_table(const Table& table, const std::string& format);
 
 // A Python with matplotlib for plot scripts (see cli_common.cpp); empty when none is found.
 std::string find_plot_python(const std::string& option = "");
+// Whether `python` runs and imports matplotlib (the test find_plot_python makes of each candidate).
+bool runs_matplotlib(const std::string& python);
 
 }  // namespace experiments

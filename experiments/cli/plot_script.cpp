@@ -44,12 +44,8 @@ PlotScript prepare_plot_script(const std::string& option, const std::string& nam
     throw models::InputError(fmt::format(
         "{}: expected a Python with matplotlib (Debian: python3-matplotlib; or --python PATH), found none", option));
   // One the user named (--python, $SPECDSE_PYTHON) is checked as the search checks its own.
-  ProcessOptions quiet;
-  quiet.out = quiet.err = Stream::null;
-  if (!python_option.empty() || std::getenv("SPECDSE_PYTHON")) {
-    if (run_process({p.python, "-c", "import matplotlib"}, quiet).status != 0)
-      throw models::InputError(fmt::format("{}: the Python '{}' does not run or has no matplotlib", option, p.python));
-  }
+  if ((!python_option.empty() || std::getenv("SPECDSE_PYTHON")) && !runs_matplotlib(p.python))
+    throw models::InputError(fmt::format("{}: the Python '{}' does not run or has no matplotlib", option, p.python));
   return p;
 }
 

@@ -7,7 +7,6 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/heartbeat.hpp"
-#include "experiments/output/output_path.hpp"
 #include "models/config_error.hpp"
 #include "search/trees/path_counts.hpp"
 #include "search/acceptance/trace_generator.hpp"
@@ -37,8 +36,8 @@ int run_trace_gen(const TraceGenArgs& a) {
     search::write_synthetic_trace(std::cout, model, a.seed, a.lines);
     return 0;
   }
-  // Streamed to the file, counted on the way: a trace of 10^9 lines never sits in memory.
-  check_output_target(a.output);
+  // Streamed to the file (its target checked by write_file_atomic before a line is drawn), counted
+  // on the way: a trace of 10^9 lines never sits in memory.
   search::PathCounts counts;
   {
     const Heartbeat beat("trace-gen");

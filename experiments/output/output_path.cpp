@@ -39,17 +39,11 @@ bool check_output_target(const std::string& path) {
   if (!fs::exists(st)) {
     // Nothing there yet: the folders it needs must be folders or creatable, which a path through
     // a regular file ("out.csv/x") never is. Said now, not after the work.
-    for (fs::path above = target.parent_path(); !above.empty(); above = above.parent_path()) {
-      const fs::file_status a = fs::status(above, ec);
-      if (!fs::exists(a)) {
-        if (above == above.parent_path()) break;
-        continue;
-      }
-      if (!fs::is_directory(a))
-        throw models::InputError(fmt::format("{}: cannot create the folder {}: Not a directory", path,
-                                             target.parent_path().string()));
-      break;
-    }
+    fs::path above = target.parent_path();
+    while (!above.empty() && !fs::exists(above, ec) && above != above.parent_path()) above = above.parent_path();
+    if (!above.empty() && fs::exists(above, ec) && !fs::is_directory(above, ec))
+      throw models::InputError(fmt::format("{}: cannot create the folder {}: Not a directory", path,
+                                           target.parent_path().string()));
     return false;
   }
   if (ec || fs::is_regular_file(st)) return false;

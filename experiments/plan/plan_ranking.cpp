@@ -17,8 +17,9 @@ double plain_tbt_s(const std::vector<PlanCandidate>& all) {
 }
 
 namespace {
-// The serving check's percentile a target at `p` is held to.
-std::string served_percentile_name(double p) { return p > 90 ? "p99" : p > 50 ? "p90" : "p50"; }
+// The serving check's percentile (50, 90 or 99) a target at `p` is held to: the nearest at or above.
+int served_level(double p) { return p > 90 ? 99 : p > 50 ? 90 : 50; }
+double at_level(int level, double p50, double p90, double p99) { return level == 99 ? p99 : level == 90 ? p90 : p50; }
 }  // namespace
 
 void apply_targets(const PlanRequest& q, std::vector<PlanCandidate>& all) {
@@ -36,20 +37,22 @@ void apply_targets(const PlanRequest& q, std::vector<PlanCandidate>& all) {
   auto where_mix = [&](long long context) {
     return mix ? fmt::format(" at {} (context {})", percentile_name(slo_percentile), context) : std::string();
   };
+  const int level = served_level(slo_percentile);
   for (auto& c : all) {
     if (!c.ok()) continue;
     long long tbt_context = 0, ttft_context = 0;
     double tbt_s = c.per_context.empty() ? c.tbt_s : at_percentile(c, &PlanCandidate::ContextTimes::tbt_s, tbt_context);
     double ttft_s = c.per_context.empty() ? c.ttft_s : at_percentile(c, &PlanCandidate::ContextTimes::ttft_s, ttft_context);
     // At a request rate the targets hold for what the requests saw in the serving simulation, at
-    // the percentile asked (its p50, p90 or p99: the nearest at or above), not for the batch's mean.
-    auto where_served = [&] { return fmt::format(" in the serving simulation at {}", served_percentile_name(slo_percentile)); };
+    // the percentile asked (served_level), not for the batch's mean.
     if (c.served) {
-      tbt_s = slo_percentile > 90 ? c.served->tbt_p99_s : slo_percentile > 50 ? c.served->tbt_p90_s : c.served->tbt_p50_s;
-      ttft_s =
-          slo_percentile > 90 ? c.served->ttft_p99_s : slo_percentile > 50 ? c.served->ttft_p90_s : c.served->ttft_p50_s;
+      const PlanCandidate::Served& v = *c.served;
+      tbt_s = at_level(level, v.tbt_p50_s, v.tbt_p90_s, v.tbt_p99_s);
+      ttft_s = at_level(level, v.ttft_p50_s, v.ttft_p90_s, v.ttft_p99_s);
     }
-    auto where = [&](long long context) { return c.served ? where_served() : where_mix(context); };
+    auto where = [&](long long context) {
+      return c.served ? fmt::format(" in the serving simulation at p{}", level) : where_mix(context);
+    };
     if (tbt_limit_ms && tbt_s * 1e3 > *tbt_limit_ms) {
       c.status = fmt::format("misses the TBT limit{}: {:.3g} ms > {:.3g} ms", where(tbt_context), tbt_s * 1e3, *tbt_limit_ms);
       c.target_excess = tbt_s * 1e3 / *tbt_limit_ms;

@@ -116,7 +116,6 @@ class DeploymentStepCosts {
   }
   long long evaluations() const { return costs_.evaluations(); }
   const sim::SystemCosts& costs() const { return costs_; }
-  bool whole_system() const { return whole_system_; }
 
  private:
   sim::SystemCosts costs_;
@@ -134,21 +133,21 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
   q.batch = max_num_seqs;
   q.step_tokens = verify;
   q.kv_tokens = 0;
+  // One GPU holds the whole target (and a draft model beside it); a system, its devices' shares.
   const bool one_device = deployment.system().devices.size() == 1;
-  const std::vector<sim::DeviceMemory> without =
-      one_device ? std::vector<sim::DeviceMemory>{deployment.device_memory(0, target, q, draft)}
-                 : deployment.memory(target, nullptr, q);
-  // One more KV token per sequence of the batch: each device's share of a token's KV.
+  auto memory = [&](const sim::MemoryQuery& m) {
+    return one_device ? std::vector<sim::DeviceMemory>{deployment.device_memory(0, target, m, draft)}
+                      : deployment.memory(target, nullptr, m);
+  };
+  const std::vector<sim::DeviceMemory> without = memory(q);
+  // One more KV token per sequence of the batch: each device's share of a token's KV (a draft
+  // model's own KV included).
   sim::MemoryQuery one = q;
   one.kv_tokens = 1;
-  const std::vector<sim::DeviceMemory> with =
-      one_device ? std::vector<sim::DeviceMemory>{deployment.device_memory(0, target, one)}
-                 : deployment.memory(target, nullptr, one);
+  const std::vector<sim::DeviceMemory> with = memory(one);
   long long tokens = std::numeric_limits<long long>::max();
   for (std::size_t d = 0; d < without.size(); ++d) {
-    // A draft model keeps its own KV of every token beside the target's.
-    const double per_token = one_device ? target.kv_bytes_per_token() + (draft ? draft->kv_bytes_per_token() : 0.0)
-                                        : (with[d].need.kv_bytes - without[d].need.kv_bytes) / double(max_num_seqs);
+    const double per_token = (with[d].need.kv_bytes - without[d].need.kv_bytes) / double(max_num_seqs);
     if (per_token <= 0) continue;  // a device without target layers holds no KV cache
     if (without[d].capacity_bytes <= 0)
       throw models::InputError(

@@ -182,6 +182,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       in_system_integral += end - std::max(t, reqs[i].rec.arrival_s);
     t = end;
   };
+  auto kv_in_use = [&] { return (capacity_blocks - free_blocks) * c.block_tokens; };  // tokens, in whole blocks
   auto finish = [&](Request& r) {
     r.rec.finish_s = t;
     free_blocks += r.blocks;
@@ -232,8 +233,8 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     long long bucket = 0, verified = 0;
     std::vector<int> tokens_verified;
   };
-  int step_k_cap = -1;  // chunked prefill: the most draft tokens the step's budget leaves (-1: no cap)
-  auto plan_decode = [&] {
+  // `k_cap`: the most draft tokens the step may take (chunked prefill's budget; -1: no cap).
+  auto plan_decode = [&](int k_cap) {
     DecodePlan d;
     d.speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
     d.k = d.speculate ? c.k : 0;
@@ -244,8 +245,8 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       d.k = best_k(int(running.size()), (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket);
       d.speculate = d.k > 0;
     }
-    if (step_k_cap >= 0 && d.k > step_k_cap) {
-      d.k = step_k_cap;
+    if (k_cap >= 0 && d.k > k_cap) {
+      d.k = k_cap;
       d.speculate = d.k > 0;
     }
     d.verify = d.k + 1;
@@ -294,7 +295,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
         d.tokens_verified[j] = d.verify;
       d.verified += d.tokens_verified[j];
     }
-    run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
+    run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());
     d.batch = int(running.size());
     if (d.batch > 0) {
       const long long mean_context = (context_sum + d.batch - 1) / d.batch;
@@ -353,6 +354,12 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     }
     return false;
   };
+  // Nothing admissible and nothing running: the queue waits for memory that never frees.
+  auto drop_waiting = [&] {
+    for (std::size_t i : waiting)
+      if (reqs[i].rec.dropped.empty()) reqs[i].rec.dropped = "never admitted";
+    waiting.clear();
+  };
   // A request whose prefill completed: its first token (the first time), then decoding or done.
   auto prefilled = [&](std::size_t i) {
     Request& r = reqs[i];
@@ -382,38 +389,33 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
         // The decodes take the budget first, at most all of it: as vLLM V1 truncates a request's
         // speculative tokens to what the budget leaves, k is cut to fit (the budget holds one
         // token per running sequence: it is at least max_num_seqs).
-        step_k_cap = int(std::max<long long>(0, c.chunked_prefill_tokens / (long long)running.size() - 1));
-        d = plan_decode();
-        step_k_cap = -1;
+        d = plan_decode(int(std::max<long long>(0, c.chunked_prefill_tokens / (long long)running.size() - 1)));
         budget = std::max(0LL, budget - d.verified);
       }
       std::vector<std::pair<std::size_t, long long>> chunks;  // (request, tokens this step)
       long long chunk_tokens = 0;
-      for (std::size_t i : partial) {
-        if (budget <= 0) break;
+      auto take_chunk = [&](std::size_t i) {
         const long long take = std::min(reqs[i].prefill_left, budget);
         chunks.emplace_back(i, take);
         chunk_tokens += take;
         budget -= take;
+      };
+      for (std::size_t i : partial) {
+        if (budget <= 0) break;
+        take_chunk(i);
       }
       while (budget > 0 && admit_head(int(running.size() + partial.size()), -1)) {
         const std::size_t i = waiting.front();
         waiting.pop_front();
         reqs[i].prefill_left = reqs[i].context();
         partial.push_back(i);
-        const long long take = std::min(reqs[i].prefill_left, budget);
-        chunks.emplace_back(i, take);
-        chunk_tokens += take;
-        budget -= take;
+        take_chunk(i);
       }
       if (running.empty() && chunks.empty()) {
-        // Nothing admissible and nothing running: the queue waits for memory that never frees.
-        for (std::size_t i : waiting)
-          if (reqs[i].rec.dropped.empty()) reqs[i].rec.dropped = "never admitted";
-        waiting.clear();
+        drop_waiting();
         continue;
       }
-      run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
+      run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());
       const double step_start = t;
       const int queued = int(waiting.size());
       // A mixed step is one forward: its decode step plus what the chunks' tokens add to a forward
@@ -440,7 +442,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       if (step_start < c.record_steps_until_s)
         run.steps.push_back({step_start, t, d.batch == 0, d.batch > 0 ? d.batch : int(chunks.size()),
                              d.batch > 0 ? d.tokens_per_seq : int(mean_chunk),
-                             (capacity_blocks - free_blocks) * c.block_tokens, queued});
+                             kv_in_use(), queued});
       continue;
     }
     // Prefill whatever can be admitted, first come first served.
@@ -464,27 +466,24 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       prefilling = 0;
       if (start < c.record_steps_until_s)
         run.steps.push_back({start, t, true, int(admitted.size()), int(mean_tokens),
-                             (capacity_blocks - free_blocks) * c.block_tokens, queued});
+                             kv_in_use(), queued});
       ++run.prefill_steps;
       for (std::size_t i : admitted) prefilled(i);
-      run.peak_kv_tokens = std::max(run.peak_kv_tokens, (capacity_blocks - free_blocks) * c.block_tokens);
+      run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());
       continue;
     }
     if (running.empty()) {
-      // Nothing admissible and nothing running: the queue waits for memory that never frees.
-      for (std::size_t i : waiting)
-        if (reqs[i].rec.dropped.empty()) reqs[i].rec.dropped = "never admitted";
-      waiting.clear();
+      drop_waiting();
       continue;
     }
     // A decode step of every running request, speculating unless the policy turns it off.
-    const DecodePlan d = plan_decode();
+    const DecodePlan d = plan_decode(-1);
     const double step_start = t;
     const int queued = int(waiting.size());
     advance_to(t + costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k));
     retire_decode(d);
     if (step_start < c.record_steps_until_s)
-      run.steps.push_back({step_start, t, false, d.batch, d.tokens_per_seq, (capacity_blocks - free_blocks) * c.block_tokens,
+      run.steps.push_back({step_start, t, false, d.batch, d.tokens_per_seq, kv_in_use(),
                            queued});
   }
   run.end_s = t;
