@@ -30,6 +30,7 @@ on a lent GPU only (see docs/gpu-model.md). Usage:
   python3 cuda/torch_decode_step.py [--model 8b] [--batch 1,4,16,64,128] [--x 1,4,16,64]
                                     [--context 1024] [--repeats 10] [--attention]
                                     [--tree-attention masked|split] [--contention]
+                                    [--kernel-times FILE]
 """
 import argparse
 import math
@@ -280,6 +281,28 @@ def time_contention(a, device, flush):
         print(f"{role},{step.cfg['name']},{batch},{x},{context},{alone[i]:.9g},{together[i]:.9g}", flush=True)
 
 
+def kernel_times(fn, flush, path, head, source):
+    """Append fn's kernels (one call after an L2 flush, the profiler's device durations, summed by
+    kernel name) to path: head,source,kernel,count,device_us. A CUDA graph's replay lists the
+    kernels as the GPU ran them inside the graph, for a per-kernel comparison with the model."""
+    from collections import defaultdict
+    from torch.profiler import ProfilerActivity, profile
+    flush.fill_(7)
+    torch.cuda.synchronize()
+    tally = defaultdict(lambda: [0, 0.0])
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            tally[e.name][0] += 1
+            tally[e.name][1] += e.time_range.elapsed_us()
+    with open(path, "a") as f:
+        for name, (count, busy) in sorted(tally.items(), key=lambda kv: -kv[1][1]):
+            f.write(f"{head},{source},\"{name.replace(chr(34), chr(39))}\",{count},{busy:.3f}\n")
+    return len(tally)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="8b", choices=sorted(MODELS))
@@ -294,6 +317,8 @@ def main():
                    help="x > 1: one masked attention over cache and tree (PyTorch picks its memory-"
                         "efficient kernel), or the split form: FlashAttention-2 over the cache, the "
                         "masked tree suffix and a log-sum-exp merge, as the GPU model times it")
+    p.add_argument("--kernel-times", metavar="FILE",
+                   help="append each point's kernels with their device time (graph replay and eager step) to FILE")
     a = p.parse_args()
     cfg = MODELS[a.model]
     device = torch.device("cuda")
@@ -321,6 +346,11 @@ def main():
                     torch.cuda.synchronize()
                     replay = time_min(graph.replay, a.repeats, flush)
                     kernels = count_kernels(step)
+                    if a.kernel_times:
+                        head = f"{cfg['name']},{batch},{x},{context}"
+                        for source, fn in (("graph", graph.replay), ("eager", step)):
+                            if kernel_times(fn, flush, a.kernel_times, head, source) == 0:
+                                print(f"{head} {source}: the profiler listed no kernels", file=sys.stderr)
                     print(f"{cfg['name']},{batch},{x},{context},{kernels},{replay:.9g},{eager:.9g}", flush=True)
                 except torch.cuda.OutOfMemoryError:
                     print(f"{cfg['name']},{batch},{x},{context},-1,oom,oom", flush=True)
