@@ -16,6 +16,7 @@
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
 #include "sim/golden/gpu_generate_golden.hpp"
+#include "sim/golden/hf_overlap_golden.hpp"
 #include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
@@ -171,6 +172,43 @@ GoldenReport run_generate_golden(const GoldenArgs& a, const models::HardwareSpec
   return {std::move(t), summary};
 }
 
+// The host/device overlap experiment (cuda/hf_host_device_overlap.py) next to the GPU SystemC
+// model under --stack; each wide row also beside its narrow twin's host time, summed with and
+// overlapped with its kernels' device time.
+GoldenReport run_overlap_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::SoftwareStack& stack,
+                                const models::ConfigRegistry& reg) {
+  const auto rows = sim::compare_gpu_host_device_overlap(a.measured, hw, stack, reg);
+  const auto pairs = sim::overlap_pairs(rows);
+  Table t({"hw", "stack", "model", "width", "batch", "context", "measured_kernels", "model_kernels", "measured_busy_s",
+           "predicted_busy_s", "measured_s", "predicted_s", "error_pct", "host_s", "host_plus_device_s",
+           "max_host_device_s"});
+  std::vector<double> errors, serial_errors, overlapped_errors;
+  for (const auto& r : rows) {
+    const sim::OverlapPair* pair = nullptr;
+    for (const auto& p : pairs)
+      if (!r.narrow && p.wide.layers == r.layers && p.wide.batch == r.batch &&
+          p.wide.context == r.context && p.wide.model == r.model)
+        pair = &p;
+    t.add_row({hw.name, stack.name, r.model, text(r.narrow ? "narrow" : "wide"), integer(r.batch), integer(r.context),
+               r.measured_kernels > 0 ? num(r.measured_kernels) : text(""), integer(r.model_kernels),
+               r.measured_busy_s >= 0 ? num(r.measured_busy_s) : text(""), num(r.predicted_busy_s), num(r.measured_s),
+               num(r.predicted_s), num(r.error_pct(), 3), pair ? num(pair->host_s()) : text(""),
+               pair ? num(pair->serial_s()) : text(""), pair ? num(pair->overlapped_s()) : text("")});
+    errors.push_back(r.error_pct());
+  }
+  for (const auto& p : pairs) {
+    serial_errors.push_back(100.0 * (p.serial_s() / p.wide.measured_s - 1.0));
+    overlapped_errors.push_back(100.0 * (p.overlapped_s() / p.wide.measured_s - 1.0));
+  }
+  std::string summary = fmt::format("summary: {} under {}: median |error| {:.1f} % over {} generate loops", hw.name,
+                                    stack.name, sim::median_abs(errors), errors.size());
+  if (!pairs.empty())
+    summary += fmt::format("; measured wide tokens against their narrow twin's host time and their kernels: "
+                           "host + device median |error| {:.1f} %, max(host, device) {:.1f} % over {} pairs",
+                           sim::median_abs(serial_errors), sim::median_abs(overlapped_errors), pairs.size());
+  return {std::move(t), summary};
+}
+
 // Two streams on one GPU (cuda/torch_decode_step.py --contention) next to the SystemC model.
 GoldenReport run_contention_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
   const auto rows = sim::compare_gpu_contention(a.measured, hw, reg);
@@ -243,6 +281,10 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
       if (a.stack.empty())
         throw models::InputError("--measured: a generate-loop CSV (model,variant,...) needs --stack (e.g. huggingface-transformers)");
       report = run_generate_golden(a, hw, stack(), reg);
+    } else if (sim::is_overlap_csv(a.measured)) {
+      if (a.stack.empty())
+        throw models::InputError("--measured: an overlap CSV (model,width,layers,...) needs --stack (e.g. huggingface-transformers)");
+      report = run_overlap_golden(a, hw, stack(), reg);
     } else {
       if (!a.stack.empty() && !sim::is_step_csv(a.measured))
         throw models::InputError("--stack: only with a verify-step CSV (model,batch,x,...) or a generate-loop CSV "
@@ -328,6 +370,7 @@ const RegisterCommand golden_registration{
                      "(model,batch,x,context,kernels,graph_s,eager_s), two streams "
                      "(stream,model,batch,x,context,alone_s,together_s) or, from cuda/run_hf_generate.sh, Hugging Face "
                      "generate loops (model,variant,batch,context,new_tokens,kernels_per_token,per_token_s) or, from "
+                     "cuda/run_host_device_overlap.sh, generate on narrow and wide models (model,width,layers,...) or, from "
                      "cuda/op_by_op_layer.py, operators timed alone (set,op,kind,m,n,k,batch,count,measured_s)");
       sub.add_option("--system", a->system,
                      "With an operators-timed-alone CSV: the system (configs/systems/) whose NCCL all-reduce its "

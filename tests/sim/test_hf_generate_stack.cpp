@@ -1,6 +1,7 @@
 // The Hugging Face Transformers stack (configs/stacks/huggingface-transformers.yaml) next to
 // Transformers' generate measured on lent H200s (cuda/hf_generate_step.py, four runs on three
-// machines, 2026-11-27): run 1 calibrates the per-step host work, runs 2-4 are held out.
+// machines, 2026-11-27, held out; cuda/hf_host_device_overlap.py, 2026-11-29, whose narrow
+// models calibrate the per-step host work).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include "models/config_registry.hpp"
 #include "models/software_stack.hpp"
 #include "sim/golden/gpu_generate_golden.hpp"
+#include "sim/golden/golden_suite.hpp"
+#include "sim/golden/hf_overlap_golden.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
 #include "models/latency_engine.hpp"
 
@@ -34,18 +37,27 @@ models::SoftwareStack hf_stack() {
 
 }  // namespace
 
-TEST_CASE("hf stack: per_step_host_us is run 1's batch-1 generate time less the step without it") {
+TEST_CASE("hf stack: per_step_host_us is the host-alone generate time less the step without it") {
+  // Narrow models (hidden 256) of 32, 16 and 2 layers, batch 1, timed in the same rounds as the
+  // published widths on a lent H200 (2026-11-29, run 2): their kernels are too short to matter, so
+  // the measured token is the host program's and the per-step work is what the stack's per-kernel
+  // and per-layer costs leave of it.
   const models::ConfigRegistry reg;
   const auto hw = reg.hardware("h200");
   models::SoftwareStack none = hf_stack();
   const double fitted_us = none.per_step_host_us;
   none.per_step_host_us = 0;
   std::vector<double> gaps_us;
-  for (const auto& r : sim::compare_gpu_generate_loop(run_file(1), hw, none, reg))
-    if (r.variant == "generate_greedy" && r.batch == 1) gaps_us.push_back((r.measured_s - r.predicted_s) * 1e6);
-  REQUIRE(gaps_us.size() == 2);  // Llama-3.1-8B and Llama-3.2-1B
-  CHECK(std::abs(gaps_us[0] - gaps_us[1]) < 0.01 * fitted_us);  // one per-step cost serves both sizes
-  CHECK(fitted_us == Approx((gaps_us[0] + gaps_us[1]) / 2).margin(10));
+  for (const auto& r : sim::compare_gpu_host_device_overlap(measured("h200_hf_overlap_2026-11-29_run2.csv"), hw, none, reg))
+    if (r.narrow && r.batch == 1) gaps_us.push_back((r.measured_s - r.predicted_s) * 1e6);
+  REQUIRE(gaps_us.size() == 3);
+  double sum = 0;
+  for (double g : gaps_us) {
+    CHECK(g > 0);
+    CHECK(std::abs(g - fitted_us) < 0.5 * fitted_us);  // one per-step cost serves 2 to 32 layers
+    sum += g;
+  }
+  CHECK(fitted_us == Approx(sum / 3).margin(10));
 }
 
 TEST_CASE("hf stack: every generate step launches the profiler's kernel count within 1 %") {
@@ -63,31 +75,51 @@ TEST_CASE("hf stack: every generate step launches the profiler's kernel count wi
   CHECK(rows == 4 + 6 + 4 + 2);
 }
 
-TEST_CASE("hf stack: held-out generate loops within 25 % (host noise), the 2-layer draft a known failure") {
+TEST_CASE("hf stack: held-out generate loops on other machines within 30 % (host speed), none over-charged") {
   const models::ConfigRegistry reg;
   const auto hw = reg.hardware("h200");
   // The same point ran 24.5-34.0 ms on three machines (Llama-3.1-8B, batch 1): a host-bound loop
-  // is as fast as the host it gets, so each point's fastest held-out run is compared.
+  // is as fast as the host it gets, so each point's fastest run of 2026-11-27 is compared. The
+  // per-step work comes from a faster host (2026-11-29): these machines ran the same loops up to
+  // 24 % slower (Llama-3.2-1B, batch 16), never faster by more than 7 %.
   using Point = std::tuple<std::string, int, long long>;
   std::map<Point, sim::GenerateGoldenRow> fastest;
-  for (int run = 2; run <= 4; ++run)
+  for (int run = 1; run <= 4; ++run)
     for (const auto& r : sim::compare_gpu_generate_loop(run_file(run), hw, hf_stack(), reg)) {
       if (r.variant != "generate_greedy") continue;
       const Point p{r.model, r.batch, r.context};
       if (!fastest.count(p) || r.measured_s < fastest[p].measured_s) fastest[p] = r;
     }
-  REQUIRE(fastest.size() == 8);
+  REQUIRE(fastest.size() == 10);
+  std::vector<double> errors;
   for (const auto& [p, r] : fastest) {
     INFO(r.model << " batch " << r.batch << " context " << r.context << ": measured " << r.measured_s << " s, predicted "
                  << r.predicted_s << " s (" << r.error_pct() << " %)");
     CHECK(r.device_idle_s() > 0.5 * r.predicted_s);  // host-bound: the GPU idles most of the step
-    if (r.model == "llama-68m")
-      // Known: a 2-layer model's loop ran 3.2-3.5 ms where the stack charges run 1's per-step
-      // work (fitted on 16- and 32-layer models) in full: +49 % and +63 %.
-      CHECK((r.error_pct() > 30 && r.error_pct() < 80));
-    else
-      CHECK(std::abs(r.error_pct()) < 25.0);
+    CHECK(r.error_pct() < 10.0);                      // the 2-layer draft included (it was +49 to +63 %)
+    CHECK(r.error_pct() > -30.0);
+    errors.push_back(r.error_pct());
   }
+  CHECK(sim::median_abs(errors) < 16.0);
+}
+
+TEST_CASE("hf stack: the published widths on the calibration host within 10 % where its host was steady") {
+  // Run 2 of 2026-11-29 timed every model of a point in the same rounds; its batch-1 rows and its
+  // batch-16 pair at 4096 keys ran at the narrow models' steady host speed (its batch 4-32 rows at
+  // 1024 keys ran 30-60 % slower on every model, the narrow ones too: a slower host for minutes).
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h200");
+  int rows = 0;
+  for (const auto& r : sim::compare_gpu_host_device_overlap(measured("h200_hf_overlap_2026-11-29_run2.csv"), hw,
+                                                            hf_stack(), reg)) {
+    if (r.narrow || !(r.batch == 1 || r.context == 4096)) continue;
+    ++rows;
+    INFO(r.model << " batch " << r.batch << " context " << r.context << ": measured " << r.measured_s << " s, predicted "
+                 << r.predicted_s << " s (" << r.error_pct() << " %)");
+    CHECK(std::abs(r.error_pct()) < 10.0);
+    CHECK(std::abs(double(r.model_kernels) - r.measured_kernels) < 0.01 * r.measured_kernels);
+  }
+  CHECK(rows == 4);  // Llama-3.1-8B, -3.2-1B, -68M at batch 1; the 8B at batch 16, 4096 keys
 }
 
 TEST_CASE("hf stack: split-K reductions follow the model's width, the cache concatenation its context") {

@@ -68,10 +68,10 @@ TEST_CASE("hf stack versions: paper 002's L40 draft profile (17 / 67 ms) within 
     const double eight_b = token_s("huggingface-transformers-4.53", "llama-3.1-8b-instruct", 20000, engine);
     CHECK(std::abs(one_b / 17e-3 - 1) < 0.15);
     CHECK(std::abs(eight_b / 67e-3 - 1) < 0.15);
-    // ... while today's stack leaves the 8B 40 % short (a known failure under that stack, the 1B
-    // host-bound either way).
+    // ... while today's stack leaves both short (the 8B by about 43 %, the 1B, host-bound there,
+    // by about 24 %): a known failure under the stack the paper did not run.
     CHECK(token_s("huggingface-transformers", "llama-3.1-8b-instruct", 20000, engine) < 0.65 * 67e-3);
-    CHECK(std::abs(token_s("huggingface-transformers", "llama-3.2-1b", 20000, engine) / 17e-3 - 1) < 0.15);
+    CHECK(token_s("huggingface-transformers", "llama-3.2-1b", 20000, engine) < 0.85 * 17e-3);
     // A model without grouped-query attention copies nothing: both stacks time it alike.
     CHECK(token_s("huggingface-transformers-4.53", "llama-2-7b", 20000, engine) ==
           token_s("huggingface-transformers", "llama-2-7b", 20000, engine));
