@@ -88,7 +88,12 @@ SoftwareStack load_software_stack(const std::string& path) {
   }
   // Optional: a stack that runs no collectives (llama.cpp) names none.
   if (r.has("collectives") || r.has("custom_all_reduce")) {
-    const ConfigRegistry tree(std::filesystem::path(path).parent_path().parent_path().string());
+    // The libraries live in the stack's own config tree (<tree>/stacks/NAME.yaml beside
+    // <tree>/collectives/); a stack file outside any tree (/tmp/my-stack.yaml, a copy being
+    // edited) takes the default tree's, rather than failing on a folder that cannot exist.
+    std::filesystem::path root = std::filesystem::path(path).parent_path().parent_path();
+    if (!std::filesystem::is_directory(root / "collectives")) root = ConfigRegistry::default_config_dir();
+    const ConfigRegistry tree(root.string());
     auto library = [&](const std::string& key) {
       try {
         return tree.path("collectives", r.string(key));

@@ -2,6 +2,8 @@
 // the same rules (roofline/gpu_stream_schedule.hpp on a GPU, in series on a CPU).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "models/config_registry.hpp"
 #include "models/engine_registry.hpp"
 #include "models/software_stack.hpp"
@@ -99,4 +101,21 @@ TEST_CASE("stack: both GPU engines charge a stack's host program alike (same lau
         // must agree to the cycle.
         CHECK(r == Approx(s).epsilon(1e-9));
       }
+}
+
+TEST_CASE("stack: a stack file outside any config tree takes the default tree's collectives") {
+  // A copy being edited (specdse golden --stack /tmp/mine.yaml) has no collectives/ beside it.
+  const models::ConfigRegistry reg;
+  const auto dir = std::filesystem::temp_directory_path() / "specdse_test_stack_outside_tree";
+  std::filesystem::create_directories(dir);
+  const auto copy = dir / "mine.yaml";
+  std::filesystem::copy_file(reg.path("stacks", "huggingface-transformers"), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto in_tree = models::load_software_stack(reg.path("stacks", "huggingface-transformers"));
+  const auto outside = models::load_software_stack(copy.string());
+  REQUIRE(in_tree.collectives.has_value());
+  REQUIRE(outside.collectives.has_value());
+  CHECK(outside.collectives->name == in_tree.collectives->name);
+  CHECK(outside.per_step_host_us == in_tree.per_step_host_us);
+  std::filesystem::remove_all(dir);
 }
