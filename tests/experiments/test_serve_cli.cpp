@@ -112,7 +112,12 @@ TEST_CASE("serve: bad requests are one-line errors with exit 2") {
            {"serve --hw rtx3090 --model llama-3.1-70b", "infeasible"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --k 0", "k"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals gamma:x", "gamma:CV"},
-           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals /nonexistent.csv", "/nonexistent.csv"}}) {
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals /nonexistent.csv", "/nonexistent.csv"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap", "--swap-link"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --swap-link pcie5-x16", "--preemption swap"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap --swap-link nope", "nope"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap --swap-link pcie5-x16 "
+            "--chunked-prefill-tokens 2048", "recompute only"}}) {
     const auto r = run(args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);
@@ -209,4 +214,21 @@ TEST_CASE("serve --arrivals batch:B refuses the flags of arrivals over time") {
     CHECK(r.status == 2);
     CHECK_THAT(r.output, Catch::Contains("a closed batch"));
   }
+}
+
+TEST_CASE("serve --preemption swap: a full cache copies requests to the CPU and back, the footer says over what") {
+  // Llama-2-7B (multi-head attention: 0.5 MiB of KV a token) on an A800 fills its cache at 8/s.
+  const std::string args = "serve --hw a800 --model llama-2-7b --method none --rate 8 --duration-s 60 --format csv";
+  const auto recompute = run(args, false);
+  const auto swap = run(args + " --preemption swap --swap-link pcie4-x16", false);
+  REQUIRE(recompute.status == 0);
+  REQUIRE(swap.status == 0);
+  CHECK_THAT(swap.output, Catch::Contains("preemption by swap (vLLM V0): KV copied over pcie4-x16"));
+  const auto a = csv(recompute.output), b = csv(swap.output);
+  REQUIRE(a.size() == 2);
+  REQUIRE(b.size() == 2);
+  CHECK(std::stoll(a[1][column(a[0], "preemptions")]) > 0);
+  CHECK(std::stoll(b[1][column(b[0], "preemptions")]) > 0);
+  CHECK(b[1][column(b[0], "finished")] == b[1][column(b[0], "requests")]);  // 4 GiB holds what is swapped out
+  CHECK(a[1] != b[1]);
 }

@@ -282,3 +282,54 @@ TEST_CASE("serving: chunked prefill cuts the step's drafts to its budget, and a 
   CHECK_THROWS_WITH(simulate_serving(w, c, linear_costs(0.005, 0.0001)),
                     Catch::Contains("--chunked-prefill-tokens 32 is below --max-num-seqs 64"));
 }
+
+TEST_CASE("serving: swap preemption copies a request out and back instead of prefilling it again") {
+  const auto w = fixed_workload(500, 400);
+  ServingConfig c = config(50, 60);
+  c.kv_capacity_tokens = 16 * 1000;  // room for about 18 full requests: the cache fills
+  ServingStepCosts costs = linear_costs(0.005, 0.0001);
+  const double per_token_s = 1e-7;  // a copy of one token's KV one way
+  costs.swap_s = [=](long long tokens) { return per_token_s * double(tokens); };
+  const ServingRun recompute = simulate_serving(w, c, costs);
+  c.swap_preemption = true;
+  c.swap_space_tokens = 1 << 22;  // ample: nothing aborted
+  const ServingRun swap = simulate_serving(w, c, costs);
+  REQUIRE(recompute.preemptions > 0);
+  REQUIRE(swap.swap_outs > 0);
+  CHECK(swap.swap_outs == swap.preemptions);
+  CHECK(swap.swap_ins == swap.swap_outs);  // every request swapped out came back
+  CHECK(swap.peak_kv_tokens <= c.kv_capacity_tokens);
+  for (const auto& r : swap.requests) CHECK(r.finished());
+  // No re-prefill: a prefill step per admission only, where recompute prefills the preempted again.
+  CHECK(swap.prefill_steps < recompute.prefill_steps);
+  // The copies are charged: each swapped request's blocks (whole blocks of 16) out and back.
+  CHECK(swap.swap_s > 0);
+  CHECK(std::fmod(swap.swap_s / per_token_s + 1e-6, 16.0) < 1e-3);
+  // Recompute runs never touch the swap space.
+  CHECK(recompute.swap_outs == 0);
+  CHECK(recompute.swap_s == 0);
+}
+
+TEST_CASE("serving: a request preempted with the swap space full is aborted with the reason, as vLLM V0 does") {
+  const auto w = fixed_workload(500, 400);
+  ServingConfig c = config(50, 60);
+  c.kv_capacity_tokens = 16 * 1000;
+  c.swap_preemption = true;
+  c.swap_space_tokens = 600;  // one request's blocks at most
+  ServingStepCosts costs = linear_costs(0.005, 0.0001);
+  costs.swap_s = [](long long tokens) { return 1e-7 * double(tokens); };
+  const ServingRun run = simulate_serving(w, c, costs);
+  long long aborted = 0;
+  for (const auto& r : run.requests)
+    if (!r.finished()) {
+      ++aborted;
+      CHECK_THAT(r.dropped, Catch::Contains("swap space full") && Catch::Contains("vLLM V0"));
+    }
+  CHECK(aborted > 0);
+  CHECK(aborted + run.swap_outs == run.preemptions);
+  // Swap is V0's: with V1's chunked prefill, or without a copy cost, it is refused.
+  ServingConfig v1 = c;
+  v1.chunked_prefill_tokens = 2048;
+  CHECK_THROWS_WITH(simulate_serving(w, v1, costs), Catch::Contains("recompute only"));
+  CHECK_THROWS_WITH(simulate_serving(w, c, linear_costs(0.005, 0.0001)), Catch::Contains("host link"));
+}

@@ -127,8 +127,10 @@ class DeploymentStepCosts {
 // Tokens of KV cache the deployment holds beside the target's weights, its runtime and the largest
 // step's activations (sim/system/memory_fit.hpp's accounting) and the head's weights: on a
 // system, the least over its devices of each one's free bytes over its share of a token's KV.
+// `token_bytes` (when given): the most bytes of one token's KV any device holds.
 long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::ModelSpec& target, int max_num_seqs,
-                             int verify, double head_bytes, const models::ModelSpec* draft = nullptr) {
+                             int verify, double head_bytes, const models::ModelSpec* draft = nullptr,
+                             double* token_bytes = nullptr) {
   sim::MemoryQuery q;
   q.batch = max_num_seqs;
   q.step_tokens = verify;
@@ -149,6 +151,7 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
   for (std::size_t d = 0; d < without.size(); ++d) {
     const double per_token = (with[d].need.kv_bytes - without[d].need.kv_bytes) / double(max_num_seqs);
     if (per_token <= 0) continue;  // a device without target layers holds no KV cache
+    if (token_bytes) *token_bytes = std::max(*token_bytes, per_token);
     if (without[d].capacity_bytes <= 0)
       throw models::InputError(
           fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", without[d].device));
@@ -278,8 +281,22 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     throw models::InputError("serve: --max-batched-tokens bounds V0's prefill steps; with --chunked-prefill-tokens the "
                              "step's budget is that: give one");
   base.seed = std::uint64_t(ctx.integer("seed"));
-  base.kv_capacity_tokens =
-      kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head_bytes, draft ? &*draft : nullptr);
+  double kv_token_bytes = 0;
+  base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head_bytes,
+                                               draft ? &*draft : nullptr, &kv_token_bytes);
+  // Swap preemption (vLLM V0): a CPU swap space per GPU of --swap-space-gib, KV copied over the
+  // GPU's host link, each device its own share in parallel.
+  std::optional<models::LinkSpec> swap_link;
+  base.swap_preemption = ctx.text("preemption") == "swap";
+  if (base.swap_preemption) {
+    if (ctx.text("swap-link").empty())
+      throw models::InputError("serve: --preemption swap copies KV between each GPU and the CPU: name the GPU's host "
+                               "link with --swap-link (configs/links/, e.g. pcie5-x16 for an H100 SXM)");
+    swap_link = models::load_link(ctx.configs->path("links", ctx.text("swap-link")));
+    base.swap_space_tokens = (long long)(ctx.real("swap-space-gib") * kGib / kv_token_bytes);
+  } else if (ctx.was_given("swap-link") || ctx.was_given("swap-space-gib")) {
+    throw models::InputError("serve: --swap-link and --swap-space-gib describe --preemption swap");
+  }
   // Plain decoding is deployed without the drafter: its cache takes that room too.
   const long long plain_kv_capacity_tokens =
       method == "none" ? base.kv_capacity_tokens
@@ -325,7 +342,14 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   }
   const double trace_window_s = ctx.real("trace-window-s");
   const double ttft_slo_s = ctx.real("ttft-slo-ms") * 1e-3, tpot_slo_s = ctx.real("tpot-slo-ms") * 1e-3;
-  const auto step_costs = deployment.step_costs(), plain_step_costs = deployment.step_costs(false);
+  auto step_costs = deployment.step_costs(), plain_step_costs = deployment.step_costs(false);
+  if (swap_link) {
+    // One message per copy of the batch's blocks (vLLM's cache engine copies them in one call per layer;
+    // the link's per-message cost is paid once here: an under-estimate for many layers).
+    auto swap = [link = *swap_link, kv_token_bytes](long long tokens) { return link.transfer_s(double(tokens) * kv_token_bytes); };
+    step_costs.swap_s = swap;
+    plain_step_costs.swap_s = swap;
+  }
 
   ScenarioResult r;
   r.columns = {"rate_per_s", "method", "k", "requests", "finished", "dropped", "ttft_p50_ms", "ttft_p90_ms",
@@ -424,6 +448,11 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
           : fmt::format("{} prefill tokens per step", base.max_batched_tokens),
       ctx.real("ttft-slo-ms"),
       ctx.real("tpot-slo-ms"), deployment.evaluations(), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
+  if (swap_link)
+    r.footer += fmt::format("\npreemption by swap (vLLM V0): KV copied over {} to a CPU swap space of {:g} GiB ({} tokens) "
+                            "per GPU, charged to the step; no prompt admitted while a request is out; a request "
+                            "preempted with the swap space full is aborted (dropped column)",
+                            swap_link->name, ctx.real("swap-space-gib"), base.swap_space_tokens);
   if (!dispatch_words.empty())
     r.footer += fmt::format("\ndispatch per batch: each step drafts the k of 0-{} with the most tokens a second at its "
                             "batch and context (k column: the largest); mean k drafted {}",
@@ -501,6 +530,12 @@ const ScenarioRegistration serve_scenario_registration(
       param::integer("chunked-prefill-tokens", 0, 0, 1 << 22, "tokens",
                      "vLLM V1's chunked prefill: tokens one step takes, the decodes first and prompt chunks in what is "
                      "left (0: off, V0's scheduler; vLLM's default budget is 2048)"),
+      param::choice("preemption", "recompute", {"recompute", "swap"},
+                    "when the KV cache fills: recompute (free the latest request's blocks, prefill it again later) "
+                    "or swap (vLLM V0: copy them to the CPU over --swap-link and back before any new prompt)"),
+      param::text("swap-link", "", "with --preemption swap: the GPU's host link (configs/links/, e.g. pcie5-x16)"),
+      param::real("swap-space-gib", 4, 1e-3, 1e6, "GiB",
+                  "with --preemption swap: CPU swap space per GPU (vLLM's --swap-space, default 4)"),
       param::real("ttft-slo-ms", 2000, 1e-3, 1e9, "ms", "time-to-first-token target for goodput"),
       param::real("tpot-slo-ms", 100, 1e-3, 1e9, "ms", "time-per-output-token target for goodput"),
       param::seed("arrivals, lengths and acceptance draws"),

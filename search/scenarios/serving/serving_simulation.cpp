@@ -32,6 +32,7 @@ struct Request {
   long long blocks = 0;        // KV blocks held
   long long admitted_order = 0;  // when it was last admitted (preemption takes the latest)
   long long prefill_left = 0;  // chunked prefill: tokens of its (re)prefill still to compute
+  long long swapped_blocks = 0;  // swap preemption: KV blocks it holds in the CPU swap space
   int yield = 1;               // the yield at its next output position (Markov chain state)
   bool chain_started = false;
   long long context() const { return rec.prompt_tokens + generated; }
@@ -127,6 +128,11 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
                                          c.chunked_prefill_tokens, c.max_num_seqs));
   if (c.kv_capacity_tokens < c.block_tokens)
     throw models::InputError("serve: the deployment leaves no room for a KV cache (infeasible)");
+  if (c.swap_preemption && c.chunked_prefill_tokens > 0)
+    throw models::InputError("serve: swap preemption is vLLM V0's; V1's scheduler (chunked prefill) preempts by recompute "
+                             "only: give one");
+  if (c.swap_preemption && !costs.swap_s)
+    throw models::InputError("serve: swap preemption needs the cost of copying KV to the CPU (a host link)");
   const long long capacity_blocks = c.kv_capacity_tokens / c.block_tokens;
 
   // Arrivals: gamma gaps (exponential at CV 1) from the run's own stream, lengths from each
@@ -167,13 +173,17 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   ServingRun run;
   std::deque<std::size_t> waiting;
   std::vector<std::size_t> running;
+  std::deque<std::size_t> swapped;  // swap preemption: out in the CPU swap space, first out first back
+  long long swap_free_tokens = c.swap_space_tokens;
   std::size_t next_arrival = 0;
   long long free_blocks = capacity_blocks, admissions = 0;
   double t = 0, in_system_integral = 0, batch_sum = 0, kept_sum = 0, k_sum = 0;
   long long kept_steps = 0;
   std::size_t prefilling = 0;  // admitted, in their prefill step (neither waiting nor running)
   std::vector<std::size_t> partial;  // chunked prefill: admitted, prefilled in part (admission order)
-  auto in_system = [&] { return double(waiting.size() + running.size() + prefilling + partial.size()); };
+  auto in_system = [&] {
+    return double(waiting.size() + running.size() + prefilling + partial.size() + swapped.size());
+  };
   // Requests are in the system from their arrival, though the scheduler sees them only at its next
   // step boundary (as vLLM's engine loop does): arrivals inside (t, end] count from their time.
   auto advance_to = [&](double end) {
@@ -231,6 +241,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     int k = 0;  // draft tokens per sequence this step (0: no speculation)
     int verify = 1, batch = 0, tokens_per_seq = 1;
     long long bucket = 0, verified = 0;
+    long long swap_out_tokens = 0;  // KV copied to the swap space before the step (swap preemption)
     std::vector<int> tokens_verified;
   };
   // `k_cap`: the most draft tokens the step may take (chunked prefill's budget; -1: no cap).
@@ -271,12 +282,28 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       std::vector<std::size_t>& from = from_partial ? partial : running;
       const auto latest = from_partial ? in_partial : in_running;
       Request& r = reqs[*latest];
+      const long long held_tokens = r.blocks * c.block_tokens;
+      ++r.rec.preemptions;
+      ++run.preemptions;
+      if (c.swap_preemption && !from_partial) {
+        if (held_tokens <= swap_free_tokens) {
+          // V0's swap: the blocks are copied to the CPU before the step; the request waits there.
+          swap_free_tokens -= held_tokens;
+          d.swap_out_tokens += held_tokens;
+          r.swapped_blocks = r.blocks;
+          swapped.push_back(*latest);
+          ++run.swap_outs;
+        } else {
+          // vllm/core/scheduler.py _swap_out: "Aborted due to the lack of CPU swap space".
+          r.rec.dropped = fmt::format("aborted: preempted with the CPU swap space full ({} of {} tokens free, {} needed), "
+                                      "as vLLM V0 aborts it", swap_free_tokens, c.swap_space_tokens, held_tokens);
+        }
+      } else {
+        waiting.push_front(*latest);
+      }
       free_blocks += r.blocks;
       r.blocks = 0;
       r.prefill_left = 0;
-      ++r.rec.preemptions;
-      ++run.preemptions;
-      waiting.push_front(*latest);
       from.erase(latest);
     }
     long long context_sum = 0;
@@ -373,7 +400,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
 
   while (true) {
     while (next_arrival < reqs.size() && reqs[next_arrival].rec.arrival_s <= t) waiting.push_back(next_arrival++);
-    if (waiting.empty() && running.empty() && partial.empty()) {
+    if (waiting.empty() && running.empty() && partial.empty() && swapped.empty()) {
       if (next_arrival == reqs.size()) break;
       advance_to(reqs[next_arrival].rec.arrival_s);
       continue;
@@ -445,10 +472,11 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
                              kv_in_use(), queued});
       continue;
     }
-    // Prefill whatever can be admitted, first come first served.
+    // Prefill whatever can be admitted, first come first served (vLLM V0 admits no prompt while
+    // a request is swapped out: vllm/core/scheduler.py _schedule_default).
     std::vector<std::size_t> admitted;
     long long prefill_tokens = 0;
-    while (!waiting.empty()) {
+    while (!waiting.empty() && swapped.empty()) {
       // A prefill step takes prompts up to max_batched_tokens (the first one whatever its size).
       if (!admit_head(int(running.size() + admitted.size()),
                       admitted.empty() ? -1 : std::max(0LL, c.max_batched_tokens - prefill_tokens)))
@@ -472,15 +500,45 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());
       continue;
     }
+    // Swapped-out requests come back first, copied in, while the cache holds them beside the
+    // running requests' next tokens (the step's most: k + 1 each); the first one whatever is left
+    // when nothing runs.
+    long long swap_in_tokens = 0;
+    if (!swapped.empty()) {
+      const int step_tokens = chain ? c.k + 1 : 1;
+      long long reserved = 0;
+      for (std::size_t i : running)
+        reserved += std::max(0LL, blocks_for(reqs[i].context() + step_tokens, c.block_tokens) - reqs[i].blocks);
+      while (!swapped.empty() && int(running.size()) < c.max_num_seqs) {
+        Request& r = reqs[swapped.front()];
+        const long long need = std::max(r.swapped_blocks, blocks_for(r.context() + step_tokens, c.block_tokens));
+        if (!running.empty() && need + reserved > free_blocks) break;
+        const long long take = std::min(r.swapped_blocks, free_blocks);
+        free_blocks -= take;
+        r.blocks = take;
+        reserved += need - r.swapped_blocks;
+        swap_free_tokens += r.swapped_blocks * c.block_tokens;
+        swap_in_tokens += r.swapped_blocks * c.block_tokens;
+        r.swapped_blocks = 0;
+        running.push_back(swapped.front());
+        swapped.pop_front();
+        ++run.swap_ins;
+      }
+    }
     if (running.empty()) {
       drop_waiting();
       continue;
     }
-    // A decode step of every running request, speculating unless the policy turns it off.
+    // A decode step of every running request, speculating unless the policy turns it off; the
+    // swap copies (in, then out) before its forward, as V0's worker runs them.
     const DecodePlan d = plan_decode(-1);
     const double step_start = t;
     const int queued = int(waiting.size());
-    advance_to(t + costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k));
+    double swap_s = 0;
+    if (swap_in_tokens > 0) swap_s += costs.swap_s(swap_in_tokens);
+    if (d.swap_out_tokens > 0) swap_s += costs.swap_s(d.swap_out_tokens);
+    run.swap_s += swap_s;
+    advance_to(t + swap_s + costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k));
     retire_decode(d);
     if (step_start < c.record_steps_until_s)
       run.steps.push_back({step_start, t, false, d.batch, d.tokens_per_seq, kv_in_use(),

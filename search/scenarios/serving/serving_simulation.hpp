@@ -13,7 +13,11 @@
 //   - KV cache in blocks of block_tokens; before a decode step every running request reserves the
 //     blocks its step may fill (its verified tokens); when they do not fit, the most recently
 //     admitted request is preempted (its blocks freed, back to the front of the queue, its prompt
-//     and generated tokens prefilled again on readmission: vLLM's recompute);
+//     and generated tokens prefilled again on readmission: vLLM's recompute); with
+//     ServingConfig::swap_preemption (V0's swap mode) its blocks are copied to the CPU swap space
+//     instead (the copy charged to the step), no prompt is admitted while a request is swapped
+//     out, and swapped requests come back first, copied in, without a prefill; a request preempted
+//     with the swap space full is aborted, as vLLM V0 aborts it;
 //   - a request whose prompt alone exceeds the whole cache is dropped with that reason.
 // Speculation inside a decode step: each request verifies k + 1 tokens (its draft's k and the
 // bonus) and keeps min(yield, k + 1, tokens left), its yield drawn per output position from the
@@ -36,6 +40,9 @@ struct ServingStepCosts {
   // A decode step: the target verifies `tokens` tokens per sequence of `batch` at `context`,
   // and the draft proposes `draft_tokens` per sequence (0: none).
   std::function<double(int batch, int tokens, long long context, int draft_tokens)> decode_s;
+  // Swap preemption: copying `tokens` tokens of KV cache one way between the GPU and the CPU's
+  // swap space (unset: swap preemption unavailable).
+  std::function<double(long long tokens)> swap_s;
 };
 
 // A request of an arrival trace (a file of arrival time, prompt and output lengths).
@@ -81,6 +88,11 @@ struct ServingConfig {
   // then prompts in chunks of what is left; vLLM's SchedulerConfig default is 2048.
   long long chunked_prefill_tokens = 0;
   int block_tokens = 16;        // vLLM's default block size
+  // vLLM V0's swap preemption (V1 recomputes only): a preempted request's KV blocks go to a CPU
+  // swap space of this many tokens (vLLM's --swap-space, 4 GiB per GPU by default) and come back
+  // before any prompt is admitted.
+  bool swap_preemption = false;
+  long long swap_space_tokens = 0;
   long long kv_capacity_tokens = 0;     // the deployment's KV cache (blocks x block_tokens)
   int context_bucket = 128;     // decode steps are costed at the mean context rounded up to this
   std::uint64_t seed = 1;
@@ -98,6 +110,8 @@ struct ServingRun {
   std::vector<RequestRecord> requests;
   double end_s = 0;                  // the last step's end
   long long prefill_steps = 0, decode_steps = 0, speculative_steps = 0, preemptions = 0;
+  long long swap_outs = 0, swap_ins = 0;  // swap preemption: requests copied out, copied back
+  double swap_s = 0;                      // step time spent copying KV to and from the swap space
   double mean_decode_batch = 0;      // over decode steps
   long long peak_kv_tokens = 0;      // blocks in use at most, in tokens
   double mean_in_system = 0;         // time-averaged requests waiting or running (Little's law)
