@@ -333,3 +333,30 @@ TEST_CASE("serving: a request preempted with the swap space full is aborted with
   CHECK_THROWS_WITH(simulate_serving(w, v1, costs), Catch::Contains("recompute only"));
   CHECK_THROWS_WITH(simulate_serving(w, c, linear_costs(0.005, 0.0001)), Catch::Contains("host link"));
 }
+
+TEST_CASE("serving: the dispatch policy sees the batch that runs, after a preemption shrinks it") {
+  // A full cache (room for about 18 requests) preempts often; speculation is off above a
+  // threshold near the batch the cache holds. Every decode step that runs no more sequences than
+  // the threshold speculates (k + 1 tokens each), every larger one does not.
+  const auto w = fixed_workload(500, 400);
+  for (const int threshold : {15, 16, 17, 18, 19}) {
+    INFO("speculation off above " << threshold);
+    ServingConfig c = config(50, 30);
+    c.kv_capacity_tokens = 16 * 1000;
+    c.method = "eagle3";
+    c.k = 3;
+    c.sd_off_above_batch = threshold;
+    c.record_steps_until_s = 1e9;
+    const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0001));
+    REQUIRE(run.preemptions > 0);
+    int small = 0, wrong = 0;
+    for (const auto& st : run.steps) {
+      if (st.prefill) continue;
+      const bool speculated = st.tokens_per_seq == c.k + 1;
+      small += st.batch <= threshold ? 1 : 0;
+      wrong += speculated != (st.batch <= threshold) ? 1 : 0;
+    }
+    CHECK(small > 0);
+    CHECK(wrong == 0);
+  }
+}

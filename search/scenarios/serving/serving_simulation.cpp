@@ -247,20 +247,25 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   // `k_cap`: the most draft tokens the step may take (chunked prefill's budget; -1: no cap).
   auto plan_decode = [&](int k_cap) {
     DecodePlan d;
-    d.speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
-    d.k = d.speculate ? c.k : 0;
-    if (d.speculate && c.dispatch_per_batch && !running.empty()) {
-      long long context_sum = 0;
-      for (std::size_t i : running) context_sum += reqs[i].context();
-      const long long mean_context = (context_sum + (long long)running.size() - 1) / (long long)running.size();
-      d.k = best_k(int(running.size()), (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket);
-      d.speculate = d.k > 0;
-    }
-    if (k_cap >= 0 && d.k > k_cap) {
-      d.k = k_cap;
-      d.speculate = d.k > 0;
-    }
-    d.verify = d.k + 1;
+    // The dispatch policies see the batch that runs: chosen again after a preemption shrinks it
+    // (a larger k may then preempt again; the batch only shrinks, so this ends).
+    auto choose = [&] {
+      d.speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
+      d.k = d.speculate ? c.k : 0;
+      if (d.speculate && c.dispatch_per_batch && !running.empty()) {
+        long long context_sum = 0;
+        for (std::size_t i : running) context_sum += reqs[i].context();
+        const long long mean_context = (context_sum + (long long)running.size() - 1) / (long long)running.size();
+        d.k = best_k(int(running.size()), (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket);
+        d.speculate = d.k > 0;
+      }
+      if (k_cap >= 0 && d.k > k_cap) {
+        d.k = k_cap;
+        d.speculate = d.k > 0;
+      }
+      d.verify = d.k + 1;
+    };
+    choose();
     auto shortfall = [&] {
       long long need = 0;
       for (std::size_t i : running) {
@@ -269,42 +274,48 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       }
       return need - free_blocks;
     };
-    while (running.size() + partial.size() > 1 && shortfall() > 0) {
-      auto latest_of = [&](std::vector<std::size_t>& v) {
-        return std::max_element(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
-          return reqs[a].admitted_order < reqs[b].admitted_order;
-        });
-      };
-      const auto in_running = latest_of(running);
-      const auto in_partial = partial.empty() ? partial.end() : latest_of(partial);
-      const bool from_partial = in_partial != partial.end() &&
-                                (running.size() <= 1 || reqs[*in_partial].admitted_order > reqs[*in_running].admitted_order);
-      std::vector<std::size_t>& from = from_partial ? partial : running;
-      const auto latest = from_partial ? in_partial : in_running;
-      Request& r = reqs[*latest];
-      const long long held_tokens = r.blocks * c.block_tokens;
-      ++r.rec.preemptions;
-      ++run.preemptions;
-      if (c.swap_preemption && !from_partial) {
-        if (held_tokens <= swap_free_tokens) {
-          // V0's swap: the blocks are copied to the CPU before the step; the request waits there.
-          swap_free_tokens -= held_tokens;
-          d.swap_out_tokens += held_tokens;
-          r.swapped_blocks = r.blocks;
-          swapped.push_back(*latest);
-          ++run.swap_outs;
+    for (bool again = true; again;) {
+      while (running.size() + partial.size() > 1 && shortfall() > 0) {
+        auto latest_of = [&](std::vector<std::size_t>& v) {
+          return std::max_element(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
+            return reqs[a].admitted_order < reqs[b].admitted_order;
+          });
+        };
+        const auto in_running = latest_of(running);
+        const auto in_partial = partial.empty() ? partial.end() : latest_of(partial);
+        const bool from_partial = in_partial != partial.end() &&
+                                  (running.size() <= 1 || reqs[*in_partial].admitted_order > reqs[*in_running].admitted_order);
+        std::vector<std::size_t>& from = from_partial ? partial : running;
+        const auto latest = from_partial ? in_partial : in_running;
+        Request& r = reqs[*latest];
+        const long long held_tokens = r.blocks * c.block_tokens;
+        ++r.rec.preemptions;
+        ++run.preemptions;
+        if (c.swap_preemption && !from_partial) {
+          if (held_tokens <= swap_free_tokens) {
+            // V0's swap: the blocks are copied to the CPU before the step; the request waits there.
+            swap_free_tokens -= held_tokens;
+            d.swap_out_tokens += held_tokens;
+            r.swapped_blocks = r.blocks;
+            swapped.push_back(*latest);
+            ++run.swap_outs;
+          } else {
+            // vllm/core/scheduler.py _swap_out: "Aborted due to the lack of CPU swap space".
+            r.rec.dropped = fmt::format("aborted: preempted with the CPU swap space full ({} of {} tokens free, {} needed), "
+                                        "as vLLM V0 aborts it", swap_free_tokens, c.swap_space_tokens, held_tokens);
+          }
         } else {
-          // vllm/core/scheduler.py _swap_out: "Aborted due to the lack of CPU swap space".
-          r.rec.dropped = fmt::format("aborted: preempted with the CPU swap space full ({} of {} tokens free, {} needed), "
-                                      "as vLLM V0 aborts it", swap_free_tokens, c.swap_space_tokens, held_tokens);
+          waiting.push_front(*latest);
         }
-      } else {
-        waiting.push_front(*latest);
+        free_blocks += r.blocks;
+        r.blocks = 0;
+        r.prefill_left = 0;
+        from.erase(latest);
       }
-      free_blocks += r.blocks;
-      r.blocks = 0;
-      r.prefill_left = 0;
-      from.erase(latest);
+      const int k_before = d.k;
+      const bool speculate_before = d.speculate;
+      choose();
+      again = d.k != k_before || d.speculate != speculate_before;
     }
     long long context_sum = 0;
     d.tokens_verified.assign(running.size(), 1);
