@@ -244,3 +244,34 @@ TEST_CASE("eagle --trace-out writes the chosen tree's decode step, its phases su
     last_us = std::max(last_us, std::stod(json.substr(at + 14)));
   CHECK(last_us * 1e-3 == Approx(ttit_ms).epsilon(1e-6));
 }
+
+TEST_CASE("specdse eagle --policy paper-example: the chosen tree at batch 1, a chain of 3 above, never faster than best") {
+  // Paper 004 §3.4's example dispatcher: "a static tree when batch size is 1 and a chain draft of 3
+  // tokens when batch size is larger than 1".
+  const std::string args = "eagle --hw h100-sxm --model llama-3.1-8b-instruct --format csv";
+  const auto best = run(args, false), example = run(args + " --policy paper-example", false);
+  REQUIRE(best.status == 0);
+  REQUIRE(example.status == 0);
+  CHECK_THAT(example.output, Catch::Contains("paper 004 §3.4's example"));
+  const auto b = csv(best.output), e = csv(example.output);
+  REQUIRE(b.size() == e.size());
+  REQUIRE(b.size() > 3);
+  const auto& h = b[0];
+  for (std::size_t i = 1; i < b.size(); ++i) {
+    INFO("batch " << e[i][column(h, "batch")]);
+    REQUIRE(e[i][column(h, "batch")] == b[i][column(h, "batch")]);
+    if (e[i][column(h, "batch")] == "1") CHECK(e[i] == b[i]);
+    else CHECK(e[i][column(h, "tree")] == "D3-BF1");
+    // The dispatcher maximises the speed-up at every batch: a fixed rule is at best its equal.
+    CHECK(std::stod(e[i][column(h, "speedup")]) <= std::stod(b[i][column(h, "speedup")]) + 1e-12);
+  }
+  for (const auto& [bad, what] : std::vector<std::pair<std::string, std::string>>{
+           {" --policy paper-example --tree N8", "--tree"},
+           {" --policy paper-example --max-depth 2", "--max-depth 2"},
+           {" --policy nope", "policy"}}) {
+    const auto r = run("eagle --hw h100-sxm --model llama-3.1-8b-instruct" + bad);
+    INFO(bad << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.output, Catch::Contains(what));
+  }
+}

@@ -111,6 +111,26 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
   o.speculative_host_s = sd_host_us * 1e-6;
   if (sd_host_us > 0) host_note += fmt::format(", plus {} us per speculative step (--sd-host-us)", sd_host_us);
   o.only_trees = split_trees(p.tree);
+  // Paper 004 §3.4: "a static tree when batch size is 1 and a chain draft of 3 tokens when batch
+  // size is larger than 1": the dispatcher's own tree at batch 1, D3-BF1 at every other batch.
+  const bool paper_example = p.policy == "paper-example";
+  if (paper_example && !o.only_trees.empty())
+    throw models::InputError("eagle: --policy paper-example chooses the trees itself; --tree names them: give one");
+  if (paper_example && o.pruned_max_depth < 3)
+    throw models::InputError(fmt::format("eagle: --policy paper-example drafts a chain of 3 above batch 1; --max-depth {} "
+                                         "is shallower", max_depth));
+  // The rows of one context: per batch, under the policy.
+  auto dispatch = [&]() {
+    if (!paper_example) return eagle_dispatch(*costs, acceptance, o);
+    std::vector<EagleDispatchRow> rows;
+    for (int b : o.batches) {
+      EagleDispatchOptions one = o;
+      one.batches = {b};
+      if (b > 1) one.only_trees = {"D3-BF1"};
+      for (auto& row : eagle_dispatch(*costs, acceptance, one)) rows.push_back(std::move(row));
+    }
+    return rows;
+  };
 
   TypedResult<Row> out;
   ScenarioResult& r = out.table;
@@ -124,7 +144,7 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
   const std::vector<long long> contexts = ctx.contexts.empty() ? std::vector<long long>{kDefaultContext} : ctx.contexts;
   for (long long L : contexts) {
     o.context = L;
-    for (const auto& row : eagle_dispatch(*costs, acceptance, o)) {
+    for (const auto& row : dispatch()) {
       Row cells;
       cells.where = costs->where();
       cells.model = w.target.name;
@@ -174,6 +194,9 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
                          "weight/kv: bytes one GPU reads per verify; t_wait: exposed all-reduce/transfer time; "
                          "engine {} (on one GPU both engines give the same times: docs/engines.md)",
                          acceptance.source(), band.size(), host_note, draft, w.target.name, p.engine);
+  if (paper_example)
+    r.footer += "; policy: paper 004 §3.4's example, the chosen static tree at batch 1 and a chain of 3 draft tokens "
+                "(D3-BF1) above (--policy best: the dispatcher's tree at every batch)";
   return out;
 }
 
@@ -193,6 +216,9 @@ const TypedScenario<Params, Row>& scenario() {
           .add(param::system("", "e.g. eagle-8xh100-nvlink: target and head tensor parallel on the timeline, instead of --hw"), &Params::system)
           .add(param::integers("batch", "1,2,4,8,16,32,64,128", 1, 1 << 16, "sequences", "batch sizes, e.g. 1,2,4 or a range"), &Params::batch)
           .add(param::text("tree", "", "only these trees (D<m>-BF<n>, N<i>; comma separated)"), &Params::tree)
+          .add(param::choice("policy", "best", {"best", "paper-example"},
+                             "best (per batch, the tree the dispatcher chooses) or paper-example (paper 004 §3.4: that "
+                             "tree at batch 1, a chain of 3 draft tokens above)"), &Params::policy)
           .add(param::text("chain-tpc", "",
                   "your EAGLE head's measured tokens per call of chains, LENGTH:TPC,... (e.g. 3:2.8,5:3.3,7:3.6; "
                   "accepted tokens + 1) instead of paper 004's figures for the target (which cover Llama-3.1-8B/70B "

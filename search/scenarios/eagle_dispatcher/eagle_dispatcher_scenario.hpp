@@ -14,6 +14,9 @@ struct Params {
   std::string system;            // tensor parallel over this system's first stage; empty: --hw
   std::vector<long long> batch;  // batch sizes
   std::string tree;              // only these trees (comma separated); empty: every candidate
+  // "best": per batch the tree the dispatcher chooses; "paper-example": paper 004 §3.4's example,
+  // the chosen static tree at batch 1 and a chain of 3 draft tokens (D3-BF1) above.
+  std::string policy;
   std::string chain_tpc;         // the user's head's chains LENGTH:TPC,...; empty: paper 004's
   double latency_target_ms = 0;
   double sd_host_us = 0;
