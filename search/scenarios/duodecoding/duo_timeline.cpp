@@ -187,13 +187,13 @@ double first_token_s(const DuoPlacement& pl, const DuoCosts& c, int prompt, int 
 }  // namespace
 
 TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma,
-                                      int budget, int draft_vocab) {
+                                      int draft_vocab) {
   if (prompt < 1) throw models::InputError(fmt::format("--prompt: expected >= 1 tokens, got {}", prompt));
   TtftResult t;
   t.ad_s = first_token_s(pl, c, prompt, -1, prompt, true, draft_vocab);
   t.sps_s = first_token_s(pl, c, prompt, sps_gamma, prompt + sps_gamma, true, draft_vocab);
-  t.duo_parallel_s = first_token_s(pl, c, prompt, budget, prompt, false, draft_vocab);
-  t.duo_sequential_s = first_token_s(pl, c, prompt, budget, prompt, true, draft_vocab);
+  t.duo_parallel_s = first_token_s(pl, c, prompt, kDuoFirstIterationDraftTokens, prompt, false, draft_vocab);
+  t.duo_sequential_s = first_token_s(pl, c, prompt, kDuoFirstIterationDraftTokens, prompt, true, draft_vocab);
   return t;
 }
 

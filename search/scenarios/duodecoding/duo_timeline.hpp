@@ -57,13 +57,17 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
 //   AD:                  target prefill;
 //   SpS (sequential):    draft prefill + gamma passes -> tokens to the target -> target forward
 //                        over prompt + gamma tokens (prefill and verification in one pass);
-//   DuoDecoding parallel: target prefill alongside draft prefill + budget passes, then they meet;
+//   DuoDecoding parallel: target prefill alongside draft prefill + the first iteration's passes,
+//                        then they meet;
 //   DuoDecoding without the parallel layout: the same work one after the other.
+// DuoDecoding's first iteration drafts one token whatever the budget: the authors' code sets its
+// budget to 1 while prefilling (github.com/KaiLv69/DuoDecoding, src/engine.py, `duodecoding()`,
+// commit 154f0a1: `if prefilling: self.args.gamma = 1`).
+inline constexpr int kDuoFirstIterationDraftTokens = 1;
 struct TtftResult {
   double ad_s = 0, sps_s = 0, duo_parallel_s = 0, duo_sequential_s = 0;
 };
 
-TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma, int budget,
-                               int draft_vocab);
+TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma, int draft_vocab);
 
 }  // namespace search::duodecoding
