@@ -327,6 +327,7 @@ TEST_CASE("serving: a request preempted with the swap space full is aborted with
     }
   CHECK(aborted > 0);
   CHECK(aborted + run.swap_outs == run.preemptions);
+  CHECK_THAT(summarize_serving(run, 1e9, 1e9).status, Catch::Contains("swap space full"));
   // Swap is V0's: with V1's chunked prefill, or without a copy cost, it is refused.
   ServingConfig v1 = c;
   v1.chunked_prefill_tokens = 2048;

@@ -8,11 +8,13 @@ namespace search::serving {
 
 ServingSummary summarize_serving(const ServingRun& run, double ttft_slo_s, double tpot_slo_s) {
   ServingSummary s;
+  long long aborted = 0;
   std::vector<double> ttft, tpot, e2e;
   double e2e_sum = 0;
   for (const auto& q : run.requests) {
     if (!q.finished()) {
       ++s.dropped;
+      aborted += q.dropped.rfind("aborted", 0) == 0 ? 1 : 0;  // swap preemption with the swap space full
       continue;
     }
     ++s.finished;
@@ -48,6 +50,8 @@ ServingSummary summarize_serving(const ServingRun& run, double ttft_slo_s, doubl
   // Every request at once (a closed batch) has no early and late arrivals: no queue to grow.
   s.overloaded = window_s > 0 && s.late_ttft_s > kOverloadMinTtftS && s.late_ttft_s > kOverloadGrowth * s.early_ttft_s;
   s.status = s.finished == 0 ? "no request finished"
+             : s.dropped > 0 && aborted == s.dropped ? fmt::format("{} dropped (swap space full)", s.dropped)
+             : s.dropped > 0 && aborted > 0 ? fmt::format("{} dropped (KV cache; {} with the swap space full)", s.dropped, aborted)
              : s.dropped > 0 ? fmt::format("{} dropped (KV cache)", s.dropped)
              : s.overloaded  ? fmt::format("overloaded: median TTFT {:.3g} s for the last arrivals, {:.3g} s for the first",
                                            s.late_ttft_s, s.early_ttft_s)

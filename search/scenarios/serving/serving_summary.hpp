@@ -28,7 +28,8 @@ struct ServingSummary {
   double littles_law_ratio = 0;     // time-averaged requests in the system over rate x time in it
   bool overloaded = false;
   double early_ttft_s = 0, late_ttft_s = 0;  // median TTFT of the first and last quarters' arrivals
-  // "ok", "N dropped (KV cache)", "overloaded: ..." or "no request finished".
+  // "ok", "N dropped (KV cache)" (or "(swap space full)" where swap preemption aborted them),
+  // "overloaded: ..." or "no request finished".
   std::string status;
   bool ok() const { return status == "ok"; }
 };
