@@ -116,6 +116,7 @@ TEST_CASE("serve: bad requests are one-line errors with exit 2") {
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap", "--swap-link"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --swap-link pcie5-x16", "--preemption swap"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap --swap-link nope", "nope"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap --swap-link eth-10g", "host link is pcie"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap --swap-link pcie5-x16 "
             "--chunked-prefill-tokens 2048", "recompute only"}}) {
     const auto r = run(args);

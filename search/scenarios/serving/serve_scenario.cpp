@@ -293,6 +293,10 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       throw models::InputError("serve: --preemption swap copies KV between each GPU and the CPU: name the GPU's host "
                                "link with --swap-link (configs/links/, e.g. pcie5-x16 for an H100 SXM)");
     swap_link = models::load_link(ctx.configs->path("links", ctx.text("swap-link")));
+    // A GPU reaches its host's memory over PCIe (or a CPU-GPU NVLink), not a network link.
+    if (swap_link->kind == models::LinkKind::ethernet)
+      throw models::InputError(fmt::format("serve: --swap-link {}: a {} link; a GPU's host link is pcie (or nvlink)",
+                                           swap_link->name, models::to_string(swap_link->kind)));
     base.swap_space_tokens = (long long)(ctx.real("swap-space-gib") * kGib / kv_token_bytes);
   } else if (ctx.was_given("swap-link") || ctx.was_given("swap-space-gib")) {
     throw models::InputError("serve: --swap-link and --swap-space-gib describe --preemption swap");
