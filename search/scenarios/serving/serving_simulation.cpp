@@ -370,14 +370,17 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     running = std::move(still);
   };
   // Admission of the queue's head: false when it must wait (the batch limit, blocks, the step's
-  // token room); a prompt
-  // larger than the whole cache is dropped with that reason and the next one tried.
-  auto admit_head = [&](int in_flight, long long token_room) {
+  // token room); a prompt larger than the whole cache is dropped with that reason and the next one
+  // tried. `first_chunk` (chunked prefill): the tokens of its first chunk, whose blocks are all it
+  // needs now (vLLM V1 allocates a request's slots chunk by chunk); -1: the whole prompt (V0).
+  auto admit_head = [&](int in_flight, long long token_room, long long first_chunk = -1) {
     while (!waiting.empty()) {
       Request& r = reqs[waiting.front()];
       const long long tokens = r.context();  // a preempted request prefills what it had
-      const long long need = blocks_for(tokens + 1, c.block_tokens);
-      if (need > capacity_blocks) {
+      const long long whole = blocks_for(tokens + 1, c.block_tokens);
+      const long long need =
+          first_chunk < 0 || first_chunk >= tokens ? whole : blocks_for(first_chunk, c.block_tokens);
+      if (whole > capacity_blocks) {
         r.rec.dropped = fmt::format("its prompt ({} tokens) exceeds the whole KV cache ({} tokens)", tokens,
                                     capacity_blocks * c.block_tokens);
         waiting.pop_front();
@@ -432,8 +435,21 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       }
       std::vector<std::pair<std::size_t, long long>> chunks;  // (request, tokens this step)
       long long chunk_tokens = 0;
+      // A chunk takes the budget's tokens and the KV blocks they fill (the last chunk one slot more,
+      // for the first generated token), cut to the blocks free: V1 allocates slots per chunk.
       auto take_chunk = [&](std::size_t i) {
-        const long long take = std::min(reqs[i].prefill_left, budget);
+        Request& r = reqs[i];
+        const long long computed = r.context() - r.prefill_left;
+        long long take = std::min(r.prefill_left, budget);
+        auto blocks_after = [&](long long tokens) {
+          return blocks_for(computed + tokens + (tokens == r.prefill_left ? 1 : 0), c.block_tokens);
+        };
+        while (take > 0 && blocks_after(take) - r.blocks > free_blocks)
+          take = std::min(take - 1, (r.blocks + free_blocks) * c.block_tokens - computed);
+        if (take <= 0) return;
+        const long long grow = std::max(0LL, blocks_after(take) - r.blocks);
+        free_blocks -= grow;
+        r.blocks += grow;
         chunks.emplace_back(i, take);
         chunk_tokens += take;
         budget -= take;
@@ -442,7 +458,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
         if (budget <= 0) break;
         take_chunk(i);
       }
-      while (budget > 0 && admit_head(int(running.size() + partial.size()), -1)) {
+      while (budget > 0 && admit_head(int(running.size() + partial.size()), -1, budget)) {
         const std::size_t i = waiting.front();
         waiting.pop_front();
         reqs[i].prefill_left = reqs[i].context();
@@ -450,6 +466,23 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
         take_chunk(i);
       }
       if (running.empty() && chunks.empty()) {
+        if (partial.size() > 1) {
+          // Prefills in progress hold the cache between them and none can take a chunk: the
+          // latest admitted gives its blocks back and waits again (as V1 preempts the lowest
+          // priority), so the earlier ones finish.
+          const auto latest = std::max_element(partial.begin(), partial.end(), [&](std::size_t a, std::size_t b) {
+            return reqs[a].admitted_order < reqs[b].admitted_order;
+          });
+          Request& r = reqs[*latest];
+          free_blocks += r.blocks;
+          r.blocks = 0;
+          r.prefill_left = 0;
+          ++r.rec.preemptions;
+          ++run.preemptions;
+          waiting.push_front(*latest);
+          partial.erase(latest);
+          continue;
+        }
         drop_waiting();
         continue;
       }
