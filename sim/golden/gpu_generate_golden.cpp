@@ -29,6 +29,26 @@ StackStepRun run_stack_step(const GpuKernelModel& model, const models::SoftwareS
 
 namespace {
 
+models::HardwareSpec require_gpu(const models::HardwareSpec& gpu, const models::SoftwareStack& stack) {
+  if (!gpu.gpu)
+    throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU decode loops", gpu.name));
+  models::HardwareSpec eager = gpu;
+  eager.stack = stack;
+  return eager;
+}
+
+}  // namespace
+
+GenerateTokenTimer::GenerateTokenTimer(const models::HardwareSpec& gpu, const models::SoftwareStack& stack)
+    : stack_(stack), engine_(require_gpu(gpu, stack), SimMode::event_driven) {}
+
+StackStepRun GenerateTokenTimer::token(const models::Workload& w, long long prompt_tokens, int new_tokens) const {
+  const long long mean_context = prompt_tokens + (new_tokens + 1) / 2;
+  return run_stack_step(engine_.kernel_model(), stack_, models::verify_graph(engine_, w, 1, mean_context));
+}
+
+namespace {
+
 constexpr const char* kGenerateHeader = "model,variant,batch,context,new_tokens,kernels_per_token,per_token_s";
 
 }  // namespace
@@ -38,12 +58,7 @@ bool is_generate_csv(const std::string& csv_path) { return measured_header_start
 std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_path, const models::HardwareSpec& gpu,
                                                          const models::SoftwareStack& stack,
                                                          const models::ConfigRegistry& registry) {
-  if (!gpu.gpu)
-    throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU decode loops", gpu.name));
-  models::HardwareSpec eager = gpu;
-  eager.stack = stack;
-  const GpuSimEngine engine(eager, SimMode::event_driven);
-  const GpuKernelModel model(*gpu.gpu);
+  const GenerateTokenTimer timer(gpu, stack);
   std::vector<GenerateGoldenRow> rows;
   for_each_measured_record(csv_path, kGenerateHeader, [&](const std::vector<std::string>& f, const std::string& text, int line_no) {
     if (f.size() != 7)
@@ -72,11 +87,7 @@ std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_
       throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
     }
     w.batch = row.batch;
-    // The timed tokens (the 2nd to the (n + 1)th) see contexts L + 1 .. L + n: their mean is the
-    // step the loop averages.
-    const long long mean_context = row.context + (row.new_tokens + 1) / 2;
-    const models::StepGraph graph = models::verify_graph(engine, w, 1, mean_context);
-    const StackStepRun run = run_stack_step(model, stack, graph);
+    const StackStepRun run = timer.token(w, row.context, row.new_tokens);
     row.model_kernels = run.kernels;
     row.predicted_s = run.seconds;
     row.device_busy_s = run.device_busy_s;

@@ -9,9 +9,11 @@
 
 #include "models/config_registry.hpp"
 #include "models/hardware_spec.hpp"
+#include "models/latency_engine.hpp"
 #include "models/operator_graph.hpp"
 #include "models/software_stack.hpp"
 #include "sim/gpu/gpu_kernel_model.hpp"
+#include "sim/gpu/gpu_sim_engine.hpp"
 
 namespace sim {
 
@@ -23,6 +25,21 @@ struct StackStepRun {
 };
 StackStepRun run_stack_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
                             const models::StepGraph& graph);
+
+// One decoded token of a generate loop on `gpu` under `stack`: the engine and kernel model set up
+// once, each token simulated as run_stack_step. Both generate-loop goldens (this file's and
+// hf_overlap_golden.hpp's) time their rows through it. InputError when `gpu` is not a GPU.
+class GenerateTokenTimer {
+ public:
+  GenerateTokenTimer(const models::HardwareSpec& gpu, const models::SoftwareStack& stack);
+  // A token of a loop that decoded `new_tokens` after a prompt of `prompt_tokens`: the timed tokens
+  // (the 2nd to the (n + 1)th) see contexts L + 1 .. L + n, and their mean is the step averaged.
+  StackStepRun token(const models::Workload& w, long long prompt_tokens, int new_tokens) const;
+
+ private:
+  models::SoftwareStack stack_;
+  GpuSimEngine engine_;  // the GPU under the stack: its kernel model times the step
+};
 
 struct GenerateGoldenRow {
   std::string model, variant;  // variant: generate_greedy, generate_sample, generate_hooks

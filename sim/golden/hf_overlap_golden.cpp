@@ -8,8 +8,6 @@
 #include "models/latency_engine.hpp"
 #include "sim/golden/gpu_generate_golden.hpp"
 #include "sim/golden/measured_csv.hpp"
-#include "sim/gpu/gpu_kernel_model.hpp"
-#include "sim/gpu/gpu_sim_engine.hpp"
 
 namespace sim {
 
@@ -45,12 +43,7 @@ std::vector<OverlapGoldenRow> compare_gpu_host_device_overlap(const std::string&
                                                               const models::HardwareSpec& gpu,
                                                               const models::SoftwareStack& stack,
                                                               const models::ConfigRegistry& registry) {
-  if (!gpu.gpu)
-    throw models::InputError(fmt::format("--hw: '{}' is not a GPU; --measured compares GPU decode loops", gpu.name));
-  models::HardwareSpec eager = gpu;
-  eager.stack = stack;
-  const GpuSimEngine engine(eager, SimMode::event_driven);
-  const GpuKernelModel model(*gpu.gpu);
+  const GenerateTokenTimer timer(gpu, stack);
   std::vector<OverlapGoldenRow> rows;
   for_each_measured_record(csv_path, kOverlapHeader, [&](const std::vector<std::string>& f, const std::string& text, int line_no) {
     if (f.size() != 11)
@@ -98,9 +91,7 @@ std::vector<OverlapGoldenRow> compare_gpu_host_device_overlap(const std::string&
                                              hidden));
     }
     w.batch = row.batch;
-    // The timed tokens see contexts L + 1 .. L + n: their mean is the step the loop averages.
-    const long long mean_context = row.context + (row.new_tokens + 1) / 2;
-    const StackStepRun run = run_stack_step(model, stack, models::verify_graph(engine, w, 1, mean_context));
+    const StackStepRun run = timer.token(w, row.context, row.new_tokens);
     row.model_kernels = run.kernels;
     row.predicted_s = run.seconds;
     row.predicted_busy_s = run.device_busy_s;
@@ -109,16 +100,18 @@ std::vector<OverlapGoldenRow> compare_gpu_host_device_overlap(const std::string&
   return rows;
 }
 
+const OverlapGoldenRow* narrow_twin(const std::vector<OverlapGoldenRow>& rows, const OverlapGoldenRow& wide) {
+  if (wide.narrow || wide.measured_busy_s < 0) return nullptr;
+  for (const auto& narrow : rows)
+    if (narrow.narrow && narrow.layers == wide.layers && narrow.batch == wide.batch && narrow.context == wide.context)
+      return &narrow;
+  return nullptr;
+}
+
 std::vector<OverlapPair> overlap_pairs(const std::vector<OverlapGoldenRow>& rows) {
   std::vector<OverlapPair> pairs;
-  for (const auto& wide : rows) {
-    if (wide.narrow || wide.measured_busy_s < 0) continue;
-    for (const auto& narrow : rows)
-      if (narrow.narrow && narrow.layers == wide.layers && narrow.batch == wide.batch && narrow.context == wide.context) {
-        pairs.push_back({wide, narrow});
-        break;
-      }
-  }
+  for (const auto& wide : rows)
+    if (const OverlapGoldenRow* narrow = narrow_twin(rows, wide)) pairs.push_back({wide, *narrow});
   return pairs;
 }
 

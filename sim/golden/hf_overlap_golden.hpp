@@ -56,7 +56,11 @@ std::vector<OverlapGoldenRow> compare_gpu_host_device_overlap(const std::string&
                                                               const models::SoftwareStack& stack,
                                                               const models::ConfigRegistry& registry);
 
-// Every wide row whose narrow twin (same layers, batch, context) is in `rows`, in file order.
+// The narrow row of `wide`'s layers, batch and context in `rows` (the first), or null; null too
+// for a narrow row or a wide row without its kernels' device time.
+const OverlapGoldenRow* narrow_twin(const std::vector<OverlapGoldenRow>& rows, const OverlapGoldenRow& wide);
+
+// Every wide row with a narrow twin, in file order.
 std::vector<OverlapPair> overlap_pairs(const std::vector<OverlapGoldenRow>& rows);
 
 }  // namespace sim
