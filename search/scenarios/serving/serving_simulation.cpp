@@ -233,6 +233,38 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     }
     return chosen_k[key] = best;
   };
+  // The most recently admitted request of `v` (not empty): preemption takes it first.
+  auto latest_admitted = [&](std::vector<std::size_t>& v) {
+    return std::max_element(v.begin(), v.end(),
+                            [&](std::size_t a, std::size_t b) { return reqs[a].admitted_order < reqs[b].admitted_order; });
+  };
+  // Preempts *it out of `from`, its blocks freed: by recompute (back to the front of the queue, to
+  // prefill what it had again) or, given `swap_out` (V0's swap mode), copied to the CPU swap space
+  // (the tokens copied added to *swap_out) or aborted when the swap space is full.
+  auto preempt = [&](std::vector<std::size_t>& from, std::vector<std::size_t>::iterator it, long long* swap_out) {
+    Request& r = reqs[*it];
+    const long long held_tokens = r.blocks * c.block_tokens;
+    ++r.rec.preemptions;
+    ++run.preemptions;
+    if (!swap_out) {
+      waiting.push_front(*it);
+    } else if (held_tokens <= swap_free_tokens) {
+      // V0's swap: the blocks are copied to the CPU before the step; the request waits there.
+      swap_free_tokens -= held_tokens;
+      *swap_out += held_tokens;
+      r.swapped_blocks = r.blocks;
+      swapped.push_back(*it);
+      ++run.swap_outs;
+    } else {
+      // vllm/core/scheduler.py _swap_out: "Aborted due to the lack of CPU swap space".
+      r.rec.dropped = fmt::format("aborted: preempted with the CPU swap space full ({} of {} tokens free, {} needed), "
+                                  "as vLLM V0 aborts it", swap_free_tokens, c.swap_space_tokens, held_tokens);
+    }
+    free_blocks += r.blocks;
+    r.blocks = 0;
+    r.prefill_left = 0;
+    from.erase(it);
+  };
   // Before a decode step: every running request reserves the blocks its verified tokens may fill,
   // the latest admitted (running or, with chunked prefill, prefilling) giving way while they do
   // not fit; then the tokens each verifies.
@@ -276,41 +308,12 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     };
     for (bool again = true; again;) {
       while (running.size() + partial.size() > 1 && shortfall() > 0) {
-        auto latest_of = [&](std::vector<std::size_t>& v) {
-          return std::max_element(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
-            return reqs[a].admitted_order < reqs[b].admitted_order;
-          });
-        };
-        const auto in_running = latest_of(running);
-        const auto in_partial = partial.empty() ? partial.end() : latest_of(partial);
+        const auto in_running = latest_admitted(running);
+        const auto in_partial = partial.empty() ? partial.end() : latest_admitted(partial);
         const bool from_partial = in_partial != partial.end() &&
                                   (running.size() <= 1 || reqs[*in_partial].admitted_order > reqs[*in_running].admitted_order);
-        std::vector<std::size_t>& from = from_partial ? partial : running;
-        const auto latest = from_partial ? in_partial : in_running;
-        Request& r = reqs[*latest];
-        const long long held_tokens = r.blocks * c.block_tokens;
-        ++r.rec.preemptions;
-        ++run.preemptions;
-        if (c.swap_preemption && !from_partial) {
-          if (held_tokens <= swap_free_tokens) {
-            // V0's swap: the blocks are copied to the CPU before the step; the request waits there.
-            swap_free_tokens -= held_tokens;
-            d.swap_out_tokens += held_tokens;
-            r.swapped_blocks = r.blocks;
-            swapped.push_back(*latest);
-            ++run.swap_outs;
-          } else {
-            // vllm/core/scheduler.py _swap_out: "Aborted due to the lack of CPU swap space".
-            r.rec.dropped = fmt::format("aborted: preempted with the CPU swap space full ({} of {} tokens free, {} needed), "
-                                        "as vLLM V0 aborts it", swap_free_tokens, c.swap_space_tokens, held_tokens);
-          }
-        } else {
-          waiting.push_front(*latest);
-        }
-        free_blocks += r.blocks;
-        r.blocks = 0;
-        r.prefill_left = 0;
-        from.erase(latest);
+        if (from_partial) preempt(partial, in_partial, nullptr);
+        else preempt(running, in_running, c.swap_preemption ? &d.swap_out_tokens : nullptr);
       }
       const int k_before = d.k;
       const bool speculate_before = d.speculate;
@@ -470,17 +473,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
           // Prefills in progress hold the cache between them and none can take a chunk: the
           // latest admitted gives its blocks back and waits again (as V1 preempts the lowest
           // priority), so the earlier ones finish.
-          const auto latest = std::max_element(partial.begin(), partial.end(), [&](std::size_t a, std::size_t b) {
-            return reqs[a].admitted_order < reqs[b].admitted_order;
-          });
-          Request& r = reqs[*latest];
-          free_blocks += r.blocks;
-          r.blocks = 0;
-          r.prefill_left = 0;
-          ++r.rec.preemptions;
-          ++run.preemptions;
-          waiting.push_front(*latest);
-          partial.erase(latest);
+          preempt(partial, latest_admitted(partial), nullptr);
           continue;
         }
         drop_waiting();
