@@ -10,6 +10,7 @@
 #include "sim/golden/gpu_golden_compare.hpp"
 #include "sim/gpu/gpu_streams.hpp"
 #include "sim/system/system_costs.hpp"
+#include "tests/sim/golden_files.hpp"
 
 namespace {
 
@@ -27,11 +28,7 @@ sim::ForwardShape verify_shape(const models::HardwareSpec& hw, int x, long long 
 }
 
 // The shipped measurements of the lent H100 (cuda/run_goldens.sh), as tests/sim/test_golden_kernels.cpp reads them.
-std::string measured(const std::string& name) {
-  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
-          "golden" / name)
-      .string();
-}
+using golden_files::measured;
 
 }  // namespace
 

@@ -18,16 +18,13 @@
 #include "sim/gpu/gpu_launch_plan.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
 #include "tests/test_workload.hpp"
+#include "tests/sim/golden_files.hpp"
 
 using test_support::workload;
 
 namespace {
 
-std::string measured(const std::string& name) {
-  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
-          "golden" / name)
-      .string();
-}
+using golden_files::measured;
 
 // A stack file in a config tree of its own (stacks/NAME.yaml) with `body` after the required keys.
 std::string stack_file(const std::string& name, const std::string& body) {

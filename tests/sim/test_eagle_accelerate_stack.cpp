@@ -19,6 +19,7 @@
 #include "roofline/gpu_roofline.hpp"
 #include "sim/gpu/gpu_launch_plan.hpp"
 #include "sim/io/csv.hpp"
+#include "tests/sim/golden_files.hpp"
 
 namespace {
 
@@ -29,11 +30,7 @@ const models::ConfigRegistry& reg() {
 
 models::SoftwareStack stack(const std::string& name) { return models::load_software_stack(reg().path("stacks", name)); }
 
-std::string golden(const std::string& name) {
-  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
-          "golden" / name)
-      .string();
-}
+using golden_files::measured;
 
 // The CSV's data rows as column name -> cell.
 std::vector<std::map<std::string, std::string>> rows_of(const std::string& path) {
@@ -60,7 +57,7 @@ std::vector<std::map<std::string, std::string>> rows_of(const std::string& path)
 TEST_CASE("eagle-accelerate stack: the per-layer hook cost is run 1's hooked generate less the plain one") {
   std::map<std::string, double> plain, hooked;
   const std::map<std::string, int> layers{{"llama-3.1-8b-instruct", 32}, {"llama-3.2-1b", 16}};
-  for (const auto& r : rows_of(golden("h200_hf_generate_2026-11-27_run1.csv"))) {
+  for (const auto& r : rows_of(measured("h200_hf_generate_2026-11-27_run1.csv"))) {
     const std::string key = r.at("model") + "/" + r.at("batch");
     if (r.at("variant") == "generate_greedy") plain[key] = std::stod(r.at("per_token_s"));
     if (r.at("variant") == "generate_hooks") hooked[key] = std::stod(r.at("per_token_s"));
@@ -80,7 +77,7 @@ TEST_CASE("eagle-accelerate stack: the per-layer hook cost is run 1's hooked gen
 
 TEST_CASE("eagle-accelerate stack: the staged copy is the least-squares line through the measured copies") {
   std::vector<double> x, y;
-  for (const auto& r : rows_of(golden("h200_hf_copies_2026-11-27_run1.csv"))) {
+  for (const auto& r : rows_of(measured("h200_hf_copies_2026-11-27_run1.csv"))) {
     x.push_back(std::stod(r.at("bytes")));
     y.push_back(std::stod(r.at("seconds")) * 1e6);
   }

@@ -17,6 +17,7 @@
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/golden_timing.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
+#include "tests/sim/golden_files.hpp"
 
 using namespace sim;
 
@@ -155,11 +156,7 @@ TEST_CASE("golden: the CUDA golden binary is built wherever CMake found a CUDA c
 
 namespace {
 // The GPU measurements of 2026-11-26 (cuda/run_goldens.sh on lent GPUs), shipped in the repository.
-std::string measured(const std::string& name) {
-  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
-          "golden" / name)
-      .string();
-}
+using golden_files::measured;
 }  // namespace
 
 TEST_CASE("golden: a kernel alone pays isolated_launch_us on top of its in-step time, sequences do not") {

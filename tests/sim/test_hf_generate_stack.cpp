@@ -19,14 +19,11 @@
 #include "sim/golden/hf_overlap_golden.hpp"
 #include "sim/gpu/gpu_sim_engine.hpp"
 #include "models/latency_engine.hpp"
+#include "tests/sim/golden_files.hpp"
 
 namespace {
 
-std::string measured(const std::string& name) {
-  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
-          "golden" / name)
-      .string();
-}
+using golden_files::measured;
 
 std::string run_file(int run) { return measured("h200_hf_generate_2026-11-27_run" + std::to_string(run) + ".csv"); }
 

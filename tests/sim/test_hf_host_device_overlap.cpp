@@ -14,14 +14,11 @@
 #include "models/software_stack.hpp"
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/hf_overlap_golden.hpp"
+#include "tests/sim/golden_files.hpp"
 
 namespace {
 
-std::string measured(const std::string& name) {
-  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
-          "golden" / name)
-      .string();
-}
+using golden_files::measured;
 
 std::vector<sim::OverlapGoldenRow> run_rows(int run, const models::SoftwareStack& stack) {
   const models::ConfigRegistry reg;

@@ -13,6 +13,7 @@
 #include "models/config_registry.hpp"
 #include "models/system_spec.hpp"
 #include "sim/golden/op_alone_golden.hpp"
+#include "tests/sim/golden_files.hpp"
 
 namespace {
 
@@ -21,9 +22,7 @@ const std::string kLlmCompass =
         .string();
 
 std::string h200_run(int run) {
-  return (std::filesystem::path(models::ConfigRegistry::default_config_dir()).parent_path() / "notebooks_out" /
-          "golden" / ("h200_op_by_op_layer_2026-11-27_run" + std::to_string(run) + ".csv"))
-      .string();
+  return golden_files::measured("h200_op_by_op_layer_2026-11-27_run" + std::to_string(run) + ".csv");
 }
 
 // A layer phase's rows summed; it holds the layer's ten compute ops (plus two all-reduces where given).
