@@ -11,9 +11,8 @@ out="${1:?usage: cuda/run_hf_generate.sh OUT_DIR}"
 mkdir -p "$out"
 log="$out/log.txt"
 export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version,compute_cap \
-  --format=csv >"$out/gpu.txt" 2>>"$log"
-{ lscpu | grep -E "Model name|^CPU\(s\)"; python3 -c "import torch, transformers, accelerate; print('torch', torch.__version__, 'transformers', transformers.__version__, 'accelerate', accelerate.__version__)"; date -u +"measured %Y-%m-%dT%H:%MZ"; } >>"$out/gpu.txt" 2>>"$log"
+source cuda/record_machine.sh
+record_machine "$out" "$log" torch transformers accelerate
 echo "model,kernel,count_per_token,device_us_per_token" >"$out/hf_kernels.csv"
 echo "model,batch,bytes,seconds" >"$out/hf_copies.csv"
 timeout 240 python3 cuda/hf_generate_step.py --kernels "$out/hf_kernels.csv" --copies "$out/hf_copies.csv" \

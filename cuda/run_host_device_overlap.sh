@@ -11,9 +11,8 @@ out="${1:?usage: cuda/run_host_device_overlap.sh OUT_DIR}"
 mkdir -p "$out"
 log="$out/log.txt"
 export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version,compute_cap \
-  --format=csv >"$out/gpu.txt" 2>>"$log"
-{ lscpu | grep -E "Model name|^CPU\(s\)"; python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"; date -u +"measured %Y-%m-%dT%H:%MZ"; } >>"$out/gpu.txt" 2>>"$log"
+source cuda/record_machine.sh
+record_machine "$out" "$log" torch transformers
 timeout 240 python3 cuda/hf_host_device_overlap.py >"$out/hf_overlap.csv" 2>>"$log"
 echo "overlap rc=$?" >>"$log"
 timeout 60 python3 cuda/hf_host_device_overlap.py --model 8b,narrow32 --repeats 3 --batch 16 --context 4096 2>>"$log" \
