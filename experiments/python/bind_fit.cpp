@@ -77,7 +77,8 @@ void bind_fit(py::module_& m) {
           c.add_row({{"fit", i}, {"consistent", rep.consistent[i] ? "yes" : "no"}, {"alpha_easy", p.alpha_easy},
                      {"alpha_hard", p.alpha_hard}, {"easy_share", p.easy_share}, {"persistence", p.persistence},
                      {"depth_decay", p.depth_decay}, {"calibration", p.calibration},
-                     {"lower_rank_share", p.lower_rank_share}, {"mean_acceptance", f.process.mean_acceptance()},
+                     {"lower_rank_share", p.lower_rank_share}, {"rank_tail_shape", p.rank_tail_shape},
+                     {"mean_acceptance", f.process.mean_acceptance()},
                      {"statistic", file.spec.statistics[s].label}, {"value", file.spec.statistics[s].value},
                      {"predicted", f.predicted[s]}, {"residual", f.residuals[s]}});
         }

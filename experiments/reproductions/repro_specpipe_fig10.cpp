@@ -111,7 +111,8 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
                     {"specpipe-fig10_confidence.csv", confidence}};
   res.notes = fmt::format(
       "{}Each point: {}, engine {}. The rows labelled {} draw "
-      "from the acceptance process fitted to paper 002's top-32 hit and stated level accuracy (central fit; "
+      "from the acceptance process fitted to paper 002's top-32 hit, its 8B draft's top-1 as a bound and the stated "
+      "level accuracy (central fit; "
       "specdse specpipe's default); the others from hit curves, independent from level to level. Hit curves: "
       "H(k) = 1/(1+exp(-(a + b ln k))) fitted with Ceres to the Fig. 7 values in {} (one shared slope b; R^2 {:.4f} "
       "over {} points; the 1B curve's location rests on its one published value, top-32 = 0.99). The tree is simulated "

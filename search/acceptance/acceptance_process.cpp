@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "models/config_error.hpp"
+#include "search/acceptance/rank_tail.hpp"
 
 namespace search {
 namespace {
@@ -128,19 +129,25 @@ void AcceptanceProcessParams::validate(const std::string& source) const {
   if (!(alpha_cap > 0 && alpha_cap <= 1)) fail("alpha_cap", alpha_cap, "in (0, 1]");
   if (!(calibration >= 0 && calibration <= 1)) fail("calibration", calibration, "in [0, 1]");
   if (!(lower_rank_share > 0 && lower_rank_share <= 1)) fail("lower_rank_share", lower_rank_share, "in (0, 1]");
+  // Above 1 the log-logistic's listed probabilities rise from rank 1 to 2 at a low p1: a draft
+  // never lists its candidates that way (and the trees' best-first searches assume it does not).
+  if (!(rank_tail_shape >= 0 && rank_tail_shape <= 1))
+    fail("rank_tail_shape", rank_tail_shape, "0 (geometric tail) or a log-logistic shape in (0, 1]");
 }
 
 std::string AcceptanceProcessParams::describe() const {
   return fmt::format("alpha_easy={:.6g} alpha_hard={:.6g} easy_share={:.6g} persistence={:.6g} depth_decay={:.6g} "
-                     "alpha_cap={:.6g} confidence={} calibration={:.6g} lower_rank_share={:.6g}",
+                     "alpha_cap={:.6g} confidence={} calibration={:.6g} lower_rank_share={:.6g}{}",
                      alpha_easy, alpha_hard, easy_share, persistence, depth_decay, alpha_cap, to_string(confidence),
-                     calibration, lower_rank_share);
+                     calibration, lower_rank_share,
+                     rank_tail_shape > 0 ? fmt::format(" rank_tail_shape={:.6g}", rank_tail_shape) : std::string());
 }
 
 bool AcceptanceProcessParams::operator==(const AcceptanceProcessParams& o) const {
   return alpha_easy == o.alpha_easy && alpha_hard == o.alpha_hard && easy_share == o.easy_share &&
          persistence == o.persistence && depth_decay == o.depth_decay && alpha_cap == o.alpha_cap &&
-         confidence == o.confidence && calibration == o.calibration && lower_rank_share == o.lower_rank_share;
+         confidence == o.confidence && calibration == o.calibration && lower_rank_share == o.lower_rank_share &&
+         rank_tail_shape == o.rank_tail_shape;
 }
 
 AcceptanceProcess::AcceptanceProcess(AcceptanceProcessParams params, std::string source)
@@ -173,10 +180,14 @@ double AcceptanceProcess::rank_probability(int state, int depth, int rank) const
   if (rank < 0) throw InputError(fmt::format("acceptance process: rank must be >= 0, got {}", rank));
   const double a = state_alpha(state, depth);
   const double share = rank == 0 ? 1.0 : params_.lower_rank_share;
-  const double constant = a * std::pow(1 - a, rank);
+  const double shape = params_.rank_tail_shape;
+  const double constant = rank_probability_given_top1(a, rank, shape);
   if (params_.confidence == DraftConfidence::constant) return share * constant;
   const double w = params_.calibration;
-  return share * (w * calibrated_rank_probability(a, rank) + (1 - w) * constant);
+  const double calibrated =
+      shape <= 0 ? calibrated_rank_probability(a, rank)
+                 : calibrated_top1_expectation(a, [&](double p1) { return rank_probability_given_top1(p1, rank, shape); });
+  return share * (w * calibrated + (1 - w) * constant);
 }
 
 double AcceptanceProcess::mean_acceptance(int depth) const {
@@ -309,7 +320,7 @@ ProbabilityPosition AcceptanceSampler::next(int depth) {
   // Calibrated: p1 ~ Beta(c, 1) (mean a, drawn as U^(1/c)); constant: p1 = a.
   double p1 = a;
   if (p.confidence == DraftConfidence::calibrated && a < 1) p1 = std::pow(rng_.uniform(), (1 - a) / a);
-  for (int j = 0; j < top_k_; ++j) pos.top_probs.push_back(p1 * std::pow(1 - p1, j));
+  for (int j = 0; j < top_k_; ++j) pos.top_probs.push_back(rank_probability_given_top1(p1, j, p.rank_tail_shape));
   // The target's token has rank r with probability p (1 - p)^r: p = p1 for a calibrated draw
   // (chosen with probability `calibration`), else the state's alpha (confidence uninformative).
   double p_rank = p1;
@@ -318,7 +329,7 @@ ProbabilityPosition AcceptanceSampler::next(int depth) {
   double acc = 0;
   pos.rank = -1;
   for (int j = 0; j < top_k_; ++j) {
-    acc += (j == 0 ? 1.0 : p.lower_rank_share) * p_rank * std::pow(1 - p_rank, j);
+    acc += (j == 0 ? 1.0 : p.lower_rank_share) * rank_probability_given_top1(p_rank, j, p.rank_tail_shape);
     if (u < acc) {
       pos.rank = j;
       break;

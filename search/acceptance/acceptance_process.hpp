@@ -19,12 +19,14 @@
 // draft's top-1 token is the target's with mean probability
 //   alpha_s(d) = min(alpha_s * depth_decay^(d - 1), alpha_cap),
 // and its rank-r candidate (ranked by the draft's probability) with probability
-// q_s(d, r) = E[p1 (1 - p1)^r], p1 the draft's top-1 probability there: p1 = alpha_s(d) exactly
+// q_s(d, r) = E[p1 (1 - p1)^r], p1 the draft's top-1 probability there (or the log-logistic law of
+// rank_tail.hpp where rank_tail_shape is set): p1 = alpha_s(d) exactly
 // under constant confidence, or p1 ~ Beta(c, 1) with c = a / (1 - a), mean a, under calibrated
 // confidence (the draft is accepted with probability exactly its own p1, the assumption paper 003
 // §3.2 makes when it uses draft probabilities as acceptance proxies), or partly so (the
-// `calibration` weight below mixes the two). The geometric rank tail is this model's
-// assumption, not a published figure.
+// `calibration` weight below mixes the two). The geometric rank tail is this model's default
+// assumption, not a published figure; rank_tail_shape replaces it with the heavier log-logistic
+// tail where a pair's published top-k hit rates need one (paper 002's 1B draft).
 //
 // Independent acceptance is the special case alpha_easy = alpha_hard (or persistence 0 with a
 // single alpha): under constant confidence it is the positional model of paper 004's trees
@@ -71,6 +73,9 @@ struct AcceptanceProcessParams {
   // puts it among the draft's lower candidates: rank r >= 1 has probability lower_rank_share *
   // q_s(d, r), the rest is outside every candidate list. (0, 1]; 1 is the geometric tail.
   double lower_rank_share = 1.0;
+  // The law of the draft's listed probabilities below its top-1 (rank_tail.hpp): 0 the geometric
+  // p1 (1 - p1)^r, a shape in (0, 1] the log-logistic law with that shape (heavier tailed).
+  double rank_tail_shape = 0.0;
 
   // Throws models::InputError naming `source` and the offending field.
   void validate(const std::string& source = "acceptance process") const;
@@ -133,7 +138,7 @@ class AcceptanceProcess {
 // Position-by-position draws of the process along the text (probability_trace.hpp records):
 // each call moves to the next position (its state follows the Markov chain) and draws the
 // draft's candidates there: p1 (constant, or Beta-drawn under calibrated confidence), the listed
-// probabilities p1 (1 - p1)^j for j < top_k, and the target's rank drawn from them (-1 beyond
+// probabilities of ranks j < top_k under the process's rank tail (p1 (1 - p1)^j, geometric), and the target's rank drawn from them (-1 beyond
 // the list). An independent process draws no state.
 class AcceptanceSampler {
  public:

@@ -330,9 +330,10 @@ std::string format_process_band(const ProcessBand& band, const std::string& comm
     const auto& p = m.params;
     out += fmt::format(
         "  - {{alpha_easy: {:.9g}, alpha_hard: {:.9g}, easy_share: {:.9g}, persistence: {:.9g}, depth_decay: {:.9g}, "
-        "alpha_cap: {:.9g}, confidence: {}, calibration: {:.9g}, lower_rank_share: {:.9g}, max_abs_residual: {:.6g}}}\n",
+        "alpha_cap: {:.9g}, confidence: {}, calibration: {:.9g}, lower_rank_share: {:.9g}, rank_tail_shape: {:.9g}, "
+        "max_abs_residual: {:.6g}}}\n",
         p.alpha_easy, p.alpha_hard, p.easy_share, p.persistence, p.depth_decay, p.alpha_cap, to_string(p.confidence),
-        p.calibration, p.lower_rank_share, m.max_abs_residual);
+        p.calibration, p.lower_rank_share, p.rank_tail_shape, m.max_abs_residual);
   }
   return out;
 }
@@ -356,7 +357,11 @@ ProcessBand read_process_band(const std::string& path) {
     std::vector<std::string> keys = process_parameter_names();
     keys.insert(keys.end(), {"alpha_cap", "confidence", "max_abs_residual"});
     m.allow_only(keys);
-    for (const auto& name : process_parameter_names()) set_process_parameter(member.params, name, m.number(name));
+    for (const auto& name : process_parameter_names()) {
+      // Bands written before the log-logistic tail existed have the geometric one.
+      if (name == "rank_tail_shape" && !m.has(name)) continue;
+      set_process_parameter(member.params, name, m.number(name));
+    }
     member.params.alpha_cap = m.number("alpha_cap");
     member.params.confidence = parse_draft_confidence(m.key_path("confidence"), m.string("confidence"));
     member.max_abs_residual = m.non_negative("max_abs_residual");

@@ -32,6 +32,9 @@ Bounds bounds_of(const std::string& name) {
   if (name == "depth_decay") return {0.5, 1.5};  // beyond these a draft gains or loses its whole skill in a few tokens
   if (name == "persistence") return {0, 0.999};
   if (name == "lower_rank_share") return {0.001, 1};
+  // A free tail shape is log-logistic: (0, 1] (rank_tail.hpp); 0.05 keeps the tail from
+  // degenerating into "every miss is outside the list" at the edge of the search.
+  if (name == "rank_tail_shape") return {0.05, 1};
   return {0, 1};
 }
 
@@ -86,7 +89,7 @@ struct StatisticsCost {
 
 const std::vector<std::string>& process_parameter_names() {
   static const std::vector<std::string> names = {"alpha_easy",  "alpha_hard",  "easy_share",      "persistence",
-                                                 "depth_decay", "calibration", "lower_rank_share"};
+                                                 "depth_decay", "calibration", "lower_rank_share", "rank_tail_shape"};
   return names;
 }
 
@@ -98,6 +101,7 @@ double process_parameter(const AcceptanceProcessParams& p, const std::string& na
   if (name == "depth_decay") return p.depth_decay;
   if (name == "calibration") return p.calibration;
   if (name == "lower_rank_share") return p.lower_rank_share;
+  if (name == "rank_tail_shape") return p.rank_tail_shape;
   throw InputError(fmt::format("acceptance process: unknown parameter '{}'{}", name,
                                models::did_you_mean(name, process_parameter_names())));
 }
@@ -110,6 +114,7 @@ void set_process_parameter(AcceptanceProcessParams& p, const std::string& name, 
   else if (name == "depth_decay") p.depth_decay = value;
   else if (name == "calibration") p.calibration = value;
   else if (name == "lower_rank_share") p.lower_rank_share = value;
+  else if (name == "rank_tail_shape") p.rank_tail_shape = value;
   else process_parameter(p, name);  // throws with the suggestion
 }
 

@@ -28,7 +28,7 @@ struct AcceptanceStatistic {
 };
 
 // Free parameter names: alpha_easy, alpha_hard (fitted as a fraction of alpha_easy),
-// easy_share, persistence, depth_decay, calibration, lower_rank_share.
+// easy_share, persistence, depth_decay, calibration, lower_rank_share, rank_tail_shape.
 struct ProcessFitSpec {
   AcceptanceProcessParams start;
   std::vector<std::string> free;

@@ -124,30 +124,35 @@ TEST_CASE("specpipe process ranks: the same seed gives the same plan step by ste
   CHECK_THAT(sp::RankModel::from_process(bursty(0.5), 16, 1).describe(), Catch::Contains("acceptance process test process"));
 }
 
-TEST_CASE("specpipe process band: every fit reproduces paper 002's top-32 hit and stated level accuracy") {
+TEST_CASE("specpipe process band: every fit reproduces paper 002's top-32 hit, its 8B draft's top-1 bound and the stated level accuracy") {
   const std::string dir = models::ConfigRegistry::default_config_dir();
   const search::ProcessBand band = search::resolve_process_band(sp::kPaper002Band, dir);
-  REQUIRE(band.members.size() >= 3);
+  // Of the four persistences tried (0, 0.5, 0.7, 0.9), those whose simulated level accuracy
+  // stays within the tolerance once the top-1 is held at the 8B's 0.81.
+  REQUIRE(band.members.size() >= 2);
   CHECK(band.left_open == std::vector<std::string>{"persistence"});
   // The share of easy positions is borrowed from the measured pairs, and the band says so.
   REQUIRE(band.borrowed.size() == 1);
   CHECK_THAT(band.borrowed[0], Catch::StartsWith("easy_share = 0.8 borrowed"));
-  double lowest_persistence = 1, highest_persistence = 0;
+  double highest_persistence = 0;
   for (const auto& m : band.members) {
     const AcceptanceProcess process(m.params, band.name);
     INFO("persistence " << m.params.persistence);
     CHECK(process.top_k_hit(32) == Approx(0.99).margin(0.01));
-    // The statistic's own run (4000 tokens, seed 1) and another seed: the fit is not a seed's luck.
+    // A 1B draft is no better at the top than the 8B (0.81, paper 002 §3.3.1), within the fit's tolerance.
+    CHECK(process.top_k_hit(1) <= 0.81 + 0.01);
+    CHECK(process.params().rank_tail_shape == 0.0);  // the geometric tail (the statistics file says why)
+    // The statistic's own run (4000 tokens, seed 1) within the tolerance, and another seed within
+    // the tolerance plus the run's sampling spread (about 0.005 at 4000 tokens).
     for (std::uint64_t seed : {1, 9}) {
       auto p = paper_params(4000);
       p.seed = seed;
-      CHECK(sp::plan_specpipe(p, sp::RankModel::from_process(process, 16, seed)).hit_rate() == Approx(0.95).margin(0.01));
+      CHECK(sp::plan_specpipe(p, sp::RankModel::from_process(process, 16, seed)).hit_rate() ==
+            Approx(0.95).margin(seed == 1 ? 0.01 : 0.015));
     }
-    lowest_persistence = std::min(lowest_persistence, m.params.persistence);
     highest_persistence = std::max(highest_persistence, m.params.persistence);
   }
-  // The band spans independent positions to long stretches.
-  CHECK(lowest_persistence == 0.0);
+  // Long stretches are among the consistent fits.
   CHECK(highest_persistence >= 0.9);
 }
 

@@ -36,11 +36,25 @@ bool RankModel::ProcessRanks::informative(std::uint64_t key) const {
   return w >= 1 || open_unit(mix64(key ^ kInformativeSalt)) < w;
 }
 
+double RankModel::ProcessRanks::log_listed(double p1, double log_p1, double log_rest, int j) const {
+  if (j == 1) return log_p1;
+  if (tail_shape <= 0) return log_p1 + double(j - 1) * log_rest;  // p1 (1 - p1)^(j - 1)
+  // Log-logistic: H(j) - H(j - 1), H(k) = p1 k^b / (p1 k^b + 1 - p1), with k^b from the table.
+  auto cdf = [&](int k) {
+    const double kb = std::size_t(k) < rank_power.size() ? rank_power[std::size_t(k)] : std::pow(double(k), tail_shape);
+    return p1 * kb / (p1 * kb + 1 - p1);
+  };
+  return std::log(std::max(cdf(j) - cdf(j - 1), 1e-300));
+}
+
 RankModel RankModel::from_process(const AcceptanceProcess& process, int max_k, std::uint64_t seed) {
   if (max_k < 1) throw models::InputError(fmt::format("{}: candidates {} (must be >= 1)", process.source(), max_k));
-  auto pr = std::make_shared<ProcessRanks>(ProcessRanks{process, {}, {}, {}, false, seed});
+  auto pr = std::make_shared<ProcessRanks>(ProcessRanks{process, {}, {}, {}, false, seed, 0, {}});
   const auto& params = process.params();
   pr->calibrated = params.confidence == search::DraftConfidence::calibrated;
+  pr->tail_shape = params.rank_tail_shape;
+  if (pr->tail_shape > 0)
+    for (int j = 0; j <= max_k; ++j) pr->rank_power.push_back(std::pow(double(j), pr->tail_shape));
   for (int s = 0; s < 2; ++s) {
     pr->alpha[std::size_t(s)] = process.state_alpha(s, 1);
     double cdf = 0;
@@ -89,14 +103,25 @@ long long RankModel::process_draw_below(std::mt19937_64& rng, long long depth, c
   std::uniform_real_distribution<double> u01(0.0, 1.0);
   const double u = u01(rng);
   if (u < p) return 1;
-  // Rank j >= 2 with probability lower_rank_share * p (1 - p)^(j - 1): invert the tail's CDF,
-  // lower (1 - p) (1 - (1 - p)^(j - 1)), at u - p.
-  const double tail = pr.process.params().lower_rank_share * (1 - p);
-  if (!(p > 0) || !(tail > 0)) return kOutsideRank;
-  const double w = (u - p) / tail;
-  if (w >= 1) return kOutsideRank;
-  const double below = std::floor(std::log1p(-w) / std::log1p(-p)) + 2;  // smallest j with the CDF past u
-  return below >= double(kOutsideRank - 1) ? kOutsideRank - 1 : (long long)below;
+  // Rank j >= 2 with lower_rank_share of the rank tail's probability (rank_tail.hpp): the tail's
+  // CDF is p + lower_rank_share (H(j) - p), so invert H at p + (u - p) / lower_rank_share.
+  const double share = pr.process.params().lower_rank_share;
+  if (pr.tail_shape <= 0) {
+    // Geometric: rank j >= 2 with probability share * p (1 - p)^(j - 1); invert the tail's CDF,
+    // share (1 - p) (1 - (1 - p)^(j - 1)), at u - p in closed form.
+    const double tail = share * (1 - p);
+    if (!(p > 0) || !(tail > 0)) return kOutsideRank;
+    const double w = (u - p) / tail;
+    if (w >= 1) return kOutsideRank;
+    const double below = std::floor(std::log1p(-w) / std::log1p(-p)) + 2;  // smallest j with the CDF past u
+    return below >= double(kOutsideRank - 1) ? kOutsideRank - 1 : (long long)below;
+  }
+  if (!(p > 0) || !(share > 0) || !(p < 1)) return kOutsideRank;
+  const double h = p + (u - p) / share;
+  if (h >= 1) return kOutsideRank;
+  // The 1-based rank whose CDF first passes h, past the top-1 (u >= p); ranks too deep for any
+  // list are the deepest listable one (still outside every list of fewer candidates).
+  return std::max(2LL, rank_count_for_cdf(p, h, pr.tail_shape, kOutsideRank - 1));
 }
 
 }  // namespace search::specpipe

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "search/acceptance/acceptance_process.hpp"
+#include "search/acceptance/rank_tail.hpp"
 #include "search/scenarios/specpipe/speculative_tree.hpp"
 
 namespace search::specpipe {
@@ -30,6 +31,8 @@ struct RankModel::ProcessRanks {
   std::array<std::vector<double>, 2> cdf;    // P(rank <= j | state), j = 1 .. max_k (marginal over p1)
   bool calibrated = false;
   std::uint64_t seed = 1;
+  double tail_shape = 0;                     // the process's rank_tail_shape (0: geometric)
+  std::vector<double> rank_power;            // j^tail_shape for j = 0 .. max_k (log-logistic tail)
 
   int state_at(long long depth) const { return states[std::size_t(depth % (long long)states.size())]; }
   // The draft's top-1 probability p1 at a context of `key` in `state` (its Beta(c, 1) quantile
@@ -37,6 +40,9 @@ struct RankModel::ProcessRanks {
   double top1(std::uint64_t key, int state) const;
   // Whether the draft's p1 at that context decides acceptance (the process's `calibration` share).
   bool informative(std::uint64_t key) const;
+  // log of the probability a node of top-1 probability p1 (log p1 given) lists for its rank-j
+  // candidate (j >= 1), under the process's rank tail (rank_tail.hpp).
+  double log_listed(double p1, double log_p1, double log_rest, int j) const;
 };
 
 }  // namespace search::specpipe

@@ -4,7 +4,8 @@
 //    to the draft / target pair's published statistics. The rows run the band's central member;
 //    the best configuration and the static tree also run every other member, for a low / high.
 //    Paper 002's pair (Llama-3.2-1B drafting for a 70B Llama) has the band specpipe-paper002,
-//    fitted to its top-32 hit and its stated level accuracy;
+//    fitted to its top-32 hit, its 8B draft's top-1 (a bound for the 1B) and its stated level
+//    accuracy;
 //  - the hit curve (hit_curve.hpp) through paper 002 Fig. 7's points, for drafts without a band,
 //    on request (--acceptance hit-curve), or when one of its own inputs is given (--hit-points,
 //    --hit-curve, --level-accuracy, --confidence);

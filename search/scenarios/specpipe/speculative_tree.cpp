@@ -83,7 +83,7 @@ void RankModel::set_rest_shift(TreeNode& node) const {
 }
 
 double RankModel::child_log_prob(const TreeNode& parent, int j) const {
-  if (process_) return parent.log_top1 + double(j - 1) * parent.log_rest_shift;  // p1 (1 - p1)^(j - 1)
+  if (process_) return process_->log_listed(parent.top1, parent.log_top1, parent.log_rest_shift, j);
   return j == 1 ? parent.log_top1 : parent.log_rest_shift + log_prob_[std::size_t(j - 1)];
 }
 

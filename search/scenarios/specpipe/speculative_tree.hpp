@@ -33,7 +33,8 @@
 // node's children predict the position one deeper, so the node's confidence follows that
 // position's state: the draft's top-1 probability p1 is the state's alpha (constant confidence)
 // or drawn from the process's Beta(c, 1) law by the node's context key (calibrated), and it
-// lists its rank-j candidate at p1 (1 - p1)^(j - 1), the process's geometric tail. The target's
+// lists its rank-j candidate under the process's rank tail: p1 (1 - p1)^(j - 1) (geometric) or
+// the log-logistic law of search/acceptance/rank_tail.hpp. The target's
 // token is rank 1 with probability p1 (or the state's alpha where the process says the context's
 // confidence is uninformative, `calibration`), a lower rank with the process's lower_rank_share
 // of the tail, else outside every list. Every level is one draft step from its parent's context
