@@ -120,7 +120,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   res.table = std::move(t);
   res.extra_csvs.emplace_back("specpipe-fig11_draft_sensitivity.csv", sens);
   res.notes = fmt::format(
-      "{}Each run: {}, every device on the SystemC GPU model "
+      "{}Each run: {}, every device on the {} engine "
       "(the {} stack for the paper's own PP, SpecInfer tree and SpecPipe; vLLM's CUDA-graph stack for PP-vLLM). "
       "SpecPipe at w = {}, k = {} and SpecInfer's tree <1,1,3,1,1,1,1,1> (drafted by the same 1B draft on the L40 "
       "after each verification) draw from the acceptance process fitted to paper 002's statistics (its top-32 hit, "
@@ -132,7 +132,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
       "Draft-quality sensitivity (specpipe-fig11_draft_sensitivity.csv): the first row of each testbed is the process "
       "above; the others are hit curves through (1, top-1) and (32, 0.99), independent from level to level. SpecPipe "
       "(w = {}, k = {}) and the SpecInfer tree against the fastest other method of each testbed: {}\n\n{}",
-      summary, paper002::run_note(kTokens), own_stack, kWidth, kCandidates, portable_path(process.band_file, reg.dir()),
+      summary, paper002::run_note(kTokens), ctx.engine == "sim" ? "SystemC (sim)" : ctx.engine, own_stack, kWidth, kCandidates, portable_path(process.band_file, reg.dir()),
       process_top1, kWidth, kCandidates, sens_summary, sens.to_markdown());
   return res;
 }

@@ -7,8 +7,7 @@
 // static tree (iteration-based: one request's tree per micro-batch slot), and SpecPipe without
 // dynamic batching (iteration-based: the requests take turns at stage 0, one level per step,
 // plan_specpipe_interleaved). Tail latency (Fig. 17): P50 / P90 / P99 of each request's TBT. All
-// devices on the SystemC GPU model, for the reason given in repro_specpipe_fig11.cpp. Paper values
-// held out.
+// devices on `--engine`'s model, as in repro_specpipe_fig11.cpp. Paper values held out.
 #include <fmt/format.h>
 
 #include "experiments/reproductions/repro_specpipe_support.hpp"
