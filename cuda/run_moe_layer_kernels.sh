@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fixed per-layer costs of an MoE decode layer (cuda/moe_layer_kernels.py: router GEMM, top-1
 # sigmoid routing, permute, routed experts through torch._grouped_mm, combine, shared expert, the
-# whole layer eager and as a CUDA graph, and a weight-read floor) at Llama-4 Scout and Maverick
+# whole layer eager and as a CUDA graph, and a read of the touched weights) at Llama-4 Scout and Maverick
 # shapes, T = 1..512 tokens, uniform and Zipf routing, on this machine's GPU. Writes into OUT_DIR
 # (flat, four files):
 #   gpu.txt                              GPU, driver, host CPU, versions, date (record_machine.sh)
@@ -33,7 +33,7 @@ timeout 500 python3 cuda/moe_layer_kernels.py --out "$csv" --kernels-out "$kerne
 echo "moe_layer rc=$?" >>"$log"
 rm -f "$out"/*.tmp* # a temporary CSV left by a run killed mid-write
 cat "$out/gpu.txt"
-# The layer's graph replays and the weight-read floor at a glance (model,tokens,routing,component,
+# The layer's graph replays and the weight-read rows at a glance (model,tokens,routing,component,
 # path,experts_touched,median_us); the whole CSVs are in OUT_DIR.
 grep -v '^#' "$csv" 2>/dev/null | awk -F, 'NR == 1 || ($7 == "layer" && $8 == "graph") || $7 == "weight_read"' \
   | cut -d, -f4-8,10,12
