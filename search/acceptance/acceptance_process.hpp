@@ -26,7 +26,7 @@
 // §3.2 makes when it uses draft probabilities as acceptance proxies), or partly so (the
 // `calibration` weight below mixes the two). The geometric rank tail is this model's default
 // assumption, not a published figure; rank_tail_shape replaces it with the heavier log-logistic
-// tail where a pair's published top-k hit rates need one (paper 002's 1B draft).
+// tail (rank_tail.hpp, which says why paper 002's band tried and does not use it).
 //
 // Independent acceptance is the special case alpha_easy = alpha_hard (or persistence 0 with a
 // single alpha): under constant confidence it is the positional model of paper 004's trees
@@ -138,8 +138,8 @@ class AcceptanceProcess {
 // Position-by-position draws of the process along the text (probability_trace.hpp records):
 // each call moves to the next position (its state follows the Markov chain) and draws the
 // draft's candidates there: p1 (constant, or Beta-drawn under calibrated confidence), the listed
-// probabilities of ranks j < top_k under the process's rank tail (p1 (1 - p1)^j, geometric), and the target's rank drawn from them (-1 beyond
-// the list). An independent process draws no state.
+// probabilities of ranks j < top_k under the process's rank tail (p1 (1 - p1)^j, geometric), and
+// the target's rank drawn from them (-1 beyond the list). An independent process draws no state.
 class AcceptanceSampler {
  public:
   AcceptanceSampler(AcceptanceProcess process, int top_k, std::uint64_t seed);

@@ -62,18 +62,18 @@ double rank_probability_given_top1(double p, int rank, double tail_shape) {
   return rank_cdf_given_top1(p, rank + 1.0, tail_shape) - rank_cdf_given_top1(p, double(rank), tail_shape);
 }
 
-long long rank_count_for_cdf(double p, double h, double tail_shape, long long beyond) {
-  if (h < p) return 1;
-  if (!(h < 1) || !(p > 0)) return beyond;
-  double k = 0;
+long long lower_rank_for_quantile(double p, double w, double tail_shape, long long beyond) {
+  if (!(w < 1) || !(p > 0) || !(p < 1)) return beyond;
+  double rank = 0;
   if (tail_shape <= 0) {
-    k = std::log1p(-h) / std::log1p(-p);  // 1 - (1 - p)^k = h
+    // The lower ranks' CDF is 1 - (1 - p)^(j - 1): the smallest j with it past w.
+    rank = std::floor(std::log1p(-w) / std::log1p(-p)) + 2;
   } else {
-    // p k^b / (p k^b + 1 - p) = h  <=>  k^b = (1 - p) h / (p (1 - h))
-    k = std::pow((1 - p) * h / (p * (1 - h)), 1 / tail_shape);
+    // H(j) = p + w (1 - p) with H(k) = p k^b / (p k^b + 1 - p): k^b = (1 - p) h / (p (1 - h)).
+    const double h = p + w * (1 - p);
+    rank = std::max(2.0, std::ceil(std::pow((1 - p) * h / (p * (1 - h)), 1 / tail_shape)));
   }
-  const double count = std::max(1.0, std::ceil(k));  // the smallest whole count whose CDF reaches h
-  return count >= double(beyond) ? beyond : (long long)count;
+  return rank >= double(beyond) ? beyond : (long long)rank;
 }
 
 double calibrated_top1_expectation(double a, const std::function<double(double)>& f) {

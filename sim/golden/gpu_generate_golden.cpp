@@ -53,6 +53,15 @@ constexpr const char* kGenerateHeader = "model,variant,batch,context,new_tokens,
 
 }  // namespace
 
+models::ModelSpec measured_row_model(const models::ConfigRegistry& registry, const std::string& name,
+                                     const std::string& csv_path, int line_no) {
+  try {
+    return registry.model(name);
+  } catch (const models::InputError& e) {
+    throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
+  }
+}
+
 bool is_generate_csv(const std::string& csv_path) { return measured_header_starts(csv_path, "model,variant,batch"); }
 
 std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_path, const models::HardwareSpec& gpu,
@@ -81,11 +90,7 @@ std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_
       throw models::InputError(fmt::format("{}:{}: expected batch, new_tokens >= 1, context >= 0 and per_token_s > 0, got '{}'",
                                            csv_path, line_no, text));
     models::Workload w;
-    try {
-      w.target = registry.model(row.model);
-    } catch (const models::InputError& e) {
-      throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
-    }
+    w.target = measured_row_model(registry, row.model, csv_path, line_no);
     w.batch = row.batch;
     const StackStepRun run = timer.token(w, row.context, row.new_tokens);
     row.model_kernels = run.kernels;

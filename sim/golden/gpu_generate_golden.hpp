@@ -41,6 +41,11 @@ class GenerateTokenTimer {
   GpuSimEngine engine_;  // the GPU under the stack: its kernel model times the step
 };
 
+// The registry's model `name` for a measured CSV's row (InputError naming the file and line when
+// the registry has none): both generate-loop goldens read their rows' models through it.
+models::ModelSpec measured_row_model(const models::ConfigRegistry& registry, const std::string& name,
+                                     const std::string& csv_path, int line_no);
+
 struct GenerateGoldenRow {
   std::string model, variant;  // variant: generate_greedy, generate_sample, generate_hooks
   int batch = 1;

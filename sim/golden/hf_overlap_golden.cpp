@@ -80,11 +80,7 @@ std::vector<OverlapGoldenRow> compare_gpu_host_device_overlap(const std::string&
                                              csv_path, line_no, kNarrowHidden, hidden));
       w.target = narrow_probe_model(row.layers);
     } else {
-      try {
-        w.target = registry.model(row.model);
-      } catch (const models::InputError& e) {
-        throw models::InputError(fmt::format("{}:{}: model: {}", csv_path, line_no, e.what()));
-      }
+      w.target = measured_row_model(registry, row.model, csv_path, line_no);
       if (w.target.layers != row.layers || w.target.hidden_size != hidden)
         throw models::InputError(fmt::format("{}:{}: model '{}' has {} layers of width {}, the row {} of {}", csv_path,
                                              line_no, row.model, w.target.layers, w.target.hidden_size, row.layers,

@@ -57,15 +57,20 @@ TEST_CASE("rank tail: the log-logistic law lists non-increasing probabilities an
       }
       CHECK(sum == Approx(search::rank_cdf_given_top1(p, 64, shape)).epsilon(1e-12));
       CHECK(search::rank_cdf_given_top1(p, 1, shape) == Approx(p));
-      for (double h : {p, 0.5 * (p + 1), 0.99, 0.999}) {
-        if (h < p) continue;
+      for (double w : {0.0, 0.5, 0.9, 0.999}) {
+        const double h = p + w * (1 - p);  // the CDF the lower ranks' quantile w stands for
         const long long beyond = 1LL << 40;
-        const long long k = search::rank_count_for_cdf(p, h, shape, beyond);
+        const long long k = search::lower_rank_for_quantile(p, w, shape, beyond);
         if (k == beyond) continue;  // deeper than any list (a weak draft under a heavy tail)
+        CHECK(k >= 2);
         CHECK(search::rank_cdf_given_top1(p, double(k), shape) >= h * (1 - 1e-12));
-        if (k > 1) CHECK(search::rank_cdf_given_top1(p, double(k - 1), shape) < h * (1 + 1e-12));  // ties: rounding
+        if (k > 2) CHECK(search::rank_cdf_given_top1(p, double(k - 1), shape) < h * (1 + 1e-12));  // ties: rounding
       }
     }
+  // The geometric law's quantile is its closed form, the one SpecPipe's draws always used.
+  for (double w : {0.1, 0.5, 0.95})
+    CHECK(search::lower_rank_for_quantile(0.6, w, 0.0, 1LL << 40) ==
+          (long long)(std::floor(std::log1p(-w) / std::log1p(-0.6)) + 2));
   // Heavier than the geometric tail at the same top-1 (the header's example).
   CHECK(search::rank_cdf_given_top1(0.8, 3, 0.0) >= 0.99);
   CHECK(search::rank_cdf_given_top1(0.8, 35, 0.9) < 0.99);

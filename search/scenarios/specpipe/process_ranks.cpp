@@ -103,25 +103,14 @@ long long RankModel::process_draw_below(std::mt19937_64& rng, long long depth, c
   std::uniform_real_distribution<double> u01(0.0, 1.0);
   const double u = u01(rng);
   if (u < p) return 1;
-  // Rank j >= 2 with lower_rank_share of the rank tail's probability (rank_tail.hpp): the tail's
-  // CDF is p + lower_rank_share (H(j) - p), so invert H at p + (u - p) / lower_rank_share.
-  const double share = pr.process.params().lower_rank_share;
-  if (pr.tail_shape <= 0) {
-    // Geometric: rank j >= 2 with probability share * p (1 - p)^(j - 1); invert the tail's CDF,
-    // share (1 - p) (1 - (1 - p)^(j - 1)), at u - p in closed form.
-    const double tail = share * (1 - p);
-    if (!(p > 0) || !(tail > 0)) return kOutsideRank;
-    const double w = (u - p) / tail;
-    if (w >= 1) return kOutsideRank;
-    const double below = std::floor(std::log1p(-w) / std::log1p(-p)) + 2;  // smallest j with the CDF past u
-    return below >= double(kOutsideRank - 1) ? kOutsideRank - 1 : (long long)below;
-  }
-  if (!(p > 0) || !(share > 0) || !(p < 1)) return kOutsideRank;
-  const double h = p + (u - p) / share;
-  if (h >= 1) return kOutsideRank;
-  // The 1-based rank whose CDF first passes h, past the top-1 (u >= p); ranks too deep for any
-  // list are the deepest listable one (still outside every list of fewer candidates).
-  return std::max(2LL, rank_count_for_cdf(p, h, pr.tail_shape, kOutsideRank - 1));
+  // Rank j >= 2 with lower_rank_share of the rank tail's probability (rank_tail.hpp): u - p is
+  // the quantile w of the lower ranks, scaled by lower_rank_share (1 - p); past it, outside.
+  const double tail = pr.process.params().lower_rank_share * (1 - p);
+  if (!(p > 0) || !(tail > 0)) return kOutsideRank;
+  const double w = (u - p) / tail;
+  if (w >= 1) return kOutsideRank;
+  // Ranks too deep for any list are the deepest listable one (outside every shorter list).
+  return lower_rank_for_quantile(p, w, pr.tail_shape, kOutsideRank - 1);
 }
 
 }  // namespace search::specpipe
