@@ -40,6 +40,8 @@ import time
 
 import torch
 
+from kernel_tally import kernel_tally  # this script's folder (python3 cuda/hf_generate_step.py)
+
 # Published config.json shapes (the same as configs/models/*.yaml).
 MODELS = {
     "8b": dict(name="llama-3.1-8b-instruct", layers=32, hidden=4096, ffn=14336, heads=32, kv_heads=8,
@@ -131,13 +133,7 @@ def timed(fn):
 def kernels_per_token(fn_long, fn_short, tokens):
     """CUDA kernel events of fn_long minus fn_short, over the tokens between them, or -1."""
     try:
-        from torch.profiler import ProfilerActivity, profile
-        counts = []
-        for fn in (fn_long, fn_short):
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                fn()
-                torch.cuda.synchronize()
-            counts.append(sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA))
+        counts = [sum(calls for calls, _ in kernel_tally(fn).values()) for fn in (fn_long, fn_short)]
         return (counts[0] - counts[1]) / tokens
     except Exception as error:  # the profiler is a convenience: the timings stand without it
         print(f"kernel count unavailable: {error!r}", file=sys.stderr)
@@ -148,20 +144,7 @@ def kernel_names(model, ids, mask, path, name):
     """Kernels of generate_greedy's decode tokens (5 tokens minus 1, over 4) into path: name,
     launches per token and their device time per token (the profiler's kernel durations), so the
     GPU's busy time per token stands beside the wall time."""
-    from collections import defaultdict
-    from torch.profiler import ProfilerActivity, profile
-    tallies = []
-    for tokens in (5, 1):
-        tally = defaultdict(lambda: [0, 0.0])
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            run_generate(model, ids, mask, tokens, False)
-            torch.cuda.synchronize()
-        for e in prof.events():
-            if e.device_type == torch.autograd.DeviceType.CUDA:
-                tally[e.name][0] += 1
-                tally[e.name][1] += e.time_range.elapsed_us()
-        tallies.append(tally)
-    long, short = tallies
+    long, short = [kernel_tally(lambda t=tokens: run_generate(model, ids, mask, t, False)) for tokens in (5, 1)]
     rows = []
     for kernel in set(long) | set(short):
         count = (long[kernel][0] - short[kernel][0]) / 4

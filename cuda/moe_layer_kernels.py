@@ -106,6 +106,8 @@ except ImportError:
     torch = None
     F = None
 
+from kernel_tally import kernel_tally  # this script's folder; imports torch only when called
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG_DIR = os.path.join(HERE, "..", "configs", "models")
 BF16_BYTES = 2
@@ -411,24 +413,6 @@ def time_wall_sync(fn, rounds, iters, warmup):
     return statistics.median(values), min(values)
 
 
-def profile_kernels(fn, iters):
-    """{kernel name: [calls, device us]} of `iters` calls of fn under the PyTorch profiler (the
-    CUDA device events: kernels, memsets and copies)."""
-    from collections import defaultdict
-    from torch.profiler import ProfilerActivity, profile
-    torch.cuda.synchronize()
-    tally = defaultdict(lambda: [0, 0.0])
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(iters):
-            fn()
-        torch.cuda.synchronize()
-    for ev in prof.events():
-        if ev.device_type == torch.autograd.DeviceType.CUDA:
-            tally[ev.name][0] += 1
-            tally[ev.name][1] += ev.time_range.elapsed_us()
-    return tally
-
-
 class Run:
     """The settings, the rows so far and the CSV writers of one run."""
 
@@ -586,7 +570,7 @@ def profile_point(layer, shape, tokens, impl, run):
         try:
             fn()
             torch.cuda.synchronize()
-            tally = profile_kernels(fn, n)
+            tally = kernel_tally(fn, n)
         except Exception as error:
             log(f"profile {name} {path}: {error!r}")
             continue

@@ -39,6 +39,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from kernel_tally import kernel_tally  # this script's folder (python3 cuda/torch_decode_step.py)
+
 # Published config.json shapes (the same as configs/models/*.yaml).
 MODELS = {
     "8b": dict(name="llama-3.1-8b-instruct", layers=32, hidden=4096, ffn=14336, heads=32, kv_heads=8,
@@ -209,11 +211,7 @@ def check_split(step):
 def count_kernels(step):
     """GPU kernels one eager step launches (the profiler's CUDA kernel events), or -1."""
     try:
-        from torch.profiler import ProfilerActivity, profile
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            step()
-            torch.cuda.synchronize()
-        return sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+        return sum(calls for calls, _ in kernel_tally(step).values())
     except Exception as error:  # the profiler is a convenience: the timings stand without it
         print(f"kernel count unavailable: {error}", file=sys.stderr)
         return -1
@@ -285,18 +283,8 @@ def kernel_times(fn, flush, path, head, source):
     """Append fn's kernels (one call after an L2 flush, the profiler's device durations, summed by
     kernel name) to path: head,source,kernel,count,device_us. A CUDA graph's replay lists the
     kernels as the GPU ran them inside the graph, for a per-kernel comparison with the model."""
-    from collections import defaultdict
-    from torch.profiler import ProfilerActivity, profile
     flush.fill_(7)
-    torch.cuda.synchronize()
-    tally = defaultdict(lambda: [0, 0.0])
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            tally[e.name][0] += 1
-            tally[e.name][1] += e.time_range.elapsed_us()
+    tally = kernel_tally(fn)
     with open(path, "a") as f:
         for name, (count, busy) in sorted(tally.items(), key=lambda kv: -kv[1][1]):
             f.write(f"{head},{source},\"{name.replace(chr(34), chr(39))}\",{count},{busy:.3f}\n")
