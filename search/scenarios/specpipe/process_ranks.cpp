@@ -39,22 +39,15 @@ bool RankModel::ProcessRanks::informative(std::uint64_t key) const {
 double RankModel::ProcessRanks::log_listed(double p1, double log_p1, double log_rest, int j) const {
   if (j == 1) return log_p1;
   if (tail_shape <= 0) return log_p1 + double(j - 1) * log_rest;  // p1 (1 - p1)^(j - 1)
-  // Log-logistic: H(j) - H(j - 1), H(k) = p1 k^b / (p1 k^b + 1 - p1), with k^b from the table.
-  auto cdf = [&](int k) {
-    const double kb = std::size_t(k) < rank_power.size() ? rank_power[std::size_t(k)] : std::pow(double(k), tail_shape);
-    return p1 * kb / (p1 * kb + 1 - p1);
-  };
-  return std::log(std::max(cdf(j) - cdf(j - 1), 1e-300));
+  return std::log(std::max(rank_probability_given_top1(p1, j - 1, tail_shape), 1e-300));  // the law's own
 }
 
 RankModel RankModel::from_process(const AcceptanceProcess& process, int max_k, std::uint64_t seed) {
   if (max_k < 1) throw models::InputError(fmt::format("{}: candidates {} (must be >= 1)", process.source(), max_k));
-  auto pr = std::make_shared<ProcessRanks>(ProcessRanks{process, {}, {}, {}, false, seed, 0, {}});
+  auto pr = std::make_shared<ProcessRanks>(ProcessRanks{process, {}, {}, {}, false, seed, 0});
   const auto& params = process.params();
   pr->calibrated = params.confidence == search::DraftConfidence::calibrated;
   pr->tail_shape = params.rank_tail_shape;
-  if (pr->tail_shape > 0)
-    for (int j = 0; j <= max_k; ++j) pr->rank_power.push_back(std::pow(double(j), pr->tail_shape));
   for (int s = 0; s < 2; ++s) {
     pr->alpha[std::size_t(s)] = process.state_alpha(s, 1);
     double cdf = 0;

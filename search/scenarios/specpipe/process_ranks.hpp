@@ -32,7 +32,6 @@ struct RankModel::ProcessRanks {
   bool calibrated = false;
   std::uint64_t seed = 1;
   double tail_shape = 0;                     // the process's rank_tail_shape (0: geometric)
-  std::vector<double> rank_power;            // j^tail_shape for j = 0 .. max_k (log-logistic tail)
 
   int state_at(long long depth) const { return states[std::size_t(depth % (long long)states.size())]; }
   // The draft's top-1 probability p1 at a context of `key` in `state` (its Beta(c, 1) quantile
