@@ -21,6 +21,7 @@ struct LayerShape {
   double dequant = 0;  // SIMD lane-operations per weight to dequantise (0: native format)
   // MoE MLP (ModelSpec's MoE keys); experts = 0: the dense MLP above.
   std::int64_t experts = 0, top_k = 0, shared_experts = 0, moe_intermediate = 0;
+  ExpertRouting routing;
 };
 
 LayerShape shape_of(const ModelSpec& m);
@@ -38,12 +39,17 @@ void append_attention(std::vector<Op>& ops, const std::string& prefix, const Lay
                       std::int64_t batch, std::int64_t queries, std::int64_t cached,
                       std::int64_t fresh, MaskKind mask, bool cross);
 
-// A MoE layer's MLP over `tokens` (batch x tokens) rows: router GEMM and top-k softmax, the
-// shared experts, and the routed experts' gate/up and down GEMMs as grouped GEMMs of
-// tokens x top_k rows whose weight bytes are those of the expected distinct experts the rows
-// touch (models::expected_distinct_experts), not of all experts.
+// A MoE layer's MLP over `tokens` (batch x tokens) rows as fused-MoE implementations launch it
+// (vLLM's fused_moe, SGLang's): router GEMM, top-k routing, the shared experts, the permute
+// (token-expert pairs sorted by expert, rows gathered), the routed experts' gate/up and down
+// GEMMs as grouped GEMMs of tokens x top_k rows whose weight bytes are those of the expected
+// distinct experts the rows touch under s.routing (models::expected_distinct_experts), not of
+// all experts, and the combine (rows scaled by their router weights and summed per token).
 void append_moe_mlp(std::vector<Op>& ops, const LayerShape& s, std::int64_t tokens,
                     const std::string& prefix = "");
+// The same with the distinct experts given (a measured count: sim/golden/moe_layer_golden).
+void append_moe_mlp_touching(std::vector<Op>& ops, const LayerShape& s, std::int64_t tokens,
+                             double distinct_experts, const std::string& prefix = "");
 
 // Standard pre-norm decoder layer: norm, QKV, attention, O, residual, norm, MLP, residual.
 void append_decoder_layer(std::vector<Op>& ops, const LayerShape& s, std::int64_t batch,

@@ -1,5 +1,7 @@
 #include "models/model_spec.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 
@@ -34,16 +36,7 @@ double ModelSpec::layer_parameters() const {
 
 double ModelSpec::expected_distinct_experts(double tokens) const {
   if (!is_moe()) return 0;
-  return models::expected_distinct_experts(num_experts, experts_per_token, tokens);
-}
-
-double expected_distinct_experts(int experts, int top_k, double tokens) {
-  if (experts < 1 || top_k < 1 || top_k > experts)
-    throw InputError("MoE routing: experts_per_token (top-k) must be in 1.." + std::to_string(experts) +
-                     " (num_experts), got " + std::to_string(top_k));
-  if (!(tokens >= 0)) throw InputError("MoE routing: tokens must be >= 0");
-  const double e = experts;
-  return e * (1.0 - std::pow(1.0 - double(top_k) / e, tokens));
+  return models::expected_distinct_experts(num_experts, experts_per_token, tokens, expert_routing);
 }
 
 double ModelSpec::parameters() const {
@@ -75,7 +68,8 @@ ModelSpec load_model(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
   r.allow_only({"name", "description", "layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads",
                 "head_dim", "vocab_size", "tied_embeddings", "weight_bits", "activation_bits", "mlp", "weight_format",
-                "num_experts", "experts_per_token", "moe_intermediate_size", "shared_experts", "moe_layer_step"});
+                "num_experts", "experts_per_token", "moe_intermediate_size", "shared_experts", "moe_layer_step",
+                "expert_routing_zipf_exponent"});
   ModelSpec m;
   m.source_file = path;
   m.name = r.string("name");
@@ -101,6 +95,13 @@ ModelSpec load_model(const std::string& path) {
     m.moe_intermediate_size = r.int_in("moe_intermediate_size", 1, kMaxWidth);
     m.shared_experts = r.int_in_or("shared_experts", 0, kMaxExperts, 0);
     m.moe_layer_step = r.int_in_or("moe_layer_step", 1, kMaxLayers, 1);
+    if (r.has("expert_routing_zipf_exponent")) {
+      const double s = r.non_negative("expert_routing_zipf_exponent");
+      if (s > kMaxRoutingZipfExponent)
+        r.fail("expert_routing_zipf_exponent", fmt::format("a Zipf exponent in [0, {}] (0: uniform)", kMaxRoutingZipfExponent),
+               fmt::format("{}", s));
+      m.expert_routing.zipf_exponent = s;
+    }
     if (m.experts_per_token > m.num_experts)
       r.fail("experts_per_token", "at most num_experts (" + std::to_string(m.num_experts) + ")",
              std::to_string(m.experts_per_token));
@@ -109,7 +110,8 @@ ModelSpec load_model(const std::string& path) {
              std::to_string(m.moe_layer_step));
     if (m.mlp != MlpKind::gated) r.fail("mlp", "gated (MoE experts are gated MLPs)", "plain");
   } else {
-    for (const char* key : {"experts_per_token", "moe_intermediate_size", "shared_experts", "moe_layer_step"})
+    for (const char* key :
+         {"experts_per_token", "moe_intermediate_size", "shared_experts", "moe_layer_step", "expert_routing_zipf_exponent"})
       if (r.has(key)) r.fail(key, "num_experts with it (MoE keys of a dense model)", "no num_experts");
   }
   if (m.attention_heads % m.kv_heads != 0)

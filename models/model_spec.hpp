@@ -2,6 +2,8 @@
 // Transformer shape of an LLM (configs/models/<name>.yaml).
 #include <string>
 
+#include "models/expert_routing.hpp"
+
 namespace models {
 
 enum class MlpKind { gated, plain };  // gated: SwiGLU gate/up/down; plain: fc1/fc2 (OPT, BLOOM)
@@ -33,6 +35,9 @@ struct ModelSpec {
   int shared_experts = 0;
   int moe_intermediate_size = 0;
   int moe_layer_step = 1;
+  // How the router spreads tokens over the routed experts (models/expert_routing.hpp; optional
+  // key expert_routing_zipf_exponent, absent: uniform).
+  ExpertRouting expert_routing;
   bool is_moe() const { return num_experts > 0; }
   int moe_layers() const { return is_moe() ? layers / moe_layer_step : 0; }
 
@@ -45,8 +50,8 @@ struct ModelSpec {
   // Parameters of one decoder layer (projections, MLP, two norm vectors); for a MoE model the
   // mean over the repeating unit of moe_layer_step layers (all experts counted).
   double layer_parameters() const;
-  // Expected distinct routed experts `tokens` tokens touch in one MoE layer under uniform top-k
-  // routing (expected_distinct_experts below); 0 for a dense model.
+  // Expected distinct routed experts `tokens` tokens touch in one MoE layer under the model's
+  // routing law (models::expected_distinct_experts); 0 for a dense model.
   double expected_distinct_experts(double tokens) const;
   double embedding_parameters() const { return double(vocab_size) * hidden_size; }
   // Total parameters: layers + input embedding + (untied) LM head + final norm.
@@ -56,11 +61,5 @@ struct ModelSpec {
 };
 
 ModelSpec load_model(const std::string& path);
-
-// Uniform top-k routing: each token picks k distinct experts of E uniformly, independently of
-// the other tokens, so an expert escapes one token with probability 1 - k/E and all T tokens
-// with (1 - k/E)^T: the expected number of distinct experts touched is E (1 - (1 - k/E)^T).
-// It is k at T = 1 and tends to E as T grows. InputError unless 1 <= k <= E and T >= 0.
-double expected_distinct_experts(int experts, int top_k, double tokens);
 
 }  // namespace models

@@ -27,7 +27,7 @@ LayerShape shape_of(const ModelSpec& m) {
   return {m.hidden_size, m.intermediate_size, m.attention_heads, m.kv_heads, m.head_dim,
           m.hidden_size, m.mlp == MlpKind::gated, m.weight_bytes_per_param(), m.activation_bytes(),
           m.dequant_ops_per_weight(), m.num_experts, m.experts_per_token, m.shared_experts,
-          m.moe_intermediate_size};
+          m.moe_intermediate_size, m.expert_routing};
 }
 
 // A weight GEMM of layer shape `s`: its weights are stored (and dequantised) in s's format.
@@ -99,9 +99,17 @@ void append_attention(std::vector<Op>& ops, const std::string& prefix, const Lay
 
 void append_moe_mlp(std::vector<Op>& ops, const LayerShape& s, std::int64_t mt,
                     const std::string& prefix) {
+  append_moe_mlp_touching(ops, s, mt,
+                          expected_distinct_experts(int(s.experts), int(s.top_k), double(mt), s.routing), prefix);
+}
+
+void append_moe_mlp_touching(std::vector<Op>& ops, const LayerShape& s, std::int64_t mt, double distinct,
+                             const std::string& prefix) {
   const std::int64_t f = s.moe_intermediate;
   ops.push_back(gemm(prefix + "router", mt, s.experts, s.hidden, s));
-  ops.push_back(sfu(prefix + "router_topk", OpKind::softmax, double(mt) * s.experts, 2, s.abytes));
+  // Top-k of the router's logits and their softmax (or Llama 4's sigmoid): a kernel of its own over
+  // mt x E logits (not OpKind::softmax, which stands for attention's softmax fused into PV).
+  ops.push_back(sfu(prefix + "router_topk", OpKind::elementwise, double(mt) * s.experts, 2, s.abytes));
   if (s.shared_experts > 0) {
     const std::int64_t fs = s.shared_experts * f;
     ops.push_back(gemm(prefix + "shared_gate_up_proj", mt, 2 * fs, s.hidden, s));
@@ -109,9 +117,12 @@ void append_moe_mlp(std::vector<Op>& ops, const LayerShape& s, std::int64_t mt,
     ops.push_back(gemm(prefix + "shared_down_proj", mt, s.hidden, fs, s));
   }
   // Routed experts as grouped GEMMs over the mt x top_k (token, expert) rows: FLOPs of every
-  // row, weights of the distinct experts those mt tokens touch (uniform top-k routing).
+  // row, weights of the distinct experts those mt tokens touch.
   const std::int64_t rows = mt * s.top_k;
-  const double distinct = expected_distinct_experts(int(s.experts), int(s.top_k), double(mt));
+  // Permute: the (token, expert) pairs sorted by expert and each row's hidden vector gathered into
+  // its expert's group (one memory-bound kernel of rows x hidden in and out; fused-MoE kernels that
+  // gather on the GEMM's load still launch the alignment kernel, whose fixed cost this carries).
+  ops.push_back(sfu(prefix + "experts_permute", OpKind::elementwise, double(rows) * s.hidden, 1, s.abytes));
   auto routed = [&](const std::string& name, std::int64_t n, std::int64_t k) {
     Op op = gemm(prefix + name, rows, n, k, s);
     op.weight_bytes = distinct * double(n) * k * s.wbytes;
@@ -121,6 +132,9 @@ void append_moe_mlp(std::vector<Op>& ops, const LayerShape& s, std::int64_t mt,
   ops.push_back(routed("experts_gate_up_proj", 2 * f, s.hidden));
   ops.push_back(sfu(prefix + "experts_silu_mul", OpKind::elementwise, double(rows) * f, 1, s.abytes));
   ops.push_back(routed("experts_down_proj", s.hidden, f));
+  // Combine: each row scaled by its router weight and summed into its token's output, with the
+  // shared experts' (rows x hidden read; counted as one tensor in and out like every sfu op).
+  ops.push_back(sfu(prefix + "experts_combine", OpKind::elementwise, double(rows) * s.hidden, 1, s.abytes));
 }
 
 // Standard pre-norm decoder layer: norm, QKV, attention, O, residual, norm, MLP, residual.

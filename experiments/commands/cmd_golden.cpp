@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "experiments/cli/cli_common.hpp"
@@ -20,6 +21,7 @@
 #include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
+#include "sim/golden/moe_layer_golden.hpp"
 #include "sim/golden/op_alone_golden.hpp"
 #include "models/system_spec.hpp"
 
@@ -262,6 +264,42 @@ GoldenReport run_op_alone_golden(const GoldenArgs& a, const models::HardwareSpec
   return {std::move(t), summary};
 }
 
+// A MoE layer by component (cuda/moe_layer_kernels.py): each graph-replay row next to the model's
+// kernels for the same component and experts touched; the summary gives the median |error| per
+// component and the routing law against the experts each point drew.
+GoldenReport run_moe_layer_golden(const GoldenArgs& a, const models::HardwareSpec& hw, const models::ConfigRegistry& reg) {
+  const auto result = sim::compare_moe_layer(a.measured, hw, [&](const std::string& name) { return reg.model(name); });
+  Table t({"hw", "model", "tokens", "routing", "component", "experts_impl", "experts_touched", "expected_touched",
+           "kernels", "measured_s", "predicted_s", "error_pct"});
+  std::map<std::string, std::vector<double>> by_component;  // "component (experts_impl)" -> errors
+  std::vector<std::string> order;
+  std::vector<double> routing_errors;
+  for (const auto& r : result.rows) {
+    t.add_row({hw.name, r.model, integer(r.tokens), r.routing, r.component, r.experts_impl, integer(r.experts_touched),
+               num(r.expected_touched, 4), integer(r.kernels), num(r.measured_s), num(r.predicted_s),
+               num(r.error_pct(), 3)});
+    const std::string key = r.component == "experts" || r.component == "layer"
+                                ? fmt::format("{} ({})", r.component, r.experts_impl) : r.component;
+    if (!by_component.count(key)) order.push_back(key);
+    by_component[key].push_back(r.error_pct());
+    // The routing law per point (once: the layer row), where the draw is more than a few tokens.
+    if (r.component == "layer" && r.tokens >= 8)
+      routing_errors.push_back(100.0 * (r.expected_touched - r.experts_touched) / r.experts_touched);
+  }
+  std::string summary = fmt::format("summary: {} MoE layer rows (CUDA-graph replay) on {}; median |error|", result.rows.size(),
+                                    hw.name);
+  std::string sep = " ";
+  for (const auto& key : order) {
+    summary += fmt::format("{}{} {:.1f} %", sep, key, sim::median_abs(by_component[key]));
+    sep = ", ";
+  }
+  if (!routing_errors.empty())
+    summary += fmt::format("; distinct experts (routing law{}, tokens >= 8): median |error| {:.1f} % over {} points",
+                           result.zipf_exponent > 0 ? fmt::format(", Zipf exponent {}", result.zipf_exponent) : "",
+                           sim::median_abs(routing_errors), routing_errors.size());
+  return {std::move(t), summary};
+}
+
 int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   const auto reg = registry(g);
   const models::HardwareSpec hw = resolve_hardware(a, reg);
@@ -289,6 +327,7 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
       if (!a.system.empty() && !sim::is_op_alone_csv(a.measured))
         throw models::InputError("--system: only with an ops-timed-alone CSV (set,op,kind,...) as --measured");
       if (sim::is_op_alone_csv(a.measured)) report = run_op_alone_golden(a, hw, reg);
+      else if (sim::is_moe_layer_csv(a.measured)) report = run_moe_layer_golden(a, hw, reg);
       else if (sim::is_step_csv(a.measured))
         report = a.stack.empty() ? run_step_golden(a, hw, reg) : run_eager_step_golden(a, hw, stack(), reg);
       else if (sim::is_contention_csv(a.measured)) report = run_contention_golden(a, hw, reg);
@@ -368,7 +407,8 @@ const RegisterCommand golden_registration{
                      "(stream,model,batch,x,context,alone_s,together_s) or, from cuda/run_hf_generate.sh, Hugging Face "
                      "generate loops (model,variant,batch,context,new_tokens,kernels_per_token,per_token_s) or, from "
                      "cuda/run_host_device_overlap.sh, generate on narrow and wide models (model,width,layers,...) or, from "
-                     "cuda/op_by_op_layer.py, operators timed alone (set,op,kind,m,n,k,batch,count,measured_s)");
+                     "cuda/op_by_op_layer.py, operators timed alone (set,op,kind,m,n,k,batch,count,measured_s) or, from "
+                     "cuda/run_moe_layer_kernels.sh, a MoE layer by component (date,gpu,torch,model,tokens,routing,...)");
       sub.add_option("--system", a->system,
                      "With an operators-timed-alone CSV: the system (configs/systems/) whose NCCL all-reduce its "
                      "allreduce rows are compared with (ranks 0 .. k-1)");

@@ -50,7 +50,7 @@ class Eagle3Draft : public DraftBuilder {
     LayerShape s{d.hidden_size, d.intermediate_size, d.attention_heads, d.kv_heads, d.head_dim,
                  std::int64_t(d.qkv_input_factor) * d.hidden_size, true,
                  target.weight_bytes_per_param(), target.activation_bytes(),
-                 target.dequant_ops_per_weight()};
+                 target.dequant_ops_per_weight(), /*experts (a dense layer)*/ 0, 0, 0, 0, ExpertRouting{}};
     g.layer_ops.push_back(gemm("feature_fc", mt, s.hidden, std::int64_t(d.fused_feature_layers) * s.hidden, s));
     append_decoder_layer(g.layer_ops, s, batch, width, context, MaskKind::tree);
     LayerShape dense = s;

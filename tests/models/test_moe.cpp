@@ -120,3 +120,63 @@ TEST_CASE("MoE config with top-k above the expert count is an InputError naming 
   }
   std::filesystem::remove(path);
 }
+
+TEST_CASE("Zipf routing: exact for top-1, k experts at one token, fewer distinct experts than uniform") {
+  const ExpertRouting zipf{1.0};
+  // Top-1: sum over i of 1 - (1 - p_i)^T with p_i = (1/(i+1)) / H_E, by hand for E = 4, T = 3.
+  const double h = 1 + 1.0 / 2 + 1.0 / 3 + 1.0 / 4;
+  double by_hand = 0;
+  for (int i = 1; i <= 4; ++i) by_hand += 1 - std::pow(1 - 1.0 / (i * h), 3);
+  CHECK(expected_distinct_experts(4, 1, 3, zipf) == Approx(by_hand));
+  // Exponent 0 is the uniform law; one token touches exactly k experts under any law.
+  CHECK(expected_distinct_experts(128, 1, 64, ExpertRouting{0.0}) == Approx(expected_distinct_experts(128, 1, 64)));
+  for (int k : {1, 2, 8})
+    for (double s : {0.5, 1.0, 2.0, 4.0}) CHECK(expected_distinct_experts(128, k, 1, ExpertRouting{s}) == Approx(double(k)));
+  // Top-k = E: every expert, always.
+  CHECK(expected_distinct_experts(8, 8, 5, zipf) == Approx(8.0));
+  // More skew, fewer experts; more tokens, more experts, never more than E.
+  for (double t : {8.0, 64.0, 512.0}) {
+    double last = expected_distinct_experts(128, 2, t);
+    for (double s : {0.5, 1.0, 2.0}) {
+      const double e = expected_distinct_experts(128, 2, t, ExpertRouting{s});
+      CHECK(e < last);
+      CHECK(e > 0);
+      last = e;
+    }
+  }
+  CHECK(expected_distinct_experts(128, 1, 1e7, zipf) == Approx(128.0).epsilon(1e-3));
+  CHECK_THROWS_WITH(expected_distinct_experts(128, 1, 8, ExpertRouting{-1.0}), Catch::Contains("expert_routing_zipf_exponent"));
+  CHECK_THROWS_WITH(expected_distinct_experts(128, 1, 8, ExpertRouting{4.5}), Catch::Contains("expert_routing_zipf_exponent"));
+}
+
+TEST_CASE("expert_routing_zipf_exponent in a model YAML: fewer expert bytes per verify, refused on a dense model or out of range") {
+  const ConfigRegistry reg;
+  const auto dir = std::filesystem::temp_directory_path() / "specdse_test_zipf_routing";
+  std::filesystem::create_directories(dir);
+  std::string maverick;
+  {
+    std::ifstream in(reg.path("models", "llama-4-maverick"));
+    maverick.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto write = [&](const std::string& name, const std::string& text) {
+    const auto path = dir / name;
+    std::ofstream(path) << text;
+    return path.string();
+  };
+  const ModelSpec skewed = load_model(write("skewed.yaml", maverick + "expert_routing_zipf_exponent: 1.0\n"));
+  CHECK(skewed.expert_routing.zipf_exponent == 1.0);
+  const ModelSpec uniform = reg.model("llama-4-maverick");
+  CHECK(uniform.expert_routing.uniform());
+  CHECK(graph_weight_bytes(skewed, 1, 1) == Approx(graph_weight_bytes(uniform, 1, 1)));  // one token: one expert
+  CHECK(graph_weight_bytes(skewed, 64, 1) < 0.8 * graph_weight_bytes(uniform, 64, 1));
+  CHECK_THROWS_WITH(load_model(write("too_skewed.yaml", maverick + "expert_routing_zipf_exponent: 9\n")),
+                    Catch::Contains("expert_routing_zipf_exponent"));
+  std::string dense;
+  {
+    std::ifstream in(reg.path("models", "llama-3.2-1b"));
+    dense.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  CHECK_THROWS_WITH(load_model(write("dense.yaml", dense + "expert_routing_zipf_exponent: 1.0\n")),
+                    Catch::Contains("expert_routing_zipf_exponent"));
+  std::filesystem::remove_all(dir);
+}
