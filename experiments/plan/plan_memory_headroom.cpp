@@ -21,13 +21,17 @@ MemoryHeadroom memory_headroom(const PlanSetup& s, const PlanCandidate& c) {
                                               : s.context + q.step_tokens;
   q.lm_head_tokens = c.memory_lm_head_tokens;
   q.parameter_rule = system.memory.parameter_rule;
-  auto devices = deployment.memory(s.target, c.draft_model ? &*c.draft_model : nullptr, q, draft_device);
+  std::optional<models::AlgorithmSpec> head_algorithm;
+  sim::DraftHead head;
   if (!c.draft_head.empty() && c.draft_device >= 0) {
-    models::AlgorithmSpec a = s.configs->algorithm(c.draft_head);
-    if (models::draft_builder(a.draft.kind, a.name).has_own_layer_shape()) a = search::eagle_head_for_target(a, s.target);
+    head_algorithm = s.configs->algorithm(c.draft_head);
+    if (models::draft_builder(head_algorithm->draft.kind, head_algorithm->name).has_own_layer_shape())
+      head_algorithm = search::eagle_head_for_target(*head_algorithm, s.target);
     // The whole head on its device (a tensor-parallel head holds less per rank: an upper bound).
-    devices[std::size_t(c.draft_device)].need += sim::draft_head_memory(a, s.target, q.batch, q.kv_tokens);
+    head.algorithm = &*head_algorithm;
+    head.device = c.draft_device;
   }
+  const auto devices = deployment.memory(s.target, c.draft_model ? &*c.draft_model : nullptr, q, draft_device, head);
   MemoryHeadroom h;
   for (const auto& d : devices) {
     if (d.capacity_bytes <= 0) continue;

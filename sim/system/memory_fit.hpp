@@ -78,6 +78,22 @@ DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec
 MemoryNeed draft_head_memory(const models::AlgorithmSpec& algorithm, const models::ModelSpec& target, int batch,
                              long long kv_tokens, int tp = 1);
 
+// A draft head beside a system's target and where its memory lands (SystemCosts::memory adds it).
+struct DraftHead {
+  const models::AlgorithmSpec* algorithm = nullptr;  // the head (null: none; a standalone draft model adds nothing)
+  int device = -1;  // the device it runs on; -1: the system's draft device, else the first stage's first device
+  // true: sharded 1/tp over the first stage's tensor-parallel group when `device` is one of its
+  // ranks (vLLM runs an EAGLE head tensor parallel with the target's first layers); false, or a
+  // device outside that group: whole on `device`.
+  bool shard_with_first_stage = false;
+  std::string role;  // how the device's roles name it (default: "draft head ALGORITHM")
+};
+
+// Adds `head` to `devices` (system_memory's, one per device of `system`) where it places it; a
+// device that held nothing before gains its stack's runtime reserve.
+void add_draft_head_memory(std::vector<DeviceMemory>& devices, const models::SystemSpec& system,
+                           const models::ModelSpec& target, const DraftHead& head, const MemoryQuery& q);
+
 // require_fit for a workload: the target whole on one device with its draft, a standalone draft
 // model or a head, beside it.
 DeviceMemory require_workload_fit(const models::HardwareSpec& hw, const models::ModelSpec& target,

@@ -188,12 +188,22 @@ long long SystemCosts::evaluations() const {
 }
 
 std::vector<DeviceMemory> SystemCosts::memory(const models::ModelSpec& target, const models::ModelSpec* draft,
-                                             const MemoryQuery& q, std::optional<int> draft_device) const {
-  if (!draft_device || *draft_device == system_.draft_device) return system_memory(system_, target, draft, q);
-  device_class(*draft_device);  // InputError for a device the system lacks
+                                             const MemoryQuery& q, std::optional<int> draft_device,
+                                             const DraftHead& head) const {
+  // The stages' layers for this target (a system of even stages splits whatever it is given; a
+  // one-device deployment is such a system): the cost layer may be built before it knows the model.
   models::SystemSpec placed = system_;
-  placed.draft_device = *draft_device;
-  return system_memory(placed, target, draft, q);
+  placed.validate_placement(target);
+  if (draft_device && *draft_device != system_.draft_device) {
+    device_class(*draft_device);  // InputError for a device the system lacks
+    placed.draft_device = *draft_device;
+  }
+  std::vector<DeviceMemory> out = system_memory(placed, target, draft, q);
+  if (head.algorithm) {
+    if (head.device >= 0) device_class(head.device);  // InputError for a device the system lacks
+    add_draft_head_memory(out, placed, target, head, q);
+  }
+  return out;
 }
 
 DeviceMemory SystemCosts::device_memory(int device, const models::ModelSpec& model, const MemoryQuery& q,

@@ -102,9 +102,11 @@ class SystemCosts {
 
   // Memory of this deployment (sim/system/memory_fit.hpp, the one rule), every scenario's and plan's
   // fit going through here: each device of the system with its share of `target`'s stages and,
-  // when given, the standalone `draft` on `draft_device` (default: the system's placement.draft).
+  // when given, the standalone `draft` on `draft_device` (default: the system's placement.draft)
+  // and a draft head where `head` places it (its weights and own KV cache, sim::draft_head_memory).
   std::vector<DeviceMemory> memory(const models::ModelSpec& target, const models::ModelSpec* draft,
-                                   const MemoryQuery& q, std::optional<int> draft_device = std::nullopt) const;
+                                   const MemoryQuery& q, std::optional<int> draft_device = std::nullopt,
+                                   const DraftHead& head = {}) const;
   // One model whole on `device`, with a standalone draft beside it when given, as the device is
   // deployed (its stack's runtime reserve).
   DeviceMemory device_memory(int device, const models::ModelSpec& model, const MemoryQuery& q,

@@ -15,12 +15,6 @@ namespace search {
 
 namespace {
 
-// Memory of the head on one GPU holding 1/tp of it (sim::draft_head_memory).
-sim::MemoryNeed head_memory(const models::Workload& w, int batch, long long kv_tokens, int tp) {
-  if (!w.algorithm) return {};
-  return sim::draft_head_memory(*w.algorithm, w.target, batch, kv_tokens, tp);
-}
-
 std::string status_of(const sim::DeviceMemory& m) { return sim::fit_status(m); }
 
 class EngineCosts : public EagleCostModel {
@@ -53,9 +47,10 @@ class EngineCosts : public EagleCostModel {
     mq.batch = batch;
     mq.step_tokens = x;
     mq.kv_tokens = context + x;
-    sim::DeviceMemory m = deployed_.device_memory(0, w_.target, mq);
-    m.need += head_memory(w_, batch, mq.kv_tokens, 1);
-    return status_of(m);
+    sim::DraftHead head;  // the head whole on the GPU
+    head.algorithm = w_.algorithm.get();
+    head.device = 0;
+    return status_of(deployed_.memory(w_.target, nullptr, mq, std::nullopt, head).front());
   }
 
  private:
@@ -103,35 +98,23 @@ class SystemStepCosts : public EagleCostModel {
   }
   double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
   std::string memory_status(int x, int batch, long long context) const override {
-    // Kept per (x, batch, context) as the step times are: the dispatcher asks for every tree it
-    // weighs, and the head's weights are counted from a pass graph built each time.
-    const auto key = std::make_tuple(x, batch, context);
-    auto it = memory_memo_.find(key);
-    if (it == memory_memo_.end()) it = memory_memo_.emplace(key, memory_status_of(x, batch, context)).first;
-    return it->second;
-  }
-
- private:
-  std::string memory_status_of(int x, int batch, long long context) const {
     sim::MemoryQuery mq;
     mq.batch = batch;
     mq.step_tokens = x;
     mq.kv_tokens = s_.memory.kv_tokens > 0 ? s_.memory.kv_tokens : context + x;
     mq.parameter_rule = s_.memory.parameter_rule;
-    auto devices = deployed_.memory(w_.target, nullptr, mq);
-    // The head sits with the first stage's group (tensor parallel) or on the draft device.
-    const auto& group = s_.stages.front().devices;
-    const int dd = s_.draft_device >= 0 ? s_.draft_device : group.front();
-    const bool on_group = std::find(group.begin(), group.end(), dd) != group.end();
-    if (on_group)
-      for (int d : group) devices[std::size_t(d)].need += head_memory(w_, batch, mq.kv_tokens, int(group.size()));
-    else
-      devices[std::size_t(dd)].need += head_memory(w_, batch, mq.kv_tokens, 1);
+    // The head sits with the first stage's group (tensor parallel, 1/tp per rank) or whole on the
+    // system's draft device.
+    sim::DraftHead head;
+    head.algorithm = w_.algorithm.get();
+    head.shard_with_first_stage = true;
+    const auto devices = deployed_.memory(w_.target, nullptr, mq, std::nullopt, head);
     for (const auto& d : devices)
       if (!d.fits()) return status_of(d);
     return status_of(devices.front());
   }
 
+ private:
   // The system with its placement resolved for the target (stages' layers), before the cost
   // layers are built from it.
   static models::SystemSpec validated(models::SystemSpec s, const models::ModelSpec& target) {
@@ -151,7 +134,6 @@ class SystemStepCosts : public EagleCostModel {
   sim::SystemCosts deployed_;  // the system with its stacks: what its memory fit reserves
   models::SoftwareStack stack_;
   double ffn_bytes_ = 0;
-  mutable std::map<std::tuple<int, int, long long>, std::string> memory_memo_;
 };
 
 }  // namespace

@@ -125,11 +125,13 @@ class DeploymentStepCosts {
 };
 
 // Tokens of KV cache the deployment holds beside the target's weights, its runtime and the largest
-// step's activations (sim/system/memory_fit.hpp's accounting) and the head's weights: on a
-// system, the least over its devices of each one's free bytes over its share of a token's KV.
+// step's activations (sim/system/memory_fit.hpp's accounting) and a draft head (its weights, and its
+// own layer's KV in each token's share, as vLLM V1 gives the head's layer blocks from the same
+// pool), sharded with the first stage's tensor-parallel group: on a system, the least over its
+// devices of each one's free bytes over its share of a token's KV.
 // `token_bytes` (when given): the most bytes of one token's KV any device holds.
 long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::ModelSpec& target, int max_num_seqs,
-                             int verify, double head_bytes, const models::ModelSpec* draft = nullptr,
+                             int verify, const models::AlgorithmSpec* head, const models::ModelSpec* draft = nullptr,
                              double* token_bytes = nullptr) {
   sim::MemoryQuery q;
   q.batch = max_num_seqs;
@@ -137,9 +139,12 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
   q.kv_tokens = 0;
   // One GPU holds the whole target (and a draft model beside it); a system, its devices' shares.
   const bool one_device = deployment.system().devices.size() == 1;
+  sim::DraftHead on_first_stage;
+  on_first_stage.algorithm = head;
+  on_first_stage.shard_with_first_stage = true;
   auto memory = [&](const sim::MemoryQuery& m) {
-    return one_device ? std::vector<sim::DeviceMemory>{deployment.device_memory(0, target, m, draft)}
-                      : deployment.memory(target, nullptr, m);
+    return deployment.memory(target, one_device ? draft : nullptr, m, one_device ? std::optional<int>(0) : std::nullopt,
+                             on_first_stage);
   };
   const std::vector<sim::DeviceMemory> without = memory(q);
   // One more KV token per sequence of the batch: each device's share of a token's KV (a draft
@@ -155,13 +160,11 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
     if (without[d].capacity_bytes <= 0)
       throw models::InputError(
           fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", without[d].device));
-    // The head beside the target on every device that holds target layers (sharded over a TP group
-    // it would be less: an under-estimate of the cache).
-    const double free_bytes = without[d].capacity_bytes - without[d].need.total() - head_bytes;
+    const double free_bytes = without[d].capacity_bytes - without[d].need.total();
     if (free_bytes <= 0)
       throw models::InputError(fmt::format("serve: infeasible: {} needs {:.3g} GiB before any KV cache, of {:.3g} GiB "
                                            "on {}",
-                                           target.name, (without[d].need.total() + head_bytes) / kGib,
+                                           target.name, without[d].need.total() / kGib,
                                            without[d].capacity_bytes / kGib, without[d].device));
     tokens = std::min(tokens, (long long)(free_bytes / per_token));
   }
@@ -235,7 +238,6 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     hw.stack = models::load_software_stack(ctx.configs->path("stacks", hw.default_stack()));
   const std::string where = system ? system->name : hw.name;
   std::unique_ptr<models::AlgorithmSpec> head;
-  double head_bytes = 0;
   std::optional<models::ModelSpec> draft;
   ServingWorkload acceptance_source = workload;
   if (method == "draft-model") {
@@ -260,8 +262,6 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     // The algorithm of the same name (EAGLE-3's head drafting a chain), shaped for the target as
     // paper 004 trains one per target; the preset's yields were measured with EAGLE-3.
     head = std::make_unique<models::AlgorithmSpec>(eagle_head_for_target(ctx.configs->algorithm(method), target));
-    // Its weights (and a step's activations) beside the target; its own KV is left out (one layer).
-    head_bytes = sim::draft_head_memory(*head, target, 1, 0).total();
   }
   const std::string engine = ctx.text("engine");
   const DeploymentStepCosts deployment = system ? DeploymentStepCosts(*system, engine, target, head.get())
@@ -282,7 +282,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                              "step's budget is that: give one");
   base.seed = std::uint64_t(ctx.integer("seed"));
   double kv_token_bytes = 0;
-  base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head_bytes,
+  base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head.get(),
                                                draft ? &*draft : nullptr, &kv_token_bytes);
   // Swap preemption (vLLM V0): a CPU swap space per GPU of --swap-space-gib, KV copied over the
   // GPU's host link, each device its own share in parallel.
@@ -304,7 +304,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   // Plain decoding is deployed without the drafter: its cache takes that room too.
   const long long plain_kv_capacity_tokens =
       method == "none" ? base.kv_capacity_tokens
-                       : kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, 1, 0.0, nullptr);
+                       : kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, 1, nullptr, nullptr);
   // Arrivals: Poisson, gamma with a coefficient of variation, or a trace file.
   const std::string arrivals = ctx.text("arrivals");
   std::string arrivals_words = "Poisson arrivals";

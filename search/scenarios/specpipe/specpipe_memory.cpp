@@ -48,11 +48,11 @@ std::optional<std::string> eagle_baseline_memory_shortfall(const StageTimer& tim
   q.step_tokens = largest_tree;
   q.lm_head_tokens = (long long)requests * largest_tree;  // the target verifies every tree token
   q.parameter_rule = s.system.memory.parameter_rule;
-  auto mem = timer.costs().memory(s.target, nullptr, q);
-  const int last = s.system.stages.back().devices.front();
-  auto& d = mem[std::size_t(last)];
-  d.need += sim::draft_head_memory(*s.head, s.target, requests, q.kv_tokens);
-  d.roles += " + EAGLE-3 head";
+  sim::DraftHead head;  // whole on the last stage, which drafts from the target's last hidden state
+  head.algorithm = &*s.head;
+  head.device = s.system.stages.back().devices.front();
+  head.role = "EAGLE-3 head";
+  const auto mem = timer.costs().memory(s.target, nullptr, q, std::nullopt, head);
   for (const auto& m : mem)
     if (!m.fits()) return fmt::format("device {} ({}): {}", m.device, m.roles, sim::fit_status(m));
   return std::nullopt;
