@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "models/config_error.hpp"
+#include "models/system_route.hpp"
+#include "sim/system/routes.hpp"
 
 namespace search {
 
@@ -27,6 +29,34 @@ DraftPlacement DraftPlacement::on_device(std::shared_ptr<const models::LatencyEn
   return p;
 }
 
+DraftPlacement DraftPlacement::on_system_device(std::shared_ptr<const models::LatencyEngine> draft_engine,
+                                                std::shared_ptr<const models::SystemSpec> system, int draft, int target) {
+  if (!system) throw models::InputError("draft placement: no system");
+  const std::string device = system->devices.at(std::size_t(draft)).name;
+  if (!draft_engine) throw models::InputError(fmt::format("draft placement on '{}': no engine for the device", device));
+  const std::string what = fmt::format("the draft's messages between '{}' and the target's '{}'", device,
+                                       system->devices.at(std::size_t(target)).name);
+  models::route(*system, draft, target, what);  // InputError naming the system when no path joins them
+  models::route(*system, target, draft, what);
+  DraftPlacement p;
+  p.draft_engine_ = std::move(draft_engine);
+  p.device_ = device;
+  p.system_ = std::move(system);
+  p.draft_index_ = draft;
+  p.target_index_ = target;
+  return p;
+}
+
+std::string DraftPlacement::link() const {
+  if (!draft_engine_) return "same";
+  if (!system_) return to_target_->name;
+  const auto path = models::route(*system_, draft_index_, target_index_);
+  std::string names;
+  for (std::size_t i = 1; i < path.size(); ++i)
+    names += (names.empty() ? "" : "+") + system_->link_between(path[i - 1], path[i])->spec.name;
+  return names;
+}
+
 int draft_vocabulary(const models::Workload& w) {
   if (!w.algorithm) return 0;
   const auto& d = w.algorithm->draft;
@@ -46,6 +76,9 @@ double DraftPlacement::link_s(const models::Workload& w, int x) const {
     const int layers = std::max(1, w.algorithm->draft.fused_feature_layers);
     back += batch * double(x) * double(layers) * double(w.target.hidden_size) * w.target.activation_bytes();
   }
+  if (system_)
+    return sim::route_transfer_s(*system_, draft_index_, target_index_, to_target, "the draft's tokens") +
+           sim::route_transfer_s(*system_, target_index_, draft_index_, back, "the verdict");
   return to_target_->transfer_s(to_target) + to_draft_->transfer_s(back);
 }
 

@@ -15,6 +15,7 @@
 
 #include "models/latency_engine.hpp"
 #include "models/link_spec.hpp"
+#include "models/system_spec.hpp"
 
 namespace search {
 
@@ -38,12 +39,19 @@ class DraftPlacement {
   // draft's tokens, `to_draft` the verdict back.
   static DraftPlacement on_device(std::shared_ptr<const models::LatencyEngine> draft_engine, std::string device,
                                   models::LinkSpec to_target, models::LinkSpec to_draft);
+  // The draft on device `draft` of `system`, the target on its device `target`: both messages
+  // follow the system's routes (sim::route_transfer_s: the fewest-hop path, store and forward at
+  // each relay, as every scenario on the system moves data), so a draft on a device joined to the
+  // target's only through a host or a switch is placed, not refused. InputError naming the system
+  // when no route joins them.
+  static DraftPlacement on_system_device(std::shared_ptr<const models::LatencyEngine> draft_engine,
+                                         std::shared_ptr<const models::SystemSpec> system, int draft, int target);
 
   bool is_same_device() const { return !draft_engine_; }
   // "same" or the draft device's name.
   std::string device() const { return draft_engine_ ? device_ : "same"; }
-  // "same" or the link's name.
-  std::string link() const { return draft_engine_ ? to_target_->name : "same"; }
+  // "same", the link's name, or a route's links joined by '+' (draft to target).
+  std::string link() const;
 
   // The engine that times the draft's passes: the draft device's, or the target's.
   const models::LatencyEngine& draft_engine(const models::LatencyEngine& target_engine) const {
@@ -66,6 +74,8 @@ class DraftPlacement {
   std::shared_ptr<const models::LatencyEngine> draft_engine_;
   std::string device_;
   std::optional<models::LinkSpec> to_target_, to_draft_;
+  std::shared_ptr<const models::SystemSpec> system_;  // on_system_device: the routes' system
+  int draft_index_ = -1, target_index_ = -1;
 };
 
 // Vocabulary over which the draft's distributions are sent: a standalone draft model's, an

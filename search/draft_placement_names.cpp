@@ -51,14 +51,9 @@ DraftPlacement resolve_draft_placement(const models::ConfigRegistry& reg, const 
         fmt::format("{}: placement.draft: the system places no draft; name a device with --draft-device", s.source_file));
   }
   if (draft == target) return DraftPlacement::same_device();
-  const auto* to_target = s.link_between(draft, target);
-  const auto* to_draft = s.link_between(target, draft);
-  const auto& draft_dev = s.devices[std::size_t(draft)];
-  if (!to_target || !to_draft)
-    throw models::InputError(fmt::format("{}: links: no link joins the draft's device '{}' and the target's '{}'",
-                                         s.source_file, draft_dev.name, target_dev.name));
-  std::shared_ptr<const models::LatencyEngine> e = models::make_engine(engine, draft_dev.hardware);
-  return DraftPlacement::on_device(std::move(e), draft_dev.name, to_target->spec, to_draft->spec);
+  // The draft's messages follow the system's routes (a relay through a host or switch included).
+  std::shared_ptr<const models::LatencyEngine> e = models::make_engine(engine, s.devices[std::size_t(draft)].hardware);
+  return DraftPlacement::on_system_device(std::move(e), std::make_shared<const models::SystemSpec>(s), draft, target);
 }
 
 }  // namespace search

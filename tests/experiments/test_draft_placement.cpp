@@ -125,6 +125,32 @@ TEST_CASE("Draft placement from names: a system's device, a device it lacks, a m
   CHECK_THROWS_AS(experiments::resolve_draft_placement(reg, link_only, "roofline", "a800"), models::InputError);
 }
 
+TEST_CASE("Draft placement on a system: a device joined to the target's only through a relay follows the route") {
+  const models::ConfigRegistry reg;
+  experiments::DraftPlacementNames n;
+  n.system = "specpipe-2srv-3090-4090-eth";  // the target on a0; the 4090s on their own PCIe switch
+  n.draft_device = "b1";                     // not on the 10 GbE switch: b1 -> b0 over PCIe, b0 -> a0 over Ethernet
+  const auto p = experiments::resolve_draft_placement(reg, n, "roofline", "rtx3090");
+  CHECK(p.device() == "b1");
+  CHECK(p.link() == "pcie4-x16+eth-10g");
+  models::Workload w;
+  w.target = reg.model("llama-3.1-70b");
+  w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm("longspec-tree"));
+  const models::LinkSpec pcie = models::load_link(reg.path("links", "pcie4-x16"));
+  const models::LinkSpec eth = models::load_link(reg.path("links", "eth-10g"));
+  const int x = 5;
+  const double out_bytes = (x - 1) * (4.0 + w.target.vocab_size * 4.0);
+  const double back_bytes = (x + 1) * 4.0 + double(x) * w.target.hidden_size * w.target.activation_bytes();
+  // Store and forward: each message pays both hops.
+  CHECK(p.link_s(w, x) == Approx(pcie.transfer_s(out_bytes) + eth.transfer_s(out_bytes) + eth.transfer_s(back_bytes) +
+                                 pcie.transfer_s(back_bytes)).epsilon(1e-12));
+  // A device on the Ethernet switch itself: one hop, the link's own name.
+  n.draft_device = "draft";
+  const auto direct = experiments::resolve_draft_placement(reg, n, "roofline", "rtx3090");
+  CHECK(direct.link() == "eth-10g");
+  CHECK(direct.link_s(w, x) == Approx(eth.transfer_s(out_bytes) + eth.transfer_s(back_bytes)).epsilon(1e-12));
+}
+
 TEST_CASE("optimize / window / draft-select: the default placement gives the same bytes, a faster draft device lowers T_d") {
   const std::string opt = "optimize --hw a800 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024 "
                           "--format csv";
