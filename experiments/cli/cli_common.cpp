@@ -172,16 +172,6 @@ void add_engine_option(CLI::App& sub, std::string& engine) {
       ->default_val("roofline");
 }
 
-std::string shell_word(const std::string& w) {
-  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./@:=,+%").find(c) != std::string_view::npos;
-  });
-  if (plain) return w;
-  std::string q = "'";
-  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 models::ConfigRegistry registry(const GlobalOptions& g) {
   return g.config_dir.empty() ? models::ConfigRegistry() : models::ConfigRegistry(g.config_dir);
 }

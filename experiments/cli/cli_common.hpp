@@ -11,6 +11,7 @@
 #include "experiments/cli/command_registry.hpp"
 #include "experiments/output/table.hpp"
 #include "models/config_registry.hpp"
+#include "models/shell_word.hpp"
 #include "models/engine_registry.hpp"  // models::make_engine, which every command uses
 #include "models/latency_engine.hpp"
 #include "search/optimizer.hpp"  // search::kMaxVerificationLength
@@ -51,9 +52,8 @@ void add_engine_option(CLI::App& sub, std::string& engine);
 
 models::ConfigRegistry registry(const GlobalOptions& g);
 
-// A word as a POSIX shell reads it back: as it is when it has only characters the shell leaves
-// alone, else in single quotes (an embedded quote closed, escaped and reopened).
-std::string shell_word(const std::string& w);
+// A word as a POSIX shell reads it back (models/shell_word.hpp).
+using models::shell_word;
 
 void print_table(const Table& table, const std::string& format);
 

@@ -16,8 +16,8 @@
 #include "experiments/cli/command_registry.hpp"
 #include "experiments/cli/scenario_commands.hpp"
 #include "experiments/cli/unknown_arguments.hpp"
-#include "experiments/cli/version.hpp"
-#include "experiments/output/temp_files.hpp"
+#include "models/version.hpp"
+#include "sim/io/temp_files.hpp"
 #include "models/config_error.hpp"
 
 namespace {
@@ -26,12 +26,12 @@ std::string first_line(const std::string& message) { return message.substr(0, me
 }  // namespace
 
 int main(int argc, char** argv) {
-  experiments::install_temp_file_cleanup();
+  sim::install_temp_file_cleanup();
   CLI::App app{"specdse: when and how speculative decoding pays off on FPGAs, GPUs and CPUs"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
-  app.set_version_flag("--version", "specdse " + experiments::version() + " (git commit " +
-                                        experiments::git_commit() + ")");
+  app.set_version_flag("--version", "specdse " + models::version() + " (git commit " +
+                                        models::git_commit() + ")");
   experiments::GlobalOptions global;
   global.command_line = "specdse";
   for (int i = 1; i < argc; ++i) global.command_line += " " + experiments::shell_word(argv[i]);

@@ -13,7 +13,7 @@
 #include "experiments/cli/plot_script.hpp"
 #include "experiments/cli/scenario_options.hpp"
 #include "experiments/cli/scenario_runner.hpp"
-#include "experiments/output/output_path.hpp"
+#include "sim/io/output_path.hpp"
 #include "experiments/output/scenario_report.hpp"
 #include "models/config_error.hpp"
 
@@ -32,8 +32,8 @@ std::optional<PlotScript> prepare_plot(const search::ScenarioInfo* info, const s
   if (std::filesystem::path(a.plot).extension() != ".png")
     throw models::InputError(fmt::format("--plot: expected a .png path, got '{}'", a.plot));
   if (!info || info->plot.empty()) throw models::InputError(fmt::format("--plot: scenario {} has no plot script", name));
-  check_output_target(a.plot);
-  check_output_target(std::filesystem::path(a.plot).replace_extension(".csv").string());
+  sim::check_output_target(a.plot);
+  sim::check_output_target(std::filesystem::path(a.plot).replace_extension(".csv").string());
   return prepare_plot_script("--plot", info->plot, a.python);
 }
 
@@ -61,14 +61,14 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
   finish_scenario_inputs(sub, a, info);
   // An output that cannot be written is refused before the work, and the trace file is written
   // before the table is printed: a failed output never follows a printed result.
-  if (!a.trace_out.empty()) check_output_target(a.trace_out);
+  if (!a.trace_out.empty()) sim::check_output_target(a.trace_out);
   std::string report_trace;  // the report's timeline JSON beside it: FILE.trace.json
   if (!a.report.empty()) {
     if (std::filesystem::path(a.report).extension() != ".html")
       throw models::InputError(fmt::format("--report: expected a .html path, got '{}'", a.report));
     report_trace = std::filesystem::path(a.report).replace_extension(".trace.json").string();
-    check_output_target(a.report);
-    check_output_target(report_trace);
+    sim::check_output_target(a.report);
+    sim::check_output_target(report_trace);
   }
   const std::optional<PlotScript> plot = prepare_plot(info, name, a);
   const auto result = [&] {

@@ -13,7 +13,7 @@
 #include <set>
 #include <tuple>
 
-#include "experiments/output/output_path.hpp"
+#include "sim/io/output_path.hpp"
 #include "experiments/cli/acceptance_source.hpp"
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/scenario_runner.hpp"
@@ -82,8 +82,8 @@ void run_band_scenario(const FitArgs& a, const std::string& band_path, const Glo
 
 int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
   if (!a.scenario.empty()) check_band_scenario(a);
-  refuse_output_over_input(a.out, a.statistics, "--statistics");
-  if (!a.out.empty()) check_output_target(a.out);
+  sim::refuse_output_over_input(a.out, a.statistics, "--statistics");
+  if (!a.out.empty()) sim::check_output_target(a.out);
   const search::StatisticsFile file = search::read_statistics_file(a.statistics);
   const auto rep = search::fit_statistics(file, [&](std::size_t done, std::size_t total) {
     if (total > 1) fmt::print(stderr, "fit: {} / {} fits\n", done, total);

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "experiments/output/output_path.hpp"
+#include "sim/io/output_path.hpp"
 #include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "models/hf_import.hpp"
@@ -19,8 +19,8 @@ struct ImportArgs {
 };
 
 int run_import(const ImportArgs& a) {
-  refuse_output_over_input(a.out, a.config_json, "config_json");
-  if (!a.out.empty()) check_output_target(a.out);
+  sim::refuse_output_over_input(a.out, a.config_json, "config_json");
+  if (!a.out.empty()) sim::check_output_target(a.out);
   const auto imported = models::import_hf_config(a.config_json, a.name);
   // The header names the file the user gave, without folders: no absolute path in configs.
   const std::string label = std::filesystem::path(a.config_json).filename().string() +

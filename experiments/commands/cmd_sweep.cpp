@@ -13,7 +13,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/output/output_lock.hpp"
-#include "experiments/output/output_path.hpp"
+#include "sim/io/output_path.hpp"
 #include "experiments/cli/plot_script.hpp"
 #include "experiments/sweep/scenario_sweep.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
@@ -104,7 +104,7 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
       std::string resume_from = a.out;
       ResumeFile kind = ResumeFile::output;
       if (!a.out.empty()) {
-        if (check_output_target(a.out))
+        if (sim::check_output_target(a.out))
           throw models::InputError(fmt::format("{}: is a device; --out takes the sweep's CSV file path (it is read "
                                                "back to resume)", a.out));
         lock.emplace(OutputLock::for_file(a.out), a.out);
@@ -247,7 +247,7 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   std::optional<PlotScript> plot;
   if (a.plot) {
     plot = prepare_plot_script("--plot", spec.plot, a.python);
-    check_output_target(std::filesystem::path(a.out).replace_extension(".png").string());
+    sim::check_output_target(std::filesystem::path(a.out).replace_extension(".png").string());
   }
   o.out_path = a.out;
   o.threads = a.threads;

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "experiments/output/output_path.hpp"
+#include "sim/io/output_path.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -74,7 +74,7 @@ OutputLock::~OutputLock() {
 }
 
 std::string OutputLock::for_file(const std::string& path) {
-  const std::filesystem::path p(resolve_output_path(path));
+  const std::filesystem::path p(sim::resolve_output_path(path));
   return (p.parent_path() / ("." + p.filename().string() + ".lock")).string();
 }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "experiments/cli/scenario_runner.hpp"  // validation_field
-#include "experiments/cli/version.hpp"
+#include "models/version.hpp"
 
 namespace experiments {
 
@@ -277,7 +277,7 @@ std::string scenario_report_html(const search::ScenarioResult& result, const std
           "pre{white-space:pre-wrap;background:#f6f6f6;padding:.6em}code{font-size:11px}\n"
           "</style>\n</head>\n<body>\n";
   html << "<h1>" << html_escape(command_line) << "</h1>\n";
-  html << "<p>specdse " << html_escape(version()) << " (git commit " << html_escape(git_commit())
+  html << "<p>specdse " << html_escape(models::version()) << " (git commit " << html_escape(models::git_commit())
        << "); every number below is this command's, and each row's <code>reproduce</code> command gives it alone.</p>\n";
   html << "<h2 id=\"answer\">Answer</h2>\n" << meta_html(result);
   if (const std::string bars = ranking_svg(result); !bars.empty())

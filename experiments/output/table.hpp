@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/io/atomic_file.hpp"
+
 namespace experiments {
 
 enum class OutputFormat { table, csv, json };
@@ -79,13 +81,7 @@ inline Cell num(double v, int digits = 4) { return Number{v, digits}; }
 inline Cell integer(std::int64_t v) { return v; }
 inline Cell text(std::string s) { return s; }
 
-// Writes `content` to `path` atomically (temporary file in the same folder, then rename),
-// creating parent folders. Through a symbolic link it writes the link's target, and the link
-// stays (experiments/output/output_path.hpp). A character device (/dev/null) is written in place;
-// a folder, FIFO, socket or block device is refused (check_output_target).
-void write_file_atomic(const std::string& path, const std::string& content);
-
-// The same, the content streamed by `write` (a file larger than memory: a long trace).
-void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
+// Outputs are written whole or not at all (sim/io/atomic_file.hpp), every table and file.
+using sim::write_file_atomic;
 
 }  // namespace experiments

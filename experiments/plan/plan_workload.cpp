@@ -9,7 +9,7 @@
 #include <iterator>
 
 #include "experiments/cli/cli_common.hpp"
-#include "experiments/cli/version.hpp"
+#include "models/version.hpp"
 #include "experiments/output/table.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "models/config_error.hpp"
@@ -112,7 +112,7 @@ std::string band_for_statistics(const std::string& statistics_path,
   // FNV-1a of the file's bytes and of the build's commit: the same statistics fitted by the same
   // code map to the same band file.
   std::uint64_t hash = 14695981039346656037ull;
-  for (unsigned char ch : content + "\n" + git_commit()) hash = (hash ^ ch) * 1099511628211ull;
+  for (unsigned char ch : content + "\n" + models::git_commit()) hash = (hash ^ ch) * 1099511628211ull;
   const fs::path band = fs::temp_directory_path() / fmt::format("specdse-band-{:016x}.yaml", hash);
   std::error_code ec;
   if (fs::is_regular_file(band, ec)) {

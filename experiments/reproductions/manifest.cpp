@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "experiments/cli/version.hpp"
+#include "models/version.hpp"
 
 namespace fs = std::filesystem;
 
@@ -21,18 +21,6 @@ std::string yaml_quote(const std::string& s) {
 
 namespace {
 
-// `path` relative to `root` when it lies inside it.
-bool relative_inside(const fs::path& path, const fs::path& root, std::string& out) {
-  std::error_code ec;
-  const fs::path p = fs::weakly_canonical(path, ec);
-  if (ec) return false;
-  const fs::path r = fs::weakly_canonical(root, ec);
-  if (ec) return false;
-  const fs::path rel = p.lexically_relative(r);
-  if (rel.empty() || *rel.begin() == "..") return false;
-  out = rel.generic_string();
-  return true;
-}
 
 // FNV-1a, 64 bit: a content fingerprint of an input file ("missing" when it cannot be read).
 std::string fnv1a64_of_file(const std::string& path) {
@@ -52,12 +40,6 @@ std::string fnv1a64_of_file(const std::string& path) {
 
 }  // namespace
 
-std::string portable_path(const std::string& path, const std::string& config_dir) {
-  std::string rel;
-  if (relative_inside(path, SPECDSE_SOURCE_DIR, rel)) return rel;
-  if (relative_inside(path, config_dir, rel)) return "<config_dir>/" + rel;
-  return fs::path(path).filename().string();
-}
 
 std::string manifest_yaml(const ManifestInfo& m) {
   // Every scalar double-quoted: a title with ':' or '#' or a path like "yes" stays a string.
@@ -69,11 +51,11 @@ std::string manifest_yaml(const ManifestInfo& m) {
   entry("reproduction", m.reproduction);
   entry("title", m.title);
   entry("command", "specdse reproduce " + m.reproduction + " --engine " + m.engine);
-  entry("specdse_version", version());
-  entry("git_commit", git_commit());
+  entry("specdse_version", models::version());
+  entry("git_commit", models::git_commit());
   entry("engine", m.engine);
   std::string cfg;
-  entry("config_dir", relative_inside(m.config_dir, SPECDSE_SOURCE_DIR, cfg) ? cfg : "--config-dir (outside the project)");
+  entry("config_dir", models::relative_inside(m.config_dir, SPECDSE_SOURCE_DIR, cfg) ? cfg : "--config-dir (outside the project)");
   y << YAML::Key << "inputs" << YAML::Value << YAML::BeginSeq;
   for (const auto& in : m.inputs) {
     const auto paren = in.find(" (");

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "models/portable_path.hpp"
+
 namespace experiments {
 
 struct ManifestInfo {
@@ -27,8 +29,6 @@ bool manifest_unchanged(const std::string& existing, const std::string& fresh);
 // A YAML double-quoted scalar, written by yaml-cpp's emitter (as every scalar of the manifest).
 std::string yaml_quote(const std::string& s);
 
-// `path` relative to the project root when it lies in it, else relative to `config_dir` as
-// "<config_dir>/..." when it lies there, else its file name only (never an absolute path).
-std::string portable_path(const std::string& path, const std::string& config_dir);
+using models::portable_path;  // models/portable_path.hpp
 
 }  // namespace experiments

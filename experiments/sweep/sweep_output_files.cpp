@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/cli/version.hpp"
-#include "experiments/output/output_path.hpp"
+#include "models/version.hpp"
+#include "sim/io/output_path.hpp"
 #include "experiments/output/table.hpp"
 #include "experiments/sweep/sweep_rows.hpp"
 #include "models/config_error.hpp"
@@ -115,7 +115,7 @@ std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistr
   namespace fs = std::filesystem;
   std::string out = fmt::format("# sweep_settings: x_max={} x_search={}\n", spec.x_max,
                                 spec.every_x ? "every_x" : "optimum");
-  out += fmt::format("# sweep_build: specdse {} (git {})\n", version(), git_commit());
+  out += fmt::format("# sweep_build: specdse {} (git {})\n", models::version(), models::git_commit());
   if (shard_count > 1) out += fmt::format("# sweep_shard: {}/{}\n", shard_index, shard_count);
   // Every input file the points name, once, by its path in the config folder (or as given).
   std::set<std::string> files;
@@ -258,7 +258,7 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
   return lines;
 }
 
-std::string sweep_journal_path(const std::string& out_path) { return resolve_output_path(out_path) + ".partial"; }
+std::string sweep_journal_path(const std::string& out_path) { return sim::resolve_output_path(out_path) + ".partial"; }
 
 std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
                                const SweepSpec* spec) {

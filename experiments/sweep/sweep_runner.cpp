@@ -26,7 +26,7 @@
 #include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "experiments/output/output_lock.hpp"
-#include "experiments/output/output_path.hpp"
+#include "sim/io/output_path.hpp"
 #include "experiments/sweep/process_pool.hpp"
 #include "experiments/sweep/sweep_rows.hpp"
 #include "models/config_error.hpp"
@@ -364,7 +364,7 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
       throw models::InputError(fmt::format("{}: is a folder; --out takes the sweep's CSV file path", o.out_path));
     // A FIFO or another special file is refused before it is read to resume (reading a FIFO
     // with no writer would block for ever).
-    if (check_output_target(o.out_path))
+    if (sim::check_output_target(o.out_path))
       throw models::InputError(fmt::format("{}: is a device; --out takes the sweep's CSV file path (it is read back "
                                            "to resume)", o.out_path));
     lock.emplace(OutputLock::for_file(o.out_path), o.out_path);

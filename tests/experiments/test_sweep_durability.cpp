@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "experiments/output/output_lock.hpp"
-#include "experiments/output/output_path.hpp"
+#include "sim/io/output_path.hpp"
 #include "experiments/output/table.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "models/config_error.hpp"
@@ -261,7 +261,7 @@ TEST_CASE("a sweep through a symbolic link locks and writes the link's target, a
   const auto target = d / "data" / "real.csv";
   const auto link = d / "link.csv";
   fs::create_symlink("data/real.csv", link);  // relative: to the link's folder
-  CHECK(experiments::resolve_output_path(link.string()) == target.string());
+  CHECK(sim::resolve_output_path(link.string()) == target.string());
   CHECK(experiments::OutputLock::for_file(link.string()) == (d / "data" / ".real.csv.lock").string());
   CHECK(experiments::sweep_journal_path(link.string()) == target.string() + ".partial");
 

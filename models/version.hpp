@@ -3,9 +3,9 @@
 // both on version.cpp; the commit is "unknown" outside a git checkout).
 #include <string>
 
-namespace experiments {
+namespace models {
 
 std::string version();
 std::string git_commit();
 
-}  // namespace experiments
+}  // namespace models

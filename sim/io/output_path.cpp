@@ -1,4 +1,4 @@
-#include "experiments/output/output_path.hpp"
+#include "sim/io/output_path.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "models/config_error.hpp"
 #include "models/input_file.hpp"
 
-namespace experiments {
+namespace sim {
 
 std::string resolve_output_path(const std::string& path) {
   namespace fs = std::filesystem;
@@ -52,4 +52,4 @@ bool check_output_target(const std::string& path) {
                                        "device such as /dev/null in place)", path, models::file_kind_words(st)));
 }
 
-}  // namespace experiments
+}  // namespace sim

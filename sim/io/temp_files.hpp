@@ -7,7 +7,7 @@
 // (SIGKILL cannot be caught: its temporaries are hidden and end in .tmp, never taken for output.)
 #include <string>
 
-namespace experiments {
+namespace sim {
 
 // Registers `path` for removal on a fatal signal while the guard lives. Async-signal-safe on the
 // handler's side: a fixed table of slots, each owned by the process that filled it (a forked
@@ -27,4 +27,4 @@ class TempFileGuard {
 // interpreter's signal handling alone).
 void install_temp_file_cleanup();
 
-}  // namespace experiments
+}  // namespace sim

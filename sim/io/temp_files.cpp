@@ -1,4 +1,4 @@
-#include "experiments/output/temp_files.hpp"
+#include "sim/io/temp_files.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <climits>
 #include <cstring>
 
-namespace experiments {
+namespace sim {
 
 namespace {
 
@@ -66,4 +66,4 @@ void install_temp_file_cleanup() {
   ::signal(SIGXFSZ, SIG_IGN);
 }
 
-}  // namespace experiments
+}  // namespace sim

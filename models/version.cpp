@@ -1,4 +1,4 @@
-#include "experiments/cli/version.hpp"
+#include "models/version.hpp"
 
 #ifndef SPECDSE_VERSION
 #define SPECDSE_VERSION "unknown"
@@ -7,9 +7,9 @@
 #define SPECDSE_GIT_COMMIT "unknown"
 #endif
 
-namespace experiments {
+namespace models {
 
 std::string version() { return SPECDSE_VERSION; }
 std::string git_commit() { return SPECDSE_GIT_COMMIT; }
 
-}  // namespace experiments
+}  // namespace models

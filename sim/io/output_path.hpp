@@ -4,7 +4,7 @@
 // spelling of one file shares one lock and one sweep journal.
 #include <string>
 
-namespace experiments {
+namespace sim {
 
 // `path` with the symbolic links of its last component followed to the file they name (the
 // target need not exist yet); `path` itself when it is not a link. Links in the folders above
@@ -23,4 +23,4 @@ bool check_output_target(const std::string& path);
 // of the run's own inputs: writing it would destroy what the run reads.
 void refuse_output_over_input(const std::string& output, const std::string& input, const std::string& input_flag);
 
-}  // namespace experiments
+}  // namespace sim
