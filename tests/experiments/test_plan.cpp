@@ -1,4 +1,4 @@
-// `specdse plan` (experiments/plan): every scheme that applies, ranked by time between tokens;
+// `specdse plan` (search/plan): every scheme that applies, ranked by time between tokens;
 // each ranked number is the one its own scenario command gives; infeasible and inapplicable
 // candidates are listed, not ranked; bad requests are one-line errors with exit 2.
 #include <catch2/catch.hpp>

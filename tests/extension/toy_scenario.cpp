@@ -7,7 +7,7 @@
 // plan's own plain row. Nothing in the product names it.
 #include <fmt/format.h>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "models/latency_engine.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/typed_scenario.hpp"
@@ -66,29 +66,29 @@ const search::TypedScenario<Params, Row>& toy_ar() {
 const auto& toy_ar_registration = toy_ar();
 
 // The plan scheme over it: the toy scenario on the target's device when the target runs whole on one.
-std::vector<experiments::PlanCandidate> run_toy_scheme(const experiments::PlanSetup& s) {
+std::vector<search::PlanCandidate> run_toy_scheme(const search::PlanSetup& s) {
   constexpr const char* kScheme = "toy AR";
   if (!s.target_on_one_device())
-    return {experiments::untimed(kScheme, "", "not applicable: the toy runs the target on one device")};
+    return {search::untimed(kScheme, "", "not applicable: the toy runs the target on one device")};
   const auto& dev = s.system.devices[std::size_t(s.target_device())];
-  experiments::ScenarioInputs in = s.inputs();
+  search::ScenarioInputs in = s.inputs();
   in.system_spec = nullptr;
   in.hw_spec = &dev.hardware;
   const Params p = toy_ar().defaults();
-  std::vector<experiments::PlanCandidate> out;
-  const auto r = experiments::run_candidate_scenario(s, toy_ar(), in, p, kScheme, "target on " + dev.name, out);
+  std::vector<search::PlanCandidate> out;
+  const auto r = search::run_candidate_scenario(s, toy_ar(), in, p, kScheme, "target on " + dev.name, out);
   if (!r) return out;
-  experiments::PlanCandidate c(kScheme, "target on " + dev.name);
+  search::PlanCandidate c(kScheme, "target on " + dev.name);
   c.tbt_s = c.tbt_low_s = c.tbt_high_s = r->rows.at(0).t_token_s;
   c.parameters = "one token per step";
   c.acceptance = "none (no speculation)";
-  c.reproduce = experiments::reproduce_command(
-      s, "toy-ar " + s.hw_args(s.target_device()) + experiments::scenario_flags("toy-ar", toy_ar().settings(p)));
+  c.reproduce = search::reproduce_command(
+      s, "toy-ar " + s.hw_args(s.target_device()) + search::scenario_flags("toy-ar", toy_ar().settings(p)));
   out.push_back(c);
   return out;
 }
 
-const experiments::PlanSchemeRegistration toy_scheme_registration{
+const search::PlanSchemeRegistration toy_scheme_registration{
     {"toy AR", "toy: the toy-ar scenario on the target's device", 90, run_toy_scheme}};
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 
 #include <fmt/format.h>
 
@@ -11,12 +11,12 @@
 #include <string_view>
 #include <variant>
 
-#include "experiments/cli/cli_common.hpp"
-#include "experiments/reproductions/manifest.hpp"
+#include "models/portable_path.hpp"
+#include "models/shell_word.hpp"
 #include "models/config_error.hpp"
 #include "models/registry.hpp"
 
-namespace experiments {
+namespace search {
 
 namespace {
 
@@ -54,7 +54,7 @@ std::string reason_first(const std::string& message, const std::string& config_d
   if (message.empty() || message[0] != '/' || colon == std::string::npos) return message;
   const std::string path = message.substr(0, colon);
   if (path.find(' ') != std::string::npos) return message;
-  return message.substr(colon + 2) + " (in " + portable_path(path, config_dir) + ")";
+  return message.substr(colon + 2) + " (in " + models::portable_path(path, config_dir) + ")";
 }
 
 ScenarioInputs PlanSetup::inputs() const {
@@ -86,7 +86,7 @@ std::string PlanSetup::hw_arg(int device) const {
   // A board of the user's own (a YAML path) is named by its path: its name alone is no config.
   const fs::path shipped_hw = fs::path(configs->dir()) / "hardware" / (hw.name + ".yaml");
   const bool hw_named = hw.source_file.empty() || fs::equivalent(shipped_hw, hw.source_file, ec);
-  return "--hw " + shell_word(hw_named ? (single_hw ? hw_name : hw.name) : hw.source_file);
+  return "--hw " + models::shell_word(hw_named ? (single_hw ? hw_name : hw.name) : hw.source_file);
 }
 
 std::string PlanSetup::hw_args(int device) const {
@@ -97,7 +97,7 @@ std::string PlanSetup::hw_args(int device) const {
   if (hw.stack.name == "bare") return args;
   const fs::path shipped = fs::path(configs->dir()) / "stacks" / (hw.stack.name + ".yaml");
   const bool named = hw.stack.source_file.empty() || fs::equivalent(shipped, hw.stack.source_file, ec);
-  return args + " --stack " + shell_word(named ? hw.stack.name : hw.stack.source_file);
+  return args + " --stack " + models::shell_word(named ? hw.stack.name : hw.stack.source_file);
 }
 
 std::string scenario_flags(const std::string& scenario, const std::vector<std::string>& settings) {
@@ -108,14 +108,14 @@ std::string scenario_flags(const std::string& scenario, const std::vector<std::s
     const std::string key = setting.substr(0, eq), value = setting.substr(eq + 1);
     const auto* p = search::find_param(info, key);
     if (p && p->type == search::ParamType::boolean) flags += (value == "true" ? " --" : " --no-") + key;
-    else flags += " --" + key + " " + shell_word(value);
+    else flags += " --" + key + " " + models::shell_word(value);
   }
   return flags;
 }
 
 std::string scenario_command(const PlanSetup& s, const std::string& name, const std::vector<std::string>& params) {
   std::string args = "scenario " + name;
-  for (const auto& p : params) args += " --param " + shell_word(p);
+  for (const auto& p : params) args += " --param " + models::shell_word(p);
   return reproduce_command(s, args, true);
 }
 
@@ -136,4 +136,4 @@ std::string reproduce_command(const PlanSetup& s, const std::string& args, bool 
   return cmd;
 }
 
-}  // namespace experiments
+}  // namespace search

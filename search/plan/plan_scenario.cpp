@@ -1,5 +1,5 @@
 // `specdse plan` (and `specdse scenario plan`, `specdse.plan` in Python): given a system (or one
-// device) and a workload, every registered plan scheme (experiments/plan/plan_scheme.hpp) runs
+// device) and a workload, every registered plan scheme (search/plan/plan_scheme.hpp) runs
 // at its best parameters and placements, and the candidates come back ranked by time between
 // tokens, each with its status, a one-line why, the acceptance it assumed and the command that
 // reproduces it alone. Candidates that do not fit memory or do not apply are listed, not ranked.
@@ -11,16 +11,16 @@
 #include <future>
 #include <iostream>
 
-#include "experiments/plan/plan_context_mix.hpp"
-#include "experiments/plan/plan_first_token.hpp"
-#include "experiments/plan/plan_memory_headroom.hpp"
-#include "experiments/plan/plan_ranking.hpp"
-#include "experiments/plan/plan_request.hpp"
-#include "experiments/plan/plan_scheme.hpp"
-#include "experiments/plan/plan_table.hpp"
+#include "search/plan/plan_context_mix.hpp"
+#include "search/plan/plan_first_token.hpp"
+#include "search/plan/plan_memory_headroom.hpp"
+#include "search/plan/plan_ranking.hpp"
+#include "search/plan/plan_request.hpp"
+#include "search/plan/plan_scheme.hpp"
+#include "search/plan/plan_table.hpp"
 #include "search/scenarios/scenario.hpp"
 
-namespace experiments {
+namespace search {
 namespace {
 
 // Progress on stderr once a plan runs longer than this.
@@ -153,4 +153,4 @@ const search::ScenarioRegistration plan_scenario_registration(
      true});  // prints its own progress
 
 }  // namespace
-}  // namespace experiments
+}  // namespace search

@@ -1,4 +1,4 @@
-#include "experiments/plan/plan_first_token.hpp"
+#include "search/plan/plan_first_token.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "sim/system/system_step.hpp"
 
-namespace experiments {
+namespace search {
 
 namespace {
 
@@ -62,4 +62,4 @@ double FirstTokenCosts::ttft_s(const PlanCandidate& c) {
   return on_target ? target + draft : std::max(target, draft);
 }
 
-}  // namespace experiments
+}  // namespace search

@@ -1,8 +1,8 @@
 #pragma once
 // `specdse plan`'s schemes: each way of decoding that plan weighs (plain decoding, chain SD,
-// tree SD, an EAGLE head, SpecPipe, DuoDecoding, ...) is one file under experiments/plan/schemes/
+// tree SD, an EAGLE head, SpecPipe, DuoDecoding, ...) is one file under search/plan/schemes/
 // with one static PlanSchemeRegistration, so a new scheme is one file plus that one line. A
-// scheme runs the registered scenario that models it (experiments/cli/scenario_runner.hpp) at
+// scheme runs the registered scenario that models it (search/scenarios/scenario_runner.hpp) at
 // its best parameters and placements on the user's system, and returns one candidate per
 // placement or method: a time between tokens when it was timed, else a status that says why not
 // ("infeasible: ...", "not applicable: ...").
@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "experiments/cli/scenario_runner.hpp"
+#include "search/scenarios/scenario_runner.hpp"
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "models/model_spec.hpp"
 #include "models/system_spec.hpp"
 #include "search/scenarios/typed_scenario.hpp"
 
-namespace experiments {
+namespace search {
 
 // What plan was asked, validated, with the system resolved (a one-device system for --hw).
 struct PlanSetup {
@@ -72,7 +72,7 @@ struct PlanCandidate {
   double tbt_low_s = 0, tbt_high_s = 0;  // over the acceptance band; equal to tbt_s without one
   double ttft_s = 0;       // time to first token: the scenario's where it times the prefill, else plan's
   // What runs and is held beside the target, for plan's time to first token and memory headroom
-  // (experiments/plan/plan_first_token.hpp, plan_memory_headroom.hpp): a standalone draft model
+  // (search/plan/plan_first_token.hpp, plan_memory_headroom.hpp): a standalone draft model
   // on a device of the system, or a draft head (an algorithm) with the target's first stage.
   std::optional<models::ModelSpec> draft_model;
   int draft_device = -1;     // the draft model's device (index in the system)
@@ -190,4 +190,4 @@ std::string scenario_command(const PlanSetup& s, const std::string& name, const 
 // name (or has no file), else its file; with "@FORMAT" where its weights are stored quantised.
 std::string model_arg(const models::ConfigRegistry& configs, const models::ModelSpec& model);
 
-}  // namespace experiments
+}  // namespace search

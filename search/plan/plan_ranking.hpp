@@ -4,10 +4,10 @@
 // between tokens, throughput or time to first token; the rest after them in scheme order).
 #include <vector>
 
-#include "experiments/plan/plan_request.hpp"
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_request.hpp"
+#include "search/plan/plan_scheme.hpp"
 
-namespace experiments {
+namespace search {
 
 // Plain decoding's time between tokens on the system's placement (0 when it was not timed): the
 // speed-ups' reference.
@@ -19,4 +19,4 @@ void apply_targets(const PlanRequest& q, std::vector<PlanCandidate>& all);
 // Orders the candidates as plan ranks them (stable: equal keys keep scheme order).
 void rank_candidates(const PlanRequest& q, std::vector<PlanCandidate>& all);
 
-}  // namespace experiments
+}  // namespace search

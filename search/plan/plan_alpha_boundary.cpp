@@ -1,10 +1,10 @@
-#include "experiments/plan/plan_alpha_boundary.hpp"
+#include "search/plan/plan_alpha_boundary.hpp"
 
 #include <fmt/format.h>
 
 #include <limits>
 
-namespace experiments {
+namespace search {
 namespace {
 
 // Bisection steps of the alpha boundary: 12 halvings of (0, 1) locate it within 0.0003.
@@ -47,4 +47,4 @@ std::string alpha_boundary(const PlanSetup& s, const std::vector<PlanCandidate>&
 }
 
 
-}  // namespace experiments
+}  // namespace search

@@ -5,12 +5,12 @@
 // applicable.
 #include <fmt/format.h>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher_scenario.hpp"
 #include "models/config_error.hpp"
 
-namespace experiments::eagle_scheme {
+namespace search::eagle_scheme {
 namespace {
 
 constexpr const char* kScheme = "EAGLE head";
@@ -70,4 +70,4 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
 const PlanSchemeRegistration eagle_registration{{kScheme, kSummary, 30, run_eagle}};
 
 }  // namespace
-}  // namespace experiments::eagle_scheme
+}  // namespace search::eagle_scheme

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "experiments/plan/plan_request_rate.hpp"
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_request_rate.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "search/scenarios/scenario.hpp"
 
-namespace experiments {
+namespace search {
 
 // Tokens a request decodes when a request rate is given without them (a chat answer's length).
 constexpr long long kDefaultOutputTokens = 256;
@@ -44,4 +44,4 @@ PlanRequest read_plan_request(const search::ScenarioContext& ctx, std::chrono::s
 // "p99", "p99.5": a percentile as SLOs name it.
 std::string percentile_name(double p);
 
-}  // namespace experiments
+}  // namespace search

@@ -1,4 +1,4 @@
-#include "experiments/plan/plan_context_mix.hpp"
+#include "search/plan/plan_context_mix.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-namespace experiments {
+namespace search {
 
 std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandidate>>& per_context,
                                         const std::vector<long long>& contexts, const std::vector<double>& weights) {
@@ -87,4 +87,4 @@ double mix_percentile(const std::vector<PlanCandidate::ContextTimes>& times, dou
   return sorted.back()->*member;
 }
 
-}  // namespace experiments
+}  // namespace search

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace experiments {
+namespace search {
 
 // The most contexts a mix may hold: every context reruns every scheme (a 64-bin histogram of
 // prompt lengths is finer than any published mix; 20000 contexts would run for most of an hour).
@@ -56,4 +56,4 @@ PlanWorkload read_plan_workload(const std::string& path);
 std::string band_for_statistics(const std::string& statistics_path,
                                 const std::function<void(std::size_t, std::size_t)>& progress);
 
-}  // namespace experiments
+}  // namespace search

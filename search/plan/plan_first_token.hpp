@@ -12,10 +12,10 @@
 #include <string>
 #include <utility>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "sim/system/system_costs.hpp"
 
-namespace experiments {
+namespace search {
 
 class FirstTokenCosts {
  public:
@@ -39,4 +39,4 @@ class FirstTokenCosts {
   std::optional<double> target_s_;
 };
 
-}  // namespace experiments
+}  // namespace search

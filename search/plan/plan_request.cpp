@@ -1,15 +1,15 @@
-#include "experiments/plan/plan_request.hpp"
+#include "search/plan/plan_request.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
 
-#include "experiments/plan/plan_workload.hpp"
+#include "search/plan/plan_workload.hpp"
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 
-namespace experiments {
+namespace search {
 namespace {
 
 std::vector<models::ModelSpec> resolve_drafts(const search::ScenarioContext& ctx, const models::ModelSpec& target,
@@ -189,4 +189,4 @@ PlanRequest read_plan_request(const search::ScenarioContext& ctx, std::chrono::s
   return q;
 }
 
-}  // namespace experiments
+}  // namespace search

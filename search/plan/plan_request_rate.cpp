@@ -1,4 +1,4 @@
-#include "experiments/plan/plan_request_rate.hpp"
+#include "search/plan/plan_request_rate.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "search/scenarios/serving/serving_simulation.hpp"
 #include "search/scenarios/serving/serving_summary.hpp"
 
-namespace experiments {
+namespace search {
 
 namespace {
 
@@ -161,4 +161,4 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
   return out;
 }
 
-}  // namespace experiments
+}  // namespace search

@@ -8,11 +8,11 @@
 
 #include <algorithm>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/chain_sd/chain_sd_scenario.hpp"
 
-namespace experiments::chain_sd_scheme {
+namespace search::chain_sd_scheme {
 namespace {
 
 constexpr const char* kScheme = "chain SD";
@@ -98,4 +98,4 @@ std::vector<PlanCandidate> run_chain_sd(const PlanSetup& s) {
 const PlanSchemeRegistration chain_sd_registration{{kScheme, kSummary, 10, run_chain_sd}};
 
 }  // namespace
-}  // namespace experiments::chain_sd_scheme
+}  // namespace search::chain_sd_scheme

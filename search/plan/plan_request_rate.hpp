@@ -19,9 +19,9 @@
 #include <functional>
 #include <vector>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 
-namespace experiments {
+namespace search {
 
 struct RequestRate {
   double per_s = 0;
@@ -51,4 +51,4 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
                                          const std::function<std::vector<PlanCandidate>(int)>& evaluate,
                                          const std::function<void(int)>& progress);
 
-}  // namespace experiments
+}  // namespace search

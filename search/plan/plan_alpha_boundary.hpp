@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 
-namespace experiments {
+namespace search {
 
 // The sentence for plan's footer; empty when one side has no timed candidate.
 std::string alpha_boundary(const PlanSetup& s, const std::vector<PlanCandidate>& ranked);
 
-}  // namespace experiments
+}  // namespace search

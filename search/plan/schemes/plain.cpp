@@ -6,10 +6,10 @@
 
 #include <sstream>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "sim/system/system_step.hpp"
 
-namespace experiments::plain_scheme {
+namespace search::plain_scheme {
 namespace {
 
 std::string placement_words(const models::SystemSpec& s) {
@@ -57,4 +57,4 @@ const PlanSchemeRegistration plain_registration{
     {"plain", "autoregressive decoding on the system's placement: the baseline", 0, run_plain}};
 
 }  // namespace
-}  // namespace experiments::plain_scheme
+}  // namespace search::plain_scheme

@@ -8,13 +8,12 @@
 
 #include <set>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "models/config_error.hpp"
 #include "search/acceptance/acceptance_data.hpp"
-#include "experiments/cli/cli_common.hpp"
 #include "search/scenarios/tree_sd/tree_sd_scenario.hpp"
 
-namespace experiments::tree_sd_scheme {
+namespace search::tree_sd_scheme {
 namespace {
 
 constexpr const char* kScheme = "tree SD";
@@ -81,4 +80,4 @@ std::vector<PlanCandidate> run_tree_sd(const PlanSetup& s) {
 const PlanSchemeRegistration tree_sd_registration{{kScheme, kSummary, 20, run_tree_sd}};
 
 }  // namespace
-}  // namespace experiments::tree_sd_scheme
+}  // namespace search::tree_sd_scheme

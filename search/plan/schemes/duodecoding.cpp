@@ -6,12 +6,12 @@
 // paper 003's Table 4, which is measured for one pair only (its testbed's draft and target).
 #include <fmt/format.h>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "models/config_error.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
 #include "search/scenarios/duodecoding/duodecoding_scenario.hpp"
 
-namespace experiments::duodecoding_scheme {
+namespace search::duodecoding_scheme {
 namespace {
 
 constexpr const char* kScheme = "DuoDecoding";
@@ -108,4 +108,4 @@ std::vector<PlanCandidate> run_duodecoding(const PlanSetup& s) {
 const PlanSchemeRegistration duodecoding_registration{{kScheme, kSummary, 50, run_duodecoding}};
 
 }  // namespace
-}  // namespace experiments::duodecoding_scheme
+}  // namespace search::duodecoding_scheme

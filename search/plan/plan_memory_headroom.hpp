@@ -6,9 +6,9 @@
 // much free (for other requests' KV caches, fragmentation, a second model).
 #include <string>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 
-namespace experiments {
+namespace search {
 
 struct MemoryHeadroom {
   bool checked = false;     // false: no device states a capacity
@@ -18,4 +18,4 @@ struct MemoryHeadroom {
 
 MemoryHeadroom memory_headroom(const PlanSetup& s, const PlanCandidate& c);
 
-}  // namespace experiments
+}  // namespace search

@@ -5,15 +5,15 @@
 #include <cstddef>
 #include <vector>
 
-#include "experiments/plan/plan_request.hpp"
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_request.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "search/scenarios/scenario.hpp"
 
-namespace experiments {
+namespace search {
 
 // `all` ranked (rank_candidates), `plain_tbt` plain decoding's (0: none), `schemes` how many
 // schemes ran.
 search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanCandidate>& all, double plain_tbt,
                                    std::size_t schemes);
 
-}  // namespace experiments
+}  // namespace search

@@ -9,12 +9,12 @@
 
 #include <map>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 #include "search/scenarios/specpipe/specpipe_entry.hpp"
 #include "search/scenarios/specpipe/specpipe_scenario.hpp"
 #include "models/config_error.hpp"
 
-namespace experiments::specpipe_scheme {
+namespace search::specpipe_scheme {
 namespace {
 
 // The (w, k) grid searched: SpecPipe's published operating point (64, 16) and a narrower tree
@@ -144,4 +144,4 @@ const PlanSchemeRegistration specpipe_registration{
      40, run_pipeline}};
 
 }  // namespace
-}  // namespace experiments::specpipe_scheme
+}  // namespace search::specpipe_scheme

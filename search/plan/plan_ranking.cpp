@@ -1,13 +1,13 @@
-#include "experiments/plan/plan_ranking.hpp"
+#include "search/plan/plan_ranking.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 
-#include "experiments/plan/plan_context_mix.hpp"
+#include "search/plan/plan_context_mix.hpp"
 
-namespace experiments {
+namespace search {
 
 double plain_tbt_s(const std::vector<PlanCandidate>& all) {
   double plain_tbt = 0;
@@ -85,4 +85,4 @@ void rank_candidates(const PlanRequest& q, std::vector<PlanCandidate>& all) {
   });
 }
 
-}  // namespace experiments
+}  // namespace search

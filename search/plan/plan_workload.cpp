@@ -1,4 +1,4 @@
-#include "experiments/plan/plan_workload.hpp"
+#include "search/plan/plan_workload.hpp"
 #include "models/input_file.hpp"
 
 #include <fmt/format.h>
@@ -8,14 +8,13 @@
 #include <fstream>
 #include <iterator>
 
-#include "experiments/cli/cli_common.hpp"
 #include "models/version.hpp"
-#include "experiments/output/table.hpp"
+#include "sim/io/atomic_file.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "models/config_error.hpp"
 #include "models/yaml_reader.hpp"
 
-namespace experiments {
+namespace search {
 namespace {
 
 // Bounds as the command-line flags have them (plan's scenario parameters).
@@ -126,9 +125,9 @@ std::string band_for_statistics(const std::string& statistics_path,
   }
   const auto file = search::read_statistics_file(statistics_path);
   const auto report = search::fit_statistics(file, progress);
-  write_file_atomic(band.string(), search::format_process_band(report.band, "Acceptance process band fitted by specdse "
+  sim::write_file_atomic(band.string(), search::format_process_band(report.band, "Acceptance process band fitted by specdse "
                                                                             "plan to " + statistics_path + "."));
   return band.string();
 }
 
-}  // namespace experiments
+}  // namespace search

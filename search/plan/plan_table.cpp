@@ -1,4 +1,4 @@
-#include "experiments/plan/plan_table.hpp"
+#include "search/plan/plan_table.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "experiments/plan/plan_alpha_boundary.hpp"
-#include "experiments/plan/plan_request_rate.hpp"
+#include "search/plan/plan_alpha_boundary.hpp"
+#include "search/plan/plan_request_rate.hpp"
 
-namespace experiments {
+namespace search {
 
 search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanCandidate>& all, double plain_tbt,
                                    std::size_t schemes) {
@@ -196,4 +196,4 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
   return r;
 }
 
-}  // namespace experiments
+}  // namespace search

@@ -5,9 +5,9 @@
 // is timed at every context, with the parameters of each context where they differ.
 #include <vector>
 
-#include "experiments/plan/plan_scheme.hpp"
+#include "search/plan/plan_scheme.hpp"
 
-namespace experiments {
+namespace search {
 
 // Every context's shares are normalised; each candidate's `per_context` holds its times at every
 // context (one entry for a single context).
@@ -21,4 +21,4 @@ std::vector<PlanCandidate> mix_contexts(const std::vector<std::vector<PlanCandid
 double mix_percentile(const std::vector<PlanCandidate::ContextTimes>& times, double PlanCandidate::ContextTimes::*member,
                       double p, long long& context);
 
-}  // namespace experiments
+}  // namespace search

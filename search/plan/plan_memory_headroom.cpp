@@ -1,10 +1,10 @@
-#include "experiments/plan/plan_memory_headroom.hpp"
+#include "search/plan/plan_memory_headroom.hpp"
 
 #include "models/drafts/draft_builder.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "sim/system/system_costs.hpp"
 
-namespace experiments {
+namespace search {
 
 MemoryHeadroom memory_headroom(const PlanSetup& s, const PlanCandidate& c) {
   const models::SystemSpec& system = s.system;
@@ -45,4 +45,4 @@ MemoryHeadroom memory_headroom(const PlanSetup& s, const PlanCandidate& c) {
   return h;
 }
 
-}  // namespace experiments
+}  // namespace search
