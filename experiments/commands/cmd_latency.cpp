@@ -6,7 +6,8 @@
 #include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
-#include "sim/system/memory_fit.hpp"
+#include "models/system_spec.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 namespace {
@@ -31,8 +32,10 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   mq.batch = int(batches.back());
   mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
   mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
-  sim::require_workload_fit(hw, w.target, w.algorithm.get(), mq);
-  const auto engine = models::make_engine(a.engine, hw);
+  // The device as a one-device deployment: its memory rule, and its engine behind the memo.
+  const sim::SystemCosts deployment(models::single_device_system(hw), a.engine);
+  deployment.require_workload_fit(0, w.target, w.algorithm.get(), mq);
+  const models::LatencyEngine* engine = &deployment.engine(0);
 
   if (a.breakdown) {
     Table t({"hw", "model", "engine", "x", "context", "op", "count", "time_s", "cycles",

@@ -37,7 +37,7 @@
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
-#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
 #include "sim/system/system_step.hpp"
 
 namespace py = pybind11;
@@ -282,8 +282,10 @@ PYBIND11_MODULE(_specdse, m) {
       mq.batch = batch;
       mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
       mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
-      sim::require_workload_fit(hw, w.target, w.algorithm.get(), mq);
-      const auto engine = models::make_engine(engine_name, hw);
+      // The device as a one-device deployment: its memory rule, and its engine behind the memo.
+      const sim::SystemCosts deployment(models::single_device_system(hw), engine_name);
+      deployment.require_workload_fit(0, w.target, w.algorithm.get(), mq);
+      const models::LatencyEngine* engine = &deployment.engine(0);
       auto& cx = c.i("x");
       auto& cl = c.i("context");
       auto& tv = c.f("t_verify_s");

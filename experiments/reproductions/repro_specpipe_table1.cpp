@@ -10,7 +10,7 @@
 #include "experiments/reproductions/paper_reference.hpp"
 #include "experiments/reproductions/repro_support.hpp"
 #include "models/system_spec.hpp"
-#include "sim/system/memory_fit.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments::repro_specpipe_table1 {
 namespace {
@@ -35,9 +35,10 @@ ReproductionResult table1(const ReproduceContext& ctx) {
   q.kv_tokens = pipeline.memory.kv_tokens;
   q.step_tokens = kSpecPipeWidth;
   q.parameter_rule = pipeline.memory.parameter_rule;
-  const auto paper_rule = sim::system_memory(pipeline, target, nullptr, q);
+  const sim::SystemCosts deployment(pipeline, "roofline");  // its memory rule (no engine is built for it)
+  const auto paper_rule = deployment.memory(target, nullptr, q);
   q.parameter_rule = "exact";
-  const auto exact_rule = sim::system_memory(pipeline, target, nullptr, q);
+  const auto exact_rule = deployment.memory(target, nullptr, q);
   const auto ref = load_reference(ref_path);
   auto paper_total = [&](std::size_t gpu) {
     for (const auto& r : ref) {

@@ -33,7 +33,8 @@
 #include "sim/io/csv.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
-#include "sim/system/memory_fit.hpp"
+#include "models/system_spec.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 namespace {
@@ -207,7 +208,14 @@ std::vector<std::string> compute_sweep_rows(
     mq.batch = w.batch;
     mq.step_tokens = spec.x_max;
     mq.kv_tokens = p.context + spec.x_max;
-    const sim::DeviceMemory memory = sim::device_memory(hw, w.target, mq);
+    // The device's deployment holds the target and what its algorithm drafts with: a standalone
+    // draft model or a head beside it.
+    sim::DraftHead head;
+    head.algorithm = w.algorithm.get();
+    head.device = 0;
+    const models::ModelSpec* draft = w.algorithm && w.algorithm->draft.model ? &*w.algorithm->draft.model : nullptr;
+    const sim::DeviceMemory memory =
+        sim::SystemCosts(models::single_device_system(hw), "roofline").memory(w.target, draft, mq, 0, head).front();
     if (!memory.fits()) {
       std::vector<Cell> result = {num(hw.peak_flops() / 1e12), num(bw / 1e9), num(hw.peak_flops() / bw),
                                   integer(aat.context)};
