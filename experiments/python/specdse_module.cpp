@@ -37,6 +37,7 @@
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
+#include "sim/golden/moe_layer_golden.hpp"
 #include "sim/system/system_costs.hpp"
 #include "sim/system/system_step.hpp"
 
@@ -316,7 +317,8 @@ PYBIND11_MODULE(_specdse, m) {
      py::arg("engine") = "roofline", py::arg("draft") = "", py::arg("config_dir") = "");
 
   // A CSV that cuda/run_goldens.sh wrote on a GPU next to the GPU model (as `specdse golden
-  // --measured`): kernel rows or verify-step rows, whichever the file holds.
+  // --measured`): kernel rows or verify-step rows, whichever the file holds, or a MoE layer by
+  // component (cuda/run_moe_layer_kernels.sh).
   m.def("golden_gpu", [](const models::HardwareSpec& hw, const std::string& measured, const std::string& config_dir) {
     return without_gil([&] {
       Columns c;
@@ -328,6 +330,15 @@ PYBIND11_MODULE(_specdse, m) {
                      {"graph_s", r.graph_s}, {"eager_s", r.eager_s}, {"predicted_s", r.predicted_s},
                      {"error_pct", r.error_pct()}, {"predicted_same_kernels_s", r.predicted_same_kernels_s},
                      {"same_kernels_error_pct", r.same_kernels_error_pct()}});
+        }
+      } else if (sim::is_moe_layer_csv(measured)) {
+        const auto g = sim::compare_moe_layer(measured, hw, [&](const std::string& name) { return reg.model(name); });
+        for (const auto& r : g.rows) {
+          c.add_row({{"hw", hw.name}, {"model", r.model}, {"tokens", r.tokens}, {"routing", r.routing},
+                     {"component", r.component}, {"experts_impl", r.experts_impl},
+                     {"experts_touched", r.experts_touched}, {"expected_touched", r.expected_touched},
+                     {"kernels", r.kernels}, {"measured_s", r.measured_s}, {"predicted_s", r.predicted_s},
+                     {"error_pct", r.error_pct()}});
         }
       } else {
         for (const auto& r : sim::compare_gpu_measurements(measured, hw)) {

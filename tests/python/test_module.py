@@ -278,14 +278,15 @@ def test_list_matches_cli():
 def test_golden_gpu_measurements_match_cli():
     """specdse.golden reads the lent-GPU CSVs as `specdse golden --measured` does."""
     golden_dir = os.path.join(os.path.dirname(specdse._specdse.default_config_dir()), "notebooks_out", "golden")
-    for name, key in (("h100_sxm_torch_step_llama-3.1-8b_2026-11-26.csv", "graph_s"),
-                      ("h100_sxm_flash_attention_2026-11-26.csv", "measured_s")):
+    for name, key, hw in (("h100_sxm_torch_step_llama-3.1-8b_2026-11-26.csv", "graph_s", "h100-sxm"),
+                          ("h100_sxm_flash_attention_2026-11-26.csv", "measured_s", "h100-sxm"),
+                          ("h200_moe_layer_2026-11-29_loop.csv", "experts_touched", "h200")):
         path = os.path.join(golden_dir, name)
-        df = specdse.golden("h100-sxm", path)
+        df = specdse.golden(hw, path)
         assert len(df) > 0 and key in df.columns
         assert np.isfinite(df["predicted_s"]).all() and (df["predicted_s"] > 0).all()
         if SPECDSE_EXE:
-            r = subprocess.run([SPECDSE_EXE, "golden", "--hw", "h100-sxm", "--measured", path, "--format", "csv"],
+            r = subprocess.run([SPECDSE_EXE, "golden", "--hw", hw, "--measured", path, "--format", "csv"],
                                capture_output=True, text=True)
             assert r.returncode == 0, r.stderr
             import io

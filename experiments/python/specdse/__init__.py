@@ -267,7 +267,9 @@ def golden(hw, measured, frame=True, config_dir=None):
     """A CSV that ``cuda/run_goldens.sh`` wrote on a GPU, next to the GPU model (``specdse golden
     --measured``): kernel rows (measured_s, predicted_s, error_pct) or, for a verify-step CSV,
     step rows (graph_s, predicted_s, error_pct, the measured and the model's kernel counts and
-    the prediction at the measured kernel count).
+    the prediction at the measured kernel count), or, for a MoE layer timed by component
+    (``cuda/run_moe_layer_kernels.sh``), a row per CUDA-graph component with the experts the
+    point touched and the routing law's expectation.
     """
     h = hardware(hw, config_dir)
     cols = _specdse.golden_gpu(h, os.fspath(measured), _config_dir(config_dir))
