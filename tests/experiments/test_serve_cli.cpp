@@ -199,12 +199,51 @@ TEST_CASE("serve --method draft-model: a draft beside the target at the user's a
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --method draft-model --draft llama-3.1-8b-instruct "
             "--alpha 0.8", "the target itself"},
            {"serve --system eagle-8xh100-nvlink --model llama-3.1-70b --method draft-model --draft llama-3.2-1b "
-            "--alpha 0.8", "one GPU"},
+            "--alpha 0.8 --draft-device tpu0", "no device 'tpu0'"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --method draft-model --draft llama-3.2-1b --alpha 0.8 "
+            "--draft-device gpu0", "--draft-device places"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --alpha 0.8", "--method draft-model"}}) {
     const auto r = run(args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);
     CHECK_THAT(r.output, Catch::Contains(what));
+  }
+}
+
+TEST_CASE("serve --system --method draft-model: the draft on the target's GPU is the one-GPU run, on a CPU of its own it pays its transfers") {
+  const std::string draft = " --model llama-2-7b --method draft-model --draft llama-68m --alpha 0.7 --rate 1,4 "
+                            "--duration-s 20 --format csv";
+  const auto one_gpu = run("serve --hw a800 --stack huggingface-transformers" + draft, false);
+  const auto on_gpu = run("serve --system duodecoding-a800-xeon --draft-device gpu" + draft, false);
+  const auto on_cpu = run("serve --system duodecoding-a800-xeon" + draft, false);  // placement.draft: cpu
+  REQUIRE(one_gpu.status == 0);
+  REQUIRE(on_gpu.status == 0);
+  REQUIRE(on_cpu.status == 0);
+  // Cells of `col` (rows in order) of a command's CSV.
+  auto cells = [](const std::string& out, const std::string& col) {
+    const auto t = csv(out);
+    REQUIRE(!t.empty());
+    const std::size_t c = column(t[0], col);
+    std::vector<std::string> v;
+    for (std::size_t i = 1; i < t.size(); ++i) v.push_back(t[i][c]);
+    return v;
+  };
+  // The system's one GPU with the draft beside the target is the one-GPU deployment: the same
+  // steps (a system step and a forward sum the same kernels; equal to rounding).
+  for (const char* col : {"tpot_p50_ms", "ttft_p50_ms", "throughput_tokens_per_s"}) {
+    const auto a = cells(one_gpu.output, col), b = cells(on_gpu.output, col);
+    REQUIRE(a.size() == 4);
+    REQUIRE(b.size() == a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) CHECK(std::stod(b[i]) == Approx(std::stod(a[i])).epsilon(1e-6));
+  }
+  // On the CPU the draft's forwards run on its engine (llama.cpp's stack) and its tokens cross the
+  // PCIe link; plain decoding is the same run either way.
+  const auto plain_gpu = cells(on_gpu.output, "tpot_p50_ms"), plain_cpu = cells(on_cpu.output, "tpot_p50_ms");
+  const auto method = cells(on_cpu.output, "method");
+  REQUIRE(method.size() == 4);
+  for (std::size_t i = 0; i < method.size(); ++i) {
+    if (method[i] == "no SD") CHECK(plain_cpu[i] == plain_gpu[i]);
+    else CHECK(plain_cpu[i] != plain_gpu[i]);
   }
 }
 

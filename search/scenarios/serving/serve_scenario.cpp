@@ -17,6 +17,7 @@
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
+#include "search/draft_placement.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
@@ -50,25 +51,49 @@ class DeploymentStepCosts {
   // A system of devices (a tensor- or pipeline-parallel target): each step is a whole system
   // step (sim::simulate_system_step through the deployment's memo: every stage's slice, the
   // collectives, the activations between stages, the head's passes over the first stage's group).
+  // A standalone `draft` model runs on device `draft_device` of the system (one of the target's,
+  // taking turns with it, or a device of its own); its tokens and their distributions go to the
+  // target's first device and the verdict comes back from its last, over the system's routes.
   DeploymentStepCosts(const models::SystemSpec& system, const std::string& engine, const models::ModelSpec& target,
-                      const models::AlgorithmSpec* head)
+                      const models::AlgorithmSpec* head, const models::ModelSpec* draft = nullptr, int draft_device = -1)
       : costs_(system, engine), whole_system_(true) {
     query_.target = target;
     if (head) query_.head = std::make_shared<const models::AlgorithmSpec>(*head);
+    if (draft) {
+      draft_ = costs_.add_model(*draft);
+      draft_vocab_ = draft->vocab_size;
+      draft_device_ = draft_device;
+      first_device_ = system.stages.front().devices.front();
+      last_device_ = system.stages.back().devices.front();
+      draft_apart_ = true;
+      for (const auto& stage : system.stages)
+        for (int d : stage.devices) draft_apart_ = draft_apart_ && d != draft_device;
+    }
   }
   // `with_drafter`: the speculative run's (a draft model prefills each prompt too); false: plain
   // decoding's, which loads no drafter.
   ServingStepCosts step_costs(bool with_drafter = true) const {
     ServingStepCosts s;
     if (whole_system_) {
-      s.prefill_s = [this](int requests, long long tokens) {
+      const int prefill_draft = with_drafter ? draft_ : -1;
+      s.prefill_s = [this, prefill_draft](int requests, long long tokens) {
         sim::SystemQuery q = query_;
         q.head.reset();
         q.x = int(tokens);
         q.batch = requests;
         q.context = 0;
         q.prefill = true;
-        return costs_.system_step_times(q).step_s;
+        const double target_s = costs_.system_step_times(q).step_s;
+        if (prefill_draft < 0) return target_s;
+        // A draft model prefills the prompt too: beside the target on a device of its own, after
+        // it on one of the target's.
+        models::StepShape shape;
+        shape.tokens = int(tokens);
+        shape.context = 0;
+        shape.batch = requests;
+        shape.include_lm_head = false;
+        const double draft_s = costs_.forward_s(draft_device_, prefill_draft, shape);
+        return draft_apart_ ? std::max(target_s, draft_s) : target_s + draft_s;
       };
       s.decode_s = [this](int batch, int tokens, long long context, int draft_tokens) {
         sim::SystemQuery q = query_;
@@ -78,7 +103,22 @@ class DeploymentStepCosts {
         // The EAGLE head drafts a chain: one pass of one token per sequence per draft token.
         if (draft_tokens > 0 && q.head) q.head_pass_widths.assign(std::size_t(draft_tokens), 1);
         else q.head.reset();
-        return costs_.system_step_times(q).step_s;
+        double t = costs_.system_step_times(q).step_s;
+        // A draft model drafts a chain on its device, then its tokens cross to the target and the
+        // verdict comes back: drafting and verifying take turns (speculative sampling's order).
+        if (draft_tokens > 0 && draft_ >= 0) {
+          for (int i = 0; i < draft_tokens; ++i) {
+            models::StepShape d;
+            d.tokens = 1;
+            d.context = context + i;
+            d.batch = batch;
+            t += costs_.forward_s(draft_device_, draft_, d);
+          }
+          t += costs_.transfer_s(draft_device_, first_device_,
+                                 double(batch) * search::draft_to_target_bytes(draft_tokens, draft_vocab_));
+          t += costs_.transfer_s(last_device_, draft_device_, double(batch) * search::verdict_bytes(draft_tokens + 1));
+        }
+        return t;
       };
       return s;
     }
@@ -121,6 +161,10 @@ class DeploymentStepCosts {
   sim::SystemCosts costs_;
   int target_ = 0, head_ = -1, draft_ = -1;
   bool whole_system_ = false;
+  // A draft model on a system: its device, its vocabulary (the bytes of its distributions), the
+  // target's first and last devices, and whether it has a device of its own.
+  int draft_vocab_ = 0, draft_device_ = -1, first_device_ = -1, last_device_ = -1;
+  bool draft_apart_ = false;
   sim::SystemQuery query_;
 };
 
@@ -132,7 +176,7 @@ class DeploymentStepCosts {
 // `token_bytes` (when given): the most bytes of one token's KV any device holds.
 long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::ModelSpec& target, int max_num_seqs,
                              int verify, const models::AlgorithmSpec* head, const models::ModelSpec* draft = nullptr,
-                             double* token_bytes = nullptr) {
+                             double* token_bytes = nullptr, std::optional<int> draft_device = std::nullopt) {
   sim::MemoryQuery q;
   q.batch = max_num_seqs;
   q.step_tokens = verify;
@@ -143,8 +187,7 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
   on_first_stage.algorithm = head;
   on_first_stage.shard_with_first_stage = true;
   auto memory = [&](const sim::MemoryQuery& m) {
-    return deployment.memory(target, one_device ? draft : nullptr, m, one_device ? std::optional<int>(0) : std::nullopt,
-                             on_first_stage);
+    return deployment.memory(target, draft, m, one_device ? std::optional<int>(0) : draft_device, on_first_stage);
   };
   const std::vector<sim::DeviceMemory> without = memory(q);
   // One more KV token per sequence of the batch: each device's share of a token's KV (a draft
@@ -157,9 +200,16 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
     const double per_token = (with[d].need.kv_bytes - without[d].need.kv_bytes) / double(max_num_seqs);
     if (per_token <= 0) continue;  // a device without target layers holds no KV cache
     if (token_bytes) *token_bytes = std::max(*token_bytes, per_token);
-    if (without[d].capacity_bytes <= 0)
+    if (without[d].capacity_bytes <= 0) {
+      // A device that holds only a draft model and states no capacity (a host CPU) does not bound
+      // the cache (its fit is unchecked, as everywhere); one with target layers must state one.
+      bool holds_target = false;
+      for (const auto& stage : deployment.system().stages)
+        for (int t : stage.devices) holds_target = holds_target || t == int(d);
+      if (!holds_target) continue;
       throw models::InputError(
           fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", without[d].device));
+    }
     const double free_bytes = without[d].capacity_bytes - without[d].need.total();
     if (free_bytes <= 0)
       throw models::InputError(fmt::format("serve: infeasible: {} needs {:.3g} GiB before any KV cache, of {:.3g} GiB "
@@ -243,8 +293,6 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   if (method == "draft-model") {
     // A standalone draft model on the target's GPU, at the per-token acceptance the user states
     // (no measured trace exists for an arbitrary pair): independent positions, a geometric yield.
-    if (system)
-      throw models::InputError("serve: --method draft-model runs the draft beside the target on one GPU (--hw)");
     if (ctx.text("draft").empty() || !ctx.was_given("alpha"))
       throw models::InputError("serve: --method draft-model needs --draft MODEL and --alpha A (its per-token "
                                "acceptance: no measured trace exists for an arbitrary draft pair)");
@@ -258,13 +306,27 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   } else if (ctx.was_given("draft") || ctx.was_given("alpha")) {
     throw models::InputError(fmt::format("serve: --draft and --alpha describe --method draft-model, not {}", method));
   }
+  // Where a draft model runs on a system: --draft-device, else the system's placement.draft, else
+  // the target's first device.
+  int draft_device = -1;
+  if (!ctx.text("draft-device").empty()) {
+    if (!system || method != "draft-model")
+      throw models::InputError("serve: --draft-device places --method draft-model's draft on a device of --system");
+    draft_device = system->device_index(ctx.text("draft-device"));
+    if (draft_device < 0)
+      throw models::InputError(fmt::format("serve: --draft-device: system {} has no device '{}'", system->name,
+                                           ctx.text("draft-device")));
+  } else if (system && draft) {
+    draft_device = system->draft_device >= 0 ? system->draft_device : system->stages.front().devices.front();
+  }
   if (method == "eagle3-chain") {
     // The algorithm of the same name (EAGLE-3's head drafting a chain), shaped for the target as
     // paper 004 trains one per target; the preset's yields were measured with EAGLE-3.
     head = std::make_unique<models::AlgorithmSpec>(eagle_head_for_target(ctx.configs->algorithm(method), target));
   }
   const std::string engine = ctx.text("engine");
-  const DeploymentStepCosts deployment = system ? DeploymentStepCosts(*system, engine, target, head.get())
+  const DeploymentStepCosts deployment = system ? DeploymentStepCosts(*system, engine, target, head.get(),
+                                                                      draft ? &*draft : nullptr, draft_device)
                                                 : DeploymentStepCosts(hw, engine, target, head.get(),
                                                                       draft ? &*draft : nullptr);
   ServingConfig base;
@@ -283,7 +345,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.seed = std::uint64_t(ctx.integer("seed"));
   double kv_token_bytes = 0;
   base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head.get(),
-                                               draft ? &*draft : nullptr, &kv_token_bytes);
+                                               draft ? &*draft : nullptr, &kv_token_bytes,
+                                               draft_device >= 0 ? std::optional<int>(draft_device) : std::nullopt);
   // Swap preemption (vLLM V0): a CPU swap space per GPU of --swap-space-gib, KV copied over the
   // GPU's host link, each device its own share in parallel.
   std::optional<models::LinkSpec> swap_link;
@@ -515,11 +578,12 @@ const ScenarioRegistration serve_scenario_registration(
       param::choice("method", "eagle3-chain", {"eagle3-chain", "ngram", "draft-model", "none"},
                     "speculation compared with plain decoding: an EAGLE-3 head drafting a chain (the algorithm "
                     "eagle3-chain, shaped for the target), n-gram (prompt lookup, its drafting not charged), a draft "
-                    "model beside the target (--draft, --alpha), or none"),
+                    "model beside the target or on a device of --system (--draft, --alpha, --draft-device), or none"),
       param::text("draft", "", "with --method draft-model: the draft model (configs/models), sharing the target's "
                                "vocabulary"),
       param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
                            "with --method draft-model: its per-token acceptance (positions independent)"),
+      param::draft_device(),
       param::integer("k", 3, 1, 15, "tokens", "draft tokens per speculative step"),
       param::choice("dispatch", "static", {"static", "per-batch"},
                     "k per step: static (--k every speculative step) or per-batch (the k of 0..--k with the most "
