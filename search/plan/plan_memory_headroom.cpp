@@ -27,9 +27,11 @@ MemoryHeadroom memory_headroom(const PlanSetup& s, const PlanCandidate& c) {
     head_algorithm = s.configs->algorithm(c.draft_head);
     if (models::draft_builder(head_algorithm->draft.kind, head_algorithm->name).has_own_layer_shape())
       head_algorithm = search::eagle_head_for_target(*head_algorithm, s.target);
-    // The whole head on its device (a tensor-parallel head holds less per rank: an upper bound).
+    // On its device; on a rank of the first stage's tensor-parallel group, 1/tp on each rank, as
+    // the EAGLE dispatcher runs and checks it (sim::DraftHead).
     head.algorithm = &*head_algorithm;
     head.device = c.draft_device;
+    head.shard_with_first_stage = true;
   }
   const auto devices = deployment.memory(s.target, c.draft_model ? &*c.draft_model : nullptr, q, draft_device, head);
   MemoryHeadroom h;
