@@ -21,6 +21,22 @@ int SystemSpec::device_index(const std::string& name) const {
   return -1;
 }
 
+int SystemSpec::draft_or_lead_device() const {
+  return draft_device >= 0 ? draft_device : stages.front().devices.front();
+}
+
+bool SystemSpec::holds_target(int device) const {
+  for (const auto& stage : stages)
+    if (std::find(stage.devices.begin(), stage.devices.end(), device) != stage.devices.end()) return true;
+  return false;
+}
+
+std::vector<int> SystemSpec::head_ranks(int device) const {
+  const auto& group = stages.front().devices;
+  if (std::find(group.begin(), group.end(), device) != group.end()) return group;
+  return {device};
+}
+
 const SystemLink* SystemSpec::link_between(int a, int b) const {
   if (const auto it = link_index.find({a, b});
       it != link_index.end() && it->second < links.size() && links[it->second].from == a && links[it->second].to == b)

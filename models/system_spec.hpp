@@ -84,6 +84,15 @@ struct SystemSpec {
   std::map<std::string, SoftwareStack> method_stacks;
 
   int device_index(const std::string& name) const;  // -1 if absent
+  // Where a draft runs when nothing else names its device: placement.draft, else the target's
+  // first device (the first stage's lead rank).
+  int draft_or_lead_device() const;
+  // Whether `device` holds target layers (is a rank of some stage).
+  bool holds_target(int device) const;
+  // The devices a draft head placed on `device` runs on: the first stage's tensor-parallel group
+  // when `device` is one of its ranks (1/tp of the head on each, as vLLM runs an EAGLE head with
+  // the target's first layers), else `device` alone.
+  std::vector<int> head_ranks(int device) const;
   // The link from device a to device b, or null.
   const SystemLink* link_between(int a, int b) const;
   // Fills even layer ranges for `target` and checks that the stages cover its layers 0..n-1

@@ -103,13 +103,12 @@ std::vector<DeviceMemory> system_memory(const models::SystemSpec& s, const model
 void add_draft_head_memory(std::vector<DeviceMemory>& devices, const models::SystemSpec& s,
                            const models::ModelSpec& target, const DraftHead& head, const MemoryQuery& q) {
   if (!head.algorithm) return;
-  const std::vector<int>& group = s.stages.front().devices;
-  const int device = head.device >= 0 ? head.device : s.draft_device >= 0 ? s.draft_device : group.front();
-  const bool sharded = head.shard_with_first_stage && std::find(group.begin(), group.end(), device) != group.end();
+  const int device = head.device >= 0 ? head.device : s.draft_or_lead_device();
+  const std::vector<int> ranks = head.shard_with_first_stage ? s.head_ranks(device) : std::vector<int>{device};
   const std::string role = head.role.empty() ? "draft head " + head.algorithm->name : head.role;
-  for (int d : sharded ? group : std::vector<int>{device}) {
+  for (int d : ranks) {
     DeviceMemory& m = devices.at(std::size_t(d));
-    m.need += draft_head_memory(*head.algorithm, target, q.batch, q.kv_tokens, sharded ? int(group.size()) : 1);
+    m.need += draft_head_memory(*head.algorithm, target, q.batch, q.kv_tokens, int(ranks.size()));
     if (m.roles.empty()) m.need.runtime_bytes = s.devices[std::size_t(d)].hardware.stack.runtime_reserve_gib * kGiB;
     m.roles += (m.roles.empty() ? "" : " + ") + role;
   }

@@ -295,9 +295,9 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
   int head_first = -1, head_last = -1;
   if (q.head && !q.head_pass_widths.empty()) {
     const auto& first_group = s.stages.front().devices;
-    const int dd = s.draft_device >= 0 ? s.draft_device : first_group.front();
-    const bool on_group = std::find(first_group.begin(), first_group.end(), dd) != first_group.end();
-    const std::vector<int> group = on_group ? first_group : std::vector<int>{dd};
+    const int dd = s.draft_or_lead_device();
+    const std::vector<int> group = s.head_ranks(dd);
+    const bool on_group = group == first_group;  // with the target's first stage, not a device of its own
     const int tp = int(group.size());
     const models::AlgorithmSpec shard = shard_head(*q.head, tp, s.source_file + ": placement (EAGLE head)");
     std::vector<int> have(group.size(), start_deps.empty() ? -1 : start_deps.front());

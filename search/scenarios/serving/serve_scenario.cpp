@@ -65,9 +65,7 @@ class DeploymentStepCosts {
       draft_device_ = draft_device;
       first_device_ = system.stages.front().devices.front();
       last_device_ = system.stages.back().devices.front();
-      draft_apart_ = true;
-      for (const auto& stage : system.stages)
-        for (int d : stage.devices) draft_apart_ = draft_apart_ && d != draft_device;
+      draft_apart_ = !system.holds_target(draft_device);
     }
   }
   // `with_drafter`: the speculative run's (a draft model prefills each prompt too); false: plain
@@ -87,12 +85,7 @@ class DeploymentStepCosts {
         if (prefill_draft < 0) return target_s;
         // A draft model prefills the prompt too: beside the target on a device of its own, after
         // it on one of the target's.
-        models::StepShape shape;
-        shape.tokens = int(tokens);
-        shape.context = 0;
-        shape.batch = requests;
-        shape.include_lm_head = false;
-        const double draft_s = costs_.forward_s(draft_device_, prefill_draft, shape);
+        const double draft_s = costs_.forward_s(draft_device_, prefill_draft, prompt_shape(requests, tokens));
         return draft_apart_ ? std::max(target_s, draft_s) : target_s + draft_s;
       };
       s.decode_s = [this](int batch, int tokens, long long context, int draft_tokens) {
@@ -107,13 +100,7 @@ class DeploymentStepCosts {
         // A draft model drafts a chain on its device, then its tokens cross to the target and the
         // verdict comes back: drafting and verifying take turns (speculative sampling's order).
         if (draft_tokens > 0 && draft_ >= 0) {
-          for (int i = 0; i < draft_tokens; ++i) {
-            models::StepShape d;
-            d.tokens = 1;
-            d.context = context + i;
-            d.batch = batch;
-            t += costs_.forward_s(draft_device_, draft_, d);
-          }
+          t += draft_chain_s(draft_device_, batch, context, draft_tokens);
           t += costs_.transfer_s(draft_device_, first_device_,
                                  double(batch) * search::draft_to_target_bytes(draft_tokens, draft_vocab_));
           t += costs_.transfer_s(last_device_, draft_device_, double(batch) * search::verdict_bytes(draft_tokens + 1));
@@ -124,11 +111,7 @@ class DeploymentStepCosts {
     }
     const int prefill_draft = with_drafter ? draft_ : -1;
     s.prefill_s = [this, prefill_draft](int requests, long long tokens) {
-      models::StepShape shape;
-      shape.tokens = int(tokens);
-      shape.context = 0;
-      shape.batch = requests;
-      shape.include_lm_head = false;  // the first token's one logits row is left out (under 1 %)
+      const models::StepShape shape = prompt_shape(requests, tokens);
       // A draft model prefills the prompt too, on the same GPU after the target.
       return costs_.forward_s(0, target_, shape) + (prefill_draft >= 0 ? costs_.forward_s(0, prefill_draft, shape) : 0.0);
     };
@@ -141,15 +124,7 @@ class DeploymentStepCosts {
       // The EAGLE head drafts a chain: one pass per draft token, inside the step.
       if (draft_tokens > 0 && head_ >= 0)
         for (int i = 0; i < draft_tokens; ++i) t += costs_.head_pass_s(0, head_, 1, batch, context + i);
-      // A draft model drafts a chain: one forward of one token per sequence per draft token.
-      if (draft_tokens > 0 && draft_ >= 0)
-        for (int i = 0; i < draft_tokens; ++i) {
-          models::StepShape d;
-          d.tokens = 1;
-          d.context = context + i;
-          d.batch = batch;
-          t += costs_.forward_s(0, draft_, d);
-        }
+      if (draft_tokens > 0 && draft_ >= 0) t += draft_chain_s(0, batch, context, draft_tokens);
       return t;
     };
     return s;
@@ -158,6 +133,29 @@ class DeploymentStepCosts {
   const sim::SystemCosts& costs() const { return costs_; }
 
  private:
+  // A prompt's forward: `requests` prompts of `tokens` tokens, the first token's one logits row
+  // left out (under 1 %).
+  static models::StepShape prompt_shape(int requests, long long tokens) {
+    models::StepShape shape;
+    shape.tokens = int(tokens);
+    shape.context = 0;
+    shape.batch = requests;
+    shape.include_lm_head = false;
+    return shape;
+  }
+  // A draft model drafting a chain on `device`: one forward of one token per sequence per draft token.
+  double draft_chain_s(int device, int batch, long long context, int draft_tokens) const {
+    double t = 0;
+    for (int i = 0; i < draft_tokens; ++i) {
+      models::StepShape d;
+      d.tokens = 1;
+      d.context = context + i;
+      d.batch = batch;
+      t += costs_.forward_s(device, draft_, d);
+    }
+    return t;
+  }
+
   sim::SystemCosts costs_;
   int target_ = 0, head_ = -1, draft_ = -1;
   bool whole_system_ = false;
@@ -203,10 +201,7 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
     if (without[d].capacity_bytes <= 0) {
       // A device that holds only a draft model and states no capacity (a host CPU) does not bound
       // the cache (its fit is unchecked, as everywhere); one with target layers must state one.
-      bool holds_target = false;
-      for (const auto& stage : deployment.system().stages)
-        for (int t : stage.devices) holds_target = holds_target || t == int(d);
-      if (!holds_target) continue;
+      if (!deployment.system().holds_target(int(d))) continue;
       throw models::InputError(
           fmt::format("serve: {} states no memory capacity: the KV cache cannot be sized", without[d].device));
     }
@@ -317,7 +312,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       throw models::InputError(fmt::format("serve: --draft-device: system {} has no device '{}'", system->name,
                                            ctx.text("draft-device")));
   } else if (system && draft) {
-    draft_device = system->draft_device >= 0 ? system->draft_device : system->stages.front().devices.front();
+    draft_device = system->draft_or_lead_device();
   }
   if (method == "eagle3-chain") {
     // The algorithm of the same name (EAGLE-3's head drafting a chain), shaped for the target as
