@@ -70,6 +70,14 @@ struct SoftwareStack {
   double kernel_launch_host_us = 0;  // host time to issue one kernel (eager dispatch)
   double per_layer_host_us = 0;      // framework work per decoder layer (module calls, hooks)
   double per_step_host_us = 0;       // per forward step: sampling, bookkeeping, input prep
+  // Per sequence of the step's batch, on top of per_step_host_us: the work a serving engine does
+  // for each running request every step (scheduling, input preparation, output processing), which
+  // grows with the batch (vLLM V0: about 20 ms a step at batch 200, vllm-project/vllm#6801). Paid
+  // once per step whatever its tokens per sequence, so a speculative step spreads it over its
+  // accepted tokens. 0 in every shipped stack (no published figure for them); a sensitivity input.
+  double per_sequence_host_us = 0;
+  // The step's host work for `sequences` sequences: per_step_host_us + per_sequence_host_us each.
+  double step_host_us(int sequences) const { return per_step_host_us + per_sequence_host_us * sequences; }
   bool cuda_graphs = false;          // a captured step: one graph launch instead of per-kernel launches
   double graph_launch_host_us = 0;   // host time to launch a captured step
   // The host's per-step work (sampling, bookkeeping) runs while the GPU executes the step's

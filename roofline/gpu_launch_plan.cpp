@@ -71,7 +71,7 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
   // A slice whose step's host work is a timeline task of its own (graph.step_host_apart) pays
   // neither that work nor the graph launch, but runs the step's kernels when it has the tail.
   const std::int64_t per_step =
-      carries_step_work && !graph.step_host_apart ? host_cycles(stack.per_step_host_us, hz) : 0;
+      carries_step_work && !graph.step_host_apart ? host_cycles(stack.step_host_us(graph.batch), hz) : 0;
   std::int64_t pending_host = (stack.host_overlaps_device ? 0 : per_step) +
                               (stack.cuda_graphs && !graph.step_host_apart ? host_cycles(stack.graph_launch_host_us, hz) : 0);
 

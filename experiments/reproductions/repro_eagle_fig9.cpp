@@ -26,6 +26,12 @@ const std::vector<long long> kContexts = {2048, 8192, 16384};
 // Fig. 1b's context, show how much of it would turn each model's trend.
 const std::vector<double> kSdHostMs = {0, 0.5, 1, 2, 3, 4, 6};
 constexpr long long kSensitivityContext = 8192;
+// Sequence sensitivity: host work per sequence per decode step, charged to plain and speculative
+// steps alike and overlapped with the GPU as the engine's per-step work is (SoftwareStack::
+// per_sequence_host_us). Paper 004 publishes none for its engine; vLLM V0 spent about 20 ms a
+// step at batch 200 between forwards (sampling, input preparation, output processing, scheduling;
+// vllm-project/vllm#6801), about 100 us per sequence, the middle of this range.
+const std::vector<double> kSeqHostUs = {0, 25, 50, 75, 100, 125, 150, 200, 300};
 
 // The speed-up at the smallest and at the largest feasible batch of a dispatch (none feasible:
 // nullopt): the trend paper 004 §3.5 describes.
@@ -46,6 +52,9 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
            "t_draft_ms", "t_host_ms", "t_wait_ms", "weight_gb_per_gpu", "kv_gb_per_gpu", "status"});
   std::vector<std::string> trend, turns;
   Table sens({"model", "context", "sd_host_ms", "batch", "tree", "speedup", "trend_largest_over_first"});
+  Table seq_sens({"model", "context", "seq_host_us", "batch", "tree", "speedup", "ar_step_ms", "ttit_ms",
+                  "trend_largest_over_first"});
+  std::vector<std::string> seq_turns;
   for (const auto& model : search::paper004_models(ctx.registry->dir())) {
     const auto d = paper004_deployment(ctx, model);
     for (const auto& in : d.inputs)
@@ -87,6 +96,30 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
                         num(ratio, 3)});
     }
     o.speculative_host_s = 0;
+    // The same with host work per sequence on every step, plain and speculative.
+    std::vector<double> seq_ratios;
+    for (double us : kSeqHostUs) {
+      o.sequence_host_us = us;
+      const auto rows = search::eagle_dispatch(*d.costs, acceptance, o);
+      const auto fl = first_last_speedup(rows);
+      const double ratio = fl ? fl->second / fl->first : 0;
+      seq_ratios.push_back(ratio);
+      for (const auto& r : rows)
+        if (r.feasible)
+          seq_sens.add_row({model, integer(kSensitivityContext), num(us), integer(r.batch), r.tree, num(r.speedup, 3),
+                            num(r.ar_step_s * 1e3), num(r.ttit_s * 1e3), num(ratio, 3)});
+    }
+    o.sequence_host_us = -1;
+    {
+      std::vector<double> seq_above_one;
+      for (double r : seq_ratios) seq_above_one.push_back(r - 1);
+      const double us = first_sign_change(kSeqHostUs, seq_above_one);
+      seq_turns.push_back(fmt::format(
+          "{}: largest/first batch speed-up {:.2f} at 0 us, {:.2f} at {} us; {}", model, seq_ratios.front(),
+          seq_ratios.back(), kSeqHostUs.back(),
+          std::isnan(us) ? fmt::format("the trend does not turn within 0-{} us", kSeqHostUs.back())
+                         : fmt::format("{} from {:.0f} us", seq_ratios.front() > 1 ? "falls" : "grows", us)));
+    }
     std::vector<double> above_one;  // ratio - 1: positive while the speed-up grows with batch
     for (double r : ratios) above_one.push_back(r - 1);
     const double h = first_sign_change(kSdHostMs, above_one);
@@ -101,7 +134,9 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
   }
   res.table = std::move(t);
   res.extra_csvs.emplace_back("eagle-fig9_host_sensitivity.csv", std::move(sens));
-  std::string lines, turn_lines;
+  res.extra_csvs.emplace_back("eagle-fig9_sequence_host_sensitivity.csv", std::move(seq_sens));
+  std::string lines, turn_lines, seq_turn_lines;
+  for (const auto& s : seq_turns) seq_turn_lines += "- " + s + "\n";
   for (const auto& s : trend) lines += "- " + s + "\n";
   for (const auto& s : turns) turn_lines += "- " + s + "\n";
   res.notes = fmt::format(
@@ -113,8 +148,13 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
       "Host sensitivity (eagle-fig9_host_sensitivity.csv): the speculative step's own host work (tree sampling, "
       "acceptance bookkeeping; paper 004 §3.2 calls it significant and gives no figure) is 0 above. Added per step, "
       "it lowers small batches' speed-up most, where the GPU step is short. Ratio of the largest feasible batch's "
-      "speed-up to batch 1's, and the host work at which the trend turns:\n\n{}",
-      kPaper004SpeculationLength, kPaper004System, ctx.engine, lines, turn_lines);
+      "speed-up to batch 1's, and the host work at which the trend turns:\n\n{}\n"
+      "Sequence sensitivity (eagle-fig9_sequence_host_sensitivity.csv, context {}): host work per sequence per "
+      "decode step, on plain and speculative steps alike, overlapped with the GPU as the engine's per-step work "
+      "(paper 004 publishes none; vLLM V0's was about 100 us per sequence at batch 200, vllm-project/vllm#6801). "
+      "Once it outlasts the GPU's step, plain decoding waits on the host every token while a speculative step "
+      "spends the same wait on several:\n\n{}",
+      kPaper004SpeculationLength, kPaper004System, ctx.engine, lines, turn_lines, kSensitivityContext, seq_turn_lines);
   return res;
 }
 

@@ -201,10 +201,11 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     t.name = "step host work (" + st.name + ")";
     t.category = "host";
     t.resource = host_resource[std::size_t(d)];
-    t.busy_s = (st.host_overlaps_device ? 0.0 : st.per_step_host_us * 1e-6) + launch_s;
+    const double step_host_s = st.step_host_us(q.batch) * 1e-6;
+    t.busy_s = (st.host_overlaps_device ? 0.0 : step_host_s) + launch_s;
     t.deps = std::move(deps);
     const int series = g.add_task(std::move(t));
-    if (st.host_overlaps_device && st.per_step_host_us > 0) {
+    if (st.host_overlaps_device && step_host_s > 0) {
       // The step's CPU work runs beside the device's (paper 004 §3.3), on a lane of its own: it
       // ends the step only where it outlasts the device's work.
       if (overlapped_host_resource[std::size_t(d)] < 0)
@@ -214,7 +215,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
       o.name = "step host work beside the device (" + st.name + ")";
       o.category = "host";
       o.resource = overlapped_host_resource[std::size_t(d)];
-      o.busy_s = st.per_step_host_us * 1e-6;
+      o.busy_s = step_host_s;
       o.deps = {series};
       g.add_task(std::move(o));
     }

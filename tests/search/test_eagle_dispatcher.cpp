@@ -133,3 +133,44 @@ TEST_CASE("Dispatcher host work: in series under vLLM's stack, hidden behind the
   for (double device_s : {1e-6, 1e-4, 1e-3, 1e-2})
     CHECK(search::eagle_host_seconds(engine, 1, device_s) <= search::eagle_host_seconds(vllm, 1, device_s));
 }
+
+TEST_CASE("Dispatcher: per-sequence host work grows with the batch and is spread over a speculative step's tokens") {
+  const models::ConfigRegistry reg;
+  auto engine = models::load_software_stack(reg.path("stacks", "paper004-engine"));
+  // Overlapped: 300 us + 100 us x 64 sequences of host work beside 2 ms of GPU work.
+  CHECK(search::eagle_host_seconds(engine, 1, 2e-3, 64, 100) == Approx(10e-6 + (300e-6 + 6.4e-3 - 2e-3)));
+  // The stack's own figure unless one is given.
+  engine.per_sequence_host_us = 50;
+  CHECK(search::eagle_host_seconds(engine, 1, 0, 8) == Approx(300e-6 + 400e-6 + 10e-6));
+  CHECK(search::eagle_host_seconds(engine, 1, 0, 8, 0) == Approx(310e-6));
+}
+
+TEST_CASE("Dispatcher on paper 004's host: per-sequence host work turns the 8B's trend before Maverick's") {
+  // Paper 004 §3.5: the 8B's speed-up grows with batch, Maverick's falls. Host work per sequence,
+  // overlapped with the GPU, makes a large batch's plain step wait on the host where the GPU's
+  // step is short (the 8B on eight GPUs) and not where it is long (Maverick's experts).
+  const models::ConfigRegistry reg;
+  const auto system = models::load_system(reg.path("systems", "eagle-8xh100-nvlink"), reg);
+  auto trend = [&](const std::string& model, double seq_host_us) {
+    models::Workload w;
+    // As paper 004 deploys it (and eagle-fig9): Maverick in FP8.
+    w.target = reg.model(model == "llama-4-maverick" ? model + "@fp8" : model);
+    w.algorithm = std::make_shared<models::AlgorithmSpec>(
+        eagle_head_for_target(reg.algorithm(kDefaultEagleHead), w.target));
+    const auto costs = make_system_eagle_costs(system, w, "roofline");
+    EagleDispatchOptions o;
+    o.batches = {1, 128};
+    o.context = 8192;
+    o.pruned_max_depth = o.max_full_depth = 3;
+    o.sequence_host_us = seq_host_us;
+    const auto rows = eagle_dispatch(*costs, paper004_acceptance(reg.dir(), model), o);
+    REQUIRE(rows.size() == 2);
+    REQUIRE(rows[1].feasible);
+    // The plain step waits at least on the batch's host work.
+    CHECK(rows[1].ar_step_s >= seq_host_us * 1e-6 * 128);
+    return rows[1].speedup / rows[0].speedup;
+  };
+  CHECK(trend("llama-3.1-8b-instruct", 0) < 1);
+  CHECK(trend("llama-3.1-8b-instruct", 150) > 1);
+  CHECK(trend("llama-4-maverick", 150) < 1);
+}

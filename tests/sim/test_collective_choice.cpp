@@ -306,3 +306,20 @@ TEST_CASE("system step: paper 004's engine hides its per-step host work behind t
   const double sim_s = simulate_system_step(overlapped, q, "sim").step_s;
   CHECK(simulate_system_step(overlapped, q, "roofline").step_s == Approx(sim_s).epsilon(1e-9));
 }
+
+TEST_CASE("system step: per-sequence host work is charged once per step for the batch, on both engines") {
+  const models::ConfigRegistry reg;
+  models::SystemSpec base = models::load_system(reg.path("systems", "eagle-8xh100-nvlink"), reg);
+  for (auto& d : base.devices) d.hardware.stack.host_overlaps_device = false;  // in series: the difference shows whole
+  models::SystemSpec per_seq = base;
+  for (auto& d : per_seq.devices) d.hardware.stack.per_sequence_host_us = 30;
+  SystemQuery q;
+  q.target = reg.model("llama-3.1-8b-instruct");
+  q.context = 1024;
+  q.batch = 16;
+  for (const char* engine : {"sim", "roofline"}) {
+    INFO("engine " << engine);
+    const double more = simulate_system_step(per_seq, q, engine).step_s - simulate_system_step(base, q, engine).step_s;
+    CHECK(more == Approx(30e-6 * 16).epsilon(0.02));
+  }
+}

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
+#include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "models/engine_registry.hpp"
 #include "models/software_stack.hpp"
@@ -117,5 +119,49 @@ TEST_CASE("stack: a stack file outside any config tree takes the default tree's 
   REQUIRE(outside.collectives.has_value());
   CHECK(outside.collectives->name == in_tree.collectives->name);
   CHECK(outside.per_step_host_us == in_tree.per_step_host_us);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("stack: per-sequence host work grows with the batch, alike on both GPU engines and on a CPU") {
+  const models::ConfigRegistry reg;
+  for (const char* device : {"h100-sxm", "xeon-16c"}) {
+    models::HardwareSpec base = reg.hardware(device);
+    base.stack = models::load_software_stack(reg.path("stacks", "pytorch-eager"));
+    models::HardwareSpec per_seq = base;
+    per_seq.stack.per_sequence_host_us = 40;
+    CHECK(per_seq.stack.step_host_us(8) == Approx(base.stack.per_step_host_us + 320));
+    for (const char* engine : {"sim", "roofline"}) {
+      for (int batch : {1, 16}) {
+        INFO(device << " engine " << engine << " batch " << batch);
+        const auto w = workload("llama-68m", batch);
+        const double with = models::t_verify(*models::make_engine(engine, per_seq), w, 2, 512);
+        const double without = models::t_verify(*models::make_engine(engine, base), w, 2, 512);
+        // In series (the eager stack does not overlap): exactly the batch's per-sequence work more.
+        CHECK(with - without == Approx(40e-6 * batch).epsilon(1e-3));
+      }
+    }
+  }
+}
+
+TEST_CASE("stack: per_sequence_host_us is read from a stack file, absent means 0, negative is refused") {
+  const models::ConfigRegistry reg;
+  CHECK(models::load_software_stack(reg.path("stacks", "vllm-cuda-graph")).per_sequence_host_us == 0);
+  const auto dir = std::filesystem::temp_directory_path() / "specdse_test_per_sequence_stack";
+  std::filesystem::create_directories(dir);
+  const std::string body = "name: s\nkernel_launch_host_us: 0\nper_layer_host_us: 0\nper_step_host_us: 100\n"
+                           "cuda_graphs: false\nruntime_reserve_gib: 0\nper_sequence_host_us: ";
+  {
+    std::ofstream(dir / "ok.yaml") << body << "25\n";
+    std::ofstream(dir / "bad.yaml") << body << "-1\n";
+  }
+  const auto ok = models::load_software_stack((dir / "ok.yaml").string());
+  CHECK(ok.step_host_us(4) == Approx(200));
+  std::string message;
+  try {
+    models::load_software_stack((dir / "bad.yaml").string());
+  } catch (const models::InputError& e) {
+    message = e.what();
+  }
+  CHECK_THAT(message, Catch::Contains("bad.yaml") && Catch::Contains("per_sequence_host_us"));
   std::filesystem::remove_all(dir);
 }

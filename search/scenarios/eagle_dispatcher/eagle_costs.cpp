@@ -41,7 +41,9 @@ class EngineCosts : public EagleCostModel {
     if (ffn_bytes_ > 0) sim::quantise_head_ffn(g, ffn_bytes_);
     return {costs_.step_s(0, g), 0.0, 0.0, 0.0};
   }
-  double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
+  double host_s(int forwards, double device_s, int sequences, double per_sequence_us) const override {
+    return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us);
+  }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
     mq.batch = batch;
@@ -96,7 +98,9 @@ class SystemStepCosts : public EagleCostModel {
     const sim::SystemStepTimes st = costs_.system_step_times(q);
     return {st.head_s, st.lead_wait_s, 0.0, 0.0};
   }
-  double host_s(int forwards, double device_s) const override { return eagle_host_seconds(stack_, forwards, device_s); }
+  double host_s(int forwards, double device_s, int sequences, double per_sequence_us) const override {
+    return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us);
+  }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
     mq.batch = batch;

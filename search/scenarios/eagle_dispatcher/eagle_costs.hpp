@@ -31,9 +31,11 @@ class EagleCostModel {
   virtual EagleForwardCost verify(int x, int batch, long long context) const = 0;
   // One head pass over batch x width rows.
   virtual EagleForwardCost draft_pass(int width, int batch, long long context) const = 0;
-  // Host seconds a decode step with `forwards` captured forwards adds to `device_s` of GPU work
-  // (eagle_host_seconds: the stack's per-step work and launches, overlapped where it says so).
-  virtual double host_s(int forwards, double device_s) const = 0;
+  // Host seconds a decode step of `sequences` sequences with `forwards` captured forwards adds to
+  // `device_s` of GPU work (eagle_host_seconds: the stack's per-step and per-sequence work and
+  // launches, overlapped where it says so; per_sequence_us >= 0 replaces the stack's per-sequence
+  // figure, a sensitivity input).
+  virtual double host_s(int forwards, double device_s, int sequences, double per_sequence_us = -1) const = 0;
   // "ok" / "unchecked", or "infeasible: needs X GiB of Y GiB" when the target, the head and
   // their KV caches for batch x (context + x) tokens do not fit a GPU.
   virtual std::string memory_status(int x, int batch, long long context) const = 0;

@@ -114,18 +114,22 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
   return {name, tree, tree_tpc(acceptance, tree), eagle_pass_widths(tree)};
 }
 
-double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s) {
-  // Sampling + bookkeeping once per decode step (per_step_host_us), and a graph launch per
-  // captured forward (the paper captures each whole model execution in a CUDA graph, §3.4).
+double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s, int sequences,
+                          double per_sequence_us) {
+  // Sampling + bookkeeping once per decode step (per_step_host_us, and per_sequence_host_us for
+  // each sequence), and a graph launch per captured forward (the paper captures each whole model
+  // execution in a CUDA graph, §3.4).
+  models::SoftwareStack st = stack;
+  if (per_sequence_us >= 0) st.per_sequence_host_us = per_sequence_us;
   const double launch_s = stack.cuda_graphs ? stack.graph_launch_host_us * 1e-6 : 0.0;
-  const double host_s = stack.per_step_host_us * 1e-6 + launch_s * forwards;
+  const double host_s = st.step_host_us(sequences) * 1e-6 + launch_s * forwards;
   if (!stack.host_overlaps_device) return host_s;
   // The GPU cannot start before the first graph is launched; the rest runs beside it.
   return launch_s + std::max(0.0, host_s - launch_s - device_s);
 }
 
 EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTreeCandidate& c, int batch,
-                                     long long context, double speculative_host_s) {
+                                     long long context, double speculative_host_s, double sequence_host_us) {
   if (batch < 1) throw models::InputError(fmt::format("eagle dispatcher: batch must be >= 1, got {}", batch));
   if (!(speculative_host_s >= 0 && std::isfinite(speculative_host_s)))
     throw models::InputError(fmt::format("--sd-host-us: {} (must be a finite time >= 0)", speculative_host_s * 1e6));
@@ -143,11 +147,12 @@ EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTre
     r.t_draft_s += d.seconds;
     r.t_wait_s += d.wait_s;
   }
-  r.t_host_s = costs.host_s(1 + int(c.pass_widths.size()), r.t_verify_s + r.t_draft_s) + speculative_host_s;
+  r.t_host_s = costs.host_s(1 + int(c.pass_widths.size()), r.t_verify_s + r.t_draft_s, batch, sequence_host_us) +
+               speculative_host_s;
   r.ttit_s = r.t_verify_s + r.t_draft_s + r.t_host_s;
   r.tokens_per_s = r.tpc / r.ttit_s;
   const EagleForwardCost ar = costs.verify(1, batch, context);
-  r.ar_step_s = ar.seconds + costs.host_s(1, ar.seconds);
+  r.ar_step_s = ar.seconds + costs.host_s(1, ar.seconds, batch, sequence_host_us);
   r.ar_wait_s = ar.wait_s;
   r.speedup = r.tokens_per_s * r.ar_step_s;
   r.weight_bytes = v.weight_bytes;
@@ -182,7 +187,7 @@ std::vector<EagleDispatchRow> eagle_dispatch(const EagleCostModel& costs, const 
     EagleDispatchRow best, fastest, infeasible;
     bool have = false, have_fast = false, any = false;
     for (const auto& c : candidates) {
-      EagleDispatchRow r = evaluate_eagle_tree(costs, c, b, o.context, o.speculative_host_s);
+      EagleDispatchRow r = evaluate_eagle_tree(costs, c, b, o.context, o.speculative_host_s, o.sequence_host_us);
       if (!r.feasible) {  // memory does not fit: never chosen
         if (!any) infeasible = r, any = true;
         continue;

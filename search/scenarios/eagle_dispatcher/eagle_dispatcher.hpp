@@ -53,6 +53,11 @@ struct EagleDispatchOptions {
   // torch.compile made it 1.5x faster; no published figure gives it, so it is 0 by default and a
   // sensitivity input (`eagle --sd-host-us`, eagle-fig9's host sensitivity).
   double speculative_host_s = 0;
+  // Host work per sequence per decode step, plain and speculative alike (SoftwareStack::
+  // per_sequence_host_us, overlapped with the GPU as the stack's per-step work is): >= 0 replaces
+  // the stack's figure (0 in every shipped stack; `eagle --seq-host-us`, eagle-fig9's sequence
+  // sensitivity), < 0 keeps it.
+  double sequence_host_us = -1;
 };
 
 struct EagleDispatchRow {
@@ -94,16 +99,20 @@ int eagle_largest_candidate_nodes(const EagleDispatchOptions& o);
 std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance& acceptance,
                                                       const EagleDispatchOptions& options);
 
-// Host seconds one decode step with `forwards` captured forwards (1 verify + draft passes) adds
-// to `device_s` of GPU work: the stack's per-step work and graph launches in series, or, where
-// the stack overlaps its host work with the device (host_overlaps_device), only the first
-// launch and whatever of the rest outlasts the device time.
-double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s = 0);
+// Host seconds one decode step of `sequences` sequences with `forwards` captured forwards (1
+// verify + draft passes) adds to `device_s` of GPU work: the stack's per-step and per-sequence
+// work (SoftwareStack::step_host_us; per_sequence_us >= 0 replaces the stack's per-sequence
+// figure) and graph launches in series, or, where the stack overlaps its host work with the
+// device (host_overlaps_device), only the first launch and whatever of the rest outlasts the
+// device time.
+double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s = 0, int sequences = 1,
+                          double per_sequence_us = -1);
 
 // One candidate at one batch on a deployment; memory is checked (status) and times are given
 // either way.
 EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTreeCandidate& tree, int batch,
-                                     long long context, double speculative_host_s = 0);
+                                     long long context, double speculative_host_s = 0,
+                                     double sequence_host_us = -1);
 // The dispatcher's table on a deployment: per batch, the best feasible tree (an infeasible row
 // when none fits memory).
 std::vector<EagleDispatchRow> eagle_dispatch(const EagleCostModel& costs, const PositionalAcceptance& acceptance,

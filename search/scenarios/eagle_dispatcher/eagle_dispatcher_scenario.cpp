@@ -28,6 +28,11 @@ constexpr const char* kDefaultDraft = kDefaultEagleHead;
 // The context when none is given.
 constexpr long long kDefaultContext = 1024;
 
+// The footer's words for a stack's per-sequence host work (nothing when it has none).
+std::string per_sequence_words(double per_sequence_host_us) {
+  return per_sequence_host_us > 0 ? fmt::format(" + {} us per sequence", per_sequence_host_us) : std::string();
+}
+
 std::vector<std::string> split_trees(const std::string& text) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -84,7 +89,8 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
     hw.stack = models::SoftwareStack{};  // the engine costs kernels; host time is added per step
     const auto stack = models::load_software_stack(reg.path("stacks", p.stack));
     costs = make_engine_eagle_costs(hw, p.engine, w, stack);
-    host_note = fmt::format("stack {} ({} us + graph launches{})", stack.name, stack.per_step_host_us,
+    host_note = fmt::format("stack {} ({} us{} + graph launches{})", stack.name, stack.per_step_host_us,
+                            per_sequence_words(stack.per_sequence_host_us),
                             stack.host_overlaps_device ? ", overlapped with the GPU" : "");
   } else {
     const auto system = models::load_system(reg.path("systems", system_name), reg);
@@ -95,7 +101,8 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
                                              system.name, system.devices[std::size_t(d)].name,
                                              system.devices[std::size_t(d)].hardware.kind));
     const auto& lead = system.devices[std::size_t(system.stages.front().devices.front())].hardware.stack;
-    host_note = fmt::format("stack {} of the system's GPUs ({} us + graph launches{})", lead.name, lead.per_step_host_us,
+    host_note = fmt::format("stack {} of the system's GPUs ({} us{} + graph launches{})", lead.name,
+                            lead.per_step_host_us, per_sequence_words(lead.per_sequence_host_us),
                             lead.host_overlaps_device ? ", overlapped with the GPU" : "");
     costs = make_system_eagle_costs(system, w, p.engine);
   }
@@ -110,6 +117,10 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
   const double sd_host_us = p.sd_host_us;
   o.speculative_host_s = sd_host_us * 1e-6;
   if (sd_host_us > 0) host_note += fmt::format(", plus {} us per speculative step (--sd-host-us)", sd_host_us);
+  if (ctx.was_given("seq-host-us")) {
+    o.sequence_host_us = p.seq_host_us;
+    host_note += fmt::format(", {} us per sequence per step instead of the stack's (--seq-host-us)", p.seq_host_us);
+  }
   o.only_trees = split_trees(p.tree);
   // Paper 004 §3.4: "a static tree when batch size is 1 and a chain draft of 3 tokens when batch
   // size is larger than 1": the dispatcher's own tree at batch 1, D3-BF1 at every other batch.
@@ -227,6 +238,10 @@ const TypedScenario<Params, Row>& scenario() {
           .add(param::real("sd-host-us", 0, 0, 1e6, "us",
                   "host work a speculative step adds beyond the plain step's (tree sampling, bookkeeping); no "
                   "published figure, so 0 by default (a sensitivity input)"), &Params::sd_host_us)
+          .add(param::real("seq-host-us", 0, 0, 1e5, "us",
+                  "host work per sequence per decode step, plain and speculative alike (scheduling, input and output "
+                  "processing), overlapped as the stack's per-step work; replaces the stack's per_sequence_host_us "
+                  "(0 in every shipped stack: a sensitivity input)"), &Params::seq_host_us)
           .add(param::text("stack", "vllm-cuda-graph", "software stack for host costs with --hw (configs/stacks)"), &Params::stack)
           .add(param::integer("max-nodes", 64, 1, 1024, "nodes",
                      "largest candidate tree (draft nodes): the pruned trees N2..N64 and beyond 64 N96, N128, ... up to "

@@ -20,6 +20,7 @@ struct Params {
   std::string chain_tpc;         // the user's head's chains LENGTH:TPC,...; empty: paper 004's
   double latency_target_ms = 0;
   double sd_host_us = 0;
+  double seq_host_us = 0;  // used only where given (else the stack's per_sequence_host_us)
   std::string stack;             // the stack with --hw
   long long max_nodes = 0, max_depth = 0;
   std::string engine;
