@@ -6,6 +6,7 @@
 #include "models/drafts/draft_builder.hpp"
 #include "models/engine_registry.hpp"
 #include "sim/gpu/gpu_streams.hpp"
+#include "models/system_route.hpp"
 #include "sim/system/routes.hpp"
 
 namespace sim {
@@ -180,7 +181,27 @@ std::vector<double> SystemCosts::concurrent_s(int device, const std::vector<Work
   return ends;
 }
 
-double SystemCosts::transfer_s(int a, int b, double bytes) const { return route_transfer_s(system_, a, b, bytes); }
+double SystemCosts::transfer_s(int a, int b, double bytes) const {
+  if (a == b) return 0;
+  if (const auto* l = system_.link_between(a, b)) return l->spec.transfer_s(bytes);  // the route, without a search
+  // A relayed route (chain-sd's draft on a host reached through another device): the path is
+  // searched once, then each hop costs the bytes on its link (route_transfer_s's rule).
+  std::vector<const models::LinkSpec*> hops;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = route_memo_.find({a, b});
+    if (it == route_memo_.end()) {
+      const auto path = models::route(system_, a, b);
+      std::vector<const models::LinkSpec*> found;
+      for (std::size_t i = 1; i < path.size(); ++i) found.push_back(&system_.link_between(path[i - 1], path[i])->spec);
+      it = route_memo_.emplace(std::make_pair(a, b), std::move(found)).first;
+    }
+    hops = it->second;
+  }
+  double t = 0;
+  for (const auto* link : hops) t += link->transfer_s(bytes);
+  return t;
+}
 
 long long SystemCosts::evaluations() const {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -153,6 +153,9 @@ class SystemCosts {
   std::vector<Head> heads_;
   mutable std::map<std::pair<int, std::string>, double> memo_;         // (device class, fingerprint)
   mutable std::mutex mutex_;
+  // transfer_s's routes between device pairs without a direct link, searched once (under mutex_):
+  // the links of the path in order.
+  mutable std::map<std::pair<int, int>, std::vector<const models::LinkSpec*>> route_memo_;
   mutable long long evaluations_ = 0;
   // system_step_times' memo (step_mutex_: a step runs step_s, which takes mutex_, so the two are
   // never held together), keyed by (target, draft, x, context, batch, head, head FFN bytes,
