@@ -272,3 +272,27 @@ TEST_CASE("serve --preemption swap: a full cache copies requests to the CPU and 
   CHECK(b[1][column(b[0], "finished")] == b[1][column(b[0], "requests")]);  // 4 GiB holds what is swapped out
   CHECK(a[1] != b[1]);
 }
+
+TEST_CASE("serve --method eagle3-tree: EAGLE's tree at low load beats the chain, names its calibration, bounds --k") {
+  const std::string common = "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 30 --format csv";
+  const auto chain = run(common, false);
+  const auto tree = run(common + " --method eagle3-tree --k 10", false);
+  REQUIRE(chain.status == 0);
+  REQUIRE(tree.status == 0);
+  CHECK_THAT(tree.output, Catch::Contains("eagle3-tree of 10 draft nodes, depth 5") &&
+                              Catch::Contains("paper 000's measured chain AAT"));
+  const auto tc = csv(chain.output), tt = csv(tree.output);
+  REQUIRE(tc.size() == 3);
+  REQUIRE(tt.size() == 3);
+  const auto& h = tt[0];
+  // Plain decoding is the same run either way.
+  CHECK(tt[1][column(h, "tpot_p50_ms")] == tc[1][column(h, "tpot_p50_ms")]);
+  // Alone, a 10-node tree keeps more tokens a step and takes less time per token than a chain of 3.
+  CHECK(std::stod(tt[2][column(h, "tokens_per_step")]) > std::stod(tc[2][column(h, "tokens_per_step")]) + 0.5);
+  CHECK(std::stod(tt[2][column(h, "tpot_p50_ms")]) < std::stod(tc[2][column(h, "tpot_p50_ms")]));
+  // A chain's --k stops at 15, a tree's at the table's largest.
+  const auto long_chain = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --k 20");
+  CHECK(long_chain.status == 2);
+  CHECK_THAT(long_chain.output, Catch::Contains("--k 20") && Catch::Contains("eagle3-tree"));
+  CHECK(run("serve --hw h100-sxm --model llama-3.1-8b-instruct --method eagle3-tree --k 85", false).status == 2);
+}

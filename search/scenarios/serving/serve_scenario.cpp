@@ -36,6 +36,9 @@ constexpr long long kMaxClosedBatch = 10'000'000;
 // Speculation pays at a rate when its median time per output token is this much below plain
 // decoding's; closer is a tie (the two runs draw different acceptance).
 constexpr double kPaysBy = 0.01;
+// The task of paper 000's EAGLE-3 chain and tree measurements a serving tree is calibrated on
+// (configs/acceptance/aat_measurements.csv: GovReport is the one task measured for both).
+constexpr const char* kTreeCalibrationTask = "govreport";
 // The deployment's step times for the serving loop: the target's forwards and the EAGLE head's
 // passes through the one cost layer (sim::SystemCosts: memoised by graph fingerprint, with an index
 // by shape in front), so an hour of steps costs each distinct (batch, tokens, context bucket) once.
@@ -45,7 +48,10 @@ class DeploymentStepCosts {
                       const models::AlgorithmSpec* head, const models::ModelSpec* draft = nullptr)
       : costs_(models::single_device_system(hw), engine) {
     target_ = costs_.add_model(target);
-    if (head) head_ = costs_.add_head(*head, target);
+    if (head) {
+      head_ = costs_.add_head(*head, target);
+      head_spec_ = std::make_shared<const models::AlgorithmSpec>(*head);
+    }
     if (draft) draft_ = costs_.add_model(*draft);
   }
   // A system of devices (a tensor- or pipeline-parallel target): each step is a whole system
@@ -58,7 +64,10 @@ class DeploymentStepCosts {
                       const models::AlgorithmSpec* head, const models::ModelSpec* draft = nullptr, int draft_device = -1)
       : costs_(system, engine), whole_system_(true) {
     query_.target = target;
-    if (head) query_.head = std::make_shared<const models::AlgorithmSpec>(*head);
+    if (head) {
+      query_.head = std::make_shared<const models::AlgorithmSpec>(*head);
+      head_spec_ = query_.head;
+    }
     if (draft) {
       draft_ = costs_.add_model(*draft);
       draft_vocab_ = draft->vocab_size;
@@ -93,8 +102,9 @@ class DeploymentStepCosts {
         q.x = tokens;
         q.batch = batch;
         q.context = context;
-        // The EAGLE head drafts a chain: one pass of one token per sequence per draft token.
-        if (draft_tokens > 0 && q.head) q.head_pass_widths.assign(std::size_t(draft_tokens), 1);
+        // The EAGLE head's passes: a chain's one token per sequence per draft token, a tree's
+        // first pass and its expansions of the top-k frontier (AlgorithmSpec::draft_pass_widths).
+        if (draft_tokens > 0 && q.head) q.head_pass_widths = head_spec_->draft_pass_widths(draft_tokens + 1);
         else q.head.reset();
         double t = costs_.system_step_times(q).step_s;
         // A draft model drafts a chain on its device, then its tokens cross to the target and the
@@ -121,9 +131,12 @@ class DeploymentStepCosts {
       shape.context = context;
       shape.batch = batch;
       double t = costs_.forward_s(0, target_, shape);
-      // The EAGLE head drafts a chain: one pass per draft token, inside the step.
-      if (draft_tokens > 0 && head_ >= 0)
-        for (int i = 0; i < draft_tokens; ++i) t += costs_.head_pass_s(0, head_, 1, batch, context + i);
+      // The EAGLE head's passes inside the step (a chain: one token per sequence per draft token).
+      if (draft_tokens > 0 && head_ >= 0) {
+        const std::vector<int> widths = head_spec_->draft_pass_widths(draft_tokens + 1);
+        for (std::size_t i = 0; i < widths.size(); ++i)
+          t += costs_.head_pass_s(0, head_, widths[i], batch, context + (long long)i);
+      }
       if (draft_tokens > 0 && draft_ >= 0) t += draft_chain_s(0, batch, context, draft_tokens);
       return t;
     };
@@ -158,6 +171,7 @@ class DeploymentStepCosts {
 
   sim::SystemCosts costs_;
   int target_ = 0, head_ = -1, draft_ = -1;
+  std::shared_ptr<const models::AlgorithmSpec> head_spec_;  // the EAGLE head: its passes' widths
   bool whole_system_ = false;
   // A draft model on a system: its device, its vocabulary (the bytes of its distributions), the
   // target's first and last devices, and whether it has a device of its own.
@@ -236,7 +250,13 @@ YieldChain geometric_yields(double alpha) {
 }
 
 // The workload preset's acceptance a method draws from (its key in configs/serving/*.yaml).
-std::string acceptance_key(const std::string& method) { return method == "eagle3-chain" ? "eagle3" : method; }
+std::string acceptance_key(const std::string& method) {
+  return method == "eagle3-chain" || method == "eagle3-tree" ? "eagle3" : method;
+}
+
+// Draft tokens a chain's step proposes at most: the presets' yields stop at 16 (a yield of 16
+// stands for 16 or more), so a longer chain's gain is not measured.
+constexpr int kMaxChainDraftTokens = 15;
 
 struct RateSummary {
   double tpot_p50 = 0, goodput = 0;
@@ -314,10 +334,37 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   } else if (system && draft) {
     draft_device = system->draft_or_lead_device();
   }
-  if (method == "eagle3-chain") {
-    // The algorithm of the same name (EAGLE-3's head drafting a chain), shaped for the target as
-    // paper 004 trains one per target; the preset's yields were measured with EAGLE-3.
+  if (method == "eagle3-chain" || method == "eagle3-tree") {
+    // The algorithm of the same name (EAGLE-3's head drafting a chain or EAGLE's dynamic tree),
+    // shaped for the target as paper 004 trains one per target; the preset's yields were measured
+    // with EAGLE-3 drafting chains.
     head = std::make_unique<models::AlgorithmSpec>(eagle_head_for_target(ctx.configs->algorithm(method), target));
+  }
+  const int k = int(ctx.integer("k"));
+  if (method != "eagle3-tree" && k > kMaxChainDraftTokens)
+    throw models::InputError(fmt::format("--k {}: a chain drafts at most {} tokens (the presets' yields stop at {}); "
+                                         "larger --k is for --method eagle3-tree (draft nodes)",
+                                         k, kMaxChainDraftTokens, kMaxChainDraftTokens + 1));
+  // A tree: per k of 0..--k, its depth and its recovery of a chain's miss, calibrated on paper
+  // 000's measured AAT of the same head as a chain and as a tree (eagle_tree_recovery.hpp).
+  std::vector<TreeStep> tree_by_k;
+  std::string tree_words;
+  if (method == "eagle3-tree") {
+    if (k + 1 > head->max_x)
+      throw models::InputError(fmt::format("--k {}: {} has trees of up to {} draft nodes", k, head->name, head->max_x - 1));
+    const AcceptanceData data = AcceptanceData::load(ctx.configs->dir() + "/acceptance/aat_measurements.csv");
+    tree_by_k.push_back(TreeStep{});
+    TreeCalibration at_k;
+    for (int nodes = 1; nodes <= k; ++nodes) {
+      at_k = calibrate_tree_recovery(data, *head, "eagle3-chain", workload.target, kTreeCalibrationTask, nodes);
+      tree_by_k.push_back(at_k.step);
+    }
+    tree_words = fmt::format(
+        "tree: {} of {} draft nodes, depth {}; where the preset's chain misses within the depth the tree holds the "
+        "target's token with probability {:.3f} (median over contexts {}, {:.3f}-{:.3f}, of the recovery that turns "
+        "paper 000's measured chain AAT into its measured tree AAT at {} nodes: {} and eagle3-chain, {} on {})",
+        head->name, k, at_k.step.depth, at_k.step.recovery, fmt::join(at_k.contexts, ", "), at_k.recovery_low,
+        at_k.recovery_high, at_k.measured_nodes, head->name, workload.target, kTreeCalibrationTask);
   }
   const std::string engine = ctx.text("engine");
   const DeploymentStepCosts deployment = system ? DeploymentStepCosts(*system, engine, target, head.get(),
@@ -327,7 +374,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   ServingConfig base;
   base.duration_s = ctx.real("duration-s");
   base.max_requests = ctx.integer("requests");
-  base.k = int(ctx.integer("k"));
+  base.k = k;
+  base.tree_by_k = tree_by_k;
   base.sd_off_above_batch = int(ctx.integer("sd-off-above"));
   base.dispatch_per_batch = ctx.text("dispatch") == "per-batch";
   base.max_num_seqs = int(ctx.integer("max-num-seqs"));
@@ -510,6 +558,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
           : fmt::format("{} prefill tokens per step", base.max_batched_tokens),
       ctx.real("ttft-slo-ms"),
       ctx.real("tpot-slo-ms"), deployment.evaluations(), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
+  if (!tree_words.empty()) r.footer += "\n" + tree_words;
   if (swap_link)
     r.footer += fmt::format("\npreemption by swap (vLLM V0): KV copied over {} to a CPU swap space of {:g} GiB ({} tokens) "
                             "per GPU, charged to the step; no prompt admitted while a request is out; a request "
@@ -570,16 +619,18 @@ const ScenarioRegistration serve_scenario_registration(
                   "with --trace-out: the steps of the last rate's run with speculation in its first this many seconds"),
       param::text("workload", "sharegpt-llama3.1-8b",
                   "serving workload preset (configs/serving: prompt and output lengths, measured acceptance) or a YAML path"),
-      param::choice("method", "eagle3-chain", {"eagle3-chain", "ngram", "draft-model", "none"},
+      param::choice("method", "eagle3-chain", {"eagle3-chain", "eagle3-tree", "ngram", "draft-model", "none"},
                     "speculation compared with plain decoding: an EAGLE-3 head drafting a chain (the algorithm "
-                    "eagle3-chain, shaped for the target), n-gram (prompt lookup, its drafting not charged), a draft "
+                    "eagle3-chain, shaped for the target) or EAGLE's dynamic tree of --k draft nodes (eagle3-tree: "
+                    "its acceptance the preset's chains with misses recovered as paper 000 measured), n-gram (prompt lookup, its drafting not charged), a draft "
                     "model beside the target or on a device of --system (--draft, --alpha, --draft-device), or none"),
       param::text("draft", "", "with --method draft-model: the draft model (configs/models), sharing the target's "
                                "vocabulary"),
       param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
                            "with --method draft-model: its per-token acceptance (positions independent)"),
       param::draft_device(),
-      param::integer("k", 3, 1, 15, "tokens", "draft tokens per speculative step"),
+      param::integer("k", 3, 1, 84, "tokens",
+                     "draft tokens per speculative step (a chain: at most 15; eagle3-tree: its draft nodes)"),
       param::choice("dispatch", "static", {"static", "per-batch"},
                     "k per step: static (--k every speculative step) or per-batch (the k of 0..--k with the most "
                     "tokens a second at the step's batch and context, from the preset's yields: 0 turns speculation "

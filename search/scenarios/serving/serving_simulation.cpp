@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <deque>
 #include <fstream>
@@ -215,11 +216,26 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   // a second per sequence at this batch and context bucket, from the chain's stationary yields
   // (E[min(yield, k + 1)]) over the step's time; memoised per (batch, bucket).
   std::vector<double> kept_if;  // kept_if[k]: expected tokens kept per sequence with k drafted
-  if (chain) {
+  if (!c.tree_by_k.empty() && c.tree_by_k.size() != std::size_t(c.k) + 1)
+    throw std::logic_error("simulate_serving: tree_by_k needs one step per k = 0..k");
+  if (chain && c.tree_by_k.empty()) {
     kept_if.assign(std::size_t(c.k) + 1, 0.0);
     for (int k = 0; k <= c.k; ++k)
       for (std::size_t y = 0; y < chain->marginal.size(); ++y)
         kept_if[std::size_t(k)] += chain->marginal[y] * double(std::min<std::size_t>(y + 1, std::size_t(k) + 1));
+  } else if (chain) {
+    // A tree's expectation over the stationary yields as independent draws (the renewal of
+    // eagle_tree_recovery.hpp): P(accepted >= j) = P(yield >= j + 1).
+    std::vector<double> survival(chain->marginal.size(), 0.0);
+    double tail = 0;
+    for (std::size_t y = chain->marginal.size(); y-- > 1;) {
+      tail += chain->marginal[y];
+      survival[y - 1] = tail;
+    }
+    kept_if.assign(std::size_t(c.k) + 1, 0.0);
+    for (int k = 0; k <= c.k; ++k)
+      kept_if[std::size_t(k)] = renewal_tree_kept(survival, c.tree_by_k[std::size_t(k)].depth,
+                                                  c.tree_by_k[std::size_t(k)].recovery);
   }
   std::map<std::pair<int, long long>, int> chosen_k;
   auto best_k = [&](int batch, long long bucket) {
@@ -355,9 +371,29 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     for (std::size_t j = 0; j < running.size(); ++j) {
       Request& r = reqs[running[j]];
       long long kept = 1;
-      if (d.tokens_verified[j] > 1) kept = std::min<long long>(next_yield(r), d.tokens_verified[j]);
-      kept = std::min(kept, r.rec.output_tokens - r.generated);
-      if (chain && d.speculate) move_chain(r, kept);
+      const long long left = r.rec.output_tokens - r.generated;
+      if (d.tokens_verified[j] > 1 && !c.tree_by_k.empty()) {
+        // A tree: the chain's accepted run; past a miss within the depth, the recovered token
+        // and a fresh run from the chain's state after it (eagle_tree_recovery.hpp).
+        const TreeStep& tree = c.tree_by_k[std::size_t(d.k)];
+        long long accepted = 0, moved = 0;
+        long long run_yield = next_yield(r);
+        while (true) {
+          accepted += std::min<long long>(run_yield - 1, tree.depth - accepted);
+          if (accepted >= tree.depth || tree.recovery <= 0 || !(uniform01(r.rng) < tree.recovery)) break;
+          accepted += 1;
+          if (accepted >= tree.depth) break;
+          move_chain(r, accepted - moved);
+          moved = accepted;
+          run_yield = r.yield;
+        }
+        kept = std::min(accepted + 1, left);
+        move_chain(r, std::max(0LL, kept - moved));
+      } else {
+        if (d.tokens_verified[j] > 1) kept = std::min<long long>(next_yield(r), d.tokens_verified[j]);
+        kept = std::min(kept, left);
+        if (chain && d.speculate) move_chain(r, kept);
+      }
       r.generated += kept;
       kept_sum += double(kept);
       ++kept_steps;

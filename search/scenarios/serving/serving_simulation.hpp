@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "search/scenarios/serving/eagle_tree_recovery.hpp"
 #include "search/scenarios/serving/serving_workload.hpp"
 
 namespace search::serving {
@@ -77,6 +78,11 @@ struct ServingConfig {
   long long max_requests = 0;   // also stop arrivals after this many (0: no bound)
   std::string method = "none";  // "none", or a drafting method of the workload ("eagle3", "ngram")
   int k = 3;                    // draft tokens a speculative step proposes
+  // Token trees (empty: chains): entry i the step that drafts i tokens, for i = 0..k (its depth
+  // and its recovery of a chain's miss: eagle_tree_recovery.hpp). A request keeps its chain's
+  // accepted run, and past each miss within the depth the tree's recovered token and a fresh run
+  // from the chain's state there, up to depth + 1 tokens.
+  std::vector<TreeStep> tree_by_k;
   int sd_off_above_batch = 0;   // dispatch policy: no speculation while more run (0: always speculate)
   // Dispatch policy: each decode step drafts the k of 0..k (0: no speculation) with the most
   // tokens a second per sequence at the step's batch and context, from the chain's stationary
