@@ -71,6 +71,24 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
     sim::check_output_target(report_trace);
   }
   const std::optional<PlotScript> plot = prepare_plot(info, name, a);
+  // No two outputs on one file, and none over a file the run reads (any input flag's value).
+  {
+    std::vector<sim::NamedPath> inputs = {{"--hw", a.inputs.hw},       {"--stack", a.inputs.stack},
+                                          {"--model", a.inputs.model}, {"--algorithm", a.inputs.algorithm},
+                                          {"--data", a.inputs.data}};
+    for (const auto& kv : a.inputs.params) {
+      const auto eq = kv.find('=');
+      if (eq != std::string::npos) inputs.push_back({"--" + kv.substr(0, eq), kv.substr(eq + 1)});
+    }
+    const std::string plot_csv =
+        a.plot.empty() ? std::string() : std::filesystem::path(a.plot).replace_extension(".csv").string();
+    sim::check_run_outputs({{"--trace-out", a.trace_out},
+                            {"--report", a.report},
+                            {"--report's timeline", report_trace},
+                            {"--plot", a.plot},
+                            {"--plot's table", plot_csv}},
+                           inputs);
+  }
   const auto result = [&] {
     // A line on stderr every 10 s past the first 5 (a scenario at a million tokens takes minutes).
     std::optional<Heartbeat> beat;

@@ -110,12 +110,13 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
                            rep.band.left_open.empty() ? "nothing" : fmt::format("{}", fmt::join(rep.band.left_open, ", ")),
                            at_bound.empty() ? "nothing" : fmt::format("{}", fmt::join(at_bound, ", ")),
                            file.borrowed.empty() ? "" : fmt::format("; not fitted: {}", fmt::join(file.borrowed, "; "))));
-  print_table(t, a.format);
+  // The band's file before the table: a failed output never follows a printed result.
   if (!a.out.empty())
     write_file_atomic(a.out, search::format_process_band(
                                  rep.band, fmt::format("Acceptance process band written by `specdse fit --statistics {}`.\n"
                                                        "Every member reproduces the statistics within {}.",
                                                        a.statistics, file.tolerance)));
+  print_table(t, a.format);
   if (!a.scenario.empty()) {
     // Without --out the band goes to a temporary file, removed after the run.
     std::string band_path = a.out;

@@ -10,6 +10,7 @@
 #include "models/config_error.hpp"
 #include "experiments/cli/policy_trace.hpp"
 #include "search/acceptance/chain_trace.hpp"
+#include "sim/io/output_path.hpp"
 #include "search/window/policies.hpp"
 #include "search/window/policy_registry.hpp"
 
@@ -29,6 +30,12 @@ int run_policies(PoliciesArgs a, const GlobalOptions& g) {
   if (a.q_reward != "both") a.options.q_rewards = {search::parse_q_reward("--q-reward", a.q_reward)};
   a.options.q.seed = a.seed;
   search::validate(a.options);
+  // The generated trace's file: writable, and none of the files the run reads.
+  if (!a.write_trace.empty()) {
+    sim::check_output_target(a.write_trace);
+    sim::check_run_outputs({{"--write-trace", a.write_trace}},
+                           {{"--acceptance", a.acceptance}, {"--trace", a.trace}, {"--hw", a.hw}, {"--model", a.model}});
+  }
 
   PolicyTraceSource source;
   source.trace = a.trace;

@@ -18,6 +18,7 @@
 #include "experiments/sweep/scenario_sweep.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "models/config_error.hpp"
+#include "models/input_file.hpp"
 
 #ifdef SPECDSE_MPI
 #include <mpi.h>
@@ -108,8 +109,7 @@ int run_sweep_mpi(const SweepArgs& a, const models::ConfigRegistry& reg, const S
           throw models::InputError(fmt::format("{}: is a device; --out takes the sweep's CSV file path (it is read "
                                                "back to resume)", a.out));
         lock.emplace(OutputLock::for_file(a.out), a.out);
-        if (std::filesystem::exists(sweep_journal_path(a.out)))
-          resume_from = sweep_journal_path(a.out), kind = ResumeFile::journal;
+        if (sweep_journal_exists(a.out)) resume_from = sweep_journal_path(a.out), kind = ResumeFile::journal;
       }
       std::string dropped;
       done = read_resume_rows(spec, resume_from, all, nullptr, kind, &dropped, a.out.empty() ? "" : fingerprint);
@@ -229,6 +229,7 @@ int run_scenario_sweep_command(const SweepArgs& a, const models::ConfigRegistry&
 int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   if (a.merge->parsed()) return run_merge_command(a);
   if (a.spec.empty()) throw models::InputError("--spec: expected a sweep spec YAML, got none");
+  sim::check_run_outputs({{"--out", a.out}}, {{"--spec", a.spec}});
   const auto reg = registry(g);
   if (const auto scenario_spec = load_scenario_sweep_spec(a.spec)) return run_scenario_sweep_command(a, reg, *scenario_spec);
   auto spec = load_sweep_spec(a.spec);

@@ -10,6 +10,7 @@
 #include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "models/system_spec.hpp"
+#include "sim/io/output_path.hpp"
 #include "sim/system/system_step.hpp"
 
 namespace experiments {
@@ -24,6 +25,9 @@ struct SystemArgs {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 int run_system(const SystemArgs& a, const GlobalOptions& g) {
+  // The trace's target is checked before the work and written before the table is printed: a
+  // failed output never follows a printed result.
+  if (!a.trace.empty()) sim::check_output_target(a.trace);
   const auto reg = registry(g);
   models::SystemSpec spec = models::load_system(reg.path("systems", a.system), reg);
   if (!a.baseline.empty()) {
@@ -76,12 +80,12 @@ int run_system(const SystemArgs& a, const GlobalOptions& g) {
              num(step.step_s), integer(0), integer(0), num(0), num(0), step.feasible ? "fits" : "infeasible", "", ""});
   t.set_footer(fmt::format("step {:.4g} s (target pass {:.4g} s){}{}", step.step_s, step.target_s, declined,
                            step.feasible ? "" : "; INFEASIBLE: a device's memory does not fit (see status)"));
-  print_table(t, a.format);
   if (!a.trace.empty()) {
     std::ostringstream json;
     sim::write_chrome_trace(step.graph, step.run, json);
     write_file_atomic(a.trace, json.str());
   }
+  print_table(t, a.format);
   return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "sim/io/output_path.hpp"
 #include "models/config_error.hpp"
+#include "models/input_file.hpp"
 
 namespace experiments {
 namespace {
@@ -42,6 +43,14 @@ OutputLock::OutputLock(const std::string& lock_file, const std::string& output) 
     if (ec)
       throw models::InputError(fmt::format("{}: cannot create the output folder {}: {}", output,
                                            lock.parent_path().string(), ec.message()));
+  }
+  // A lock file is a regular file this program made: anything else under its name (a FIFO, a
+  // device) is someone's, and the holder's unlink at the end would delete it.
+  {
+    const fs::file_status st = fs::symlink_status(lock, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st))
+      throw models::InputError(fmt::format("{}: its lock file {} is {}, not a lock file; move it away", output, lock_file,
+                                           models::file_kind_words(st)));
   }
   // Each retry follows a holder's unlink, which happens once per run: a few tries are plenty.
   for (int attempt = 0; attempt < 100; ++attempt) {

@@ -18,11 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "models/system_spec.hpp"
 #include "models/version.hpp"
 #include "sim/io/output_path.hpp"
 #include "experiments/output/table.hpp"
 #include "experiments/sweep/sweep_rows.hpp"
 #include "models/config_error.hpp"
+#include "models/input_file.hpp"
 #include "sim/io/csv.hpp"
 
 namespace experiments {
@@ -110,6 +112,21 @@ std::string first_difference(const std::string& found, const std::string& expect
 
 }  // namespace
 
+std::string sweep_points_line(const SweepSpec& spec) {
+  // Every point's axes (not its engine: that is its own line), so a resume or a merge of shards
+  // of another grid is refused even where the grid's files are the same.
+  std::string points;
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    const SweepPoint p = spec.point(i);
+    points += fmt::format("{}|{}|{}|{}|{}|{}|{}", p.hardware, p.model, p.algorithm, p.task, p.source_table, p.context,
+                          p.batch);
+    for (const auto& [k, v] : p.hardware_overrides) points += fmt::format("|{}={}", k, v);
+    for (const auto& [k, v] : p.draft_placement) points += fmt::format("|{}={}", k, v);
+    points += "\n";
+  }
+  return fmt::format("# sweep_points: {} crc {:08x}\n", spec.size(), crc32(points));
+}
+
 std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistry& reg, std::size_t shard_index,
                               std::size_t shard_count) {
   namespace fs = std::filesystem;
@@ -117,8 +134,11 @@ std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistr
                                 spec.every_x ? "every_x" : "optimum");
   out += fmt::format("# sweep_build: specdse {} (git {})\n", models::version(), models::git_commit());
   if (shard_count > 1) out += fmt::format("# sweep_shard: {}/{}\n", shard_index, shard_count);
+  out += sweep_points_line(spec);
+  out += fmt::format("# sweep_engine: {}\n", spec.engine);
   // Every input file the points name, once, by its path in the config folder (or as given).
-  std::set<std::string> files;
+  std::set<std::string> files, systems;
+  bool whole_hardware = false;
   auto add = [&](const std::string& folder, std::string name) {
     if (name.empty()) return;
     name = name.substr(0, name.find('@'));  // a quantised variant reads its base model's file
@@ -137,7 +157,21 @@ std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistr
     for (const auto& [axis, value] : p.draft_placement) {
       if (axis == "draft_hw") add("hardware", value);
       if (axis == "draft_link") add("links", value);
-      if (axis == "system") add("systems", value);
+      if (axis == "system") {
+        add("systems", value);
+        systems.insert(value);
+      }
+    }
+  }
+  // A system's devices name boards of their own (and its draft may too): each board's file, so a
+  // resume under an edited board is refused. A system that does not load is the loaders' error
+  // later; then every board counts, the hardware folder whole.
+  for (const auto& name : systems) {
+    try {
+      for (const auto& d : models::load_system(reg.path("systems", name), reg).devices)
+        if (!d.hardware.source_file.empty()) files.insert(d.hardware.source_file);
+    } catch (const std::exception&) {
+      whole_hardware = true;
     }
   }
   files.insert(reg.dir() + "/acceptance/aat_measurements.csv");
@@ -151,6 +185,8 @@ std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistr
   // Folders the configs name entries of (a board's stack, a system's links): whole.
   for (const char* folder : {"stacks", "links"})
     if (fs::is_directory(dir / folder)) out += fmt::format("# input {}/: {:08x}\n", folder, folder_crc(dir / folder));
+  if (whole_hardware && fs::is_directory(dir / "hardware"))
+    out += fmt::format("# input hardware/: {:08x}\n", folder_crc(dir / "hardware"));
   return out;
 }
 
@@ -260,12 +296,35 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
 
 std::string sweep_journal_path(const std::string& out_path) { return sim::resolve_output_path(out_path) + ".partial"; }
 
+bool sweep_journal_exists(const std::string& out_path) {
+  const std::string journal = sweep_journal_path(out_path);
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(journal, ec);
+  if (!std::filesystem::exists(st)) return false;
+  // A FIFO there would block the read for ever, a device stream without end.
+  if (!std::filesystem::is_regular_file(st))
+    throw models::InputError(fmt::format("{}: its journal {} is {}, not a sweep journal; move it away", out_path,
+                                         journal, models::file_kind_words(st)));
+  return true;
+}
+
 std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<std::string>& shard_paths,
                                const SweepSpec* spec) {
   if (shard_paths.empty()) throw models::InputError("sweep merge: expected at least one shard file, got none");
+  // The merged file is none of its shards (writing it would destroy one before it is read).
+  std::vector<sim::NamedPath> shards;
+  for (const auto& path : shard_paths) shards.push_back({"shard", path});
+  sim::check_run_outputs({{"sweep merge", out_path}}, shards);
   std::string header, facts;
   std::map<std::size_t, std::string> rows;  // by point index
   for (const auto& path : shard_paths) {
+    // A shard is a file a sweep wrote: a FIFO would block the read, a device stream without end.
+    {
+      std::error_code ec;
+      const auto st = std::filesystem::status(path, ec);
+      if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+        throw models::InputError(fmt::format("{}: is {}, expected a sweep shard file", path, models::file_kind_words(st)));
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw models::InputError(fmt::format("{}: cannot read the sweep shard", path));
     std::ostringstream ss;
@@ -322,7 +381,24 @@ std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<st
                                              "again", path, line_no, index));
     }
   }
-  const std::size_t n = spec ? spec->size() : (rows.empty() ? 0 : rows.rbegin()->first + 1);
+  // The grid the shards were run on: the spec given must be it (its settings and its points), and
+  // without one the shards' own record of the grid says how many points make it whole.
+  std::size_t n = rows.empty() ? 0 : rows.rbegin()->first + 1;
+  if (spec) {
+    for (const std::string& line : {fmt::format("# sweep_settings: x_max={} x_search={}\n", spec->x_max,
+                                                spec->every_x ? "every_x" : "optimum"),
+                                    sweep_points_line(*spec)})
+      if (facts.find(line) == std::string::npos)
+        throw models::InputError(fmt::format("{}: computed under other settings or points than sweep {} (it has '{}')",
+                                             shard_paths.front(), spec->path, line.substr(2, line.size() - 3)));
+    n = spec->size();
+  } else if (const auto at = facts.find("# sweep_points: "); at != std::string::npos) {
+    try {
+      n = std::size_t(std::stoull(facts.substr(at + 16)));
+    } catch (const std::exception&) {
+      throw models::InputError(fmt::format("{}: sweep_points: expected a point count", shard_paths.front()));
+    }
+  }
   std::string out = facts + header + "\n";
   std::size_t expect = 0;
   for (const auto& [index, line] : rows) {

@@ -376,7 +376,7 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
       throw models::InputError(fmt::format("{}: is a device; --out takes the sweep's CSV file path (it is read back "
                                            "to resume)", o.out_path));
     lock.emplace(OutputLock::for_file(o.out_path), o.out_path);
-    if (std::filesystem::exists(journal)) resume_from = journal;
+    if (sweep_journal_exists(o.out_path)) resume_from = journal;
   }
   // What the rows depend on beyond their point cells: it leads the journal and OUT, and a file
   // computed under other facts is refused instead of resumed.

@@ -92,6 +92,8 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
 // measurements, the placements' hardware, links and systems, and the stacks folder the configs
 // draw from), by their path in the config folder. A resume or a merge under other facts is
 // refused, naming the first that differs, instead of keeping rows computed under them.
+// The fingerprint's record of the grid: its point count and a CRC-32 of every point's axes.
+std::string sweep_points_line(const SweepSpec& spec);
 std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistry& reg, std::size_t shard_index = 0,
                               std::size_t shard_count = 1);
 
@@ -99,6 +101,9 @@ std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistr
 // when `out_path` is a symbolic link): written to `out_path` when the last row is done,
 // resumed from when a run was killed.
 std::string sweep_journal_path(const std::string& out_path);
+// Whether a journal is there to resume from; InputError (one line) when its name holds anything
+// but a regular file (a FIFO, a device, a folder, a link).
+bool sweep_journal_exists(const std::string& out_path);
 
 // A journal's header line and one of its rows (no newline): the output's header and row with
 // one more cell, row_crc32, the CRC-32 (zlib's; 8 hex digits) of the output row's bytes.

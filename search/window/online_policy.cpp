@@ -20,8 +20,10 @@ class OnlinePolicy : public WindowPolicy {
   void observe(const IterationOutcome& r) override {
     record_.push_back({r.gamma, r.accepted});
     // Only the last h entries are ever read; keep the record bounded.
-    if (record_.size() > std::size_t(4 * o_.history + 64))
-      record_.erase(record_.begin(), record_.end() - o_.history);
+    // In size_t: 4 x a history near INT_MAX overflows an int (it wrapped negative and erased
+    // before the record's start).
+    const std::size_t keep = std::size_t(o_.history);
+    if (record_.size() > 4 * keep + 64) record_.erase(record_.begin(), record_.end() - std::ptrdiff_t(keep));
   }
 
  private:

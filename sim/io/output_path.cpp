@@ -31,9 +31,34 @@ void refuse_output_over_input(const std::string& output, const std::string& inpu
                                          input_flag, input));
 }
 
+void check_run_outputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  namespace fs = std::filesystem;
+  // Where each output lands: its links followed, its folders made absolute (it need not exist).
+  auto landing = [](const std::string& path) {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(resolve_output_path(path), ec);
+    return ec ? fs::absolute(path).lexically_normal() : p;
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].path.empty()) continue;
+    for (std::size_t j = 0; j < i; ++j)
+      if (!outputs[j].path.empty() && landing(outputs[i].path) == landing(outputs[j].path))
+        throw models::InputError(fmt::format("{} {}: names the same file as {} {}; give each output its own path",
+                                             outputs[i].flag, outputs[i].path, outputs[j].flag, outputs[j].path));
+    for (const auto& in : inputs) {
+      std::error_code ec;
+      if (in.path.empty() || !fs::is_regular_file(in.path, ec)) continue;
+      refuse_output_over_input(outputs[i].path, in.path, in.flag);
+    }
+  }
+}
+
 bool check_output_target(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // A path that ends in a separator names a folder, never the file an output is.
+  if (!path.empty() && path.back() == '/')
+    throw models::InputError(fmt::format("{}: names a folder (ends in '/'), expected a file path", path));
   const fs::path target = resolve_output_path(path);
   const fs::file_status st = fs::status(target, ec);
   if (!fs::exists(st)) {

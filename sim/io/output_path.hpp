@@ -3,6 +3,7 @@
 // it: the link stays a link and its target gets the content (as a shell's `>` does), and every
 // spelling of one file shares one lock and one sweep journal.
 #include <string>
+#include <vector>
 
 namespace sim {
 
@@ -22,5 +23,14 @@ bool check_output_target(const std::string& path);
 // Refuses (one line, before any work) an output path that names the same file as `input`, one
 // of the run's own inputs: writing it would destroy what the run reads.
 void refuse_output_over_input(const std::string& output, const std::string& input, const std::string& input_flag);
+
+// A path a run reads or writes, with the flag that named it (for the error).
+struct NamedPath {
+  std::string flag, path;
+};
+// Before any work: refuses (one line) two of a run's outputs that name one file (the second would
+// replace the first), and an output that names one of its inputs (any input string that names an
+// existing file: a flag's value that is not a path never matches). Empty paths are skipped.
+void check_run_outputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 }  // namespace sim

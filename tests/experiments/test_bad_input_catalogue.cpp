@@ -513,3 +513,75 @@ TEST_CASE("catalogue 56: an empty level-accuracy file is an error, not paper 002
   const std::string header = write_file("header_level_accuracy.csv", "curve,width,candidates,stages,accuracy\n");
   expect_rejected("specpipe --model llama-3.1-70b --tokens 20 --level-accuracy " + header, {header, "no rows"});
 }
+
+TEST_CASE("catalogue 57: an output over the run's own input, two outputs on one file, a folder path: refused first") {
+  const std::string workload = write_file("own_workload.yaml", "batch: 4\n");
+  const std::string before = read_all(workload);
+  expect_rejected("plan --hw h100-sxm --model llama-3.1-8b-instruct --workload " + workload + " --trace-out " + workload,
+                  {workload, "own input", "--workload"});
+  CHECK(read_all(workload) == before);
+  const std::string spec = write_file("own_spec.yaml", read_all(fs::path(SPECDSE_SOURCE_DIR) / "configs/sweeps/compute_bandwidth_ratio.yaml"));
+  expect_rejected("sweep --quiet --spec " + spec + " --out " + spec, {spec, "own input", "--spec"});
+  const std::string same = (scratch_dir() / "same_output.html").string();
+  expect_rejected("plan --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --trace-out " + same + " --report " + same,
+                  {"--report", "--trace-out", "same file"});
+  CHECK_FALSE(fs::exists(same));
+  const std::string folder = (scratch_dir() / "new_folder_output").string() + "/";
+  expect_rejected("trace-gen --acceptance-vector 0.6 --lines 10 -o " + folder, {folder, "folder"});
+  CHECK_FALSE(fs::exists(folder));
+  // `system --trace` checks its target before the work, so nothing is printed before the error.
+  const Outcome printed = run_split("system --system eagle-8xh100-nvlink --model llama-3.1-70b --context 1024 --trace " +
+                                    scratch_dir().string());
+  CHECK(printed.status == 2);
+  CHECK(printed.out.empty());
+}
+
+TEST_CASE("catalogue 58: a special file where a sweep keeps its journal or lock is refused, not read or deleted") {
+  const std::string spec = write_file("journal_spec.yaml",
+                                      "name: j\nx_max: 8\naxes:\n  hardware: v80\n  model: llama-3.1-8b-instruct\n"
+                                      "  algorithm: longspec-tree\n  task: govreport\n  source_table: t3-4\n"
+                                      "  context: [1024]\n  memory.bandwidth_gbs: [100, 1000]\n");
+  const fs::path dir = scratch_dir() / ("journal_fifo_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  REQUIRE(::mkfifo((dir / "j.csv.partial").c_str(), 0644) == 0);
+  expect_rejected("sweep --quiet --spec " + spec + " --out " + (dir / "j.csv").string(), {"journal", "FIFO"});
+  REQUIRE(::mkfifo((dir / ".l.csv.lock").c_str(), 0644) == 0);
+  expect_rejected("sweep --quiet --spec " + spec + " --out " + (dir / "l.csv").string(), {"lock", "FIFO"});
+  CHECK(fs::is_fifo(dir / ".l.csv.lock"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("catalogue 59: a sweep resumed under an edited board of its system is refused, not kept") {
+  const fs::path cfg = scratch_dir() / ("resume_system_cfg_" + std::to_string(getpid()));
+  fs::remove_all(cfg);
+  fs::copy(fs::path(SPECDSE_SOURCE_DIR) / "configs", cfg, fs::copy_options::recursive);
+  // A system whose draft device is a board the sweep's axes never name themselves.
+  std::ofstream(cfg / "systems" / "probe-h100-l40.yaml")
+      << "name: probe-h100-l40\ndevices:\n  - {name: gpu, hardware: h100-sxm}\n  - {name: dg, hardware: l40}\n"
+         "links:\n  - {link: pcie5-x16, topology: switch, devices: [gpu, dg]}\n"
+         "placement:\n  target: {stages: even, devices: [gpu]}\n  draft: {device: dg}\n";
+  const std::string spec = write_file("resume_system_spec.yaml",
+                                      "name: s\nx_max: 8\naxes:\n  hardware: h100-sxm\n  model: llama-3.1-8b-instruct\n"
+                                      "  algorithm: eagle3-chain\n  task: govreport\n  context: [1024]\n"
+                                      "  system: probe-h100-l40\n");
+  const std::string out = (scratch_dir() / ("resume_system_" + std::to_string(getpid()) + ".csv")).string();
+  fs::remove(out);
+  const Outcome first = run_split("--config-dir " + cfg.string() + " sweep --quiet --spec " + spec + " --out " + out);
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  // The draft's board, edited: the old rows no longer describe it.
+  const fs::path board = cfg / "hardware" / "l40.yaml";
+  const std::string text = read_all(board) + "\n# edited\n";
+  std::ofstream(board) << text;
+  expect_rejected("--config-dir " + cfg.string() + " sweep --quiet --spec " + spec + " --out " + out,
+                  {"hardware/l40.yaml"});
+  fs::remove_all(cfg);
+  fs::remove(out);
+}
+
+TEST_CASE("catalogue 60: the online policy's history at the integer bound runs, not crashes") {
+  const Outcome r = run_split("policies --synthetic 300:0.9 --cost-ratio 0.1 --history 2147483647");
+  INFO(r.err);
+  CHECK(r.status == 0);
+}

@@ -2,6 +2,7 @@
 // byte-identical to a single run; a shard resumes like any --out; merge refuses missing,
 // repeated or foreign shards rather than writing a wrong file.
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,4 +149,55 @@ TEST_CASE("sweep merge refuses a missing, repeated, partial or foreign shard", "
   CHECK(run("sweep --spec " + (d / "s.yaml").string() + " --shard 0/2") == 2);
   CHECK(experiments::merge_sweep_shards(out, shards, &spec) == spec.size());
   fs::remove_all(d);
+}
+
+TEST_CASE("sweep merge: shards of another grid, under another spec's settings, into a shard, or not files are refused") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("specdse_test_merge_grid_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto spec = [&](const std::string& name, const std::string& bandwidths, int x_max) {
+    const fs::path p = dir / (name + ".yaml");
+    std::ofstream(p) << "name: " << name << "\nx_max: " << x_max
+                     << "\naxes:\n  hardware: v80\n  model: llama-3.1-8b-instruct\n  algorithm: longspec-tree\n"
+                        "  task: govreport\n  source_table: t3-4\n  context: [1024]\n  memory.bandwidth_gbs: ["
+                     << bandwidths << "]\n";
+    return p.string();
+  };
+  const std::string a = spec("a", "100, 1000, 3000", 16), b = spec("b", "200, 2000, 6000", 16),
+                    a64 = spec("a64", "100, 1000, 3000", 64);
+  const std::string d = dir.string();
+  for (const auto& [s, shard] : {std::pair<std::string, std::string>{a, "0/2"}, {a, "1/2"}, {b, "1/2"}})
+    REQUIRE(cli_test::run("sweep --quiet --spec " + s + " --shard " + shard + " --out " + d + "/" +
+                          fs::path(s).stem().string() + shard.substr(0, 1) + ".csv").status == 0);
+  // Shards of two grids whose files are the same.
+  const auto mixed = cli_test::run("sweep merge " + d + "/m.csv " + d + "/a0.csv " + d + "/b1.csv");
+  CHECK(mixed.status == 2);
+  CHECK_THAT(mixed.output, Catch::Contains("sweep_points"));
+  // A spec whose settings are not the shards'.
+  const auto other_spec = cli_test::run("sweep merge --spec " + a64 + " " + d + "/m.csv " + d + "/a0.csv " + d + "/a1.csv");
+  CHECK(other_spec.status == 2);
+  CHECK_THAT(other_spec.output, Catch::Contains("x_max=64") && Catch::Contains("other settings"));
+  // Into one of its own shards.
+  const auto into_shard = cli_test::run("sweep merge " + d + "/a0.csv " + d + "/a0.csv " + d + "/a1.csv");
+  CHECK(into_shard.status == 2);
+  CHECK_THAT(into_shard.output, Catch::Contains("run's own input"));
+  // A shard that lost its last row is incomplete, spec or not.
+  {
+    std::ifstream in(d + "/a1.csv");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string body = text.str();
+    body = body.substr(0, body.rfind('\n', body.size() - 2) + 1);
+    std::ofstream(d + "/a1_short.csv") << body;
+  }
+  CHECK(cli_test::run("sweep merge " + d + "/m.csv " + d + "/a0.csv " + d + "/a1_short.csv").status == 2);
+  // A FIFO as a shard is refused at once, not read for ever.
+  REQUIRE(::mkfifo((d + "/fifo.csv").c_str(), 0644) == 0);
+  const auto fifo = cli_test::run("sweep merge " + d + "/m.csv " + d + "/a0.csv " + d + "/fifo.csv");
+  CHECK(fifo.status == 2);
+  CHECK_THAT(fifo.output, Catch::Contains("FIFO"));
+  // The same shards merge.
+  CHECK(cli_test::run("sweep merge --spec " + a + " " + d + "/m.csv " + d + "/a0.csv " + d + "/a1.csv").status == 0);
+  fs::remove_all(dir);
 }
