@@ -88,10 +88,10 @@ void refuse_repeated_keys(const YAML::Node& node, const std::string& path, const
 }  // namespace
 
 HfImport import_hf_config(const std::string& path, const std::string& name) {
-  check_input_file(path, "config.json");
+  std::ifstream in = open_input_file(path, "config.json");
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(in);
   } catch (const YAML::BadFile&) {
     throw InputError(fmt::format("{}: cannot open config.json", path));
   } catch (const YAML::Exception& e) {

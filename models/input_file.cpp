@@ -37,9 +37,17 @@ void check_input_file(const std::string& path, const std::string& what) {
 std::ifstream open_input_file(const std::string& path, const std::string& what, bool binary) {
   check_input_file(path, what);
   std::ifstream in(path, binary ? std::ios::in | std::ios::binary : std::ios::in);
-  if (!in)
-    throw InputError(fmt::format("{}: cannot open file: {}", what.empty() ? path : fmt::format("{} ({})", path, what),
-                                 std::strerror(errno)));
+  const std::string name = what.empty() ? path : fmt::format("{} ({})", path, what);
+  if (!in) throw InputError(fmt::format("{}: cannot open file: {}", name, std::strerror(errno)));
+  // A file that opens but cannot be read (/proc/self/mem: EIO at offset 0): said now, naming it.
+  // libstdc++'s filebuf throws from its first read where the system call fails.
+  try {
+    in.peek();
+  } catch (const std::ios_base::failure& e) {
+    throw InputError(fmt::format("{}: cannot read: {}", name, std::strerror(errno ? errno : EIO)));
+  }
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read: {}", name, std::strerror(errno ? errno : EIO)));
+  in.clear();  // an empty file's peek set eof: its reader decides what empty means
   return in;
 }
 

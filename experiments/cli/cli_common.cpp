@@ -173,7 +173,15 @@ void add_engine_option(CLI::App& sub, std::string& engine) {
 }
 
 models::ConfigRegistry registry(const GlobalOptions& g) {
-  return g.config_dir.empty() ? models::ConfigRegistry() : models::ConfigRegistry(g.config_dir);
+  models::ConfigRegistry reg = g.config_dir.empty() ? models::ConfigRegistry() : models::ConfigRegistry(g.config_dir);
+  // A config folder that is not a folder lists nothing and finds nothing: said once, here, not
+  // as an empty `list` or a "no h100-sxm.yaml in /dev/zero/hardware" later.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(reg.dir(), ec))
+    throw models::InputError(fmt::format("{} {}: {}, expected the config folder (configs/ of the source tree)",
+                                         g.config_dir.empty() ? "SPECDSE_CONFIG_DIR" : "--config-dir", reg.dir(),
+                                         std::filesystem::exists(reg.dir(), ec) ? "not a folder" : "no such folder"));
+  return reg;
 }
 
 void print_table(const Table& table, const std::string& format) {

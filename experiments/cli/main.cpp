@@ -112,6 +112,11 @@ int main(int argc, char** argv) {
       std::cerr << "specdse: error: " << first_line(e.path1().string().substr(0, 200)) << ": "
                 << e.code().message() << "\n";
     return 2;
+  } catch (const std::ios_base::failure& e) {
+    // A read that failed under a reader that did not name its file (every input opens through
+    // models::open_input_file, which names it where the first read fails).
+    std::cerr << "specdse: error: reading an input file failed: " << first_line(e.what()) << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "specdse: internal error: " << e.what() << "\n";
     return 1;

@@ -28,10 +28,10 @@ models::HardwareSpec load_hardware_with_overrides(
     const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
     const std::string& context) {
   if (overrides.empty()) return models::load_hardware(path);
-  models::check_input_file(path, "hardware");
+  std::ifstream in = models::open_input_file(path, "hardware");
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(in);
   } catch (const YAML::Exception& e) {
     throw models::InputError(fmt::format("{}: cannot parse: {}", path, e.what()));
   }

@@ -9,9 +9,9 @@
 namespace experiments {
 
 YAML::Node read_sweep_spec_file(const std::string& path) {
-  models::check_input_file(path, "sweep spec");
+  std::ifstream in = models::open_input_file(path, "sweep spec");
   try {
-    YAML::Node root = YAML::LoadFile(path);
+    YAML::Node root = YAML::Load(in);
     models::check_unique_keys(root, path);
     return root;
   } catch (const YAML::BadFile&) {

@@ -161,6 +161,9 @@ void write_synthetic_trace(std::ostream& out, const PositionalModel& model, std:
     gen.next(path);
     writer.write(path);
     if (on_path) on_path(path);
+    // A stream that stopped taking lines (a full disk, a closed pipe) ends the generation now,
+    // not after every line asked for (up to 10^12); its writer reports the failure, naming it.
+    if ((i & 0xFFFF) == 0xFFFF && !out.flush()) return;
   }
 }
 

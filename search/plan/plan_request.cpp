@@ -23,13 +23,19 @@ std::vector<models::ModelSpec> resolve_drafts(const search::ScenarioContext& ctx
     while (start <= list.size()) {
       const std::size_t end = std::min(list.find(',', start), list.size());
       const std::string name = list.substr(start, end - start);
-      if (!name.empty()) {
-        auto m = reg.model(name);
-        if (m.vocab_size != target.vocab_size)
-          throw models::InputError(fmt::format("plan: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
-                                               name, m.vocab_size, target.name, target.vocab_size));
-        out.push_back(std::move(m));
-      }
+      if (name.empty())
+        throw models::InputError(fmt::format("plan: --draft '{}': expected comma-separated model names, got an empty one",
+                                             list));
+      auto m = reg.model(name);
+      if (m.vocab_size != target.vocab_size)
+        throw models::InputError(fmt::format("plan: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
+                                             name, m.vocab_size, target.name, target.vocab_size));
+      if (m.name == target.name && m.source_file == target.source_file && m.weight_format == target.weight_format)
+        throw models::InputError(fmt::format("plan: --draft {} is the target itself: it has nothing to speculate with", name));
+      for (const auto& seen : out)
+        if (seen.name == m.name && seen.weight_format == m.weight_format)
+          throw models::InputError(fmt::format("plan: --draft {}: named twice", name));
+      out.push_back(std::move(m));
       start = end + 1;
     }
     return out;

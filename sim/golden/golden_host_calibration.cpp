@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "models/config_error.hpp"
+#include "models/yaml_text.hpp"
 #include "sim/golden/golden_kernels.hpp"
 #include "sim/golden/golden_timing.hpp"
 
@@ -115,9 +116,9 @@ std::string HostCalibration::to_yaml(const std::string& name) const {
   y << "# Host CPU calibrated by `specdse calibrate-host` (" << cpu_model << ").\n"
     << "# cores, clock and caches from the OS; bandwidth, FLOP rate and fork/join cost measured\n"
     << "# with the golden kernels (FP32 Eigen GEMV 8192x4096, GEMM 192x2560x1536), minimum times.\n"
-    << "name: " << name << "\n"
+    << "name: " << models::yaml_quoted(name) << "\n"
     << "kind: cpu\n"
-    << "description: \"" << cpu_model << " (calibrated host)\"\n"
+    << "description: " << models::yaml_quoted(cpu_model + " (calibrated host)") << "\n"
     << fmt::format("cores: {}\n", cores)
     << fmt::format("threads: {}\n", threads)
     << fmt::format("clock_ghz: {:.4f}\n", clock_ghz)

@@ -585,3 +585,14 @@ TEST_CASE("catalogue 60: the online policy's history at the integer bound runs, 
   INFO(r.err);
   CHECK(r.status == 0);
 }
+
+TEST_CASE("catalogue 61: a draft of another vocabulary or the target drafting itself is refused by every command") {
+  for (const std::string cmd :
+       {"window --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --alpha 0.7 --draft ",
+        "draft-select --hw h100-sxm --model llama-3.1-8b-instruct --alpha 0.7 --drafts ",
+        "optimize --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --alpha 0.7 --algorithm ",
+        "policies --hw h100-sxm --model llama-3.1-8b-instruct --synthetic 50:0.8 --context 1024 --draft "}) {
+    expect_rejected(cmd + "llama-68m", {"vocabulary"});
+    expect_rejected(cmd + "llama-3.1-8b-instruct", {"target itself"});
+  }
+}

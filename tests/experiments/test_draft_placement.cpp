@@ -174,7 +174,7 @@ TEST_CASE("optimize / window / draft-select: the default placement gives the sam
   CHECK(column(moved.output, "draft_device").front() == "h100-sxm");
   CHECK(column(moved.output, "t_verify_s") == column(here.output, "t_verify_s"));
 
-  const std::string sel = "draft-select --hw xeon-16c --model llama-2-7b --drafts llama-68m,llama-3.2-1b --alpha 0.6,0.7 "
+  const std::string sel = "draft-select --hw xeon-16c --model llama-2-7b --drafts llama-68m,llama-68m@q5_k_m --alpha 0.6,0.7 "
                           "--format csv";
   const auto s_here = run(sel, false), s_moved = run(sel + " --draft-hw h100-sxm --draft-link pcie5-x16", false);
   REQUIRE(s_here.status == 0);
