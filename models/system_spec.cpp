@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <set>
 #include <utility>
@@ -228,10 +229,15 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
   s.description = r.string_or("description", "");
   std::set<std::string> groups;
   std::map<std::string, std::string> device_names;  // every device's name -> the group that made it
-  for (const YamlReader& e : r.map_list("devices")) {
+  const std::vector<YamlReader> device_entries = r.map_list("devices");
+  std::vector<std::pair<std::string, const YamlReader*>> numbered_groups;  // groups of several devices
+  for (const YamlReader& e : device_entries) {
     e.allow_only({"name", "hardware", "count", "stack"});
     const std::string group = e.string("name");
     if (group.empty()) e.fail("name", "a non-empty device name", "''");
+    // Names are matched as written: a space at either end makes a second name that reads the same.
+    if (std::isspace((unsigned char)group.front()) || std::isspace((unsigned char)group.back()))
+      e.fail("name", "a device name without spaces at its ends", "'" + group + "'");
     if (!groups.insert(group).second) e.fail("name", "a device name not used before", "'" + group + "'");
     HardwareSpec hw = reg.hardware(e.string("hardware"));
     if (e.has("stack")) hw.stack = load_software_stack(reg.path("stacks", e.string("stack")));
@@ -249,7 +255,15 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
       d.hardware = hw;
       s.devices.push_back(std::move(d));
     }
+    if (count > 1) numbered_groups.emplace_back(group, &e);
   }
+  // A numbered group's name stands for all its devices wherever a list names it: it must not
+  // also be one device of another group (a group `a` of 2 makes `a0`, so a group `a0` of 2
+  // beside it would make `a0` mean one device and two at once).
+  for (const auto& [group, reader] : numbered_groups)
+    if (const auto it = device_names.find(group); it != device_names.end())
+      reader->fail("name", "a group name that is no device's name",
+                   fmt::format("'{}' names group '{}' and a device of group '{}'", group, group, it->second));
   if (r.has("links")) load_links(r, reg, s);
   load_placement(r, s);
   if (auto m = r.optional_child("memory")) {

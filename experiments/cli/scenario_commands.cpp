@@ -95,27 +95,45 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
     if (!info || !info->reports_progress) beat.emplace(name);
     return run_scenario(name, a.inputs, registry(g));
   }();
-  if (!a.trace_out.empty()) {
-    if (!result.write_trace)
-      throw models::InputError(fmt::format("--trace-out: scenario {} writes no timeline trace", name));
-    std::ostringstream json;
-    result.write_trace(json);
-    write_file_atomic(a.trace_out, json.str());
-  }
-  if (!a.report.empty()) {
-    if (result.write_trace) {
+  if (!a.trace_out.empty() && !result.write_trace)
+    throw models::InputError(fmt::format("--trace-out: scenario {} writes no timeline trace", name));
+  // Every output before the table (a failed output never follows a printed result), and a run
+  // whose later output fails leaves none of its earlier ones behind: the plot, the one that can
+  // fail outside this program, first.
+  std::vector<std::string> written;
+  try {
+    if (plot) plot_result(result, *plot, a);
+    if (plot) {
+      written.push_back(a.plot);
+      written.push_back(std::filesystem::path(a.plot).replace_extension(".csv").string());
+      written.push_back(std::filesystem::path(a.plot).replace_extension(".pdf").string());
+    }
+    if (!a.trace_out.empty()) {
       std::ostringstream json;
       result.write_trace(json);
-      write_file_atomic(report_trace, json.str());
+      write_file_atomic(a.trace_out, json.str());
+      written.push_back(a.trace_out);
     }
-    write_file_atomic(a.report, scenario_report_html(result, g.command_line,
-                                                     result.write_trace
-                                                         ? std::filesystem::path(report_trace).filename().string()
-                                                         : std::string()));
-    std::cerr << "specdse: wrote " << a.report << (result.write_trace ? " and " + report_trace : std::string()) << "\n";
+    if (!a.report.empty()) {
+      if (result.write_trace) {
+        std::ostringstream json;
+        result.write_trace(json);
+        write_file_atomic(report_trace, json.str());
+        written.push_back(report_trace);
+      }
+      write_file_atomic(a.report, scenario_report_html(result, g.command_line,
+                                                       result.write_trace
+                                                           ? std::filesystem::path(report_trace).filename().string()
+                                                           : std::string()));
+      std::cerr << "specdse: wrote " << a.report << (result.write_trace ? " and " + report_trace : std::string()) << "\n";
+    }
+  } catch (...) {
+    for (const auto& f : written) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(f, ec)) std::filesystem::remove(f, ec);
+    }
+    throw;
   }
-  // The plot before the table: a failed output never follows a printed result.
-  if (plot) plot_result(result, *plot, a);
   print_table(scenario_table(result), a.format);
   return 0;
 }
