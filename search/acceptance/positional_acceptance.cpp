@@ -165,6 +165,19 @@ std::vector<ChainTpcPoint> parse_chain_tpcs(const std::string& text, const std::
     start = end + 1;
   }
   if (out.empty()) throw models::InputError(fmt::format("{}: expected at least one LENGTH:TPC item", option));
+  // A chain's tokens per call lie in [1, length + 1] and never fall as the chain grows (a longer
+  // chain holds the shorter one's draft as its prefix).
+  std::vector<ChainTpcPoint> sorted = out;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.length < b.length; });
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const auto& p = sorted[i];
+    if (p.tpc < 1 || p.tpc > p.length + 1)
+      throw models::InputError(fmt::format("{}: {}:{}: a chain of {} draft tokens yields 1 to {} tokens per call", option,
+                                           p.length, p.tpc, p.length, p.length + 1));
+    if (i > 0 && p.tpc < sorted[i - 1].tpc)
+      throw models::InputError(fmt::format("{}: {}:{} below {}:{}: a longer chain never yields fewer tokens per call",
+                                           option, p.length, p.tpc, sorted[i - 1].length, sorted[i - 1].tpc));
+  }
   return out;
 }
 

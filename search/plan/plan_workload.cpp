@@ -41,6 +41,7 @@ PlanWorkload read_plan_workload(const std::string& path) {
   if (r.has("context")) {
     const YAML::Node& n = r.node()["context"];
     if (n.IsSequence()) {
+      if (n.size() == 0) r.fail("context", "a context or a list of contexts", "an empty list");
       w.contexts = r.positive_int_list("context");
     } else {
       w.contexts = {r.positive_int("context")};

@@ -596,3 +596,21 @@ TEST_CASE("catalogue 61: a draft of another vocabulary or the target drafting it
     expect_rejected(cmd + "llama-3.1-8b-instruct", {"target itself"});
   }
 }
+
+TEST_CASE("catalogue 62: a chain TPC curve outside its domain and an empty workload context list are refused") {
+  const std::string eagle = "eagle --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --batch 1 --chain-tpc ";
+  expect_rejected(eagle + "3:3.5,5:2.0", {"--chain-tpc", "5:2", "never yields fewer"});
+  expect_rejected(eagle + "1:5", {"--chain-tpc", "1:5"});
+  const std::string workload = write_file("empty_context_workload.yaml", "context: []\n");
+  expect_rejected("plan --hw h100-sxm --model llama-3.1-8b-instruct --workload " + workload, {workload, "context", "empty"});
+  // An ambiguous system: a numbered group named like another group's device.
+  const std::string sys = write_file("ambiguous_groups.yaml",
+                                     "name: amb\ndevices:\n  - {name: a, hardware: h100-sxm, count: 2}\n"
+                                     "  - {name: a0, hardware: h100-sxm, count: 2}\nlinks:\n"
+                                     "  - {link: nvlink4, topology: switch, devices: [a, a0]}\n"
+                                     "placement:\n  target: {stages: even, devices: [a0]}\n");
+  expect_rejected("system --system " + sys + " --model llama-3.1-8b-instruct --context 1024", {sys, "a0", "group"});
+  // An unreadable input is named, not an internal error.
+  expect_rejected("fit --statistics /proc/self/mem", {"/proc/self/mem", "cannot read"});
+  expect_rejected("--config-dir /dev/null list hardware", {"--config-dir", "/dev/null", "not a folder"});
+}
