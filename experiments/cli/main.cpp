@@ -60,16 +60,25 @@ int main(int argc, char** argv) {
     std::cerr << "specdse: error: " << experiments::unknown_command_message(argv[1], names) << "\n";
     return 2;
   }
+  // Help and the version go to stdout too: a failed write there is an error like any output's.
+  auto printed = [](int status) {
+    std::cout.flush();
+    if (status == 0 && (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))) {
+      std::cerr << "specdse: error: writing to standard output failed: " << std::strerror(errno ? errno : EIO) << "\n";
+      return 2;
+    }
+    return status;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return printed(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return printed(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return printed(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
+    if (e.get_exit_code() == 0) return printed(app.exit(e));
     // A misspelt option or command wins over what it caused ("--context is required" after
     // "--contexts 128"): CLI11 checks requirements before it reports words it did not expect.
     if (const std::string unknown = experiments::unknown_argument_message(app); !unknown.empty()) {

@@ -1,6 +1,8 @@
 #include "search/acceptance/aat_fit.hpp"
 
 #include <ceres/ceres.h>
+
+#include "search/acceptance/ceres_logging.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -83,6 +85,7 @@ AatFit fit_aat(const std::vector<AatPoint>& points, const std::string& what) {
     opt.parameter_tolerance = 1e-12;
     opt.logging_type = ceres::SILENT;
     ceres::Solver::Summary summary;
+    quiet_ceres_logging();
     ceres::Solve(opt, &problem, &summary);
     if (!std::isfinite(summary.final_cost) || !std::isfinite(ab[0]) || !std::isfinite(ab[1])) continue;
     if (summary.final_cost < best_cost) {

@@ -1,6 +1,8 @@
 #include "search/acceptance/process_fit.hpp"
 
 #include <ceres/ceres.h>
+
+#include "search/acceptance/ceres_logging.hpp"
 #include <fmt/format.h>
 
 #include <Eigen/SVD>
@@ -145,6 +147,7 @@ ProcessFitResult fit_acceptance_process(const ProcessFitSpec& spec) {
   opt.logging_type = ceres::SILENT;
   opt.num_threads = 1;  // deterministic
   ceres::Solver::Summary summary;
+  quiet_ceres_logging();
   ceres::Solve(opt, &problem, &summary);
 
   ProcessFitResult r;

@@ -614,3 +614,19 @@ TEST_CASE("catalogue 62: a chain TPC curve outside its domain and an empty workl
   expect_rejected("fit --statistics /proc/self/mem", {"/proc/self/mem", "cannot read"});
   expect_rejected("--config-dir /dev/null list hardware", {"--config-dir", "/dev/null", "not a folder"});
 }
+
+TEST_CASE("catalogue 63: help and version on a failed stdout exit 2; a failed fit prints no solver log before its error") {
+  for (const std::string args : {"--version", "--help", "plan --help"}) {
+    INFO(args);
+    const Outcome r = run_split(args + " > /dev/full");
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains("writing to standard output failed"));
+  }
+  const std::string stats = write_file("heavy_weight.yaml",
+                                       "name: heavy\nstart: {alpha_easy: 0.9, alpha_hard: 0.4, easy_share: 0.6, persistence: 0.7}\n"
+                                       "free: [alpha_easy, alpha_hard, easy_share]\ntolerance: 0.08\nstatistics:\n"
+                                       "  - {kind: chain_tpc, length: 1, value: 1.79, weight: 1e300}\n"
+                                       "  - {kind: chain_tpc, length: 2, value: 2.37}\n"
+                                       "  - {kind: chain_tpc, length: 3, value: 2.79}\n");
+  expect_rejected("fit --statistics " + stats, {stats, "no fit reproduces"});
+}
