@@ -615,7 +615,7 @@ TEST_CASE("catalogue 62: a chain TPC curve outside its domain and an empty workl
   expect_rejected("--config-dir /dev/null list hardware", {"--config-dir", "/dev/null", "not a folder"});
 }
 
-TEST_CASE("catalogue 63: help and version on a failed stdout exit 2; a failed fit prints no solver log before its error") {
+TEST_CASE("catalogue 63: help and version on a failed stdout exit 2, and a failed fit prints no solver log before its error") {
   for (const std::string args : {"--version", "--help", "plan --help"}) {
     INFO(args);
     const Outcome r = run_split(args + " > /dev/full");
