@@ -117,6 +117,11 @@ void load_links(const YamlReader& r, const ConfigRegistry& reg, SystemSpec& s) {
     const std::string topology = e.one_of("topology", {"switch", "chain", "ring"});
     const std::vector<int> devs = resolve_devices(e, "devices", s);
     if (devs.size() < 2) e.fail("devices", "at least two devices to join", std::to_string(devs.size()));
+    // A device listed twice joins nothing to itself and leaves a chain or ring with a gap.
+    for (std::size_t i = 0; i < devs.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (devs[i] == devs[j])
+          e.fail("devices", "each device once", fmt::format("'{}' listed twice", s.devices[std::size_t(devs[i])].name));
     if (topology == "switch") {
       // A switch joins every ordered pair: N^2 links, each a route and a lane user. Past
       // kMaxSystemLinks (a switch of 1024 devices) loading alone takes seconds and gigabytes.
@@ -286,6 +291,9 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
           b->fail(method, fmt::format("a method that runs under a stack of its own ({})",
                                       fmt::join(std::begin(kMethodsWithOwnStack), std::end(kMethodsWithOwnStack), ", ")),
                   "'" + method + "'");
+        for (const auto& [other_key, other_map] : stack_maps)
+          if (other_map != into_map && other_map->count(method))
+            b->fail(method, fmt::format("a method name not also under {}", other_key), "'" + method + "'");
         into[method] = load_software_stack(reg.path("stacks", b->string(method)));
       }
     }

@@ -630,3 +630,23 @@ TEST_CASE("catalogue 63: help and version on a failed stdout exit 2, and a faile
                                        "  - {kind: chain_tpc, length: 3, value: 2.79}\n");
   expect_rejected("fit --statistics " + stats, {stats, "no fit reproduces"});
 }
+
+TEST_CASE("catalogue 64: a link listing a device twice, a baseline named twice, a preset's yield statistics out of range") {
+  const std::string twice = write_file("link_twice.yaml",
+                                       "name: twice\ndevices:\n  - {name: gpu, hardware: h100-sxm, count: 2}\nlinks:\n"
+                                       "  - {link: nvlink4, topology: chain, devices: [gpu0, gpu0]}\n"
+                                       "  - {link: nvlink4, topology: switch, devices: [gpu0, gpu1]}\n"
+                                       "placement:\n  target: {stages: even, devices: [gpu0]}\n");
+  expect_rejected("system --system " + twice + " --model llama-3.1-8b-instruct --context 1024", {twice, "gpu0", "twice"});
+  const std::string baseline = edited_config("systems/specpipe-2srv-3090-4090-eth.yaml", "baseline_twice.yaml",
+                                             "  tp-pp-vllm: vllm-cuda-graph", "  pp-vllm: vllm-cuda-graph");
+  expect_rejected("system --system " + baseline + " --model llama-3.1-70b --context 1024", {baseline, "pp-vllm"});
+  const std::string low = edited_config("serving/sharegpt-llama3.1-8b.yaml", "low_yield.yaml", "mean_yield: 3.332154",
+                                        "mean_yield: 0.5");
+  expect_rejected("serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --workload " + low,
+                  {low, "mean_yield"});
+  const std::string lag = edited_config("serving/sharegpt-llama3.1-8b.yaml", "lag_two.yaml",
+                                        "walk_lag1_correlation: 0.269908", "walk_lag1_correlation: 2");
+  expect_rejected("serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --workload " + lag,
+                  {lag, "walk_lag1_correlation"});
+}

@@ -58,7 +58,13 @@ YieldChain read_chain(const models::YamlReader& r) {
     r.fail("transitions", fmt::format("{} rows (one per yield)", marginal.size()), "another value");
   for (std::size_t i = 0; i < rows.size(); ++i)
     c.transitions.push_back(probabilities(r, fmt::format("transitions[{}]", i), rows[i], marginal.size()));
-  c.mean_yield = r.positive("mean_yield");
+  // A step keeps at least its bonus token: a mean yield below 1 is no measured yield.
+  c.mean_yield = r.number("mean_yield");
+  if (!(c.mean_yield >= 1)) r.fail("mean_yield", "a mean yield of at least 1 token a step", fmt::format("{}", c.mean_yield));
+  if (r.has("walk_lag1_correlation")) {
+    const double rho = r.number("walk_lag1_correlation");
+    if (!(rho >= -1 && rho <= 1)) r.fail("walk_lag1_correlation", "a correlation in [-1, 1]", fmt::format("{}", rho));
+  }
   c.match_probability = r.has("match_probability") ? r.fraction("match_probability") : 1.0;
   return c;
 }
