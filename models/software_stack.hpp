@@ -78,6 +78,10 @@ struct SoftwareStack {
   double per_sequence_host_us = 0;
   // The step's host work for `sequences` sequences: per_step_host_us + per_sequence_host_us each.
   double step_host_us(int sequences) const { return per_step_host_us + per_sequence_host_us * sequences; }
+  // The same with another per-sequence figure in place of the stack's (a sensitivity study's).
+  double step_host_us(int sequences, double per_sequence_us) const {
+    return per_step_host_us + per_sequence_us * sequences;
+  }
   bool cuda_graphs = false;          // a captured step: one graph launch instead of per-kernel launches
   double graph_launch_host_us = 0;   // host time to launch a captured step
   // The host's per-step work (sampling, bookkeeping) runs while the GPU executes the step's

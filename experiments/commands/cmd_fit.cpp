@@ -82,7 +82,7 @@ void run_band_scenario(const FitArgs& a, const std::string& band_path, const Glo
 
 int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
   if (!a.scenario.empty()) check_band_scenario(a);
-  sim::refuse_output_over_input(a.out, a.statistics, "--statistics");
+  sim::check_run_outputs({{"--out", a.out}}, {{"--statistics", a.statistics}});
   if (!a.out.empty()) sim::check_output_target(a.out);
   const search::StatisticsFile file = search::read_statistics_file(a.statistics);
   const auto rep = search::fit_statistics(file, [&](std::size_t done, std::size_t total) {

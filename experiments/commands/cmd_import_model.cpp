@@ -19,7 +19,7 @@ struct ImportArgs {
 };
 
 int run_import(const ImportArgs& a) {
-  sim::refuse_output_over_input(a.out, a.config_json, "config_json");
+  sim::check_run_outputs({{"--out", a.out}}, {{"config_json", a.config_json}});
   if (!a.out.empty()) sim::check_output_target(a.out);
   const auto imported = models::import_hf_config(a.config_json, a.name);
   // The header names the file the user gave, without folders: no absolute path in configs.

@@ -80,53 +80,53 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
                    r.status});
       }
     }
-    // The same dispatch with the speculative step's host work added (costs are memoised, so only
-    // the host term differs), and where the trend from batch 1 to the largest batch turns.
+    // The same dispatch with one host input varied (costs are memoised, so only the host term
+    // differs): each feasible row, and the ratio of the largest feasible batch's speed-up to the
+    // smallest's per value (0 when none is feasible).
     o.context = kSensitivityContext;
-    std::vector<double> ratios;
-    for (double h_ms : kSdHostMs) {
-      o.speculative_host_s = h_ms * 1e-3;
-      const auto rows = search::eagle_dispatch(*d.costs, acceptance, o);
-      const auto fl = first_last_speedup(rows);
-      const double ratio = fl ? fl->second / fl->first : 0;
-      ratios.push_back(ratio);
-      for (const auto& r : rows)
-        if (r.feasible)
-          sens.add_row({model, integer(kSensitivityContext), num(h_ms), integer(r.batch), r.tree, num(r.speedup, 3),
+    auto vary = [&](const std::vector<double>& values, auto set, auto add_row) {
+      std::vector<double> ratios;
+      for (double v : values) {
+        search::EagleDispatchOptions ov = o;
+        set(ov, v);
+        const auto rows = search::eagle_dispatch(*d.costs, acceptance, ov);
+        const auto fl = first_last_speedup(rows);
+        ratios.push_back(fl ? fl->second / fl->first : 0);
+        for (const auto& r : rows)
+          if (r.feasible) add_row(v, r, ratios.back());
+      }
+      return ratios;
+    };
+    // Where the trend from the smallest to the largest batch turns: "falls from 2.5 ms" (the
+    // value at which ratio - 1 changes sign, interpolated), or that it does not within the range.
+    auto turn_words = [](const std::vector<double>& values, const std::vector<double>& ratios, const char* unit,
+                         int decimals) {
+      std::vector<double> above_one;  // ratio - 1: positive while the speed-up grows with batch
+      for (double r : ratios) above_one.push_back(r - 1);
+      const double at = first_sign_change(values, above_one);
+      return std::isnan(at) ? fmt::format("the trend does not turn within 0-{} {}", values.back(), unit)
+                            : fmt::format("{} from {:.{}f} {}", ratios.front() > 1 ? "falls" : "grows", at, decimals, unit);
+    };
+    // The speculative step's own host work.
+    const auto ratios = vary(
+        kSdHostMs, [](search::EagleDispatchOptions& ov, double ms) { ov.speculative_host_s = ms * 1e-3; },
+        [&](double ms, const search::EagleDispatchRow& r, double ratio) {
+          sens.add_row({model, integer(kSensitivityContext), num(ms), integer(r.batch), r.tree, num(r.speedup, 3),
                         num(ratio, 3)});
-    }
-    o.speculative_host_s = 0;
-    // The same with host work per sequence on every step, plain and speculative.
-    std::vector<double> seq_ratios;
-    for (double us : kSeqHostUs) {
-      o.sequence_host_us = us;
-      const auto rows = search::eagle_dispatch(*d.costs, acceptance, o);
-      const auto fl = first_last_speedup(rows);
-      const double ratio = fl ? fl->second / fl->first : 0;
-      seq_ratios.push_back(ratio);
-      for (const auto& r : rows)
-        if (r.feasible)
+        });
+    // Host work per sequence on every step, plain and speculative.
+    const auto seq_ratios = vary(
+        kSeqHostUs, [](search::EagleDispatchOptions& ov, double us) { ov.sequence_host_us = us; },
+        [&](double us, const search::EagleDispatchRow& r, double ratio) {
           seq_sens.add_row({model, integer(kSensitivityContext), num(us), integer(r.batch), r.tree, num(r.speedup, 3),
                             num(r.ar_step_s * 1e3), num(r.ttit_s * 1e3), num(ratio, 3)});
-    }
-    o.sequence_host_us = -1;
-    {
-      std::vector<double> seq_above_one;
-      for (double r : seq_ratios) seq_above_one.push_back(r - 1);
-      const double us = first_sign_change(kSeqHostUs, seq_above_one);
-      seq_turns.push_back(fmt::format(
-          "{}: largest/first batch speed-up {:.2f} at 0 us, {:.2f} at {} us; {}", model, seq_ratios.front(),
-          seq_ratios.back(), kSeqHostUs.back(),
-          std::isnan(us) ? fmt::format("the trend does not turn within 0-{} us", kSeqHostUs.back())
-                         : fmt::format("{} from {:.0f} us", seq_ratios.front() > 1 ? "falls" : "grows", us)));
-    }
-    std::vector<double> above_one;  // ratio - 1: positive while the speed-up grows with batch
-    for (double r : ratios) above_one.push_back(r - 1);
-    const double h = first_sign_change(kSdHostMs, above_one);
-    const std::string turn = std::isnan(h) ? fmt::format("the trend does not turn within 0-{} ms", kSdHostMs.back())
-                                           : fmt::format("{} from {:.1f} ms", ratios.front() > 1 ? "falls" : "grows", h);
+        });
+    seq_turns.push_back(fmt::format("{}: largest/first batch speed-up {:.2f} at 0 us, {:.2f} at {} us; {}", model,
+                                    seq_ratios.front(), seq_ratios.back(), kSeqHostUs.back(),
+                                    turn_words(kSeqHostUs, seq_ratios, "us", 0)));
     turns.push_back(fmt::format("{} (context {}): largest/first batch speed-up {:.2f} at 0 ms, {:.2f} at {} ms; {}",
-                                model, kSensitivityContext, ratios.front(), ratios.back(), kSdHostMs.back(), turn));
+                                model, kSensitivityContext, ratios.front(), ratios.back(), kSdHostMs.back(),
+                                turn_words(kSdHostMs, ratios, "ms", 1)));
     for (const auto& [L, fl] : first_last)
       trend.push_back(fmt::format("{} at context {}: {:.2f} at batch {} -> {:.2f} at the largest feasible batch ({})",
                                   model, L, fl.first, kBatches.front(), fl.second,

@@ -127,11 +127,14 @@ std::string sweep_points_line(const SweepSpec& spec) {
   return fmt::format("# sweep_points: {} crc {:08x}\n", spec.size(), crc32(points));
 }
 
+std::string sweep_settings_line(const SweepSpec& spec) {
+  return fmt::format("# sweep_settings: x_max={} x_search={}\n", spec.x_max, spec.every_x ? "every_x" : "optimum");
+}
+
 std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistry& reg, std::size_t shard_index,
                               std::size_t shard_count) {
   namespace fs = std::filesystem;
-  std::string out = fmt::format("# sweep_settings: x_max={} x_search={}\n", spec.x_max,
-                                spec.every_x ? "every_x" : "optimum");
+  std::string out = sweep_settings_line(spec);
   out += fmt::format("# sweep_build: specdse {} (git {})\n", models::version(), models::git_commit());
   if (shard_count > 1) out += fmt::format("# sweep_shard: {}/{}\n", shard_index, shard_count);
   out += sweep_points_line(spec);
@@ -385,9 +388,7 @@ std::size_t merge_sweep_shards(const std::string& out_path, const std::vector<st
   // without one the shards' own record of the grid says how many points make it whole.
   std::size_t n = rows.empty() ? 0 : rows.rbegin()->first + 1;
   if (spec) {
-    for (const std::string& line : {fmt::format("# sweep_settings: x_max={} x_search={}\n", spec->x_max,
-                                                spec->every_x ? "every_x" : "optimum"),
-                                    sweep_points_line(*spec)})
+    for (const std::string& line : {sweep_settings_line(*spec), sweep_points_line(*spec)})
       if (facts.find(line) == std::string::npos)
         throw models::InputError(fmt::format("{}: computed under other settings or points than sweep {} (it has '{}')",
                                              shard_paths.front(), spec->path, line.substr(2, line.size() - 3)));

@@ -94,6 +94,8 @@ std::vector<std::string> read_resume_rows(const SweepSpec& spec, const std::stri
 // refused, naming the first that differs, instead of keeping rows computed under them.
 // The fingerprint's record of the grid: its point count and a CRC-32 of every point's axes.
 std::string sweep_points_line(const SweepSpec& spec);
+// The fingerprint's record of the settings every row depends on (x_max, x_search).
+std::string sweep_settings_line(const SweepSpec& spec);
 std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistry& reg, std::size_t shard_index = 0,
                               std::size_t shard_count = 1);
 

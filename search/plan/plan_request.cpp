@@ -4,10 +4,11 @@
 
 #include <iostream>
 
-#include "search/plan/plan_workload.hpp"
 #include "models/config_error.hpp"
+#include "models/draft_compatibility.hpp"
 #include "models/software_stack.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
+#include "search/plan/plan_workload.hpp"
 
 namespace search {
 namespace {
@@ -27,11 +28,7 @@ std::vector<models::ModelSpec> resolve_drafts(const search::ScenarioContext& ctx
         throw models::InputError(fmt::format("plan: --draft '{}': expected comma-separated model names, got an empty one",
                                              list));
       auto m = reg.model(name);
-      if (m.vocab_size != target.vocab_size)
-        throw models::InputError(fmt::format("plan: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
-                                             name, m.vocab_size, target.name, target.vocab_size));
-      if (m.name == target.name && m.source_file == target.source_file && m.weight_format == target.weight_format)
-        throw models::InputError(fmt::format("plan: --draft {} is the target itself: it has nothing to speculate with", name));
+      models::require_can_draft(m, target, "plan: --draft");
       for (const auto& seen : out)
         if (seen.name == m.name && seen.weight_format == m.weight_format)
           throw models::InputError(fmt::format("plan: --draft {}: named twice", name));

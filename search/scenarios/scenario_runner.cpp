@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "models/config_error.hpp"
+#include "models/draft_compatibility.hpp"
 #include "models/system_spec.hpp"
 #include "search/acceptance/aat_resolver.hpp"
 #include "search/acceptance/acceptance_data.hpp"
@@ -23,14 +24,7 @@ models::Workload make_workload(const models::ConfigRegistry& reg, const std::str
   if (!algorithm.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(algorithm));
   // A standalone draft model must be able to draft for the target: the same vocabulary (its
   // tokens are the target's to verify) and not the target itself (nothing to speculate with).
-  if (w.algorithm && w.algorithm->draft.model) {
-    const models::ModelSpec& d = *w.algorithm->draft.model;
-    if (d.vocab_size != w.target.vocab_size)
-      throw models::InputError(fmt::format("draft {}: its vocabulary ({} tokens) is not the target {}'s ({}): its tokens "
-                                           "cannot be verified", d.name, d.vocab_size, w.target.name, w.target.vocab_size));
-    if (d.name == w.target.name && d.source_file == w.target.source_file && d.weight_format == w.target.weight_format)
-      throw models::InputError(fmt::format("draft {} is the target itself: it has nothing to speculate with", d.name));
-  }
+  if (w.algorithm && w.algorithm->draft.model) models::require_can_draft(*w.algorithm->draft.model, w.target, "draft");
   return w;
 }
 

@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "models/config_error.hpp"
+#include "models/draft_compatibility.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "search/draft_placement.hpp"
 #include "search/scenarios/chain_sd/chain_sd_scenario.hpp"
@@ -124,12 +125,7 @@ TypedResult<Row> run_chain_sd(const ScenarioContext& ctx, const Params& p) {
   const models::ModelSpec& target = ctx.workload->target;
   const models::ModelSpec draft = ctx.configs->model(p.draft);
   // The draft proposes tokens the target verifies: another model over the same vocabulary.
-  if (draft.vocab_size != target.vocab_size)
-    throw models::InputError(fmt::format("scenario chain-sd: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
-                                         p.draft, draft.vocab_size, target.name, target.vocab_size));
-  if (draft.name == target.name && draft.source_file == target.source_file)
-    throw models::InputError(fmt::format("scenario chain-sd: --draft {} is the target itself: it has nothing to speculate with",
-                                         p.draft));
+  models::require_can_draft(draft, target, "scenario chain-sd: --draft");
   const int target_dev = device_named(system, p.target_device, "target-device",
                                       system.stages.empty() ? -1 : system.stages.front().devices.front());
   const int draft_dev = device_named(system, p.draft_device, "draft-device", system.draft_device);

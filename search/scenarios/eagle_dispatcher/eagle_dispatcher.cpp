@@ -119,10 +119,11 @@ double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, doub
   // Sampling + bookkeeping once per decode step (per_step_host_us, and per_sequence_host_us for
   // each sequence), and a graph launch per captured forward (the paper captures each whole model
   // execution in a CUDA graph, §3.4).
-  models::SoftwareStack st = stack;
-  if (per_sequence_us >= 0) st.per_sequence_host_us = per_sequence_us;
+  // per_sequence_us >= 0 replaces the stack's per-sequence figure.
+  const double step_us = per_sequence_us >= 0 ? stack.step_host_us(sequences, per_sequence_us)
+                                              : stack.step_host_us(sequences);
   const double launch_s = stack.cuda_graphs ? stack.graph_launch_host_us * 1e-6 : 0.0;
-  const double host_s = st.step_host_us(sequences) * 1e-6 + launch_s * forwards;
+  const double host_s = step_us * 1e-6 + launch_s * forwards;
   if (!stack.host_overlaps_device) return host_s;
   // The GPU cannot start before the first graph is launched; the rest runs beside it.
   return launch_s + std::max(0.0, host_s - launch_s - device_s);

@@ -50,13 +50,15 @@ double solve_tree_recovery(const std::vector<double>& survival, int depth, doubl
   return 0.5 * (lo + hi);
 }
 
-TreeCalibration calibrate_tree_recovery(const AcceptanceData& data, const models::AlgorithmSpec& tree_algorithm,
-                                        const std::string& chain_algorithm, const std::string& target,
-                                        const std::string& task, int draft_nodes) {
+std::vector<TreeCalibration> calibrate_tree_recoveries(const AcceptanceData& data,
+                                                       const models::AlgorithmSpec& tree_algorithm,
+                                                       const std::string& chain_algorithm, const std::string& target,
+                                                       const std::string& task, int max_draft_nodes) {
   if (tree_algorithm.tree_kind != models::TreeKind::depth_topk)
     throw models::InputError(fmt::format("{}: a serving tree needs an EAGLE depth/top-k tree table (tree.kind: "
                                          "depth_topk)", tree_algorithm.source_file));
-  if (draft_nodes < 1) throw models::InputError(fmt::format("tree of {} draft nodes: must be >= 1", draft_nodes));
+  if (max_draft_nodes < 1)
+    throw models::InputError(fmt::format("tree of {} draft nodes: must be >= 1", max_draft_nodes));
   // The depth of an EAGLE tree of n nodes: its first pass and `depth` expansions make depth + 1
   // levels, and n nodes fill at most n of them.
   auto depth_of = [&](int nodes) {
@@ -66,8 +68,6 @@ TreeCalibration calibrate_tree_recovery(const AcceptanceData& data, const models
                                            tree_algorithm.source_file, nodes, nodes + 1, tree_algorithm.max_x));
     return std::min(it->second.first + 1, nodes);
   };
-  TreeCalibration out;
-  out.step.depth = depth_of(draft_nodes);
   // The first row of each (context, nodes) in the file's order (a tree-shape study may repeat a point).
   auto curves = [&](const std::string& algorithm) {
     AatQuery q;
@@ -78,51 +78,64 @@ TreeCalibration calibrate_tree_recovery(const AcceptanceData& data, const models
     for (const auto& m : data.select(q)) by_context[m.context].emplace(m.draft_nodes, m.aat);
     return by_context;
   };
+  depth_of(max_draft_nodes);  // the size asked for first (its error names it); a gap below it is refused at the gap
+  // Read once, calibrated at every size.
   const auto chains = curves(chain_algorithm), trees = curves(tree_algorithm.name);
-  std::vector<double> recoveries;
-  for (const auto& [context, tree] : trees) {
-    const auto chain = chains.find(context);
-    if (chain == chains.end()) continue;
-    // The measured tree nearest below the one asked for.
-    auto at = tree.upper_bound(draft_nodes);
-    if (at == tree.begin()) continue;
-    --at;
-    const int nodes = at->first;
-    const int depth = depth_of(nodes);
-    // The chain's accepted run: P(A >= j) = AAT(j nodes) - AAT(j - 1 nodes), made non-increasing.
-    std::vector<double> survival;
-    double previous_aat = 1, previous_s = 1;
-    bool complete = true;
-    for (int j = 1; j <= depth; ++j) {
-      const auto c = chain->second.find(j);
-      if (c == chain->second.end()) {
-        complete = false;
-        break;
+  std::vector<TreeCalibration> all;
+  for (int draft_nodes = 1; draft_nodes <= max_draft_nodes; ++draft_nodes) {
+    TreeCalibration& out = all.emplace_back();
+    out.step.depth = depth_of(draft_nodes);
+    std::vector<double> recoveries;
+    for (const auto& [context, tree] : trees) {
+      const auto chain = chains.find(context);
+      if (chain == chains.end()) continue;
+      // The measured tree nearest below the one asked for.
+      auto at = tree.upper_bound(draft_nodes);
+      if (at == tree.begin()) continue;
+      --at;
+      const int nodes = at->first;
+      const int depth = depth_of(nodes);
+      // The chain's accepted run: P(A >= j) = AAT(j nodes) - AAT(j - 1 nodes), made non-increasing.
+      std::vector<double> survival;
+      double previous_aat = 1, previous_s = 1;
+      bool complete = true;
+      for (int j = 1; j <= depth; ++j) {
+        const auto c = chain->second.find(j);
+        if (c == chain->second.end()) {
+          complete = false;
+          break;
+        }
+        const double s = std::clamp(c->second - previous_aat, 0.0, previous_s);
+        survival.push_back(s);
+        previous_aat = c->second;
+        previous_s = s;
       }
-      const double s = std::clamp(c->second - previous_aat, 0.0, previous_s);
-      survival.push_back(s);
-      previous_aat = c->second;
-      previous_s = s;
+      if (!complete) continue;
+      recoveries.push_back(solve_tree_recovery(survival, depth, at->second));
+      out.contexts.push_back(context);
+      out.measured_nodes = std::max(out.measured_nodes, nodes);
     }
-    if (!complete) continue;
-    recoveries.push_back(solve_tree_recovery(survival, depth, at->second));
-    out.contexts.push_back(context);
-    out.measured_nodes = std::max(out.measured_nodes, nodes);
+    if (recoveries.empty())
+      throw models::InputError(fmt::format(
+          "{}: no context with measured AAT of both {} (up to {} draft nodes) and {} for {} on {}: a serving tree "
+          "takes its recovery from them",
+          data.path(), tree_algorithm.name, draft_nodes, chain_algorithm, target, task));
+    std::vector<double> sorted = recoveries;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    out.step.recovery = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    out.recovery_low = sorted.front();
+    out.recovery_high = sorted.back();
+    out.source = fmt::format("{} and {} AAT for {} on {} at contexts {} ({})", tree_algorithm.name, chain_algorithm,
+                             target, task, fmt::join(out.contexts, ", "), data.path());
   }
-  if (recoveries.empty())
-    throw models::InputError(fmt::format(
-        "{}: no context with measured AAT of both {} (up to {} draft nodes) and {} for {} on {}: a serving tree "
-        "takes its recovery from them",
-        data.path(), tree_algorithm.name, draft_nodes, chain_algorithm, target, task));
-  std::vector<double> sorted = recoveries;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  out.step.recovery = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  out.recovery_low = sorted.front();
-  out.recovery_high = sorted.back();
-  out.source = fmt::format("{} and {} AAT for {} on {} at contexts {} ({})", tree_algorithm.name, chain_algorithm,
-                           target, task, fmt::join(out.contexts, ", "), data.path());
-  return out;
+  return all;
+}
+
+TreeCalibration calibrate_tree_recovery(const AcceptanceData& data, const models::AlgorithmSpec& tree_algorithm,
+                                        const std::string& chain_algorithm, const std::string& target,
+                                        const std::string& task, int draft_nodes) {
+  return calibrate_tree_recoveries(data, tree_algorithm, chain_algorithm, target, task, draft_nodes).back();
 }
 
 }  // namespace search::serving

@@ -49,5 +49,11 @@ struct TreeCalibration {
 TreeCalibration calibrate_tree_recovery(const AcceptanceData& data, const models::AlgorithmSpec& tree_algorithm,
                                         const std::string& chain_algorithm, const std::string& target,
                                         const std::string& task, int draft_nodes);
+// The same for every tree size of 1..max_draft_nodes nodes (element i: i + 1 nodes), reading the
+// measurements once.
+std::vector<TreeCalibration> calibrate_tree_recoveries(const AcceptanceData& data,
+                                                       const models::AlgorithmSpec& tree_algorithm,
+                                                       const std::string& chain_algorithm, const std::string& target,
+                                                       const std::string& task, int max_draft_nodes);
 
 }  // namespace search::serving

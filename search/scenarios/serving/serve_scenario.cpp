@@ -14,10 +14,11 @@
 #include <optional>
 
 #include "models/config_error.hpp"
+#include "models/draft_compatibility.hpp"
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
-#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/draft_placement.hpp"
+#include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
@@ -312,11 +313,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       throw models::InputError("serve: --method draft-model needs --draft MODEL and --alpha A (its per-token "
                                "acceptance: no measured trace exists for an arbitrary draft pair)");
     draft = ctx.configs->model(ctx.text("draft"));
-    if (draft->vocab_size != target.vocab_size)
-      throw models::InputError(fmt::format("serve: --draft {}: its vocabulary ({} tokens) is not the target {}'s ({})",
-                                           draft->name, draft->vocab_size, target.name, target.vocab_size));
-    if (draft->name == target.name && draft->source_file == target.source_file)
-      throw models::InputError(fmt::format("serve: --draft {} is the target itself", draft->name));
+    models::require_can_draft(*draft, target, "serve: --draft");
     acceptance_source.acceptance["draft-model"] = geometric_yields(ctx.real("alpha"));
   } else if (ctx.was_given("draft") || ctx.was_given("alpha")) {
     throw models::InputError(fmt::format("serve: --draft and --alpha describe --method draft-model, not {}", method));
@@ -354,11 +351,10 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       throw models::InputError(fmt::format("--k {}: {} has trees of up to {} draft nodes", k, head->name, head->max_x - 1));
     const AcceptanceData data = AcceptanceData::load(ctx.configs->dir() + "/acceptance/aat_measurements.csv");
     tree_by_k.push_back(TreeStep{});
-    TreeCalibration at_k;
-    for (int nodes = 1; nodes <= k; ++nodes) {
-      at_k = calibrate_tree_recovery(data, *head, "eagle3-chain", workload.target, kTreeCalibrationTask, nodes);
-      tree_by_k.push_back(at_k.step);
-    }
+    const auto calibrations =
+        calibrate_tree_recoveries(data, *head, "eagle3-chain", workload.target, kTreeCalibrationTask, k);
+    for (const auto& c : calibrations) tree_by_k.push_back(c.step);
+    const TreeCalibration& at_k = calibrations.back();
     tree_words = fmt::format(
         "tree: {} of {} draft nodes, depth {}; where the preset's chain misses within the depth the tree holds the "
         "target's token with probability {:.3f} (median over contexts {}, {:.3f}-{:.3f}, of the recovery that turns "
