@@ -365,6 +365,22 @@ SystemSpec single_device_system(const HardwareSpec& hardware) {
   return s;
 }
 
+SystemSpec target_and_draft_system(const HardwareSpec& target, const HardwareSpec& draft, const LinkSpec& link) {
+  SystemSpec s = single_device_system(target);
+  s.name = fmt::format("{} + {}", target.name, draft.name);
+  s.description = fmt::format("{} with a draft on {} over {}", target.name, draft.name, link.name);
+  s.devices.front().name = draft.name == "target" ? "target-device" : "target";
+  s.devices.push_back({draft.name, draft.name, draft});
+  s.draft_device = 1;
+  for (auto [from, to] : {std::pair{1, 0}, std::pair{0, 1}}) {
+    const int lane = int(s.lanes.size());
+    s.lanes.push_back(fmt::format("{}:{}->{}", link.name, s.devices[std::size_t(from)].name,
+                                  s.devices[std::size_t(to)].name));
+    add_lane_link(s, link, from, to, lane);
+  }
+  return s;
+}
+
 SystemSpec with_target_stack(SystemSpec system, const SoftwareStack& stack) {
   for (const auto& st : system.stages)
     for (int d : st.devices) system.devices[std::size_t(d)].hardware.stack = stack;

@@ -105,6 +105,10 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& registry);
 // draft beside it: what `--hw H` means to a command that takes a system. The hardware keeps its
 // software stack.
 SystemSpec single_device_system(const HardwareSpec& hardware);
+// Two devices joined by `link` both ways, each direction its own lane: the target whole on
+// device 0 (named "target"), a draft placed on device 1 (named after its hardware): what
+// `--draft-hw H --draft-link L` means.
+SystemSpec target_and_draft_system(const HardwareSpec& target, const HardwareSpec& draft, const LinkSpec& link);
 
 // The system with every device of the target's stages running `stack` (the draft's device keeps
 // its own).

@@ -13,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "models/hardware_spec.hpp"
 #include "models/latency_engine.hpp"
 #include "models/link_spec.hpp"
 #include "models/system_spec.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace search {
 
@@ -35,27 +37,27 @@ class DraftPlacement {
  public:
   // The draft on the target's engine; nothing crosses a link (today's behaviour).
   static DraftPlacement same_device();
-  // The draft on `draft_engine`'s device (named `device` in outputs); `to_target` carries the
-  // draft's tokens, `to_draft` the verdict back.
-  static DraftPlacement on_device(std::shared_ptr<const models::LatencyEngine> draft_engine, std::string device,
-                                  models::LinkSpec to_target, models::LinkSpec to_draft);
-  // The draft on device `draft` of `system`, the target on its device `target`: both messages
-  // follow the system's routes (sim::route_transfer_s: the fewest-hop path, store and forward at
-  // each relay, as every scenario on the system moves data), so a draft on a device joined to the
-  // target's only through a host or a switch is placed, not refused. InputError naming the system
-  // when no route joins them.
-  static DraftPlacement on_system_device(std::shared_ptr<const models::LatencyEngine> draft_engine,
-                                         std::shared_ptr<const models::SystemSpec> system, int draft, int target);
+  // The draft on `draft` hardware joined to the target's `target` hardware by `link` both ways
+  // (models::target_and_draft_system), timed by `engine`: on_system_device over that system.
+  static DraftPlacement on_device(const models::HardwareSpec& target, const models::HardwareSpec& draft,
+                                  const models::LinkSpec& link, const std::string& engine);
+  // The draft on device `draft` of the deployment's system, the target on its device `target`:
+  // the draft's passes are timed by the deployment's engine for that device (its memo), and both
+  // messages cost the deployment's transfer rule (sim::SystemCosts::transfer_s: the fewest-hop
+  // route, store and forward at each relay, as every scenario on the system moves data), so a
+  // draft on a device joined to the target's only through a host or a switch is placed, not
+  // refused. InputError naming the system when no route joins them.
+  static DraftPlacement on_system_device(std::shared_ptr<const sim::SystemCosts> deployment, int draft, int target);
 
-  bool is_same_device() const { return !draft_engine_; }
+  bool is_same_device() const { return !deployment_; }
   // "same" or the draft device's name.
-  std::string device() const { return draft_engine_ ? device_ : "same"; }
+  std::string device() const { return deployment_ ? device_ : "same"; }
   // "same", the link's name, or a route's links joined by '+' (draft to target).
   std::string link() const;
 
   // The engine that times the draft's passes: the draft device's, or the target's.
   const models::LatencyEngine& draft_engine(const models::LatencyEngine& target_engine) const {
-    return draft_engine_ ? *draft_engine_ : target_engine;
+    return deployment_ ? deployment_->engine(draft_index_) : target_engine;
   }
   // Both transfers of an iteration verifying x tokens (0 on one device): x - 1 draft tokens per
   // sequence with their distributions, then x + 1 token ids and, for drafts that read the
@@ -71,10 +73,8 @@ class DraftPlacement {
                         const std::vector<int>& pass_widths, int x, long long context) const;
 
  private:
-  std::shared_ptr<const models::LatencyEngine> draft_engine_;
+  std::shared_ptr<const sim::SystemCosts> deployment_;  // null: the draft on the target's device
   std::string device_;
-  std::optional<models::LinkSpec> to_target_, to_draft_;
-  std::shared_ptr<const models::SystemSpec> system_;  // on_system_device: the routes' system
   int draft_index_ = -1, target_index_ = -1;
 };
 

@@ -25,8 +25,11 @@ DraftPlacement resolve_draft_placement(const models::ConfigRegistry& reg, const 
     const models::HardwareSpec hw = reg.hardware(n.draft_hw);
     const models::LinkSpec link =
         models::load_link(reg.path("links", n.draft_link.empty() ? kDefaultDraftLink : n.draft_link));
-    std::shared_ptr<const models::LatencyEngine> e = models::make_engine(engine, hw);
-    return DraftPlacement::on_device(std::move(e), hw.name, link, link);
+    // The target's end of the link: only its name is needed (the caller's engine times the
+    // target; the deployment times the draft and the link), so a --hw given as a file works too.
+    models::HardwareSpec target;
+    target.name = target_hw;
+    return DraftPlacement::on_device(target, hw, link, engine);
   }
 
   const models::SystemSpec s = models::load_system(reg.path("systems", n.system), reg);
@@ -51,9 +54,9 @@ DraftPlacement resolve_draft_placement(const models::ConfigRegistry& reg, const 
         fmt::format("{}: placement.draft: the system places no draft; name a device with --draft-device", s.source_file));
   }
   if (draft == target) return DraftPlacement::same_device();
-  // The draft's messages follow the system's routes (a relay through a host or switch included).
-  std::shared_ptr<const models::LatencyEngine> e = models::make_engine(engine, s.devices[std::size_t(draft)].hardware);
-  return DraftPlacement::on_system_device(std::move(e), std::make_shared<const models::SystemSpec>(s), draft, target);
+  // The draft's passes and messages through the system's deployment (a relay through a host or
+  // switch included).
+  return DraftPlacement::on_system_device(std::make_shared<const sim::SystemCosts>(s, engine), draft, target);
 }
 
 }  // namespace search

@@ -64,7 +64,9 @@ TEST_CASE("Draft placement: T_d is the draft's passes on its device plus both tr
   std::shared_ptr<const models::LatencyEngine> gpu = models::make_engine("roofline", reg.hardware("h100-sxm"));
   const models::LinkSpec link = models::load_link(reg.path("links", "pcie4-x16"));
   const auto same = search::DraftPlacement::same_device();
-  const auto on_gpu = search::DraftPlacement::on_device(gpu, "h100-sxm", link, link);
+  const auto on_gpu = search::DraftPlacement::on_device(reg.hardware("xeon-16c"), reg.hardware("h100-sxm"), link, "roofline");
+  CHECK(on_gpu.device() == "h100-sxm");
+  CHECK(on_gpu.link() == "pcie4-x16");
   for (int x : {2, 5, 9}) {
     // Same device: exactly the single-engine T_d, no link.
     CHECK(same.t_draft(*cpu, w, x, 1024) == models::t_draft(*cpu, w, x, 1024));
@@ -92,9 +94,8 @@ TEST_CASE("Draft placement: draft heads send the target's hidden states back wit
   models::Workload w;
   w.target = reg.model("llama-3.1-8b-instruct");
   w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm("longspec-tree"));
-  std::shared_ptr<const models::LatencyEngine> other = models::make_engine("roofline", reg.hardware("u280"));
   const models::LinkSpec link = models::load_link(reg.path("links", "pcie4-x16"));
-  const auto p = search::DraftPlacement::on_device(other, "u280", link, link);
+  const auto p = search::DraftPlacement::on_device(reg.hardware("v80"), reg.hardware("u280"), link, "roofline");
   const int x = 13;
   const double out_bytes = (x - 1) * (4.0 + w.target.vocab_size * 4.0);
   const double back_bytes = (x + 1) * 4.0 + double(x) * w.target.hidden_size * w.target.activation_bytes();

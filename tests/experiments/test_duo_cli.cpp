@@ -19,6 +19,7 @@
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "search/acceptance/probability_trace.hpp"
 #include "search/scenarios/duodecoding/duo_scenario.hpp"
+#include "sim/system/routes.hpp"
 
 using namespace search::duodecoding;
 
@@ -65,9 +66,9 @@ TEST_CASE("DuoDecoding with a draft much slower than the target: each iteration 
   for (std::size_t i = 1; i < r.timing.size(); ++i) {
     // The draft waits for the previous verdict, drafts, sends; the target meets it.
     const double expect = budget * pass +
-                          link_transfer_s(pl, pl.draft_device, pl.target_device,
+                          sim::route_transfer_s(pl.system, pl.draft_device, pl.target_device,
                                           search::draft_to_target_bytes(plan.iterations[i].draft_tokens, q.draft_vocab)) +
-                          link_transfer_s(pl, pl.target_device, pl.draft_device,
+                          sim::route_transfer_s(pl.system, pl.target_device, pl.draft_device,
                                           search::verdict_bytes(plan.iterations[i - 1].gained));
     CHECK(r.timing[i].iteration_s == Approx(expect).epsilon(1e-9));
   }

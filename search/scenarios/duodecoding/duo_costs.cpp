@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "models/closest_name.hpp"
 #include "models/config_error.hpp"
@@ -77,6 +78,7 @@ DuoCosts DuoCosts::from_engines(const DuoPlacement& placement, const models::Mod
   DuoCosts c;
   c.context_ = context;
   c.prompt_ = prompt;
+  c.transfer_ = [costs](int from, int to, double bytes) { return costs->transfer_s(from, to, bytes); };
   // A chain of x new tokens attends causally (no tree branches), in decode and in prefill.
   c.target_ = [costs, tdev, target_id, t_head](int tokens, long long ctx) {
     return costs->forward_s(tdev, target_id, {tokens, ctx, 1, models::MaskKind::causal, t_head});
@@ -107,6 +109,11 @@ DuoCosts DuoCosts::constant(double target_forward_s, double draft_pass_s) {
   c.target_ = [target_forward_s](int, long long) { return target_forward_s; };
   c.draft_ = [draft_pass_s](int, long long) { return draft_pass_s; };
   return c;
+}
+
+double DuoCosts::transfer_s(int from, int to, double bytes) const {
+  if (!transfer_) throw std::logic_error("DuoCosts::transfer_s: constant costs have no system to route through");
+  return transfer_(from, to, bytes);
 }
 
 double DuoCosts::target_forward_s(int x) const { return target_(x, context_); }

@@ -47,6 +47,11 @@ class DuoCosts {
   // x and context, every draft pass draft_pass_s; prefill likewise per pass.
   static DuoCosts constant(double target_forward_s, double draft_pass_s);
 
+  // Seconds to move `bytes` from device `from` to device `to` of the placement's system: the
+  // system's cost layer's transfer rule (its routes, relays included). Engine costs only; constant
+  // ones carry no system (std::logic_error).
+  double transfer_s(int from, int to, double bytes) const;
+
   double target_forward_s(int x) const;     // target forward over x new tokens (reference context)
   double draft_pass_s() const;              // one draft forward of one token (reference context)
   // The same after `generated` tokens were appended to the prompt (context grows as they are).
@@ -77,6 +82,7 @@ class DuoCosts {
   // need no memo.
   using Cost = std::function<double(int tokens, long long context)>;
   Cost target_, draft_;
+  std::function<double(int from, int to, double bytes)> transfer_;
   // Slowdowns {target, draft} of a shared device's two streams (empty: none modelled).
   std::function<std::pair<double, double>(int x, int passes, long long context)> together_;
   long long context_ = 0, prompt_ = 0;

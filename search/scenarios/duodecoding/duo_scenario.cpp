@@ -69,11 +69,12 @@ const DuoCosts& sps_costs(const DuoRequest& q) { return q.sps_costs ? *q.sps_cos
 int resolve_sps_gamma(const DuoRequest& q) {
   if (q.sps_gamma > 0) return q.sps_gamma;
   const auto& pl = sps_placement(q);
+  const DuoCosts& costs = sps_costs(q);
   auto transfers = [&](int g) {
-    return link_transfer_s(pl, pl.draft_device, pl.target_device, draft_to_target_bytes(g, q.draft_vocab)) +
-           link_transfer_s(pl, pl.target_device, pl.draft_device, verdict_bytes(g));
+    return costs.transfer_s(pl.draft_device, pl.target_device, draft_to_target_bytes(g, q.draft_vocab)) +
+           costs.transfer_s(pl.target_device, pl.draft_device, verdict_bytes(g));
   };
-  return best_sps_gamma(q.stream.acceptance_estimate(), sps_costs(q), transfers, q.sps_gamma_max);
+  return best_sps_gamma(q.stream.acceptance_estimate(), costs, transfers, q.sps_gamma_max);
 }
 
 DuoReport run_duo_scenario(const DuoRequest& q) {

@@ -6,13 +6,8 @@
 
 #include "models/config_error.hpp"
 #include "sim/system/collectives.hpp"
-#include "sim/system/routes.hpp"
 
 namespace search::duodecoding {
-
-double link_transfer_s(const DuoPlacement& pl, int a, int b, double bytes) {
-  return sim::route_transfer_s(pl.system, a, b, bytes, "DuoDecoding's draft and target");
-}
 
 namespace {
 

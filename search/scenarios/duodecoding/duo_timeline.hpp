@@ -23,9 +23,8 @@ namespace search::duodecoding {
 
 // Message sizes: search::draft_to_target_bytes (draft tokens with their distributions; paper 003
 // §3 "communication for synchronizing output probabilities") and search::verdict_bytes.
-
-// Seconds one message of `bytes` takes from a to b on the system's link (0 on one device).
-double link_transfer_s(const DuoPlacement& pl, int a, int b, double bytes);
+// On the timeline each message is a routed send on the system's links (sim::add_routed_send);
+// outside it DuoCosts::transfer_s gives the same time.
 
 struct IterationTiming {
   double end_s = 0;        // when the iteration's tokens are available
