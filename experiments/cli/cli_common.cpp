@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-
-#include <cmath>
-
-#include <cstdlib>
-
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -16,8 +16,8 @@
 
 #include "experiments/process/run_process.hpp"
 #include "models/config_error.hpp"
-#include "roofline/analytic_engine.hpp"
 #include "models/engine_registry.hpp"
+#include "roofline/analytic_engine.hpp"
 #include "sim/sim_engine.hpp"
 
 namespace experiments {
@@ -186,6 +186,12 @@ models::ConfigRegistry registry(const GlobalOptions& g) {
 
 void print_table(const Table& table, const std::string& format) {
   table.print(std::cout, parse_format(format));
+}
+
+void require_stdout_written() {
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+    throw models::InputError(fmt::format("writing to standard output failed: {}", std::strerror(errno ? errno : EIO)));
 }
 
 // The Python that runs plot scripts: `option` (--python), else $SPECDSE_PYTHON, else the first of

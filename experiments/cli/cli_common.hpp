@@ -56,6 +56,10 @@ models::ConfigRegistry registry(const GlobalOptions& g);
 using models::shell_word;
 
 void print_table(const Table& table, const std::string& format);
+// Flushes stdout; InputError ("writing to standard output failed: ...") when what was printed did
+// not arrive (a full disk, a closed pipe). For a command that reports on stderr after its
+// results: the report would otherwise precede the error as if the run had succeeded.
+void require_stdout_written();
 
 // A Python with matplotlib for plot scripts (see cli_common.cpp); empty when none is found.
 std::string find_plot_python(const std::string& option = "");

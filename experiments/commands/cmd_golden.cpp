@@ -91,7 +91,10 @@ std::string foreign_host_warning(const models::HardwareSpec& hw) {
 void print_with_summary(Table& t, const std::string& summary, const std::string& format) {
   t.set_footer(summary);
   print_table(t, format);
-  if (parse_format(format) != OutputFormat::table) std::cerr << summary << '\n';
+  if (parse_format(format) != OutputFormat::table) {
+    require_stdout_written();
+    std::cerr << summary << '\n';
+  }
 }
 
 // A comparison of measured GPU runs with the model: its table and one summary line.
@@ -391,7 +394,10 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   // Table output repeats the warning under the table, where it is read with the errors.
   t.set_footer(warning.empty() || parse_format(a.format) != OutputFormat::table ? summary : summary + "\n" + warning);
   print_table(t, a.format);
-  if (parse_format(a.format) != OutputFormat::table) std::cerr << summary << '\n';  // keep stdout parseable
+  if (parse_format(a.format) != OutputFormat::table) {  // keep stdout parseable
+    require_stdout_written();
+    std::cerr << summary << '\n';
+  }
   return 0;
 }
 

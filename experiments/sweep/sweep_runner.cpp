@@ -153,19 +153,18 @@ bool sweep_uses_processes(const std::string& engine, unsigned workers) {
   return workers > 1 && (engine == "sim" || engine == "sim-clocked") && fork_is_safe();
 }
 
-std::vector<std::string> compute_sweep_rows(
-    const SweepSpec& spec, const models::ConfigRegistry& reg, const std::vector<std::size_t>& indices,
-    unsigned threads_wanted, const std::string& engine_override,
-    const std::function<void(std::size_t, const std::string&)>& on_row) {
-  const std::string engine_name = engine_override.empty() ? spec.engine : engine_override;
-  const auto columns = sweep_columns(spec);
-  const std::size_t total = spec.size();
+struct PreparedSweep {
+  Prepared inputs;
+};
 
-  // Prepare configs, workloads and AAT sources for every point (validates the whole spec
-  // before any work starts, and the same way in every shard or rank).
+std::shared_ptr<const PreparedSweep> prepare_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg,
+                                                   const std::string& engine_override) {
+  const std::string engine_name = engine_override.empty() ? spec.engine : engine_override;
+  // Every point, not only a shard's: the whole spec is validated the same way in every shard or rank.
   const auto data = search::AcceptanceData::load(reg.dir() + "/acceptance/aat_measurements.csv");
-  Prepared prep;
-  for (std::size_t i = 0; i < total; ++i) {
+  auto prepared = std::make_shared<PreparedSweep>();
+  Prepared& prep = prepared->inputs;
+  for (std::size_t i = 0; i < spec.size(); ++i) {
     const SweepPoint p = spec.point(i);
     const auto hk = hardware_key(p);
     if (!prep.hardware.count(hk))
@@ -181,6 +180,19 @@ std::vector<std::string> compute_sweep_rows(
       prep.placements[pk] = std::make_shared<search::DraftPlacement>(
           resolve_draft_placement(reg, placement_names(p), engine_name, p.hardware));
   }
+  return prepared;
+}
+
+std::vector<std::string> compute_sweep_rows(
+    const SweepSpec& spec, const models::ConfigRegistry& reg, const std::vector<std::size_t>& indices,
+    unsigned threads_wanted, const std::string& engine_override,
+    const std::function<void(std::size_t, const std::string&)>& on_row,
+    std::shared_ptr<const PreparedSweep> prepared) {
+  const std::string engine_name = engine_override.empty() ? spec.engine : engine_override;
+  const auto columns = sweep_columns(spec);
+  const std::size_t total = spec.size();
+  if (!prepared) prepared = prepare_sweep(spec, reg, engine_override);
+  const Prepared& prep = prepared->inputs;
 
   // One engine per hardware configuration, shared by its points (and threads: the engines'
   // memos are locked): the points of one board at other contexts or models reuse whatever does
@@ -356,6 +368,9 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   const auto indices = shard_indices(spec.size(), o.shard_index, o.shard_count);
   stats.total = indices.size();
   const std::string header = sweep_header(spec);
+  // Every point's inputs before anything is opened or printed: a spec with a bad point is one
+  // error, with no journal left behind and no header on stdout.
+  const auto prepared = prepare_sweep(spec, reg, o.engine);
 
   // One run per output file at a time (a second one is refused, never interleaved). Rows go
   // to the journal OUT.partial as they finish, each with its checksum, and at the end OUT is
@@ -431,7 +446,8 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
                                    }
                                    ++stats.computed;
                                    bar.update(first_pending + pos + 1);
-                                 });
+                                 },
+                                 prepared);
   for (auto& l : rows) lines.push_back(std::move(l));
   if (file.is_open()) {
     file.close();

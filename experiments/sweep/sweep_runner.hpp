@@ -8,6 +8,7 @@
 // output file at a time (experiments/output/output_lock.hpp).
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -55,13 +56,22 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
 // The indices of the points a shard computes, ascending (every index when shard_count is 1).
 std::vector<std::size_t> shard_indices(std::size_t total, std::size_t shard_index, std::size_t shard_count);
 
+// Every point's inputs (hardware with its overrides, workloads, AAT sources, draft placements),
+// loaded and checked: InputError naming the spec for the first bad point. `engine`: as
+// compute_sweep_rows takes it.
+struct PreparedSweep;
+std::shared_ptr<const PreparedSweep> prepare_sweep(const SweepSpec& spec, const models::ConfigRegistry& registry,
+                                                   const std::string& engine);
+
 // Computes the CSV rows (no newline) of the points `indices` on `threads` worker threads;
 // `on_row(pos, line)` (optional) receives each row in the order of `indices` as soon as it and
-// every earlier one are done. Validates every point (configs, AAT data) before any work starts.
+// every earlier one are done. Validates every point (configs, AAT data) before any work starts,
+// through `prepared` when the caller has it (prepare_sweep of the same spec and engine).
 std::vector<std::string> compute_sweep_rows(
     const SweepSpec& spec, const models::ConfigRegistry& registry, const std::vector<std::size_t>& indices,
     unsigned threads, const std::string& engine,
-    const std::function<void(std::size_t, const std::string&)>& on_row = {});
+    const std::function<void(std::size_t, const std::string&)>& on_row = {},
+    std::shared_ptr<const PreparedSweep> prepared = nullptr);
 
 // What read_resume_rows reads: a sweep's output (the CSV itself), or its journal (the same
 // rows, each ended by a checksum cell: sweep_journal_header, sweep_journal_row).

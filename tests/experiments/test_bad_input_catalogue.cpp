@@ -650,3 +650,27 @@ TEST_CASE("catalogue 64: a link listing a device twice, a baseline named twice, 
   expect_rejected("serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --workload " + lag,
                   {lag, "walk_lag1_correlation"});
 }
+
+TEST_CASE("catalogue 65: a sweep with a bad point opens and prints nothing, and a report on stderr never precedes a stdout error") {
+  // The third point's source table has no measurements: refused before the journal is opened or
+  // the CSV header is printed.
+  const std::string spec = write_file("bad_point_sweep.yaml",
+                                      "name: bad_point\nengine: roofline\nx_max: 16\naxes:\n  hardware: v80\n"
+                                      "  model: llama-3.1-8b-instruct\n  algorithm: longspec-tree\n  task: govreport\n"
+                                      "  source_table: no-such-table\n  context: [1024]\n");
+  const fs::path out = scratch_dir() / "bad_point_sweep.csv";
+  expect_rejected("sweep --quiet --spec " + spec + " --out " + out.string(), {spec, "no-such-table"});
+  CHECK_FALSE(fs::exists(out));
+  CHECK_FALSE(fs::exists(out.string() + ".partial"));
+  const Outcome streamed = run_split("sweep --quiet --spec " + spec);
+  CHECK(streamed.status == 2);
+  CHECK(streamed.out.empty());
+  // golden's summary goes to stderr after a CSV: not when the CSV did not arrive.
+  const Outcome golden = run_split("golden --hw h100-sxm --measured " + std::string(SPECDSE_SOURCE_DIR) +
+                                   "/notebooks_out/golden/h100_sxm_cublas_llama-3.1-8b_2026-11-22.csv --format csv "
+                                   "> /dev/full");
+  INFO(golden.err);
+  CHECK(golden.status == 2);
+  CHECK(std::count(golden.err.begin(), golden.err.end(), '\n') == 1);
+  CHECK_THAT(golden.err, Catch::Contains("writing to standard output failed") && !Catch::Contains("summary"));
+}
