@@ -103,16 +103,16 @@ std::string ConfigRegistry::path(const std::string& folder, const std::string& n
 HardwareSpec ConfigRegistry::hardware(const std::string& name) const {
   const std::string file = path("hardware", name);
   HardwareSpec hw = load_hardware(file);
-  // A board file of its own that keeps a shipped board's `name:` (a copy being edited) is
-  // labelled by its file, so that its rows are never read as the shipped board's: by the file's
-  // stem, or by the path given when the stem is a shipped name too.
-  const fs::path shipped = fs::path(dir_) / "hardware" / (hw.name + ".yaml");
-  std::error_code ec;
-  if (exists_quietly(shipped) && !fs::equivalent(file, shipped, ec)) {
-    const std::string stem = fs::path(file).stem().string();
-    hw.name = exists_quietly(fs::path(dir_) / "hardware" / (stem + ".yaml")) ? file : stem;
-  }
+  hw.name = label("hardware", file, hw.name);
   return hw;
+}
+
+std::string ConfigRegistry::label(const std::string& folder, const std::string& file, const std::string& declared) const {
+  const fs::path shipped = fs::path(dir_) / folder / (declared + ".yaml");
+  std::error_code ec;
+  if (!exists_quietly(shipped) || fs::equivalent(file, shipped, ec)) return declared;
+  const std::string stem = fs::path(file).stem().string();
+  return exists_quietly(fs::path(dir_) / folder / (stem + ".yaml")) ? file : stem;
 }
 
 namespace {
@@ -131,7 +131,9 @@ ModelSpec ConfigRegistry::model(const std::string& name) const {
   // Check the format before loading so a bad suffix is reported even for a known model.
   const std::string fmt_name =
       format.empty() ? "" : weight_format(format, fmt::format("model '{}'", name)).name;
-  ModelSpec m = load_model(path("models", base));
+  const std::string file = path("models", base);
+  ModelSpec m = load_model(file);
+  m.name = label("models", file, m.name);
   if (!fmt_name.empty()) m.weight_format = fmt_name;
   return m;
 }

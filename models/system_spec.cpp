@@ -230,7 +230,8 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
                 "baseline_tp_stacks", "method_stacks"});
   SystemSpec s;
   s.source_file = path;
-  s.name = r.string("name");
+  // A file that took a shipped system's name goes by its own (ConfigRegistry::label).
+  s.name = reg.label("systems", path, r.string("name"));
   s.description = r.string_or("description", "");
   std::set<std::string> groups;
   std::map<std::string, std::string> device_names;  // every device's name -> the group that made it
@@ -290,6 +291,12 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
                          [&](const char* m) { return method == m; }))
           b->fail(method, fmt::format("a method that runs under a stack of its own ({})",
                                       fmt::join(std::begin(kMethodsWithOwnStack), std::end(kMethodsWithOwnStack), ", ")),
+                  "'" + method + "'");
+        if (into_map != &s.method_stacks &&
+            std::any_of(std::begin(kPipelineOwnMethods), std::end(kPipelineOwnMethods),
+                        [&](const char* m) { return method == m; }))
+          b->fail(method, fmt::format("a baseline name that is none of the pipeline's own methods ({})",
+                                      fmt::join(std::begin(kPipelineOwnMethods), std::end(kPipelineOwnMethods), ", ")),
                   "'" + method + "'");
         for (const auto& [other_key, other_map] : stack_maps)
           if (other_map != into_map && other_map->count(method))

@@ -54,6 +54,10 @@ struct MemoryOptions {
 // (paper 002's EAGLE-3 in the pipeline, as EAGLE's public code runs it).
 constexpr const char* kPipelineEagle3Method = "pp+eagle3";
 constexpr const char* kMethodsWithOwnStack[] = {kPipelineEagle3Method};
+// The pipeline scenario's own methods (its rows' `method`): a baseline may not take one of these
+// names, or its row would read as that method's (tests/search check the list against the rows).
+constexpr const char* kPipelineOwnMethods[] = {"specpipe", "specpipe-db", "pp", "pp+specinfer-tree",
+                                               kPipelineEagle3Method};
 
 struct SystemSpec {
   std::string name;

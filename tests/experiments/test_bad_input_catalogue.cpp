@@ -8,6 +8,9 @@
 
 #include "tests/experiments/cli_run.hpp"
 
+#include "models/system_spec.hpp"
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -658,7 +661,9 @@ TEST_CASE("catalogue 65: a sweep with a bad point opens and prints nothing, and 
                                       "name: bad_point\nengine: roofline\nx_max: 16\naxes:\n  hardware: v80\n"
                                       "  model: llama-3.1-8b-instruct\n  algorithm: longspec-tree\n  task: govreport\n"
                                       "  source_table: no-such-table\n  context: [1024]\n");
-  const fs::path out = scratch_dir() / "bad_point_sweep.csv";
+  const fs::path out = scratch_dir() / ("bad_point_sweep_" + std::to_string(getpid()) + ".csv");
+  fs::remove(out);
+  fs::remove(out.string() + ".partial");
   expect_rejected("sweep --quiet --spec " + spec + " --out " + out.string(), {spec, "no-such-table"});
   CHECK_FALSE(fs::exists(out));
   CHECK_FALSE(fs::exists(out.string() + ".partial"));
@@ -673,4 +678,49 @@ TEST_CASE("catalogue 65: a sweep with a bad point opens and prints nothing, and 
   CHECK(golden.status == 2);
   CHECK(std::count(golden.err.begin(), golden.err.end(), '\n') == 1);
   CHECK_THAT(golden.err, Catch::Contains("writing to standard output failed") && !Catch::Contains("summary"));
+}
+
+TEST_CASE("catalogue 66: a config file that took a shipped config's name goes by its own, and a baseline may not take a pipeline method's name") {
+  const fs::path cfg = scratch_dir() / ("impostor_cfg_" + std::to_string(getpid()));
+  fs::remove_all(cfg);
+  fs::copy(fs::path(SPECDSE_SOURCE_DIR) / "configs", cfg, fs::copy_options::recursive);
+  // A system, a model and a board whose `name:` is a shipped one's: their rows carry their files' names.
+  std::ofstream(cfg / "systems" / "impostor.yaml")
+      << "name: eagle-8xh100-nvlink\ndevices:\n  - {name: gpu, hardware: rtx3090, count: 2}\n"
+         "links:\n  - {link: pcie4-x16, topology: switch, devices: [gpu]}\n"
+         "placement:\n  target: {stages: even, devices: [gpu]}\n";
+  std::ofstream(cfg / "models" / "fake-model.yaml") << read_all(cfg / "models" / "llama-3.2-1b.yaml");
+  std::ofstream(cfg / "hardware" / "fake.yaml") << read_all(cfg / "hardware" / "h100-sxm.yaml");
+  const std::string dir = "--config-dir " + cfg.string() + " ";
+  const Outcome sys = run_split(dir + "system --system impostor --model llama-3.1-8b-instruct --context 1024 --format csv");
+  INFO(sys.err);
+  REQUIRE(sys.status == 0);
+  CHECK_THAT(sys.out, Catch::Contains("impostor") && !Catch::Contains("eagle-8xh100-nvlink"));
+  const Outcome lat = run_split(dir + "latency --hw fake --model fake-model --x 1 --format csv");
+  INFO(lat.err);
+  REQUIRE(lat.status == 0);
+  CHECK_THAT(lat.out, Catch::Contains("fake") && !Catch::Contains("h100-sxm") && !Catch::Contains("llama-3.2-1b"));
+  fs::remove_all(cfg);
+  // A baseline named like the pipeline's own plain pipeline.
+  const std::string pp = edited_config("systems/specpipe-8x3090-pcie.yaml", "baseline_pp.yaml", "  pp-vllm:", "  pp:");
+  expect_rejected("specpipe --system " + pp + " --model llama-3.1-70b --draft llama-3.2-1b --tokens 20",
+                  {pp, "baseline_stacks", "'pp'"});
+  // Every row specpipe prints is one of its own methods or one of the system's baselines.
+  const Outcome rows = run_split("specpipe --system specpipe-2srv-3090-4090-eth --model llama-3.1-70b --draft llama-3.2-1b "
+                                 "--tokens 20 --batch 1,2 --format csv");
+  INFO(rows.err);
+  REQUIRE(rows.status == 0);
+  std::istringstream in(rows.out);
+  std::string line;
+  int methods = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("method,", 0) == 0) continue;
+    const std::string method = line.substr(0, line.find(','));
+    INFO(method);
+    const bool own = std::any_of(std::begin(models::kPipelineOwnMethods), std::end(models::kPipelineOwnMethods),
+                                 [&](const char* m) { return method == m; });
+    CHECK((own || method == "pp-vllm" || method == "tp-pp-vllm"));
+    ++methods;
+  }
+  CHECK(methods >= 6);
 }
