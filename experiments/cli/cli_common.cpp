@@ -1,6 +1,7 @@
 #include "experiments/cli/cli_common.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -181,6 +182,15 @@ models::ConfigRegistry registry(const GlobalOptions& g) {
     throw models::InputError(fmt::format("{} {}: {}, expected the config folder (configs/ of the source tree)",
                                          g.config_dir.empty() ? "SPECDSE_CONFIG_DIR" : "--config-dir", reg.dir(),
                                          std::filesystem::exists(reg.dir(), ec) ? "not a folder" : "no such folder"));
+  // Likewise a folder that holds none of a config folder's categories (an empty one, a typo'd
+  // parent): every lookup would fail or list nothing.
+  const char* categories[] = {"hardware", "models", "systems", "links", "stacks", "algorithms", "acceptance"};
+  if (std::none_of(std::begin(categories), std::end(categories), [&](const char* c) {
+        return std::filesystem::is_directory(std::filesystem::path(reg.dir()) / c, ec);
+      }))
+    throw models::InputError(fmt::format("{} {}: holds none of {}/, expected the config folder (configs/ of the source "
+                                         "tree)", g.config_dir.empty() ? "SPECDSE_CONFIG_DIR" : "--config-dir", reg.dir(),
+                                         fmt::join(std::begin(categories), std::end(categories), "/, ")));
   return reg;
 }
 

@@ -723,4 +723,9 @@ TEST_CASE("catalogue 66: a config file that took a shipped config's name goes by
     ++methods;
   }
   CHECK(methods >= 6);
+  // A config folder that holds no config category.
+  const fs::path empty = scratch_dir() / ("empty_cfg_" + std::to_string(getpid()));
+  fs::create_directories(empty);
+  expect_rejected("--config-dir " + empty.string() + " list hardware", {empty.string(), "holds none of"});
+  fs::remove_all(empty);
 }
