@@ -8,6 +8,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/draft_placement_options.hpp"
+#include "experiments/cli/heartbeat.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/window/draft_select.hpp"
@@ -41,6 +42,7 @@ std::vector<std::string> split_names(const std::string& option, const std::strin
 constexpr double kPredictedAccuracyFloor = 1e-3, kPredictedAccuracyCeiling = 1 - 1e-3;
 
 int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
+  const Heartbeat beat("draft-select");  // a line on a terminal's stderr while a large grid runs
   search::require_gamma_max("--gamma-max", a.gamma_max);
   if (a.context < 0) throw models::InputError(fmt::format("--context: expected tokens >= 0, got {}", a.context));
   const auto names = split_names("--drafts", a.drafts);

@@ -14,16 +14,17 @@
 #include <optional>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/heartbeat.hpp"
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
-#include "sim/golden/gpu_generate_golden.hpp"
-#include "sim/golden/hf_overlap_golden.hpp"
+#include "models/system_spec.hpp"
 #include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
+#include "sim/golden/gpu_generate_golden.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
+#include "sim/golden/hf_overlap_golden.hpp"
 #include "sim/golden/moe_layer_golden.hpp"
 #include "sim/golden/op_alone_golden.hpp"
-#include "models/system_spec.hpp"
 
 namespace experiments {
 
@@ -304,6 +305,7 @@ GoldenReport run_moe_layer_golden(const GoldenArgs& a, const models::HardwareSpe
 }
 
 int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
+  const Heartbeat beat("golden");  // a line on a terminal's stderr while a large grid runs
   const auto reg = registry(g);
   const models::HardwareSpec hw = resolve_hardware(a, reg);
   std::vector<sim::GoldenRow> rows;

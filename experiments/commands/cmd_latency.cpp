@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/heartbeat.hpp"
 #include "models/config_error.hpp"
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
@@ -18,6 +19,7 @@ struct LatencyArgs {
 };
 
 int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
+  const Heartbeat beat("latency");  // a line on a terminal's stderr while a large grid runs
   const auto reg = registry(g);
   models::HardwareSpec hw = reg.hardware(a.hw);
   if (!a.stack.empty()) hw.stack = models::load_software_stack(reg.path("stacks", a.stack));

@@ -6,13 +6,14 @@
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/heartbeat.hpp"
+#include "experiments/cli/policy_trace.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
-#include "experiments/cli/policy_trace.hpp"
 #include "search/acceptance/chain_trace.hpp"
-#include "sim/io/output_path.hpp"
 #include "search/window/policies.hpp"
 #include "search/window/policy_registry.hpp"
+#include "sim/io/output_path.hpp"
 
 namespace experiments {
 namespace {
@@ -27,6 +28,7 @@ struct PoliciesArgs {
 };
 
 int run_policies(PoliciesArgs a, const GlobalOptions& g) {
+  const Heartbeat beat("policies");  // a line on a terminal's stderr while a large grid runs
   if (a.q_reward != "both") a.options.q_rewards = {search::parse_q_reward("--q-reward", a.q_reward)};
   a.options.q.seed = a.seed;
   search::validate(a.options);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/heartbeat.hpp"
 #include "models/config_error.hpp"
 #include "models/system_spec.hpp"
 #include "sim/io/output_path.hpp"
@@ -25,6 +26,7 @@ struct SystemArgs {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 int run_system(const SystemArgs& a, const GlobalOptions& g) {
+  const Heartbeat beat("system");  // a line on a terminal's stderr while a large grid runs
   // The trace's target is checked before the work and written before the table is printed: a
   // failed output never follows a printed result.
   if (!a.trace.empty()) sim::check_output_target(a.trace);

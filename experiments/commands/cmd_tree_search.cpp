@@ -10,11 +10,12 @@
 #include <optional>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/heartbeat.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
+#include "search/acceptance/trace_generator.hpp"
 #include "search/trees/hardware_aware_tree.hpp"
 #include "search/trees/path_counts.hpp"
-#include "search/acceptance/trace_generator.hpp"
 #include "search/trees/tree_method.hpp"
 #include "search/trees/tree_search.hpp"
 
@@ -52,6 +53,7 @@ double model_aat(const search::TokenTree& tree, const search::PositionalModel& m
 }
 
 int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
+  const Heartbeat beat("tree-search");  // a line on a terminal's stderr while a large grid runs
   if (a.max_nodes < 2 || a.max_nodes > kMaxTreeNodes)
     models::throw_input_error("command line", "--x-max", fmt::format("a verification length in [2, {}]", kMaxTreeNodes),
                               std::to_string(a.max_nodes));

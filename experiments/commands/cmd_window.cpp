@@ -5,8 +5,9 @@
 #include <fmt/format.h>
 
 #include "experiments/cli/cli_common.hpp"
-#include "experiments/cli/window_acceptance.hpp"
 #include "experiments/cli/draft_placement_options.hpp"
+#include "experiments/cli/heartbeat.hpp"
+#include "experiments/cli/window_acceptance.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/window/chain_sd.hpp"
@@ -34,6 +35,7 @@ struct LatencyCase {
 };
 
 int run_window(const WindowArgs& a, const GlobalOptions& g) {
+  const Heartbeat beat("window");  // a line on a terminal's stderr while a large grid runs
   search::require_gamma_max("--gamma-max", a.gamma_max);
   if (a.gamma_max > kMaxGamma)
     throw models::InputError(fmt::format("--gamma-max: expected a window limit <= {}, got {}", kMaxGamma, a.gamma_max));
