@@ -58,6 +58,9 @@ void plot_result(const search::ScenarioResult& result, const PlotScript& plot, c
 
 int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::string& name,
                          const search::ScenarioInfo* info, const GlobalOptions& g) {
+  // The generic `scenario NAME` command has every common input's flag: one its scenario does
+  // not take is refused, not ignored.
+  if (!info) refuse_untaken_inputs(sub, search::scenario(name));
   finish_scenario_inputs(sub, a, info);
   // An output that cannot be written is refused before the work, and the trace file is written
   // before the table is printed: a failed output never follows a printed result.

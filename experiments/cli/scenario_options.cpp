@@ -1,10 +1,12 @@
 #include "experiments/cli/scenario_options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "experiments/cli/cli_common.hpp"
+#include "models/config_error.hpp"
 
 namespace experiments {
 
@@ -102,6 +104,26 @@ void add_scenario_param_flags(CLI::App& sub, ScenarioCommandArgs& a, const searc
     opt->type_name(type_name(p));
     // The declaration's validation; CLI11 puts the flag's name before the message.
     opt->check(CLI::Validator([p](std::string& v) { return search::param_problem(p, v); }, "", p.key));
+  }
+}
+
+void refuse_untaken_inputs(const CLI::App& sub, const search::ScenarioInfo& info) {
+  // Each flag of the generic command and the common input it sets.
+  const std::pair<const char*, const char*> flags[] = {
+      {"--hw", "hw"},         {"--stack", "hw"},   {"--model", "model"},   {"--algorithm", "algorithm"},
+      {"--draft", "algorithm"}, {"--context", "context"}, {"--batch", "batch"}, {"--task", "task"},
+      {"--data", "data"},     {"--source-table", "source-table"}, {"--engine", "engine"}};
+  std::vector<std::string> taken;
+  for (const auto& name : info.inputs) taken.push_back("--" + name);
+  for (const auto& [flag, input] : flags) {
+    if (sub.count(flag) == 0) continue;
+    const std::string name = input;
+    auto listed = [&](const std::string& n) { return std::find(info.inputs.begin(), info.inputs.end(), n) != info.inputs.end(); };
+    const bool takes_it = listed(name) || (std::string(flag) == "--stack" && listed("stack"));
+    if (!takes_it && !declares(&info, name))
+      throw models::InputError(fmt::format("scenario {}: {}: not an input of this scenario, it would be ignored (it "
+                                           "takes {}; its own settings: --param KEY=VALUE, see scenario --list)",
+                                           info.name, flag, taken.empty() ? "none" : fmt::format("{}", fmt::join(taken, ", "))));
   }
 }
 

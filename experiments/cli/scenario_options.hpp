@@ -34,5 +34,8 @@ void add_scenario_param_flags(CLI::App& sub, ScenarioCommandArgs& a, const searc
 std::string param_help(const search::ScenarioParam& p);
 // Fills inputs.contexts and inputs.params (KEY=VALUE for every --KEY given) from the parsed flags.
 void finish_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::ScenarioInfo* info);
+// `specdse scenario NAME` offers every common input's flag: InputError naming the first one given
+// that scenario `info` neither takes nor declares (it would be ignored).
+void refuse_untaken_inputs(const CLI::App& sub, const search::ScenarioInfo& info);
 
 }  // namespace experiments

@@ -114,9 +114,19 @@ std::string scenario_flags(const std::string& scenario, const std::vector<std::s
 }
 
 std::string scenario_command(const PlanSetup& s, const std::string& name, const std::vector<std::string>& params) {
-  std::string args = "scenario " + name;
-  for (const auto& p : params) args += " --param " + models::shell_word(p);
-  return reproduce_command(s, args, true);
+  std::string cmd = "specdse scenario " + name;
+  for (const auto& p : params) cmd += " --param " + models::shell_word(p);
+  // Only the common inputs the scenario reads (`specdse scenario` refuses one it would ignore:
+  // DuoDecoding's context is its `prompt` parameter, in `params`).
+  const ScenarioInfo info = scenario(name);
+  auto reads = [&](const std::string& input) {
+    return std::find(info.inputs.begin(), info.inputs.end(), input) != info.inputs.end() || find_param(info, input);
+  };
+  if (reads("model")) cmd += " --model " + s.target.name;
+  if (reads("context")) cmd += fmt::format(" --context {}", s.context);
+  if (reads("batch") && s.batch > 1) cmd += fmt::format(" --batch {}", s.batch);
+  if (reads("engine") && s.engine != "roofline") cmd += " --engine " + s.engine;
+  return cmd;
 }
 
 std::string model_arg(const models::ConfigRegistry& configs, const models::ModelSpec& model) {

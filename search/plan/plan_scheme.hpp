@@ -183,8 +183,8 @@ std::string scenario_flags(const std::string& scenario, const std::vector<std::s
 // "specdse ARGS" with --model, --context (and --batch when > 1) of the setup appended.
 std::string reproduce_command(const PlanSetup& s, const std::string& args, bool with_batch = true);
 // "specdse scenario NAME --param KEY=VALUE ..." with exactly the parameters a candidate's run was
-// given (shell-quoted where needed) and the setup's model, context, batch and engine: the command
-// runs the very scenario call that timed the row.
+// given (shell-quoted where needed) and those of the setup's model, context, batch and engine
+// that the scenario reads: the command runs the very scenario call that timed the row.
 std::string scenario_command(const PlanSetup& s, const std::string& name, const std::vector<std::string>& params);
 // A model as a command line names it: its config name when it is the shipped config of that
 // name (or has no file), else its file; with "@FORMAT" where its weights are stored quantised.

@@ -729,3 +729,15 @@ TEST_CASE("catalogue 66: a config file that took a shipped config's name goes by
   expect_rejected("--config-dir " + empty.string() + " list hardware", {empty.string(), "holds none of"});
   fs::remove_all(empty);
 }
+
+TEST_CASE("catalogue 67: specdse scenario NAME refuses a common flag its scenario does not read") {
+  expect_rejected("scenario specpipe --hw h100-sxm --model llama-3.1-70b", {"scenario specpipe", "--hw", "ignored"});
+  expect_rejected("scenario serve --hw h100-sxm --model llama-3.1-8b-instruct --context 16384", {"serve", "--context"});
+  expect_rejected("scenario chain-sd --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --task qmsum "
+                  "--param draft=llama-3.2-1b", {"chain-sd", "--task"});
+  expect_rejected("scenario duodecoding --model llama-2-7b --context 1024", {"duodecoding", "--context"});
+  // What it reads, or declares as its own parameter (DuoDecoding's engine), is taken.
+  const Outcome duo = run_split("scenario duodecoding --model llama-2-7b --engine roofline --param tokens=64 --format csv");
+  INFO(duo.err);
+  CHECK(duo.status == 0);
+}
