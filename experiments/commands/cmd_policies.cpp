@@ -141,6 +141,18 @@ const RegisterCommand policies_registration{
       sub.add_flag("--q-optimistic", a->options.q.optimistic_start,
                    "Start Q-values at the largest discounted reward (explores every window first)");
       add_engine_option(sub, a->engine);
+      // --cost-ratio replaces the engine: its latencies are neither simulated nor taken at a context.
+      sub.get_option("--engine")->excludes("--cost-ratio");
+      sub.get_option("--context")->excludes("--cost-ratio");
+      // Q-learning's settings with a --policies list that leaves Q-learning out would be ignored.
+      sub.callback([&sub, a] {
+        if (sub.count("--policies") == 0) return;
+        std::string names = "," + a->policies + ",";
+        if (names.find(",q-learning,") != std::string::npos) return;
+        for (const char* q : {"--q-learning-rate", "--q-discount", "--q-epsilon", "--q-optimistic", "--q-reward"})
+          if (sub.count(q) > 0)
+            throw CLI::ValidationError(q, fmt::format("sets Q-learning, which --policies {} leaves out", a->policies));
+      });
       add_format_option(sub, a->format);
       return [a, &g] { return run_policies(*a, g); };
     },

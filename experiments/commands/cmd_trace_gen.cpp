@@ -70,7 +70,8 @@ const RegisterCommand trace_gen_registration{
                      "Acceptance vector the model drifts to (linearly over the trace, or see --drift-period)");
       sub.add_option("--drift-period", a->drift_period,
                      "Lines per back-and-forth drift cycle (0: one linear drift over the whole trace)")
-          ->default_val(0);
+          ->default_val(0)
+          ->needs("--drift-to");  // a period of no drift would be ignored
       sub.add_option("--max-depth", a->max_depth, "Longest accepted path (draft tokens)")->default_val(64);
       sub.add_option("--lines", a->lines, "Iterations (trace lines) to generate")->required();
       sub.add_option("--seed", a->seed, "Random seed (same seed and model: byte-identical trace)")->default_val(0);

@@ -278,6 +278,10 @@ const RegisterCommand tree_search_registration{
                      "Sequences per step (with --hw), e.g. 1,8,32: each verifies its own tree; rows per batch size")
           ->default_val("1");
       add_engine_option(sub, a->engine);
+      // Without --hw nothing is timed: these would be ignored.
+      for (const char* timed : {"--engine", "--context", "--algorithm", "--draft", "--model", "--batch"})
+        sub.get_option(timed)->needs("--hw");
+      sub.get_option("--emit-method")->needs("--emit-tree");
       add_format_option(sub, a->format);
       return [a, &g] { return run_tree_search(*a, g); };
     },

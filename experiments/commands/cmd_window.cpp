@@ -160,6 +160,7 @@ const RegisterCommand window_registration{
       sub.add_flag("--map", a->map, "Print only gamma* per (alpha, cost ratio or context): paper 001 Fig. 5");
       add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);
+      sub.get_option("--engine")->excludes("--cost-ratio");  // constant mode times nothing
       add_format_option(sub, a->format);
       return [a, &g] { return run_window(*a, g); };
     },

@@ -164,7 +164,7 @@ PlanRequest read_plan_request(const search::ScenarioContext& ctx, std::chrono::s
     s.system = models::single_device_system(hw);
     s.single_hw = true;
   } else {
-    if (ctx.text("stack") != "auto")
+    if (ctx.was_given("stack"))
       throw models::InputError("plan: --stack applies to --hw; a system's devices name their own stacks");
     s.system = ctx.system_spec();
   }

@@ -741,3 +741,30 @@ TEST_CASE("catalogue 67: specdse scenario NAME refuses a common flag its scenari
   INFO(duo.err);
   CHECK(duo.status == 0);
 }
+
+TEST_CASE("catalogue 68: a flag that its mode would ignore is refused, naming what it needs or excludes") {
+  const std::string trace = write_file("small_trace.txt", "0 0\n0\n1\n0 0 0\n");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"window --alpha 0.7 --cost-ratio 0.1 --engine sim", {"--engine", "--cost-ratio"}},
+      {"policies --synthetic 100:0.7 --cost-ratio 0.1 --context 4096", {"--context", "--cost-ratio"}},
+      {"policies --synthetic 100:0.7 --cost-ratio 0.1 --policies static --q-learning-rate 0.9",
+       {"--q-learning-rate", "static"}},
+      {"tree-search --trace " + trace + " --engine sim", {"--engine", "--hw"}},
+      {"tree-search --trace " + trace + " --emit-method width-first", {"--emit-method", "--emit-tree"}},
+      {"trace-gen --acceptance-vector 0.6 --lines 3 --drift-period 10", {"--drift-period", "--drift-to"}},
+      {"eagle --system eagle-8xh100-nvlink --model llama-3.1-70b --context 1024 --batch 1 --stack pytorch-eager",
+       {"--stack", "--hw"}},
+      {"plan --system eagle-8xh100-nvlink --model llama-3.1-70b --context 1024 --stack auto", {"--stack", "--hw"}},
+      {"serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --method none --dispatch per-batch",
+       {"--dispatch", "--method none"}},
+      {"serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --method none --sd-off-above 4",
+       {"--sd-off-above"}},
+      {"serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1 --duration-s 5 --trace-window-s 3",
+       {"--trace-window-s", "--trace-out"}},
+      {"specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --tokens 50 --w 16 --k 4 --no-boundary "
+       "--hit-rate 0.9 --hit-curve llama-3.2-1b", {"--hit-rate", "--hit-curve"}},
+      {"specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --tokens 50 --w 16 --k 4 --no-boundary "
+       "--hit-rate 0.9 --confidence constant", {"--hit-rate", "--confidence"}},
+  };
+  for (const auto& [args, needles] : cases) expect_rejected(args, needles);
+}

@@ -64,6 +64,8 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
   const std::string& system_name = p.system;
   if ((ctx.hw != nullptr) == !system_name.empty())
     throw models::InputError("eagle: give exactly one of --hw (one GPU) and --system (tensor parallel)");
+  if (!system_name.empty() && ctx.was_given("stack"))
+    throw models::InputError("eagle: --stack applies to --hw; a system's devices name their own stacks");
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(ctx.configs != nullptr, "a config registry");
   // The dispatcher costs a GPU serving stack (CUDA graphs, vLLM's host work): other kinds of

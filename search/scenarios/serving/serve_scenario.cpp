@@ -374,6 +374,12 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.tree_by_k = tree_by_k;
   base.sd_off_above_batch = int(ctx.integer("sd-off-above"));
   base.dispatch_per_batch = ctx.text("dispatch") == "per-batch";
+  // How speculation is dispatched means nothing without speculation.
+  if (method == "none")
+    for (const char* key : {"dispatch", "sd-off-above"})
+      if (ctx.was_given(key))
+        throw models::InputError(fmt::format("--{} sets how speculation is dispatched; --method none speculates not "
+                                             "at all", key));
   base.max_num_seqs = int(ctx.integer("max-num-seqs"));
   base.max_batched_tokens = ctx.integer("max-batched-tokens");
   base.block_tokens = int(ctx.integer("block-tokens"));
@@ -447,6 +453,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       throw models::InputError("--rate and an arrival trace: the trace's arrival times give the load; give one");
   }
   const double trace_window_s = ctx.real("trace-window-s");
+  if (ctx.was_given("trace-window-s") && !ctx.want_trace)
+    throw models::InputError("--trace-window-s sets the window of the timeline trace: give --trace-out (or --report) too");
   const double ttft_slo_s = ctx.real("ttft-slo-ms") * 1e-3, tpot_slo_s = ctx.real("tpot-slo-ms") * 1e-3;
   auto step_costs = deployment.step_costs(), plain_step_costs = deployment.step_costs(false);
   if (swap_link) {

@@ -72,6 +72,15 @@ SpecPipeAcceptance chosen_acceptance(const SpecPipeAcceptanceRequest& rq) {
     a.column = "probability trace " + rq.trace;
     return a;
   }
+  // A fixed hit rate is rank 1 or nothing at every level: the curve's shape, the level accuracy it
+  // is fitted to and the draft's confidence spread would all be ignored.
+  if (rq.hit_rate)
+    for (const auto& [given, flag] : {std::pair{!rq.hit_curve.empty(), "--hit-curve"},
+                                      std::pair{!rq.level_accuracy.empty(), "--level-accuracy"},
+                                      std::pair{rq.confidence != "auto", "--confidence"}})
+      if (given)
+        throw models::InputError(fmt::format("--hit-rate and {}: a fixed hit rate takes no hit curve (rank 1 with "
+                                             "that probability at every level)", flag));
   if (rq.hit_rate || rq.acceptance == "hit-curve") return from_hit_curve(rq, "");
   // The hit curve's own inputs choose it (under auto), or contradict a band named explicitly.
   const char* curve_input = !rq.hit_points.empty() ? "--hit-points"
