@@ -34,6 +34,7 @@ bool HardwareSpec::concurrent_streams() const { return device_kind(kind, source_
 bool HardwareSpec::runs_gpu_serving_stacks() const { return device_kind(kind, source_file).runs_gpu_serving_stacks(); }
 bool HardwareSpec::host_processor() const { return device_kind(kind, source_file).host_processor(); }
 std::string HardwareSpec::default_stack() const { return device_kind(kind, source_file).default_stack(); }
+bool HardwareSpec::charges_software_stack() const { return device_kind(kind, source_file).charges_software_stack(); }
 
 double HardwareSpec::peak_bandwidth_bytes() const {
   return device_kind(kind, source_file).peak_bandwidth_bytes(*this);

@@ -44,6 +44,10 @@ class DeviceKind {
   // The software stack a device of this kind runs when none is named (`--stack auto`): a
   // configs/stacks name; empty: none (the kernels alone).
   virtual std::string default_stack() const { return ""; }
+  // Its engines charge a software stack's host work (launches, per-layer and per-step costs):
+  // a stack named for a kind that does not (an FPGA's accelerator runs no host framework) would
+  // be ignored.
+  virtual bool charges_software_stack() const { return false; }
 };
 
 struct DeviceKindRegistration {

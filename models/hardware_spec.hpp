@@ -150,6 +150,7 @@ struct HardwareSpec {
   bool runs_gpu_serving_stacks() const;
   bool host_processor() const;
   std::string default_stack() const;
+  bool charges_software_stack() const;
 };
 
 HardwareSpec load_hardware(const std::string& path);

@@ -22,7 +22,12 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   const Heartbeat beat("latency");  // a line on a terminal's stderr while a large grid runs
   const auto reg = registry(g);
   models::HardwareSpec hw = reg.hardware(a.hw);
-  if (!a.stack.empty()) hw.stack = models::load_software_stack(reg.path("stacks", a.stack));
+  if (!a.stack.empty()) {
+    hw.stack = models::load_software_stack(reg.path("stacks", a.stack));  // a misspelt name first
+    if (!hw.charges_software_stack())
+      throw models::InputError(fmt::format("--stack {}: {} is a {} device, whose engines run no host framework "
+                                           "(the stack would be ignored)", a.stack, hw.name, hw.kind));
+  }
   models::Workload w;
   w.target = reg.model(a.model);
   if (!a.draft.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(a.draft));

@@ -164,7 +164,13 @@ const RegisterCommand reproduce_registration{
       sub.get_option("--format")->description(
           "Output format: table, csv or json (with all: table prints every table, json one object of "
           "all tables, csv only writes the files; files are written in every format)");
-      return [a, &g] { return run_reproduce(*a, g); };
+      return [a, &g, &sub] {
+        // Worker processes run reproductions side by side: one reproduction has nothing to share out.
+        if (sub.count("--jobs") > 0 && a->name != "all")
+          throw models::InputError(fmt::format("--jobs: runs the reproductions of `all` side by side; {} is one",
+                                               a->name));
+        return run_reproduce(*a, g);
+      };
     },
     90};
 

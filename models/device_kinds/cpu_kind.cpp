@@ -46,6 +46,7 @@ class CpuKind : public DeviceKind {
   bool host_processor() const override { return true; }
   // llama.cpp: the stack paper 003's CPU draft ran under.
   std::string default_stack() const override { return "llama-cpp"; }
+  bool charges_software_stack() const override { return true; }
 };
 
 const DeviceKindRegistration cpu_kind_registration("cpu", std::make_unique<CpuKind>());

@@ -68,6 +68,7 @@ class GpuKind : public DeviceKind {
   bool runs_gpu_serving_stacks() const override { return true; }
   // vLLM's CUDA-graph engine: the stack a GPU serves models under unless told otherwise.
   std::string default_stack() const override { return "vllm-cuda-graph"; }
+  bool charges_software_stack() const override { return true; }
 };
 
 const DeviceKindRegistration gpu_kind_registration("gpu", std::make_unique<GpuKind>());

@@ -1,12 +1,16 @@
 #include "search/plan/plan_request.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
+#include <set>
 
+#include "models/closest_name.hpp"
 #include "models/config_error.hpp"
 #include "models/draft_compatibility.hpp"
 #include "models/software_stack.hpp"
+#include "search/acceptance/acceptance_data.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "search/plan/plan_workload.hpp"
 
@@ -128,6 +132,18 @@ PlanRequest read_plan_request(const search::ScenarioContext& ctx, std::chrono::s
   s.task = ctx.task;
   if (file && from_file(file->task.has_value(), ctx.was_given("task"), "--task", "task"))
     s.task = *file->task;
+  {
+    // The task picks measured AAT rows: one no row names would silently leave every scheme that
+    // reads them without data.
+    const auto data = AcceptanceData::load(ctx.configs->dir() + "/acceptance/aat_measurements.csv");
+    std::set<std::string> tasks;
+    for (const auto& row : data.rows()) tasks.insert(row.task);
+    if (!tasks.count(s.task)) {
+      const std::vector<std::string> known(tasks.begin(), tasks.end());
+      throw models::InputError(fmt::format("plan: task '{}'{}: no measured AAT in {} names it (tasks: {})", s.task,
+                                           models::did_you_mean(s.task, known), data.path(), fmt::join(known, ", ")));
+    }
+  }
   s.want_trace = ctx.want_trace;
   if (!ctx.text("alpha").empty()) s.alpha = ctx.real("alpha");
   s.acceptance = ctx.text("acceptance");

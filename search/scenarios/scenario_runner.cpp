@@ -88,7 +88,11 @@ ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in, c
       models::throw_input_error("scenario " + info.name, "stack", "a stack for --hw's device (a system's devices name "
                                 "theirs in its file)", in.stack);
     if (!hw) hw = *ctx.hw;
-    hw->stack = models::load_software_stack(reg.path("stacks", in.stack));
+    hw->stack = models::load_software_stack(reg.path("stacks", in.stack));  // a misspelt name first
+    if (!hw->charges_software_stack())
+      models::throw_input_error("scenario " + info.name, "stack", fmt::format("a device whose engine charges a "
+                                "stack ({} is a {} device: its engines run no host framework)", hw->name, hw->kind),
+                                in.stack);
     ctx.hw = &*hw;
   }
   if (ctx.hw) {

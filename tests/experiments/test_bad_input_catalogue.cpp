@@ -768,3 +768,16 @@ TEST_CASE("catalogue 68: a flag that its mode would ignore is refused, naming wh
   };
   for (const auto& [args, needles] : cases) expect_rejected(args, needles);
 }
+
+TEST_CASE("catalogue 69: an unknown task, --jobs for one reproduction and a stack for an FPGA are refused, not ignored") {
+  expect_rejected("plan --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --task govrepot",
+                  {"task", "govrepot", "govreport"});
+  const std::string empty_task = write_file("empty_task_workload.yaml", "task: ''\n");
+  expect_rejected("plan --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --workload " + empty_task, {"task"});
+  expect_rejected("reproduce table1 --jobs 3 --no-plots --quiet --out " + (scratch_dir() / "jobs_one").string(),
+                  {"--jobs", "table1"});
+  expect_rejected("latency --hw v80 --model llama-3.2-1b --context 1024 --x 1,2 --stack vllm-cuda-graph",
+                  {"--stack", "v80", "fpga"});
+  expect_rejected("optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024 "
+                  "--stack vllm-cuda-graph", {"stack", "v80"});
+}
