@@ -45,6 +45,9 @@ std::vector<std::string> string_list(const YamlReader& r, const std::string& key
 // Bounds on what a statistics file or a band may ask for: each open value is a fit, each band
 // member a run of every scenario that reads the band; the shipped files use at most 6 of either.
 constexpr std::size_t kMaxOpenValues = 64, kMaxStatistics = 256, kMaxBandMembers = 1024;
+// The largest fit tolerance: residuals are probabilities (hit rates) and tokens per call, so a
+// tolerance of 1 lets every fit through and the band would say nothing.
+constexpr double kMaxFitTolerance = 1.0;
 
 std::vector<double> number_list(const YamlReader& r, const std::string& key) {
   const YAML::Node n = r.node()[key];
@@ -238,7 +241,12 @@ StatisticsFile read_statistics_file(const std::string& path) {
       f.spec.notes.push_back(f.borrowed.back());
     }
   }
-  if (r.has("tolerance")) f.tolerance = r.positive("tolerance");
+  if (r.has("tolerance")) {
+    f.tolerance = r.positive("tolerance");
+    if (f.tolerance >= kMaxFitTolerance)
+      r.fail("tolerance", fmt::format("a tolerance below {} (residuals are probabilities and tokens)", kMaxFitTolerance),
+             fmt::format("{}", f.tolerance));
+  }
   if (r.has("derivative_step")) f.spec.derivative_step = r.positive("derivative_step");
   for (const auto& row : r.map_list("statistics")) {
     const std::string kind = row.string("kind");
@@ -365,7 +373,13 @@ ProcessBand read_process_band(const std::string& path) {
     member.params.alpha_cap = m.number("alpha_cap");
     member.params.confidence = parse_draft_confidence(m.key_path("confidence"), m.string("confidence"));
     member.max_abs_residual = m.non_negative("max_abs_residual");
-    member.params.validate(m.key_path("alpha_easy").substr(0, m.key_path("alpha_easy").rfind('.')));
+    const std::string where = m.key_path("alpha_easy").substr(0, m.key_path("alpha_easy").rfind('.'));
+    member.params.validate(where);
+    // A member listed twice would count twice in every spread over the band.
+    for (std::size_t i = 0; i < b.members.size(); ++i)
+      if (b.members[i].params == member.params)
+        throw InputError(fmt::format("{}: {}: expected each fitted process once, got the same parameters as "
+                                     "members[{}]", r.file(), where, i));
     b.members.push_back(member);
   }
   if (b.members.empty()) r.fail("members", "at least one fitted process", "none");

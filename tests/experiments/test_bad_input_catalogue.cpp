@@ -781,3 +781,19 @@ TEST_CASE("catalogue 69: an unknown task, --jobs for one reproduction and a stac
   expect_rejected("optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024 "
                   "--stack vllm-cuda-graph", {"stack", "v80"});
 }
+
+TEST_CASE("catalogue 70: a fit tolerance that accepts every fit and a band listing one process twice are refused") {
+  const std::string loose = write_file("loose_tolerance.yaml",
+                                       "name: loose\nstart: {alpha_easy: 0.9, alpha_hard: 0.4, easy_share: 0.6, persistence: 0.7}\n"
+                                       "free: [alpha_easy, alpha_hard, easy_share]\ntolerance: 1e300\nstatistics:\n"
+                                       "  - {kind: chain_tpc, length: 1, value: 1.79}\n"
+                                       "  - {kind: chain_tpc, length: 2, value: 2.37}\n");
+  expect_rejected("fit --statistics " + loose, {loose, "tolerance", "1e+300"});
+  std::string band = read_all(fs::path(SPECDSE_CONFIG_DIR) / "acceptance/processes/specpipe-paper002.yaml");
+  const auto first = band.find("  - {alpha_easy");
+  REQUIRE(first != std::string::npos);
+  const auto end = band.find('\n', first);
+  band.insert(end + 1, band.substr(first, end + 1 - first));  // the first member again
+  const std::string twice = write_file("member_twice.yaml", band);
+  expect_rejected("window --cost-ratio 0.1 --acceptance " + twice, {twice, "members[1]", "members[0]"});
+}
