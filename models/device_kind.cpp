@@ -48,10 +48,11 @@ double HardwareSpec::memory_capacity_bytes() const {
   return device_kind(kind, source_file).memory_capacity_bytes(*this);
 }
 
-HardwareSpec load_hardware(const std::string& path) {
-  const YamlReader r = YamlReader::open(path);
+HardwareSpec load_hardware(const std::string& path) { return load_hardware(YamlReader::open(path)); }
+
+HardwareSpec load_hardware(const YamlReader& r) {
   HardwareSpec hw;
-  hw.source_file = path;
+  hw.source_file = r.file();
   hw.name = r.string("name");
   hw.description = r.string_or("description", "");
   // The kind's own loader reads and validates the rest (models/device_kinds/).

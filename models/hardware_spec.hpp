@@ -9,6 +9,8 @@
 
 namespace models {
 
+class YamlReader;  // models/yaml_reader.hpp
+
 enum class MemoryType { hbm, ddr4, gddr6x, ddr5 };
 std::string to_string(MemoryType type);
 
@@ -154,5 +156,7 @@ struct HardwareSpec {
 };
 
 HardwareSpec load_hardware(const std::string& path);
+// The same from a document in memory (source_file: the reader's file name).
+HardwareSpec load_hardware(const YamlReader& config);
 
 }  // namespace models

@@ -122,9 +122,13 @@ YamlReader YamlReader::open(const std::string& path) {
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}: line {}: malformed YAML: {}", path, e.mark.line + 1, e.msg));
   }
-  if (!root.IsMap()) throw_input_error(path, "(top level)", "a map of keys", describe(root));
-  check_unique_keys(root, path);
-  return YamlReader(path, "", root);
+  return from_node(root, path);
+}
+
+YamlReader YamlReader::from_node(const YAML::Node& root, const std::string& file) {
+  if (!root.IsMap()) throw_input_error(file, "(top level)", "a map of keys", describe(root));
+  check_unique_keys(root, file);
+  return YamlReader(file, "", root);
 }
 
 std::string YamlReader::key_path(const std::string& key) const {

@@ -20,6 +20,9 @@ class YamlReader {
  public:
   // Parses `path`; a syntax error becomes an InputError naming the file and line.
   static YamlReader open(const std::string& path);
+  // A document already in memory (an edited copy of a config), named `file` in errors; its keys
+  // must be unique as open() checks them.
+  static YamlReader from_node(const YAML::Node& root, const std::string& file);
 
   YamlReader child(const std::string& key) const;            // required map
   std::optional<YamlReader> optional_child(const std::string& key) const;

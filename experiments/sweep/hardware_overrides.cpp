@@ -6,14 +6,11 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <atomic>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "models/closest_name.hpp"
@@ -79,23 +76,12 @@ models::HardwareSpec load_hardware_with_overrides(
     cur = value;  // assigns through the reference into the loaded tree
     what += fmt::format("{}{}={}", what.empty() ? "" : ", ", key, value);
   }
-  YAML::Emitter out;
-  out << root;
-  static std::atomic<unsigned> counter{0};
-  const auto tmp = std::filesystem::temp_directory_path() /
-                   fmt::format("specdse-sweep-{}-{}.yaml", ::getpid(), counter++);
-  {
-    std::ofstream f(tmp);
-    f << out.c_str() << "\n";
-  }
+  // Loaded from the edited tree in memory (no temporary file to name in errors or to need a
+  // writable TMPDIR for); errors name the board's file with the overrides.
   try {
-    auto hw = models::load_hardware(tmp.string());
-    std::filesystem::remove(tmp);
-    hw.source_file = fmt::format("{} with {}", path, what);
-    return hw;
+    return models::load_hardware(models::YamlReader::from_node(root, fmt::format("{} with {}", path, what)));
   } catch (const models::InputError& e) {
-    std::filesystem::remove(tmp);
-    throw models::InputError(fmt::format("{}: {} with {}: {}", context, path, what, e.what()));
+    throw models::InputError(fmt::format("{}: {}", context, e.what()));
   }
 }
 }  // namespace experiments

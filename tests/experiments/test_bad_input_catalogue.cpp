@@ -797,3 +797,23 @@ TEST_CASE("catalogue 70: a fit tolerance that accepts every fit and a band listi
   const std::string twice = write_file("member_twice.yaml", band);
   expect_rejected("window --cost-ratio 0.1 --acceptance " + twice, {twice, "members[1]", "members[0]"});
 }
+
+TEST_CASE("catalogue 71: a sweep's bad hardware override names the board and the override, never a temporary file, and needs no writable TMPDIR") {
+  const std::string spec = write_file("bad_override_sweep.yaml",
+                                      "name: bad_override\nengine: roofline\nx_max: 8\naxes:\n  hardware: h100-sxm\n"
+                                      "  model: llama-3.1-8b-instruct\n  algorithm: eagle3-chain\n  task: govreport\n"
+                                      "  context: [1024]\n  sms: [0.5]\n");
+  expect_rejected("sweep --quiet --spec " + spec, {spec, "h100-sxm.yaml with sms=0.5", "sms: expected an integer"});
+  const Outcome r = run_split("sweep --quiet --spec " + spec);
+  CHECK_THAT(r.err, !Catch::Contains("specdse-sweep-") && !Catch::Contains("/tmp/specdse"));
+  // A good override with TMPDIR unwritable: the board is edited in memory.
+  const std::string good = write_file("good_override_sweep.yaml",
+                                      "name: good_override\nengine: roofline\nx_max: 8\naxes:\n  hardware: h100-sxm\n"
+                                      "  model: llama-3.1-8b-instruct\n  algorithm: eagle3-chain\n  task: govreport\n"
+                                      "  context: [1024]\n  sms: [66]\n");
+  // (run_split runs the executable first: --version, then the sweep under the unwritable TMPDIR.)
+  const Outcome tmp = run_split("--version >/dev/null; TMPDIR=/proc/none " + specdse_exe() + " sweep --quiet --spec " + good);
+  INFO(tmp.err);
+  CHECK(tmp.status == 0);
+  CHECK_THAT(tmp.out, Catch::Contains("h100-sxm"));
+}
