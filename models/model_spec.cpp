@@ -64,14 +64,15 @@ constexpr long long kMaxExperts = 1 << 16;
 
 }  // namespace
 
-ModelSpec load_model(const std::string& path) {
-  const YamlReader r = YamlReader::open(path);
+ModelSpec load_model(const std::string& path) { return load_model(YamlReader::open(path)); }
+
+ModelSpec load_model(const YamlReader& r) {
   r.allow_only({"name", "description", "layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads",
                 "head_dim", "vocab_size", "tied_embeddings", "weight_bits", "activation_bits", "mlp", "weight_format",
                 "num_experts", "experts_per_token", "moe_intermediate_size", "shared_experts", "moe_layer_step",
                 "expert_routing_zipf_exponent"});
   ModelSpec m;
-  m.source_file = path;
+  m.source_file = r.file();
   m.name = r.string("name");
   m.layers = r.int_in("layers", 1, kMaxLayers);
   m.hidden_size = r.int_in("hidden_size", 1, kMaxWidth);

@@ -6,6 +6,8 @@
 
 namespace models {
 
+class YamlReader;  // models/yaml_reader.hpp
+
 enum class MlpKind { gated, plain };  // gated: SwiGLU gate/up/down; plain: fc1/fc2 (OPT, BLOOM)
 
 struct ModelSpec {
@@ -61,5 +63,7 @@ struct ModelSpec {
 };
 
 ModelSpec load_model(const std::string& path);
+// The same from a document in memory (source_file: the reader's file name).
+ModelSpec load_model(const YamlReader& config);
 
 }  // namespace models

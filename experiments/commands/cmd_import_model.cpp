@@ -1,7 +1,7 @@
 // specdse import-model: a model YAML from a Hugging Face config.json (models/hf_import), so a
 // model without a shipped config can be used by name or path at once.
 #include <fmt/format.h>
-#include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <iostream>
@@ -10,6 +10,8 @@
 #include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "models/hf_import.hpp"
+#include "models/model_spec.hpp"
+#include "models/yaml_reader.hpp"
 
 namespace experiments {
 namespace {
@@ -28,24 +30,16 @@ int run_import(const ImportArgs& a) {
                                  ? " (" + std::filesystem::path(a.config_json).parent_path().filename().string() + "/)"
                                  : "");
   const std::string yaml = models::to_model_yaml(imported, label);
-  // What is written must load as a model config: read it back from a private temporary copy
-  // first, so a size the model loader refuses is one error and no file (never a config that
-  // fails later, at --model).
+  // What is written must load as a model config: read back from memory first, so a size the
+  // model loader refuses is one error and no file (never a config that fails later, at --model).
   const models::ModelSpec m = [&] {
-    namespace fs = std::filesystem;
-    const fs::path tmp = fs::temp_directory_path() / fmt::format("specdse-import-{}.yaml", ::getpid());
-    write_file_atomic(tmp.string(), yaml);
-    std::error_code ec;
+    const std::string label = "(imported)";
     try {
-      auto loaded = models::load_model(tmp.string());
-      fs::remove(tmp, ec);
-      return loaded;
+      return models::load_model(models::YamlReader::from_node(YAML::Load(yaml), label));
     } catch (const models::InputError& e) {
-      fs::remove(tmp, ec);
-      // The loader names the temporary file; the user knows the config.json.
+      // The loader names the document; the user knows the config.json.
       std::string why = e.what();
-      const std::string tmp_name = tmp.string() + ": ";
-      if (why.rfind(tmp_name, 0) == 0) why = why.substr(tmp_name.size());
+      if (why.rfind(label + ": ", 0) == 0) why = why.substr(label.size() + 2);
       throw models::InputError(fmt::format("{}: the imported model would not load: {}", a.config_json, why));
     }
   }();
