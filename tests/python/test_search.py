@@ -327,5 +327,25 @@ def test_policies_from_acceptance_process():
             raise AssertionError(f"expected an InputError for {bad}")
 
 
+def test_lossy_coercions_are_refused():
+    # Python would turn these into other values (8.9 -> 8, 'false' -> True, True -> 1); each is
+    # one InputError naming the argument, while numpy scalars and None for optional text pass.
+    _raises(lambda: specdse.window(alpha=0.7, cost_ratio=0.1, gamma_max=8.9), "gamma_max", "8.9")
+    _raises(lambda: specdse.window(alpha=0.7, cost_ratio=0.1, map="false"), "map", "'false'")
+    _raises(lambda: specdse.window(alpha=0.7, cost_ratio=0.1, t_verify_s="1"), "t_verify_s")
+    _raises(lambda: specdse.policies(synthetic="100:0.7", cost_ratio=0.1, seed=1.5), "seed", "1.5")
+    _raises(lambda: specdse.policies(synthetic="100:0.7", cost_ratio=0.1, q_optimistic="no"), "q_optimistic")
+    _raises(lambda: specdse.tree_search(TRACE, max_nodes="8"), "max_nodes")
+    _raises(lambda: specdse.tree_search([[True, False]]), "trace")
+    _raises(lambda: specdse.latency("h100-sxm", "llama-3.2-1b", x=[True, 2]), "x", "boolean")
+    _raises(lambda: specdse.latency("h100-sxm", "llama-3.2-1b", x=2 ** 70), "x", "64 bits")
+    _raises(lambda: specdse.latency("h100-sxm", "llama-3.2-1b", x={1: "a"}), "x")
+    _raises(lambda: specdse.optimize("v80", "llama-3.1-8b-instruct", "longspec-chain", alpha="0.7"), "alpha")
+    _raises(lambda: specdse.optimize("v80", "llama-3.1-8b-instruct", "longspec-chain", measured_only="false"),
+            "measured_only")
+    specdse.latency("h100-sxm", "llama-3.2-1b", x=np.int64(2), engine=None)
+    specdse.window(alpha=np.float64(0.7), cost_ratio=0.1, gamma_max=np.int32(4), map=np.bool_(False))
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))

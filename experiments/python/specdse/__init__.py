@@ -101,14 +101,28 @@ def engines():
     return _specdse.engine_names()
 
 
+# The C++ side's integers are 64-bit: a larger Python int is refused here in one line.
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+
+
 def _ints(values, what):
     # True is an int to Python; as a batch or a context it is a slip, not 1.
     if isinstance(values, (bool, np.bool_)):
         raise InputError(f"{what}: expected an integer, got {values!r}")
     if isinstance(values, (int, np.integer)):
+        if not _INT64[0] <= int(values) <= _INT64[1]:
+            raise InputError(f"{what}: expected an integer of at most 64 bits, got {values!r}")
         return [int(values)]
-    if isinstance(values, (str, bytes)) or not (isinstance(values, np.ndarray) or hasattr(values, "__iter__")):
+    # A mapping or a set iterates its keys in no meaningful order: not a list of values.
+    if (isinstance(values, (str, bytes, dict, set, frozenset))
+            or not (isinstance(values, np.ndarray) or hasattr(values, "__iter__"))):
         raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {_short(values)}")
+    if not isinstance(values, np.ndarray):
+        values = builtins.list(values)
+        if any(isinstance(v, (bool, np.bool_)) for v in values):
+            raise InputError(f"{what}: expected integers, got a boolean among {_short(values)}")
+        if any(isinstance(v, int) and not _INT64[0] <= v <= _INT64[1] for v in values):
+            raise InputError(f"{what}: expected integers of at most 64 bits, got {_short(values)}")
     try:
         arr = np.asarray(builtins.list(values) if not isinstance(values, np.ndarray) else values)
     except (ValueError, TypeError):  # a ragged nesting, e.g. [[1, 2], [3]]
@@ -133,8 +147,33 @@ def _short(value):
 def _one_int(value, what):
     values = _ints(value, what)
     if len(values) != 1:
-        raise InputError(f"{what}: expected one integer, got {value!r}")
+        raise InputError(f"{what}: expected one integer, got {_short(value)}")
     return values[0]
+
+
+def _real(value, what):
+    # One number: an int or a float (numpy's too), never text, a boolean or a container.
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        if isinstance(value, np.ndarray) and value.ndim == 0 and np.issubdtype(value.dtype, np.number):
+            return float(value)
+        raise InputError(f"{what}: expected a number, got {_short(value)}")
+    return float(value)
+
+
+def _flag(value, what):
+    # A switch: True or False (numpy's too); the text 'false' is truthy to Python, so it is refused.
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{what}: expected True or False, got {_short(value)}")
+    return bool(value)
+
+
+def _text(value, what, default=None):
+    # A name: text; None gives `default` where the argument is optional.
+    if value is None and default is not None:
+        return default
+    if not isinstance(value, str):
+        raise InputError(f"{what}: expected text, got {_short(value)}")
+    return value
 
 
 def _frame(columns, frame, order=None):
@@ -157,7 +196,8 @@ def latency(hw, model, x=1, context=1024, batch=1, engine="roofline", draft=None
     """
     h = hardware(hw, config_dir)
     m = _load_model(model, config_dir)
-    cols = _specdse.latency(h, m, _ints(x, "x"), _ints(context, "context"), _one_int(batch, "batch"), engine, draft or "",
+    cols = _specdse.latency(h, m, _ints(x, "x"), _ints(context, "context"), _one_int(batch, "batch"),
+                            _text(engine, "engine", "roofline"), draft or "",
                             _config_dir(config_dir))
     return _frame(cols, frame, _LATENCY_ORDER)
 
@@ -252,10 +292,11 @@ def optimize(hw, model, algorithm, context=1024, *, task="govreport", batch=1, x
         req.hw, req.model, req.algorithm = h, m, algorithm
         req.context = ",".join(str(c) for c in _ints(context, "context"))
         req.batch = ",".join(str(b) for b in _ints(batch, "batch"))
-        req.task, req.engine, req.x_max, req.x_search = task, engine, _one_int(x_max, "x_max"), x_search
-        req.measured_only = bool(measured_only)
+        req.task, req.engine = _text(task, "task", "govreport"), _text(engine, "engine", "roofline")
+        req.x_max, req.x_search = _one_int(x_max, "x_max"), _text(x_search, "x_search", "every_x")
+        req.measured_only = _flag(measured_only, "measured_only")
         req.data, req.aat_from, req.trace = os.fspath(data or ""), aat_from or "", os.fspath(trace or "")
-        req.alpha = -1.0 if alpha is None else float(alpha)
+        req.alpha = -1.0 if alpha is None else _real(alpha, "alpha")
         req.acceptance, req.source_table = os.fspath(acceptance or ""), source_table
         req.draft_hw, req.draft_link = draft_hw or "", draft_link or ""
         req.system, req.draft_device = os.fspath(system or ""), draft_device or ""

@@ -8,7 +8,8 @@ import os
 import numpy as np
 
 from . import _specdse
-from . import _config_dir, _frame, _ints, _one_int, _optional_hw, _short, _spec_path  # defined before this module is imported
+from . import (_config_dir, _flag, _frame, _ints, _one_int, _optional_hw, _real, _short, _spec_path,  # defined before
+               _text)  # this module is imported
 from ._specdse import InputError, Model
 
 
@@ -24,7 +25,10 @@ def _trace_arg(trace, what):
     if isinstance(trace, (str, os.PathLike)):
         return os.fspath(trace)
     try:
-        return [[operator.index(r) for r in p] for p in trace]
+        paths = [[operator.index(r) for r in p] for p in trace]
+        if any(isinstance(r, (bool, np.bool_)) for p in trace for r in p):
+            raise TypeError("a boolean rank")  # True is an int to operator.index; as a rank it is a slip
+        return paths
     except (TypeError, ValueError):  # operator.index refuses 1.5 and "1" instead of truncating them
         raise InputError(f"{what}: expected a trace file path or a sequence of rank paths (sequences of "
                          f"integers), got {type(trace).__name__}") from None
@@ -112,10 +116,10 @@ def tree_search(trace, *, validation=None, validation_fraction=0.0, max_nodes=12
     h = _optional_hw(hw, config_dir)
     with _spec_path(model, Model) as m:
         cols, summary = _specdse.tree_search(
-            _trace_arg(trace, "trace"), _trace_arg(validation, "validation"), float(validation_fraction),
-            int(max_nodes), _floats(acceptance_vector, "acceptance_vector"), str(baseline_shape), h, m,
+            _trace_arg(trace, "trace"), _trace_arg(validation, "validation"),
+            _real(validation_fraction, "validation_fraction"), _one_int(max_nodes, "max_nodes"), _floats(acceptance_vector, "acceptance_vector"), str(baseline_shape), h, m,
             algorithm or "", -1 if context is None else _one_int(context, "context"), _one_int(batch, "batch"), engine,
-            _config_dir(config_dir), bool(paths))
+            _config_dir(config_dir), _flag(paths, "paths"))
     _bool_columns(cols, ["best"])
     if not frame:
         return cols, summary
@@ -163,8 +167,9 @@ def window(alpha=None, cost_ratio=None, *, acceptance=None, t_verify_s=None, hw=
     ctx = [] if context is None else _ints(context, "context")
     with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
         cols = _specdse.window([] if alpha is None else _floats(alpha, "alpha"), os.fspath(acceptance or ""),
-                               _floats(cost_ratio, "cost_ratio"), 1.0 if t_verify_s is None else float(t_verify_s), h, m,
-                               d, ctx, int(gamma_max), bool(map), engine, _config_dir(config_dir))
+                               _floats(cost_ratio, "cost_ratio"), 1.0 if t_verify_s is None else _real(t_verify_s, "t_verify_s"), h, m,
+                               d, ctx, _one_int(gamma_max, "gamma_max"), _flag(map, "map"),
+                               _text(engine, "engine", "roofline"), _config_dir(config_dir))
     return _frame(_bool_columns(cols, ["best"]), frame)
 
 
@@ -200,11 +205,14 @@ def policies(trace=None, *, synthetic=None, acceptance=None, iterations=None, se
     with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
         cols, info = _specdse.policies(
             None if trace is None else os.fspath(trace), _segments(synthetic), os.fspath(acceptance or ""),
-            -1 if iterations is None else int(iterations), int(seed), h, m, d,
-            -1 if context is None else _one_int(context, "context"), -1.0 if cost_ratio is None else float(cost_ratio),
-            int(gamma_max), int(gamma_min), int(gamma_init), int(history), float(acc_max), float(prior_alpha),
-            q_reward, fams, float(q_learning_rate), float(q_discount), float(q_epsilon), bool(q_optimistic),
-            engine, _config_dir(config_dir))
+            -1 if iterations is None else _one_int(iterations, "iterations"), _one_int(seed, "seed"), h, m, d,
+            -1 if context is None else _one_int(context, "context"),
+            -1.0 if cost_ratio is None else _real(cost_ratio, "cost_ratio"),
+            _one_int(gamma_max, "gamma_max"), _one_int(gamma_min, "gamma_min"), _one_int(gamma_init, "gamma_init"),
+            _one_int(history, "history"), _real(acc_max, "acc_max"), _real(prior_alpha, "prior_alpha"),
+            _text(q_reward, "q_reward"), fams, _real(q_learning_rate, "q_learning_rate"), _real(q_discount, "q_discount"),
+            _real(q_epsilon, "q_epsilon"), _flag(q_optimistic, "q_optimistic"),
+            _text(engine, "engine", "roofline"), _config_dir(config_dir))
     if not frame:
         return cols, info
     df = _frame(cols, True)
