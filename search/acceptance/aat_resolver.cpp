@@ -33,6 +33,12 @@ void check_acceptance_options(const AcceptanceOptions& o) {
     for (std::size_t j = i + 1; j < given.size(); ++j)
       if (given[i].second && given[j].second && !(i == 3 && j == 4))
         throw InputError(fmt::format("{} and {}: give one source of acceptance", given[i].first, given[j].first));
+  // --source-table picks measured rows: beside a source that reads none it would be ignored.
+  if (!o.source_table.empty())
+    for (std::size_t i = 0; i < 3; ++i)
+      if (given[i].second)
+        throw InputError(fmt::format("--source-table {} picks measured AAT rows; {} reads none", o.source_table,
+                                     given[i].first));
 }
 
 std::string acceptance_csv_path(const models::ConfigRegistry& reg, const std::string& data_option) {

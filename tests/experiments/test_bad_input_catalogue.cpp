@@ -765,6 +765,10 @@ TEST_CASE("catalogue 68: a flag that its mode would ignore is refused, naming wh
        "--hit-rate 0.9 --hit-curve llama-3.2-1b", {"--hit-rate", "--hit-curve"}},
       {"specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --tokens 50 --w 16 --k 4 --no-boundary "
        "--hit-rate 0.9 --confidence constant", {"--hit-rate", "--confidence"}},
+      {"duo --model llama-2-7b --sweep-range 8 --show summary", {"--sweep-range", "--show summary"}},
+      {"duo --model llama-2-7b --max-sequences 8 --sequences static:2", {"--max-sequences", "static:2"}},
+      {"optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-chain --context 1024 --source-table t3-2 "
+       "--alpha 0.7", {"--source-table", "--alpha"}},
   };
   for (const auto& [args, needles] : cases) expect_rejected(args, needles);
 }

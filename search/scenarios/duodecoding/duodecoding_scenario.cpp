@@ -118,6 +118,12 @@ TypedResult<Row> run_duo_scenario_entry(const ScenarioContext& ctx, const Params
   ctx.require(ctx.workload != nullptr, "--model");
   ctx.require(ctx.configs != nullptr, "the config registry");
   const std::string& show = p.show;
+  // Settings another view or rule reads would be ignored by this one.
+  if (ctx.was_given("sweep-range") && show != "sweep")
+    throw models::InputError(fmt::format("--sweep-range sets --show sweep's budgets; --show {} shows none", show));
+  if (ctx.was_given("max-sequences") && p.sequences != "dynamic")
+    throw models::InputError(fmt::format("--max-sequences caps the dynamic rule; --sequences {} has no cap",
+                                         p.sequences));
   DuoNames names = paper003_testbed(p.engine);
   names.system = p.system;
   names.model = ctx.workload->target.name;  // --model (the testbed's is llama-2-7b)
