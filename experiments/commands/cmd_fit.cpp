@@ -220,6 +220,9 @@ const RegisterCommand fit_registration{
       sub.add_option("--engine", a->engine, "With --scenario: latency engine")
           ->check(CLI::IsMember({"roofline", "sim", "sim-clocked"}));
       add_format_option(sub, a->format);
+      // The AAT curve fit's own options: a process fit to statistics reads no measured rows.
+      for (const char* curve_only : {"--data", "--task", "--source-table", "--no-ad-anchor"})
+        sub.get_option(curve_only)->excludes("--statistics");
       return [a, &g] { return run_fit(*a, g); };
     },
     20};

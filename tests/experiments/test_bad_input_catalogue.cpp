@@ -766,6 +766,8 @@ TEST_CASE("catalogue 68: a flag that its mode would ignore is refused, naming wh
       {"specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --tokens 50 --w 16 --k 4 --no-boundary "
        "--hit-rate 0.9 --confidence constant", {"--hit-rate", "--confidence"}},
       {"duo --model llama-2-7b --sweep-range 8 --show summary", {"--sweep-range", "--show summary"}},
+      {"fit --statistics " + std::string(SPECDSE_CONFIG_DIR) + "/acceptance/statistics/paper003-table4.yaml --no-ad-anchor",
+       {"--no-ad-anchor", "--statistics"}},
       {"duo --model llama-2-7b --max-sequences 8 --sequences static:2", {"--max-sequences", "static:2"}},
       {"optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-chain --context 1024 --source-table t3-2 "
        "--alpha 0.7", {"--source-table", "--alpha"}},
