@@ -191,6 +191,17 @@ def test_plan_attrs_hold_the_footer_fields_and_rank_stays_integer():
             assert df.attrs[key] == j[key], key
 
 
+def test_nested_parameter_lists_are_refused_not_flattened():
+    for kw in (dict(gamma=[[2, 4], [8]]), dict(gamma=np.array([[2, 4]])), dict(gamma={2: 4})):
+        try:
+            specdse.scenario("chain-sd", hw="h100-sxm", model="llama-3.1-8b-instruct", context=1024,
+                             draft="llama-3.2-1b", alpha=0.7, **kw)
+        except specdse.InputError as e:
+            assert "gamma" in str(e), str(e)
+        else:
+            raise AssertionError(f"expected an InputError for {kw}")
+
+
 def test_serve_from_python_names_where_speculation_stops_paying():
     df = specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", rate=[1, 64], duration_s=20)
     assert list(df["method"]) == ["no SD", "eagle3-chain", "no SD", "eagle3-chain"]

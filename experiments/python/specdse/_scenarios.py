@@ -25,14 +25,21 @@ def scenarios(frame=True):
     return _frame(cols, frame)
 
 
-def _param_value(v):
+def _param_value(v, key="", nested=False):
     # Scenario parameters are KEY=VALUE text, as after --param: lists comma-joined, bools lower case.
+    # A list holds values, not lists: a nested one (or a 2-D array) would be flattened silently.
     if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return _param_value(v.item(), key, nested)
     if isinstance(v, (list, tuple, range, np.ndarray)):
-        return ",".join(_param_value(e) for e in v)
+        if nested:
+            raise InputError(f"{key}: expected a value or a flat list of values, got a nested list")
+        return ",".join(_param_value(e, key, True) for e in v)
     if isinstance(v, (Model, Hardware, System)):
         return v.source_file or v.name
+    if isinstance(v, (dict, set, frozenset)):
+        raise InputError(f"{key}: expected a value or a list of values, got a {type(v).__name__}")
     return str(v)
 
 
@@ -98,7 +105,7 @@ class _Scenario:
         with _spec_path(model, Model) as m, _spec_path(algorithm, Model) as a:
             cols, footer, meta, int_with_gaps = _specdse.run_scenario(
                 name, h, m, a, ctx, 1 if batch is None else _one_int(batch, "batch"), task, os.fspath(data or ""), source_table, engine or "roofline",
-                [f"{k}={_param_value(v)}" for k, v in settings.items()], _config_dir(config_dir))
+                [f"{k}={_param_value(v, k)}" for k, v in settings.items()], _config_dir(config_dir))
         if not frame:
             return cols, footer
         df = _frame(cols, True)
