@@ -183,24 +183,17 @@ std::vector<double> SystemCosts::concurrent_s(int device, const std::vector<Work
 
 double SystemCosts::transfer_s(int a, int b, double bytes) const {
   if (a == b) return 0;
-  if (const auto* l = system_.link_between(a, b)) return l->spec.transfer_s(bytes);  // the route, without a search
-  // A relayed route (chain-sd's draft on a host reached through another device): the path is
-  // searched once, then each hop costs the bytes on its link (route_transfer_s's rule).
+  if (const auto* l = system_.link_between(a, b)) return hops_transfer_s({&l->spec}, bytes);  // without a search
+  // A relayed route (chain-sd's draft on a host reached through another device): its links are
+  // searched once (route_links), then the one transfer rule (hops_transfer_s) costs the bytes.
   std::vector<const models::LinkSpec*> hops;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = route_memo_.find({a, b});
-    if (it == route_memo_.end()) {
-      const auto path = models::route(system_, a, b);
-      std::vector<const models::LinkSpec*> found;
-      for (std::size_t i = 1; i < path.size(); ++i) found.push_back(&system_.link_between(path[i - 1], path[i])->spec);
-      it = route_memo_.emplace(std::make_pair(a, b), std::move(found)).first;
-    }
+    if (it == route_memo_.end()) it = route_memo_.emplace(std::make_pair(a, b), route_links(system_, a, b)).first;
     hops = it->second;
   }
-  double t = 0;
-  for (const auto* link : hops) t += link->transfer_s(bytes);
-  return t;
+  return hops_transfer_s(hops, bytes);
 }
 
 long long SystemCosts::evaluations() const {
