@@ -183,7 +183,8 @@ std::vector<double> SystemCosts::concurrent_s(int device, const std::vector<Work
 
 double SystemCosts::transfer_s(int a, int b, double bytes) const {
   if (a == b) return 0;
-  if (const auto* l = system_.link_between(a, b)) return hops_transfer_s({&l->spec}, bytes);  // without a search
+  // A direct link is the route (one hop of hops_transfer_s), costed without a search or a list.
+  if (const auto* l = system_.link_between(a, b)) return l->spec.transfer_s(bytes);
   // A relayed route (chain-sd's draft on a host reached through another device): its links are
   // searched once (route_links), then the one transfer rule (hops_transfer_s) costs the bytes.
   std::vector<const models::LinkSpec*> hops;

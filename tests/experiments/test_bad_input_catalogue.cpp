@@ -63,6 +63,15 @@ std::string edited_config(const std::string& shipped, const std::string& name, c
   return write_file(name, text);
 }
 
+// A fresh copy of the shipped config folder in the scratch folder (`stem` + this process's pid),
+// for a case that edits configs.
+fs::path copied_configs(const std::string& stem) {
+  const fs::path cfg = scratch_dir() / (stem + std::to_string(getpid()));
+  fs::remove_all(cfg);
+  fs::copy(fs::path(SPECDSE_SOURCE_DIR) / "configs", cfg, fs::copy_options::recursive);
+  return cfg;
+}
+
 // The executable under test: this build's, or $SPECDSE_CATALOGUE_EXE to tally another build
 // (an older one, say) against the same catalogue.
 std::string specdse_exe() {
@@ -556,9 +565,7 @@ TEST_CASE("catalogue 58: a special file where a sweep keeps its journal or lock 
 }
 
 TEST_CASE("catalogue 59: a sweep resumed under an edited board of its system is refused, not kept") {
-  const fs::path cfg = scratch_dir() / ("resume_system_cfg_" + std::to_string(getpid()));
-  fs::remove_all(cfg);
-  fs::copy(fs::path(SPECDSE_SOURCE_DIR) / "configs", cfg, fs::copy_options::recursive);
+  const fs::path cfg = copied_configs("resume_system_cfg_");
   // A system whose draft device is a board the sweep's axes never name themselves.
   std::ofstream(cfg / "systems" / "probe-h100-l40.yaml")
       << "name: probe-h100-l40\ndevices:\n  - {name: gpu, hardware: h100-sxm}\n  - {name: dg, hardware: l40}\n"
@@ -681,9 +688,7 @@ TEST_CASE("catalogue 65: a sweep with a bad point opens and prints nothing, and 
 }
 
 TEST_CASE("catalogue 66: a config file that took a shipped config's name goes by its own, and a baseline may not take a pipeline method's name") {
-  const fs::path cfg = scratch_dir() / ("impostor_cfg_" + std::to_string(getpid()));
-  fs::remove_all(cfg);
-  fs::copy(fs::path(SPECDSE_SOURCE_DIR) / "configs", cfg, fs::copy_options::recursive);
+  const fs::path cfg = copied_configs("impostor_cfg_");
   // A system, a model and a board whose `name:` is a shipped one's: their rows carry their files' names.
   std::ofstream(cfg / "systems" / "impostor.yaml")
       << "name: eagle-8xh100-nvlink\ndevices:\n  - {name: gpu, hardware: rtx3090, count: 2}\n"
