@@ -34,6 +34,7 @@
 #include "models/config_error.hpp"
 #include "sim/fpga/fpga_accelerator.hpp"
 #include "sim/fpga/fpga_sim_engine.hpp"
+#include "sim/io/temp_files.hpp"
 
 namespace experiments {
 namespace {
@@ -210,7 +211,8 @@ int run_bench(const BenchArgs& a, const GlobalOptions& g) {
   const std::vector<std::string> engines =
       a.skip_reproduce ? std::vector<std::string>{} : std::vector<std::string>{"roofline", "sim"};
   for (const std::string& engine : engines) {
-    const auto out = std::filesystem::temp_directory_path() / fmt::format("specdse_bench_{}", ::getpid());
+    const auto out = std::filesystem::path(sim::temporary_folder("bench's reproduction outputs")) /
+                     fmt::format("specdse_bench_{}", ::getpid());
     const auto table = reproduction_table();
     std::vector<const Reproduction*> chosen;
     for (const auto& r : table) chosen.push_back(&r);

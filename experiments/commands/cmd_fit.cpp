@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "sim/io/output_path.hpp"
+#include "sim/io/temp_files.hpp"
 #include "experiments/cli/acceptance_source.hpp"
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/scenario_runner.hpp"
@@ -116,25 +117,25 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
                                  rep.band, fmt::format("Acceptance process band written by `specdse fit --statistics {}`.\n"
                                                        "Every member reproduces the statistics within {}.",
                                                        a.statistics, file.tolerance)));
-  print_table(t, a.format);
-  if (!a.scenario.empty()) {
-    // Without --out the band goes to a temporary file, removed after the run.
-    std::string band_path = a.out;
-    std::filesystem::path temporary;
-    if (band_path.empty()) {
-      temporary = std::filesystem::temp_directory_path() / fmt::format("specdse-fit-band-{}.yaml", ::getpid());
-      write_file_atomic(temporary.string(), search::format_process_band(rep.band, "Temporary band of specdse fit --scenario."));
-      band_path = temporary.string();
-    }
-    struct Remove {
-      std::filesystem::path p;
-      ~Remove() {
-        std::error_code ec;
-        if (!p.empty()) std::filesystem::remove(p, ec);
-      }
-    } remove{temporary};
-    run_band_scenario(a, band_path, g);
+  // Without --out the scenario reads the band from a temporary file, removed after the run;
+  // written before the table too.
+  std::string band_path = a.out;
+  std::filesystem::path temporary;
+  if (!a.scenario.empty() && band_path.empty()) {
+    temporary = std::filesystem::path(sim::temporary_folder("fit --scenario's band without --out")) /
+                fmt::format("specdse-fit-band-{}.yaml", ::getpid());
+    write_file_atomic(temporary.string(), search::format_process_band(rep.band, "Temporary band of specdse fit --scenario."));
+    band_path = temporary.string();
   }
+  struct Remove {
+    std::filesystem::path p;
+    ~Remove() {
+      std::error_code ec;
+      if (!p.empty()) std::filesystem::remove(p, ec);
+    }
+  } remove{temporary};
+  print_table(t, a.format);
+  if (!a.scenario.empty()) run_band_scenario(a, band_path, g);
   return 0;
 }
 

@@ -16,6 +16,8 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/heartbeat.hpp"
 #include "models/config_error.hpp"
+#include "models/hardware_spec.hpp"
+#include "models/yaml_reader.hpp"
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
 #include "sim/golden/golden_host_calibration.hpp"
@@ -38,6 +40,8 @@ struct GoldenArgs {
   int threads = 0, repeats = 2, warmup = 1, tree_tokens = 16, rounds = 3;
   bool no_flush = false, stored_calibration = false;
   unsigned long long seed = 1;
+  // The options of a kernel run on this host, with whether each was given (filled after parsing).
+  std::vector<std::pair<bool, std::string>> host_run_options_given;
 };
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -59,9 +63,8 @@ models::HardwareSpec resolve_hardware(const GoldenArgs& a, const models::ConfigR
     if (a.stored_calibration)
       std::cerr << "no " << path << " yet: calibrating this host (run `specdse calibrate-host` to keep it)\n";
     const auto c = sim::calibrate_host(a.threads, std::max(5, a.repeats));
-    const auto tmp = std::filesystem::temp_directory_path() / "specdse-host-cpu.yaml";
-    write_file_atomic(tmp.string(), c.to_yaml("host"));
-    return models::load_hardware(tmp.string());
+    // Read in memory through the config loader (no temporary file another run could share).
+    return models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), "this host's calibration"));
   }
   if (a.hw.find('/') != std::string::npos || std::filesystem::path(a.hw).extension() == ".yaml")
     return models::load_hardware(a.hw);
@@ -305,6 +308,12 @@ GoldenReport run_moe_layer_golden(const GoldenArgs& a, const models::HardwareSpe
 }
 
 int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
+  // A measured CSV is compared as it is: the options of a run here would be ignored.
+  if (!a.measured.empty())
+    for (const auto& [given, flag] : a.host_run_options_given)
+      if (given)
+        throw models::InputError(fmt::format("{} sets the kernels run on this host; --measured compares a GPU's CSV "
+                                             "and runs none (drop one)", flag));
   const Heartbeat beat("golden");  // a line on a terminal's stderr while a large grid runs
   const auto reg = registry(g);
   const models::HardwareSpec hw = resolve_hardware(a, reg);
@@ -443,9 +452,14 @@ const RegisterCommand golden_registration{
                    "--hw host: use calibrate-host's file instead of calibrating in this run");
       sub.add_option("--warmup", a->warmup, "Untimed warm-up runs per kernel")->default_val(1)->check(CLI::NonNegativeNumber);
       sub.add_flag("--no-flush", a->no_flush, "Do not evict the caches before each timed run");
-      sub.add_option("--seed", a->seed, "Seed of the random operands")->default_val(1);
+      sub.add_option("--seed", a->seed, "Seed of the random operands")->default_val(1)->check(CLI::NonNegativeNumber);
       add_format_option(sub, a->format);
-      return [a, &g] { return run_golden(*a, g); };
+      return [a, &g, &sub] {
+        for (const char* flag : {"--models", "--tokens", "--contexts", "--attention-model", "--tree-tokens", "--threads",
+                                 "--repeats", "--rounds", "--stored-calibration", "--warmup", "--no-flush", "--seed"})
+          a->host_run_options_given.emplace_back(sub.count(flag) > 0, flag);
+        return run_golden(*a, g);
+      };
     },
     62};
 

@@ -109,7 +109,7 @@ const RegisterCommand policies_registration{
                      fmt::format("With --acceptance: iterations generated (default {})",
                                  PolicyTraceSource::kDefaultIterations));
       sub.add_option("--write-trace", a->write_trace, "With --synthetic or --acceptance: also write the generated trace here");
-      sub.add_option("--seed", a->seed, "Seed of the generated trace and of Q-learning's exploration")->default_val(1);
+      sub.add_option("--seed", a->seed, "Seed of the generated trace and of Q-learning's exploration")->default_val(1)->check(CLI::NonNegativeNumber);
       sub.add_option("--hw", a->hw, "Hardware config name");
       sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path");
       sub.add_option("--draft", a->draft, "Chain algorithm (longspec-chain, eagle3-chain) or a draft model name");

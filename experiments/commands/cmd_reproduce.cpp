@@ -73,18 +73,36 @@ ReproductionOutput run_one(const Reproduction& r, const ReproduceArgs& a, const 
   ctx.quiet = a.quiet;
   ReproductionResult res = r.run(ctx);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  write_file_atomic(ctx.out_dir + "/" + r.name + ".csv", res.table.to_string(OutputFormat::csv));
-  for (const auto& [file, t] : res.extra_csvs)
-    write_file_atomic(ctx.out_dir + "/" + file, t.to_string(OutputFormat::csv));
-  write_file_atomic(ctx.out_dir + "/" + r.name + ".md",
-                    "# " + res.title + "\n\n" + res.table.to_markdown() + "\n" + res.notes + "\n");
-  ManifestInfo m{r.name, res.title, a.engine, reg.dir(), res.inputs, {r.name + ".csv", r.name + ".md"}};
-  for (const auto& extra : res.extra_csvs) m.outputs.push_back(extra.first);
-  // Same results at another commit: the manifest on disk stays, so the user's tree stays clean.
-  const std::string manifest_path = ctx.out_dir + "/manifest.txt", manifest = manifest_yaml(m);
-  std::ifstream existing(manifest_path, std::ios::binary);
-  const std::string old((std::istreambuf_iterator<char>(existing)), std::istreambuf_iterator<char>());
-  if (!existing || !manifest_unchanged(old, manifest)) write_file_atomic(manifest_path, manifest);
+  // A write that fails (a full disk, a file-size limit) takes back the files and folders this run
+  // created, so a failed reproduction leaves the folder as it found it (a file it replaced has
+  // its new contents: each write is whole or not at all).
+  namespace fs = std::filesystem;
+  std::vector<std::string> created;
+  std::vector<std::string> new_folders;
+  for (fs::path f = ctx.out_dir; !f.empty() && !fs::exists(f); f = f.parent_path()) new_folders.push_back(f.string());
+  auto write = [&](const std::string& path, const std::string& text) {
+    const bool existed = fs::exists(path);
+    write_file_atomic(path, text);
+    if (!existed) created.push_back(path);
+  };
+  try {
+    write(ctx.out_dir + "/" + r.name + ".csv", res.table.to_string(OutputFormat::csv));
+    for (const auto& [file, t] : res.extra_csvs) write(ctx.out_dir + "/" + file, t.to_string(OutputFormat::csv));
+    write(ctx.out_dir + "/" + r.name + ".md",
+          "# " + res.title + "\n\n" + res.table.to_markdown() + "\n" + res.notes + "\n");
+    ManifestInfo m{r.name, res.title, a.engine, reg.dir(), res.inputs, {r.name + ".csv", r.name + ".md"}};
+    for (const auto& extra : res.extra_csvs) m.outputs.push_back(extra.first);
+    // Same results at another commit: the manifest on disk stays, so the user's tree stays clean.
+    const std::string manifest_path = ctx.out_dir + "/manifest.txt", manifest = manifest_yaml(m);
+    std::ifstream existing(manifest_path, std::ios::binary);
+    const std::string old((std::istreambuf_iterator<char>(existing)), std::istreambuf_iterator<char>());
+    if (!existing || !manifest_unchanged(old, manifest)) write(manifest_path, manifest);
+  } catch (...) {
+    std::error_code ec;
+    for (const auto& f : created) fs::remove(f, ec);
+    for (const auto& d : new_folders) fs::remove(d, ec);  // innermost first; a folder with files stays
+    throw;
+  }
   if (!a.no_plots)
     for (const auto& p : reproduction_plots(r.name, res)) run_plot(p, python, ctx.out_dir, a.quiet);
   ReproductionOutput o;

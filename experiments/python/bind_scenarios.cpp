@@ -121,7 +121,7 @@ void bind_scenarios(py::module_& m) {
                            const std::string& algorithm, const std::vector<long long>& context, int batch,
                            const std::string& task, const std::string& data, const std::string& source_table,
                            const std::string& engine, const std::vector<std::string>& params,
-                           const std::string& config_dir) {
+                           const std::vector<std::string>& given, const std::string& config_dir) {
     // No hardware name (the spec instead, with its own stack), no system spec, the engine as a
     // keyword argument (not an explicit --engine).
     experiments::ScenarioInputs in;
@@ -135,6 +135,9 @@ void bind_scenarios(py::module_& m) {
     in.contexts = context;
     in.batch = batch;
     in.params = params;
+    // The keywords the caller set (at their default too): conflicts are found by presence.
+    in.given.insert(given.begin(), given.end());
+    in.engine_given = in.given.count("engine") > 0;
     const RunOutput r = without_gil([&] {
       if (batch < 1) models::throw_input_error("scenario " + name, "batch", "an integer >= 1", std::to_string(batch));
       return run(name, in, config_dir);
@@ -145,7 +148,7 @@ void bind_scenarios(py::module_& m) {
     return py::make_tuple(r.columns.to_python(), r.footer, meta, r.int_with_gaps);
   }, py::arg("name"), py::arg("hw").none(true), py::arg("model"), py::arg("algorithm"), py::arg("context"),
      py::arg("batch"), py::arg("task"), py::arg("data"), py::arg("source_table"), py::arg("engine"), py::arg("params"),
-     py::arg("config_dir"));
+     py::arg("given"), py::arg("config_dir"));
 }
 
 }  // namespace specdse_py

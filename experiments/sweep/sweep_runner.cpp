@@ -37,7 +37,8 @@
 #include "sim/system/system_costs.hpp"
 
 namespace experiments {
-namespace {
+// PreparedSweep (sweep_runner.hpp) holds one: named, so the header's struct may hold it.
+namespace sweep_detail {
 
 // Everything a point needs, prepared on the main thread (config parsing and Ceres fits stay
 // single-threaded; workers only cost graphs).
@@ -51,6 +52,10 @@ struct Prepared {
   std::map<std::string, std::shared_ptr<Aat>> aats;
   std::map<std::string, std::shared_ptr<search::DraftPlacement>> placements;
 };
+}  // namespace sweep_detail
+
+namespace {
+using sweep_detail::Prepared;
 
 std::string hardware_key(const SweepPoint& p) {
   std::string k = p.hardware;
@@ -190,7 +195,6 @@ std::vector<std::string> compute_sweep_rows(
     std::shared_ptr<const PreparedSweep> prepared) {
   const std::string engine_name = engine_override.empty() ? spec.engine : engine_override;
   const auto columns = sweep_columns(spec);
-  const std::size_t total = spec.size();
   if (!prepared) prepared = prepare_sweep(spec, reg, engine_override);
   const Prepared& prep = prepared->inputs;
 
@@ -412,7 +416,8 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
       init << fingerprint << sweep_journal_header(spec) << '\n';
       for (const auto& l : lines) init << sweep_journal_row(l) << '\n';
       init.flush();
-      if (!init) throw models::InputError(fmt::format("{}: cannot write the sweep output", journal));
+      if (!init)
+        throw models::InputError(fmt::format("{}: cannot write the sweep output: {}", journal, std::strerror(errno)));
     } else if (keep < std::filesystem::file_size(journal)) {
       std::filesystem::resize_file(journal, keep);  // a row cut short by the kill
     }
@@ -420,11 +425,17 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
     if (!file) throw models::InputError(fmt::format("{}: cannot append to the sweep output", journal));
   }
   stats.reused = first_pending;
-  if (o.stream) {
+  // The stream's head (and the resumed rows) go out with the first computed row, or at the end:
+  // a point that fails before any row (an input only costing finds out of scale) prints nothing.
+  bool stream_started = false;
+  auto start_stream = [&] {
+    if (!o.stream || stream_started) return;
+    stream_started = true;
     *o.stream << fingerprint << header << '\n';
-    for (const auto& l : lines) *o.stream << l << '\n';
+    for (std::size_t i = 0; i < first_pending; ++i) *o.stream << lines[i] << '\n';
     o.stream->flush();
-  }
+  };
+  if (first_pending > 0) start_stream();  // resumed rows are results already: shown at once
 
   const std::vector<std::size_t> pending(indices.begin() + std::ptrdiff_t(first_pending), indices.end());
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -434,13 +445,16 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
   bar.update(first_pending);
   // Rows are appended and flushed in index order as they finish, so an interrupted run leaves
   // a resumable prefix.
+  int journal_errno = 0;  // the first failed append's reason (errno is long overwritten at close)
   auto rows = compute_sweep_rows(spec, reg, pending, stats.threads, o.engine,
                                  [&](std::size_t pos, const std::string& line) {
                                    if (file.is_open()) {
                                      file << sweep_journal_row(line) << '\n';
                                      file.flush();
+                                     if (!file && journal_errno == 0) journal_errno = errno ? errno : EIO;
                                    }
                                    if (o.stream) {
+                                     start_stream();
                                      *o.stream << line << '\n';
                                      o.stream->flush();
                                    }
@@ -449,9 +463,13 @@ SweepRunStats run_sweep(const SweepSpec& spec, const models::ConfigRegistry& reg
                                  },
                                  prepared);
   for (auto& l : rows) lines.push_back(std::move(l));
+  start_stream();  // a sweep with no point left to compute still prints its head
   if (file.is_open()) {
     file.close();
-    if (!file) throw models::InputError(fmt::format("{}: cannot write the sweep output", journal));
+    if (!file)
+      throw models::InputError(fmt::format("{}: cannot write the sweep output: {} (the rows written before stay "
+                                           "there: a rerun resumes from them)",
+                                           journal, std::strerror(journal_errno ? journal_errno : errno)));
     // OUT's bytes are the fingerprint, the header and the rows. A kill between the write and the
     // removal leaves a complete journal: the next run resumes every row from it and writes the
     // same OUT again.

@@ -10,6 +10,7 @@
 
 #include "models/version.hpp"
 #include "sim/io/atomic_file.hpp"
+#include "sim/io/temp_files.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
 #include "models/config_error.hpp"
 #include "models/yaml_reader.hpp"
@@ -113,7 +114,8 @@ std::string band_for_statistics(const std::string& statistics_path,
   // code map to the same band file.
   std::uint64_t hash = 14695981039346656037ull;
   for (unsigned char ch : content + "\n" + models::git_commit()) hash = (hash ^ ch) * 1099511628211ull;
-  const fs::path band = fs::temp_directory_path() / fmt::format("specdse-band-{:016x}.yaml", hash);
+  const fs::path band = fs::path(sim::temporary_folder("plan's cache of fitted acceptance bands")) /
+                        fmt::format("specdse-band-{:016x}.yaml", hash);
   std::error_code ec;
   if (fs::is_regular_file(band, ec)) {
     // A cached band that does not read back (damaged, or written by an older build) is refitted

@@ -5,7 +5,13 @@
 
 #include <atomic>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "models/config_error.hpp"
 
 namespace sim {
 
@@ -51,6 +57,23 @@ TempFileGuard::TempFileGuard(const std::string& path) {
 
 TempFileGuard::~TempFileGuard() {
   if (slot_ >= 0) g_slots[slot_].state.store(kFree, std::memory_order_release);
+}
+
+std::string temporary_folder(const std::string& purpose) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string named = tmpdir && *tmpdir ? fmt::format("TMPDIR={}", tmpdir) : std::string("/tmp");
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::temp_directory_path(ec);
+  // Tried, not inferred from permissions: root passes access() on folders no file can be made in
+  // (/proc), and a read-only mount refuses what the mode bits allow.
+  std::string trial = (folder / ".specdse-tmp-XXXXXX").string();
+  const int fd = ec ? -1 : ::mkstemp(trial.data());
+  if (fd < 0)
+    throw models::InputError(fmt::format("{}: not a folder this run can write in ({}), needed for {}; set TMPDIR to "
+                                         "one", named, ec ? ec.message() : std::strerror(errno), purpose));
+  ::close(fd);
+  ::unlink(trial.c_str());
+  return folder.string();
 }
 
 void install_temp_file_cleanup() {

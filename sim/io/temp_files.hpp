@@ -23,6 +23,11 @@ class TempFileGuard {
   int slot_ = -1;  // -1: the table was full (the file is still removed on every failure path)
 };
 
+// The folder for a run's own temporary files (std::filesystem::temp_directory_path: TMPDIR, else
+// /tmp), checked to be a folder this process can write in; models::InputError naming TMPDIR and
+// `purpose` otherwise (it is the user's environment, not an internal failure).
+std::string temporary_folder(const std::string& purpose);
+
 // Installs the handlers; once, from the command line's main (the Python module leaves the
 // interpreter's signal handling alone).
 void install_temp_file_cleanup();

@@ -828,3 +828,41 @@ TEST_CASE("catalogue 71: a sweep's bad hardware override names the board and the
   CHECK(tmp.status == 0);
   CHECK_THAT(tmp.out, Catch::Contains("h100-sxm"));
 }
+
+TEST_CASE("catalogue 72: options a mode would ignore, a negative seed, an unusable TMPDIR and an out-of-scale first sweep point are refused before anything is printed") {
+  // duo's SpS baseline options under a view with no SpS row.
+  const std::string duo = "duo --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m --tokens 50 ";
+  expect_rejected(duo + "--show sequences --sps-gamma 4", {"--sps-gamma", "sequences"});
+  expect_rejected(duo + "--show sweep --sps-draft llama-68m", {"--sps-draft", "sweep"});
+  // golden --measured compares a CSV; the options of a kernel run here would be ignored.
+  const std::string kernels =
+      (fs::path(SPECDSE_SOURCE_DIR) / "notebooks_out/golden/h100_sxm_cublas_llama-3.1-8b_2026-11-22.csv").string();
+  expect_rejected("golden --hw h100-sxm --measured " + kernels + " --rounds 9", {"--rounds", "--measured"});
+  expect_rejected("golden --hw h100-sxm --measured " + kernels + " --models llama-3.1-70b", {"--models", "--measured"});
+  // A negative seed wrapped round to 2^64 - 1.
+  expect_rejected("policies --synthetic 200:0.9 --cost-ratio 0.1 --seed -1", {"--seed", "-1"});
+  expect_rejected("trace-gen --acceptance-vector 0.6 --lines 2 --seed -1", {"--seed", "-1"});
+  // A TMPDIR that is not a writable folder: named, before the fit's table is printed.
+  const std::string fit = "fit --statistics " + std::string(SPECDSE_CONFIG_DIR) +
+                          "/acceptance/statistics/paper000-longspec-govreport-1024.yaml --scenario tree-sd --hw v80 "
+                          "--model llama-3.1-8b-instruct --algorithm longspec-tree --context 1024 --param x-max=8";
+  const Outcome tmp = run_split("--version >/dev/null; TMPDIR=/proc/none " + specdse_exe() + " " + fit);
+  INFO(tmp.err);
+  CHECK(tmp.status == 2);
+  CHECK(tmp.out.empty());
+  CHECK_THAT(tmp.err, Catch::Contains("TMPDIR=/proc/none") && !Catch::Contains("filesystem error"));
+  // A sweep whose only point is out of scale for the engine prints no head before its error.
+  const std::string spec = write_file("scale_sweep.yaml",
+                                      "name: scale\nengine: roofline\nx_max: 8\naxes:\n  hardware: h100-sxm\n"
+                                      "  model: llama-3.1-8b-instruct\n  algorithm: eagle3-chain\n  task: govreport\n"
+                                      "  context: [1024]\n  calibration.memory_efficiency: [1e-300]\n");
+  const Outcome scale = run_split("sweep --quiet --spec " + spec);
+  INFO(scale.err);
+  CHECK(scale.status == 2);
+  CHECK(scale.out.empty());
+  // optimize --x-search optimum on an engine that must evaluate every x says so under the table.
+  const Outcome opt = run_split("optimize --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree "
+                                "--context 1024 --x-max 8 --x-search optimum --format csv");
+  CHECK(opt.status == 0);
+  CHECK_THAT(opt.out, Catch::Contains("x-search optimum: every x evaluated"));
+}

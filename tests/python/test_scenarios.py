@@ -2,7 +2,9 @@
 `specdse scenario NAME --format csv` for the same inputs; the registry drives the Python side
 (a scenario registered in C++ is callable without binding code). Run by CTest.
 """
+import os
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True  # importing cli_compare must not write __pycache__ into the source tree
 
@@ -200,6 +202,27 @@ def test_nested_parameter_lists_are_refused_not_flattened():
             assert "gamma" in str(e), str(e)
         else:
             raise AssertionError(f"expected an InputError for {kw}")
+
+
+def test_a_setting_given_twice_is_refused_whatever_the_values():
+    # Two spellings in params=, a keyword and params=, a workload file's setting and the same
+    # keyword at its default, a rate with a batch: each an InputError naming the setting.
+    tree = dict(hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree", context=1024)
+    _raises(lambda: specdse.scenario("tree-sd", params={"x_max": 8, "x-max": 16}, **tree), "x-max", "once")
+    _raises(lambda: specdse.scenario("eagle-dispatcher", hw="h100-sxm", model="llama-3.1-8b-instruct",
+                                     context=1024, batch=[1, 2], params={"batch": [4]}), "batch", "once")
+    _raises(lambda: specdse.scenario("tree-sd", engine="sim", params={"engine": "roofline"}, **tree), "engine")
+    with tempfile.TemporaryDirectory() as d:
+        wl = os.path.join(d, "wl.yaml")
+        with open(wl, "w") as f:
+            f.write("context: 1024\nbatch: 4\ntask: govreport\n")
+        plan = dict(hw="h100-sxm", model="llama-3.1-8b-instruct", workload=wl)
+        _raises(lambda: specdse.plan(batch=1, **plan), "batch")
+        _raises(lambda: specdse.plan(task="govreport", **plan), "task")
+    _raises(lambda: specdse.plan(hw="h100-sxm", model="llama-3.1-8b-instruct", context=1024, request_rate=1, batch=1),
+            "rate", "batch")
+    # A parameter of one value takes no list, even of one value.
+    _raises(lambda: specdse.scenario("tree-sd", x_max=[8], **tree), "x-max", "one value")
 
 
 def test_serve_from_python_names_where_speculation_stops_paying():

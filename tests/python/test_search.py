@@ -347,5 +347,46 @@ def test_lossy_coercions_are_refused():
     specdse.window(alpha=np.float64(0.7), cost_ratio=0.1, gamma_max=np.int32(4), map=np.bool_(False))
 
 
+def test_arrays_text_and_nestings_are_refused_or_taken_whole():
+    # An unsigned array past 2**63 - 1, points given as text, booleans or a 2-D array, a nested
+    # family list and a negative seed: one InputError each, on one line, naming the argument.
+    _raises(lambda: specdse.latency("h100-sxm", "llama-3.2-1b", x=np.array([2 ** 63], dtype=np.uint64)),
+            "x", "64 bits")
+    _raises(lambda: specdse.fit(x=["1", "2", "4", "8"], aat=[1, 1.5, 2, 2.5]), "x", "'1'")
+    _raises(lambda: specdse.fit(x=[True, 2, 4, 8], aat=[1, 1.5, 2, 2.5]), "x", "True")
+    _raises(lambda: specdse.fit(x=[[1, 2], [3]], aat=[1, 1.5, 2]), "x")
+    try:
+        specdse.fit(x=np.array([[1, 2], [4, 8]]), aat=np.array([[1, 1.5], [2, 2.5]]))
+    except specdse.InputError as e:
+        assert "\n" not in str(e) and str(e).startswith("x:"), str(e)
+    else:
+        raise AssertionError("expected an InputError for a 2-D x")
+    _raises(lambda: specdse.policies(synthetic="100:0.7", cost_ratio=0.1, policies=[["static"]]), "policies")
+    _raises(lambda: specdse.trace_gen([0.6], lines=3, seed=-1), "seed", ">= 0")
+    _raises(lambda: specdse.sweep({"name": "x", "axes": {}}, engine=True), "engine", "True")
+    # A 0-d array is its value; the fit of numpy points equals the fit of the same list.
+    a = specdse.latency("h100-sxm", "llama-3.2-1b", context=np.array(1024), frame=False)
+    b = specdse.latency("h100-sxm", "llama-3.2-1b", context=1024, frame=False)
+    assert list(a["t_verify_s"]) == list(b["t_verify_s"])
+    f1 = specdse.fit(x=np.arange(1, 9), aat=np.linspace(1, 3, 8))
+    f2 = specdse.fit(x=list(range(1, 9)), aat=list(np.linspace(1, 3, 8)))
+    assert (f1["a"], f1["b"], f1["c"]) == (f2["a"], f2["b"], f2["c"])
+
+
+def test_dict_config_errors_name_the_dict_not_a_temporary_file():
+    for call, what in [(lambda: specdse.hardware({"name": "x"}), "hardware (a dict)"),
+                       (lambda: specdse.model({"name": "x"}), "model (a dict)"),
+                       (lambda: specdse.system({"name": "x"}), "system (a dict)"),
+                       (lambda: specdse.sweep({"name": "x"}), "sweep (a dict)"),
+                       (lambda: specdse.optimize({"name": "x"}, "llama-3.1-8b-instruct", "longspec-tree"),
+                        "hardware (a dict)")]:
+        try:
+            call()
+        except specdse.InputError as e:
+            assert what in str(e) and "/specdse-" not in str(e), str(e)
+        else:
+            raise AssertionError(f"expected an InputError naming {what}")
+
+
 if __name__ == "__main__":
     sys.exit(run_tests(globals()))

@@ -42,15 +42,29 @@ def _config_dir(config_dir):
     return "" if config_dir is None else os.fspath(config_dir)
 
 
-def _from_dict(loader, d, config_dir, what):
-    # JSON is YAML, so a dict goes through the same loader (and the same checks) as a file.
+@contextlib.contextmanager
+def _dict_file(d, what):
+    # JSON is YAML, so a dict goes through the same loader (and the same checks) as a file: a
+    # temporary one that lives for the call. Its name means nothing to the caller, so an error
+    # that names it names the dict instead.
     fd, path = tempfile.mkstemp(prefix=f"specdse-{what}-", suffix=".yaml")
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(d, f)
-        return loader(path, _config_dir(config_dir))
+        try:
+            yield path
+        except InputError as e:
+            text = str(e)
+            if path not in text:
+                raise
+            raise InputError(text.replace(path, f"{what} (a dict)")) from None
     finally:
         os.unlink(path)
+
+
+def _from_dict(loader, d, config_dir, what):
+    with _dict_file(d, what) as path:
+        return loader(path, _config_dir(config_dir))
 
 
 def _load(loader, cls, spec, config_dir, what):
@@ -106,6 +120,9 @@ _INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 
 def _ints(values, what):
+    # A 0-d array is its one value.
+    if isinstance(values, np.ndarray) and values.ndim == 0:
+        values = values[()]
     # True is an int to Python; as a batch or a context it is a slip, not 1.
     if isinstance(values, (bool, np.bool_)):
         raise InputError(f"{what}: expected an integer, got {values!r}")
@@ -131,7 +148,38 @@ def _ints(values, what):
         raise InputError(f"{what}: expected an integer or a non-empty sequence of integers, got {_short(values)}")
     if arr.size > MAX_LIST_VALUES:
         raise InputError(f"{what}: at most {MAX_LIST_VALUES} values (as the command line's lists), got {arr.size}")
-    return [int(v) for v in arr]
+    values = [int(v) for v in arr]
+    # An unsigned array can hold 2**63 and more.
+    if any(not _INT64[0] <= v <= _INT64[1] for v in values):
+        raise InputError(f"{what}: expected integers of at most 64 bits, got {_short(arr)}")
+    return values
+
+
+def _reals(values, what):
+    # A non-empty flat sequence of numbers (numpy's too): never text, booleans, or a nesting.
+    if isinstance(values, np.ndarray) and values.ndim == 0:
+        values = values[()]
+    if isinstance(values, (int, float, np.integer, np.floating)) and not isinstance(values, (bool, np.bool_)):
+        return [float(values)]
+    if (isinstance(values, (str, bytes, dict, set, frozenset, bool, np.bool_))
+            or not (isinstance(values, np.ndarray) or hasattr(values, "__iter__"))):
+        raise InputError(f"{what}: expected a number or a non-empty sequence of numbers, got {_short(values)}")
+    items = values if isinstance(values, np.ndarray) else builtins.list(values)
+    if isinstance(items, np.ndarray):
+        if items.ndim != 1 or not (np.issubdtype(items.dtype, np.integer) or np.issubdtype(items.dtype, np.floating)):
+            raise InputError(f"{what}: expected a flat sequence of numbers, got {_short(values)}")
+        out = [float(v) for v in items]
+    else:
+        bad = [v for v in items if isinstance(v, (bool, np.bool_))
+               or not isinstance(v, (int, float, np.integer, np.floating))]
+        if bad:
+            raise InputError(f"{what}: expected numbers, got {_short(bad[0])} among {_short(values)}")
+        out = [float(v) for v in items]
+    if not out:
+        raise InputError(f"{what}: expected a number or a non-empty sequence of numbers, got {_short(values)}")
+    if len(out) > MAX_LIST_VALUES:
+        raise InputError(f"{what}: at most {MAX_LIST_VALUES} values (as the command line's lists), got {len(out)}")
+    return out
 
 
 # The command line's cap on an integer list (experiments/cli/cli_common.cpp, parse_int_list).
@@ -139,8 +187,8 @@ MAX_LIST_VALUES = 1_000_000
 
 
 def _short(value):
-    # An error names the value, not a million of them.
-    text = repr(value)
+    # An error names the value, not a million of them, on one line (a 2-D array's repr has several).
+    text = " ".join(repr(value).split())
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -257,7 +305,7 @@ def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", conte
             raise InputError("fit: expected either points (x, aat) or a measured source (algorithm=...), got both")
         if aat is None:
             raise InputError("fit: expected aat values with x, got none")
-        out = _specdse.fit_points(np.asarray(x, dtype=float).tolist(), np.asarray(aat, dtype=float).tolist())
+        out = _specdse.fit_points(_reals(x, "x"), _reals(aat, "aat"))
     else:
         if algorithm is None or model is None or context is None:
             raise InputError("fit: expected points (x, aat) or algorithm=, model= and context=, got neither")
@@ -339,15 +387,10 @@ def sweep(spec, threads=0, engine=None, out=None, frame=True, config_dir=None):
     Numeric columns are int64 or float64 (empty cells, e.g. points that do not fit, are NaN).
     With ``out`` the CSV is written (and resumed) like ``specdse sweep --out``.
     """
-    args = (_one_int(threads, "threads"), engine or "", os.fspath(out or ""), _config_dir(config_dir))
+    args = (_one_int(threads, "threads"), _text(engine, "engine", ""), os.fspath(out or ""), _config_dir(config_dir))
     if isinstance(spec, dict):
-        fd, path = tempfile.mkstemp(prefix="specdse-sweep-", suffix=".yaml")
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(spec, f)
+        with _dict_file(spec, "sweep") as path:
             cols = _specdse.sweep(path, *args)
-        finally:
-            os.unlink(path)
     else:
         cols = _specdse.sweep(os.fspath(spec), *args)
     return _frame(cols, frame)
@@ -364,13 +407,9 @@ def _spec_path(spec, cls=None):
     elif cls is not None and isinstance(spec, cls):
         yield spec.source_file or spec.name
     elif isinstance(spec, dict):
-        fd, path = tempfile.mkstemp(prefix="specdse-config-", suffix=".yaml")
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(spec, f)
+        what = {Hardware: "hardware", Model: "model", System: "system"}.get(cls, "config")
+        with _dict_file(spec, what) as path:
             yield path
-        finally:
-            os.unlink(path)
     else:
         yield os.fspath(spec)
 

@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from . import _specdse
-from . import _config_dir, _frame, _ints, _one_int, _optional_hw, _spec_path  # defined before this module is imported
+from . import _config_dir, _frame, _ints, _one_int, _optional_hw, _spec_path, _text  # defined before this module is imported
 from ._specdse import Hardware, InputError, Model, System
 
 
@@ -25,16 +25,23 @@ def scenarios(frame=True):
     return _frame(cols, frame)
 
 
-def _param_value(v, key="", nested=False):
+# Parameter types that take one value (the declarations' type names, search::to_string(ParamType)).
+_ONE_VALUE_TYPES = ("integer", "real", "boolean", "choice")
+
+
+def _param_value(v, key="", nested=False, type_name=""):
     # Scenario parameters are KEY=VALUE text, as after --param: lists comma-joined, bools lower case.
     # A list holds values, not lists: a nested one (or a 2-D array) would be flattened silently.
+    # A parameter of one value takes no list, not even of one value (it would read as a list).
     if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
     if isinstance(v, np.ndarray) and v.ndim == 0:
-        return _param_value(v.item(), key, nested)
+        return _param_value(v.item(), key, nested, type_name)
     if isinstance(v, (list, tuple, range, np.ndarray)):
         if nested:
             raise InputError(f"{key}: expected a value or a flat list of values, got a nested list")
+        if type_name in _ONE_VALUE_TYPES:
+            raise InputError(f"{key}: expected one value ({type_name}), got a list {v!r}")
         return ",".join(_param_value(e, key, True) for e in v)
     if isinstance(v, (Model, Hardware, System)):
         return v.source_file or v.name
@@ -51,7 +58,7 @@ class _Scenario:
     parameters.
     """
 
-    def __call__(self, name, hw=None, model=None, algorithm=None, context=None, *, batch=None, task="govreport",
+    def __call__(self, name, hw=None, model=None, algorithm=None, context=None, *, batch=None, task=None,
                  data=None, source_table="", engine=None, params=None, frame=True, config_dir=None, **kwparams):
         """Runs scenario ``name`` as ``specdse scenario NAME`` does.
 
@@ -60,13 +67,16 @@ class _Scenario:
         (one or a list), and the measured acceptance data (``task``, ``data``, ``source_table``).
         The scenario's own parameters (``scenarios()``) as keyword arguments (``x_max=64`` for
         x-max; lists become comma lists) or ``params={"x-max": 64}``. A scenario with an
-        ``engine`` parameter also gets ``engine`` there unless it is set explicitly.
+        ``engine`` (or ``batch``) parameter gets the keyword there; naming a setting twice (a
+        keyword and ``params``, two spellings in ``params``, a keyword and the same setting in a
+        ``workload`` file) is an ``InputError``, whatever the values.
         Returns a DataFrame whose ``attrs["footer"]`` holds the summary line and whose other
         ``attrs`` are the footer's fields as ``--format json`` has them; ``frame=False``
         returns (columns, footer).
         """
         info = {r[0]: r for r in _specdse.scenario_list()}.get(name)
         declared = [p[0] for p in info[2]] if info else []
+        types = {p[0]: p[3] for p in info[2]} if info else {}
         def declared_key(k):
             # x_max and x-max name one parameter, in params= as in a keyword.
             k = str(k)
@@ -77,9 +87,16 @@ class _Scenario:
             raise InputError(f"scenario {name}: params: expected a dict of parameter -> value, got {params!r}")
         settings = {}
         # None is "not given", as an omitted keyword: the scenario's default applies.
+        spelled = {}
         for k, v in (params or {}).items():
-            if v is not None:
-                settings[declared_key(k)] = v
+            if v is None:
+                continue
+            key = declared_key(k)
+            # x_max and x-max both in params= name one parameter twice.
+            if key in settings:
+                raise InputError(f"scenario {name}: params={{{spelled[key]!r}: {settings[key]!r}, {k!r}: {v!r}}}: "
+                                 f"give {key} once")
+            settings[key], spelled[key] = v, k
         for k, v in kwparams.items():
             key = k.replace("_", "-")
             if info is not None and key not in declared and k not in declared:
@@ -93,19 +110,29 @@ class _Scenario:
                 raise InputError(f"scenario {name}: {k}={v!r} and params={{{key!r}: {settings[key]!r}}}: "
                                  f"give {key} once")
             settings[key] = v
-        if engine is not None and "engine" in declared and "engine" not in settings:
-            settings["engine"] = engine
+        # A common input the scenario also declares as a parameter: given both ways is a conflict.
+        # (The engine reaches the scenario's own `engine` parameter on the C++ side, as --engine.)
+        for common, value in (("engine", engine), ("batch", batch)):
+            if value is not None and common in settings:
+                raise InputError(f"scenario {name}: {common}={value!r} and the parameter {common}="
+                                 f"{settings[common]!r}: give {common} once")
         # A scenario that declares its own `batch` (a list of batch sizes) takes it there, as its
         # command's --batch does.
-        if batch is not None and "batch" in declared and "batch" not in settings:
+        if batch is not None and "batch" in declared:
             settings["batch"] = batch
             batch = None
+        # The common inputs the caller set (at a default value too): the scenario finds a setting
+        # given in two places (a workload file and a keyword) by presence, as the command line does.
+        given = [k for k, v in (("batch", batch), ("task", task), ("engine", engine), ("data", data),
+                                ("source-table", source_table or None)) if v is not None]
         h = _optional_hw(hw, config_dir)
         ctx = [] if context is None else _ints(context, "context")
         with _spec_path(model, Model) as m, _spec_path(algorithm, Model) as a:
             cols, footer, meta, int_with_gaps = _specdse.run_scenario(
-                name, h, m, a, ctx, 1 if batch is None else _one_int(batch, "batch"), task, os.fspath(data or ""), source_table, engine or "roofline",
-                [f"{k}={_param_value(v, k)}" for k, v in settings.items()], _config_dir(config_dir))
+                name, h, m, a, ctx, 1 if batch is None else _one_int(batch, "batch"), _text(task, "task", "govreport"),
+                os.fspath(data or ""), _text(source_table, "source_table"), _text(engine, "engine", "roofline"),
+                [f"{k}={_param_value(v, k, type_name=types.get(k, ''))}" for k, v in settings.items()], given,
+                _config_dir(config_dir))
         if not frame:
             return cols, footer
         df = _frame(cols, True)

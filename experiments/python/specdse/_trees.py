@@ -71,6 +71,14 @@ def _bool_columns(cols, names):
     return cols
 
 
+def _seed(value):
+    # The generators take an unsigned 64-bit seed; the command line's is a signed 64-bit integer.
+    seed = _one_int(value, "seed")
+    if seed < 0:
+        raise InputError(f"seed: expected an integer >= 0, got {_short(value)}")
+    return seed
+
+
 def trace_gen(acceptance_vector, lines, seed=0, depth_decay=1.0, drift_to=None, drift_period=0, max_depth=64,
               output=None):
     """A seeded synthetic acceptance trace, as ``specdse trace-gen``.
@@ -84,7 +92,7 @@ def trace_gen(acceptance_vector, lines, seed=0, depth_decay=1.0, drift_to=None, 
     A returned list holds at most 10^7 lines; ``output`` streams any length to the file.
     """
     return _specdse.trace_gen(_floats(acceptance_vector, "acceptance_vector"), _one_int(lines, "lines"),
-                              _one_int(seed, "seed"), _one_float(depth_decay, "depth_decay"),
+                              _seed(seed), _one_float(depth_decay, "depth_decay"),
                               _floats(drift_to, "drift_to"), _one_int(drift_period, "drift_period"),
                               _one_int(max_depth, "max_depth"), os.fspath(output or ""))
 
@@ -201,11 +209,13 @@ def policies(trace=None, *, synthetic=None, acceptance=None, iterations=None, se
     """
     h = _optional_hw(hw, config_dir)
     fams = [] if policies is None else ([policies] if isinstance(policies, str) else builtins.list(policies))
+    if any(not isinstance(p, str) for p in fams):
+        raise InputError(f"policies: expected a family name or a list of names, got {_short(policies)}")
     fams = [f for p in fams for f in p.split(",")]
     with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
         cols, info = _specdse.policies(
             None if trace is None else os.fspath(trace), _segments(synthetic), os.fspath(acceptance or ""),
-            -1 if iterations is None else _one_int(iterations, "iterations"), _one_int(seed, "seed"), h, m, d,
+            -1 if iterations is None else _one_int(iterations, "iterations"), _seed(seed), h, m, d,
             -1 if context is None else _one_int(context, "context"),
             -1.0 if cost_ratio is None else _real(cost_ratio, "cost_ratio"),
             _one_int(gamma_max, "gamma_max"), _one_int(gamma_min, "gamma_min"), _one_int(gamma_init, "gamma_init"),

@@ -121,6 +121,14 @@ TypedResult<Row> run_duo_scenario_entry(const ScenarioContext& ctx, const Params
   // Settings another view or rule reads would be ignored by this one.
   if (ctx.was_given("sweep-range") && show != "sweep")
     throw models::InputError(fmt::format("--sweep-range sets --show sweep's budgets; --show {} shows none", show));
+  // The SpS baseline is a row of summary (its window too) and of ttft (its draft's prefill only).
+  if (ctx.was_given("sps-gamma") && show != "summary")
+    throw models::InputError(fmt::format("--sps-gamma sets the SpS baseline's window, a row of --show summary; "
+                                         "--show {} has no SpS decode", show));
+  for (const char* sps : {"sps-draft", "sps-draft-device"})
+    if (ctx.was_given(sps) && show != "summary" && show != "ttft")
+      throw models::InputError(fmt::format("--{} sets the SpS baseline, a row of --show summary and ttft; --show {} "
+                                           "has no SpS row", sps, show));
   if (ctx.was_given("max-sequences") && p.sequences != "dynamic")
     throw models::InputError(fmt::format("--max-sequences caps the dynamic rule; --sequences {} has no cap",
                                          p.sequences));

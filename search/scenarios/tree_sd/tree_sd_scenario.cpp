@@ -145,6 +145,12 @@ TypedResult<Row> run_tree_sd(const ScenarioContext& ctx, const Params& p) {
   footer.push_back(ridge_bounds.empty()
                        ? std::string("ridge_x: within the x range searched on every row")
                        : fmt::format("caveat: ridge_x is only a lower bound at {}", fmt::join(ridge_bounds, "; ")));
+  // x-search optimum skips x only where the engine's T_v never falls as x grows; on the others
+  // it evaluates every x, and says so (the rows are then those of every_x, ridge_x included).
+  if (!opt.full_curve && !ctx.engine->verify_time_non_decreasing_in_x())
+    footer.push_back(fmt::format("x-search optimum: every x evaluated ({} engine on {}: its T_v can fall as x grows, "
+                                 "so no x can be skipped); ridge_x and regime as with every_x",
+                                 ctx.engine_name, hw.name));
   // Acceptance measured for another workload (aat-from) is said, not silently used.
   if (const std::string borrowed = resolver.borrowed(); !borrowed.empty()) {
     footer.push_back("caveat: acceptance borrowed: " + borrowed);
@@ -176,8 +182,9 @@ const TypedScenario<Params, Row>& scenario() {
           .add(param::integer("x-max", 128, 1, double(kMaxVerificationLength), "tokens", "largest verification length considered"), &Params::x_max)
           .add(param::boolean("measured-only", false, "evaluate only x with a measured AAT"), &Params::measured_only)
           .add(param::choice("x-search", "every_x", {"every_x", "optimum"},
-                    "every_x: T_v at every x (with ridge_x and regime); optimum: on the sim engine T_v only at the x "
-                    "that can still be the best (same best, AD and speed-up; ridge_x and regime left empty)"), &Params::x_search)
+                    "every_x: T_v at every x (with ridge_x and regime); optimum: T_v only at the x that can still be "
+                    "the best (same best, AD and speed-up; ridge_x and regime left empty) where the engine's T_v "
+                    "never falls as x grows (FPGA sim, peak roofline), every x elsewhere (said in the footer)"), &Params::x_search)
           .add(param::text("aat-from", "",
                   "use the measured AAT of another workload, MODEL/ALGORITHM/TASK (e.g. "
                   "llama-3.1-8b-instruct/longspec-tree/govreport)"), &Params::aat_from)
