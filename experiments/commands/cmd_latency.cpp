@@ -9,6 +9,7 @@
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
 #include "sim/system/system_costs.hpp"
+#include "search/work_bound.hpp"
 
 namespace experiments {
 namespace {
@@ -34,6 +35,10 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   const auto xs = parse_int_list("--x", a.x, 1, kMaxVerificationLength);
   const auto contexts = parse_int_list("--context", a.context, 0, kMaxContext);
   const auto batches = parse_int_list("--batch", a.batch, 1, kMaxBatch);
+  search::require_work_within("latency", fmt::format("--x ({}) x --context ({}) x --batch ({})", xs.size(),
+                                                     contexts.size(), batches.size()),
+                              double(xs.size()) * double(contexts.size()) * double(batches.size()),
+                              search::kMaxLatencyRows, "rows");
   // A design that does not fit is infeasible, not timed: check the largest step asked for.
   sim::MemoryQuery mq;
   mq.batch = int(batches.back());

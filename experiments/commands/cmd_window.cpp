@@ -11,6 +11,7 @@
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/window/chain_sd.hpp"
+#include "search/work_bound.hpp"
 
 namespace experiments {
 namespace {
@@ -77,7 +78,10 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
     const auto placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
     key_cols = {"hw", "model", "draft", "engine", "context", "cost_ratio"};
     if (!a.placement.empty()) key_cols.push_back("draft_device");  // default: the columns as before
-    for (long long L : parse_int_list("--context", a.context, 0, kMaxContext)) {
+    const auto contexts = parse_int_list("--context", a.context, 0, kMaxContext);
+    search::require_work_within("window", fmt::format("--context ({})", contexts.size()), double(contexts.size()),
+                                search::kMaxWindowContexts, "contexts");
+    for (long long L : contexts) {
       require_workload_fits(hw, w, L, a.gamma_max + 1);
       auto lat = search::ChainLatency::from_engine(*engine, w, L, a.gamma_max, placement);
       std::vector<Cell> key{hw.name, w.target.name, w.algorithm->name, engine->name(), integer(L),

@@ -866,3 +866,34 @@ TEST_CASE("catalogue 72: options a mode would ignore, a negative seed, an unusab
   CHECK(opt.status == 0);
   CHECK_THAT(opt.out, Catch::Contains("x-search optimum: every x evaluated"));
 }
+
+TEST_CASE("catalogue 73: a grid past its run's work bound is refused up front, naming its factors") {
+  expect_rejected("latency --hw h100-sxm --model llama-3.2-1b --x 1-65536 --context 1-100",
+                  {"latency", "--x (65536) x --context (100)", "1000000", "sweep"});
+  expect_rejected("eagle --hw h100-sxm --model llama-3.1-8b-instruct --context 1-100000 --batch 1",
+                  {"--context (100000)", "4096"});
+  expect_rejected("chain-sd --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m --context 1-100000 "
+                  "--gamma 1-64 --alpha 0.7", {"--gamma (64)", "100000"});
+  expect_rejected("optimize --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-chain --alpha 0.7 "
+                  "--context 1-1000000 --x-max 8", {"--x-max (8)", "250000"});
+  expect_rejected("window --hw h100-sxm --model llama-3.1-8b-instruct --draft llama-3.2-1b --alpha 0.8 "
+                  "--context 1-1000000", {"window", "--context (1000000)"});
+  std::string rates;
+  for (int r = 1; r <= 2000; ++r) rates += (r > 1 ? "," : "") + std::to_string(r);
+  expect_rejected("serve --hw h100-sxm --model llama-3.1-8b-instruct --duration-s 10 --rate " + rates,
+                  {"serve", "2000 rates", "requests"});
+  // A SpecPipe pipeline past 64 stages: refused by the scenario, listed as not applicable by plan.
+  const fs::path cfg = copied_configs("stages_cfg");
+  std::ofstream(cfg / "systems/probe-stages.yaml", std::ios::binary)
+      << ("name: probe-stages\ndevices:\n  - {name: gpu, hardware: h100-sxm, count: 65}\nlinks:\n"
+             "  - {link: nvlink4, topology: switch, devices: [gpu]}\nplacement:\n"
+             "  target: {stages: even, devices: [gpu], tensor_parallel: 1}\n  draft: {device: gpu0}\n")
+      << std::flush;
+  expect_rejected("--config-dir " + cfg.string() + " specpipe --system probe-stages --model llama-3.1-70b --draft "
+                  "llama-3.2-1b --tokens 10 --w 4 --k 2 --no-boundary", {"65 pipeline stages", "64"});
+  const Outcome plan = run_split("--config-dir " + cfg.string() + " plan --system probe-stages --model llama-3.1-70b "
+                                 "--context 1024 --format csv");
+  INFO(plan.err);
+  CHECK(plan.status == 0);
+  CHECK_THAT(plan.out, Catch::Contains("not applicable: placement.target: 65 pipeline stages"));
+}

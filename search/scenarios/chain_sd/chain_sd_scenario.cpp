@@ -23,6 +23,7 @@
 #include "search/draft_placement.hpp"
 #include "search/scenarios/chain_sd/chain_sd_scenario.hpp"
 #include "search/scenarios/scenario.hpp"
+#include "search/work_bound.hpp"
 #include "sim/system/collectives.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/system_costs.hpp"
@@ -156,6 +157,8 @@ TypedResult<Row> run_chain_sd(const ScenarioContext& ctx, const Params& p) {
     };
   }
   const auto& gammas = p.gamma;
+  require_work_within("chain-sd", fmt::format("--context ({}) x --gamma ({})", ctx.contexts.size(), gammas.size()),
+                      double(ctx.contexts.size()) * double(gammas.size()), kMaxChainSdPoints, "windows");
   // Expected tokens per iteration at window gamma: independent alpha (eq. 10 of paper 001), or the
   // process band's fits (the central one for the rows).
   const std::string& band_name = p.acceptance;

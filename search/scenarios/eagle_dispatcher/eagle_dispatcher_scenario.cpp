@@ -20,6 +20,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher_scenario.hpp"
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/serial_step_trace.hpp"
+#include "search/work_bound.hpp"
 
 namespace search::eagle_dispatcher {
 namespace {
@@ -155,6 +156,8 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
   // the step time does not depend on acceptance, so the speed-up scales with TPC.
   const std::vector<AcceptanceProcess> band = eagle_tpc_band(acceptance);
   const std::vector<long long> contexts = ctx.contexts.empty() ? std::vector<long long>{kDefaultContext} : ctx.contexts;
+  require_work_within("eagle-dispatcher", fmt::format("--context ({}) x --batch ({})", contexts.size(), o.batches.size()),
+                      double(contexts.size()) * double(o.batches.size()), kMaxEagleDispatches, "dispatcher searches");
   for (long long L : contexts) {
     o.context = L;
     for (const auto& row : dispatch()) {

@@ -24,6 +24,7 @@
 #include "search/scenarios/serving/serving_simulation.hpp"
 #include "search/scenarios/serving/serving_summary.hpp"
 #include "search/scenarios/serving/serving_workload.hpp"
+#include "search/work_bound.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/system_costs.hpp"
 #include "sim/system/system_step.hpp"
@@ -482,6 +483,19 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                      : base.trace.empty()  ? ctx.reals("rate")
                                            : std::vector<double>{double(base.trace.size()) /
                                                                  std::max(1e-9, base.trace.back().arrival_s)};
+  // The requests every rate and method simulates (a rate's expected arrivals over the duration).
+  if (base.closed_batch == 0 && base.trace.empty()) {
+    double requests = 0;
+    for (double rate : rates) {
+      const double arrivals = rate * base.duration_s;
+      requests += base.max_requests > 0 ? std::min(arrivals, double(base.max_requests)) : arrivals;
+    }
+    require_work_within("serve",
+                        fmt::format("--rate ({} rates) x --duration-s {:g}{} x methods ({})", rates.size(), base.duration_s,
+                                    base.max_requests > 0 ? fmt::format(" (at most {} requests each)", base.max_requests) : "",
+                                    methods.size()),
+                        requests * double(methods.size()), kMaxServedRequests, "requests");
+  }
   std::vector<StepRecord> traced_steps;  // the timeline: the last rate's run with speculation (or without)
   std::string traced_run;
   for (double rate : rates)
@@ -614,7 +628,7 @@ const ScenarioRegistration serve_scenario_registration(
       param::system("", "a system of GPUs instead of --hw (e.g. eagle-8xh100-nvlink: the target tensor parallel; a "
                         "pipeline's stages run one after another within each step)"),
       param::real("duration-s", 60, 1e-3, 1e7, "s", "arrivals over this long (every request then runs to its end)"),
-      param::integer("requests", 0, 0, 1e7, "requests", "at most this many arrivals (0: as many as the duration holds)"),
+      param::integer("requests", 0, 0, kMaxServedRequests, "requests", "at most this many arrivals (0: as many as the duration holds)"),
       param::text("arrivals", "poisson",
                   "poisson, gamma:CV (bursty above 1: gamma inter-arrival times of that coefficient of variation at the "
                   "rate's mean), batch:B (a closed batch: B requests at time 0, as batch benchmarks run), or a CSV "

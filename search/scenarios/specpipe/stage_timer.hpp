@@ -19,6 +19,9 @@
 
 namespace search::specpipe {
 
+// The most pipeline stages the SpecPipe scenario times (paper 002 runs 8).
+constexpr int kMaxSpecPipeStages = 64;
+
 // Bytes per token id the last stage broadcasts (int32), and per drafted node sent to stage 0
 // (token id and position, int32 each; the node's tree-mask row adds one bit per node of its
 // level), as sim/system/system_step counts them.
@@ -46,7 +49,8 @@ struct TimingSetup {
 // share between threads (the cost layer is).
 class StageTimer {
  public:
-  // InputError when a stage holds more than one device (tensor-parallel stages are not modelled).
+  // InputError when a stage holds more than one device (tensor-parallel stages are not modelled)
+  // or the pipeline has more than kMaxSpecPipeStages stages.
   explicit StageTimer(const TimingSetup& s);
   int stages() const { return int(s_.system.stages.size()); }
   int device_of(int stage) const { return s_.system.stages[std::size_t(stage)].devices.front(); }

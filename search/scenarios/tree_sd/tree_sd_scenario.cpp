@@ -22,6 +22,7 @@
 #include "search/scenarios/scenario.hpp"
 #include "search/scenarios/tree_sd/tree_sd_scenario.hpp"
 #include "search/scenarios/serial_step_trace.hpp"
+#include "search/work_bound.hpp"
 #include "sim/system/system_costs.hpp"
 
 namespace search::tree_sd {
@@ -71,6 +72,12 @@ TypedResult<Row> run_tree_sd(const ScenarioContext& ctx, const Params& p) {
   const AatResolver resolver(*ctx.configs, acceptance_options(ctx, p), {w.target.name, w.algorithm->name, ctx.task},
                              w.algorithm.get(), opt.x_max);
   const auto band_others = other_band_fits(ctx, p, *w.algorithm, opt.x_max);
+  require_work_within("tree-sd", fmt::format("--context ({}) x --batch ({}) x --x-max ({}){}", ctx.contexts.size(),
+                                             p.batch.size(), opt.x_max,
+                                             band_others.empty() ? "" : fmt::format(" x band fits ({})", band_others.size() + 1)),
+                      double(ctx.contexts.size()) * double(p.batch.size()) * double(opt.x_max) *
+                          double(band_others.size() + 1),
+                      kMaxTreeSdEvaluations, "verification lengths");
 
   TypedResult<Row> out;
   ScenarioResult& r = out.table;

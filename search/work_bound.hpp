@@ -1,0 +1,29 @@
+#pragma once
+// How much one command or scenario run computes. List flags multiply (contexts x lengths x
+// batches), and a grid past these bounds would run for minutes with nothing to show: it is
+// refused up front, naming the factors, and pointed at a sweep spec (which journals, resumes and
+// runs on threads). Each bound keeps its run to seconds on a 2-core machine (docs/cli.md lists
+// them with the measured rates).
+#include <string>
+
+namespace search {
+
+// Rows of `specdse latency`: x values x contexts x batches (~100 000 rows/s on the roofline engine).
+constexpr double kMaxLatencyRows = 1e6;
+// Windows timed by chain-sd: contexts x gammas x batches (~10 000/s).
+constexpr double kMaxChainSdPoints = 1e5;
+// Dispatcher searches of eagle-dispatcher: contexts x batches (~4 ms each).
+constexpr double kMaxEagleDispatches = 4096;
+// Verification lengths tree-sd / optimize evaluates: contexts x batches x x-max (~7 000/s).
+constexpr double kMaxTreeSdEvaluations = 2.5e5;
+// Contexts of `specdse window` in engine mode (~3 ms each).
+constexpr double kMaxWindowContexts = 1e4;
+// Requests `serve` simulates over every rate and method (~40 us each when the queue grows).
+constexpr double kMaxServedRequests = 1e6;
+
+// models::InputError "<what>: <factors> = <amount> <unit>, more than the <bound> one run computes;
+// ..." when amount > bound.
+void require_work_within(const std::string& what, const std::string& factors, double amount, double bound,
+                         const std::string& unit);
+
+}  // namespace search
