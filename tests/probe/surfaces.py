@@ -72,6 +72,16 @@ def temporaries(folder):
     return [n for n in os.listdir(folder) if n.startswith(".") and n.endswith(".tmp")]
 
 
+def _no_temp_name(call):
+    # An error from a dict config must name the dict, not the temporary file it went through.
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001
+        if "/specdse-" in str(e):
+            raise RuntimeError(f"names a temporary file: {e}") from None
+        raise
+
+
 def python_cases(record):
     try:
         import numpy as np
@@ -93,6 +103,17 @@ def python_cases(record):
         "scenario keyword and params": lambda: specdse.scenario(
             "tree-sd", **lat, algorithm="longspec-tree", context=1024, x_max=8, params={"x-max": 16}),
         "scenario unknown keyword": lambda: specdse.scenario("tree-sd", **lat, no_such=1),
+        "scenario two spellings in params": lambda: specdse.scenario(
+            "tree-sd", **lat, algorithm="longspec-tree", context=1024, params={"x_max": 8, "x-max": 16}),
+        "scenario a list for one value": lambda: specdse.scenario(
+            "tree-sd", **lat, algorithm="longspec-tree", context=1024, x_max=[8]),
+        "plan rate with batch at its default": lambda: specdse.plan(
+            hw="h100-sxm", model="llama-3.1-8b-instruct", context=1024, request_rate=1, batch=1),
+        "x unsigned past 2^63": lambda: specdse.latency(**lat, x=np.array([2**63], dtype=np.uint64)),
+        "fit points as text": lambda: specdse.fit(x=["1", "2", "4"], aat=[1, 1.5, 2]),
+        "policies nested list": lambda: specdse.policies(synthetic="100:0.7", cost_ratio=0.1, policies=[["static"]]),
+        "trace_gen seed -1": lambda: specdse.trace_gen([0.6], lines=3, seed=-1),
+        "dict hardware error names no temp file": lambda: _no_temp_name(lambda: specdse.hardware({"name": "x"})),
         "serve rate bool": lambda: specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", rate=True),
         "plan context 10^5": lambda: specdse.plan(hw="h100-sxm", model="llama-3.1-8b-instruct",
                                                   context=range(10**5)),
@@ -226,7 +247,34 @@ def main():
             with open("/dev/full", "w") as full:
                 kind, p = run(cmd, stdout=full)
             record(kind, f"stdout /dev/full: {cmd}", p, ok_kinds=("clean error",))
-        # 5. The Python module: lossy, ragged or unnatural inputs are one-line InputErrors (never a
+        # 5. Conflicts and ignored options, grids past their run's bound, an unusable TMPDIR: each
+        # refused up front in one line (never a silent pick, a run of minutes, or a result printed
+        # before the error).
+        golden_csv = os.path.join(os.path.dirname(os.path.normpath(os.path.abspath(CONFIGS))), "notebooks_out", "golden",
+                                  "h100_sxm_cublas_llama-3.1-8b_2026-11-22.csv")
+        refused = [
+            "duo --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m --tokens 50 --show sequences "
+            "--sps-gamma 4",
+            f"golden --hw h100-sxm --measured {golden_csv} --rounds 9",
+            "policies --synthetic 200:0.9 --cost-ratio 0.1 --seed -1",
+            "latency --hw h100-sxm --model llama-3.2-1b --x 1-65536 --context 1-100",
+            "chain-sd --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m --context 1-100000 "
+            "--gamma 1-64 --alpha 0.7",
+            "window --hw h100-sxm --model llama-3.1-8b-instruct --draft llama-3.2-1b --alpha 0.8 --context 1-1000000",
+            "serve --hw h100-sxm --model llama-3.1-8b-instruct --duration-s 10 --rate "
+            + ",".join(str(r) for r in range(1, 2001)),
+        ]
+        for cmd in refused:
+            kind, p = run(cmd + " --format csv")
+            record(kind, f"refused: {cmd[:100]}", p, ok_kinds=("clean error",))
+        fit_scenario = (f"fit --statistics {CONFIGS}/acceptance/statistics/paper000-longspec-govreport-1024.yaml "
+                        "--scenario tree-sd --hw v80 --model llama-3.1-8b-instruct --algorithm longspec-tree "
+                        "--context 1024 --param x-max=8")
+        kind, p = run_classified(f"TMPDIR=/proc/none {EXE} {fit_scenario}")
+        if kind == "clean error" and p.stdout:
+            kind = "printed, then failed"
+        record(kind, "fit --scenario with TMPDIR unusable", p, ok_kinds=("clean error",))
+        # 6. The Python module: lossy, ragged or unnatural inputs are one-line InputErrors (never a
         # truncated number, numpy's own error or a crash); natural ones (numpy scalars and arrays,
         # None for an optional) run.
         python_cases(record)
