@@ -12,6 +12,7 @@
 #include "experiments/cli/workload_setup.hpp"
 #include "models/config_error.hpp"
 #include "search/window/draft_select.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 namespace {
@@ -76,7 +77,9 @@ int run_draft_select(const DraftSelectArgs& a, const GlobalOptions& g) {
 
   const auto reg = registry(g);
   const auto hw = reg.hardware(a.hw);
-  const auto engine = models::make_engine(a.engine, hw);
+  // Through a one-device deployment: its forwards are memoised like every scenario's.
+  const auto device = sim::deploy_device(hw, a.engine);
+  const models::LatencyEngine* const engine = &device->engine(0);
   const auto placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
   std::vector<search::DraftCandidate> candidates;
   std::string target_name;

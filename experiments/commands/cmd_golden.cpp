@@ -20,6 +20,7 @@
 #include "models/yaml_reader.hpp"
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
+#include "search/work_bound.hpp"
 #include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/gpu_generate_golden.hpp"
@@ -316,6 +317,31 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
                                              "and runs none (drop one)", flag));
   const Heartbeat beat("golden");  // a line on a terminal's stderr while a large grid runs
   const auto reg = registry(g);
+  // The kernels a run here would time, known before this host is calibrated (which takes seconds):
+  // a grid past the work bound is refused first.
+  auto cpu_shapes = [&] {
+    std::vector<models::ModelSpec> models;
+    for (const auto& name : split_names(a.models)) models.push_back(reg.model(name));
+    std::vector<std::int64_t> tokens, contexts;
+    for (long long t : parse_int_list("--tokens", a.tokens, 1)) tokens.push_back(t);
+    for (long long c : parse_int_list("--contexts", a.contexts, 1)) contexts.push_back(c);
+    auto shapes = sim::projection_shapes(models, tokens);
+    if (!a.attention_model.empty()) {
+      const auto attn = sim::attention_shapes(reg.model(a.attention_model), contexts, a.tree_tokens);
+      shapes.insert(shapes.end(), attn.begin(), attn.end());
+    }
+    double flops = 0;
+    for (const auto& s : shapes)
+      flops += s.heads > 0 ? 4.0 * double(s.heads) * double(s.m) * double(s.n) * double(s.k)  // QK and PV
+                           : 2.0 * double(s.m) * double(s.n) * double(s.k);
+    search::require_work_within("golden", fmt::format("{} kernels x (--warmup {} + --repeats {}) x --rounds {}",
+                                                      shapes.size(), a.warmup, a.repeats, a.rounds),
+                                flops * double(a.warmup + a.repeats) * double(a.rounds), search::kMaxGoldenFlops,
+                                "FLOP", "time fewer or smaller kernels (--tokens, --contexts, --tree-tokens, --models)");
+    return shapes;
+  };
+  std::vector<sim::GoldenShape> host_shapes;
+  if (a.measured.empty()) host_shapes = cpu_shapes();
   const models::HardwareSpec hw = resolve_hardware(a, reg);
   std::vector<sim::GoldenRow> rows;
   std::string warning;  // CPU configs that do not describe this host
@@ -354,16 +380,7 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   } else if (hw.cpu) {
     if (!a.measured.empty())
       throw models::InputError("--measured: only for GPU configs; CPU golden kernels run on this host");
-    std::vector<models::ModelSpec> models;
-    for (const auto& name : split_names(a.models)) models.push_back(reg.model(name));
-    std::vector<std::int64_t> tokens, contexts;
-    for (long long t : parse_int_list("--tokens", a.tokens, 1)) tokens.push_back(t);
-    for (long long c : parse_int_list("--contexts", a.contexts, 1)) contexts.push_back(c);
-    auto shapes = sim::projection_shapes(models, tokens);
-    if (!a.attention_model.empty()) {
-      const auto attn = sim::attention_shapes(reg.model(a.attention_model), contexts, a.tree_tokens);
-      shapes.insert(shapes.end(), attn.begin(), attn.end());
-    }
+    const std::vector<sim::GoldenShape>& shapes = host_shapes;
     sim::CpuGoldenOptions o;
     o.threads = a.threads > 0 ? a.threads : std::min(hw.cpu->threads, sim::host_core_count());
     o.repeats = a.repeats;

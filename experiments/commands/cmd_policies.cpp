@@ -14,6 +14,7 @@
 #include "search/window/policies.hpp"
 #include "search/window/policy_registry.hpp"
 #include "sim/io/output_path.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 namespace {
@@ -70,7 +71,9 @@ int run_policies(PoliciesArgs a, const GlobalOptions& g) {
     const auto reg = registry(g);
     const auto hw = reg.hardware(a.hw);
     const auto w = make_workload(reg, a.model, a.draft);
-    const auto engine = models::make_engine(a.engine, hw);
+    // Through a one-device deployment: its forwards are memoised like every scenario's.
+    const auto device = sim::deploy_device(hw, a.engine);
+    const models::LatencyEngine* const engine = &device->engine(0);
     latency = search::ChainLatency::from_engine(*engine, w, a.context, a.options.gamma_max);
     where = fmt::format("{} {} + {} at L = {} ({}), cost ratio {:.4g}", hw.name, w.target.name, w.algorithm->name,
                         a.context, engine->name(), latency.cost_ratio());

@@ -10,6 +10,7 @@
 #include "models/config_error.hpp"
 #include "search/trees/path_counts.hpp"
 #include "search/acceptance/trace_generator.hpp"
+#include "search/work_bound.hpp"
 
 namespace experiments {
 namespace {
@@ -31,13 +32,15 @@ int run_trace_gen(const TraceGenArgs& a) {
   model.max_depth = a.max_depth;
   model.validate("command line");
   if (a.lines < 0) models::throw_input_error("command line", "--lines", "a count >= 0", std::to_string(a.lines));
+  search::require_work_within("trace-gen", "--lines", double(a.lines), search::kMaxTraceLines, "lines",
+                              "write several traces with other --seed values");
 
   if (a.output.empty() || a.output == "-") {
     search::write_synthetic_trace(std::cout, model, a.seed, a.lines);
     return 0;
   }
   // Streamed to the file (its target checked by write_file_atomic before a line is drawn), counted
-  // on the way: a trace of 10^9 lines never sits in memory.
+  // on the way: a trace of 10^8 lines never sits in memory.
   search::PathCounts counts;
   {
     const Heartbeat beat("trace-gen");

@@ -18,6 +18,7 @@
 #include "search/trees/path_counts.hpp"
 #include "search/trees/tree_method.hpp"
 #include "search/trees/tree_search.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 namespace {
@@ -114,14 +115,16 @@ int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   // verifies its own tree against its own context).
   const auto batches = parse_int_list("--batch", a.batch, 1, kMaxBatch);
   if (!hardware && a.batch != "1") models::throw_input_error("command line", "--batch", "--hw with --batch", "no --hw");
-  std::unique_ptr<models::LatencyEngine> engine;
+  std::unique_ptr<sim::SystemCosts> device;  // one-device deployment: forwards memoised, as in scenarios
+  const models::LatencyEngine* engine = nullptr;
   std::vector<models::Workload> workloads;
   std::vector<search::TreeLatency> latencies;
   std::vector<search::HardwareAwareResult> hw_results;
   if (hardware) {
     const auto reg = registry(g);
     const auto hw_spec = reg.hardware(a.hw);
-    engine = models::make_engine(a.engine, hw_spec);
+    device = sim::deploy_device(hw_spec, a.engine);
+    engine = &device->engine(0);
     workloads.reserve(batches.size());  // TreeLatency keeps a reference to its workload
     latencies.reserve(batches.size());
     for (long long b : batches) {

@@ -12,6 +12,7 @@
 #include "models/config_error.hpp"
 #include "search/window/chain_sd.hpp"
 #include "search/work_bound.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments {
 namespace {
@@ -74,7 +75,9 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
     const auto reg = registry(g);
     const auto hw = reg.hardware(a.hw);
     const auto w = make_workload(reg, a.model, a.draft);
-    const auto engine = models::make_engine(a.engine, hw);
+    // Through a one-device deployment: its forwards are memoised like every scenario's.
+    const auto device = sim::deploy_device(hw, a.engine);
+    const models::LatencyEngine* const engine = &device->engine(0);
     const auto placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
     key_cols = {"hw", "model", "draft", "engine", "context", "cost_ratio"};
     if (!a.placement.empty()) key_cols.push_back("draft_device");  // default: the columns as before
@@ -91,6 +94,11 @@ int run_window(const WindowArgs& a, const GlobalOptions& g) {
     }
   }
 
+  search::require_work_within("window", fmt::format("{} ({}) x acceptances ({}) x windows 0..--gamma-max ({})",
+                                                    constant_mode ? "--cost-ratio" : "--context", cases.size(),
+                                                    acceptances.cases.size(), a.gamma_max + 1),
+                              double(cases.size()) * double(acceptances.cases.size()) * double(a.gamma_max + 1),
+                              search::kMaxWindowRows, "rows");
   if (a.map) {
     auto cols = key_cols;
     cols.insert(cols.end(), {acceptance_col, "gamma_star", "expected_tokens", "tokens_per_s", "speedup", "at_search_limit"});

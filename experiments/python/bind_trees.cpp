@@ -23,6 +23,8 @@
 #include "search/trees/path_counts.hpp"
 #include "search/trees/tree_method.hpp"
 #include "search/trees/tree_search.hpp"
+#include "sim/system/system_costs.hpp"
+#include "search/work_bound.hpp"
 
 namespace specdse_py {
 namespace {
@@ -157,13 +159,15 @@ TreeSearchOut tree_search(const TreeSearchArgs& a) {
                                                     "baseline_shape");
   const search::TreeMethodInput input{train, shape, positional ? &positional->acceptance : nullptr, x_max};
 
-  std::unique_ptr<models::LatencyEngine> engine;
+  std::unique_ptr<sim::SystemCosts> device;  // one-device deployment: forwards memoised, as in scenarios
+  const models::LatencyEngine* engine = nullptr;
   models::Workload workload;
   std::optional<search::TreeLatency> latency;
   TreeSearchOut out;
   if (hardware) {
     const auto reg = registry(a.config_dir);
-    engine = models::make_engine(a.engine, *a.hw);
+    device = sim::deploy_device(*a.hw, a.engine);
+    engine = &device->engine(0);
     workload = experiments::make_workload(reg, a.model, a.algorithm);
     if (a.batch < 1 || a.batch > experiments::kMaxBatch)
       models::throw_input_error("tree_search", "batch", fmt::format("an integer in [1, {}]", experiments::kMaxBatch),
@@ -286,6 +290,8 @@ void bind_trees(py::module_& m) {
       std::vector<search::RankPath> drawn;
       model.validate("trace_gen");
       if (lines < 0) models::throw_input_error("trace_gen", "lines", "a count >= 0", std::to_string(lines));
+      search::require_work_within("trace_gen", "lines", double(lines), search::kMaxTraceLines, "lines",
+                                  "write several traces with other seeds");
       if (!output.empty()) {
         experiments::write_file_atomic(output, [&](std::ostream& out) {
           search::write_synthetic_trace(out, model, seed, lines);

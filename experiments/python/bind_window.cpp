@@ -20,6 +20,8 @@
 #include "search/window/chain_sd.hpp"
 #include "search/window/policies.hpp"
 #include "search/window/policy_registry.hpp"
+#include "search/work_bound.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace specdse_py {
 namespace {
@@ -65,9 +67,12 @@ Columns window_table(const std::vector<double>& alphas, const std::string& band,
     for (double r : cost_ratios) cases.push_back({search::ChainLatency::constant(r, t_verify_s, gamma_max), 0, r});
   } else {
     require_engine_inputs("window", src, !contexts.empty());
+    search::require_work_within("window", fmt::format("context ({})", contexts.size()), double(contexts.size()),
+                                search::kMaxWindowContexts, "contexts");
     const auto reg = registry(src.config_dir);
     const auto w = experiments::make_workload(reg, src.model, src.draft);
-    const auto e = models::make_engine(src.engine, *src.hw);
+    const auto device = sim::deploy_device(*src.hw, src.engine);  // forwards memoised, as in scenarios
+    const models::LatencyEngine* const e = &device->engine(0);
     hw_name = src.hw->name;
     model_name = w.target.name;
     draft_name = w.algorithm->name;
@@ -89,6 +94,11 @@ Columns window_table(const std::vector<double>& alphas, const std::string& band,
     }
     c.f("cost_ratio").push_back(k.cost_ratio);
   };
+  search::require_work_within("window", fmt::format("{} ({}) x acceptances ({}) x windows 0..gamma_max ({})",
+                                                    constant ? "cost_ratio" : "context", cases.size(),
+                                                    acceptances.cases.size(), gamma_max + 1),
+                              double(cases.size()) * double(acceptances.cases.size()) * double(gamma_max + 1),
+                              search::kMaxWindowRows, "rows");
   for (const auto& k : cases)
     for (const auto& acc : acceptances.cases) {
       const auto best = search::optimal_gamma(acc.expected_tokens, k.latency);
@@ -173,7 +183,8 @@ PoliciesOut policies(PoliciesArgs a) {
     require_engine_inputs("policies", a.src, a.context >= 0);
     const auto reg = registry(a.src.config_dir);
     const auto w = experiments::make_workload(reg, a.src.model, a.src.draft);
-    const auto e = models::make_engine(a.src.engine, *a.src.hw);
+    const auto device = sim::deploy_device(*a.src.hw, a.src.engine);  // forwards memoised, as in scenarios
+    const models::LatencyEngine* const e = &device->engine(0);
     latency = search::ChainLatency::from_engine(*e, w, a.context, a.options.gamma_max);
     out.where = fmt::format("{} {} + {} at L = {} ({})", a.src.hw->name, w.target.name, w.algorithm->name, a.context,
                             e->name());

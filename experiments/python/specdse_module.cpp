@@ -36,6 +36,7 @@
 #include "experiments/output/table.hpp"
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/optimizer.hpp"
+#include "search/work_bound.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
 #include "sim/golden/moe_layer_golden.hpp"
 #include "sim/system/system_costs.hpp"
@@ -273,6 +274,8 @@ PYBIND11_MODULE(_specdse, m) {
           throw models::InputError(
               fmt::format("latency: context: expected integers in [0, {}], got {}", experiments::kMaxContext, L));
       if (batch < 1) throw models::InputError(fmt::format("latency: batch: expected an integer >= 1, got {}", batch));
+      search::require_work_within("latency", fmt::format("x ({}) x context ({})", xs.size(), contexts.size()),
+                                  double(xs.size()) * double(contexts.size()), search::kMaxLatencyRows, "rows");
       models::Workload w;
       w.target = model;
       w.batch = batch;

@@ -8,6 +8,7 @@
 #include "experiments/reproductions/reproduction.hpp"
 #include "experiments/cli/workload_setup.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
+#include "sim/system/system_costs.hpp"
 
 namespace experiments::repro_eagle_dispatcher {
 namespace {
@@ -19,7 +20,9 @@ ReproductionResult eagle_dispatcher(const ReproduceContext& ctx) {
   auto hw = reg.hardware("h100-sxm");
   hw.stack = models::SoftwareStack{};  // kernels only; host per step from the stack below
   const auto stack = models::load_software_stack(reg.path("stacks", "vllm-cuda-graph"));
-  const auto engine = models::make_engine(ctx.engine, hw);
+  // Through a one-device deployment: its forwards are memoised like every scenario's.
+  const auto device = sim::deploy_device(hw, ctx.engine);
+  const models::LatencyEngine* const engine = &device->engine(0);
   const auto w = make_workload(reg, "llama-3.1-8b-instruct", kPaper004Draft);
   const auto acceptance = search::paper004_acceptance(reg.dir(), w.target.name);
   res.inputs = {hw.source_file, reg.path("models", "llama-3.1-8b-instruct"), reg.path("algorithms", kPaper004Draft),

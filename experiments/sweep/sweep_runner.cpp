@@ -198,15 +198,19 @@ std::vector<std::string> compute_sweep_rows(
   if (!prepared) prepared = prepare_sweep(spec, reg, engine_override);
   const Prepared& prep = prepared->inputs;
 
-  // One engine per hardware configuration, shared by its points (and threads: the engines'
-  // memos are locked): the points of one board at other contexts or models reuse whatever does
-  // not depend on them, e.g. the SystemC model's LM-head steps for every x.
+  // One deployment per hardware configuration (a one-device sim::SystemCosts), shared by its
+  // points (and threads: the memos are locked): the points of one board at other contexts or
+  // models reuse whatever does not depend on them, e.g. the SystemC model's LM-head steps for
+  // every x. The engine handed out keeps its deployment alive (shared_ptr aliasing).
   std::mutex engines_mutex;
   std::map<std::string, std::shared_ptr<const models::LatencyEngine>> engines;
   auto engine_for = [&](const SweepPoint& p, const models::HardwareSpec& hw) {
     std::lock_guard<std::mutex> lock(engines_mutex);
     std::shared_ptr<const models::LatencyEngine>& e = engines[hardware_key(p)];
-    if (!e) e = models::make_engine(engine_name, hw);
+    if (!e) {
+      std::shared_ptr<const sim::SystemCosts> device = sim::deploy_device(hw, engine_name);
+      e = std::shared_ptr<const models::LatencyEngine>(device, &device->engine(0));
+    }
     return e;
   };
 

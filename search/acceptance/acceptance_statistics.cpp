@@ -15,7 +15,11 @@
 #include "models/registry.hpp"
 
 namespace search {
+
 namespace {
+// Bounds on a statistic's size (each evaluated hundreds of times by a fit).
+constexpr int kMaxStatisticChainLength = 1024;
+constexpr long long kMaxStatisticTreeNodes = 1024;
 
 using models::InputError;
 using models::YamlReader;
@@ -93,7 +97,9 @@ void set_start(AcceptanceProcessParams& p, const YamlReader& start) {
 const StatisticKindRegistration chain_tpc_kind(
     "chain_tpc", {"length"}, "tokens per call of a chain of `length` draft tokens (AAT(length + 1))",
     [](const YamlReader& row) {
-      const int length = row.int_in("length", 1, 4096);
+      // A fit evaluates the statistic hundreds of times, at a cost that grows with the square of
+      // the length: 1024 fits in about a second, 4096 in a quarter of a minute.
+      const int length = row.int_in("length", 1, kMaxStatisticChainLength);
       statistic_value_in(row, 1, length + 1, fmt::format("tokens per call of a chain of {}: 1 to {}", length, length + 1));
       return std::function<double(const AcceptanceProcess&)>(
           [length](const AcceptanceProcess& p) { return p.chain_tpc(length); });
@@ -117,8 +123,16 @@ const StatisticKindRegistration level_tree_kind(
     [](const YamlReader& row) {
       std::vector<int> widths;
       for (int r : rank_path_of(row, row.string("widths"))) widths.push_back(r);
-      for (int w : widths)
+      long long nodes = 0;
+      for (int w : widths) {
         if (w < 1) row.fail("widths", "nodes per depth, each >= 1", "'" + row.string("widths") + "'");
+        nodes += w;
+      }
+      // The best tree of these widths is searched at every evaluation of the fit: 1024 nodes
+      // take seconds, 4000 a minute and a half.
+      if (nodes > kMaxStatisticTreeNodes)
+        row.fail("widths", fmt::format("at most {} nodes in all", kMaxStatisticTreeNodes),
+                 fmt::format("'{}' ({} nodes)", row.string("widths"), nodes));
       statistic_value_in(row, 1, double(widths.size() + 1),
                          fmt::format("tokens per call of a tree of depth {}: 1 to {}", widths.size(), widths.size() + 1));
       return std::function<double(const AcceptanceProcess&)>(
@@ -157,7 +171,7 @@ void check_monotone_statistics(const YamlReader& r, double tolerance) {
     const std::string kind = row.string("kind");
     const std::string where = row.key_path("value");
     if (kind == "chain_tpc")
-      curves["chain_tpc"].push_back({double(row.int_in("length", 1, 4096)), row.number("value"), where});
+      curves["chain_tpc"].push_back({double(row.int_in("length", 1, kMaxStatisticChainLength)), row.number("value"), where});
     else if (kind == "top_k_hit")
       curves[fmt::format("top_k_hit depth={}", row.int_in_or("depth", 1, 4096, 1))].push_back(
           {double(row.int_in("k", 1, 4096)), row.number("value"), where});

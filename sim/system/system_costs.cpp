@@ -61,6 +61,10 @@ int SystemCosts::device_class(int device) const {
   return device_class_[std::size_t(device)];
 }
 
+std::unique_ptr<SystemCosts> deploy_device(const models::HardwareSpec& hw, const std::string& engine) {
+  return std::make_unique<SystemCosts>(models::single_device_system(hw), engine);
+}
+
 const models::LatencyEngine& SystemCosts::engine(int device) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const int c = device_class(device);

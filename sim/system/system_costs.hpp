@@ -168,4 +168,10 @@ class SystemCosts {
   mutable std::mutex step_mutex_;
 };
 
+// One device as a deployment (models::single_device_system): what a front end that times one
+// device (a reproduction, `window`, `policies`, a Python call) holds, so that its forwards go
+// through the deployment's memo like every scenario's. Its engine is `->engine(0)`, alive as long
+// as the returned object.
+std::unique_ptr<SystemCosts> deploy_device(const models::HardwareSpec& hw, const std::string& engine);
+
 }  // namespace sim

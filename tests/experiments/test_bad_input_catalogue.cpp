@@ -4,6 +4,7 @@
 // reads as NaN or infinity on stdout, and no hang (every run is under `timeout`, so a hang
 // fails as status 124 instead of stalling the suite). One TEST_CASE per class, so CTest lists
 // and counts them.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "tests/experiments/cli_run.hpp"
@@ -869,7 +870,7 @@ TEST_CASE("catalogue 72: options a mode would ignore, a negative seed, an unusab
 
 TEST_CASE("catalogue 73: a grid past its run's work bound is refused up front, naming its factors") {
   expect_rejected("latency --hw h100-sxm --model llama-3.2-1b --x 1-65536 --context 1-100",
-                  {"latency", "--x (65536) x --context (100)", "1000000", "sweep"});
+                  {"latency", "--x (65536) x --context (100)", "6553600 rows", "1000000", "sweep"});
   expect_rejected("eagle --hw h100-sxm --model llama-3.1-8b-instruct --context 1-100000 --batch 1",
                   {"--context (100000)", "4096"});
   expect_rejected("chain-sd --system duodecoding-a800-xeon --model llama-2-7b --draft llama-68m --context 1-100000 "
@@ -896,4 +897,27 @@ TEST_CASE("catalogue 73: a grid past its run's work bound is refused up front, n
   INFO(plan.err);
   CHECK(plan.status == 0);
   CHECK_THAT(plan.out, Catch::Contains("not applicable: placement.target: 65 pipeline stages"));
+}
+
+TEST_CASE("catalogue 74: trace lines, window rows, golden FLOPs and a statistic's size past their bounds are refused before any work") {
+  expect_rejected("trace-gen --acceptance-vector 0.6 --lines 1000000000 -o " + (scratch_dir() / "big_trace.txt").string(),
+                  {"trace-gen", "--lines", "100000000", "--seed"});
+  CHECK_FALSE(fs::exists(scratch_dir() / "big_trace.txt"));
+  std::string alphas;
+  for (int i = 0; i < 2000; ++i) alphas += fmt::format("{}{:.4f}", i ? "," : "", 0.01 + i * 0.0004);
+  expect_rejected("window --cost-ratio 0.1,0.2,0.3 --gamma-max 1024 --alpha " + alphas,
+                  {"window", "--cost-ratio (3) x acceptances (2000) x windows 0..--gamma-max (1025)"});
+  // Refused before this host is calibrated (the error is the only line: no calibration notice).
+  expect_rejected("golden --hw host --models llama-68m --tree-tokens 2000000000 --rounds 1 --repeats 1",
+                  {"golden", "FLOP", "--tree-tokens"});
+  const std::string long_chain = write_file("long_chain_statistics.yaml",
+                                            "name: long\nstart: {alpha_easy: 0.9, alpha_hard: 0.4, easy_share: 0.6}\n"
+                                            "free: [alpha_easy, alpha_hard, easy_share]\nstatistics:\n"
+                                            "  - {kind: chain_tpc, length: 4096, value: 3}\n");
+  expect_rejected("fit --statistics " + long_chain, {long_chain, "length", "1024", "4096"});
+  const std::string wide_tree = write_file("wide_tree_statistics.yaml",
+                                           "name: wide\nstart: {alpha_easy: 0.9, alpha_hard: 0.4, easy_share: 0.6}\n"
+                                           "free: [alpha_easy, alpha_hard, easy_share]\nstatistics:\n"
+                                           "  - {kind: level_tree_tpc, widths: \"1000 1000 1000 1000\", value: 3}\n");
+  expect_rejected("fit --statistics " + wide_tree, {wide_tree, "widths", "4000 nodes", "1024"});
 }

@@ -373,6 +373,15 @@ def test_arrays_text_and_nestings_are_refused_or_taken_whole():
     assert (f1["a"], f1["b"], f1["c"]) == (f2["a"], f2["b"], f2["c"])
 
 
+def test_python_calls_share_the_command_line_work_bounds():
+    # A grid past its run's bound is one InputError before any work (not a MemoryError, not minutes).
+    _raises(lambda: specdse.latency("h100-sxm", "llama-3.2-1b", x=range(1, 65537), context=range(1, 101)),
+            "latency", "6553600 rows")
+    _raises(lambda: specdse.window(alpha=np.linspace(0.01, 0.99, 2000), cost_ratio=[0.1, 0.2, 0.3], gamma_max=1024),
+            "window", "rows")
+    _raises(lambda: specdse.trace_gen([0.6], lines=10 ** 9, output=os.devnull), "trace_gen", "lines")
+
+
 def test_dict_config_errors_name_the_dict_not_a_temporary_file():
     for call, what in [(lambda: specdse.hardware({"name": "x"}), "hardware (a dict)"),
                        (lambda: specdse.model({"name": "x"}), "model (a dict)"),
