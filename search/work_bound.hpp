@@ -24,7 +24,7 @@ constexpr double kMaxWindowRows = 1e6;
 // Lines `specdse trace-gen` writes (~4 million lines/s; 10^8 lines are a few GB).
 constexpr double kMaxTraceLines = 1e8;
 // Floating-point operations `golden` runs on this host's cores (kernels x runs x rounds): real
-// kernels, ~36 GFLOP/s on a 2-core machine, so about a minute (the default grid: 0.3 x 10^12).
+// kernels, ~36 GFLOP/s on a 2-core machine, so about a minute (the default grid: 0.22 x 10^12).
 constexpr double kMaxGoldenFlops = 2e12;
 // Requests `serve` simulates over every rate and method (~40 us each when the queue grows).
 constexpr double kMaxServedRequests = 1e6;
