@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "experiments/cli/cli_common.hpp"
+#include "experiments/cli/scenario_runner.hpp"
 #include "models/config_error.hpp"
 
 namespace experiments {
@@ -108,18 +109,18 @@ void add_scenario_param_flags(CLI::App& sub, ScenarioCommandArgs& a, const searc
 }
 
 void refuse_untaken_inputs(const CLI::App& sub, const search::ScenarioInfo& info) {
-  // Each flag of the generic command and the common input it sets.
-  const std::pair<const char*, const char*> flags[] = {
-      {"--hw", "hw"},         {"--stack", "hw"},   {"--model", "model"},   {"--algorithm", "algorithm"},
-      {"--draft", "algorithm"}, {"--context", "context"}, {"--batch", "batch"}, {"--task", "task"},
-      {"--data", "data"},     {"--source-table", "source-table"}, {"--engine", "engine"}};
+  // Each flag of the generic command and the common input it sets: the flags are the common
+  // inputs' names (scenario_input_names, as add_scenario_inputs adds them), --stack belonging to
+  // --hw's device, plus --draft, latency's and window's spelling of --algorithm.
+  std::vector<std::pair<std::string, std::string>> flags;
+  for (const auto& input : scenario_input_names()) flags.emplace_back("--" + input, input == "stack" ? "hw" : input);
+  flags.emplace_back("--draft", "algorithm");
   std::vector<std::string> taken;
   for (const auto& name : info.inputs) taken.push_back("--" + name);
-  for (const auto& [flag, input] : flags) {
+  for (const auto& [flag, name] : flags) {
     if (sub.count(flag) == 0) continue;
-    const std::string name = input;
     auto listed = [&](const std::string& n) { return std::find(info.inputs.begin(), info.inputs.end(), n) != info.inputs.end(); };
-    const bool takes_it = listed(name) || (std::string(flag) == "--stack" && listed("stack"));
+    const bool takes_it = listed(name) || (flag == "--stack" && listed("stack"));
     if (!takes_it && !declares(&info, name))
       throw models::InputError(fmt::format("scenario {}: {}: not an input of this scenario, it would be ignored (it "
                                            "takes {}; its own settings: --param KEY=VALUE, see scenario --list)",
