@@ -45,6 +45,9 @@ struct GoldenArgs {
   std::vector<std::pair<bool, std::string>> host_run_options_given;
 };
 
+// The source a calibration made in this run is read under (in memory: it has no file).
+const char* const kCalibratedInThisRun = "this host's calibration (made in this run)";
+
 std::vector<std::string> split_names(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);
@@ -65,7 +68,7 @@ models::HardwareSpec resolve_hardware(const GoldenArgs& a, const models::ConfigR
       std::cerr << "no " << path << " yet: calibrating this host (run `specdse calibrate-host` to keep it)\n";
     const auto c = sim::calibrate_host(a.threads, std::max(5, a.repeats));
     // Read in memory through the config loader (no temporary file another run could share).
-    return models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), "this host's calibration"));
+    return models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), kCalibratedInThisRun));
   }
   if (a.hw.find('/') != std::string::npos || std::filesystem::path(a.hw).extension() == ".yaml")
     return models::load_hardware(a.hw);
@@ -80,7 +83,8 @@ std::string foreign_host_warning(const models::HardwareSpec& hw) {
   std::ifstream in(hw.source_file);
   std::string first;
   std::getline(in, first);
-  const bool calibrated_here = first.find("calibrated by `specdse calibrate-host`") != std::string::npos;
+  const bool calibrated_here = hw.source_file == kCalibratedInThisRun ||
+                               first.find("calibrated by `specdse calibrate-host`") != std::string::npos;
   const int host_cores = sim::host_core_count();
   if (calibrated_here && hw.cpu->cores == host_cores) return "";
   return fmt::format(
