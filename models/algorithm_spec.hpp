@@ -24,6 +24,11 @@ struct DraftSpec {
   // Decoder layers of the head: EAGLE-3 has one; paper 004's final drafts are dense stacks of
   // three (§2.3). Only the first takes [embedding, fused feature] as its QKV input.
   int decoder_layers = 1;
+  // mtp: the target model's own multi-token-prediction modules (models/drafts/mtp_draft.cpp)
+  std::string mtp_target;              // the model whose checkpoint ships them
+  int mtp_modules = 0;                 // modules the checkpoint ships (all loaded; pass i uses module i mod n)
+  std::vector<double> mtp_acceptance;  // published acceptance of draft positions 1..n
+  std::string mtp_acceptance_source;   // where that figure is published
   // standalone (any kind naming a model: ConfigRegistry::algorithm resolves it)
   std::string model_name;
   std::optional<ModelSpec> model;  // resolved standalone draft model

@@ -20,9 +20,9 @@
 using namespace models;
 
 TEST_CASE("draft builders: every shipped kind is registered, an unknown kind names the available ones") {
-  CHECK(draft_kinds() == std::vector<std::string>{"eagle3", "longspec", "standalone"});
+  CHECK(draft_kinds() == std::vector<std::string>{"eagle3", "longspec", "mtp", "standalone"});
   CHECK_THROWS_WITH(draft_builder("medusa", "test"),
-                    Catch::Contains("'medusa'") && Catch::Contains("available: eagle3, longspec, standalone"));
+                    Catch::Contains("'medusa'") && Catch::Contains("available: eagle3, longspec, mtp, standalone"));
   CHECK_THROWS_AS(draft_builder("medusa", "test"), InputError);
 }
 
@@ -58,7 +58,7 @@ TEST_CASE("draft builders: an algorithm config with an unregistered draft.type i
   const auto path = std::filesystem::temp_directory_path() / "specdse_test_registries_medusa.yaml";
   std::ofstream(path) << text;
   CHECK_THROWS_WITH(load_algorithm(path.string()),
-                    Catch::Contains("draft.type") && Catch::Contains("eagle3|longspec|standalone") &&
+                    Catch::Contains("draft.type") && Catch::Contains("eagle3|longspec|mtp|standalone") &&
                         Catch::Contains("medusa"));
   std::filesystem::remove(path);
 }
@@ -85,6 +85,53 @@ TEST_CASE("draft builders: callers learn what a kind implies from its builder") 
   CHECK(standalone.kv_cache_bytes(eagle_algorithm.draft, target, 1, 1024, 1) == 0);
   CHECK(eagle.weight_bytes(eagle_algorithm, target) ==
         Approx(build_draft_pass_graph(eagle_algorithm, target, 1, 0).total_weight_bytes()));
+}
+
+TEST_CASE("draft builders: MTP modules are one target-shaped layer and the target's own output head, for their model only") {
+  const ConfigRegistry reg;
+  const auto target = reg.model("mimo-7b");
+  const auto mtp = reg.algorithm("mimo-7b-mtp");
+  const auto& builder = draft_builder("mtp", "test");
+  CHECK(builder.is_attached_head());
+  CHECK(builder.has_own_layer_shape());
+  REQUIRE(mtp.draft.mtp_acceptance.size() == 1);
+  CHECK(mtp.draft.mtp_acceptance[0] == Approx(0.9));
+  const auto pass = build_draft_pass_graph(mtp, target, 3, 1024, 2);
+  CHECK(pass.layer_count == 1);
+  double proj_weights = 0, head_weights = 0, layer_weights = 0;
+  for (const auto& op : pass.layer_ops) {
+    layer_weights += op.weight_bytes;
+    if (op.name == "mtp_input_proj") proj_weights = op.weight_bytes;
+  }
+  for (const auto& op : pass.tail_ops)
+    if (op.name == "lm_head") head_weights = op.weight_bytes;
+  // The projection takes [h, Emb] (2d) to d; the head predicts over the target's whole vocabulary.
+  CHECK(proj_weights == Approx(2.0 * target.hidden_size * target.hidden_size * 2));
+  CHECK(head_weights == Approx(double(target.vocab_size) * target.hidden_size * 2));
+  // The same decoder layer as one of the target's, op for op.
+  const auto verify = build_verify_graph(target, {3, 1024, 2, MaskKind::tree, true});
+  double target_layer = 0;
+  for (const auto& op : verify.layer_ops) target_layer += op.weight_bytes;
+  CHECK(layer_weights == Approx(target_layer + proj_weights));
+  // Memory: every shipped module's own weights and KV cache; the head is the target's.
+  CHECK(builder.weight_bytes(mtp, target) == Approx(mtp.draft.mtp_modules * layer_weights));
+  CHECK(builder.kv_cache_bytes(mtp.draft, target, 1, 1024, 1) ==
+        Approx(mtp.draft.mtp_modules * 1024.0 * 2 * target.kv_heads * target.head_dim * 2));
+  // Another target has no hidden states these modules were trained on.
+  CHECK_THROWS_WITH(build_draft_pass_graph(mtp, reg.model("llama-3.1-8b-instruct"), 1, 0),
+                    Catch::Contains("mimo-7b only") && Catch::Contains("llama-3.1-8b-instruct"));
+  // A published acceptance that is no probability names its file and key.
+  std::ifstream in(reg.path("algorithms", "mimo-7b-mtp"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto pos = text.find("[0.90]");
+  REQUIRE(pos != std::string::npos);
+  text.replace(pos, 6, "[0.9, 1.2]");
+  const auto path = std::filesystem::temp_directory_path() / "specdse_test_registries_mtp.yaml";
+  std::ofstream(path) << text;
+  CHECK_THROWS_WITH(load_algorithm(path.string()),
+                    Catch::Contains("specdse_test_registries_mtp.yaml") && Catch::Contains("draft.acceptance[1]") &&
+                        Catch::Contains("1.2"));
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("device kinds: the shipped kinds are registered, an unknown kind names the available ones") {

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "models/config_error.hpp"
+#include "models/config_registry.hpp"
 #include "models/draft_compatibility.hpp"
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
@@ -251,6 +252,47 @@ YieldChain geometric_yields(double alpha) {
   return c;
 }
 
+// Yields from published per-position acceptance p_1..p_n (positions independent): a step keeps
+// its accepted run and the bonus, P(yield = j) = p_1 ... p_(j-1) (1 - p_j) for j <= n, and
+// yield n + 1 holds the rest (n + 1 or more: a chain of at most n draft tokens never sees beyond).
+YieldChain position_yields(const std::vector<double>& acceptance) {
+  constexpr int kLevels = 16;
+  const int n = std::min<int>(int(acceptance.size()), kLevels - 1);
+  YieldChain c;
+  c.first.assign(kLevels, 0.0);
+  double p = 1;
+  for (int j = 0; j < n; ++j) {
+    c.first[std::size_t(j)] = p * (1 - acceptance[std::size_t(j)]);
+    p *= acceptance[std::size_t(j)];
+  }
+  c.first[std::size_t(n)] = p;
+  for (int j = 0; j < kLevels; ++j) c.mean_yield += double(j + 1) * c.first[std::size_t(j)];
+  c.marginal = c.first;
+  c.transitions.assign(kLevels, c.first);
+  return c;
+}
+
+// "draft position 1" / "draft positions 1-n".
+std::string positions_words(std::size_t n) {
+  return n == 1 ? std::string("draft position 1") : fmt::format("draft positions 1-{}", n);
+}
+
+// The MTP modules shipped for `target` (an algorithm of draft type mtp naming it), or an
+// InputError listing the targets that have some.
+models::AlgorithmSpec mtp_head_for(const models::ConfigRegistry& configs, const models::ModelSpec& target) {
+  std::vector<std::string> others;
+  for (const auto& name : configs.names("algorithms")) {
+    models::AlgorithmSpec a = configs.algorithm(name);
+    if (a.draft.kind != "mtp") continue;
+    if (a.draft.mtp_target == target.name) return a;
+    others.push_back(fmt::format("{} ({})", a.draft.mtp_target, name));
+  }
+  throw models::InputError(fmt::format(
+      "serve: --method mtp drafts with the target's own multi-token-prediction modules; configs/algorithms has none "
+      "for {} (an algorithm with draft.type mtp and draft.target {}); models with some: {}",
+      target.name, target.name, others.empty() ? std::string("none") : fmt::format("{}", fmt::join(others, ", "))));
+}
+
 // The workload preset's acceptance a method draws from (its key in configs/serving/*.yaml).
 std::string acceptance_key(const std::string& method) {
   return method == "eagle3-chain" || method == "eagle3-tree" ? "eagle3" : method;
@@ -294,7 +336,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   const std::string method = ctx.text("method");
   // The workload's acceptance was measured for its own target: another target borrows it, and says so.
   const std::string borrowed =
-      method != "none" && method != "draft-model" && target.name != workload.target
+      method != "none" && method != "draft-model" && method != "mtp" && target.name != workload.target
           ? fmt::format("acceptance measured for {}, not {}", workload.target, target.name)
           : std::string();
   // What the footer names: the GPU and its stack, or the system and its lead device's stack.
@@ -316,8 +358,13 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     draft = ctx.configs->model(ctx.text("draft"));
     models::require_can_draft(*draft, target, "serve: --draft");
     acceptance_source.acceptance["draft-model"] = geometric_yields(ctx.real("alpha"));
+  } else if (method == "mtp") {
+    if (ctx.was_given("draft"))
+      throw models::InputError("serve: --draft names --method draft-model's draft; --method mtp drafts with the "
+                               "target's own modules");
   } else if (ctx.was_given("draft") || ctx.was_given("alpha")) {
-    throw models::InputError(fmt::format("serve: --draft and --alpha describe --method draft-model, not {}", method));
+    throw models::InputError(fmt::format("serve: --draft and --alpha describe --method draft-model (and --alpha "
+                                         "--method mtp), not {}", method));
   }
   // Where a draft model runs on a system: --draft-device, else the system's placement.draft, else
   // the target's first device.
@@ -339,6 +386,32 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     head = std::make_unique<models::AlgorithmSpec>(eagle_head_for_target(ctx.configs->algorithm(method), target));
   }
   const int k = int(ctx.integer("k"));
+  // MTP: the target's own modules, at their published per-position acceptance (or --alpha for
+  // every position, the user's assumption, where a chain drafts past what is published).
+  std::string mtp_words;
+  if (method == "mtp") {
+    head = std::make_unique<models::AlgorithmSpec>(eagle_head_for_target(mtp_head_for(*ctx.configs, target), target));
+    const auto& published = head->draft.mtp_acceptance;
+    if (ctx.was_given("alpha")) {
+      acceptance_source.acceptance["mtp"] = geometric_yields(ctx.real("alpha"));
+      mtp_words = fmt::format("mtp: {} ({} modules), every draft position accepted with --alpha {:g} independently "
+                              "(published for {}: {:g}, {})",
+                              head->name, head->draft.mtp_modules, ctx.real("alpha"), positions_words(published.size()),
+                              fmt::join(published, ", "), head->draft.mtp_acceptance_source);
+    } else {
+      if (std::size_t(k) > published.size())
+        throw models::InputError(fmt::format(
+            "serve: --k {}: {}'s acceptance is published for {} draft position{} ({}); a longer chain needs --alpha "
+            "(an assumed per-position acceptance) or --k {}",
+            k, head->name, published.size(), published.size() > 1 ? "s" : "", head->draft.mtp_acceptance_source,
+            published.size()));
+      acceptance_source.acceptance["mtp"] = position_yields(published);
+      mtp_words = fmt::format("mtp: {} ({} modules, each pass one module of the target's layer shape and the target's "
+                              "output head), acceptance {:g} at {} as published ({}), positions independent",
+                              head->name, head->draft.mtp_modules, fmt::join(published, ", "),
+                              positions_words(published.size()), head->draft.mtp_acceptance_source);
+    }
+  }
   if (method != "eagle3-tree" && k > kMaxChainDraftTokens)
     throw models::InputError(fmt::format("--k {}: a chain drafts at most {} tokens (the presets' yields stop at {}); "
                                          "larger --k is for --method eagle3-tree (draft nodes)",
@@ -577,6 +650,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       ctx.real("ttft-slo-ms"),
       ctx.real("tpot-slo-ms"), deployment.evaluations(), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
   if (!tree_words.empty()) r.footer += "\n" + tree_words;
+  if (!mtp_words.empty()) r.footer += "\n" + mtp_words;
   if (swap_link)
     r.footer += fmt::format("\npreemption by swap (vLLM V0): KV copied over {} to a CPU swap space of {:g} GiB ({} tokens) "
                             "per GPU, charged to the step; no prompt admitted while a request is out; a request "
@@ -637,15 +711,18 @@ const ScenarioRegistration serve_scenario_registration(
                   "with --trace-out: the steps of the last rate's run with speculation in its first this many seconds"),
       param::text("workload", "sharegpt-llama3.1-8b",
                   "serving workload preset (configs/serving: prompt and output lengths, measured acceptance) or a YAML path"),
-      param::choice("method", "eagle3-chain", {"eagle3-chain", "eagle3-tree", "ngram", "draft-model", "none"},
+      param::choice("method", "eagle3-chain", {"eagle3-chain", "eagle3-tree", "ngram", "draft-model", "mtp", "none"},
                     "speculation compared with plain decoding: an EAGLE-3 head drafting a chain (the algorithm "
                     "eagle3-chain, shaped for the target) or EAGLE's dynamic tree of --k draft nodes (eagle3-tree: "
                     "its acceptance the preset's chains with misses recovered as paper 000 measured), n-gram (prompt lookup, its drafting not charged), a draft "
-                    "model beside the target or on a device of --system (--draft, --alpha, --draft-device), or none"),
+                    "model beside the target or on a device of --system (--draft, --alpha, --draft-device), the "
+                    "target's own multi-token-prediction modules (mtp: an algorithm of draft type mtp for the target, "
+                    "e.g. mimo-7b-mtp, at its published acceptance), or none"),
       param::text("draft", "", "with --method draft-model: the draft model (configs/models), sharing the target's "
                                "vocabulary"),
       param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
-                           "with --method draft-model: its per-token acceptance (positions independent)"),
+                           "with --method draft-model: its per-token acceptance (positions independent); with "
+                           "--method mtp: every draft position's, instead of the published figures"),
       param::draft_device(),
       param::integer("k", 3, 1, 84, "tokens",
                      "draft tokens per speculative step (a chain: at most 15; eagle3-tree: its draft nodes)"),
