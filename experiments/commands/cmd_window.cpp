@@ -7,12 +7,11 @@
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/draft_placement_options.hpp"
 #include "experiments/cli/heartbeat.hpp"
-#include "experiments/cli/window_acceptance.hpp"
-#include "experiments/cli/workload_setup.hpp"
+#include "experiments/cli/window_table.hpp"
 #include "models/config_error.hpp"
 #include "search/window/chain_sd.hpp"
-#include "search/work_bound.hpp"
-#include "sim/system/system_costs.hpp"
+
+#include <optional>
 
 namespace experiments {
 namespace {
@@ -30,115 +29,74 @@ struct WindowArgs {
   DraftPlacementNames placement;
 };
 
-// One latency table per cost ratio (constant mode) or per context (engine mode).
-struct LatencyCase {
-  std::vector<Cell> key;  // leading cells identifying the case
-  search::ChainLatency latency;
-};
-
 int run_window(const WindowArgs& a, const GlobalOptions& g) {
   const Heartbeat beat("window");  // a line on a terminal's stderr while a large grid runs
-  search::require_gamma_max("--gamma-max", a.gamma_max);
-  if (a.gamma_max > kMaxGamma)
-    throw models::InputError(fmt::format("--gamma-max: expected a window limit <= {}, got {}", kMaxGamma, a.gamma_max));
-  const WindowAcceptances acceptances = window_acceptances(
-      a.alpha.empty() ? std::vector<double>{} : parse_double_list("--alpha", a.alpha), a.acceptance, registry(g).dir(),
-      "--alpha", "--acceptance");
-  // The acceptance's cell: the accuracy, or the band's fit.
-  const char* acceptance_col = acceptances.from_band ? "acceptance" : "alpha";
-  const auto acceptance_cell = [&](const WindowAcceptance& w) -> Cell {
-    return acceptances.from_band ? text(w.label) : num(w.alpha);
-  };
-  const bool constant_mode = !a.cost_ratio.empty();
-  const bool engine_mode = !a.hw.empty() || !a.model.empty() || !a.draft.empty();
-  if (constant_mode == engine_mode)
-    throw models::InputError(
-        "window: expected either --cost-ratio C (constant T_v) or --hw, --model, --draft and --context "
-        "(latencies from an engine), got " + std::string(constant_mode ? "both" : "neither"));
-
-  if (engine_mode && a.t_verify_given)
-    throw models::InputError("window: --t-verify-s is constant mode's T_v (with --cost-ratio); engine mode times T_v "
-                             "from --hw, --model and --context");
-  if (constant_mode && !a.placement.empty())
-    throw models::InputError("window: a draft placement (--draft-hw, --system) needs engine mode (--hw, --model, "
-                             "--draft, --context), not --cost-ratio");
-  std::vector<std::string> key_cols;
-  std::vector<LatencyCase> cases;
-  if (constant_mode) {
-    key_cols = {"cost_ratio"};
-    for (double c : parse_double_list("--cost-ratio", a.cost_ratio))
-      cases.push_back({{num(c)}, search::ChainLatency::constant(c, a.t_verify_s, a.gamma_max)});
-  } else {
-    if (a.hw.empty() || a.model.empty() || a.draft.empty() || a.context.empty())
-      throw models::InputError("window: engine mode: expected --hw, --model, --draft and --context, got "
-                               "only some of them");
-    const auto reg = registry(g);
-    const auto hw = reg.hardware(a.hw);
-    const auto w = make_workload(reg, a.model, a.draft);
-    // Through a one-device deployment: its forwards are memoised like every scenario's.
-    const auto device = sim::deploy_device(hw, a.engine);
-    const models::LatencyEngine* const engine = &device->engine(0);
-    const auto placement = resolve_draft_placement(reg, a.placement, a.engine, hw.name);
-    key_cols = {"hw", "model", "draft", "engine", "context", "cost_ratio"};
-    if (!a.placement.empty()) key_cols.push_back("draft_device");  // default: the columns as before
-    const auto contexts = parse_int_list("--context", a.context, 0, kMaxContext);
-    search::require_work_within("window", fmt::format("--context ({})", contexts.size()), double(contexts.size()),
-                                search::kMaxWindowContexts, "contexts");
-    for (long long L : contexts) {
-      require_workload_fits(hw, w, L, a.gamma_max + 1);
-      auto lat = search::ChainLatency::from_engine(*engine, w, L, a.gamma_max, placement);
-      std::vector<Cell> key{hw.name, w.target.name, w.algorithm->name, engine->name(), integer(L),
-                            num(lat.cost_ratio())};
-      if (!a.placement.empty()) key.push_back(placement.device());
-      cases.push_back({std::move(key), std::move(lat)});
-    }
+  WindowRequest q;
+  q.names = {"--alpha", "--acceptance", "--cost-ratio", "--t-verify-s", "--hw", "--model", "--draft", "--context",
+             "--gamma-max", "--draft-hw, --system"};
+  if (!a.alpha.empty()) q.alphas = parse_double_list("--alpha", a.alpha);
+  q.band = a.acceptance;
+  if (!a.cost_ratio.empty()) q.cost_ratios = parse_double_list("--cost-ratio", a.cost_ratio);
+  q.t_verify_s = a.t_verify_s;
+  q.t_verify_given = a.t_verify_given;
+  std::optional<models::HardwareSpec> hw;
+  if (!a.hw.empty()) {
+    hw = registry(g).hardware(a.hw);
+    q.hw = &*hw;
   }
+  q.model = a.model;
+  q.draft = a.draft;
+  q.engine = a.engine;
+  if (!a.context.empty()) q.contexts = parse_int_list("--context", a.context, 0, kMaxContext);
+  q.placement = a.placement;
+  q.gamma_max = a.gamma_max;
+  q.map = a.map;
+  q.config_dir = registry(g).dir();
+  const WindowTable w = compute_window_table(q);
 
-  search::require_work_within("window", fmt::format("{} ({}) x acceptances ({}) x windows 0..--gamma-max ({})",
-                                                    constant_mode ? "--cost-ratio" : "--context", cases.size(),
-                                                    acceptances.cases.size(), a.gamma_max + 1),
-                              double(cases.size()) * double(acceptances.cases.size()) * double(a.gamma_max + 1),
-                              search::kMaxWindowRows, "rows");
+  // The case's leading cells: its cost ratio, or the engine's workload, context and c.
+  std::vector<std::string> cols = w.engine_mode
+      ? std::vector<std::string>{"hw", "model", "draft", "engine", "context", "cost_ratio"}
+      : std::vector<std::string>{"cost_ratio"};
+  if (w.with_placement) cols.push_back("draft_device");  // default: the columns as before
+  const auto case_cells = [&](const WindowCase& k) {
+    std::vector<Cell> cells;
+    if (w.engine_mode) cells = {k.hw, k.model, k.draft, k.engine, integer(k.context)};
+    cells.push_back(num(k.cost_ratio));
+    if (w.with_placement) cells.push_back(k.draft_device);
+    return cells;
+  };
+  // The acceptance's cell: the accuracy, or the band's fit.
+  cols.push_back(w.acceptances.from_band ? "acceptance" : "alpha");
+  const auto acceptance_cell = [&](const WindowAcceptance& acc) -> Cell {
+    return w.acceptances.from_band ? text(acc.label) : num(acc.alpha);
+  };
   if (a.map) {
-    auto cols = key_cols;
-    cols.insert(cols.end(), {acceptance_col, "gamma_star", "expected_tokens", "tokens_per_s", "speedup", "at_search_limit"});
+    cols.insert(cols.end(), {"gamma_star", "expected_tokens", "tokens_per_s", "speedup", "at_search_limit"});
     Table t(cols);
-    for (const auto& c : cases)
-      for (const auto& acc : acceptances.cases) {
-        const auto best = search::optimal_gamma(acc.expected_tokens, c.latency);
-        auto row = c.key;
-        row.insert(row.end(), {acceptance_cell(acc), integer(best.gamma), num(best.expected_tokens), num(best.tokens_per_s),
-                               num(best.tokens_per_s * c.latency.iteration_s(0)),
-                               text(best.gamma == a.gamma_max ? "yes" : "no")});
-        t.add_row(row);
-      }
-    if (acceptances.from_band) t.set_footer(acceptances.band_note);
+    for (const WindowRow& r : w.rows) {
+      auto row = case_cells(w.cases[r.case_index]);
+      row.insert(row.end(), {acceptance_cell(w.acceptances.cases[r.acceptance_index]), integer(r.gamma),
+                             num(r.expected_tokens), num(r.tokens_per_s), num(r.speedup),
+                             text(r.at_search_limit ? "yes" : "no")});
+      t.add_row(row);
+    }
+    if (w.acceptances.from_band) t.set_footer(w.acceptances.band_note);
     print_table(t, a.format);
     return 0;
   }
-
-  auto cols = key_cols;
-  cols.insert(cols.end(), {acceptance_col, "gamma", "expected_tokens", "t_draft_s", "t_verify_s", "t_iteration_s",
-                           "tokens_per_s", "speedup", "best"});
+  cols.insert(cols.end(), {"gamma", "expected_tokens", "t_draft_s", "t_verify_s", "t_iteration_s", "tokens_per_s",
+                           "speedup", "best"});
   Table t(cols);
-  bool best_at_limit = false;
-  for (const auto& c : cases)
-    for (const auto& acc : acceptances.cases) {
-      const int best = search::optimal_gamma(acc.expected_tokens, c.latency).gamma;
-      best_at_limit = best_at_limit || best == a.gamma_max;
-      for (int gm = 0; gm <= a.gamma_max; ++gm) {
-        const double expected = acc.expected_tokens(gm);
-        const double tps = expected / c.latency.iteration_s(gm);
-        auto row = c.key;
-        row.insert(row.end(), {acceptance_cell(acc), integer(gm), num(expected),
-                               num(c.latency.draft_s(gm)), num(c.latency.verify_s(gm)),
-                               num(c.latency.iteration_s(gm)), num(tps),
-                               num(tps * c.latency.iteration_s(0)), text(gm == best ? "yes" : "no")});
-        t.add_row(row);
-      }
-    }
-  std::string footer = acceptances.band_note;
-  if (best_at_limit)
+  for (const WindowRow& r : w.rows) {
+    auto row = case_cells(w.cases[r.case_index]);
+    row.insert(row.end(), {acceptance_cell(w.acceptances.cases[r.acceptance_index]), integer(r.gamma),
+                           num(r.expected_tokens), num(r.t_draft_s), num(r.t_verify_s), num(r.t_iteration_s),
+                           num(r.tokens_per_s), num(r.speedup), text(r.best ? "yes" : "no")});
+    t.add_row(row);
+  }
+  std::string footer = w.acceptances.band_note;
+  if (w.best_at_limit)
     footer += fmt::format("{}At search limit: a best gamma equals --gamma-max ({}); raise --gamma-max.",
                           footer.empty() ? "" : "; ", a.gamma_max);
   if (!footer.empty()) t.set_footer(footer);

@@ -15,7 +15,7 @@
 #include "experiments/python/without_gil.hpp"
 #include "models/config_error.hpp"
 #include "experiments/cli/policy_trace.hpp"
-#include "experiments/cli/window_acceptance.hpp"
+#include "experiments/cli/window_table.hpp"
 #include "search/acceptance/chain_trace.hpp"
 #include "search/window/chain_sd.hpp"
 #include "search/window/policies.hpp"
@@ -40,92 +40,55 @@ void require_engine_inputs(const std::string& what, const LatencySource& s, bool
 }
 
 Columns window_table(const std::vector<double>& alphas, const std::string& band, const std::vector<double>& cost_ratios,
-                     double t_verify_s, const LatencySource& src, const std::vector<long long>& contexts, int gamma_max,
-                     bool map) {
-  search::require_gamma_max("gamma_max", gamma_max);
-  const experiments::WindowAcceptances acceptances =
-      experiments::window_acceptances(alphas, band, registry(src.config_dir).dir(), "alpha", "acceptance");
-  const auto acceptance_cell = [&](const experiments::WindowAcceptance& w, Columns& c) {
-    if (acceptances.from_band) c.s("acceptance").push_back(w.label);
-    else c.f("alpha").push_back(w.alpha);
-  };
-  const bool constant = !cost_ratios.empty();
-  const bool engine = engine_mode(src);
-  if (constant == engine)
-    throw models::InputError(std::string("window: expected either cost_ratio (constant T_v) or hw, model, draft and "
-                                         "context (latencies from an engine), got ") +
-                             (constant ? "both" : "neither"));
+                     double t_verify_s, bool t_verify_given, const LatencySource& src,
+                     const std::vector<long long>& contexts, int gamma_max, bool map) {
+  experiments::WindowRequest q;
+  q.names = {"alpha", "acceptance", "cost_ratio", "t_verify_s", "hw", "model", "draft", "context", "gamma_max",
+             "a draft placement"};
+  q.alphas = alphas;
+  q.band = band;
+  q.cost_ratios = cost_ratios;
+  q.t_verify_s = t_verify_s;
+  q.t_verify_given = t_verify_given;
+  q.hw = src.hw;
+  q.model = src.model;
+  q.draft = src.draft;
+  q.engine = src.engine;
+  q.contexts = contexts;
+  q.gamma_max = gamma_max;
+  q.map = map;
+  q.config_dir = src.config_dir;
+  const experiments::WindowTable w = experiments::compute_window_table(q);
   Columns c;
-  struct Case {
-    search::ChainLatency latency;
-    long long context;
-    double cost_ratio;  // as given (constant mode) or c from the engine's latencies
-  };
-  std::vector<Case> cases;
-  std::string hw_name, model_name, draft_name, engine_name;
-  if (constant) {
-    for (double r : cost_ratios) cases.push_back({search::ChainLatency::constant(r, t_verify_s, gamma_max), 0, r});
-  } else {
-    require_engine_inputs("window", src, !contexts.empty());
-    search::require_work_within("window", fmt::format("context ({})", contexts.size()), double(contexts.size()),
-                                search::kMaxWindowContexts, "contexts");
-    const auto reg = registry(src.config_dir);
-    const auto w = experiments::make_workload(reg, src.model, src.draft);
-    const auto device = sim::deploy_device(*src.hw, src.engine);  // forwards memoised, as in scenarios
-    const models::LatencyEngine* const e = &device->engine(0);
-    hw_name = src.hw->name;
-    model_name = w.target.name;
-    draft_name = w.algorithm->name;
-    engine_name = e->name();
-    for (long long L : contexts) {
-      if (L < 0) models::throw_input_error("window", "context", "integers >= 0", std::to_string(L));
-      auto lat = search::ChainLatency::from_engine(*e, w, L, gamma_max);
-      const double ratio = lat.cost_ratio();
-      cases.push_back({std::move(lat), L, ratio});
-    }
-  }
-  auto key = [&](const Case& k) {
-    if (!constant) {
-      c.s("hw").push_back(hw_name);
-      c.s("model").push_back(model_name);
-      c.s("draft").push_back(draft_name);
-      c.s("engine").push_back(engine_name);
+  for (const experiments::WindowRow& r : w.rows) {
+    const experiments::WindowCase& k = w.cases[r.case_index];
+    if (w.engine_mode) {
+      c.s("hw").push_back(k.hw);
+      c.s("model").push_back(k.model);
+      c.s("draft").push_back(k.draft);
+      c.s("engine").push_back(k.engine);
       c.i("context").push_back(k.context);
     }
     c.f("cost_ratio").push_back(k.cost_ratio);
-  };
-  search::require_work_within("window", fmt::format("{} ({}) x acceptances ({}) x windows 0..gamma_max ({})",
-                                                    constant ? "cost_ratio" : "context", cases.size(),
-                                                    acceptances.cases.size(), gamma_max + 1),
-                              double(cases.size()) * double(acceptances.cases.size()) * double(gamma_max + 1),
-                              search::kMaxWindowRows, "rows");
-  for (const auto& k : cases)
-    for (const auto& acc : acceptances.cases) {
-      const auto best = search::optimal_gamma(acc.expected_tokens, k.latency);
-      if (map) {
-        key(k);
-        acceptance_cell(acc, c);
-        c.i("gamma_star").push_back(best.gamma);
-        c.f("expected_tokens").push_back(best.expected_tokens);
-        c.f("tokens_per_s").push_back(best.tokens_per_s);
-        c.f("speedup").push_back(best.tokens_per_s * k.latency.iteration_s(0));
-        continue;
-      }
-      for (int g = 0; g <= gamma_max; ++g) {
-        const double expected = acc.expected_tokens(g);
-        const double tps = expected / k.latency.iteration_s(g);
-        key(k);
-        acceptance_cell(acc, c);
-        c.i("gamma").push_back(g);
-        c.f("expected_tokens").push_back(expected);
-        c.f("t_draft_s").push_back(k.latency.draft_s(g));
-        c.f("t_verify_s").push_back(k.latency.verify_s(g));
-        c.f("t_iteration_s").push_back(k.latency.iteration_s(g));
-        c.f("tokens_per_s").push_back(tps);
-        c.f("speedup").push_back(tps * k.latency.iteration_s(0));
-        c.i("best").push_back(g == best.gamma ? 1 : 0);
-      }
+    const experiments::WindowAcceptance& acc = w.acceptances.cases[r.acceptance_index];
+    if (w.acceptances.from_band) c.s("acceptance").push_back(acc.label);
+    else c.f("alpha").push_back(acc.alpha);
+    if (map) {
+      c.i("gamma_star").push_back(r.gamma);
+      c.f("expected_tokens").push_back(r.expected_tokens);
+      c.f("tokens_per_s").push_back(r.tokens_per_s);
+      c.f("speedup").push_back(r.speedup);
+      continue;
     }
+    c.i("gamma").push_back(r.gamma);
+    c.f("expected_tokens").push_back(r.expected_tokens);
+    c.f("t_draft_s").push_back(r.t_draft_s);
+    c.f("t_verify_s").push_back(r.t_verify_s);
+    c.f("t_iteration_s").push_back(r.t_iteration_s);
+    c.f("tokens_per_s").push_back(r.tokens_per_s);
+    c.f("speedup").push_back(r.speedup);
+    c.i("best").push_back(r.best ? 1 : 0);
+  }
   return c;
 }
 
@@ -203,17 +166,18 @@ PoliciesOut policies(PoliciesArgs a) {
 
 void bind_window(py::module_& m) {
   m.def("window", [](const std::vector<double>& alpha, const std::string& acceptance,
-                     const std::vector<double>& cost_ratio, double t_verify_s,
+                     const std::vector<double>& cost_ratio, double t_verify_s, bool t_verify_given,
                      const models::HardwareSpec* hw, const std::string& model, const std::string& draft,
                      const std::vector<long long>& context, int gamma_max, bool map, const std::string& engine,
                      const std::string& config_dir) {
     return without_gil([&] {
-             return window_table(alpha, acceptance, cost_ratio, t_verify_s, LatencySource{hw, model, draft, engine, config_dir},
+             return window_table(alpha, acceptance, cost_ratio, t_verify_s, t_verify_given,
+                                 LatencySource{hw, model, draft, engine, config_dir},
                                  context, gamma_max, map);
            })
         .to_python();
-  }, py::arg("alpha"), py::arg("acceptance"), py::arg("cost_ratio"), py::arg("t_verify_s"), py::arg("hw").none(true), py::arg("model"),
-     py::arg("draft"), py::arg("context"), py::arg("gamma_max"), py::arg("map"), py::arg("engine"),
+  }, py::arg("alpha"), py::arg("acceptance"), py::arg("cost_ratio"), py::arg("t_verify_s"), py::arg("t_verify_given"),
+     py::arg("hw").none(true), py::arg("model"), py::arg("draft"), py::arg("context"), py::arg("gamma_max"), py::arg("map"), py::arg("engine"),
      py::arg("config_dir"));
 
   m.def("window_policy_names", &search::window_policy_names);

@@ -146,6 +146,9 @@ def test_window_closed_form_and_cli():
     # Constant mode's T_v with an engine is refused, as on the command line, not ignored.
     _raises(lambda: specdse.window(alpha=0.8, hw="a100-80gb", model="llama-3.1-8b-instruct", draft="eagle3-chain",
                                    context=512, t_verify_s=0.5), "t_verify_s", "constant mode")
+    # A design that does not fit is refused, not timed (the command's one table function checks it).
+    _raises(lambda: specdse.window(alpha=0.8, hw="h100-sxm", model="llama-2-70b", draft="llama-68m",
+                                   context=100000, gamma_max=4), "infeasible", "80.00 GiB")
 
 
 def test_policies_match_cli_and_invariants():

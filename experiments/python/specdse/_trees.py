@@ -168,14 +168,12 @@ def window(alpha=None, cost_ratio=None, *, acceptance=None, t_verify_s=None, hw=
     (paper 001 Fig. 5). ``acceptance`` (a process band's name or path) replaces ``alpha``: each of
     the band's fits gives the expected tokens per window (column ``acceptance`` names the fit).
     """
-    if t_verify_s is not None and (hw is not None or model is not None or draft is not None):
-        raise InputError("window: t_verify_s is constant mode's T_v (with cost_ratio); engine mode times T_v "
-                         "from hw, model and context")
     h = _optional_hw(hw, config_dir)
     ctx = [] if context is None else _ints(context, "context")
     with _spec_path(model, Model) as m, _spec_path(draft, Model) as d:
         cols = _specdse.window([] if alpha is None else _floats(alpha, "alpha"), os.fspath(acceptance or ""),
-                               _floats(cost_ratio, "cost_ratio"), 1.0 if t_verify_s is None else _real(t_verify_s, "t_verify_s"), h, m,
+                               _floats(cost_ratio, "cost_ratio"), 1.0 if t_verify_s is None else _real(t_verify_s, "t_verify_s"),
+                               t_verify_s is not None, h, m,
                                d, ctx, _one_int(gamma_max, "gamma_max"), _flag(map, "map"),
                                _text(engine, "engine", "roofline"), _config_dir(config_dir))
     return _frame(_bool_columns(cols, ["best"]), frame)
