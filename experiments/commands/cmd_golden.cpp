@@ -15,6 +15,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/heartbeat.hpp"
+#include "experiments/cli/host_calibration_check.hpp"
 #include "models/config_error.hpp"
 #include "models/hardware_spec.hpp"
 #include "models/yaml_reader.hpp"
@@ -45,9 +46,6 @@ struct GoldenArgs {
   std::vector<std::pair<bool, std::string>> host_run_options_given;
 };
 
-// The source a calibration made in this run is read under (in memory: it has no file).
-const char* const kCalibratedInThisRun = "this host's calibration (made in this run)";
-
 std::vector<std::string> split_names(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);
@@ -74,26 +72,6 @@ models::HardwareSpec resolve_hardware(const GoldenArgs& a, const models::ConfigR
     return models::load_hardware(a.hw);
   return reg.hardware(a.hw);
 }
-
-// A CPU config describes this host when calibrate-host wrote it (its header line says so) on a
-// machine with this host's core count. Any other CPU config (e.g. xeon-16c) describes another
-// machine: timing kernels here against it measures the difference between two machines, not the
-// model's error.
-std::string foreign_host_warning(const models::HardwareSpec& hw) {
-  std::ifstream in(hw.source_file);
-  std::string first;
-  std::getline(in, first);
-  const bool calibrated_here = hw.source_file == kCalibratedInThisRun ||
-                               first.find("calibrated by `specdse calibrate-host`") != std::string::npos;
-  const int host_cores = sim::host_core_count();
-  if (calibrated_here && hw.cpu->cores == host_cores) return "";
-  return fmt::format(
-      "warning: '{}' ({} cores) is not a calibration of this host ({} cores){}: the kernels run here, so "
-      "error_pct compares two different machines, not the model with its hardware; run `specdse "
-      "calibrate-host` and `specdse golden --hw host` to validate the CPU model on this machine",
-      hw.name, hw.cpu->cores, host_cores, calibrated_here ? ", calibrated on another machine" : "");
-}
-
 
 // The table with its summary line: under the table as its footer, or on stderr for CSV / JSON
 // (stdout stays parseable).

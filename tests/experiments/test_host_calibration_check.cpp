@@ -1,0 +1,59 @@
+// `specdse golden` warns when its CPU config is not this host's calibration: the kernels run here,
+// so another machine's config would make the error a comparison of two machines.
+#include <catch2/catch.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "experiments/cli/host_calibration_check.hpp"
+#include "models/config_registry.hpp"
+#include "models/yaml_reader.hpp"
+
+using experiments::foreign_host_warning;
+
+namespace {
+
+// xeon-16c's config with its core count set to `cores`, read from `first_line` + the config
+// written at `path` (or in memory under `label` when path is empty).
+models::HardwareSpec cpu_config(int cores, const std::string& first_line, const std::filesystem::path& path,
+                                const std::string& label = "") {
+  const models::ConfigRegistry reg;
+  std::ifstream in(reg.path("hardware", "xeon-16c"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  const auto at = yaml.find("cores: 16");
+  REQUIRE(at != std::string::npos);
+  yaml.replace(at, 9, "cores: " + std::to_string(cores));
+  if (path.empty()) return models::load_hardware(models::YamlReader::from_node(YAML::Load(yaml), label));
+  std::ofstream(path) << first_line << "\n" << yaml;
+  return models::load_hardware(path.string());
+}
+
+}  // namespace
+
+TEST_CASE("golden's host check: this host's calibration passes, any other CPU config is named with why") {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string header = "# Host CPU calibrated by `specdse calibrate-host` (some CPU).";
+  // Calibrated in this run (in memory, no file) or by calibrate-host, on a machine of this core count.
+  CHECK(foreign_host_warning(cpu_config(8, "", {}, experiments::kCalibratedInThisRun), 8).empty());
+  const auto stored = dir / "specdse_test_host_check_stored.yaml";
+  CHECK(foreign_host_warning(cpu_config(8, header, stored), 8).empty());
+  // The same file read on a machine with other cores was calibrated elsewhere.
+  const std::string elsewhere = foreign_host_warning(cpu_config(8, header, stored), 2);
+  CHECK_THAT(elsewhere, Catch::Contains("(8 cores) is not a calibration of this host (2 cores), calibrated on "
+                                        "another machine") && Catch::Contains("specdse calibrate-host"));
+  // A shipped config of another machine (no calibrate-host header) is never this host's.
+  const auto shipped = dir / "specdse_test_host_check_shipped.yaml";
+  const std::string other = foreign_host_warning(cpu_config(8, "# a Xeon's datasheet figures", shipped), 8);
+  CHECK_THAT(other, Catch::Contains("is not a calibration of this host (8 cores):"));
+  CHECK(other.find("calibrated on another machine") == std::string::npos);
+  // Any other in-memory source is not a calibration made in this run.
+  CHECK_FALSE(foreign_host_warning(cpu_config(8, "", {}, "a dict"), 8).empty());
+  std::filesystem::remove(stored);
+  std::filesystem::remove(shipped);
+}
