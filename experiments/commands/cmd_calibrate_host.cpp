@@ -31,10 +31,7 @@ int run_calibrate(const CalibrateArgs& a) {
   const auto c = sim::calibrate_host(a.threads, a.repeats);
   const std::string path = a.out.empty() ? default_host_config_path() : a.out;
   write_file_atomic(path, c.to_yaml(a.name));
-  std::cout << fmt::format("wrote {}: {} cores, {} threads, {:.3f} GHz, {:.2f} GB/s, {:.2f} GFLOP/s "
-                           "(compute_efficiency {:.3f}), fork/join {:.2f} us\n",
-                           path, c.cores, c.threads, c.clock_ghz, c.bandwidth_gbs, c.gemm_gflops,
-                           c.compute_efficiency, c.op_overhead_us);
+  std::cout << fmt::format("wrote {}: {}\n", path, c.summary());
   return 0;
 }
 

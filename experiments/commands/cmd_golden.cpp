@@ -64,7 +64,10 @@ models::HardwareSpec resolve_hardware(const GoldenArgs& a, const models::ConfigR
     if (a.stored_calibration && std::filesystem::exists(path)) return models::load_hardware(path);
     if (a.stored_calibration)
       std::cerr << "no " << path << " yet: calibrating this host (run `specdse calibrate-host` to keep it)\n";
-    const auto c = sim::calibrate_host(a.threads, std::max(5, a.repeats));
+    // Each figure the best of --rounds, as each kernel's time is its fastest of --rounds passes.
+    const auto c = sim::calibrate_host(a.threads, std::max(5, a.repeats), a.rounds);
+    std::cerr << fmt::format("specdse: calibrated this host (best of {} round{}): {}\n", a.rounds,
+                             a.rounds == 1 ? "" : "s", c.summary());
     // Read in memory through the config loader (no temporary file another run could share).
     return models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), kCalibratedInThisRun));
   }

@@ -24,13 +24,17 @@ struct HostCalibration {
   std::string cpu_model;          // /proc/cpuinfo "model name"
 
   std::string to_yaml(const std::string& name) const;
+  // One line: cores, threads, clock and the measured figures.
+  std::string summary() const;
 };
 
 int host_core_count();
 // Bytes that evict L2 and L3 (flush buffer for the golden timings).
 std::size_t host_cache_flush_bytes();
 
-// threads <= 0: all cores.
-HostCalibration calibrate_host(int threads, int repeats);
+// threads <= 0: all cores. `rounds` > 1 measures the set that many times and keeps each
+// figure's best (the highest rates, the cheapest fork/join), as the golden keeps each kernel's
+// fastest pass: on a shared machine one slow stretch can halve a single round's figures.
+HostCalibration calibrate_host(int threads, int repeats, int rounds = 1);
 
 }  // namespace sim
