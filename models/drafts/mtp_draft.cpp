@@ -40,7 +40,10 @@ class MtpDraft : public DraftBuilder {
     const YAML::Node& list = d.node()["acceptance"];
     if (!list || !list.IsSequence() || list.size() == 0 || list.size() > kMaxPublishedPositions)
       d.fail("acceptance", fmt::format("a list of 1-{} probabilities (draft positions 1, 2, ...)", kMaxPublishedPositions),
-             !list ? std::string("nothing") : list.IsSequence() ? fmt::format("{} entries", list.size()) : "not a list");
+             !list                ? std::string("nothing")
+             : list.IsSequence()  ? fmt::format("{} entries", list.size())
+             : list.IsScalar()    ? "'" + list.Scalar() + "'"
+                                  : std::string("a map"));
     for (std::size_t i = 0; i < list.size(); ++i) {
       double p = 0;
       if (!list[i].IsScalar() || !YAML::convert<double>::decode(list[i], p) || !std::isfinite(p) || p <= 0 || p >= 1)
