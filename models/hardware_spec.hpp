@@ -118,6 +118,10 @@ struct CpuSpec {
   // GEMMs with M > 1 stream the weights through a packing pass (BLAS-style) at this rate;
   // 0: the DRAM rate (calibration, optional, measured by calibrate-host).
   double gemm_stream_bandwidth_gbs = 0;
+  // Attention (QK^T, its softmax, PV: one small product per (sequence, head)) runs at this share
+  // of the SIMD peak; 0: compute_efficiency (calibration, optional, measured by calibrate-host
+  // on a probe shape outside the golden set).
+  double attention_compute_efficiency = 0;
   int threads = 0;
   double memory_capacity_gib = 0;   // DRAM capacity; 0: not stated (memory fit not checked)
 };

@@ -18,6 +18,9 @@ CpuRates cpu_rates(const models::CpuSpec& cpu) {
   r.threads = std::max(1, std::min(cpu.threads, cpu.cores));
   r.clock_hz = cpu.clock_ghz * 1e9;
   r.flops_per_core_cycle = cpu.simd_flops_per_cycle * cpu.compute_efficiency;
+  r.attention_flops_per_core_cycle =
+      cpu.attention_compute_efficiency > 0 ? cpu.simd_flops_per_cycle * cpu.attention_compute_efficiency
+                                           : r.flops_per_core_cycle;
   r.dram_bytes_per_cycle = cpu.dram_bandwidth_gbs * 1e9 * cpu.memory_efficiency / r.clock_hz;
   r.gemm_stream_bytes_per_cycle =
       cpu.gemm_stream_bandwidth_gbs > 0 ? cpu.gemm_stream_bandwidth_gbs * 1e9 / r.clock_hz : r.dram_bytes_per_cycle;
@@ -75,8 +78,12 @@ CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResid
   }
   // Dequantisation: each lane-operation takes one FMA lane slot, i.e. the issue time of 2 FLOPs.
   const double item_dequant_flops = 2.0 * op.dequant_weights * op.dequant_ops_per_weight / double(k.items);
-  k.item_cycles = models::checked_cycles((item_flops + item_dequant_flops) / rates.flops_per_core_cycle,
-                                         "CPU model: a work item's compute");
+  // Attention's per-head products (and their softmax) run at their own calibrated rate.
+  const bool attention = op.kind == models::OpKind::attention_qk || op.kind == models::OpKind::attention_pv ||
+                         op.kind == models::OpKind::softmax;
+  k.item_cycles = models::checked_cycles(
+      (item_flops + item_dequant_flops) / (attention ? rates.attention_flops_per_core_cycle : rates.flops_per_core_cycle),
+      "CPU model: a work item's compute");
 
   double bytes = 0;
   if (!residency.weights) bytes += op.weight_bytes;

@@ -29,6 +29,7 @@ struct CpuRates {
   int threads = 1;                     // cores running the op's threads
   double clock_hz = 0;
   double flops_per_core_cycle = 0;     // SIMD FP32 FLOPs per core per cycle, calibrated
+  double attention_flops_per_core_cycle = 0;  // the same in attention's small per-head products
   double dram_bytes_per_cycle = 0;     // all cores together, calibrated
   double gemm_stream_bytes_per_cycle = 0;  // weights of M > 1 GEMMs (packed before use)
   double cache_bytes = 0;              // L2 of the running cores + shared L3

@@ -26,13 +26,16 @@ CpuSpec load_cpu(const YamlReader& r) {
   // Optional: DRAM capacity for the memory-fit check (a CPU draft of a few hundred MB fits any server).
   c.memory_capacity_gib = m.has("capacity_gib") ? m.positive("capacity_gib") : 0.0;
   const YamlReader cal = r.child("calibration");
-  cal.allow_only({"compute_efficiency", "memory_efficiency", "op_overhead_us", "gemm_stream_bandwidth_gbs"});
+  cal.allow_only({"compute_efficiency", "memory_efficiency", "op_overhead_us", "gemm_stream_bandwidth_gbs",
+                  "attention_compute_efficiency"});
   c.compute_efficiency = cal.fraction("compute_efficiency");
   c.memory_efficiency = cal.fraction("memory_efficiency");
   // Optional: fork/join cost of one parallel region, measured by `specdse calibrate-host`.
   c.op_overhead_us = cal.has("op_overhead_us") ? cal.non_negative("op_overhead_us") : 0.0;
   c.gemm_stream_bandwidth_gbs =
       cal.has("gemm_stream_bandwidth_gbs") ? cal.positive("gemm_stream_bandwidth_gbs") : 0.0;
+  c.attention_compute_efficiency =
+      cal.has("attention_compute_efficiency") ? cal.fraction("attention_compute_efficiency") : 0.0;
   return c;
 }
 

@@ -110,6 +110,32 @@ HostCalibration calibrate_host_once(int threads, int repeats) {
     const auto t = time_repeated([&] { team.run([](int) {}); }, 10, std::max(50, repeats));
     c.op_overhead_us = t.min_s * 1e6;
   }
+  {  // Attention rate: decode attention (one query per head) of 16 heads over 1024 cached keys of
+     // head size 128, 4 KV heads, heads dealt to the team as the golden harness deals them. Outside
+     // the golden shape set (head size 64); the keys stay in cache (no flush), so the time is the
+     // per-head products' and softmax's compute, which run far below a large GEMM's rate.
+    constexpr int kHeads = 16, kKvHeads = 4, kKeys = 1024, kHeadSize = 128;
+    std::vector<RowMatrix> q, k, v, out(kHeads);
+    for (int h = 0; h < kHeads; ++h) q.push_back(random_matrix(1, kHeadSize, rng));
+    for (int g = 0; g < kKvHeads; ++g) {
+      k.push_back(random_matrix(kKeys, kHeadSize, rng));
+      v.push_back(random_matrix(kKeys, kHeadSize, rng));
+    }
+    const auto kernel = [&] {
+      team.run([&](int t) {
+        for (int h = t; h < kHeads; h += team.size())
+          out[std::size_t(h)] = attend(q[std::size_t(h)], k[std::size_t(h / (kHeads / kKvHeads))],
+                                       v[std::size_t(h / (kHeads / kKvHeads))]).out;
+      });
+    };
+    const auto t = time_repeated(kernel, 1, repeats);
+    // The FLOPs the CPU model counts for these ops (QK^T and PV: 2 per multiply-add; the
+    // softmax: 5 per score), over the time less the one fork/join the harness pays.
+    const double flops = kHeads * (2.0 * 2.0 * kKeys * kHeadSize + 5.0 * kKeys);
+    c.attention_gflops = flops / std::max(1e-9, t.min_s - c.op_overhead_us * 1e-6) / 1e9;
+    c.attention_compute_efficiency =
+        std::min(1.0, c.attention_gflops / (c.threads * c.simd_flops_per_cycle * c.clock_ghz));
+  }
   return c;
 }
 
@@ -122,6 +148,7 @@ HostCalibration calibrate_host(int threads, int repeats, int rounds) {
     best.bandwidth_gbs = std::max(best.bandwidth_gbs, c.bandwidth_gbs);
     best.gemm_stream_gbs = std::max(best.gemm_stream_gbs, c.gemm_stream_gbs);
     best.op_overhead_us = std::min(best.op_overhead_us, c.op_overhead_us);
+    best.attention_gflops = std::max(best.attention_gflops, c.attention_gflops);
     if (c.gemm_gflops > best.gemm_gflops) {
       // The FLOP rate with the peak and efficiency it implies (calibrate_host_once's rule).
       best.gemm_gflops = c.gemm_gflops;
@@ -129,21 +156,24 @@ HostCalibration calibrate_host(int threads, int repeats, int rounds) {
       best.compute_efficiency = c.compute_efficiency;
     }
   }
+  best.attention_compute_efficiency =
+      std::min(1.0, best.attention_gflops / (best.threads * best.simd_flops_per_cycle * best.clock_ghz));
   return best;
 }
 
 std::string HostCalibration::summary() const {
   return fmt::format("{} cores, {} threads, {:.3f} GHz, {:.2f} GB/s streaming, {:.2f} GB/s GEMM packing, {:.2f} GFLOP/s "
-                     "(compute_efficiency {:.3f}), fork/join {:.2f} us",
+                     "(compute_efficiency {:.3f}), attention {:.2f} GFLOP/s ({:.3f}), fork/join {:.2f} us",
                      cores, threads, clock_ghz, bandwidth_gbs, gemm_stream_gbs, gemm_gflops, compute_efficiency,
-                     op_overhead_us);
+                     attention_gflops, attention_compute_efficiency, op_overhead_us);
 }
 
 std::string HostCalibration::to_yaml(const std::string& name) const {
   std::ostringstream y;
   y << "# Host CPU calibrated by `specdse calibrate-host` (" << cpu_model << ").\n"
     << "# cores, clock and caches from the OS; bandwidth, FLOP rate and fork/join cost measured\n"
-    << "# with the golden kernels (FP32 Eigen GEMV 8192x4096, GEMM 192x2560x1536), minimum times.\n"
+    << "# with the golden kernels (FP32 Eigen GEMV 8192x4096, GEMM 192x2560x1536, decode attention),\n"
+    << "# minimum times.\n"
     << "name: " << models::yaml_quoted(name) << "\n"
     << "kind: cpu\n"
     << "description: " << models::yaml_quoted(cpu_model + " (calibrated host)") << "\n"
@@ -163,7 +193,11 @@ std::string HostCalibration::to_yaml(const std::string& name) const {
     << "  memory_efficiency: 1.0         # the bandwidth above is already the achieved rate\n"
     << fmt::format("  gemm_stream_bandwidth_gbs: {:.3f}   # measured: 2-row GEMM over 8192x4096 weights (packing)\n",
                    gemm_stream_gbs)
-    << fmt::format("  op_overhead_us: {:.3f}          # empty fork/join of the thread team\n", op_overhead_us);
+    << fmt::format("  op_overhead_us: {:.3f}          # empty fork/join of the thread team\n", op_overhead_us)
+    << fmt::format("  attention_compute_efficiency: {:.4f}   # measured {:.2f} GFLOP/s: decode attention, 16 heads x "
+                   "1024 keys x 128\n",
+                   // A config field in (0, 1]: a rate too small to print still states one.
+                   std::max(1e-4, attention_compute_efficiency), attention_gflops);
   return y.str();
 }
 

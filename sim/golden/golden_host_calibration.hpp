@@ -20,6 +20,8 @@ struct HostCalibration {
   double gemm_stream_gbs = 0;     // measured weight rate of a 2-row GEMM (packing pass)
   double gemm_gflops = 0;         // measured, all threads
   double compute_efficiency = 0;  // gemm_gflops / (threads * simd * clock)
+  double attention_gflops = 0;    // measured on the attention probe, all threads
+  double attention_compute_efficiency = 0;  // attention_gflops / (threads * simd * clock)
   double op_overhead_us = 0;
   std::string cpu_model;          // /proc/cpuinfo "model name"
 

@@ -155,6 +155,33 @@ TEST_CASE("cpu sim: dequantising quantised weights costs SIMD time, not bytes") 
   CHECK(e.step(g, false).seconds > e.step(free_decode, false).seconds);
 }
 
+TEST_CASE("cpu sim: attention runs at its own calibrated rate where the config states one, GEMMs at theirs") {
+  const ConfigRegistry reg;
+  const auto base = reg.hardware("xeon-16c");
+  REQUIRE(base.cpu->attention_compute_efficiency == 0);  // shipped: attention at the GEMM rate
+  auto slow = base;
+  slow.cpu->attention_compute_efficiency = base.cpu->compute_efficiency / 4;
+  const sim::CpuSimEngine e0(base, sim::SimMode::event_driven), e1(slow, sim::SimMode::event_driven);
+  Op qk;
+  qk.name = "attn_qk";
+  qk.kind = OpKind::attention_qk;
+  qk.m = 1, qk.n = 1024, qk.k = 128, qk.batch = 32, qk.kv_heads = 8;
+  qk.flops = 2.0 * 32 * 1024 * 128;
+  Op softmax;
+  softmax.name = "attn_softmax";
+  softmax.kind = OpKind::softmax;
+  softmax.sfu_elements = 32.0 * 1024;
+  softmax.flops = 5.0 * softmax.sfu_elements;
+  for (const Op& op : {qk, softmax}) {
+    INFO(op.name);
+    CHECK(e1.op_cost(op).compute_s == Approx(4 * e0.op_cost(op).compute_s).epsilon(0.01));
+  }
+  const Op gemm = make_gemm_op("gemm", 8, 4096, 4096, 2, 2);
+  CHECK(e1.op_cost(gemm).seconds == e0.op_cost(gemm).seconds);
+  CHECK(roofline::CpuRooflineEngine(slow).step(build_verify_graph(reg.model("llama-68m"), {1, 2048}), false).seconds >
+        roofline::CpuRooflineEngine(base).step(build_verify_graph(reg.model("llama-68m"), {1, 2048}), false).seconds);
+}
+
 TEST_CASE("cpu sim: a Q5_K_M Llama-68m decodes faster than FP16 on the Xeon (fewer bytes, cache-resident)") {
   const ConfigRegistry reg;
   const sim::CpuSimEngine e(reg.hardware("xeon-16c"), sim::SimMode::event_driven);
