@@ -243,6 +243,11 @@ def test_serve_on_a_system_and_with_a_draft_model_from_python():
     assert sps.attrs["kv_capacity_tokens"] < sps.attrs["kv_capacity_tokens_plain"]
     closed = specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", arrivals="batch:8", method="none")
     assert int(closed["finished"].iloc[0]) == 8
+    # The target's own MTP modules at their published acceptance (MiMo-7B: 0.9 for one token).
+    mtp = specdse.serve(hw="h100-sxm", model="mimo-7b", method="mtp", k=1, rate=[1], duration_s=20)
+    assert list(mtp["method"]) == ["no SD", "mtp"]
+    assert abs(float(mtp["tokens_per_step"].iloc[1]) - 1.9) < 0.05
+    _raises(lambda: specdse.serve(hw="h100-sxm", model="mimo-7b", method="mtp", k=2), "published for 1 draft position")
 
 
 if __name__ == "__main__":
