@@ -41,6 +41,9 @@ class DraftBuilder {
   virtual bool has_own_layer_shape() const { return false; }
   // `draft` with its layer shape taken from `target`; unchanged unless has_own_layer_shape().
   virtual DraftSpec reshaped_for(const DraftSpec& draft, const ModelSpec&) const { return draft; }
+  // Whether the draft proposes token trees (several candidates per level, as EAGLE's head and a
+  // draft model's top-k do) or only a chain of its top-1 tokens.
+  virtual bool drafts_trees() const { return true; }
   // Bytes of the head's weights (one pass's weight bytes: every weight is streamed once per pass).
   virtual double weight_bytes(const AlgorithmSpec& algorithm, const ModelSpec& target) const;
   // Bytes of the head's own KV cache for `batch` sequences of `kv_tokens` tokens, its KV heads

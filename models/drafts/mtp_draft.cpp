@@ -82,6 +82,10 @@ class MtpDraft : public DraftBuilder {
     return d;
   }
 
+  // vLLM's MTP proposer drafts its top-1 token at each step (a chain), as does SGLang's with the
+  // EAGLE top-k of 1 that MiMo's README gives.
+  bool drafts_trees() const override { return false; }
+
   // Every shipped module's own weights (projection, decoder layer, norms); the output head is
   // the target's, already in its memory.
   double weight_bytes(const AlgorithmSpec& algorithm, const ModelSpec& target) const override {

@@ -100,6 +100,34 @@ TEST_CASE("specdse eagle --chain-tpc: a target without paper 004 figures runs on
   CHECK_THAT(r.output, Catch::Contains("--chain-tpc"));  // the footer names the acceptance used
 }
 
+TEST_CASE("specdse eagle: a head that drafts chains only (MTP modules) is dispatched chains, never trees") {
+  const std::string base = "eagle --hw h100-sxm --model mimo-7b --algorithm mimo-7b-mtp --chain-tpc 1:1.9 --batch 1,16";
+  const auto r = run(base + " --format csv", false);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const auto t = csv(r.output);
+  REQUIRE(t.size() == 3);
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    const std::string tree = t[i][column(t[0], "tree")];
+    CHECK(tree.size() > 4);
+    CHECK(tree.substr(tree.size() - 4) == "-BF1");
+    CHECK(std::stod(t[i][column(t[0], "x")]) <= 7);  // at most six draft tokens (the head's depth)
+  }
+  CHECK_THAT(r.output, Catch::Contains("mimo-7b-mtp drafts chains only"));
+  const auto shallow = run(base + " --max-depth 2 --format csv", false);
+  REQUIRE(shallow.status == 0);
+  CHECK_THAT(shallow.output, Catch::Contains("D2-BF1") && Catch::Contains("the longest chain searched (raise --max-depth)"));
+  for (const char* tree : {"N8", "D2-BF2"}) {
+    const auto e = run(base + " --tree " + tree);
+    CHECK(e.status == 2);
+    CHECK_THAT(e.output, Catch::Contains("chains only"));
+  }
+  // An EAGLE head on the same target still searches trees.
+  const auto eagle = run("eagle --hw h100-sxm --model mimo-7b --chain-tpc 1:1.9 --batch 1 --format csv", false);
+  REQUIRE(eagle.status == 0);
+  CHECK(eagle.output.find("drafts chains only") == std::string::npos);
+}
+
 TEST_CASE("specdse eagle: an MoE config with top-k above its experts is a one-line error, exit 2") {
   const auto dir = std::filesystem::temp_directory_path() / ("specdse_eagle_cli_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

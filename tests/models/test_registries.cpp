@@ -94,6 +94,8 @@ TEST_CASE("draft builders: MTP modules are one target-shaped layer and the targe
   const auto& builder = draft_builder("mtp", "test");
   CHECK(builder.is_attached_head());
   CHECK(builder.has_own_layer_shape());
+  CHECK_FALSE(builder.drafts_trees());  // its top-1 token per pass: a chain
+  CHECK(draft_builder("eagle3", "test").drafts_trees());
   REQUIRE(mtp.draft.mtp_acceptance.size() == 1);
   CHECK(mtp.draft.mtp_acceptance[0] == Approx(0.9));
   const auto pass = build_draft_pass_graph(mtp, target, 3, 1024, 2);

@@ -47,6 +47,7 @@ std::vector<int> pruned_sizes(const EagleDispatchOptions& o) {
 
 int eagle_largest_candidate_nodes(const EagleDispatchOptions& o) {
   if (!o.only_trees.empty()) return 0;
+  if (o.chains_only) return std::min(o.pruned_max_depth, o.max_tree_nodes);
   const auto sizes = pruned_sizes(o);
   int most = sizes.empty() ? 0 : sizes.back();
   for (int m = 1; m <= o.max_full_depth; ++m)
@@ -69,10 +70,14 @@ std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance
     EagleTreeCandidate c{std::move(name), tree, tree_tpc(acceptance, tree), eagle_pass_widths(tree)};
     out.push_back(std::move(c));
   };
-  for (int m = 1; m <= o.max_full_depth; ++m)
-    for (int n = 1; n <= o.max_full_branching; ++n) add(fmt::format("D{}-BF{}", m, n), full_tree(m, n));
-  for (int i : pruned_sizes(o))
-    add(fmt::format("N{}", i), pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching));
+  if (o.chains_only)  // chains as deep as the head drafts (--max-depth)
+    for (int m = 1; m <= o.pruned_max_depth; ++m) add(fmt::format("D{}-BF1", m), full_tree(m, 1));
+  else
+    for (int m = 1; m <= o.max_full_depth; ++m)
+      for (int n = 1; n <= o.max_full_branching; ++n) add(fmt::format("D{}-BF{}", m, n), full_tree(m, n));
+  if (!o.chains_only)
+    for (int i : pruned_sizes(o))
+      add(fmt::format("N{}", i), pruned_tree(acceptance, i, o.pruned_max_depth, o.pruned_max_branching));
   if (!o.only_trees.empty()) {
     out.clear();
     for (const auto& name : o.only_trees) out.push_back(eagle_named_tree(acceptance, name, o));
@@ -86,7 +91,11 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
   int m = 0, n = 0, i = 0;
   char tail = 0;
   TokenTree tree;
-  if (std::sscanf(name.c_str(), "D%d-BF%d%c", &m, &n, &tail) == 2) {
+  const bool full = std::sscanf(name.c_str(), "D%d-BF%d%c", &m, &n, &tail) == 2;
+  if (o.chains_only && !(full && n == 1))
+    throw models::InputError(fmt::format("eagle: --tree '{}': this draft proposes chains only (its top-1 token per "
+                                         "step): D<m>-BF1", name));
+  if (full) {
     if (m < 1 || n < 1)
       throw models::InputError(fmt::format("eagle: --tree '{}': depth and branching must be >= 1", name));
     if (m > kMaxDraftDepth || n > kMaxDraftBranching)

@@ -46,6 +46,9 @@ struct EagleDispatchOptions {
   // kMaxDraftBranching below).
   int pruned_max_depth = 6, pruned_max_branching = 4;
   std::vector<std::string> only_trees;  // non-empty: these candidates alone ("D3-BF1", "N8")
+  // The head drafts chains only (models::DraftBuilder::drafts_trees false: MTP modules): the
+  // candidates are the chains D1-BF1 .. D<pruned_max_depth>-BF1, and a named tree must be one.
+  bool chains_only = false;
   double latency_target_s = 0;  // > 0: TTIT must not exceed it
   // Host work a speculative step adds beyond the plain step's sampling and bookkeeping: tree
   // sampling over every node (paper 004 §3.2's multi-round speculative sampling), acceptance

@@ -125,6 +125,8 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
     host_note += fmt::format(", {} us per sequence per step instead of the stack's (--seq-host-us)", p.seq_host_us);
   }
   o.only_trees = split_trees(p.tree);
+  o.chains_only = !models::draft_builder(w.algorithm->draft.kind, w.algorithm->name).drafts_trees();
+  if (o.chains_only) host_note += fmt::format("; {} drafts chains only (D<m>-BF1)", w.algorithm->name);
   // Paper 004 §3.4: "a static tree when batch size is 1 and a chain draft of 3 tokens when batch
   // size is larger than 1": the dispatcher's own tree at batch 1, D3-BF1 at every other batch.
   const bool paper_example = p.policy == "paper-example";
@@ -199,9 +201,12 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
       cells.ar_weight_gb = row.ar_weight_bytes * 1e-9;
       cells.kv_gb = row.kv_bytes * 1e-9;
       cells.meets_target = row.meets_target;
-      cells.at_search_limit = largest > 0 && row.x - 1 >= largest
-                                  ? fmt::format("{} draft nodes: the largest tree searched (raise --max-nodes)", row.x - 1)
-                                  : std::string();
+      cells.at_search_limit =
+          !(largest > 0 && row.x - 1 >= largest) ? std::string()
+          : !o.chains_only ? fmt::format("{} draft nodes: the largest tree searched (raise --max-nodes)", row.x - 1)
+          : o.pruned_max_depth < kMaxDraftDepth
+              ? fmt::format("{} draft tokens: the longest chain searched (raise --max-depth)", row.x - 1)
+              : fmt::format("{} draft tokens: the longest chain the dispatcher drafts", row.x - 1);
       out.rows.push_back(std::move(cells));
     }
   }
