@@ -50,6 +50,15 @@ StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec
   return draft_builder(algorithm.draft.kind, algorithm.name).pass_graph(algorithm, target, width, context, batch);
 }
 
+DraftSpec with_target_layer_shape(DraftSpec draft, const ModelSpec& target) {
+  draft.hidden_size = target.hidden_size;
+  draft.attention_heads = target.attention_heads;
+  draft.kv_heads = target.kv_heads;
+  draft.head_dim = target.head_dim;
+  draft.intermediate_size = target.intermediate_size;  // the dense MLP (Llama 4: intermediate_size_mlp)
+  return draft;
+}
+
 StepGraph draft_head_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
                            std::int64_t context, int batch) {
   StepGraph g;

@@ -69,6 +69,10 @@ std::vector<std::string> draft_kinds();
 StepGraph build_draft_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
                                  std::int64_t context, int batch = 1);
 
+// `draft` with its decoder layer's shape (hidden size, heads, KV heads, head size, dense MLP width)
+// taken from `target`: reshaped_for of the heads that read the target's features (EAGLE, MTP).
+DraftSpec with_target_layer_shape(DraftSpec draft, const ModelSpec& target);
+
 // For builders of one-layer draft heads (LongSpec, EAGLE): a pass graph of one layer with its
 // label and shape set and no ops yet.
 StepGraph draft_head_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,

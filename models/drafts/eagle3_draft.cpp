@@ -66,13 +66,7 @@ class Eagle3Draft : public DraftBuilder {
   bool has_own_layer_shape() const override { return true; }
 
   DraftSpec reshaped_for(const DraftSpec& draft, const ModelSpec& target) const override {
-    DraftSpec d = draft;
-    d.hidden_size = target.hidden_size;
-    d.attention_heads = target.attention_heads;
-    d.kv_heads = target.kv_heads;
-    d.head_dim = target.head_dim;
-    d.intermediate_size = target.intermediate_size;  // the dense MLP (Llama 4: intermediate_size_mlp)
-    return d;
+    return with_target_layer_shape(draft, target);
   }
 
   // One K and one V per decoder layer, token and KV head, over the whole context.

@@ -73,13 +73,7 @@ class MtpDraft : public DraftBuilder {
   // EAGLE head (the shape fields stay the target's; pass_graph reads the target directly).
   bool has_own_layer_shape() const override { return true; }
   DraftSpec reshaped_for(const DraftSpec& draft, const ModelSpec& target) const override {
-    DraftSpec d = draft;
-    d.hidden_size = target.hidden_size;
-    d.attention_heads = target.attention_heads;
-    d.kv_heads = target.kv_heads;
-    d.head_dim = target.head_dim;
-    d.intermediate_size = target.intermediate_size;
-    return d;
+    return with_target_layer_shape(draft, target);
   }
 
   // vLLM's MTP proposer drafts its top-1 token at each step (a chain), as does SGLang's with the

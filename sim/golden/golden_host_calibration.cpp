@@ -12,6 +12,7 @@
 #include "models/config_error.hpp"
 #include "models/yaml_text.hpp"
 #include "sim/golden/golden_kernels.hpp"
+#include "sim/golden/golden_suite.hpp"
 #include "sim/golden/golden_timing.hpp"
 
 namespace sim {
@@ -129,12 +130,15 @@ HostCalibration calibrate_host_once(int threads, int repeats) {
       });
     };
     const auto t = time_repeated(kernel, 1, repeats);
-    // The FLOPs the CPU model counts for these ops (QK^T and PV: 2 per multiply-add; the
-    // softmax: 5 per score), over the time less the one fork/join the harness pays.
-    const double flops = kHeads * (2.0 * 2.0 * kKeys * kHeadSize + 5.0 * kKeys);
+    // The FLOPs the CPU model counts for the same ops (the golden's attention ops of this shape),
+    // over the time less the one fork/join the harness pays. The efficiency is derived from the
+    // best rate over the rounds (calibrate_host).
+    double flops = 0;
+    GoldenShape probe;
+    probe.kernel = "decode_attention";
+    probe.m = 1, probe.n = kKeys, probe.k = kHeadSize, probe.heads = kHeads, probe.kv_heads = kKvHeads;
+    for (const models::Op& op : golden_attention_ops(probe, sizeof(float))) flops += op.flops;
     c.attention_gflops = flops / std::max(1e-9, t.min_s - c.op_overhead_us * 1e-6) / 1e9;
-    c.attention_compute_efficiency =
-        std::min(1.0, c.attention_gflops / (c.threads * c.simd_flops_per_cycle * c.clock_ghz));
   }
   return c;
 }

@@ -19,6 +19,22 @@
 
 using namespace models;
 
+namespace {
+
+// A temporary copy of shipped algorithm `name` with its first `from` replaced by `to`.
+std::filesystem::path edited_algorithm(const std::string& name, const std::string& from, const std::string& to) {
+  std::ifstream in(ConfigRegistry().path("algorithms", name));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto pos = text.find(from);
+  REQUIRE(pos != std::string::npos);
+  text.replace(pos, from.size(), to);
+  const auto path = std::filesystem::temp_directory_path() / ("specdse_test_registries_" + name + ".yaml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
 TEST_CASE("draft builders: every shipped kind is registered, an unknown kind names the available ones") {
   CHECK(draft_kinds() == std::vector<std::string>{"eagle3", "longspec", "mtp", "standalone"});
   CHECK_THROWS_WITH(draft_builder("medusa", "test"),
@@ -49,14 +65,7 @@ TEST_CASE("draft builders: each algorithm's pass is built by its kind's builder"
 }
 
 TEST_CASE("draft builders: an algorithm config with an unregistered draft.type is an InputError") {
-  const ConfigRegistry reg;
-  std::ifstream in(reg.path("algorithms", "longspec-tree"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto pos = text.find("type: longspec");
-  REQUIRE(pos != std::string::npos);
-  text.replace(pos, 14, "type: medusa");
-  const auto path = std::filesystem::temp_directory_path() / "specdse_test_registries_medusa.yaml";
-  std::ofstream(path) << text;
+  const auto path = edited_algorithm("longspec-tree", "type: longspec", "type: medusa");
   CHECK_THROWS_WITH(load_algorithm(path.string()),
                     Catch::Contains("draft.type") && Catch::Contains("eagle3|longspec|mtp|standalone") &&
                         Catch::Contains("medusa"));
@@ -123,15 +132,9 @@ TEST_CASE("draft builders: MTP modules are one target-shaped layer and the targe
   CHECK_THROWS_WITH(build_draft_pass_graph(mtp, reg.model("llama-3.1-8b-instruct"), 1, 0),
                     Catch::Contains("mimo-7b only") && Catch::Contains("llama-3.1-8b-instruct"));
   // A published acceptance that is no probability names its file and key.
-  std::ifstream in(reg.path("algorithms", "mimo-7b-mtp"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto pos = text.find("[0.90]");
-  REQUIRE(pos != std::string::npos);
-  text.replace(pos, 6, "[0.9, 1.2]");
-  const auto path = std::filesystem::temp_directory_path() / "specdse_test_registries_mtp.yaml";
-  std::ofstream(path) << text;
+  const auto path = edited_algorithm("mimo-7b-mtp", "[0.90]", "[0.9, 1.2]");
   CHECK_THROWS_WITH(load_algorithm(path.string()),
-                    Catch::Contains("specdse_test_registries_mtp.yaml") && Catch::Contains("draft.acceptance[1]") &&
+                    Catch::Contains("specdse_test_registries_mimo-7b-mtp.yaml") && Catch::Contains("draft.acceptance[1]") &&
                         Catch::Contains("1.2"));
   std::filesystem::remove(path);
 }

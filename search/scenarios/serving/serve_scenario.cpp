@@ -235,42 +235,31 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
   return tokens;
 }
 
-// A draft model's yields at per-token acceptance `alpha`, positions independent: a step keeps its
-// accepted run and the bonus, P(yield = j) = alpha^(j-1) (1 - alpha), the last level holding the rest.
-YieldChain geometric_yields(double alpha) {
-  constexpr int kLevels = 16;  // as the presets' chains (yield 16 stands for 16 or more)
-  YieldChain c;
-  c.first.resize(kLevels);
-  double p = 1;
-  for (int j = 0; j < kLevels; ++j) {
-    c.first[std::size_t(j)] = j + 1 < kLevels ? p * (1 - alpha) : p;
-    c.mean_yield += double(j + 1) * c.first[std::size_t(j)];
-    p *= alpha;
-  }
-  c.marginal = c.first;
-  c.transitions.assign(kLevels, c.first);
-  return c;
-}
+// Yield levels of a chain, as the presets': yield 16 stands for 16 or more.
+constexpr int kYieldLevels = 16;
 
 // Yields from published per-position acceptance p_1..p_n (positions independent): a step keeps
 // its accepted run and the bonus, P(yield = j) = p_1 ... p_(j-1) (1 - p_j) for j <= n, and
 // yield n + 1 holds the rest (n + 1 or more: a chain of at most n draft tokens never sees beyond).
 YieldChain position_yields(const std::vector<double>& acceptance) {
-  constexpr int kLevels = 16;
-  const int n = std::min<int>(int(acceptance.size()), kLevels - 1);
+  const int n = std::min<int>(int(acceptance.size()), kYieldLevels - 1);
   YieldChain c;
-  c.first.assign(kLevels, 0.0);
+  c.first.assign(kYieldLevels, 0.0);
   double p = 1;
   for (int j = 0; j < n; ++j) {
     c.first[std::size_t(j)] = p * (1 - acceptance[std::size_t(j)]);
     p *= acceptance[std::size_t(j)];
   }
   c.first[std::size_t(n)] = p;
-  for (int j = 0; j < kLevels; ++j) c.mean_yield += double(j + 1) * c.first[std::size_t(j)];
+  for (int j = 0; j < kYieldLevels; ++j) c.mean_yield += double(j + 1) * c.first[std::size_t(j)];
   c.marginal = c.first;
-  c.transitions.assign(kLevels, c.first);
+  c.transitions.assign(kYieldLevels, c.first);
   return c;
 }
+
+// A draft model's yields at per-token acceptance `alpha`, positions independent: the yields of
+// `alpha` at every position a chain reaches (yield 16 stands for 16 or more).
+YieldChain geometric_yields(double alpha) { return position_yields(std::vector<double>(kYieldLevels - 1, alpha)); }
 
 // "draft position 1" / "draft positions 1-n".
 std::string positions_words(std::size_t n) {
