@@ -42,6 +42,7 @@ struct SystemQuery;  // sim/system/system_step.hpp
 struct SystemStepTimes {
   double step_s = 0, target_s = 0, head_s = 0, lead_compute_s = 0, lead_wait_s = 0;
   double rank_weight_bytes = 0, rank_kv_read_bytes = 0;
+  double stage_period_s = 0;  // SystemStep::stage_period_s: the busiest stage's hold on the step
 };
 
 class SystemCosts {

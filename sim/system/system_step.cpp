@@ -134,7 +134,7 @@ SystemStepTimes SystemCosts::system_step_times(const SystemQuery& query) const {
   const SystemStep st = simulate_system_step(*this, q);
   const SystemStepTimes times{st.step_s,      st.target_s,        st.head_s,
                               st.lead_compute_s, st.lead_wait_s, st.rank_weight_bytes,
-                              st.rank_kv_read_bytes};
+                              st.rank_kv_read_bytes, st.stage_period_s};
   std::lock_guard<std::mutex> lock(step_mutex_);
   return system_step_memo_.emplace(std::move(key), times).first->second;
 }
@@ -240,7 +240,12 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
   // Draft: one pass over the x tokens it proposes (a standalone draft model), then the tokens
   // travel to the first stage.
   std::vector<int> start_deps;
+  // Each stage's tasks, as [first, end) ranges of task indices (tasks are numbered as added): the
+  // span of each is its hold on the step (SystemStep::stage_period_s).
+  std::vector<std::pair<int, int>> stage_tasks;
+  int stage0_begin = -1;  // the first stage's first task when a draft or head runs on it first
   if (q.draft) {
+    const int draft_begin = int(g.tasks().size());
     const int d = s.draft_device;
     models::StepShape ds = shape;
     ds.include_lm_head = true;
@@ -253,6 +258,10 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     } else {
       start_deps.push_back(draft_task);
     }
+    // On a device of its own the draft holds that device apart; on the first stage's lead it holds
+    // the first stage (taking turns with it).
+    if (first != d) stage_tasks.emplace_back(draft_begin, int(g.tasks().size()));
+    else stage0_begin = draft_begin;
   }
 
   auto deps_of = [](int t) { return t < 0 ? std::vector<int>{} : std::vector<int>{t}; };
@@ -295,6 +304,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
   std::vector<int> stage0_ready;  // per rank of stage 0 when the head ran on that group
   int head_first = -1, head_last = -1;
   if (q.head && !q.head_pass_widths.empty()) {
+    const int head_tasks_begin = int(g.tasks().size());
     const auto& first_group = s.stages.front().devices;
     const int dd = s.draft_or_lead_device();
     const std::vector<int> group = s.head_ranks(dd);
@@ -340,11 +350,14 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     if (on_group) {
       stage0_ready = have;
       start_deps = {have[0]};
+      if (stage0_begin < 0) stage0_begin = head_tasks_begin;
     } else if (dd != first_group.front()) {
       const double bytes = double(q.batch) * q.x * (kTokenBytes + q.x / 8.0);
       start_deps = {add_routed_send(g, s, lanes, dd, first_group.front(), bytes, {have[0]}, "head tokens -> stage 0")};
+      stage_tasks.emplace_back(head_tasks_begin, int(g.tasks().size()));  // the head's own device
     } else {
       start_deps = {have[0]};
+      if (stage0_begin < 0) stage0_begin = head_tasks_begin;
     }
   }
 
@@ -364,6 +377,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     models::StepGraph graph = models::build_verify_graph(shard, ss);
     if (!last) graph.tail_ops.clear();
     const std::string label = fmt::format("stage {} layers {}-{}", k, st.first_layer, st.last_layer);
+    const int stage_begin = k == 0 && stage0_begin >= 0 ? stage0_begin : int(g.tasks().size());
 
     // Stage input: rank 0 has it after prev_done; other ranks receive it from rank 0.
     std::vector<int> ready(static_cast<std::size_t>(tp));
@@ -466,6 +480,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
       prev_done = {add_routed_send(g, s, lanes, lead, next_lead, activation_bytes, prev_done,
                             fmt::format("activations stage {} -> {}", k, k + 1))};
     }
+    stage_tasks.emplace_back(stage_begin, int(g.tasks().size()));
   }
   if (q.verify && q.draft && s.draft_device != s.stages.back().devices.front())
     add_routed_send(g, s, lanes, s.stages.back().devices.front(), s.draft_device,
@@ -473,6 +488,15 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
 
   out.run = run_timeline(g);
   out.step_s = out.run.makespan_s;
+  for (const auto& [begin, end] : stage_tasks) {
+    if (begin >= end) continue;
+    double first = out.run.start_s[std::size_t(begin)], last = out.run.end_s[std::size_t(begin)];
+    for (int t = begin + 1; t < end; ++t) {
+      first = std::min(first, out.run.start_s[std::size_t(t)]);
+      last = std::max(last, out.run.end_s[std::size_t(t)]);
+    }
+    out.stage_period_s = std::max(out.stage_period_s, last - first);
+  }
   if (q.verify)
     out.target_s = out.run.end_s[std::size_t(last_stage_task)] - out.run.start_s[std::size_t(first_target_task)];
   if (head_first >= 0) out.head_s = out.run.end_s[std::size_t(head_last)] - out.run.start_s[std::size_t(head_first)];

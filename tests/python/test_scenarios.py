@@ -248,6 +248,12 @@ def test_serve_on_a_system_and_with_a_draft_model_from_python():
     assert list(mtp["method"]) == ["no SD", "mtp"]
     assert abs(float(mtp["tokens_per_step"].iloc[1]) - 1.9) < 0.05
     _raises(lambda: specdse.serve(hw="h100-sxm", model="mimo-7b", method="mtp", k=2), "published for 1 draft position")
+    # A pipeline keeps a step per stage in flight unless told one at a time: smaller batches, faster tokens.
+    piped = [specdse.serve(system="specpipe-8x3090-pcie", model="llama-3.1-70b", method="none", rate=[2],
+                           duration_s=60, virtual_engines=v) for v in (0, 1)]
+    assert float(piped[0]["tpot_p50_ms"].iloc[0]) < 0.7 * float(piped[1]["tpot_p50_ms"].iloc[0])
+    _raises(lambda: specdse.serve(system="specpipe-8x3090-pcie", model="llama-3.1-70b", virtual_engines=9),
+            "at most one step per stage")
 
 
 if __name__ == "__main__":

@@ -386,3 +386,66 @@ TEST_CASE("serving: chunked prefill allocates KV per chunk, never beyond the cac
     CHECK(most > 3072);
   }
 }
+
+TEST_CASE("serving: a pipeline's virtual engines keep steps in flight: S times the throughput, a lone request unchanged") {
+  const auto w = fixed_workload(100, 200);
+  constexpr int kStages = 4;
+  // A pipeline of four equal stages: a step takes 10 ms end to end and holds each stage 2.5 ms.
+  ServingStepCosts piped = linear_costs(0.01, 0.0);
+  piped.prefill_period_s = [](int, long long) { return 0.01 / kStages; };
+  piped.decode_period_s = [](int, int, long long, int) { return 0.01 / kStages; };
+  auto run_at = [&](double rate, int engines, const ServingStepCosts& costs, double duration_s = 30) {
+    ServingConfig c = config(rate, duration_s);
+    c.max_num_seqs = 16;
+    c.virtual_engines = engines;
+    return simulate_serving(w, c, costs);
+  };
+  auto throughput = [](const ServingRun& run) {
+    double tokens = 0;
+    for (const auto& r : run.requests) {
+      REQUIRE(r.finished());
+      tokens += double(r.output_tokens);
+    }
+    return tokens / run.end_s;
+  };
+  // Saturated: one engine's 16 sequences a step of 10 ms give at most 1600 tokens/s; four engines
+  // with a step entering every 2.5 ms, four times that.
+  const double one = throughput(run_at(400, 1, piped)), four = throughput(run_at(2000, kStages, piped));
+  CHECK(one <= 1600);
+  CHECK(four <= 4 * 1600);
+  CHECK(four == Approx(4 * one).epsilon(0.05));
+  // A step holding the pipeline's entry for its whole time: the engines take turns, no gain.
+  const double turns = throughput(run_at(2000, kStages, linear_costs(0.01, 0.0)));
+  CHECK(turns == Approx(one).epsilon(0.05));
+  // Alone, a request's steps follow each other: its time per token is the step's latency, not
+  // the period (its engine's next step waits for its last one's tokens).
+  const ServingRun alone = run_at(1e-3, kStages, piped, 20000);
+  REQUIRE(alone.requests.size() >= 5);
+  for (const auto& r : alone.requests)
+    CHECK((r.finish_s - r.first_token_s) / double(r.output_tokens - 1) == Approx(0.01).epsilon(1e-9));
+  // Little's law and the cache under load: every engine within its share, the whole within the cache.
+  ServingConfig c = config(300, 60);
+  c.virtual_engines = kStages;
+  c.method = "eagle3";
+  c.kv_capacity_tokens = 16 * 1200;  // each engine's share holds about four full requests
+  const ServingRun loaded = simulate_serving(w, c, piped);
+  CHECK(loaded.peak_kv_tokens <= c.kv_capacity_tokens);
+  CHECK(loaded.preemptions > 0);
+  double e2e = 0;
+  for (const auto& r : loaded.requests) {
+    REQUIRE(r.finished());
+    e2e += r.finish_s - r.arrival_s;
+  }
+  CHECK(loaded.mean_in_system == Approx(e2e / loaded.end_s).epsilon(1e-9));
+  // The same seed, the same run, whatever the overlap.
+  const ServingRun again = simulate_serving(w, c, piped);
+  REQUIRE(again.requests.size() == loaded.requests.size());
+  for (std::size_t i = 0; i < again.requests.size(); ++i) CHECK(again.requests[i].finish_s == loaded.requests[i].finish_s);
+  // A prompt larger than an engine's share is dropped naming the share.
+  ServingConfig tiny = config(1, 10);
+  tiny.kv_capacity_tokens = 4 * 64;
+  tiny.virtual_engines = kStages;
+  const ServingRun dropped = simulate_serving(w, tiny, piped);
+  REQUIRE(!dropped.requests.empty());
+  CHECK_THAT(dropped.requests.front().dropped, Catch::Contains("virtual engine's share of the KV cache (64 tokens)"));
+}

@@ -201,6 +201,16 @@ TEST_CASE("system: pipelining 8 stages costs the per-stage times plus the transf
   long long messages = 0;
   for (const auto& l : step.lanes) messages += l.messages;
   CHECK(messages == 7);
+  // The pipeline's period (what a next micro-batch waits for): the busiest stage's compute and
+  // the send of its activations, about an eighth of the step; on one device, the whole step.
+  double busiest = 0, widest_lane = 0;
+  for (const auto& d : step.devices) busiest = std::max(busiest, d.busy_s);
+  for (const auto& l : step.lanes) widest_lane = std::max(widest_lane, l.busy_s);
+  CHECK(step.stage_period_s >= busiest * (1 - 1e-12));  // end - start against a sum of one task
+  CHECK(step.stage_period_s <= busiest + widest_lane + 1e-12);
+  CHECK(step.stage_period_s < step.step_s / 6);
+  const SystemStep alone = simulate_system_step(models::single_device_system(reg.hardware("h100-sxm")), q, "roofline");
+  CHECK(alone.stage_period_s == alone.step_s);
 }
 
 TEST_CASE("system: vLLM on NVLink H100s runs its one-stage kernel for small all-reduces and NCCL's ring past its limit") {

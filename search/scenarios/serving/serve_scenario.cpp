@@ -100,24 +100,32 @@ class DeploymentStepCosts {
         const double draft_s = costs_.forward_s(draft_device_, prefill_draft, prompt_shape(requests, tokens));
         return draft_apart_ ? std::max(target_s, draft_s) : target_s + draft_s;
       };
-      s.decode_s = [this](int batch, int tokens, long long context, int draft_tokens) {
+      // The pipeline's hold on its entry (ServingStepCosts' periods): the busiest stage's share of
+      // the step; a draft model's work holds its own device, or the target's device it shares.
+      s.prefill_period_s = [this, prefill_draft](int requests, long long tokens) {
         sim::SystemQuery q = query_;
-        q.x = tokens;
-        q.batch = batch;
-        q.context = context;
-        // The EAGLE head's passes: a chain's one token per sequence per draft token, a tree's
-        // first pass and its expansions of the top-k frontier (AlgorithmSpec::draft_pass_widths).
-        if (draft_tokens > 0 && q.head) q.head_pass_widths = head_spec_->draft_pass_widths(draft_tokens + 1);
-        else q.head.reset();
-        double t = costs_.system_step_times(q).step_s;
+        q.head.reset();
+        q.x = int(tokens);
+        q.batch = requests;
+        q.context = 0;
+        q.prefill = true;
+        const double stage_s = costs_.system_step_times(q).stage_period_s;
+        if (prefill_draft < 0) return stage_s;
+        const double draft_s = costs_.forward_s(draft_device_, prefill_draft, prompt_shape(requests, tokens));
+        return draft_apart_ ? std::max(stage_s, draft_s) : stage_s + draft_s;
+      };
+      s.decode_period_s = [this](int batch, int tokens, long long context, int draft_tokens) {
+        const sim::SystemQuery q = decode_query(batch, tokens, context, draft_tokens);
+        const double stage_s = costs_.system_step_times(q).stage_period_s;
+        if (draft_tokens <= 0 || draft_ < 0) return stage_s;
+        const double draft_s = draft_model_s(batch, context, draft_tokens);
+        return draft_apart_ ? std::max(stage_s, draft_s) : stage_s + draft_s;
+      };
+      s.decode_s = [this](int batch, int tokens, long long context, int draft_tokens) {
+        double t = costs_.system_step_times(decode_query(batch, tokens, context, draft_tokens)).step_s;
         // A draft model drafts a chain on its device, then its tokens cross to the target and the
         // verdict comes back: drafting and verifying take turns (speculative sampling's order).
-        if (draft_tokens > 0 && draft_ >= 0) {
-          t += draft_chain_s(draft_device_, batch, context, draft_tokens);
-          t += costs_.transfer_s(draft_device_, first_device_,
-                                 double(batch) * search::draft_to_target_bytes(draft_tokens, draft_vocab_));
-          t += costs_.transfer_s(last_device_, draft_device_, double(batch) * search::verdict_bytes(draft_tokens + 1));
-        }
+        if (draft_tokens > 0 && draft_ >= 0) add_draft_model_s(t, batch, context, draft_tokens);
         return t;
       };
       return s;
@@ -158,6 +166,31 @@ class DeploymentStepCosts {
     shape.batch = requests;
     shape.include_lm_head = false;
     return shape;
+  }
+  // A decode step's system query: the target verifies `tokens` per sequence, after the EAGLE head's
+  // passes when it drafts (a chain's one token per sequence per draft token, a tree's first pass
+  // and its expansions of the top-k frontier: AlgorithmSpec::draft_pass_widths).
+  sim::SystemQuery decode_query(int batch, int tokens, long long context, int draft_tokens) const {
+    sim::SystemQuery q = query_;
+    q.x = tokens;
+    q.batch = batch;
+    q.context = context;
+    if (draft_tokens > 0 && q.head) q.head_pass_widths = head_spec_->draft_pass_widths(draft_tokens + 1);
+    else q.head.reset();
+    return q;
+  }
+  // A draft model's part of a system's decode step: its chain on its device, its tokens to the
+  // target's first device and the verdict back from the last, added to `t` term by term.
+  void add_draft_model_s(double& t, int batch, long long context, int draft_tokens) const {
+    t += draft_chain_s(draft_device_, batch, context, draft_tokens);
+    t += costs_.transfer_s(draft_device_, first_device_,
+                           double(batch) * search::draft_to_target_bytes(draft_tokens, draft_vocab_));
+    t += costs_.transfer_s(last_device_, draft_device_, double(batch) * search::verdict_bytes(draft_tokens + 1));
+  }
+  double draft_model_s(int batch, long long context, int draft_tokens) const {
+    double t = 0;
+    add_draft_model_s(t, batch, context, draft_tokens);
+    return t;
   }
   // A draft model drafting a chain on `device`: one forward of one token per sequence per draft token.
   double draft_chain_s(int device, int batch, long long context, int draft_tokens) const {
@@ -443,6 +476,13 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       if (ctx.was_given(key))
         throw models::InputError(fmt::format("--{} sets how speculation is dispatched; --method none speculates not "
                                              "at all", key));
+  // A pipeline keeps one step per stage in flight (vLLM V0's virtual engines), unless told fewer.
+  const int stages = system ? int(system->stages.size()) : 1;
+  base.virtual_engines = ctx.integer("virtual-engines") > 0 ? int(ctx.integer("virtual-engines")) : stages;
+  if (base.virtual_engines > stages)
+    throw models::InputError(fmt::format(
+        "--virtual-engines {}: {} runs {} pipeline stage{}, and a pipeline keeps at most one step per stage in flight "
+        "(vLLM's virtual engines); give 1-{}", base.virtual_engines, where, stages, stages > 1 ? "s" : "", stages));
   base.max_num_seqs = int(ctx.integer("max-num-seqs"));
   base.max_batched_tokens = ctx.integer("max-batched-tokens");
   base.block_tokens = int(ctx.integer("block-tokens"));
@@ -638,6 +678,21 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
           : fmt::format("{} prefill tokens per step", base.max_batched_tokens),
       ctx.real("ttft-slo-ms"),
       ctx.real("tpot-slo-ms"), deployment.evaluations(), borrowed.empty() ? "" : "\ncaveat: borrowed: " + borrowed);
+  if (base.virtual_engines > 1) {
+    // What the overlap buys, on one plain step: its latency against its hold on the busiest stage.
+    constexpr long long kShownContext = 1024;
+    const double latency_s = plain_step_costs.decode_s(1, 1, kShownContext, 0);
+    const double period_s = plain_step_costs.decode_period_s(1, 1, kShownContext, 0);
+    r.footer += fmt::format("\npipeline: {} virtual engines (vLLM V0), a step per stage in flight: each its own scheduler "
+                            "and queue (an arrival joins the one holding fewest requests), {} of the KV cache tokens "
+                            "and at most {} sequences; a step enters once the one before it has left the busiest "
+                            "stage (a one-token step of one sequence at context {}: {:.3g} ms end to end, {:.3g} ms "
+                            "on its busiest stage)", base.virtual_engines, base.kv_capacity_tokens / base.block_tokens /
+                            base.virtual_engines * base.block_tokens, base.max_num_seqs, kShownContext,
+                            latency_s * 1e3, period_s * 1e3);
+  }
+  else if (stages > 1)
+    r.footer += fmt::format("\npipeline: one step at a time over its {} stages (--virtual-engines 1)", stages);
   if (!tree_words.empty()) r.footer += "\n" + tree_words;
   if (!mtp_words.empty()) r.footer += "\n" + mtp_words;
   if (swap_link)
@@ -653,16 +708,20 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     // Perfetto: every step of the window on one track (prefill / decode, its batch and tokens),
     // and the batch, the queue and the KV cache in use as counters over time.
     r.footer += fmt::format("\ntrace: {}", traced_run);
-    r.write_trace = [steps = traced_steps, name = where](std::ostream& out) {
+    // A pipeline's virtual engines each have a track of their own (their steps overlap).
+    r.write_trace = [steps = traced_steps, name = where, engines = base.virtual_engines](std::ostream& out) {
       out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
       out << fmt::format(R"({{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{{"name":"{} serving engine"}}}})", name);
-      out << ",\n" << R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"steps"}})";
+      for (int v = 0; v < engines; ++v)
+        out << ",\n"
+            << fmt::format(R"({{"ph":"M","name":"thread_name","pid":1,"tid":{},"args":{{"name":"{}"}}}})", v + 1,
+                           engines == 1 ? std::string("steps") : fmt::format("steps (virtual engine {})", v));
       for (const auto& st : steps) {
         const double ts = st.start_s * 1e6, dur = (st.end_s - st.start_s) * 1e6;
         out << ",\n"
-            << fmt::format(R"({{"ph":"X","name":"{} {} x {}","pid":1,"tid":1,"ts":{:.3f},"dur":{:.3f},"args":{{"batch":{},"tokens_per_seq":{},"kv_tokens":{},"waiting":{}}}}})",
-                           st.prefill ? "prefill" : "decode", st.batch, st.tokens_per_seq, ts, dur, st.batch,
-                           st.tokens_per_seq, st.kv_tokens, st.waiting);
+            << fmt::format(R"({{"ph":"X","name":"{} {} x {}","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"batch":{},"tokens_per_seq":{},"kv_tokens":{},"waiting":{}}}}})",
+                           st.prefill ? "prefill" : "decode", st.batch, st.tokens_per_seq, st.engine + 1, ts, dur,
+                           st.batch, st.tokens_per_seq, st.kv_tokens, st.waiting);
         out << ",\n"
             << fmt::format(R"({{"ph":"C","name":"load","pid":1,"ts":{:.3f},"args":{{"batch":{},"waiting":{}}}}})", ts,
                            st.batch, st.waiting);
@@ -689,7 +748,11 @@ const ScenarioRegistration serve_scenario_registration(
      "per request rate (percentiles, throughput, goodput, where SD stops paying)",
      {param::reals("rate", "1,4,16", 1e-6, 1e5, "requests/s", "Poisson arrival rates, e.g. 1,4,16,64"),
       param::system("", "a system of GPUs instead of --hw (e.g. eagle-8xh100-nvlink: the target tensor parallel; a "
-                        "pipeline's stages run one after another within each step)"),
+                        "pipeline keeps a step per stage in flight, --virtual-engines)"),
+      param::integer("virtual-engines", 0, 0, 64, "schedulers",
+                     "with a pipeline --system: steps in flight, each from a scheduler of its own with its share of "
+                     "the KV cache (vLLM V0's virtual engines; 0: one per pipeline stage, as vLLM runs; 1: one step "
+                     "at a time)"),
       param::real("duration-s", 60, 1e-3, 1e7, "s", "arrivals over this long (every request then runs to its end)"),
       param::integer("requests", 0, 0, kMaxServedRequests, "requests", "at most this many arrivals (0: as many as the duration holds)"),
       param::text("arrivals", "poisson",

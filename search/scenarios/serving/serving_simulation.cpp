@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -37,6 +38,24 @@ struct Request {
   int yield = 1;               // the yield at its next output position (Markov chain state)
   bool chain_started = false;
   long long context() const { return rec.prompt_tokens + generated; }
+};
+
+// One scheduler of the serving engine: vLLM V0 runs one per pipeline stage (a virtual engine), each
+// with its own queue and its share of the KV cache, its steps in the pipeline beside the others'.
+struct VirtualEngine {
+  std::deque<std::size_t> waiting;
+  std::vector<std::size_t> running;
+  std::deque<std::size_t> swapped;  // swap preemption: out in the CPU swap space, first out first back
+  std::vector<std::size_t> partial;  // chunked prefill: admitted, prefilled in part (admission order)
+  std::size_t prefilling = 0;        // admitted, in their prefill step (neither waiting nor running)
+  long long free_blocks = 0, swap_free_tokens = 0;
+  // Its step in flight: when it ends and what its end does (the tokens kept, requests out).
+  bool busy = false;
+  double end_s = 0, idle_since_s = 0;
+  std::function<void()> complete;
+  // Requests it holds, in any state (vLLM's get_num_unfinished_seq_groups).
+  std::size_t unfinished() const { return waiting.size() + running.size() + prefilling + partial.size() + swapped.size(); }
+  bool has_work() const { return !waiting.empty() || !running.empty() || !partial.empty() || !swapped.empty(); }
 };
 
 long long blocks_for(long long tokens, int block_tokens) { return (tokens + block_tokens - 1) / block_tokens; }
@@ -134,7 +153,13 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
                              "only: give one");
   if (c.swap_preemption && !costs.swap_s)
     throw models::InputError("serve: swap preemption needs the cost of copying KV to the CPU (a host link)");
-  const long long capacity_blocks = c.kv_capacity_tokens / c.block_tokens;
+  if (c.virtual_engines < 1) throw std::logic_error("simulate_serving: virtual_engines must be >= 1");
+  // Each virtual engine's share of the cache (vllm/core/scheduler.py divides num_gpu_blocks by the
+  // pipeline's size): the whole cache with one.
+  const long long capacity_blocks = c.kv_capacity_tokens / c.block_tokens / c.virtual_engines;
+  if (capacity_blocks < 1)
+    throw models::InputError(fmt::format("serve: the KV cache ({} tokens) holds less than a block for each of {} virtual "
+                                         "engines (infeasible)", c.kv_capacity_tokens, c.virtual_engines));
 
   // Arrivals: gamma gaps (exponential at CV 1) from the run's own stream, lengths from each
   // request's stream; or the trace's arrivals and lengths.
@@ -172,18 +197,22 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   }
 
   ServingRun run;
-  std::deque<std::size_t> waiting;
-  std::vector<std::size_t> running;
-  std::deque<std::size_t> swapped;  // swap preemption: out in the CPU swap space, first out first back
-  long long swap_free_tokens = c.swap_space_tokens;
+  // vLLM V0's virtual engines (ServingConfig::virtual_engines): one scheduler each, with its own
+  // queue, running set and share of the KV cache; the code below schedules the one `e` points at.
+  std::vector<VirtualEngine> engines(std::size_t(c.virtual_engines));
+  for (VirtualEngine& v : engines) {
+    v.free_blocks = capacity_blocks;
+    v.swap_free_tokens = c.swap_space_tokens / c.virtual_engines;
+  }
+  VirtualEngine* e = &engines.front();
   std::size_t next_arrival = 0;
-  long long free_blocks = capacity_blocks, admissions = 0;
+  long long admissions = 0;
   double t = 0, in_system_integral = 0, batch_sum = 0, kept_sum = 0, k_sum = 0;
   long long kept_steps = 0;
-  std::size_t prefilling = 0;  // admitted, in their prefill step (neither waiting nor running)
-  std::vector<std::size_t> partial;  // chunked prefill: admitted, prefilled in part (admission order)
   auto in_system = [&] {
-    return double(waiting.size() + running.size() + prefilling + partial.size() + swapped.size());
+    std::size_t n = 0;
+    for (const VirtualEngine& v : engines) n += v.unfinished();
+    return double(n);
   };
   // Requests are in the system from their arrival, though the scheduler sees them only at its next
   // step boundary (as vLLM's engine loop does): arrivals inside (t, end] count from their time.
@@ -193,10 +222,15 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       in_system_integral += end - std::max(t, reqs[i].rec.arrival_s);
     t = end;
   };
-  auto kv_in_use = [&] { return (capacity_blocks - free_blocks) * c.block_tokens; };  // tokens, in whole blocks
+  // KV tokens in use over every virtual engine's share, in whole blocks.
+  auto kv_in_use = [&] {
+    long long blocks = 0;
+    for (const VirtualEngine& v : engines) blocks += capacity_blocks - v.free_blocks;
+    return blocks * c.block_tokens;
+  };
   auto finish = [&](Request& r) {
     r.rec.finish_s = t;
-    free_blocks += r.blocks;
+    e->free_blocks += r.blocks;
     r.blocks = 0;
   };
   // The yield of the request's next output position, then the chain moved on by `tokens`.
@@ -263,20 +297,20 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     ++r.rec.preemptions;
     ++run.preemptions;
     if (!swap_out) {
-      waiting.push_front(*it);
-    } else if (held_tokens <= swap_free_tokens) {
+      e->waiting.push_front(*it);
+    } else if (held_tokens <= e->swap_free_tokens) {
       // V0's swap: the blocks are copied to the CPU before the step; the request waits there.
-      swap_free_tokens -= held_tokens;
+      e->swap_free_tokens -= held_tokens;
       *swap_out += held_tokens;
       r.swapped_blocks = r.blocks;
-      swapped.push_back(*it);
+      e->swapped.push_back(*it);
       ++run.swap_outs;
     } else {
       // vllm/core/scheduler.py _swap_out: "Aborted due to the lack of CPU swap space".
       r.rec.dropped = fmt::format("aborted: preempted with the CPU swap space full ({} of {} tokens free, {} needed), "
-                                  "as vLLM V0 aborts it", swap_free_tokens, c.swap_space_tokens, held_tokens);
+                                  "as vLLM V0 aborts it", e->swap_free_tokens, c.swap_space_tokens / c.virtual_engines, held_tokens);
     }
-    free_blocks += r.blocks;
+    e->free_blocks += r.blocks;
     r.blocks = 0;
     r.prefill_left = 0;
     from.erase(it);
@@ -298,13 +332,13 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     // The dispatch policies see the batch that runs: chosen again after a preemption shrinks it
     // (a larger k may then preempt again; the batch only shrinks, so this ends).
     auto choose = [&] {
-      d.speculate = chain && (c.sd_off_above_batch <= 0 || int(running.size()) <= c.sd_off_above_batch);
+      d.speculate = chain && (c.sd_off_above_batch <= 0 || int(e->running.size()) <= c.sd_off_above_batch);
       d.k = d.speculate ? c.k : 0;
-      if (d.speculate && c.dispatch_per_batch && !running.empty()) {
+      if (d.speculate && c.dispatch_per_batch && !e->running.empty()) {
         long long context_sum = 0;
-        for (std::size_t i : running) context_sum += reqs[i].context();
-        const long long mean_context = (context_sum + (long long)running.size() - 1) / (long long)running.size();
-        d.k = best_k(int(running.size()), (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket);
+        for (std::size_t i : e->running) context_sum += reqs[i].context();
+        const long long mean_context = (context_sum + (long long)e->running.size() - 1) / (long long)e->running.size();
+        d.k = best_k(int(e->running.size()), (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket);
         d.speculate = d.k > 0;
       }
       if (k_cap >= 0 && d.k > k_cap) {
@@ -316,20 +350,20 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     choose();
     auto shortfall = [&] {
       long long need = 0;
-      for (std::size_t i : running) {
+      for (std::size_t i : e->running) {
         const Request& r = reqs[i];
         need += std::max(0LL, blocks_for(r.context() + d.verify, c.block_tokens) - r.blocks);
       }
-      return need - free_blocks;
+      return need - e->free_blocks;
     };
     for (bool again = true; again;) {
-      while (running.size() + partial.size() > 1 && shortfall() > 0) {
-        const auto in_running = latest_admitted(running);
-        const auto in_partial = partial.empty() ? partial.end() : latest_admitted(partial);
-        const bool from_partial = in_partial != partial.end() &&
-                                  (running.size() <= 1 || reqs[*in_partial].admitted_order > reqs[*in_running].admitted_order);
-        if (from_partial) preempt(partial, in_partial, nullptr);
-        else preempt(running, in_running, c.swap_preemption ? &d.swap_out_tokens : nullptr);
+      while (e->running.size() + e->partial.size() > 1 && shortfall() > 0) {
+        const auto in_running = latest_admitted(e->running);
+        const auto in_partial = e->partial.empty() ? e->partial.end() : latest_admitted(e->partial);
+        const bool from_partial = in_partial != e->partial.end() &&
+                                  (e->running.size() <= 1 || reqs[*in_partial].admitted_order > reqs[*in_running].admitted_order);
+        if (from_partial) preempt(e->partial, in_partial, nullptr);
+        else preempt(e->running, in_running, c.swap_preemption ? &d.swap_out_tokens : nullptr);
       }
       const int k_before = d.k;
       const bool speculate_before = d.speculate;
@@ -337,13 +371,13 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       again = d.k != k_before || d.speculate != speculate_before;
     }
     long long context_sum = 0;
-    d.tokens_verified.assign(running.size(), 1);
-    for (std::size_t j = 0; j < running.size(); ++j) {
-      Request& r = reqs[running[j]];
+    d.tokens_verified.assign(e->running.size(), 1);
+    for (std::size_t j = 0; j < e->running.size(); ++j) {
+      Request& r = reqs[e->running[j]];
       const long long grow = blocks_for(r.context() + d.verify, c.block_tokens) - r.blocks;
       if (grow > 0) {
-        const long long take = std::min(grow, free_blocks);  // a lone request beyond the cache: what is left
-        free_blocks -= take;
+        const long long take = std::min(grow, e->free_blocks);  // a lone request beyond the cache: what is left
+        e->free_blocks -= take;
         r.blocks += take;
       }
       context_sum += r.context();
@@ -353,7 +387,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       d.verified += d.tokens_verified[j];
     }
     run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());
-    d.batch = int(running.size());
+    d.batch = int(e->running.size());
     if (d.batch > 0) {
       const long long mean_context = (context_sum + d.batch - 1) / d.batch;
       d.bucket = (mean_context + c.context_bucket - 1) / c.context_bucket * c.context_bucket;
@@ -368,8 +402,8 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     k_sum += d.k;
     batch_sum += d.batch;
     std::vector<std::size_t> still;
-    for (std::size_t j = 0; j < running.size(); ++j) {
-      Request& r = reqs[running[j]];
+    for (std::size_t j = 0; j < e->running.size(); ++j) {
+      Request& r = reqs[e->running[j]];
       long long kept = 1;
       const long long left = r.rec.output_tokens - r.generated;
       if (d.tokens_verified[j] > 1 && !c.tree_by_k.empty()) {
@@ -400,34 +434,37 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       // Blocks beyond what the kept tokens fill go back (the rejected drafts' slots).
       const long long hold = blocks_for(r.context(), c.block_tokens);
       if (r.blocks > hold) {
-        free_blocks += r.blocks - hold;
+        e->free_blocks += r.blocks - hold;
         r.blocks = hold;
       }
       if (r.generated >= r.rec.output_tokens) finish(r);
-      else still.push_back(running[j]);
+      else still.push_back(e->running[j]);
     }
-    running = std::move(still);
+    e->running = std::move(still);
   };
   // Admission of the queue's head: false when it must wait (the batch limit, blocks, the step's
   // token room); a prompt larger than the whole cache is dropped with that reason and the next one
   // tried. `first_chunk` (chunked prefill): the tokens of its first chunk, whose blocks are all it
   // needs now (vLLM V1 allocates a request's slots chunk by chunk); -1: the whole prompt (V0).
   auto admit_head = [&](int in_flight, long long token_room, long long first_chunk = -1) {
-    while (!waiting.empty()) {
-      Request& r = reqs[waiting.front()];
+    while (!e->waiting.empty()) {
+      Request& r = reqs[e->waiting.front()];
       const long long tokens = r.context();  // a preempted request prefills what it had
       const long long whole = blocks_for(tokens + 1, c.block_tokens);
       const long long need =
           first_chunk < 0 || first_chunk >= tokens ? whole : blocks_for(first_chunk, c.block_tokens);
       if (whole > capacity_blocks) {
-        r.rec.dropped = fmt::format("its prompt ({} tokens) exceeds the whole KV cache ({} tokens)", tokens,
-                                    capacity_blocks * c.block_tokens);
-        waiting.pop_front();
+        r.rec.dropped = c.virtual_engines == 1
+                            ? fmt::format("its prompt ({} tokens) exceeds the whole KV cache ({} tokens)", tokens,
+                                          capacity_blocks * c.block_tokens)
+                            : fmt::format("its prompt ({} tokens) exceeds its virtual engine's share of the KV cache "
+                                          "({} tokens)", tokens, capacity_blocks * c.block_tokens);
+        e->waiting.pop_front();
         continue;
       }
       // token_room: the prompt tokens the step may still take (-1: any)
-      if (in_flight >= c.max_num_seqs || need > free_blocks || (token_room >= 0 && tokens > token_room)) return false;
-      free_blocks -= need;
+      if (in_flight >= c.max_num_seqs || need > e->free_blocks || (token_room >= 0 && tokens > token_room)) return false;
+      e->free_blocks -= need;
       r.blocks = need;
       r.admitted_order = ++admissions;
       return true;
@@ -436,9 +473,9 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   };
   // Nothing admissible and nothing running: the queue waits for memory that never frees.
   auto drop_waiting = [&] {
-    for (std::size_t i : waiting)
+    for (std::size_t i : e->waiting)
       if (reqs[i].rec.dropped.empty()) reqs[i].rec.dropped = "never admitted";
-    waiting.clear();
+    e->waiting.clear();
   };
   // A request whose prefill completed: its first token (the first time), then decoding or done.
   auto prefilled = [&](std::size_t i) {
@@ -448,16 +485,35 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       r.generated = 1;
     }
     if (r.generated >= r.rec.output_tokens) finish(r);
-    else running.push_back(i);
+    else e->running.push_back(i);
   };
 
-  while (true) {
-    while (next_arrival < reqs.size() && reqs[next_arrival].rec.arrival_s <= t) waiting.push_back(next_arrival++);
-    if (waiting.empty() && running.empty() && partial.empty() && swapped.empty()) {
-      if (next_arrival == reqs.size()) break;
-      advance_to(reqs[next_arrival].rec.arrival_s);
-      continue;
-    }
+  // The pipeline's entry: a step enters once the step before it has left the busiest stage (its
+  // period); one virtual engine's steps follow each other, each after the last one's end.
+  double entry_free_s = 0;
+  auto begin_step = [&](double latency_s, double period_s, std::function<void()> done) {
+    e->busy = true;
+    e->end_s = t + latency_s;
+    e->complete = std::move(done);
+    entry_free_s = t + std::min(period_s, latency_s);
+  };
+  auto engine_index = [&](const VirtualEngine* v) { return int(v - engines.data()); };
+  auto queued_requests = [&] {
+    std::size_t n = 0;
+    for (const VirtualEngine& v : engines) n += v.waiting.size();
+    return int(n);
+  };
+  // A step's hold on the pipeline's entry: its period where the costs give one, else its latency.
+  auto decode_period_s = [&](int batch, int tokens, long long context, int draft_tokens, double latency_s) {
+    return costs.decode_period_s ? costs.decode_period_s(batch, tokens, context, draft_tokens) : latency_s;
+  };
+  auto prefill_period_s = [&](int requests, long long tokens, double latency_s) {
+    return costs.prefill_period_s ? costs.prefill_period_s(requests, tokens) : latency_s;
+  };
+  // Schedules and starts the next step of virtual engine *e at t; false when it started none (it
+  // dropped what can never be admitted, or a prefill in progress gave way): the caller looks again.
+  auto start_step = [&]() -> bool {
+    VirtualEngine* const self = e;
     if (c.chunked_prefill_tokens > 0) {
       // vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py): one budget of tokens a step, spent
       // on the running requests' decode tokens first, then on the prefill in progress, then on
@@ -465,11 +521,11 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       // prompt in chunks); the decodes and the chunks share the step.
       long long budget = c.chunked_prefill_tokens;
       DecodePlan d;
-      if (!running.empty()) {
+      if (!e->running.empty()) {
         // The decodes take the budget first, at most all of it: as vLLM V1 truncates a request's
         // speculative tokens to what the budget leaves, k is cut to fit (the budget holds one
         // token per running sequence: it is at least max_num_seqs).
-        d = plan_decode(int(std::max<long long>(0, c.chunked_prefill_tokens / (long long)running.size() - 1)));
+        d = plan_decode(int(std::max<long long>(0, c.chunked_prefill_tokens / (long long)e->running.size() - 1)));
         budget = std::max(0LL, budget - d.verified);
       }
       std::vector<std::pair<std::size_t, long long>> chunks;  // (request, tokens this step)
@@ -483,140 +539,202 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
         auto blocks_after = [&](long long tokens) {
           return blocks_for(computed + tokens + (tokens == r.prefill_left ? 1 : 0), c.block_tokens);
         };
-        while (take > 0 && blocks_after(take) - r.blocks > free_blocks)
-          take = std::min(take - 1, (r.blocks + free_blocks) * c.block_tokens - computed);
+        while (take > 0 && blocks_after(take) - r.blocks > e->free_blocks)
+          take = std::min(take - 1, (r.blocks + e->free_blocks) * c.block_tokens - computed);
         if (take <= 0) return;
         const long long grow = std::max(0LL, blocks_after(take) - r.blocks);
-        free_blocks -= grow;
+        e->free_blocks -= grow;
         r.blocks += grow;
         chunks.emplace_back(i, take);
         chunk_tokens += take;
         budget -= take;
       };
-      for (std::size_t i : partial) {
+      for (std::size_t i : e->partial) {
         if (budget <= 0) break;
         take_chunk(i);
       }
-      while (budget > 0 && admit_head(int(running.size() + partial.size()), -1, budget)) {
-        const std::size_t i = waiting.front();
-        waiting.pop_front();
+      while (budget > 0 && admit_head(int(e->running.size() + e->partial.size()), -1, budget)) {
+        const std::size_t i = e->waiting.front();
+        e->waiting.pop_front();
         reqs[i].prefill_left = reqs[i].context();
-        partial.push_back(i);
+        e->partial.push_back(i);
         take_chunk(i);
       }
-      if (running.empty() && chunks.empty()) {
-        if (partial.size() > 1) {
+      if (e->running.empty() && chunks.empty()) {
+        if (e->partial.size() > 1) {
           // Prefills in progress hold the cache between them and none can take a chunk: the
           // latest admitted gives its blocks back and waits again (as V1 preempts the lowest
           // priority), so the earlier ones finish.
-          preempt(partial, latest_admitted(partial), nullptr);
-          continue;
+          preempt(e->partial, latest_admitted(e->partial), nullptr);
+          return false;
         }
         drop_waiting();
-        continue;
+        return false;
       }
       run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());
       const double step_start = t;
-      const int queued = int(waiting.size());
+      const int queued = queued_requests();
       // A mixed step is one forward: its decode step plus what the chunks' tokens add to a forward
       // of the decode's tokens (the weights are read once; the linear layers see every token).
       const long long mean_chunk =
           chunks.empty() ? 0 : (chunk_tokens + (long long)chunks.size() - 1) / (long long)chunks.size();
-      double step_s = 0;
+      double step_s = 0, period_s = 0;
       if (d.batch > 0) {
         step_s = costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k);
-        if (chunk_tokens > 0)
-          step_s += std::max(0.0, costs.prefill_s(1, d.verified + chunk_tokens) - costs.prefill_s(1, d.verified));
+        period_s = decode_period_s(d.batch, d.tokens_per_seq, d.bucket, d.k, step_s);
+        if (chunk_tokens > 0) {
+          const double before = costs.prefill_s(1, d.verified), after = costs.prefill_s(1, d.verified + chunk_tokens);
+          step_s += std::max(0.0, after - before);
+          period_s += std::max(0.0, prefill_period_s(1, d.verified + chunk_tokens, after) -
+                                        prefill_period_s(1, d.verified, before));
+        }
       } else {
         step_s = costs.prefill_s(int(chunks.size()), mean_chunk);
+        period_s = prefill_period_s(int(chunks.size()), mean_chunk, step_s);
       }
-      advance_to(t + step_s);
-      if (d.batch > 0) retire_decode(d);
-      else if (!chunks.empty()) ++run.prefill_steps;
-      for (const auto& [i, take] : chunks) reqs[i].prefill_left -= take;
-      std::vector<std::size_t> still;
-      for (std::size_t i : partial)
-        if (reqs[i].prefill_left > 0) still.push_back(i);
-        else prefilled(i);
-      partial = std::move(still);
-      if (step_start < c.record_steps_until_s)
-        run.steps.push_back({step_start, t, d.batch == 0, d.batch > 0 ? d.batch : int(chunks.size()),
-                             d.batch > 0 ? d.tokens_per_seq : int(mean_chunk),
-                             kv_in_use(), queued});
-      continue;
+      begin_step(step_s, period_s, [&, self, d, chunks, step_start, queued, mean_chunk] {
+        if (d.batch > 0) retire_decode(d);
+        else if (!chunks.empty()) ++run.prefill_steps;
+        for (const auto& [i, take] : chunks) reqs[i].prefill_left -= take;
+        std::vector<std::size_t> still;
+        for (std::size_t i : self->partial)
+          if (reqs[i].prefill_left > 0) still.push_back(i);
+          else prefilled(i);
+        self->partial = std::move(still);
+        if (step_start < c.record_steps_until_s)
+          run.steps.push_back({step_start, t, d.batch == 0, d.batch > 0 ? d.batch : int(chunks.size()),
+                               d.batch > 0 ? d.tokens_per_seq : int(mean_chunk), kv_in_use(), queued,
+                               engine_index(self)});
+      });
+      return true;
     }
     // Prefill whatever can be admitted, first come first served (vLLM V0 admits no prompt while
     // a request is swapped out: vllm/core/scheduler.py _schedule_default).
     std::vector<std::size_t> admitted;
     long long prefill_tokens = 0;
-    while (!waiting.empty() && swapped.empty()) {
+    while (!e->waiting.empty() && e->swapped.empty()) {
       // A prefill step takes prompts up to max_batched_tokens (the first one whatever its size).
-      if (!admit_head(int(running.size() + admitted.size()),
+      if (!admit_head(int(e->running.size() + admitted.size()),
                       admitted.empty() ? -1 : std::max(0LL, c.max_batched_tokens - prefill_tokens)))
         break;
-      prefill_tokens += reqs[waiting.front()].context();
-      admitted.push_back(waiting.front());
-      waiting.pop_front();
+      prefill_tokens += reqs[e->waiting.front()].context();
+      admitted.push_back(e->waiting.front());
+      e->waiting.pop_front();
     }
     if (!admitted.empty()) {
       const long long mean_tokens = (prefill_tokens + (long long)admitted.size() - 1) / (long long)admitted.size();
-      prefilling = admitted.size();
+      e->prefilling = admitted.size();
       const double start = t;
-      const int queued = int(waiting.size());
-      advance_to(t + costs.prefill_s(int(admitted.size()), mean_tokens));
-      prefilling = 0;
-      if (start < c.record_steps_until_s)
-        run.steps.push_back({start, t, true, int(admitted.size()), int(mean_tokens),
-                             kv_in_use(), queued});
-      ++run.prefill_steps;
-      for (std::size_t i : admitted) prefilled(i);
-      run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());
-      continue;
+      const int queued = queued_requests();
+      const double step_s = costs.prefill_s(int(admitted.size()), mean_tokens);
+      begin_step(step_s, prefill_period_s(int(admitted.size()), mean_tokens, step_s),
+                 [&, self, admitted, start, queued, mean_tokens] {
+                   self->prefilling = 0;
+                   if (start < c.record_steps_until_s)
+                     run.steps.push_back({start, t, true, int(admitted.size()), int(mean_tokens), kv_in_use(), queued,
+                                          engine_index(self)});
+                   ++run.prefill_steps;
+                   for (std::size_t i : admitted) prefilled(i);
+                   run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());
+                 });
+      return true;
     }
     // Swapped-out requests come back first, copied in, while the cache holds them beside the
     // running requests' next tokens (the step's most: k + 1 each); the first one whatever is left
     // when nothing runs.
     long long swap_in_tokens = 0;
-    if (!swapped.empty()) {
+    if (!e->swapped.empty()) {
       const int step_tokens = chain ? c.k + 1 : 1;
       long long reserved = 0;
-      for (std::size_t i : running)
+      for (std::size_t i : e->running)
         reserved += std::max(0LL, blocks_for(reqs[i].context() + step_tokens, c.block_tokens) - reqs[i].blocks);
-      while (!swapped.empty() && int(running.size()) < c.max_num_seqs) {
-        Request& r = reqs[swapped.front()];
+      while (!e->swapped.empty() && int(e->running.size()) < c.max_num_seqs) {
+        Request& r = reqs[e->swapped.front()];
         const long long need = std::max(r.swapped_blocks, blocks_for(r.context() + step_tokens, c.block_tokens));
-        if (!running.empty() && need + reserved > free_blocks) break;
-        const long long take = std::min(r.swapped_blocks, free_blocks);
-        free_blocks -= take;
+        if (!e->running.empty() && need + reserved > e->free_blocks) break;
+        const long long take = std::min(r.swapped_blocks, e->free_blocks);
+        e->free_blocks -= take;
         r.blocks = take;
         reserved += need - r.swapped_blocks;
-        swap_free_tokens += r.swapped_blocks * c.block_tokens;
+        e->swap_free_tokens += r.swapped_blocks * c.block_tokens;
         swap_in_tokens += r.swapped_blocks * c.block_tokens;
         r.swapped_blocks = 0;
-        running.push_back(swapped.front());
-        swapped.pop_front();
+        e->running.push_back(e->swapped.front());
+        e->swapped.pop_front();
         ++run.swap_ins;
       }
     }
-    if (running.empty()) {
+    if (e->running.empty()) {
       drop_waiting();
-      continue;
+      return false;
     }
     // A decode step of every running request, speculating unless the policy turns it off; the
     // swap copies (in, then out) before its forward, as V0's worker runs them.
     const DecodePlan d = plan_decode(-1);
     const double step_start = t;
-    const int queued = int(waiting.size());
+    const int queued = queued_requests();
     double swap_s = 0;
     if (swap_in_tokens > 0) swap_s += costs.swap_s(swap_in_tokens);
     if (d.swap_out_tokens > 0) swap_s += costs.swap_s(d.swap_out_tokens);
     run.swap_s += swap_s;
-    advance_to(t + swap_s + costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k));
-    retire_decode(d);
-    if (step_start < c.record_steps_until_s)
-      run.steps.push_back({step_start, t, false, d.batch, d.tokens_per_seq, kv_in_use(),
-                           queued});
+    const double forward_s = costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k);
+    begin_step(swap_s + forward_s, swap_s + decode_period_s(d.batch, d.tokens_per_seq, d.bucket, d.k, forward_s),
+               [&, self, d, step_start, queued] {
+                 retire_decode(d);
+                 if (step_start < c.record_steps_until_s)
+                   run.steps.push_back({step_start, t, false, d.batch, d.tokens_per_seq, kv_in_use(), queued,
+                                        engine_index(self)});
+               });
+    return true;
+  };
+
+  while (true) {
+    // Arrivals so far, each to the virtual engine holding the fewest requests, the first such
+    // (vLLM's LLMEngine.add_request); with one engine, its queue.
+    while (next_arrival < reqs.size() && reqs[next_arrival].rec.arrival_s <= t) {
+      VirtualEngine* least = &engines.front();
+      for (VirtualEngine& v : engines)
+        if (v.unfinished() < least->unfinished()) least = &v;
+      least->waiting.push_back(next_arrival++);
+    }
+    // Steps start while the pipeline's entry is free, the virtual engine idle longest first.
+    while (entry_free_s <= t) {
+      VirtualEngine* next = nullptr;
+      for (VirtualEngine& v : engines)
+        if (!v.busy && v.has_work() && (!next || v.idle_since_s < next->idle_since_s)) next = &v;
+      if (!next) break;
+      e = next;
+      start_step();  // none started: it dropped or preempted, so look again
+    }
+    // The next event: a step's end, the entry freeing for an engine with work, or (for an engine
+    // with none) the next arrival; a busy engine's scheduler sees arrivals when its step ends.
+    double next_s = std::numeric_limits<double>::infinity();
+    bool ready = false, idle = false;
+    for (const VirtualEngine& v : engines) {
+      if (v.busy) next_s = std::min(next_s, v.end_s);
+      else if (v.has_work()) ready = true;
+      else idle = true;
+    }
+    if (ready) next_s = std::min(next_s, entry_free_s);
+    if (idle && next_arrival < reqs.size()) next_s = std::min(next_s, reqs[next_arrival].rec.arrival_s);
+    if (next_s == std::numeric_limits<double>::infinity()) break;
+    advance_to(next_s);
+    // The steps that end now, in the order they end (the lower index first on a tie).
+    while (true) {
+      VirtualEngine* done = nullptr;
+      for (VirtualEngine& v : engines)
+        if (v.busy && v.end_s <= t && (!done || v.end_s < done->end_s)) done = &v;
+      if (!done) break;
+      e = done;
+      done->busy = false;
+      done->idle_since_s = t;
+      const std::function<void()> complete = std::move(done->complete);
+      complete();
+    }
   }
+  // Steps end out of their start order when virtual engines overlap: the timeline in start order.
+  std::stable_sort(run.steps.begin(), run.steps.end(),
+                   [](const StepRecord& a, const StepRecord& b) { return a.start_s < b.start_s; });
   run.end_s = t;
   run.mean_in_system = t > 0 ? in_system_integral / t : 0;
   run.mean_decode_batch = run.decode_steps ? batch_sum / double(run.decode_steps) : 0;

@@ -24,6 +24,9 @@
 // workload's measured Markov chain (serving_workload.hpp); an n-gram step with no match verifies
 // one token. A step's time is the deployment's (ServingStepCosts): the target's verify of the
 // batch at its mean context and the draft's passes.
+// A pipeline runs vLLM V0's virtual engines (ServingConfig::virtual_engines): one scheduler per
+// stage, their steps overlapping in the pipeline, each entering once the step before it has left
+// the busiest stage; the loop then jumps from event to event (a step's end, the entry freeing).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -44,6 +47,11 @@ struct ServingStepCosts {
   // Swap preemption: copying `tokens` tokens of KV cache one way between the GPU and the CPU's
   // swap space (unset: swap preemption unavailable).
   std::function<double(long long tokens)> swap_s;
+  // A pipeline's hold on its entry for each kind of step: its busiest stage's share of the step
+  // (sim::SystemStepTimes::stage_period_s), after which the next virtual engine's step may enter.
+  // Unset: the step's whole time (one stage).
+  std::function<double(int requests, long long tokens)> prefill_period_s;
+  std::function<double(int batch, int tokens, long long context, int draft_tokens)> decode_period_s;
 };
 
 // A request of an arrival trace (a file of arrival time, prompt and output lengths).
@@ -60,6 +68,7 @@ struct StepRecord {
   int tokens_per_seq = 0;      // verified tokens per sequence (decode), mean prompt tokens (prefill)
   long long kv_tokens = 0;     // KV cache in use after the step (blocks x block tokens)
   int waiting = 0;             // requests queued when it started
+  int engine = 0;              // the virtual engine that ran it (ServingConfig::virtual_engines)
 };
 
 struct ServingConfig {
@@ -101,6 +110,12 @@ struct ServingConfig {
   long long swap_space_tokens = 0;
   long long kv_capacity_tokens = 0;     // the deployment's KV cache (blocks x block_tokens)
   int context_bucket = 128;     // decode steps are costed at the mean context rounded up to this
+  // vLLM V0's virtual engines: a pipeline of this many stages keeps as many steps in flight, one per
+  // scheduler, each with its own queue (an arrival goes to the one holding fewest requests) and an
+  // equal share of the KV cache and swap space (vllm/core/scheduler.py, vllm/engine/llm_engine.py).
+  // A step enters the pipeline once the one before it has left the busiest stage
+  // (ServingStepCosts' periods). 1: one step at a time.
+  int virtual_engines = 1;
   std::uint64_t seed = 1;
 };
 
