@@ -193,6 +193,45 @@ TEST_CASE("serve --system: a pipeline keeps a step per stage in flight (vLLM's v
   }
 }
 
+TEST_CASE("serve --method specpipe-db: alone a request decodes at the specpipe scenario's time between tokens, bad uses refused") {
+  // Llama-3.1-70B over 8 RTX 3090s with the 1B draft on the L40, paper 002's w = 64, k = 16; about
+  // 20 requests over 10^4 s, each decoding alone.
+  const auto served = run("serve --system specpipe-8x3090-pcie --model llama-3.1-70b --method specpipe-db --draft "
+                          "llama-3.2-1b --max-num-seqs 8 --rate 0.002 --duration-s 10000 --format csv", false);
+  REQUIRE(served.status == 0);
+  const auto t = csv(served.output);
+  REQUIRE(t.size() == 3);
+  const auto& h = t[0];
+  CHECK(t[2][column(h, "method")] == "specpipe-db");
+  CHECK(t[2][column(h, "finished")] == t[2][column(h, "requests")]);
+  const double tpot_s = std::stod(t[2][column(h, "tpot_p50_ms")]) * 1e-3;
+  // The scenario's own run of Algorithm 1 on the timeline at one request, context 1024.
+  const auto scenario = run("specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --draft llama-3.2-1b --w 64 "
+                            "--k 16 --batch 1 --format csv", false);
+  REQUIRE(scenario.status == 0);
+  const auto s = csv(scenario.output);
+  REQUIRE(s.size() >= 2);
+  REQUIRE(s[1][column(s[0], "method")] == "specpipe");
+  CHECK(tpot_s == Approx(std::stod(s[1][column(s[0], "tbt_mean_s")])).epsilon(0.15));
+  // Four times faster than plain decoding on the same pipeline, alone.
+  CHECK(tpot_s < 0.3 * std::stod(t[1][column(h, "tpot_p50_ms")]) * 1e-3);
+  CHECK_THAT(served.output, Catch::Contains("specpipe-db: SpecPipe with dynamic batching (paper 002), w = 64, k = 16"));
+  // Refused: one GPU, no draft, --w for another method; a batch limit whose steps do not fit says what to lower.
+  for (const std::string args : {std::string("serve --hw h100-sxm --model llama-3.1-8b-instruct --method specpipe-db "
+                                             "--draft llama-3.2-1b"),
+                                 std::string("serve --system specpipe-8x3090-pcie --model llama-3.1-70b --method "
+                                             "specpipe-db"),
+                                 std::string("serve --hw h100-sxm --model llama-3.1-8b-instruct --w 32"),
+                                 std::string("serve --system specpipe-8x3090-pcie --model llama-3.1-70b --method "
+                                             "specpipe-db --draft llama-3.2-1b")}) {
+    const auto r = run(args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 2);
+  }
+  CHECK_THAT(run("serve --system specpipe-8x3090-pcie --model llama-3.1-70b --method specpipe-db --draft llama-3.2-1b").output,
+             Catch::Contains("infeasible") && Catch::Contains("a smaller --max-num-seqs"));
+}
+
 TEST_CASE("serve --dispatch per-batch: never worse than plain decoding or a static k of 7 where those differ") {
   const std::string base = "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 1,16 --duration-s 30 --k 7 --format csv";
   const auto by_batch = csv(run(base + " --dispatch per-batch", false).output);

@@ -254,6 +254,11 @@ def test_serve_on_a_system_and_with_a_draft_model_from_python():
     assert float(piped[0]["tpot_p50_ms"].iloc[0]) < 0.7 * float(piped[1]["tpot_p50_ms"].iloc[0])
     _raises(lambda: specdse.serve(system="specpipe-8x3090-pcie", model="llama-3.1-70b", virtual_engines=9),
             "at most one step per stage")
+    # SpecPipe-DB on the same pipeline: alone, well under plain decoding's time per token.
+    db = specdse.serve(system="specpipe-8x3090-pcie", model="llama-3.1-70b", method="specpipe-db", draft="llama-3.2-1b",
+                       max_num_seqs=8, rate=[0.002], duration_s=5000)
+    assert list(db["method"]) == ["no SD", "specpipe-db"]
+    assert float(db["tpot_p50_ms"].iloc[1]) < 0.3 * float(db["tpot_p50_ms"].iloc[0])
 
 
 if __name__ == "__main__":

@@ -449,3 +449,43 @@ TEST_CASE("serving: a pipeline's virtual engines keep steps in flight: S times t
   REQUIRE(!dropped.requests.empty());
   CHECK_THAT(dropped.requests.front().dropped, Catch::Contains("virtual engine's share of the KV cache (64 tokens)"));
 }
+
+TEST_CASE("serving: SpecPipe-DB emits a token a pipeline step, and a miss costs its request a refill of stages - 1 steps") {
+  const auto w = fixed_workload(100, 400);
+  constexpr int kStages = 8;
+  // Every step 10 ms whatever it holds: the time per token is the step times the steps a token takes.
+  ServingStepCosts flat = linear_costs(0.01, 0.0);
+  flat.decode_s = [](int, int, long long, int) { return 0.01; };
+  auto run_with = [&](double hit) {
+    ServingConfig c = config(1e-4, 1e6);
+    c.method = "specpipe-db";
+    c.specpipe.stages = kStages;
+    c.specpipe.hit = hit;
+    c.specpipe.level_tokens = 32;
+    c.specpipe.tree_tokens = 160;
+    return simulate_serving(w, c, flat);
+  };
+  // All hits: after the first token's pass through the pipeline, one token every step.
+  const ServingRun always = run_with(1.0);
+  REQUIRE(always.requests.size() >= 20);
+  for (const auto& r : always.requests) {
+    REQUIRE(r.finished());
+    CHECK(r.finish_s - r.first_token_s == Approx(0.01 * (kStages - 1 + 399)).epsilon(1e-9));
+  }
+  // Hit rate 0.9: a token takes 1 + 0.1 x 7 steps on average (paper 002's mechanism).
+  const ServingRun some = run_with(0.9);
+  double tokens = 0, span = 0;
+  for (const auto& r : some.requests) {
+    REQUIRE(r.finished());
+    tokens += double(r.output_tokens - 1);
+    span += r.finish_s - r.first_token_s - 0.01 * (kStages - 1);
+  }
+  CHECK(span / tokens == Approx(0.01 * (1 + 0.1 * (kStages - 1))).epsilon(0.03));
+  CHECK(some.mean_tokens_per_step == Approx(1 / (1 + 0.1 * (kStages - 1))).epsilon(0.03));
+  // Its steps are one scheduler's: virtual engines or chunked prefill with it are refused.
+  ServingConfig bad = config(1, 10);
+  bad.method = "specpipe-db";
+  bad.specpipe.stages = kStages;
+  bad.virtual_engines = 2;
+  CHECK_THROWS_AS(simulate_serving(w, bad, flat), models::InputError);
+}

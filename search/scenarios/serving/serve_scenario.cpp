@@ -25,6 +25,7 @@
 #include "search/scenarios/serving/serving_simulation.hpp"
 #include "search/scenarios/serving/serving_summary.hpp"
 #include "search/scenarios/serving/serving_workload.hpp"
+#include "search/scenarios/serving/specpipe_db_steps.hpp"
 #include "search/work_bound.hpp"
 #include "sim/system/memory_fit.hpp"
 #include "sim/system/system_costs.hpp"
@@ -258,9 +259,10 @@ long long kv_capacity_tokens(const sim::SystemCosts& deployment, const models::M
     const double free_bytes = without[d].capacity_bytes - without[d].need.total();
     if (free_bytes <= 0)
       throw models::InputError(fmt::format("serve: infeasible: {} needs {:.3g} GiB before any KV cache, of {:.3g} GiB "
-                                           "on {}",
+                                           "on {} (weights, runtime and the activations of the largest step: {} "
+                                           "sequences of {} tokens; a smaller --max-num-seqs shrinks those)",
                                            target.name, without[d].need.total() / kGib,
-                                           without[d].capacity_bytes / kGib, without[d].device));
+                                           without[d].capacity_bytes / kGib, without[d].device, max_num_seqs, verify));
     tokens = std::min(tokens, (long long)(free_bytes / per_token));
   }
   if (tokens == std::numeric_limits<long long>::max())
@@ -323,6 +325,8 @@ std::string acceptance_key(const std::string& method) {
 // Draft tokens a chain's step proposes at most: the presets' yields stop at 16 (a yield of 16
 // stands for 16 or more), so a longer chain's gain is not measured.
 constexpr int kMaxChainDraftTokens = 15;
+// SpecPipe-DB's defaults, paper 002 §4.1's choice: w = 64 nodes per level, k = 16 candidates.
+constexpr int kPaper002Width = 64, kPaper002Candidates = 16;
 
 struct RateSummary {
   double tpot_p50 = 0, goodput = 0;
@@ -357,8 +361,9 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   const models::ModelSpec& target = ctx.workload->target;
   const std::string method = ctx.text("method");
   // The workload's acceptance was measured for its own target: another target borrows it, and says so.
-  const std::string borrowed =
-      method != "none" && method != "draft-model" && method != "mtp" && target.name != workload.target
+  std::string borrowed =
+      method != "none" && method != "draft-model" && method != "mtp" && method != "specpipe-db" &&
+              target.name != workload.target
           ? fmt::format("acceptance measured for {}, not {}", workload.target, target.name)
           : std::string();
   // What the footer names: the GPU and its stack, or the system and its lead device's stack.
@@ -380,6 +385,15 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     draft = ctx.configs->model(ctx.text("draft"));
     models::require_can_draft(*draft, target, "serve: --draft");
     acceptance_source.acceptance["draft-model"] = geometric_yields(ctx.real("alpha"));
+  } else if (method == "specpipe-db") {
+    // SpecPipe's draft on the system's draft device, at its acceptance (specpipe_db_steps.hpp).
+    if (!system || ctx.text("draft").empty())
+      throw models::InputError("serve: --method specpipe-db needs --system (a pipeline) and --draft MODEL (on the "
+                               "system's draft device, placement.draft)");
+    if (ctx.was_given("alpha") || ctx.was_given("draft-device"))
+      throw models::InputError("serve: --method specpipe-db draws its hits from SpecPipe's acceptance on the system's "
+                               "placement.draft device: --alpha and --draft-device are --method draft-model's");
+    draft = ctx.configs->model(ctx.text("draft"));
   } else if (method == "mtp") {
     if (ctx.was_given("draft"))
       throw models::InputError("serve: --draft names --method draft-model's draft; --method mtp drafts with the "
@@ -407,7 +421,15 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     // with EAGLE-3 drafting chains.
     head = std::make_unique<models::AlgorithmSpec>(eagle_head_for_target(ctx.configs->algorithm(method), target));
   }
-  const int k = int(ctx.integer("k"));
+  // SpecPipe-DB's k is its candidates per node: paper 002 §4.1's k = 16 unless given.
+  const int k = method == "specpipe-db" && !ctx.was_given("k") ? kPaper002Candidates : int(ctx.integer("k"));
+  if (ctx.was_given("w") && method != "specpipe-db")
+    throw models::InputError(fmt::format("serve: --w is SpecPipe-DB's tree width (--method specpipe-db), not {}'s", method));
+  std::optional<SpecPipeDbSteps> specpipe;
+  if (method == "specpipe-db")
+    specpipe = specpipe_db_steps(*ctx.configs, system_name, target, draft->name, ctx.text("engine"),
+                                 int(ctx.integer("w")), k, std::uint64_t(ctx.integer("seed")));
+  if (specpipe && !specpipe->borrowed.empty()) borrowed = specpipe->borrowed;
   // MTP: the target's own modules, at their published per-position acceptance (or --alpha for
   // every position, the user's assumption, where a chain drafts past what is published).
   std::string mtp_words;
@@ -434,7 +456,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                               positions_words(published.size()), head->draft.mtp_acceptance_source);
     }
   }
-  if (method != "eagle3-tree" && k > kMaxChainDraftTokens)
+  if (method != "eagle3-tree" && method != "specpipe-db" && k > kMaxChainDraftTokens)
     throw models::InputError(fmt::format("--k {}: a chain drafts at most {} tokens (the presets' yields stop at {}); "
                                          "larger --k is for --method eagle3-tree (draft nodes)",
                                          k, kMaxChainDraftTokens, kMaxChainDraftTokens + 1));
@@ -471,11 +493,12 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.sd_off_above_batch = int(ctx.integer("sd-off-above"));
   base.dispatch_per_batch = ctx.text("dispatch") == "per-batch";
   // How speculation is dispatched means nothing without speculation.
-  if (method == "none")
+  if (method == "none" || method == "specpipe-db")
     for (const char* key : {"dispatch", "sd-off-above"})
       if (ctx.was_given(key))
-        throw models::InputError(fmt::format("--{} sets how speculation is dispatched; --method none speculates not "
-                                             "at all", key));
+        throw models::InputError(fmt::format("--{} sets how a chain or tree is dispatched per step; --method {} {}",
+                                             key, method, method == "none" ? "speculates not at all"
+                                                                           : "runs SpecPipe's tree in every step"));
   // A pipeline keeps one step per stage in flight (vLLM V0's virtual engines), unless told fewer.
   const int stages = system ? int(system->stages.size()) : 1;
   base.virtual_engines = ctx.integer("virtual-engines") > 0 ? int(ctx.integer("virtual-engines")) : stages;
@@ -492,7 +515,12 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                              "step's budget is that: give one");
   base.seed = std::uint64_t(ctx.integer("seed"));
   double kv_token_bytes = 0;
-  base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, base.k + 1, head.get(),
+  if (specpipe && base.chunked_prefill_tokens > 0)
+    throw models::InputError("serve: --method specpipe-db runs V0's scheduler (a prefill step, then pipeline steps of "
+                             "every running request): --chunked-prefill-tokens is V1's");
+  // The largest step's tokens per sequence: SpecPipe-DB's busiest stage, else a verify of k + 1.
+  const int step_tokens = specpipe ? specpipe->trees.level_tokens : base.k + 1;
+  base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, step_tokens, head.get(),
                                                draft ? &*draft : nullptr, &kv_token_bytes,
                                                draft_device >= 0 ? std::optional<int>(draft_device) : std::nullopt);
   // Swap preemption (vLLM V0): a CPU swap space per GPU of --swap-space-gib, KV copied over the
@@ -560,6 +588,14 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     throw models::InputError("--trace-window-s sets the window of the timeline trace: give --trace-out (or --report) too");
   const double ttft_slo_s = ctx.real("ttft-slo-ms") * 1e-3, tpot_slo_s = ctx.real("tpot-slo-ms") * 1e-3;
   auto step_costs = deployment.step_costs(), plain_step_costs = deployment.step_costs(false);
+  if (specpipe) {
+    // A SpecPipe-DB step is one pipeline step of every running request (specpipe_db_steps.hpp);
+    // the prefill stays the deployment's (the target's pass and the draft's beside it).
+    step_costs.decode_s = [steps = specpipe->step_s](int batch, int, long long context, int) {
+      return steps(batch, context);
+    };
+    step_costs.decode_period_s = nullptr;
+  }
   if (swap_link) {
     // One message per copy of the batch's blocks (vLLM's cache engine copies them in one call per layer;
     // the link's per-message cost is paid once here: an under-estimate for many layers).
@@ -608,6 +644,10 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       const bool trace_this = ctx.want_trace && rate == rates.back() && m == methods.back();
       if (trace_this) c.record_steps_until_s = trace_window_s;
       if (m == "none") c.kv_capacity_tokens = plain_kv_capacity_tokens;
+      if (m == "specpipe-db") {
+        c.specpipe = specpipe->trees;
+        c.virtual_engines = 1;  // one scheduler packs every running request into each pipeline step
+      }
       ServingRun run = simulate_serving(acceptance_source, c, m == "none" ? plain_step_costs : step_costs);
       if (trace_this) {
         traced_steps = std::move(run.steps);
@@ -695,6 +735,20 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     r.footer += fmt::format("\npipeline: one step at a time over its {} stages (--virtual-engines 1)", stages);
   if (!tree_words.empty()) r.footer += "\n" + tree_words;
   if (!mtp_words.empty()) r.footer += "\n" + mtp_words;
+  if (specpipe) {
+    std::vector<std::string> loads;
+    for (double t : specpipe->stage_tokens) loads.push_back(fmt::format("{:.3g}", t));
+    r.footer += fmt::format(
+        "\nspecpipe-db: SpecPipe with dynamic batching (paper 002), w = {}, k = {}, draft {} on {}: every step is one "
+        "pipeline step of every running request (one scheduler); a request whose verified level reaches the last "
+        "stage emits a token, and the level held the target's token with probability {:.3f} (SpecPipe's plan over "
+        "{} tokens of {}; hits independent per check), else its tree flushes and its next token comes {} steps later; "
+        "a step is the slowest stage over each request's mean tokens there ({}) with its send, or the draft's level "
+        "({:.3g} tokens a request) if longer, then the prune ({:g} ms)",
+        int(ctx.integer("w")), k, specpipe->draft, system->devices[std::size_t(specpipe->draft_device)].name,
+        specpipe->trees.hit, kSpecPipeDbPlanTokens, specpipe->acceptance, specpipe->trees.stages - 1,
+        fmt::join(loads, ", "), specpipe->draft_tokens, specpipe->prune_s * 1e3);
+  }
   if (swap_link)
     r.footer += fmt::format("\npreemption by swap (vLLM V0): KV copied over {} to a CPU swap space of {:g} GiB ({} tokens) "
                             "per GPU, charged to the step; no prompt admitted while a request is out; a request "
@@ -763,13 +817,15 @@ const ScenarioRegistration serve_scenario_registration(
                   "with --trace-out: the steps of the last rate's run with speculation in its first this many seconds"),
       param::text("workload", "sharegpt-llama3.1-8b",
                   "serving workload preset (configs/serving: prompt and output lengths, measured acceptance) or a YAML path"),
-      param::choice("method", "eagle3-chain", {"eagle3-chain", "eagle3-tree", "ngram", "draft-model", "mtp", "none"},
+      param::choice("method", "eagle3-chain",
+                    {"eagle3-chain", "eagle3-tree", "ngram", "draft-model", "mtp", "specpipe-db", "none"},
                     "speculation compared with plain decoding: an EAGLE-3 head drafting a chain (the algorithm "
                     "eagle3-chain, shaped for the target) or EAGLE's dynamic tree of --k draft nodes (eagle3-tree: "
                     "its acceptance the preset's chains with misses recovered as paper 000 measured), n-gram (prompt lookup, its drafting not charged), a draft "
                     "model beside the target or on a device of --system (--draft, --alpha, --draft-device), the "
                     "target's own multi-token-prediction modules (mtp: an algorithm of draft type mtp for the target, "
-                    "e.g. mimo-7b-mtp, at its published acceptance), or none"),
+                    "e.g. mimo-7b-mtp, at its published acceptance), SpecPipe with dynamic batching on a pipeline "
+                    "--system (specpipe-db: --draft on the system's draft device, --w, --k), or none"),
       param::text("draft", "", "with --method draft-model: the draft model (configs/models), sharing the target's "
                                "vocabulary"),
       param::optional_real("alpha", 1e-6, 1 - 1e-6, "",
@@ -777,7 +833,10 @@ const ScenarioRegistration serve_scenario_registration(
                            "--method mtp: every draft position's, instead of the published figures"),
       param::draft_device(),
       param::integer("k", 3, 1, 84, "tokens",
-                     "draft tokens per speculative step (a chain: at most 15; eagle3-tree: its draft nodes)"),
+                     "draft tokens per speculative step (a chain: at most 15; eagle3-tree: its draft nodes; "
+                     "specpipe-db: candidates per tree node, default 16)"),
+      param::integer("w", kPaper002Width, 1, 1024, "nodes",
+                     "with --method specpipe-db: SpecPipe's tree width, nodes per level (paper 002: 64)"),
       param::choice("dispatch", "static", {"static", "per-batch"},
                     "k per step: static (--k every speculative step) or per-batch (the k of 0..--k with the most "
                     "tokens a second at the step's batch and context, from the preset's yields: 0 turns speculation "

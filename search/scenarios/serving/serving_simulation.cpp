@@ -36,6 +36,7 @@ struct Request {
   long long prefill_left = 0;  // chunked prefill: tokens of its (re)prefill still to compute
   long long swapped_blocks = 0;  // swap preemption: KV blocks it holds in the CPU swap space
   int yield = 1;               // the yield at its next output position (Markov chain state)
+  int refill = 0;              // SpecPipe-DB: steps until its token reaches the last stage again
   bool chain_started = false;
   long long context() const { return rec.prompt_tokens + generated; }
 };
@@ -135,7 +136,13 @@ double percentile(std::vector<double> values, double p) {
 
 ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig& c, const ServingStepCosts& costs) {
   const YieldChain* chain = nullptr;
-  if (c.method != "none") {
+  const bool specpipe = c.specpipe.stages > 0;
+  if (specpipe != (c.method == "specpipe-db"))
+    throw std::logic_error("simulate_serving: method specpipe-db and ServingConfig::specpipe go together");
+  if (specpipe && (c.virtual_engines != 1 || c.chunked_prefill_tokens > 0 || !c.tree_by_k.empty()))
+    throw models::InputError("serve: SpecPipe-DB packs every running request into each pipeline step with V0's "
+                             "scheduler: one virtual engine, no chunked prefill, no draft tree per step");
+  if (c.method != "none" && !specpipe) {
     const auto it = workload.acceptance.find(c.method);
     if (it == workload.acceptance.end())
       throw models::InputError(fmt::format("serve: workload {} has no measured acceptance for method '{}'", workload.name,
@@ -332,6 +339,13 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     // The dispatch policies see the batch that runs: chosen again after a preemption shrinks it
     // (a larger k may then preempt again; the batch only shrinks, so this ends).
     auto choose = [&] {
+      if (specpipe) {
+        // Every request's levels in flight, re-reserved each step (their slots beside its context).
+        d.speculate = true;
+        d.k = c.k;
+        d.verify = int(c.specpipe.tree_tokens) + 1;
+        return;
+      }
       d.speculate = chain && (c.sd_off_above_batch <= 0 || int(e->running.size()) <= c.sd_off_above_batch);
       d.k = d.speculate ? c.k : 0;
       if (d.speculate && c.dispatch_per_batch && !e->running.empty()) {
@@ -382,7 +396,8 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       }
       context_sum += r.context();
       // n-gram: a position of yield 1 found no match with the source's probability: one token.
-      if (d.speculate && !(c.method == "ngram" && next_yield(r) == 1 && uniform01(r.rng) >= chain->match_probability))
+      if (specpipe) d.tokens_verified[j] = c.specpipe.level_tokens;
+      else if (d.speculate && !(c.method == "ngram" && next_yield(r) == 1 && uniform01(r.rng) >= chain->match_probability))
         d.tokens_verified[j] = d.verify;
       d.verified += d.tokens_verified[j];
     }
@@ -406,7 +421,17 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       Request& r = reqs[e->running[j]];
       long long kept = 1;
       const long long left = r.rec.output_tokens - r.generated;
-      if (d.tokens_verified[j] > 1 && !c.tree_by_k.empty()) {
+      if (specpipe) {
+        // Its verified level at the last stage emits a token unless the request is refilling;
+        // a miss flushes its tree (SpecPipe-DB, PipelinedTrees).
+        if (r.refill > 0) {
+          --r.refill;
+          kept = 0;
+        } else if (!(uniform01(r.rng) < c.specpipe.hit)) {
+          r.refill = c.specpipe.stages - 1;
+        }
+        kept = std::min(kept, left);
+      } else if (d.tokens_verified[j] > 1 && !c.tree_by_k.empty()) {
         // A tree: the chain's accepted run; past a miss within the depth, the recovered token
         // and a fresh run from the chain's state after it (eagle_tree_recovery.hpp).
         const TreeStep& tree = c.tree_by_k[std::size_t(d.k)];
@@ -484,6 +509,8 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       r.rec.first_token_s = t;
       r.generated = 1;
     }
+    // SpecPipe-DB: its last token passes every stage before its tree's first level is verified.
+    if (specpipe) r.refill = c.specpipe.stages - 1;
     if (r.generated >= r.rec.output_tokens) finish(r);
     else e->running.push_back(i);
   };

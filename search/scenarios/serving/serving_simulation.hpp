@@ -71,6 +71,19 @@ struct StepRecord {
   int engine = 0;              // the virtual engine that ran it (ServingConfig::virtual_engines)
 };
 
+// SpecPipe-DB (paper 002 §4, dynamic batching) on a pipeline: every decode step is one pipeline
+// step of every running request, each request's token-tree levels in the stages behind its last
+// verified token. A request whose verified level reaches the last stage emits one token; that
+// level held the target's token with probability `hit` (its tree goes on), else the tree flushes
+// and the emitted token enters stage 0 alone: no token for `stages` - 1 steps (the refill of
+// paper 002's mechanism, expected_tbt.hpp). A prefilled prompt's first token enters the same way.
+struct PipelinedTrees {
+  int stages = 0;              // 0: not SpecPipe-DB
+  double hit = 0;              // P(a verified level holds the target's token), per check, independent
+  int level_tokens = 1;        // tokens per sequence a step is costed at (ServingStepCosts::decode_s)
+  long long tree_tokens = 0;   // KV slots a request's levels in flight hold beside its context
+};
+
 struct ServingConfig {
   double rate_per_s = 1;        // mean arrival rate
   // Inter-arrival times: gamma distributed with this coefficient of variation at the rate's mean
@@ -85,7 +98,9 @@ struct ServingConfig {
   double record_steps_until_s = 0;
   double duration_s = 60;       // arrivals over [0, duration_s)
   long long max_requests = 0;   // also stop arrivals after this many (0: no bound)
-  std::string method = "none";  // "none", or a drafting method of the workload ("eagle3", "ngram")
+  std::string method = "none";  // "none", a drafting method of the workload ("eagle3", "ngram"), or
+                                // "specpipe-db" (with `specpipe`)
+  PipelinedTrees specpipe;      // SpecPipe-DB's steps (method "specpipe-db"; one virtual engine)
   int k = 3;                    // draft tokens a speculative step proposes
   // Token trees (empty: chains): entry i the step that drafts i tokens, for i = 0..k (its depth
   // and its recovery of a chain's miss: eagle_tree_recovery.hpp). A request keeps its chain's

@@ -27,7 +27,7 @@ StageTimer::StageTimer(const TimingSetup& s) : s_(s), costs_(s.system, s.engine)
   if (s.head) head_ = costs_.add_head(*s.head, s.target);
 }
 
-double StageTimer::stage_s(int stage, int tokens, int batch) const {
+double StageTimer::stage_s(int stage, int tokens, int batch, long long context) const {
   if (tokens <= 0) return 0.0;
   batch = std::max(1, std::min(batch, tokens));
   const auto& st = s_.system.stages[std::size_t(stage)];
@@ -39,7 +39,7 @@ double StageTimer::stage_s(int stage, int tokens, int batch) const {
   models::StepShape sh;
   sh.tokens = per_sequence;
   sh.batch = batch;
-  sh.context = s_.context;
+  sh.context = context >= 0 ? context : s_.context;
   sh.mask = sh.tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
   sh.include_lm_head = last && s_.system.devices[std::size_t(device_of(stage))].hardware.verify_includes_lm_head;
   return costs_.stage_s(device_of(stage), target_model_, sh, layers, last);
@@ -52,13 +52,13 @@ const models::StagedDeviceCopy* StageTimer::staged_copy(int a, int b) const {
   return &*copy;
 }
 
-double StageTimer::draft_s(int tokens, int batch) const {
+double StageTimer::draft_s(int tokens, int batch, long long context) const {
   if (draft_model_ < 0 || tokens <= 0) return 0.0;
   // A whole forward of the draft model with its LM head: the cost layer's memoised forward.
   sim::ForwardShape shape;
   shape.tokens = tokens;
   shape.batch = batch;
-  shape.context = s_.context;
+  shape.context = context >= 0 ? context : s_.context;
   shape.mask = tokens > 1 ? models::MaskKind::tree : models::MaskKind::causal;
   shape.include_lm_head = true;
   return costs_.forward_s(s_.system.draft_device, draft_model_, shape);

@@ -55,10 +55,11 @@ class StageTimer {
   int stages() const { return int(s_.system.stages.size()); }
   int device_of(int stage) const { return s_.system.stages[std::size_t(stage)].devices.front(); }
   // Compute time of `stage` over `tokens` tokens of `batch` sequences (0 tokens: 0); each
-  // sequence holds ceil(tokens / batch) of them against its own context.
-  double stage_s(int stage, int tokens, int batch = 1) const;
+  // sequence holds ceil(tokens / batch) of them against its own context (`context`, or the
+  // setup's when negative: a serving run's sequences grow where the scenario holds it fixed).
+  double stage_s(int stage, int tokens, int batch = 1, long long context = -1) const;
   // One pass of the draft model on the draft device over `tokens` tokens per sequence.
-  double draft_s(int tokens, int batch = 1) const;
+  double draft_s(int tokens, int batch = 1, long long context = -1) const;
   // One pass of the EAGLE head on the last stage's device over `width` tokens per sequence.
   double head_s(int width, int batch = 1) const;
   // Link time from device a to b for `bytes` along the system's route (sim/system/routes.hpp,
