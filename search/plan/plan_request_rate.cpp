@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -69,6 +70,31 @@ PlanCandidate::Served serve_at_rate(const RequestRate& rate, const std::vector<T
   return out;
 }
 
+// The serving simulation's answer for one candidate (plan_request_rate.hpp): its requests at the
+// rate under a scheduler whose limit is the largest batch the candidate was timed at; where its
+// queue stays bounded and nothing is dropped, the candidate is planned at the batch the engine
+// ran, the smallest timed batch at or above the simulation's mean decode batch (to the nearest
+// sequence); else it misses the
+// rate at its largest batch, with the simulation's reason.
+PlanCandidate served_choice(const RequestRate& rate, const std::vector<TimedBatch>& timed,
+                            const std::vector<PlanCandidate>& rows, const std::string& stopped) {
+  const PlanCandidate::Served served = serve_at_rate(rate, timed);
+  if (served.status == "ok") {
+    // The mean in whole sequences (a rare overlap of two requests at a low rate is still batch 1).
+    const double ran = std::max(1.0, std::round(served.mean_batch));
+    std::size_t i = 0;
+    while (i + 1 < timed.size() && double(timed[i].batch) < ran) ++i;
+    PlanCandidate c = rows[i];
+    c.served = served;
+    return c;
+  }
+  PlanCandidate c = rows.back();
+  c.served = served;
+  c.status = fmt::format("misses the request rate in a serving simulation (batch up to {}{}): {}", served.max_batch,
+                         stopped.empty() ? "" : "; larger: " + stopped, served.status);
+  return c;
+}
+
 }  // namespace
 
 long long served_requests(const RequestRate& rate) {
@@ -87,6 +113,7 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
     std::optional<PlanCandidate> met, best_unmet, first_seen;
     std::string stopped;  // the status that ended its search (not ok at a larger batch)
     std::vector<TimedBatch> timed;  // ok at these batches, from 1 up without a gap
+    std::vector<PlanCandidate> rows;  // the candidate at each of `timed`'s batches
     bool timed_closed = false;      // not ok at some batch: the batches above are not its
   };
   std::vector<std::pair<std::string, std::string>> order;  // (scheme, placement) in first-seen order
@@ -109,6 +136,9 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
       State& st = it->second;
       if (c.ok() && !st.timed_closed) {
         st.timed.push_back({b, c.tbt_s, c.ttft_s});
+        st.rows.push_back(c);
+        st.rows.back().batch = b;
+        st.rows.back().sustained_per_s = sustained_rate(c, b, rate.output_tokens);
         any_timed = true;
       } else {
         st.timed_closed = true;
@@ -137,6 +167,11 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
   std::vector<PlanCandidate> out;
   for (const auto& key : order) {
     State& st = states[key];
+    if (!st.timed.empty() && served_requests(rate) > 0) {
+      out.push_back(served_choice(rate, st.timed, st.rows, st.stopped));
+      continue;
+    }
+    // No serving check (too many tokens to simulate): Little's law alone.
     if (st.met) {
       out.push_back(*st.met);
     } else if (st.best_unmet) {
@@ -149,14 +184,6 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
       out.push_back(*st.first_seen);
       continue;
     }
-    if (st.timed.empty() || served_requests(rate) == 0) continue;
-    PlanCandidate& c = out.back();
-    c.served = serve_at_rate(rate, st.timed);
-    // Little's law's batch meets the rate, the simulated queue does not: the prefills of arriving
-    // requests or the queue's variance take what the bound left out.
-    if (c.ok() && c.served->status != "ok")
-      c.status = fmt::format("misses the request rate in a serving simulation (batch up to {}): {}", c.served->max_batch,
-                             c.served->status);
   }
   return out;
 }

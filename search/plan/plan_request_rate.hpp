@@ -1,20 +1,23 @@
 #pragma once
 // plan at a request rate instead of a batch: requests arrive at `per_s` a second and each decodes
-// `output_tokens` tokens, batched continuously. Two answers per candidate (scheme and placement):
-//  - the batch: a request holds a batch slot from its prefill to its last token, so by Little's
-//    law a candidate that runs B sequences together sustains B / (TTFT + output_tokens x TBT)
-//    requests a second at that batch; plan keeps the smallest batch of 1, 2, 4, ... that sustains
-//    the rate (the lowest TBT that does; the row's numbers and its `reproduce` command are that
-//    batch's), and lists the candidate as missing the rate with the most it sustained where none
-//    does. That bound leaves out the prefills of arriving requests and the queue's variance.
-//  - the check: a serving simulation (search/scenarios/serving: serve's scheduler, Poisson
-//    arrivals, KV cache and percentiles) of kServedRequests requests of `prompt_tokens` and
+// `output_tokens` tokens, batched continuously. Each candidate (scheme and placement) is timed at
+// every batch 1, 2, 4, ... it runs, then:
+//  - the batch comes from a serving simulation (search/scenarios/serving: serve's scheduler,
+//    Poisson arrivals, KV cache and percentiles) of kServedRequests requests of `prompt_tokens` and
 //    `output_tokens` tokens at the rate, its decode steps timed from the candidate's own TBT at
-//    every batch it was timed at (linear between them; the largest is the scheduler's batch
-//    limit), its prefills from its TTFT. A candidate whose simulated queue keeps growing, or that
-//    drops requests, misses the rate although Little's law would have it sustain it; the served_*
-//    columns give its percentiles. Speculation enters as the candidate's mean time per token at
-//    each batch (no per-request draws: that is `serve`'s own, for the methods it simulates).
+//    every batch it was timed at (linear between them; the largest is the scheduler's limit), its
+//    prefills from its TTFT: where the simulated queue stays bounded and no request is dropped,
+//    the candidate is planned at the batch the engine ran, the smallest timed batch at or above
+//    the simulation's mean decode batch, to the nearest sequence (the row's numbers and its `reproduce` command are that
+//    batch's; the served_* columns give what its requests saw); else it misses the rate, with the
+//    simulation's reason, at its largest batch. Speculation enters as the
+//    candidate's mean time per token at each batch (no per-request draws: those are `serve`'s own,
+//    for the methods it simulates);
+//  - Little's law stays beside it as a bound: a request holds a batch slot from its prefill to its
+//    last token, so a candidate that runs B sequences together sustains at most about
+//    B / (TTFT + output_tokens x TBT) requests a second (requests_per_s); it leaves out the
+//    arriving requests' prefills and the queue's variance, and it alone chooses the batch where the
+//    rate's tokens are too many to simulate (served_requests() == 0, and the footer says so).
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -44,7 +47,7 @@ double sustained_rate(const PlanCandidate& c, int batch, int output_tokens);
 
 // `evaluate(b)` gives every candidate at batch b (plan's candidates, TTFT included); the result
 // holds each candidate once, at the batch that meets the rate, with `batch`, `sustained_per_s`
-// and `served` set (a candidate the serving check finds overloaded has its status say so).
+// and `served` set (a candidate no batch of which keeps up has its status say why).
 // `progress(b)` is called before each batch; batches go on past the one that meets the rate, up
 // to kMaxRateBatch or while some candidate is timed, for the serving check's step times.
 std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,

@@ -133,8 +133,8 @@ const search::ScenarioRegistration plan_scenario_registration(
                                    "not ranked"),
       search::param::optional_real("request-rate", 1e-9, 1e9, "requests/s",
                                    "serve requests arriving at this rate instead of a fixed --batch: each candidate at "
-                                   "the smallest batch (1, 2, 4, ... 256) that sustains it, checked by a serving "
-                                   "simulation at the rate (served_* columns)"),
+                                   "the batch (1, 2, 4, ... 256) a serving simulation at the rate runs it at, or "
+                                   "missing the rate where its queue grows (served_* columns)"),
       search::param::integer("output-tokens", kDefaultOutputTokens, 1, 1e7, "tokens",
                              "tokens each request decodes (with --request-rate)"),
       search::param::choice("rank-by", "tbt", {"tbt", "throughput", "ttft"},

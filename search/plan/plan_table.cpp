@@ -131,16 +131,17 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
       contexts.size() == 1 ? fmt::format("context {}", contexts.front())
                            : fmt::format("contexts {} weighted {}", fmt::join(contexts, ", "), fmt::join(weights, ":"));
   const std::string load_words =
-      rate ? fmt::format("{:.4g} requests/s of {} tokens each (each candidate at the smallest batch that sustains it "
-                         "by Little's law; {})",
-                         rate->per_s, rate->output_tokens,
-                         served_requests(*rate) > 0
-                             ? fmt::format("checked by a serving simulation of {} Poisson arrivals of {}-token prompts "
-                                           "on the candidate's times at every batch: served_* columns",
-                                           served_requests(*rate), rate->prompt_tokens)
-                             : fmt::format("not checked by a serving simulation: {} requests of {} tokens would be "
-                                           "over its {} token steps", kMinServedRequests, rate->output_tokens,
-                                           kServedTokens))
+      rate ? (served_requests(*rate) > 0
+                  ? fmt::format("{:.4g} requests/s of {} tokens each (each candidate at the batch a serving simulation "
+                                "of {} Poisson arrivals of {}-token prompts on its times at every batch ran, its mean "
+                                "decode batch to the nearest sequence, up to a timed one: served_* columns; requests_per_s: Little's "
+                                "law's bound at that batch)",
+                                rate->per_s, rate->output_tokens, served_requests(*rate), rate->prompt_tokens)
+                  : fmt::format("{:.4g} requests/s of {} tokens each (each candidate at the smallest batch that "
+                                "sustains it by Little's law, not simulated: {} requests of {} tokens would be over the "
+                                "serving simulation's {} token steps)",
+                                rate->per_s, rate->output_tokens, kMinServedRequests, rate->output_tokens,
+                                kServedTokens))
            : fmt::format("batch {}", s.batch);
   const std::string acceptance_words =
       s.alpha ? fmt::format("draft models at alpha {} per token", *s.alpha)
