@@ -36,6 +36,39 @@ TEST_CASE("serve: no SD and EAGLE-3 per rate on one H100, Little's law on every 
   CHECK(std::stod(t[3][column(h, "mean_batch")]) > 4 * std::stod(t[1][column(h, "mean_batch")]));
 }
 
+TEST_CASE("serve: at a vanishing rate plain decoding's time per token is the single-request step, on one GPU and on a system") {
+  // Three requests 100 s apart, 1000-token prompts and 20 output tokens: every step runs one
+  // sequence at context bucket 1024.
+  const std::string trace = "serve_cli_alone.csv";
+  {
+    std::ofstream out(trace);
+    out << "arrival_s,prompt_tokens,output_tokens\n0,1000,20\n100,1000,20\n200,1000,20\n";
+  }
+  auto tpot_ms = [&](const std::string& where) {
+    const auto r = run("serve " + where + " --method none --arrivals " + trace + " --format csv", false);
+    REQUIRE(r.status == 0);
+    const auto t = csv(r.output);
+    REQUIRE(t.size() == 2);
+    CHECK(t[1][column(t[0], "tpot_p50_ms")] == t[1][column(t[0], "tpot_p99_ms")]);
+    return std::stod(t[1][column(t[0], "tpot_p50_ms")]);
+  };
+  // One H100 under serve's default stack: `latency`'s one-token step at context 1024.
+  const auto one = csv(run("latency --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --stack vllm-cuda-graph "
+                           "--format csv", false).output);
+  REQUIRE(one.size() == 2);
+  CHECK(tpot_ms("--hw h100-sxm --model llama-3.1-8b-instruct") ==
+        Approx(std::stod(one[1][column(one[0], "t_verify_s")]) * 1e3).epsilon(1e-8));
+  // Eight tensor-parallel H100s: `system`'s whole step at that context.
+  const auto sys = csv(run("system --system eagle-8xh100-nvlink --model llama-3.1-70b --context 1024 --format csv",
+                           false).output);
+  std::string step_s;
+  for (const auto& row : sys)
+    if (row[column(sys[0], "kind")] == "step") step_s = row[column(sys[0], "busy_s")];
+  REQUIRE(!step_s.empty());
+  CHECK(tpot_ms("--system eagle-8xh100-nvlink --model llama-3.1-70b") == Approx(std::stod(step_s) * 1e3).epsilon(1e-8));
+  std::remove(trace.c_str());
+}
+
 TEST_CASE("serve: a rate beyond what the GPU drains is marked overloaded, with the rates in the footer's fields") {
   const auto r = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 2,64 --duration-s 30 --format csv", false);
   REQUIRE(r.status == 0);
