@@ -115,6 +115,7 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
     std::vector<TimedBatch> timed;  // ok at these batches, from 1 up without a gap
     std::vector<PlanCandidate> rows;  // the candidate at each of `timed`'s batches
     bool timed_closed = false;      // not ok at some batch: the batches above are not its
+    std::string closed_by;          // why the batch after its last timed one was not timed
   };
   std::vector<std::pair<std::string, std::string>> order;  // (scheme, placement) in first-seen order
   std::map<std::pair<std::string, std::string>, State> states;
@@ -141,6 +142,7 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
         st.rows.back().sustained_per_s = sustained_rate(c, b, rate.output_tokens);
         any_timed = true;
       } else {
+        if (!st.timed_closed && !st.timed.empty()) st.closed_by = c.status;
         st.timed_closed = true;
       }
       if (st.met || !st.stopped.empty()) continue;
@@ -156,7 +158,10 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
       else st.best_unmet = c;
     }
     for (auto& [key, st] : states) {
-      if (!seen.count(key)) st.timed_closed = true;
+      if (!seen.count(key)) {
+        if (!st.timed_closed && !st.timed.empty()) st.closed_by = fmt::format("not run at batch {}", b);
+        st.timed_closed = true;
+      }
       if (st.met || !st.stopped.empty() || !st.best_unmet) continue;
       if (!seen.count(key)) st.stopped = fmt::format("not run at batch {}", b);
     }
@@ -168,7 +173,7 @@ std::vector<PlanCandidate> plan_for_rate(const RequestRate& rate,
   for (const auto& key : order) {
     State& st = states[key];
     if (!st.timed.empty() && served_requests(rate) > 0) {
-      out.push_back(served_choice(rate, st.timed, st.rows, st.stopped));
+      out.push_back(served_choice(rate, st.timed, st.rows, st.closed_by));
       continue;
     }
     // No serving check (too many tokens to simulate): Little's law alone.

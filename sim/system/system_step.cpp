@@ -244,6 +244,13 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
   // span of each is its hold on the step (SystemStep::stage_period_s).
   std::vector<std::pair<int, int>> stage_tasks;
   int stage0_begin = -1;  // the first stage's first task when a draft or head runs on it first
+  // A draft's or head's tasks outside the first stage's run, with the device they run on: on a
+  // device of a stage they lengthen that stage's hold (the two take turns), else they hold their
+  // device apart.
+  struct OwnWork {
+    int device, begin, end;
+  };
+  std::vector<OwnWork> own_work;
   if (q.draft) {
     const int draft_begin = int(g.tasks().size());
     const int d = s.draft_device;
@@ -260,7 +267,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     }
     // On a device of its own the draft holds that device apart; on the first stage's lead it holds
     // the first stage (taking turns with it).
-    if (first != d) stage_tasks.emplace_back(draft_begin, int(g.tasks().size()));
+    if (first != d) own_work.push_back({d, draft_begin, int(g.tasks().size())});
     else stage0_begin = draft_begin;
   }
 
@@ -354,7 +361,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     } else if (dd != first_group.front()) {
       const double bytes = double(q.batch) * q.x * (kTokenBytes + q.x / 8.0);
       start_deps = {add_routed_send(g, s, lanes, dd, first_group.front(), bytes, {have[0]}, "head tokens -> stage 0")};
-      stage_tasks.emplace_back(head_tasks_begin, int(g.tasks().size()));  // the head's own device
+      own_work.push_back({dd, head_tasks_begin, int(g.tasks().size())});
     } else {
       start_deps = {have[0]};
       if (stage0_begin < 0) stage0_begin = head_tasks_begin;
@@ -488,15 +495,30 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
 
   out.run = run_timeline(g);
   out.step_s = out.run.makespan_s;
-  for (const auto& [begin, end] : stage_tasks) {
-    if (begin >= end) continue;
+  auto span_of = [&](int begin, int end) {
+    if (begin >= end) return 0.0;
     double first = out.run.start_s[std::size_t(begin)], last = out.run.end_s[std::size_t(begin)];
     for (int t = begin + 1; t < end; ++t) {
       first = std::min(first, out.run.start_s[std::size_t(t)]);
       last = std::max(last, out.run.end_s[std::size_t(t)]);
     }
-    out.stage_period_s = std::max(out.stage_period_s, last - first);
+    return last - first;
+  };
+  std::vector<double> hold(stage_tasks.size(), 0.0);
+  for (std::size_t k = 0; k < stage_tasks.size(); ++k) hold[k] = span_of(stage_tasks[k].first, stage_tasks[k].second);
+  for (const OwnWork& w : own_work) {
+    const double span = span_of(w.begin, w.end);
+    bool on_stage = false;
+    for (std::size_t k = 0; k < stage_tasks.size() && k < s.stages.size() && !on_stage; ++k) {
+      const auto& devices = s.stages[k].devices;
+      if (std::find(devices.begin(), devices.end(), w.device) != devices.end()) {
+        hold[k] += span;
+        on_stage = true;
+      }
+    }
+    if (!on_stage) out.stage_period_s = std::max(out.stage_period_s, span);
   }
+  for (double h : hold) out.stage_period_s = std::max(out.stage_period_s, h);
   if (q.verify)
     out.target_s = out.run.end_s[std::size_t(last_stage_task)] - out.run.start_s[std::size_t(first_target_task)];
   if (head_first >= 0) out.head_s = out.run.end_s[std::size_t(head_last)] - out.run.start_s[std::size_t(head_first)];

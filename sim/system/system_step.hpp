@@ -83,11 +83,12 @@ struct SystemStep {
   // waiting for collectives and transfers (step - compute - its host work): the exposed
   // communication a breakdown shows.
   double lead_compute_s = 0, lead_wait_s = 0;
-  // The longest any one pipeline stage is held by this step: from its first task (its head passes
-  // for the first stage when the head runs on its group; a standalone draft's device counts as a
-  // stage of its own) to the end of its last, the send of its activations to the next stage
-  // included. A pipeline with micro-batches in flight takes the next one after this much (vLLM's
-  // virtual engines); on one stage it is the step less what runs off the stage's devices.
+  // The longest any one pipeline stage is held by this step: from its first task to the end of
+  // its last, the send of its activations to the next stage included, plus a draft's or head's
+  // work on one of its devices (on the first stage's lead or group, from the draft's first task;
+  // elsewhere added, as the two take turns there); a draft or head on a device of no stage holds
+  // that device apart. A pipeline with micro-batches in flight takes the next one after this much
+  // (vLLM's virtual engines); on one stage it is the step less what runs off the stage's devices.
   double stage_period_s = 0;
   // Per device of the first stage (one TP rank), in one verification: weight and KV-cache bytes
   // its kernels read.

@@ -533,3 +533,42 @@ TEST_CASE("system: the deployment keeps each whole step, equal to a fresh one, k
   CHECK(costs.system_step_times(head).head_s > 0);
   CHECK(costs.system_steps() == 4);
 }
+
+TEST_CASE("system: a pipeline's stage period counts a draft head's passes on the stage whose GPU runs them") {
+  const models::ConfigRegistry reg;
+  // Four H100 stages; the head on the first stage's GPU or on the third's: either way it takes
+  // turns with that stage's layers, and on a GPU of no stage it holds that GPU apart.
+  auto pipeline = [&](const std::string& draft_device, int gpus) {
+    return models::load_system(
+        write_system(fmt::format("name: pp4\ndevices:\n  - {{name: gpu, hardware: h100-sxm, count: {}, stack: "
+                                 "vllm-cuda-graph}}\nlinks:\n  - {{link: nvlink4, topology: switch, devices: [gpu]}}\n"
+                                 "placement:\n  target:\n    stages:\n      - {{devices: [gpu0], layers: 0-19}}\n"
+                                 "      - {{devices: [gpu1], layers: 20-39}}\n      - {{devices: [gpu2], layers: 40-59}}\n"
+                                 "      - {{devices: [gpu3], layers: 60-79}}\n  draft: {{device: {}}}\n",
+                                 gpus, draft_device)),
+        reg);
+  };
+  SystemQuery q;
+  q.target = reg.model("llama-3.1-70b");
+  q.x = 4;
+  q.context = 1024;
+  SystemQuery with_head = q;
+  with_head.head = std::make_shared<models::AlgorithmSpec>(reg.algorithm("eagle-dense3-chain"));
+  with_head.head_pass_widths = {1, 1, 1};
+  const double bare = simulate_system_step(pipeline("gpu0", 4), q, "roofline").stage_period_s;
+  for (const std::string device : {"gpu0", "gpu2"}) {
+    INFO("head on " << device);
+    const SystemStep step = simulate_system_step(pipeline(device, 4), with_head, "roofline");
+    CHECK(step.head_s > 0);
+    // That GPU computes its layers and the head's passes in the step: the period holds both.
+    double busy = 0;
+    for (const auto& d : step.devices)
+      if (d.device == device) busy = d.busy_s;
+    CHECK(busy > step.head_s);
+    CHECK(step.stage_period_s >= busy * (1 - 1e-9));
+    CHECK(step.stage_period_s >= bare);
+  }
+  // On a fifth GPU holding no stage the head's device is held apart: the stages' period stands.
+  const SystemStep apart = simulate_system_step(pipeline("gpu4", 5), with_head, "roofline");
+  CHECK(apart.stage_period_s == Approx(std::max(bare, apart.head_s)).epsilon(0.01));
+}

@@ -329,8 +329,19 @@ constexpr int kMaxChainDraftTokens = 15;
 constexpr int kPaper002Width = 64, kPaper002Candidates = 16;
 
 struct RateSummary {
-  double tpot_p50 = 0, goodput = 0;
+  double tpot_p50 = 0, goodput = 0, tokens_per_s = 0;
+  bool overloaded = false;
 };
+
+// Whether speculation pays at one rate: where both runs keep up, its median time per output
+// token at least kPaysBy below plain decoding's (closer is a tie: the two runs draw different
+// acceptance); where only one keeps up, that one; where both queues grow (their percentiles then
+// depend on the run's length), the one that delivers more tokens a second, by kPaysBy.
+bool speculation_pays(const RateSummary& sd, const RateSummary& plain) {
+  if (sd.overloaded != plain.overloaded) return !sd.overloaded;
+  if (sd.overloaded) return sd.tokens_per_s > (1 + kPaysBy) * plain.tokens_per_s;
+  return sd.tpot_p50 <= (1 - kPaysBy) * plain.tpot_p50;
+}
 
 ScenarioResult run_serve(const ScenarioContext& ctx) {
   const std::string system_name = ctx.text("system");
@@ -665,32 +676,32 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       if (c.dispatch_per_batch && m != "none")
         dispatch_words.push_back(fmt::format("{:.2g} at {:g}/s", run.mean_k, rate));
       const bool overloaded = sum.overloaded;
-      summary[{rate, m}] = {sum.tpot_p50_s, sum.goodput_per_s};
+      summary[{rate, m}] = {sum.tpot_p50_s, sum.goodput_per_s, sum.tokens_per_s, sum.overloaded};
       if (overloaded && (overloaded_rates.empty() || overloaded_rates.back() != fmt::format("{:g}", rate)))
         overloaded_rates.push_back(fmt::format("{:g}", rate));
     }
-  // Where speculation pays: its median time per output token at least kPaysBy below plain
-  // decoding's (a smaller difference is a tie: within the runs' sampling). The answer is every
-  // rate where it does not, not only the first: the comparison may flip back at higher load.
+  // Where speculation pays (speculation_pays). The answer is every rate where it does not, not
+  // only the first: the comparison may flip back at higher load.
   std::string verdict;
   if (method != "none") {
     std::vector<std::string> not_paying;
     for (double rate : rates)
-      if (summary[{rate, method}].tpot_p50 > (1 - kPaysBy) * summary[{rate, "none"}].tpot_p50)
+      if (!speculation_pays(summary[{rate, method}], summary[{rate, "none"}]))
         not_paying.push_back(fmt::format("{:g}", rate));
+    const std::string criterion =
+        fmt::format("median time per output token more than {:g} % below plain decoding's where both keep up; where "
+                    "one's queue grows, the other; where both grow, {:g} % more tokens a second", kPaysBy * 100,
+                    kPaysBy * 100);
     verdict = base.closed_batch > 0
                   ? fmt::format("{} {} in a closed batch of {} (median time per output token {:.3g} against {:.3g} ms)",
                                 method, not_paying.empty() ? "pays" : "does not pay", base.closed_batch,
                                 summary[{0.0, method}].tpot_p50 * 1e3, summary[{0.0, "none"}].tpot_p50 * 1e3)
               : not_paying.empty()
-                  ? fmt::format("{} pays at every rate given (median time per output token more than {:g} % below "
-                                "plain decoding's)", method, kPaysBy * 100)
+                  ? fmt::format("{} pays at every rate given ({})", method, criterion)
               : not_paying.size() == rates.size()
-                  ? fmt::format("{} pays at no rate given (median time per output token within {:g} % of plain "
-                                "decoding's or above)", method, kPaysBy * 100)
-                  : fmt::format("{} stops paying at {} requests/s (median time per output token within {:g} % of plain "
-                                "decoding's or above; it pays at the other rates; a finer --rate grid shows the "
-                                "crossing)", method, fmt::join(not_paying, ", "), kPaysBy * 100);
+                  ? fmt::format("{} pays at no rate given (paying: {})", method, criterion)
+                  : fmt::format("{} stops paying at {} requests/s (paying: {}; it pays at the other rates; a finer "
+                                "--rate grid shows the crossing)", method, fmt::join(not_paying, ", "), criterion);
     if (!overloaded_rates.empty())
       verdict += fmt::format("\noverloaded at {} requests/s: the queue grows over the run, so those rows' percentiles "
                              "depend on --duration-s", fmt::join(overloaded_rates, ", "));
@@ -723,16 +734,16 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     constexpr long long kShownContext = 1024;
     const double latency_s = plain_step_costs.decode_s(1, 1, kShownContext, 0);
     const double period_s = plain_step_costs.decode_period_s(1, 1, kShownContext, 0);
-    r.footer += fmt::format("\npipeline: {} virtual engines (vLLM V0), a step per stage in flight: each its own scheduler "
-                            "and queue (an arrival joins the one holding fewest requests), {} of the KV cache tokens "
-                            "and at most {} sequences; a step enters once the one before it has left the busiest "
+    r.footer += fmt::format("\npipeline: {} virtual engines (vLLM V0){}, a step per stage in flight: each its own "
+                            "scheduler and queue (an arrival joins the one holding fewest requests), 1/{} of the KV "
+                            "cache and at most {} sequences; a step enters once the one before it has left the busiest "
                             "stage (a one-token step of one sequence at context {}: {:.3g} ms end to end, {:.3g} ms "
-                            "on its busiest stage)", base.virtual_engines, base.kv_capacity_tokens / base.block_tokens /
-                            base.virtual_engines * base.block_tokens, base.max_num_seqs, kShownContext,
-                            latency_s * 1e3, period_s * 1e3);
-  }
-  else if (stages > 1)
+                            "on its busiest stage)", base.virtual_engines,
+                            specpipe ? " for plain decoding (SpecPipe-DB runs one scheduler)" : "",
+                            base.virtual_engines, base.max_num_seqs, kShownContext, latency_s * 1e3, period_s * 1e3);
+  } else if (stages > 1) {
     r.footer += fmt::format("\npipeline: one step at a time over its {} stages (--virtual-engines 1)", stages);
+  }
   if (!tree_words.empty()) r.footer += "\n" + tree_words;
   if (!mtp_words.empty()) r.footer += "\n" + mtp_words;
   if (specpipe) {
@@ -742,11 +753,12 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
         "\nspecpipe-db: SpecPipe with dynamic batching (paper 002), w = {}, k = {}, draft {} on {}: every step is one "
         "pipeline step of every running request (one scheduler); a request whose verified level reaches the last "
         "stage emits a token, and the level held the target's token with probability {:.3f} (SpecPipe's plan over "
-        "{} tokens of {}; hits independent per check), else its tree flushes and its next token comes {} steps later; "
+        "{} tokens of {}; hits independent per check), else its tree flushes and its next token comes {} steps later "
+        "(the refill); "
         "a step is the slowest stage over each request's mean tokens there ({}) with its send, or the draft's level "
         "({:.3g} tokens a request) if longer, then the prune ({:g} ms)",
         int(ctx.integer("w")), k, specpipe->draft, system->devices[std::size_t(specpipe->draft_device)].name,
-        specpipe->trees.hit, kSpecPipeDbPlanTokens, specpipe->acceptance, specpipe->trees.stages - 1,
+        specpipe->trees.hit, kSpecPipeDbPlanTokens, specpipe->acceptance, specpipe->trees.stages,
         fmt::join(loads, ", "), specpipe->draft_tokens, specpipe->prune_s * 1e3);
   }
   if (swap_link)

@@ -518,11 +518,13 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   // The pipeline's entry: a step enters once the step before it has left the busiest stage (its
   // period); one virtual engine's steps follow each other, each after the last one's end.
   double entry_free_s = 0;
-  auto begin_step = [&](double latency_s, double period_s, std::function<void()> done) {
+  // `end_s`: when the step's tokens are out (the caller sums t and its parts in the order they
+  // run); `period_s`: its hold on the entry, at most the whole step.
+  auto begin_step = [&](double end_s, double period_s, std::function<void()> done) {
     e->busy = true;
-    e->end_s = t + latency_s;
+    e->end_s = end_s;
     e->complete = std::move(done);
-    entry_free_s = t + std::min(period_s, latency_s);
+    entry_free_s = std::min(t + period_s, end_s);
   };
   auto engine_index = [&](const VirtualEngine* v) { return int(v - engines.data()); };
   auto queued_requests = [&] {
@@ -619,7 +621,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
         step_s = costs.prefill_s(int(chunks.size()), mean_chunk);
         period_s = prefill_period_s(int(chunks.size()), mean_chunk, step_s);
       }
-      begin_step(step_s, period_s, [&, self, d, chunks, step_start, queued, mean_chunk] {
+      begin_step(t + step_s, period_s, [&, self, d, chunks, step_start, queued, mean_chunk] {
         if (d.batch > 0) retire_decode(d);
         else if (!chunks.empty()) ++run.prefill_steps;
         for (const auto& [i, take] : chunks) reqs[i].prefill_left -= take;
@@ -651,10 +653,11 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     if (!admitted.empty()) {
       const long long mean_tokens = (prefill_tokens + (long long)admitted.size() - 1) / (long long)admitted.size();
       e->prefilling = admitted.size();
+      run.peak_kv_tokens = std::max(run.peak_kv_tokens, kv_in_use());  // their blocks, from admission on
       const double start = t;
       const int queued = queued_requests();
       const double step_s = costs.prefill_s(int(admitted.size()), mean_tokens);
-      begin_step(step_s, prefill_period_s(int(admitted.size()), mean_tokens, step_s),
+      begin_step(t + step_s, prefill_period_s(int(admitted.size()), mean_tokens, step_s),
                  [&, self, admitted, start, queued, mean_tokens] {
                    self->prefilling = 0;
                    if (start < c.record_steps_until_s)
@@ -705,7 +708,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     if (d.swap_out_tokens > 0) swap_s += costs.swap_s(d.swap_out_tokens);
     run.swap_s += swap_s;
     const double forward_s = costs.decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k);
-    begin_step(swap_s + forward_s, swap_s + decode_period_s(d.batch, d.tokens_per_seq, d.bucket, d.k, forward_s),
+    begin_step(t + swap_s + forward_s, swap_s + decode_period_s(d.batch, d.tokens_per_seq, d.bucket, d.k, forward_s),
                [&, self, d, step_start, queued] {
                  retire_decode(d);
                  if (step_start < c.record_steps_until_s)

@@ -68,29 +68,33 @@ SpecPipeDbSteps specpipe_db_steps(const models::ConfigRegistry& reg, const std::
   out.draft_device = setup->system.draft_device;
 
   // A step of `batch` requests: every stage computes each request's mean tokens there (rounded up)
-  // and sends them on; the draft drafts each request's level beside it; the step ends with the
-  // slower of the two, then the prune.
+  // and sends them on; the draft drafts each request's level beside them on its own device (or in
+  // turn with the stage whose GPU it shares); the step ends with the slowest, then the prune.
   const std::vector<double> tokens = out.stage_tokens;
   const double draft_tokens = out.draft_tokens;
   const double embedding_bytes = target.hidden_size * target.activation_bytes();
-  out.step_s = [setup, timer, tokens, draft_tokens, embedding_bytes](int batch, long long context) {
+  // The stage whose GPU the draft shares (-1: a device of its own): there the two take turns.
+  int draft_stage = -1;
+  for (int i = 0; i < stages; ++i)
+    if (timer->device_of(i) == setup->system.draft_device) draft_stage = i;
+  out.step_s = [setup, timer, tokens, draft_tokens, embedding_bytes, draft_stage](int batch, long long context) {
     const int stages = timer->stages();
-    double slowest = 0;
-    for (int i = 0; i < stages; ++i) {
-      const int per_request = int(std::ceil(tokens[std::size_t(i)]));
-      if (per_request == 0) continue;
-      double t = timer->stage_s(i, per_request * batch, batch, context);
-      if (i + 1 < stages)
-        t += timer->activation_hop_s(timer->device_of(i), timer->device_of(i + 1),
-                                     double(batch) * tokens[std::size_t(i)] * embedding_bytes);
-      slowest = std::max(slowest, t);
-    }
     const int drafted = int(std::ceil(draft_tokens));
     const double draft = drafted == 0 ? 0.0
                                       : timer->draft_s(drafted, batch, context) +
                                             timer->hop_s(setup->system.draft_device, timer->device_of(0),
                                                          double(batch) * draft_tokens * sp::kDraftNodeBytes);
-    return std::max(slowest, draft) + setup->prune_s;
+    double slowest = draft_stage < 0 ? draft : 0.0;
+    for (int i = 0; i < stages; ++i) {
+      const int per_request = int(std::ceil(tokens[std::size_t(i)]));
+      double t = per_request == 0 ? 0.0 : timer->stage_s(i, per_request * batch, batch, context);
+      if (per_request > 0 && i + 1 < stages)
+        t += timer->activation_hop_s(timer->device_of(i), timer->device_of(i + 1),
+                                     double(batch) * tokens[std::size_t(i)] * embedding_bytes);
+      if (i == draft_stage) t += draft;
+      slowest = std::max(slowest, t);
+    }
+    return slowest + setup->prune_s;
   };
   return out;
 }

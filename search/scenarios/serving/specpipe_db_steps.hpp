@@ -9,7 +9,8 @@
 // drafts per step, averaged over its hits, flushes and refills. A step of n requests at context c
 // is then, on the specpipe scenario's StageTimer (the system's one cost layer): the slowest stage
 // over n requests' tokens there with its activations' send to the next, or the draft's pass over
-// n levels with their send to stage 0 when that is longer, then the prune (paper 002 §4.2).
+// n levels with their send to stage 0 when that is longer (added to its stage's time where the
+// draft shares that stage's GPU), then the prune (paper 002 §4.2).
 #include <cstdint>
 #include <functional>
 #include <memory>
