@@ -395,6 +395,56 @@ TEST_CASE("serve --system --method draft-model: the draft on the target's GPU is
   }
 }
 
+TEST_CASE("serve --acceptance-trace: a published benchmark's replay, one prompt repeated B times, bad files refused") {
+  // A SpecDecode-Bench-style record (written here: the project ships none): a 512-token prompt and
+  // 201 generated tokens, each position's EAGLE-3 yield 4.
+  const std::string trace = "serve_cli_acceptance.jsonl";
+  {
+    std::ofstream out(trace);
+    out << "{\"id\": \"a\", \"prompt_token_ids\": [";
+    for (int i = 0; i < 512; ++i) out << (i ? ", " : "") << i;
+    out << "], \"acc_eagle\": {\"acc_len\": [";
+    for (int i = 0; i < 201; ++i) out << (i ? ", " : "") << 4;
+    out << "]}, \"acc_ngram\": {\"acc_len\": [";
+    for (int i = 0; i < 201; ++i) out << (i ? ", " : "") << 1;
+    out << "]}}\n";
+  }
+  const auto r = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --acceptance-trace " + trace +
+                     " --arrivals batch:8 --trace-record 0 --format csv", false);
+  REQUIRE(r.status == 0);
+  const auto t = csv(r.output);
+  REQUIRE(t.size() == 3);
+  const auto& h = t[0];
+  CHECK(t[2][column(h, "method")] == "eagle3-chain");
+  CHECK(t[2][column(h, "finished")] == "8");
+  // k = 3 keeps min(4, 4) tokens a step, every request finishing together.
+  CHECK(std::stod(t[2][column(h, "tokens_per_step")]) == Approx(4));
+  CHECK(t[2][column(h, "tpot_p50_ms")] == t[2][column(h, "tpot_p99_ms")]);
+  CHECK_THAT(r.output, Catch::Contains("acceptance replayed from " + trace + " (record 0 of 1)"));
+  // n-gram's yields of 1 propose nothing where no match is found: never more than one token a step.
+  const auto ngram = csv(run("serve --hw h100-sxm --model llama-3.1-8b-instruct --method ngram --acceptance-trace " +
+                             trace + " --arrivals batch:4 --format csv", false).output);
+  REQUIRE(ngram.size() == 3);
+  CHECK(std::stod(ngram[2][column(ngram[0], "tokens_per_step")]) == Approx(1));
+  // Refused, one line: a record past the file, a method without traced yields, a yield of 0.
+  {
+    std::ofstream out("serve_cli_bad_acceptance.jsonl");
+    out << "{\"prompt_token_ids\": [1, 2], \"acc_eagle\": {\"acc_len\": [1, 0]}}\n";
+  }
+  for (const std::string args : {"--acceptance-trace " + trace + " --trace-record 1",
+                                 "--acceptance-trace " + trace + " --method draft-model --draft llama-3.2-1b --alpha 0.8",
+                                 std::string("--acceptance-trace serve_cli_bad_acceptance.jsonl")}) {
+    const auto bad = run("serve --hw h100-sxm --model llama-3.1-8b-instruct " + args);
+    INFO(args << "\n" << bad.output);
+    CHECK(bad.status == 2);
+    CHECK_THAT(bad.output, Catch::Contains("acceptance"));
+  }
+  CHECK_THAT(run("serve --hw h100-sxm --model llama-3.1-8b-instruct --acceptance-trace serve_cli_bad_acceptance.jsonl").output,
+             Catch::Contains("line 1: acc_eagle.acc_len: expected integers >= 1, got 0"));
+  std::remove(trace.c_str());
+  std::remove("serve_cli_bad_acceptance.jsonl");
+}
+
 TEST_CASE("serve --arrivals batch:B refuses the flags of arrivals over time") {
   for (const std::string flag : {"--rate 4", "--requests 5", "--duration-s 10"}) {
     const auto r = run("serve --hw h100-sxm --model llama-3.1-8b-instruct --arrivals batch:8 " + flag);

@@ -489,3 +489,34 @@ TEST_CASE("serving: SpecPipe-DB emits a token a pipeline step, and a miss costs 
   bad.virtual_engines = 2;
   CHECK_THROWS_AS(simulate_serving(w, bad, flat), models::InputError);
 }
+
+TEST_CASE("serving: a replayed acceptance trace gives each request its record's lengths and per-position yields") {
+  const auto w = fixed_workload(100, 50);  // its lengths and chain are not used
+  ServingConfig c = config(1, 1);
+  c.method = "eagle3";
+  c.k = 3;
+  c.closed_batch = 6;
+  // Two records: yields of 4 at every position (a step keeps min(4, k + 1) = 4), and of 1.
+  ReplayedRequest fours, ones;
+  fours.prompt_tokens = 300;
+  fours.yields.assign(41, 4);
+  ones.prompt_tokens = 200;
+  ones.yields.assign(21, 1);
+  c.replay = {fours, ones};
+  const ServingRun run = simulate_serving(w, c, linear_costs(0.01, 0.0));
+  REQUIRE(run.requests.size() == 6);
+  for (std::size_t i = 0; i < run.requests.size(); ++i) {
+    const auto& r = run.requests[i];
+    const bool four = i % 2 == 0;  // request i is record i mod 2
+    CHECK(r.prompt_tokens == (four ? 300 : 200));
+    CHECK(r.output_tokens == (four ? 41 : 21));
+    REQUIRE(r.finished());
+  }
+  // 3 requests keep 4 a step (40 tokens after the first: 10 steps), 3 keep 1 (20 steps): per
+  // request and step, (3 x 10 x 4 + 3 x 20 x 1) / (3 x 10 + 3 x 20).
+  CHECK(run.mean_tokens_per_step == Approx((3.0 * 10 * 4 + 3.0 * 20) / (3 * 10 + 3 * 20)));
+  // A replay with an arrival trace's own lengths, or a tree, is refused.
+  ServingConfig both = c;
+  both.trace = {TracedRequest{}};
+  CHECK_THROWS_AS(simulate_serving(w, both, linear_costs(0.01, 0.0)), models::InputError);
+}

@@ -525,6 +525,38 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     throw models::InputError("serve: --max-batched-tokens bounds V0's prefill steps; with --chunked-prefill-tokens the "
                              "step's budget is that: give one");
   base.seed = std::uint64_t(ctx.integer("seed"));
+  // Per-request acceptance traces replayed (acceptance_trace.hpp): every run's lengths, and the
+  // chain method's yields, from the file; --trace-record keeps one record (one prompt, repeated).
+  std::string replay_words;
+  const std::string acceptance_trace = ctx.text("acceptance-trace");
+  if (ctx.was_given("trace-record") && acceptance_trace.empty())
+    throw models::InputError("serve: --trace-record picks a record of --acceptance-trace: give the file too");
+  if (!acceptance_trace.empty()) {
+    if (method != "eagle3-chain" && method != "ngram")
+      throw models::InputError(fmt::format("serve: --acceptance-trace replays EAGLE-3 or n-gram chains (--method "
+                                           "eagle3-chain or ngram), not --method {}", method));
+    base.replay = read_acceptance_trace(acceptance_trace, acceptance_key(method));
+    const std::size_t records = base.replay.size();
+    if (ctx.was_given("trace-record")) {
+      const long long pick = ctx.integer("trace-record");
+      if (pick >= (long long)records)
+        throw models::InputError(fmt::format("--trace-record {}: {} holds records 0-{}", pick, acceptance_trace,
+                                             records - 1));
+      base.replay = {base.replay[std::size_t(pick)]};
+    }
+    replay_words = fmt::format(
+        "acceptance replayed from {} ({}): request i takes record i mod {}: its prompt and output lengths and its "
+        "measured yield at each output position (a step keeps min(yield, k + 1)); the workload's lengths and chain "
+        "unused{}",
+        acceptance_trace,
+        ctx.was_given("trace-record") ? fmt::format("record {} of {}", ctx.integer("trace-record"), records)
+                                      : fmt::format("{} records", records),
+        base.replay.size(), method == "ngram" ? fmt::format(" (n-gram: a yield-1 position found a match with the "
+                                                            "workload's probability {:g})",
+                                                            workload.acceptance.at("ngram").match_probability)
+                                              : std::string());
+    borrowed.clear();  // the file's own measurements, not the preset's
+  }
   double kv_token_bytes = 0;
   if (specpipe && base.chunked_prefill_tokens > 0)
     throw models::InputError("serve: --method specpipe-db runs V0's scheduler (a prefill step, then pipeline steps of "
@@ -744,6 +776,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   } else if (stages > 1) {
     r.footer += fmt::format("\npipeline: one step at a time over its {} stages (--virtual-engines 1)", stages);
   }
+  if (!replay_words.empty()) r.footer += "\n" + replay_words;
   if (!tree_words.empty()) r.footer += "\n" + tree_words;
   if (!mtp_words.empty()) r.footer += "\n" + mtp_words;
   if (specpipe) {
@@ -821,6 +854,13 @@ const ScenarioRegistration serve_scenario_registration(
                      "at a time)"),
       param::real("duration-s", 60, 1e-3, 1e7, "s", "arrivals over this long (every request then runs to its end)"),
       param::integer("requests", 0, 0, kMaxServedRequests, "requests", "at most this many arrivals (0: as many as the duration holds)"),
+      param::text("acceptance-trace", "",
+                  "replay per-request acceptance traces (JSONL in SpecDecode-Bench's format: prompt_token_ids and "
+                  "acc_eagle / acc_ngram acc_len per record): each request's lengths and per-position yields, as the "
+                  "published benchmarks run them (with --arrivals batch:B and --trace-record: one prompt repeated B "
+                  "times); --method eagle3-chain or ngram"),
+      param::integer("trace-record", 0, 0, 1LL << 40, "",
+                     "with --acceptance-trace: replay this record (0-based) for every request"),
       param::text("arrivals", "poisson",
                   "poisson, gamma:CV (bursty above 1: gamma inter-arrival times of that coefficient of variation at the "
                   "rate's mean), batch:B (a closed batch: B requests at time 0, as batch benchmarks run), or a CSV "

@@ -37,6 +37,7 @@ struct Request {
   long long swapped_blocks = 0;  // swap preemption: KV blocks it holds in the CPU swap space
   int yield = 1;               // the yield at its next output position (Markov chain state)
   int refill = 0;              // SpecPipe-DB: steps until its token reaches the last stage again
+  int replay = -1;             // its record of ServingConfig::replay (-1: lengths and yields drawn)
   bool chain_started = false;
   long long context() const { return rec.prompt_tokens + generated; }
 };
@@ -139,6 +140,10 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   const bool specpipe = c.specpipe.stages > 0;
   if (specpipe != (c.method == "specpipe-db"))
     throw std::logic_error("simulate_serving: method specpipe-db and ServingConfig::specpipe go together");
+  if (!c.replay.empty() && (!c.trace.empty() || !c.tree_by_k.empty() || c.dispatch_per_batch || specpipe))
+    throw models::InputError("serve: --acceptance-trace replays each request's lengths and chain yields: not with an "
+                             "arrival trace's lengths, a tree, SpecPipe-DB or the per-batch dispatch (the chain's "
+                             "statistics)");
   if (specpipe && (c.virtual_engines != 1 || c.chunked_prefill_tokens > 0 || !c.tree_by_k.empty()))
     throw models::InputError("serve: SpecPipe-DB packs every running request into each pipeline step with V0's "
                              "scheduler: one virtual engine, no chunked prefill, no draft tree per step");
@@ -197,8 +202,15 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
       Request r;
       r.rng.seed(stream_seed(c.seed, id));
       r.rec.arrival_s = t;
-      r.rec.prompt_tokens = sample_length(workload.quantiles, workload.prompt_tokens, uniform01(r.rng));
-      r.rec.output_tokens = sample_length(workload.quantiles, workload.output_tokens, uniform01(r.rng));
+      if (!c.replay.empty()) {
+        // A replayed trace: request i is record i mod N, its lengths and its yields.
+        r.replay = int(id % c.replay.size());
+        r.rec.prompt_tokens = c.replay[std::size_t(r.replay)].prompt_tokens;
+        r.rec.output_tokens = (long long)c.replay[std::size_t(r.replay)].yields.size();
+      } else {
+        r.rec.prompt_tokens = sample_length(workload.quantiles, workload.prompt_tokens, uniform01(r.rng));
+        r.rec.output_tokens = sample_length(workload.quantiles, workload.output_tokens, uniform01(r.rng));
+      }
       reqs.push_back(std::move(r));
     }
   }
@@ -242,6 +254,11 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
   };
   // The yield of the request's next output position, then the chain moved on by `tokens`.
   auto next_yield = [&](Request& r) {
+    // A replayed request's yield at its next output position (its first comes with the prefill).
+    if (r.replay >= 0) {
+      const auto& yields = c.replay[std::size_t(r.replay)].yields;
+      return yields[std::size_t(std::clamp<long long>(r.generated - 1, 0, (long long)yields.size() - 1))];
+    }
     if (!r.chain_started) {
       r.yield = draw_index(chain->first, uniform01(r.rng)) + 1;
       r.chain_started = true;
@@ -249,6 +266,7 @@ ServingRun simulate_serving(const ServingWorkload& workload, const ServingConfig
     return r.yield;
   };
   auto move_chain = [&](Request& r, long long tokens) {
+    if (r.replay >= 0) return;  // its yields are looked up by position
     for (long long i = 0; i < tokens; ++i)
       r.yield = draw_index(chain->transitions[std::size_t(r.yield - 1)], uniform01(r.rng)) + 1;
   };

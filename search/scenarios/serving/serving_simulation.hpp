@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "search/scenarios/serving/acceptance_trace.hpp"
 #include "search/scenarios/serving/eagle_tree_recovery.hpp"
 #include "search/scenarios/serving/serving_workload.hpp"
 
@@ -94,6 +95,10 @@ struct ServingConfig {
   long long closed_batch = 0;
   // Replaces the generated arrivals and lengths when not empty (sorted by arrival).
   std::vector<TracedRequest> trace;
+  // Per-request acceptance traces replayed (acceptance_trace.hpp; not empty): generated request i
+  // takes record i mod N's prompt and output lengths and, at each output position, its measured
+  // yield instead of the workload's chain (a chain method: a step keeps min(yield, k + 1)).
+  std::vector<ReplayedRequest> replay;
   // Keep every step that starts before this time in ServingRun::steps (0: none).
   double record_steps_until_s = 0;
   double duration_s = 60;       // arrivals over [0, duration_s)
