@@ -2,6 +2,7 @@
 `specdse scenario NAME --format csv` for the same inputs; the registry drives the Python side
 (a scenario registered in C++ is callable without binding code). Run by CTest.
 """
+import json
 import os
 import sys
 import tempfile
@@ -259,6 +260,12 @@ def test_serve_on_a_system_and_with_a_draft_model_from_python():
                        max_num_seqs=8, rate=[0.002], duration_s=5000)
     assert list(db["method"]) == ["no SD", "specpipe-db"]
     assert float(db["tpot_p50_ms"].iloc[1]) < 0.3 * float(db["tpot_p50_ms"].iloc[0])
+    # A measured acceptance trace replayed (one record written here, yields of 4): 4 tokens a step at k = 3.
+    path = os.path.join(tempfile.mkdtemp(), "acceptance.jsonl")
+    with open(path, "w") as f:
+        f.write(json.dumps({"prompt_token_ids": list(range(256)), "acc_eagle": {"acc_len": [4] * 101}}) + "\n")
+    replay = specdse.serve(hw="h100-sxm", model="llama-3.1-8b-instruct", acceptance_trace=path, arrivals="batch:4")
+    assert abs(float(replay["tokens_per_step"].iloc[1]) - 4) < 1e-9
 
 
 if __name__ == "__main__":
