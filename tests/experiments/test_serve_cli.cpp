@@ -249,9 +249,27 @@ TEST_CASE("serve --method specpipe-db: alone a request decodes at the specpipe s
   // Four times faster than plain decoding on the same pipeline, alone.
   CHECK(tpot_s < 0.3 * std::stod(t[1][column(h, "tpot_p50_ms")]) * 1e-3);
   CHECK_THAT(served.output, Catch::Contains("specpipe-db: SpecPipe with dynamic batching (paper 002), w = 64, k = 16"));
+  // Four 1000-token requests started together (context about 1024, as the scenario holds it): the
+  // scenario's SpecPipe-DB at batch 4, within 15 % (the packing's ragged-batch overhead included).
+  const std::string four = "serve_cli_four.csv";
+  {
+    std::ofstream out(four);
+    out << "arrival_s,prompt_tokens,output_tokens\n";
+    for (int i = 0; i < 4; ++i) out << "0,1000,1000\n";
+  }
+  const auto batched = csv(run("serve --system specpipe-8x3090-pcie --model llama-3.1-70b --method specpipe-db --draft "
+                               "llama-3.2-1b --max-num-seqs 8 --arrivals " + four + " --format csv", false).output);
+  std::remove(four.c_str());
+  REQUIRE(batched.size() == 3);
+  const auto db4 = csv(run("specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --draft llama-3.2-1b --w 64 "
+                           "--k 16 --batch 4 --format csv", false).output);
+  std::string db4_tbt;
+  for (const auto& row : db4)
+    if (row[column(db4[0], "method")] == "specpipe-db") db4_tbt = row[column(db4[0], "tbt_mean_s")];
+  REQUIRE(!db4_tbt.empty());
+  CHECK(std::stod(batched[2][column(batched[0], "tpot_p50_ms")]) * 1e-3 == Approx(std::stod(db4_tbt)).epsilon(0.15));
   // At 0.1 requests/s for an hour its 64-wide trees fill every stage: its queue grows where plain
-  // decoding's eight virtual engines keep up, so it does not pay, though its median time per token
-  // is the lower.
+  // decoding's eight virtual engines keep up, so it does not pay.
   const auto loaded = run("serve --system specpipe-8x3090-pcie --model llama-3.1-70b --method specpipe-db --draft "
                           "llama-3.2-1b --max-num-seqs 8 --rate 0.1 --duration-s 3600 --format csv", false);
   REQUIRE(loaded.status == 0);
@@ -259,7 +277,6 @@ TEST_CASE("serve --method specpipe-db: alone a request decodes at the specpipe s
   REQUIRE(l.size() == 3);
   CHECK_THAT(l[2][column(l[0], "status")], Catch::StartsWith("overloaded"));
   CHECK(l[1][column(l[0], "status")] == "ok");
-  CHECK(std::stod(l[2][column(l[0], "tpot_p50_ms")]) < std::stod(l[1][column(l[0], "tpot_p50_ms")]));
   CHECK_THAT(loaded.output, Catch::Contains("# sd_not_paying_at_per_s: 0.1\n"));
   // Refused: one GPU, no draft, --w for another method; a batch limit whose steps do not fit says what to lower.
   for (const std::string args : {std::string("serve --hw h100-sxm --model llama-3.1-8b-instruct --method specpipe-db "

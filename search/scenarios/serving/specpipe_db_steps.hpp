@@ -8,7 +8,8 @@
 // request draws from, independently per check) and the tokens one request keeps in each stage and
 // drafts per step, averaged over its hits, flushes and refills. A step of n requests at context c
 // is then, on the specpipe scenario's StageTimer (the system's one cost layer): the slowest stage
-// over n requests' tokens there with its activations' send to the next, or the draft's pass over
+// over n requests' tokens there (with the stack's ragged-batch overhead for two or more, as the
+// scenario's timeline charges it) and its activations' send to the next, or the draft's pass over
 // n levels with their send to stage 0 when that is longer (added to its stage's time where the
 // draft shares that stage's GPU), then the prune (paper 002 §4.2).
 #include <cstdint>
