@@ -88,39 +88,23 @@ class DeploymentStepCosts {
     if (whole_system_) {
       const int prefill_draft = with_drafter ? draft_ : -1;
       s.prefill_s = [this, prefill_draft](int requests, long long tokens) {
-        sim::SystemQuery q = query_;
-        q.head.reset();
-        q.x = int(tokens);
-        q.batch = requests;
-        q.context = 0;
-        q.prefill = true;
-        const double target_s = costs_.system_step_times(q).step_s;
+        const double target_s = costs_.system_step_times(prefill_query(requests, tokens)).step_s;
         if (prefill_draft < 0) return target_s;
         // A draft model prefills the prompt too: beside the target on a device of its own, after
         // it on one of the target's.
-        const double draft_s = costs_.forward_s(draft_device_, prefill_draft, prompt_shape(requests, tokens));
-        return draft_apart_ ? std::max(target_s, draft_s) : target_s + draft_s;
+        return with_draft(target_s, costs_.forward_s(draft_device_, prefill_draft, prompt_shape(requests, tokens)));
       };
       // The pipeline's hold on its entry (ServingStepCosts' periods): the busiest stage's share of
       // the step; a draft model's work holds its own device, or the target's device it shares.
       s.prefill_period_s = [this, prefill_draft](int requests, long long tokens) {
-        sim::SystemQuery q = query_;
-        q.head.reset();
-        q.x = int(tokens);
-        q.batch = requests;
-        q.context = 0;
-        q.prefill = true;
-        const double stage_s = costs_.system_step_times(q).stage_period_s;
+        const double stage_s = costs_.system_step_times(prefill_query(requests, tokens)).stage_period_s;
         if (prefill_draft < 0) return stage_s;
-        const double draft_s = costs_.forward_s(draft_device_, prefill_draft, prompt_shape(requests, tokens));
-        return draft_apart_ ? std::max(stage_s, draft_s) : stage_s + draft_s;
+        return with_draft(stage_s, costs_.forward_s(draft_device_, prefill_draft, prompt_shape(requests, tokens)));
       };
       s.decode_period_s = [this](int batch, int tokens, long long context, int draft_tokens) {
-        const sim::SystemQuery q = decode_query(batch, tokens, context, draft_tokens);
-        const double stage_s = costs_.system_step_times(q).stage_period_s;
+        const double stage_s = costs_.system_step_times(decode_query(batch, tokens, context, draft_tokens)).stage_period_s;
         if (draft_tokens <= 0 || draft_ < 0) return stage_s;
-        const double draft_s = draft_model_s(batch, context, draft_tokens);
-        return draft_apart_ ? std::max(stage_s, draft_s) : stage_s + draft_s;
+        return with_draft(stage_s, draft_model_s(batch, context, draft_tokens));
       };
       s.decode_s = [this](int batch, int tokens, long long context, int draft_tokens) {
         double t = costs_.system_step_times(decode_query(batch, tokens, context, draft_tokens)).step_s;
@@ -167,6 +151,21 @@ class DeploymentStepCosts {
     shape.batch = requests;
     shape.include_lm_head = false;
     return shape;
+  }
+  // A prompt's prefill as a system query: `requests` prompts of `tokens` tokens, no head.
+  sim::SystemQuery prefill_query(int requests, long long tokens) const {
+    sim::SystemQuery q = query_;
+    q.head.reset();
+    q.x = int(tokens);
+    q.batch = requests;
+    q.context = 0;
+    q.prefill = true;
+    return q;
+  }
+  // The target's part of a step and a draft model's: side by side on a device of its own, one
+  // after the other on one of the target's.
+  double with_draft(double target_s, double draft_s) const {
+    return draft_apart_ ? std::max(target_s, draft_s) : target_s + draft_s;
   }
   // A decode step's system query: the target verifies `tokens` per sequence, after the EAGLE head's
   // passes when it drafts (a chain's one token per sequence per draft token, a tree's first pass

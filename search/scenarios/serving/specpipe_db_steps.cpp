@@ -90,8 +90,7 @@ SpecPipeDbSteps specpipe_db_steps(const models::ConfigRegistry& reg, const std::
       double t = per_request == 0 ? 0.0 : timer->stage_s(i, per_request * batch, batch, context);
       // Requests' levels packed into one ragged batch without fused kernels: the stack's overhead,
       // as the specpipe scenario's timeline charges it (paper 002 §4.4's profile for Transformers).
-      if (batch > 1)
-        t *= 1.0 + setup->system.devices[std::size_t(timer->device_of(i))].hardware.stack.ragged_batch_overhead_ratio;
+      t *= timer->ragged_factor(i, batch);
       if (per_request > 0 && i + 1 < stages)
         t += timer->activation_hop_s(timer->device_of(i), timer->device_of(i + 1),
                                      double(batch) * tokens[std::size_t(i)] * embedding_bytes);

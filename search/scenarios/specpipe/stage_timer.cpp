@@ -45,6 +45,11 @@ double StageTimer::stage_s(int stage, int tokens, int batch, long long context) 
   return costs_.stage_s(device_of(stage), target_model_, sh, layers, last);
 }
 
+double StageTimer::ragged_factor(int stage, int batch) const {
+  if (batch <= 1) return 1.0;
+  return 1.0 + s_.system.devices[std::size_t(device_of(stage))].hardware.stack.ragged_batch_overhead_ratio;
+}
+
 const models::StagedDeviceCopy* StageTimer::staged_copy(int a, int b) const {
   const auto& copy = s_.system.devices[std::size_t(a)].hardware.stack.staged_device_copy;
   // NCCL's choice of transport says whether the pair has peer access (SHM: same host, none).

@@ -58,6 +58,10 @@ class StageTimer {
   // sequence holds ceil(tokens / batch) of them against its own context (`context`, or the
   // setup's when negative: a serving run's sequences grow where the scenario holds it fixed).
   double stage_s(int stage, int tokens, int batch = 1, long long context = -1) const;
+  // What packing `batch` sequences' ragged levels into one step without fused kernels multiplies
+  // `stage`'s compute by: 1 + its device stack's ragged_batch_overhead_ratio from two sequences on
+  // (SpecPipe-DB), 1 for one.
+  double ragged_factor(int stage, int batch) const;
   // One pass of the draft model on the draft device over `tokens` tokens per sequence.
   double draft_s(int tokens, int batch = 1, long long context = -1) const;
   // One pass of the EAGLE head on the last stage's device over `width` tokens per sequence.

@@ -122,8 +122,7 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
       const auto& stg = sys.stages[std::size_t(i)];
       const int b = batch_of(st, i);
       double busy = stage_seconds(i, n, b);
-      if (plan.ragged_batches && b > 1)
-        busy *= 1.0 + sys.devices[std::size_t(timer.device_of(i))].hardware.stack.ragged_batch_overhead_ratio;
+      if (plan.ragged_batches) busy *= timer.ragged_factor(i, b);
       comp[std::size_t(i)] = g.add_work(dev_res[std::size_t(timer.device_of(i))],
                                   !named ? std::string()
                                   : b > 1 ? fmt::format("{} stage {} layers {}-{}: {} tokens of {} requests", tag, i,
