@@ -10,6 +10,7 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "search/scenarios/serving/serving_scheduler.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
 #include "search/scenarios/serving/serving_summary.hpp"
 #include "search/scenarios/serving/serving_workload.hpp"
@@ -62,6 +63,7 @@ TEST_CASE("serving: at a vanishing rate each request runs alone: its time per to
     INFO("chunked prefill tokens " << chunked);
     ServingConfig c = config(1e-4, 300000);
     c.chunked_prefill_tokens = chunked;
+    c.scheduler = chunked > 0 ? "vllm-v1" : "vllm-v0";
     if (chunked) c.max_num_seqs = int(chunked);  // a budget holds a token per running sequence
     const ServingRun run = simulate_serving(w, c, linear_costs(0.01, 0.001));
     REQUIRE(run.requests.size() >= 10);
@@ -80,7 +82,10 @@ TEST_CASE("serving: Little's law holds on the simulated queue, and no request is
   for (const std::string method : {"none", "eagle3", "eagle3 chunked"}) {
     ServingConfig c = config(20, 600);
     c.method = method.substr(0, method.find(' '));
-    if (method.find("chunked") != std::string::npos) c.chunked_prefill_tokens = c.max_num_seqs = 128;
+    if (method.find("chunked") != std::string::npos) {
+      c.chunked_prefill_tokens = c.max_num_seqs = 128;
+      c.scheduler = "vllm-v1";
+    }
     const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0002));
     double e2e = 0;
     for (const auto& r : run.requests) {
@@ -104,6 +109,7 @@ TEST_CASE("serving: the KV cache is never exceeded, a full cache preempts and ev
     ServingConfig c = config(50, 60);
     c.kv_capacity_tokens = 16 * 1000;  // room for about 18 full requests
     c.chunked_prefill_tokens = chunked;
+    c.scheduler = chunked > 0 ? "vllm-v1" : "vllm-v0";
     const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0001));
     CHECK(run.peak_kv_tokens <= c.kv_capacity_tokens);
     CHECK(run.preemptions > 0);
@@ -175,6 +181,7 @@ TEST_CASE("serving: chunked prefill bounds every step by its token budget, where
   auto longest_step = [&](long long chunked) {
     ServingConfig c = config(5, 20);
     c.chunked_prefill_tokens = chunked;
+    c.scheduler = chunked > 0 ? "vllm-v1" : "vllm-v0";
     c.record_steps_until_s = 1e9;
     const ServingRun run = simulate_serving(w, c, costs);
     for (const auto& r : run.requests) REQUIRE(r.finished());
@@ -267,6 +274,7 @@ TEST_CASE("serving: chunked prefill cuts the step's drafts to its budget, and a 
   c.k = 15;
   c.max_num_seqs = 64;
   c.chunked_prefill_tokens = 128;
+  c.scheduler = "vllm-v1";
   c.record_steps_until_s = 1e9;
   const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0001));
   int largest_batch = 0;
@@ -331,6 +339,7 @@ TEST_CASE("serving: a request preempted with the swap space full is aborted with
   // Swap is V0's: with V1's chunked prefill, or without a copy cost, it is refused.
   ServingConfig v1 = c;
   v1.chunked_prefill_tokens = 2048;
+  v1.scheduler = "vllm-v1";
   CHECK_THROWS_WITH(simulate_serving(w, v1, costs), Catch::Contains("recompute only"));
   CHECK_THROWS_WITH(simulate_serving(w, c, linear_costs(0.005, 0.0001)), Catch::Contains("host link"));
 }
@@ -373,6 +382,7 @@ TEST_CASE("serving: chunked prefill allocates KV per chunk, never beyond the cac
     c.closed_batch = 4;
     c.kv_capacity_tokens = 5000;
     c.chunked_prefill_tokens = budget;
+    c.scheduler = "vllm-v1";
     c.max_num_seqs = 4;
     c.record_steps_until_s = 1e9;
     const ServingRun run = simulate_serving(w, c, linear_costs(0.005, 0.0001));
@@ -488,6 +498,29 @@ TEST_CASE("serving: SpecPipe-DB emits a token a pipeline step, and a miss costs 
   bad.specpipe.stages = kStages;
   bad.virtual_engines = 2;
   CHECK_THROWS_AS(simulate_serving(w, bad, flat), models::InputError);
+  bad.virtual_engines = 1;
+  bad.scheduler = "vllm-v1";
+  bad.chunked_prefill_tokens = 2048;
+  CHECK_THROWS_WITH(simulate_serving(w, bad, flat), Catch::Contains("V0's scheduler"));
+}
+
+TEST_CASE("serving: the scheduler is looked up by name, and each refuses what it cannot run") {
+  const auto names = serving_scheduler_names();
+  CHECK(names == std::vector<std::string>{"vllm-v0", "vllm-v1"});
+  const auto w = fixed_workload(100, 20);
+  ServingConfig c = config(1, 10);
+  c.scheduler = "fifo-magic";
+  CHECK_THROWS_WITH(simulate_serving(w, c, linear_costs(0.01, 0.001)),
+                    Catch::Contains("scheduler 'fifo-magic' is not registered") && Catch::Contains("vllm-v0 (") &&
+                        Catch::Contains("vllm-v1 ("));
+  // V0 takes no token budget; V1 runs on one.
+  c.scheduler = "vllm-v0";
+  c.chunked_prefill_tokens = 512;
+  CHECK_THROWS_WITH(simulate_serving(w, c, linear_costs(0.01, 0.001)), Catch::Contains("--scheduler vllm-v1"));
+  c.scheduler = "vllm-v1";
+  const ServingRun v1 = simulate_serving(w, c, linear_costs(0.01, 0.001));
+  CHECK(v1.requests.size() > 0);
+  for (const auto& r : v1.requests) CHECK(r.finished());
 }
 
 TEST_CASE("serving: a replayed acceptance trace gives each request its record's lengths and per-position yields") {

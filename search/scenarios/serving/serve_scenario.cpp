@@ -22,6 +22,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/scenario.hpp"
+#include "search/scenarios/serving/serving_scheduler.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
 #include "search/scenarios/serving/serving_summary.hpp"
 #include "search/scenarios/serving/serving_workload.hpp"
@@ -37,6 +38,9 @@ namespace {
 constexpr double kGib = double(1ull << 30);
 // The largest closed batch `--arrivals batch:B` runs (as many requests as a run of --requests).
 constexpr long long kMaxClosedBatch = 10'000'000;
+// vLLM V1's token budget a step when chunked prefill is on and none is given (vllm/config.py
+// SchedulerConfig: max_num_batched_tokens defaults to 2048 for the online server).
+constexpr long long kVllmV1DefaultTokenBudget = 2048;
 // Speculation pays at a rate when its median time per output token is this much below plain
 // decoding's; closer is a tie (the two runs draw different acceptance).
 constexpr double kPaysBy = 0.01;
@@ -519,10 +523,17 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.max_num_seqs = int(ctx.integer("max-num-seqs"));
   base.max_batched_tokens = ctx.integer("max-batched-tokens");
   base.block_tokens = int(ctx.integer("block-tokens"));
+  // The scheduler: V0's by default; --chunked-prefill-tokens alone chooses V1's, at its budget, and
+  // --scheduler vllm-v1 alone runs vLLM's default budget.
+  base.scheduler = ctx.was_given("scheduler") || !ctx.was_given("chunked-prefill-tokens") ? ctx.text("scheduler")
+                                                                                          : "vllm-v1";
+  make_serving_scheduler(base.scheduler);  // an unknown name: the registered ones listed
   base.chunked_prefill_tokens = ctx.integer("chunked-prefill-tokens");
+  if (base.scheduler == "vllm-v1" && !ctx.was_given("chunked-prefill-tokens"))
+    base.chunked_prefill_tokens = kVllmV1DefaultTokenBudget;
   if (base.chunked_prefill_tokens > 0 && ctx.was_given("max-batched-tokens"))
-    throw models::InputError("serve: --max-batched-tokens bounds V0's prefill steps; with --chunked-prefill-tokens the "
-                             "step's budget is that: give one");
+    throw models::InputError("serve: --max-batched-tokens bounds V0's prefill steps; V1's scheduler takes "
+                             "--chunked-prefill-tokens a step: give one");
   base.seed = std::uint64_t(ctx.integer("seed"));
   // Per-request acceptance traces replayed (acceptance_trace.hpp): every run's lengths, and the
   // chain method's yields, from the file; --trace-record keeps one record (one prompt, repeated).
@@ -557,9 +568,6 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
     borrowed.clear();  // the file's own measurements, not the preset's
   }
   double kv_token_bytes = 0;
-  if (specpipe && base.chunked_prefill_tokens > 0)
-    throw models::InputError("serve: --method specpipe-db runs V0's scheduler (a prefill step, then pipeline steps of "
-                             "every running request): --chunked-prefill-tokens is V1's");
   // The largest step's tokens per sequence: SpecPipe-DB's busiest stage, else a verify of k + 1.
   const int step_tokens = specpipe ? specpipe->trees.level_tokens : base.k + 1;
   base.kv_capacity_tokens = kv_capacity_tokens(deployment.costs(), target, base.max_num_seqs, step_tokens, head.get(),
@@ -743,7 +751,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   }
   r.footer = fmt::format(
       "{}{}{} on {} (stack {}), engine {}; workload {} ({}); {}{}{}, seed {}; KV cache {} tokens{} "
-      "in blocks of {}, at most {} sequences and {}; SLO: TTFT <= {:g} ms and time per output "
+      "in blocks of {}; scheduler {}: at most {} sequences and {}; SLO: TTFT <= {:g} ms and time per output "
       "token <= {:g} ms (goodput: requests meeting both per second); {} engine evaluations{}",
       verdict, verdict.empty() ? "" : "\n", target.name, where, hw.stack.name, engine, workload.name, workload.source,
       arrivals_words, base.closed_batch > 0 ? std::string() : fmt::format(" over {:g} s", base.duration_s),
@@ -753,7 +761,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
       plain_kv_capacity_tokens != base.kv_capacity_tokens
           ? fmt::format(" beside the drafter ({} for plain decoding, deployed without it)", plain_kv_capacity_tokens)
           : std::string(),
-      base.block_tokens, base.max_num_seqs,
+      base.block_tokens, base.scheduler, base.max_num_seqs,
       base.chunked_prefill_tokens > 0
           ? fmt::format("{} tokens per step, decodes first and prompts in chunks (chunked prefill)",
                         base.chunked_prefill_tokens)
@@ -898,9 +906,14 @@ const ScenarioRegistration serve_scenario_registration(
       param::integer("max-batched-tokens", 8192, 16, 1 << 22, "tokens",
                      "prompt tokens one prefill step takes at most (vLLM's max_num_batched_tokens)"),
       param::integer("block-tokens", 16, 1, 1024, "tokens", "KV cache block size (vLLM's default 16)"),
+      param::text("scheduler", "vllm-v0",
+                  "the serving engine's scheduler: vllm-v0 (vLLM V0's default: prefill steps of whole prompts "
+                  "first, then decode steps; recompute or swap preemption; one per pipeline stage) or vllm-v1 (V1's "
+                  "chunked prefill: decodes first, then prompt chunks in one step of --chunked-prefill-tokens)"),
       param::integer("chunked-prefill-tokens", 0, 0, 1 << 22, "tokens",
-                     "vLLM V1's chunked prefill: tokens one step takes, the decodes first and prompt chunks in what is "
-                     "left (0: off, V0's scheduler; vLLM's default budget is 2048)"),
+                     "vLLM V1's token budget: tokens one step takes, the decodes first and prompt chunks in what is "
+                     "left (giving it alone chooses --scheduler vllm-v1; vLLM's default budget, 2048, with "
+                     "--scheduler vllm-v1 alone)"),
       param::choice("preemption", "recompute", {"recompute", "swap"},
                     "when the KV cache fills: recompute (free the latest request's blocks, prefill it again later) "
                     "or swap (vLLM V0: copy them to the CPU over --swap-link and back before any new prompt)"),

@@ -4,20 +4,20 @@
 // or without speculation, and leave. Events are the engine's steps: the loop jumps from step end
 // to step end (and over idle gaps to the next arrival), never ticking.
 //
-// The scheduler (vLLM V0's default; with ServingConfig::chunked_prefill_tokens, V1's chunked
-// prefill instead, decodes and prompt chunks in one step; docs/serving.md):
-//   - a step is a prefill step whenever a waiting request can be admitted (first come, first
-//     served: at most max_num_seqs running, at most max_batched_tokens prompt tokens per prefill
-//     step, KV blocks for the prompt and one more token free), else a decode step of every
-//     running request;
+// The scheduler is ServingConfig::scheduler, one of those registered (serving_scheduler.hpp):
+// vllm-v0 (vLLM V0's default: prefill steps of whole prompts first, then decode steps of every
+// running request) or vllm-v1 (V1's chunked prefill: decodes and prompt chunks in one step); the
+// state and the operations they share are ServingInstance's (serving_instance.hpp), with these
+// rules (docs/serving.md):
+//   - admission first come, first served: at most max_num_seqs running, KV blocks for the prompt
+//     and one more token free;
 //   - KV cache in blocks of block_tokens; before a decode step every running request reserves the
 //     blocks its step may fill (its verified tokens); when they do not fit, the most recently
 //     admitted request is preempted (its blocks freed, back to the front of the queue, its prompt
 //     and generated tokens prefilled again on readmission: vLLM's recompute); with
 //     ServingConfig::swap_preemption (V0's swap mode) its blocks are copied to the CPU swap space
-//     instead (the copy charged to the step), no prompt is admitted while a request is swapped
-//     out, and swapped requests come back first, copied in, without a prefill; a request preempted
-//     with the swap space full is aborted, as vLLM V0 aborts it;
+//     instead (the copy charged to the step); a request preempted with the swap space full is
+//     aborted, as vLLM V0 aborts it;
 //   - a request whose prompt alone exceeds the whole cache is dropped with that reason.
 // Speculation inside a decode step: each request verifies k + 1 tokens (its draft's k and the
 // bonus) and keeps min(yield, k + 1, tokens left), its yield drawn per output position from the
@@ -117,10 +117,12 @@ struct ServingConfig {
   // tokens a second per sequence at the step's batch and context, from the chain's stationary
   // yields and the step's time (paper 004's argument for a per-batch choice, for a chain).
   bool dispatch_per_batch = false;
+  // The scheduler (serving_scheduler.hpp's registry): "vllm-v0" or "vllm-v1" (chunked prefill).
+  std::string scheduler = "vllm-v0";
   int max_num_seqs = 256;       // vLLM's default
   long long max_batched_tokens = 8192;  // prompt tokens one prefill step takes at most
-  // vLLM V1's chunked prefill (0: off, V0's scheduler above): tokens one step takes, decodes first,
-  // then prompts in chunks of what is left; vLLM's SchedulerConfig default is 2048.
+  // vLLM V1's token budget (scheduler "vllm-v1"; 0 with "vllm-v0"): tokens one step takes, decodes
+  // first, then prompts in chunks of what is left; vLLM's SchedulerConfig default is 2048.
   long long chunked_prefill_tokens = 0;
   int block_tokens = 16;        // vLLM's default block size
   // vLLM V0's swap preemption (V1 recomputes only): a preempted request's KV blocks go to a CPU
