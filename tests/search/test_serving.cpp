@@ -10,6 +10,7 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "search/scenarios/serving/serving_dispatch.hpp"
 #include "search/scenarios/serving/serving_scheduler.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
 #include "search/scenarios/serving/serving_summary.hpp"
@@ -215,7 +216,7 @@ TEST_CASE("serving: the per-batch dispatch drafts fully when alone and turns spe
   ServingConfig c = config(1e-3, 200000);
   c.method = "eagle3";
   c.k = 4;
-  c.dispatch_per_batch = true;
+  c.dispatch = "per-batch";
   const ServingRun alone = simulate_serving(w, c, costs);
   // Alone (batch 1: 0.0105 s a plain step): two drafts keep 1.75 for 0.0125 s; more keep no more.
   CHECK(alone.mean_k == Approx(2.0));
@@ -224,14 +225,19 @@ TEST_CASE("serving: the per-batch dispatch drafts fully when alone and turns spe
   busy.method = "eagle3";
   busy.k = 4;
   busy.max_num_seqs = 64;
-  busy.dispatch_per_batch = true;
+  busy.dispatch = "per-batch";
   const ServingRun loaded = simulate_serving(w, busy, costs);
   // At batch 64 a plain step is 0.042 s; two drafts cost 0.106 s for 1.75 tokens: off.
   CHECK(loaded.mean_decode_batch > 40);
   CHECK(loaded.mean_k < 0.5);
   // Static k keeps drafting whatever the batch.
-  busy.dispatch_per_batch = false;
+  busy.dispatch = "static";
   CHECK(simulate_serving(w, busy, costs).mean_k == Approx(4.0));
+  // The policies are a registry: an unknown name is refused with the registered ones.
+  CHECK(dispatch_policy_names() == std::vector<std::string>{"per-batch", "static"});
+  busy.dispatch = "greedy-magic";
+  CHECK_THROWS_WITH(simulate_serving(w, busy, costs),
+                    Catch::Contains("'greedy-magic' is not a registered policy") && Catch::Contains("per-batch ("));
 }
 
 TEST_CASE("serving: a closed batch runs B requests from time 0 to their own ends, never called overloaded") {

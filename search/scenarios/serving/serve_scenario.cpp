@@ -22,6 +22,7 @@
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_dispatcher.hpp"
 #include "search/scenarios/scenario.hpp"
+#include "search/scenarios/serving/serving_dispatch.hpp"
 #include "search/scenarios/serving/serving_scheduler.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
 #include "search/scenarios/serving/serving_summary.hpp"
@@ -505,7 +506,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.k = k;
   base.tree_by_k = tree_by_k;
   base.sd_off_above_batch = int(ctx.integer("sd-off-above"));
-  base.dispatch_per_batch = ctx.text("dispatch") == "per-batch";
+  base.dispatch = ctx.text("dispatch");
+  dispatch_policy(base.dispatch);  // an unknown name: the registered ones listed
   // How speculation is dispatched means nothing without speculation.
   if (method == "none" || method == "specpipe-db")
     for (const char* key : {"dispatch", "sd-off-above"})
@@ -712,7 +714,7 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
                         run.mean_decode_batch, run.mean_tokens_per_step,
                         double(run.peak_kv_tokens) / double(c.kv_capacity_tokens), std::int64_t(run.preemptions),
                         sum.littles_law_ratio, sum.status});
-      if (c.dispatch_per_batch && m != "none")
+      if (c.dispatch != "static" && m != "none")
         dispatch_words.push_back(fmt::format("{:.2g} at {:g}/s", run.mean_k, rate));
       const bool overloaded = sum.overloaded;
       summary[{rate, m}] = {sum.tpot_p50_s, sum.goodput_per_s, sum.tokens_per_s, sum.overloaded};
@@ -896,10 +898,10 @@ const ScenarioRegistration serve_scenario_registration(
                      "specpipe-db: candidates per tree node, default 16)"),
       param::integer("w", kPaper002Width, 1, 1024, "nodes",
                      "with --method specpipe-db: SpecPipe's tree width, nodes per level (paper 002: 64)"),
-      param::choice("dispatch", "static", {"static", "per-batch"},
-                    "k per step: static (--k every speculative step) or per-batch (the k of 0..--k with the most "
-                    "tokens a second at the step's batch and context, from the preset's yields: 0 turns speculation "
-                    "off where it does not pay)"),
+      param::text("dispatch", "static",
+                  "the dispatch policy, the draft tokens of each speculative step: static (--k every step) or "
+                  "per-batch (the k of 0..--k with the most tokens a second at the step's batch and context, from "
+                  "the preset's yields: 0 turns speculation off where it does not pay)"),
       param::integer("sd-off-above", 0, 0, 1 << 16, "sequences",
                      "dispatch policy: no speculation in a step with more running sequences (0: always speculate)"),
       param::integer("max-num-seqs", 256, 1, 1 << 16, "sequences", "running sequences at most (vLLM's max_num_seqs)"),

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "models/config_error.hpp"
+#include "search/scenarios/serving/serving_dispatch.hpp"
 #include "search/scenarios/serving/serving_scheduler.hpp"
 
 namespace search::serving {
@@ -30,9 +31,10 @@ ServingInstance::ServingInstance(const ServingWorkload& workload, const ServingC
                                  const ServingScheduler& scheduler)
     : workload_(workload), c_(c), costs_(costs), scheduler_(scheduler) {
   specpipe_ = c.specpipe.stages > 0;
+  const DispatchPolicyInfo& dispatch = dispatch_policy(c.dispatch);
   if (specpipe_ != (c.method == "specpipe-db"))
     throw std::logic_error("simulate_serving: method specpipe-db and ServingConfig::specpipe go together");
-  if (!c.replay.empty() && (!c.trace.empty() || !c.tree_by_k.empty() || c.dispatch_per_batch || specpipe_))
+  if (!c.replay.empty() && (!c.trace.empty() || !c.tree_by_k.empty() || dispatch.uses_chain_statistics || specpipe_))
     throw models::InputError("serve: --acceptance-trace replays each request's lengths and chain yields: not with an "
                              "arrival trace's lengths, a tree, SpecPipe-DB or the per-batch dispatch (the chain's "
                              "statistics)");
@@ -108,31 +110,12 @@ ServingInstance::ServingInstance(const ServingWorkload& workload, const ServingC
     v.swap_free_tokens = c.swap_space_tokens / c.virtual_engines;
   }
 
-  // The dispatch policy (ServingConfig::dispatch_per_batch): the k of 0..c.k with the most tokens
-  // a second per sequence at this batch and context bucket, from the chain's stationary yields
-  // (E[min(yield, k + 1)]) over the step's time; memoised per (batch, bucket).
   if (!c.tree_by_k.empty() && c.tree_by_k.size() != std::size_t(c.k) + 1)
     throw std::logic_error("simulate_serving: tree_by_k needs one step per k = 0..k");
-  if (chain_ && c.tree_by_k.empty()) {
-    kept_if_.assign(std::size_t(c.k) + 1, 0.0);
-    for (int k = 0; k <= c.k; ++k)
-      for (std::size_t y = 0; y < chain_->marginal.size(); ++y)
-        kept_if_[std::size_t(k)] += chain_->marginal[y] * double(std::min<std::size_t>(y + 1, std::size_t(k) + 1));
-  } else if (chain_) {
-    // A tree's expectation over the stationary yields as independent draws (the renewal of
-    // eagle_tree_recovery.hpp): P(accepted >= j) = P(yield >= j + 1).
-    std::vector<double> survival(chain_->marginal.size(), 0.0);
-    double tail = 0;
-    for (std::size_t y = chain_->marginal.size(); y-- > 1;) {
-      tail += chain_->marginal[y];
-      survival[y - 1] = tail;
-    }
-    kept_if_.assign(std::size_t(c.k) + 1, 0.0);
-    for (int k = 0; k <= c.k; ++k)
-      kept_if_[std::size_t(k)] = renewal_tree_kept(survival, c.tree_by_k[std::size_t(k)].depth,
-                                                   c.tree_by_k[std::size_t(k)].recovery);
-  }
+  dispatch_ = dispatch.make(DispatchInputs{c, costs, chain_});
 }
+
+ServingInstance::~ServingInstance() = default;
 
 double ServingInstance::in_system() const {
   std::size_t n = 0;
@@ -184,18 +167,6 @@ void ServingInstance::move_chain(ServingRequest& r, long long tokens) {
     r.yield = draw_index(chain_->transitions[std::size_t(r.yield - 1)], uniform01(r.rng)) + 1;
 }
 
-int ServingInstance::best_k(int batch, long long bucket) {
-  const auto key = std::make_pair(batch, bucket);
-  if (auto it = chosen_k_.find(key); it != chosen_k_.end()) return it->second;
-  int best = 0;
-  double best_rate = 1 / costs_.decode_s(batch, 1, bucket, 0);
-  for (int k = 1; k <= c_.k; ++k) {
-    const double rate = kept_if_[std::size_t(k)] / costs_.decode_s(batch, k + 1, bucket, k);
-    if (rate > best_rate) best = k, best_rate = rate;
-  }
-  return chosen_k_[key] = best;
-}
-
 std::vector<std::size_t>::iterator ServingInstance::latest_admitted(std::vector<std::size_t>& v) {
   return std::max_element(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
     return reqs_[a].admitted_order < reqs_[b].admitted_order;
@@ -243,11 +214,13 @@ DecodePlan ServingInstance::plan_decode(VirtualEngine& e, int k_cap) {
     }
     d.speculate = chain_ && (c_.sd_off_above_batch <= 0 || int(e.running.size()) <= c_.sd_off_above_batch);
     d.k = d.speculate ? c_.k : 0;
-    if (d.speculate && c_.dispatch_per_batch && !e.running.empty()) {
+    if (d.speculate && !e.running.empty()) {
+      // The dispatch policy's k for the batch that runs (serving_dispatch.hpp).
       long long context_sum = 0;
       for (std::size_t i : e.running) context_sum += reqs_[i].context();
       const long long mean_context = (context_sum + (long long)e.running.size() - 1) / (long long)e.running.size();
-      d.k = best_k(int(e.running.size()), (mean_context + c_.context_bucket - 1) / c_.context_bucket * c_.context_bucket);
+      d.k = dispatch_->draft_tokens(int(e.running.size()),
+                                    (mean_context + c_.context_bucket - 1) / c_.context_bucket * c_.context_bucket);
       d.speculate = d.k > 0;
     }
     if (k_cap >= 0 && d.k > k_cap) {

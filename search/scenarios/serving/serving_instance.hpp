@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
+#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
@@ -19,6 +19,7 @@
 
 namespace search::serving {
 
+class DispatchPolicy;
 class ServingScheduler;
 
 // A request and its random stream (lengths, yields and misses drawn from it alone).
@@ -74,6 +75,7 @@ class ServingInstance {
   // Validates the configuration (InputError naming the option) and draws the arrivals.
   ServingInstance(const ServingWorkload& workload, const ServingConfig& config, const ServingStepCosts& costs,
                   const ServingScheduler& scheduler);
+  ~ServingInstance();
   ServingInstance(const ServingInstance&) = delete;
   ServingInstance& operator=(const ServingInstance&) = delete;
 
@@ -130,7 +132,6 @@ class ServingInstance {
   void finish(VirtualEngine& e, ServingRequest& r);
   int next_yield(ServingRequest& r);
   void move_chain(ServingRequest& r, long long tokens);
-  int best_k(int batch, long long bucket);
   double in_system() const;
   void advance_to(double end);
 
@@ -150,10 +151,7 @@ class ServingInstance {
   double t_ = 0, in_system_integral_ = 0, batch_sum_ = 0, kept_sum_ = 0, k_sum_ = 0;
   long long kept_steps_ = 0;
   double entry_free_s_ = 0;  // when the pipeline's entry takes the next step
-  // The dispatch policy: kept_if_[k], the expected tokens kept per sequence with k drafted, and
-  // the k chosen per (batch, context bucket).
-  std::vector<double> kept_if_;
-  std::map<std::pair<int, long long>, int> chosen_k_;
+  std::unique_ptr<DispatchPolicy> dispatch_;  // ServingConfig::dispatch (serving_dispatch.hpp)
 };
 
 }  // namespace search::serving

@@ -113,10 +113,11 @@ struct ServingConfig {
   // from the chain's state there, up to depth + 1 tokens.
   std::vector<TreeStep> tree_by_k;
   int sd_off_above_batch = 0;   // dispatch policy: no speculation while more run (0: always speculate)
-  // Dispatch policy: each decode step drafts the k of 0..k (0: no speculation) with the most
-  // tokens a second per sequence at the step's batch and context, from the chain's stationary
-  // yields and the step's time (paper 004's argument for a per-batch choice, for a chain).
-  bool dispatch_per_batch = false;
+  // The dispatch policy (serving_dispatch.hpp's registry): "static" (k every speculative step) or
+  // "per-batch" (each decode step drafts the k of 0..k, 0: no speculation, with the most tokens a
+  // second per sequence at the step's batch and context, from the chain's stationary yields and
+  // the step's time: paper 004's argument for a per-batch choice).
+  std::string dispatch = "static";
   // The scheduler (serving_scheduler.hpp's registry): "vllm-v0" or "vllm-v1" (chunked prefill).
   std::string scheduler = "vllm-v0";
   int max_num_seqs = 256;       // vLLM's default
