@@ -47,6 +47,12 @@ ServingInstance::ServingInstance(const ServingWorkload& workload, const ServingC
       throw models::InputError(fmt::format("serve: workload {} has no measured acceptance for method '{}'", workload.name,
                                            c.method));
     chain_ = &it->second;
+    // Yields measured with a bounded draft hold for chains of at most that many draft tokens.
+    if (chain_->measured_draft_tokens > 0 && c.tree_by_k.empty() && c.replay.empty() &&
+        c.k > chain_->measured_draft_tokens)
+      throw models::InputError(fmt::format("serve: workload {} measured {}'s yields drafting {} tokens a step: --k at "
+                                           "most {}", workload.name, c.method, chain_->measured_draft_tokens,
+                                           chain_->measured_draft_tokens));
   }
   scheduler.validate(c, costs);
   if (c.kv_capacity_tokens < c.block_tokens)

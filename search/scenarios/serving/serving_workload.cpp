@@ -47,7 +47,8 @@ std::vector<double> probabilities(const models::YamlReader& r, const std::string
 }
 
 YieldChain read_chain(const models::YamlReader& r) {
-  r.allow_only({"positions", "mean_yield", "walk_lag1_correlation", "first", "marginal", "transitions", "match_probability"});
+  r.allow_only({"positions", "mean_yield", "walk_lag1_correlation", "first", "marginal", "transitions", "match_probability",
+                "measured_draft_tokens"});
   YieldChain c;
   const auto marginal = number_list(r, "marginal", r.node()["marginal"]);
   if (marginal.size() < 2 || marginal.size() > 64) r.fail("marginal", "2 to 64 yield buckets", std::to_string(marginal.size()));
@@ -66,6 +67,13 @@ YieldChain read_chain(const models::YamlReader& r) {
     if (!(rho >= -1 && rho <= 1)) r.fail("walk_lag1_correlation", "a correlation in [-1, 1]", fmt::format("{}", rho));
   }
   c.match_probability = r.has("match_probability") ? r.fraction("match_probability") : 1.0;
+  if (r.has("measured_draft_tokens")) {
+    c.measured_draft_tokens = r.int_in("measured_draft_tokens", 1, 63);
+    // Such a step yields at most its drafts and the bonus: the last bucket is that, not "or more".
+    if (std::size_t(c.measured_draft_tokens) + 1 != c.marginal.size())
+      r.fail("marginal", fmt::format("{} yield buckets (1 to measured_draft_tokens + 1)", c.measured_draft_tokens + 1),
+             std::to_string(c.marginal.size()));
+  }
   return c;
 }
 
@@ -125,10 +133,12 @@ ServingWorkload load_serving_workload(const std::string& name_or_path, const std
       r.fail(key, "ascending lengths in [1, 1e7]", "another list");
     (std::string(key) == "prompt_tokens" ? w.prompt_tokens : w.output_tokens) = std::move(v);
   }
-  const auto acc = r.child("acceptance");
-  acc.allow_only({"eagle3", "ngram"});
-  for (const char* method : {"eagle3", "ngram"})
-    if (acc.has(method)) w.acceptance[method] = read_chain(acc.child(method));
+  // Acceptance is optional: a preset of lengths alone serves plain decoding.
+  if (const auto acc = r.optional_child("acceptance")) {
+    acc->allow_only({"eagle3", "ngram"});
+    for (const char* method : {"eagle3", "ngram"})
+      if (acc->has(method)) w.acceptance[method] = read_chain(acc->child(method));
+  }
   return w;
 }
 

@@ -22,6 +22,9 @@ struct YieldChain {
   // n-gram: a position of yield 1 proposed a draft (and verified it) with this probability,
   // else nothing (the step verifies one token); 1 for a drafter that always proposes.
   double match_probability = 1;
+  // The draft tokens a step proposed when the yields were measured (0: an unbounded draft, whose
+  // yields hold for any chain); a chain of more draft tokens is refused.
+  int measured_draft_tokens = 0;
 };
 
 struct ServingWorkload {
