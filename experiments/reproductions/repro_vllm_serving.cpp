@@ -26,11 +26,9 @@ struct MeasuredRow {
 };
 
 struct ServingRun {
-  std::string name, source, setup, hw, model;
+  std::string name, source, setup, hw, stack, model;
   std::vector<std::string> params;  // serve's KEY=VALUE
   std::vector<MeasuredRow> measured;
-  // A published profile of the run's vLLM generation: the GPU's share of its time (0: none).
-  double gpu_share_of_step = 0;
 };
 
 std::vector<ServingRun> load_runs(const std::string& path) {
@@ -38,11 +36,11 @@ std::vector<ServingRun> load_runs(const std::string& path) {
   r.allow_only({"runs"});
   std::vector<ServingRun> runs;
   for (const auto& e : r.map_list("runs")) {
-    e.allow_only({"name", "source", "setup", "hw", "model", "serve", "measured", "gpu_share_of_step"});
-    ServingRun run{e.string("name"), e.string("source"), e.string("setup"), e.string("hw"), e.string("model"), {}, {}};
+    e.allow_only({"name", "source", "setup", "hw", "stack", "model", "serve", "measured"});
+    ServingRun run{e.string("name"), e.string("source"),       e.string("setup"), e.string("hw"),
+                   e.string("stack"), e.string("model"), {},                {}};
     for (const auto& kv : e.child("serve").node())
       run.params.push_back(kv.first.as<std::string>() + "=" + kv.second.as<std::string>());
-    if (e.has("gpu_share_of_step")) run.gpu_share_of_step = e.fraction("gpu_share_of_step");
     for (const auto& m : e.map_list("measured")) {
       MeasuredRow row{m.string("method"), {}};
       for (const std::string& metric : kMetrics)
@@ -71,18 +69,20 @@ ReproductionResult vllm_serving(const ReproduceContext& ctx) {
   ReproductionResult res;
   res.title = "serve against published, measured vLLM serving runs (Llama-3 8B on one H100 or H200)";
   res.inputs = {runs_path};
-  Table t({"run", "setup", "method", "metric", "measured", "model", "error_pct", "model_over_gpu_share"});
+  Table t({"run", "setup", "stack", "method", "metric", "measured", "model", "error_pct"});
   // |error| per run, for the notes.
   std::map<std::string, std::vector<double>> errors;
   for (const ServingRun& run : runs) {
     search::ScenarioInputs in;
     in.hw = run.hw;
+    in.stack = run.stack;
     in.model = run.model;
     in.engine = ctx.engine;
     in.engine_given = true;
     in.params = run.params;
     const search::ScenarioResult served = search::run_scenario("serve", in, reg);
     res.inputs.push_back(reg.path("hardware", run.hw));
+    res.inputs.push_back(reg.path("stacks", run.stack));
     for (const std::string& p : run.params)
       if (p.rfind("workload=", 0) == 0) res.inputs.push_back(reg.dir() + "/serving/" + p.substr(9) + ".yaml");
     const auto column = [&](const std::string& name) {
@@ -102,11 +102,8 @@ ReproductionResult vllm_serving(const ReproduceContext& ctx) {
         const double model = number_cell((*row)[column(metric)]);
         const double err = 100 * (model - it->second) / it->second;
         errors[run.name].push_back(err);
-        // Where the run's vLLM generation published its GPU share of the time, the model's time per
-        // token with the host work that share implies (the rest of the step in series): shown, not used.
-        const bool with_profile = run.gpu_share_of_step > 0 && metric == "tpot_p50_ms";
-        t.add_row({text(run.name), text(run.setup), text(m.method), text(metric), num(it->second), num(model),
-                   num(err, 3), with_profile ? num(model / run.gpu_share_of_step) : text("")});
+        t.add_row({text(run.name), text(run.setup), text(run.stack), text(m.method), text(metric), num(it->second),
+                   num(model), num(err, 3)});
       }
     }
   }
@@ -114,21 +111,20 @@ ReproductionResult vllm_serving(const ReproduceContext& ctx) {
   std::string sources;
   for (const ServingRun& run : runs) sources += fmt::format("\n- {}: {}", run.name, run.source);
   res.notes = fmt::format(
-      "Each run: `specdse serve` on the run's hardware (its default serving stack, vllm-cuda-graph: vLLM with "
-      "CUDA graphs and a V1 engine's host work per step), engine {}, with the run's scheduler limits and load, "
-      "its lengths drawn from a preset of its own requests' quantiles (configs/serving), and for EAGLE-3 the "
-      "run's own per-position acceptance. measured: the run's published figure; error: the model against it.\n\n"
-      "vLLM 0.5.4 (the first two runs): the model's decode is 2-3x too fast. Its stack is a V1-era vLLM's "
-      "(host work per step about 1 ms, overlapped by CUDA graphs); vLLM's own profile of that generation (blog, "
-      "2024-09-05, \"vLLM v0.6.0: 2.7x Throughput Improvement\": Llama 3 8B on one H100 spent 33 % of its time "
-      "in the HTTP API server, 29 % scheduling and 38 % on the GPU) puts the host at 1.6x the GPU's time, "
-      "which no shipped stack charges. model_over_gpu_share is the model's median time per output token over "
-      "that GPU share: the time per token were the host's work in series at the profile's proportion. It "
-      "narrows the gap (set the columns side by side), but the profile is one operating point, so no vLLM 0.5 stack is modelled from "
-      "it.\n\n"
-      "vLLM V1 of 2026 on an H200 (the last runs): time per output token within a few per cent, plain and "
-      "with EAGLE-3; the time to the first token is far short, as the model charges the prefill only, not the "
-      "HTTP server, tokenizer and the request's first scheduling the measured TTFT includes.\n\nSources:{}",
+      "Each run: `specdse serve` on the run's hardware under the stack of its vLLM generation, engine {}, with "
+      "the run's scheduler limits and load, its lengths drawn from a preset of its own requests' quantiles "
+      "(configs/serving), and for EAGLE-3 the run's own per-position acceptance. measured: the run's published "
+      "figure; error: the model against it.\n\n"
+      "vLLM 0.5.4 (the first two runs) under the vllm-0.5 stack: its engine's per-sequence host work between "
+      "steps (vllm-project/vllm#6801: 20 ms at 200 sequences) in series with the GPU. The model is still faster "
+      "than measured. Untested hypotheses for the rest: the HTTP API server, which ran in the engine's process "
+      "and took 33 % of the time in vLLM's own profile of that generation (blog, 2024-09-05, \"vLLM v0.6.0: "
+      "2.7x Throughput Improvement\"), and host work in prefill steps that #6801's decode figure does not "
+      "cover.\n\n"
+      "vLLM V1 of 2026 on an H200 (the last runs), under the default vllm-cuda-graph stack: time per output "
+      "token within a few per cent, plain and with EAGLE-3; the time to the first token is far short, as the "
+      "model charges the prefill only, not the HTTP server, tokenizer and the request's first scheduling the "
+      "measured TTFT includes.\n\nSources:{}",
       ctx.engine, sources);
   return res;
 }

@@ -230,11 +230,12 @@ TEST_CASE("vllm-serving: time per output token within 10 % of measured vLLM V1 o
       CHECK(std::abs(cell(t, i, "error_pct")) < 10);
     }
     if (text_cell(i, "run").rfind("vllm054", 0) == 0 && text_cell(i, "metric") == "tpot_p50_ms") {
-      // A V1-era stack under vLLM 0.5.4's load: faster than measured; with the host work of that
-      // generation's published GPU share in series, slower than the model alone.
+      // vLLM 0.5.4 under its generation's stack (one published operating point of its host work):
+      // faster than measured (docs/serving.md names the untested causes), within half.
       ++vllm054;
+      CHECK(text_cell(i, "stack") == "vllm-0.5");
       CHECK(model < measured);
-      CHECK(cell(t, i, "model_over_gpu_share") > model);
+      CHECK(std::abs(cell(t, i, "error_pct")) < 50);
     }
   }
   CHECK(h200_tpot == 2);  // plain and EAGLE-3
@@ -246,6 +247,10 @@ TEST_CASE("vllm-serving: time per output token within 10 % of measured vLLM V1 o
       (text_cell(i, "method") == "no SD" ? plain : eagle) = cell(t, i, "model");
   CHECK(eagle > 0);
   CHECK(eagle < plain);
+  // The vllm-0.5 stack's host work is its source's figure: 20 ms between steps at 200 sequences.
+  const auto stack = models::load_software_stack(reg.path("stacks", "vllm-0.5"));
+  CHECK(stack.step_host_us(200) == Approx(20000));
+  CHECK_FALSE(stack.host_overlaps_device);
 }
 
 TEST_CASE("specbench-steps: plain serving steps within 5 % of the fitted vLLM 0.10 H100 profile, its host its stack's",
