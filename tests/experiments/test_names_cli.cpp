@@ -77,7 +77,7 @@ TEST_CASE("A config name cut short or misspelt is named with the closest shipped
                "unknown algorithm 'longspec-tre'", "longspec-tree");
   expect_guess("system --system specpipe-8x3090 --model llama-3.1-70b --x 1 --context 128 --batch 1",
                "'specpipe-8x3090'", "specpipe-8x3090-pcie");
-  expect_guess("latency --hw v80 --model llama-3.1-8b-instruct --stack vllm", "'vllm'", "vllm-cuda-graph");
+  expect_guess("latency --hw v80 --model llama-3.1-8b-instruct --stack vllm-cuda", "'vllm-cuda'", "vllm-cuda-graph");
   expect_guess("scenario tree_sd", "tree_sd", "tree-sd");
 }
 
