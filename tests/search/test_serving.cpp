@@ -11,6 +11,7 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "search/scenarios/serving/serving_dispatch.hpp"
+#include "search/scenarios/serving/serving_instance.hpp"
 #include "search/scenarios/serving/serving_scheduler.hpp"
 #include "search/scenarios/serving/serving_simulation.hpp"
 #include "search/scenarios/serving/serving_summary.hpp"
@@ -53,6 +54,38 @@ ServingConfig config(double rate, double duration_s) {
   c.kv_capacity_tokens = 1 << 22;
   return c;
 }
+
+// A scheduler as a user would add one (docs/extending.md: one class and one registration line):
+// one request at a time, prefilled then decoded to its end, no batching, built from the serving
+// instance's shared operations only.
+class OneAtATimeScheduler final : public ServingScheduler {
+ public:
+  void validate(const ServingConfig&, const ServingStepCosts&) const override {}
+  bool start_step(ServingInstance& s, VirtualEngine& e) const override {
+    if (e.running.empty()) {
+      if (!s.admit_head(e, 0, -1)) {
+        s.drop_waiting(e);
+        return false;
+      }
+      const std::size_t i = e.waiting.front();
+      e.waiting.pop_front();
+      e.prefilling = 1;
+      const double step_s = s.costs().prefill_s(1, s.request(i).context());
+      s.begin_step(e, s.now() + step_s, step_s, [&s, &e, i] {
+        e.prefilling = 0;
+        ++s.stats().prefill_steps;
+        s.prefilled(e, i);
+      });
+      return true;
+    }
+    const DecodePlan d = s.plan_decode(e, -1);
+    const double step_s = s.costs().decode_s(d.batch, d.tokens_per_seq, d.bucket, d.k);
+    s.begin_step(e, s.now() + step_s, step_s, [&s, &e, d] { s.retire_decode(e, d); });
+    return true;
+  }
+};
+const ServingSchedulerRegistration kOneAtATimeRegistered(
+    "test-one-at-a-time", {"tests only: one request at a time", [] { return std::make_unique<OneAtATimeScheduler>(); }});
 
 }  // namespace
 
@@ -510,9 +543,30 @@ TEST_CASE("serving: SpecPipe-DB emits a token a pipeline step, and a miss costs 
   CHECK_THROWS_WITH(simulate_serving(w, bad, flat), Catch::Contains("V0's scheduler"));
 }
 
+TEST_CASE("serving: a scheduler added in one class runs under the same event loop (one request at a time)") {
+  // Four requests at once, served one after another: no step batches two, and the run lasts the
+  // sum of each request's prefill and its decode steps alone.
+  const auto w = fixed_workload(100, 20);
+  const auto costs = linear_costs(0.01, 0.001);
+  ServingConfig c = config(1, 1);
+  c.closed_batch = 4;
+  c.scheduler = "test-one-at-a-time";
+  const ServingRun run = simulate_serving(w, c, costs);
+  REQUIRE(run.requests.size() == 4);
+  CHECK(run.mean_decode_batch == Approx(1.0));
+  CHECK(run.prefill_steps == 4);
+  const double alone_s = costs.prefill_s(1, 100) + 19 * costs.decode_s(1, 1, 0, 0);
+  CHECK(run.end_s == Approx(4 * alone_s).epsilon(1e-9));
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(run.requests[i].finished());
+    CHECK(run.requests[i].first_token_s == Approx(double(i) * alone_s + costs.prefill_s(1, 100)).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("serving: the scheduler is looked up by name, and each refuses what it cannot run") {
+  // The shipped ones, and the toy one this file registers.
   const auto names = serving_scheduler_names();
-  CHECK(names == std::vector<std::string>{"vllm-v0", "vllm-v1"});
+  CHECK(names == std::vector<std::string>{"test-one-at-a-time", "vllm-v0", "vllm-v1"});
   const auto w = fixed_workload(100, 20);
   ServingConfig c = config(1, 10);
   c.scheduler = "fifo-magic";
