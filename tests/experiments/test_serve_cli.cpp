@@ -151,13 +151,33 @@ TEST_CASE("serve: bad requests are one-line errors with exit 2") {
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap --swap-link nope", "nope"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap --swap-link eth-10g", "host link is pcie"},
            {"serve --hw h100-sxm --model llama-3.1-8b-instruct --preemption swap --swap-link pcie5-x16 "
-            "--chunked-prefill-tokens 2048", "recompute only"}}) {
+            "--chunked-prefill-tokens 2048", "recompute only"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --scheduler fifo", "scheduler 'fifo' is not registered"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --scheduler vllm-v1 --chunked-prefill-tokens 0",
+            "not 0"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --scheduler vllm-v1 --max-num-seqs 4096",
+            "default budget of 2048"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --scheduler vllm-v0 --chunked-prefill-tokens 512",
+            "--scheduler vllm-v1"},
+           {"serve --hw h100-sxm --model llama-3.1-8b-instruct --dispatch greedy", "'greedy' is not a registered"},
+           {"serve --hw h200 --model llama-3.1-8b-instruct --workload mtbench-llama3.1-8b-eagle3-k3 --k 4",
+            "--k at most 3"},
+           {"serve --hw h200 --model llama-3.1-8b-instruct --workload mtbench-llama3.1-8b-eagle3-k3 --method eagle3-tree "
+            "--k 30", "tree of depth"}}) {
     const auto r = run(args);
     INFO(args << "\n" << r.output);
     CHECK(r.status == 2);
     CHECK_THAT(r.output, Catch::Contains(what));
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   }
+}
+
+TEST_CASE("serve: --chunked-prefill-tokens 0 is the option's off value, V0's scheduler") {
+  const std::string base = "serve --hw h100-sxm --model llama-3.1-8b-instruct --rate 4 --duration-s 10 --format csv";
+  const auto off = run(base + " --chunked-prefill-tokens 0", false);
+  REQUIRE(off.status == 0);
+  CHECK(off.output == run(base, false).output);
+  CHECK_THAT(off.output, Catch::Contains("scheduler vllm-v0"));
 }
 
 TEST_CASE("serve --system: a tensor-parallel target that one GPU cannot hold is served, its KV cache over its devices") {

@@ -39,8 +39,9 @@ namespace {
 constexpr double kGib = double(1ull << 30);
 // The largest closed batch `--arrivals batch:B` runs (as many requests as a run of --requests).
 constexpr long long kMaxClosedBatch = 10'000'000;
-// vLLM V1's token budget a step when chunked prefill is on and none is given (vllm/config.py
-// SchedulerConfig: max_num_batched_tokens defaults to 2048 for the online server).
+// vLLM V1's token budget a step when none is given: SchedulerConfig's default, and `vllm serve`'s on
+// GPUs under 70 GiB and on A100s (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults; recent
+// versions give `vllm serve` 8192 tokens and 1024 sequences on larger GPUs: pass those to match).
 constexpr long long kVllmV1DefaultTokenBudget = 2048;
 // Speculation pays at a rate when its median time per output token is this much below plain
 // decoding's; closer is a tie (the two runs draw different acceptance).
@@ -525,17 +526,36 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   base.max_num_seqs = int(ctx.integer("max-num-seqs"));
   base.max_batched_tokens = ctx.integer("max-batched-tokens");
   base.block_tokens = int(ctx.integer("block-tokens"));
-  // The scheduler: V0's by default; --chunked-prefill-tokens alone chooses V1's, at its budget, and
-  // --scheduler vllm-v1 alone runs vLLM's default budget.
-  base.scheduler = ctx.was_given("scheduler") || !ctx.was_given("chunked-prefill-tokens") ? ctx.text("scheduler")
-                                                                                          : "vllm-v1";
-  make_serving_scheduler(base.scheduler);  // an unknown name: the registered ones listed
+  // The scheduler: V0's by default; a --chunked-prefill-tokens budget alone chooses V1's (0, the
+  // option's default, keeps V0), and --scheduler vllm-v1 alone runs vLLM's default budget.
+  const bool budget_given = ctx.integer("chunked-prefill-tokens") > 0;
+  base.scheduler = ctx.was_given("scheduler") || !budget_given ? ctx.text("scheduler") : "vllm-v1";
   base.chunked_prefill_tokens = ctx.integer("chunked-prefill-tokens");
-  if (base.scheduler == "vllm-v1" && !ctx.was_given("chunked-prefill-tokens"))
+  if (base.scheduler == "vllm-v1" && !budget_given) {
+    if (ctx.was_given("chunked-prefill-tokens"))
+      throw models::InputError("serve: --scheduler vllm-v1 takes a token budget a step: --chunked-prefill-tokens at "
+                               "least --max-num-seqs, not 0");
     base.chunked_prefill_tokens = kVllmV1DefaultTokenBudget;
+    if (base.chunked_prefill_tokens < base.max_num_seqs)
+      throw models::InputError(fmt::format("serve: --scheduler vllm-v1 runs vLLM's default budget of {} tokens a step, "
+                                           "below --max-num-seqs {} (a step holds a token per running sequence): "
+                                           "give --chunked-prefill-tokens", base.chunked_prefill_tokens,
+                                           base.max_num_seqs));
+  }
   if (base.chunked_prefill_tokens > 0 && ctx.was_given("max-batched-tokens"))
     throw models::InputError("serve: --max-batched-tokens bounds V0's prefill steps; V1's scheduler takes "
                              "--chunked-prefill-tokens a step: give one");
+  {
+    // The scheduler refuses what it cannot run before any run starts (an unknown name lists the
+    // registered ones): the options as every run of this command has them.
+    ServingConfig probe = base;
+    probe.swap_preemption = ctx.text("preemption") == "swap";
+    if (specpipe) {
+      probe.method = "specpipe-db";
+      probe.specpipe = specpipe->trees;
+    }
+    make_serving_scheduler(base.scheduler)->validate(probe, ServingStepCosts{});
+  }
   base.seed = std::uint64_t(ctx.integer("seed"));
   // Per-request acceptance traces replayed (acceptance_trace.hpp): every run's lengths, and the
   // chain method's yields, from the file; --trace-record keeps one record (one prompt, repeated).
@@ -914,8 +934,8 @@ const ScenarioRegistration serve_scenario_registration(
                   "chunked prefill: decodes first, then prompt chunks in one step of --chunked-prefill-tokens)"),
       param::integer("chunked-prefill-tokens", 0, 0, 1 << 22, "tokens",
                      "vLLM V1's token budget: tokens one step takes, the decodes first and prompt chunks in what is "
-                     "left (giving it alone chooses --scheduler vllm-v1; vLLM's default budget, 2048, with "
-                     "--scheduler vllm-v1 alone)"),
+                     "left (a budget alone chooses --scheduler vllm-v1; with --scheduler vllm-v1 alone, 2048, "
+                     "vLLM's default below 70 GiB of GPU memory; recent vLLM serves larger GPUs with 8192)"),
       param::choice("preemption", "recompute", {"recompute", "swap"},
                     "when the KV cache fills: recompute (free the latest request's blocks, prefill it again later) "
                     "or swap (vLLM V0: copy them to the CPU over --swap-link and back before any new prompt)"),

@@ -47,12 +47,19 @@ ServingInstance::ServingInstance(const ServingWorkload& workload, const ServingC
       throw models::InputError(fmt::format("serve: workload {} has no measured acceptance for method '{}'", workload.name,
                                            c.method));
     chain_ = &it->second;
-    // Yields measured with a bounded draft hold for chains of at most that many draft tokens.
-    if (chain_->measured_draft_tokens > 0 && c.tree_by_k.empty() && c.replay.empty() &&
-        c.k > chain_->measured_draft_tokens)
-      throw models::InputError(fmt::format("serve: workload {} measured {}'s yields drafting {} tokens a step: --k at "
-                                           "most {}", workload.name, c.method, chain_->measured_draft_tokens,
-                                           chain_->measured_draft_tokens));
+    // Yields measured with a bounded draft hold for chains of at most that many draft tokens, and
+    // for trees no deeper.
+    if (chain_->measured_draft_tokens > 0 && c.replay.empty()) {
+      if (c.tree_by_k.empty() && c.k > chain_->measured_draft_tokens)
+        throw models::InputError(fmt::format("serve: workload {} measured {}'s yields drafting {} tokens a step: --k "
+                                             "at most {}", workload.name, c.method, chain_->measured_draft_tokens,
+                                             chain_->measured_draft_tokens));
+      for (const TreeStep& tree : c.tree_by_k)
+        if (tree.depth > chain_->measured_draft_tokens)
+          throw models::InputError(fmt::format("serve: workload {} measured {}'s yields drafting {} tokens a step: a "
+                                               "tree of depth {} needs longer runs (a smaller --k)", workload.name,
+                                               c.method, chain_->measured_draft_tokens, tree.depth));
+    }
   }
   scheduler.validate(c, costs);
   if (c.kv_capacity_tokens < c.block_tokens)
@@ -415,6 +422,8 @@ int ServingInstance::queued_requests() const {
 }
 
 ServingRun ServingInstance::run() {
+  if (ran_) throw std::logic_error("ServingInstance::run: an instance runs once");
+  ran_ = true;
   while (true) {
     // Arrivals so far, each to the virtual engine holding the fewest requests, the first such
     // (vLLM's LLMEngine.add_request); with one engine, its queue.

@@ -151,6 +151,7 @@ class ServingInstance {
   double t_ = 0, in_system_integral_ = 0, batch_sum_ = 0, kept_sum_ = 0, k_sum_ = 0;
   long long kept_steps_ = 0;
   double entry_free_s_ = 0;  // when the pipeline's entry takes the next step
+  bool ran_ = false;
   std::unique_ptr<DispatchPolicy> dispatch_;  // ServingConfig::dispatch (serving_dispatch.hpp)
 };
 

@@ -19,7 +19,8 @@ class VllmV1Scheduler final : public ServingScheduler {
  public:
   void validate(const ServingConfig& c, const ServingStepCosts&) const override {
     if (c.chunked_prefill_tokens <= 0)
-      throw std::logic_error("serve: vLLM V1's scheduler needs its token budget (ServingConfig::chunked_prefill_tokens)");
+      throw models::InputError("serve: vLLM V1's scheduler takes a token budget a step: --chunked-prefill-tokens at "
+                               "least --max-num-seqs");
     if (c.specpipe.stages > 0)
       throw models::InputError("serve: --method specpipe-db runs V0's scheduler (a prefill step, then pipeline steps of "
                                "every running request): not --scheduler vllm-v1 or --chunked-prefill-tokens");
@@ -125,7 +126,7 @@ class VllmV1Scheduler final : public ServingScheduler {
 };
 
 const ServingSchedulerRegistration kVllmV1Registered(
-    "vllm-v1", {"vLLM V1's chunked prefill: one token budget a step (--chunked-prefill-tokens, 2048 by default), "
+    "vllm-v1", {"vLLM V1's chunked prefill: one token budget a step (--chunked-prefill-tokens), "
                 "decodes first, then prompts in chunks in one forward; recompute preemption",
                 [] { return std::make_unique<VllmV1Scheduler>(); }});
 
