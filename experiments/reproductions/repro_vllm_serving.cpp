@@ -39,7 +39,8 @@ std::vector<ServingRun> load_runs(const std::string& path) {
     e.allow_only({"name", "source", "setup", "hw", "stack", "model", "serve", "measured"});
     ServingRun run{e.string("name"), e.string("source"),       e.string("setup"), e.string("hw"),
                    e.string("stack"), e.string("model"), {},                {}};
-    for (const auto& kv : e.child("serve").node())
+    const models::YamlReader serve = e.child("serve");  // named: node() refers into it
+    for (const auto& kv : serve.node())
       run.params.push_back(kv.first.as<std::string>() + "=" + kv.second.as<std::string>());
     for (const auto& m : e.map_list("measured")) {
       MeasuredRow row{m.string("method"), {}};
