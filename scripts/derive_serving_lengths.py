@@ -6,8 +6,8 @@ prompt had and each generated). A request that generated nothing (output length 
 once, or its stream carried no text) counts as one token, the least a served request produces.
 
 Only statistics are written (the rule in the project's brief for sources without a licence that
-allows copying them): the prompt and output length quantiles at every 5 %, computed as
-derive_serving_workload.py computes them. `specdse serve --workload NAME --method none` then draws
+allows copying them): the prompt and output length quantiles at every 5 %, by
+derive_serving_workload.py's own function. `specdse serve --workload NAME --method none` then draws
 each simulated request's lengths from them.
 
 Usage: derive_serving_lengths.py RESULT.json NAME TARGET "SOURCE" > configs/serving/NAME.yaml
@@ -19,18 +19,9 @@ Usage: derive_serving_lengths.py RESULT.json NAME TARGET "SOURCE" > configs/serv
 import json
 import sys
 
-QUANTILES = [i / 20 for i in range(21)]
-
-
-def quantiles(values):
-    v = sorted(values)
-    out = []
-    for q in QUANTILES:
-        pos = q * (len(v) - 1)
-        lo = int(pos)
-        hi = min(lo + 1, len(v) - 1)
-        out.append(v[lo] + (v[hi] - v[lo]) * (pos - lo))
-    return out
+# The quantile levels and their interpolation are the acceptance presets' own (this file's folder
+# is on the import path when it runs as a script).
+from derive_serving_workload import QUANTILES, quantiles
 
 
 def main():
