@@ -38,9 +38,9 @@ ReproductionResult ttft(const ReproduceContext& ctx) {
   Table t({"prompt_tokens", "method", "ttft_s", "ttft_vs_ad", "ttft_vs_sps_cpu", "ttft_vs_sps_gpu"});
   double parallel_vs_gpu_sum = 0, parallel_vs_ad_sum = 0;
   for (int prompt : kPrompts) {
-    const duo::TtftResult c = duo::time_to_first_token(q.placement, q.costs, prompt, cpu_gamma, q.draft_vocab);
+    const duo::TtftResult c = duo::time_to_first_token(q.placement, q.costs, prompt, cpu_gamma, budget, q.draft_vocab);
     const double sps_gpu =
-        duo::time_to_first_token(duo::sps_placement(qg), duo::sps_costs(qg), prompt, gpu_gamma, qg.draft_vocab)
+        duo::time_to_first_token(duo::sps_placement(qg), duo::sps_costs(qg), prompt, gpu_gamma, budget, qg.draft_vocab)
             .sps_s;
     auto row = [&](const std::string& m, double v) {
       t.add_row({integer(prompt), text(m), num(v), num(v / c.ad_s), num(v / c.sps_s), num(v / sps_gpu)});

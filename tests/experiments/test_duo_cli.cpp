@@ -41,6 +41,22 @@ DuoRequest testbed_request(long long tokens = 1024) {
 
 }  // namespace
 
+TEST_CASE("DuoDecoding's messages are token ids, as the authors' code sends them: its run does not depend on the "
+          "vocabulary; SpS with a draft on another device sends distributions") {
+  DuoRequest q = testbed_request(300);
+  q.costs = DuoCosts::constant(1e-3, 0.1e-3);
+  q.stream = PositionStream::calibrated(0.6, 4, 5);
+  CHECK(duo_draft_message_bytes(46) == 47 * 4);
+  CHECK(duo_verdict_message_bytes() == 12);
+  REQUIRE_FALSE(q.placement.same_device());
+  const Plan duo = plan_duo(q.stream, 8, SequencePolicy{}, 300);
+  const double small = run_plan(q.placement, q.costs, duo, 1000).seconds;
+  CHECK(run_plan(q.placement, q.costs, duo, 256000).seconds == small);
+  q.stream = PositionStream::calibrated(0.6, 4, 5);
+  const Plan sps = plan_sps(q.stream, 4, 300);
+  CHECK(run_plan(q.placement, q.costs, sps, 256000).seconds > run_plan(q.placement, q.costs, sps, 1000).seconds);
+}
+
 TEST_CASE("DuoDecoding with a draft much faster than the target: each iteration takes the target's forward") {
   DuoRequest q = testbed_request();
   const double target = 10e-3, pass = 1e-6;  // 10 ms forward, 1 us per draft pass
@@ -64,12 +80,13 @@ TEST_CASE("DuoDecoding with a draft much slower than the target: each iteration 
   const auto& pl = q.placement;
   REQUIRE(r.timing.size() > 10);
   for (std::size_t i = 1; i < r.timing.size(); ++i) {
-    // The draft waits for the previous verdict, drafts, sends; the target meets it.
+    // The draft waits for the previous verdict, drafts, sends; the target meets it. The
+    // messages are the authors' code's: the draft ids (budget + 1 floats) and three ints back.
     const double expect = budget * pass +
                           sim::route_transfer_s(pl.system, pl.draft_device, pl.target_device,
-                                          search::draft_to_target_bytes(plan.iterations[i].draft_tokens, q.draft_vocab)) +
+                                                duo_draft_message_bytes(budget)) +
                           sim::route_transfer_s(pl.system, pl.target_device, pl.draft_device,
-                                          search::verdict_bytes(plan.iterations[i - 1].gained));
+                                                duo_verdict_message_bytes());
     CHECK(r.timing[i].iteration_s == Approx(expect).epsilon(1e-9));
   }
   CHECK(r.draft_idle_fraction < 0.01);

@@ -39,7 +39,7 @@ struct PlannedIteration {
   int x = 1;                  // tokens the target's forward processes
   int draft_passes = 0;       // draft forward passes (one token each)
   int sequences = 0;          // draft sequences (DuoDecoding; SpS 1; AD 0)
-  int draft_tokens = 0;       // tokens drafted and sent to the target with their distributions
+  int draft_tokens = 0;       // tokens drafted and sent to the target
   int gained = 0;             // tokens appended to the verified text
   bool first_verified = false;  // DuoDecoding: this iteration's draft reached verification
   bool top1_accepted = false;   // ... and its best sequence's first token was accepted

@@ -88,9 +88,10 @@ DuoReport run_duo_scenario(const DuoRequest& q) {
   const long long tokens = r.duo.plan.tokens;
   r.sps = run_plan(sps_placement(q), sps_costs(q), plan_sps(q.stream, r.sps_gamma, tokens), q.draft_vocab);
   r.ad = run_plan(q.placement, q.costs, plan_ad(tokens), q.draft_vocab);
-  r.ttft = time_to_first_token(q.placement, q.costs, q.prompt, r.sps_gamma, q.draft_vocab);
+  r.ttft = time_to_first_token(q.placement, q.costs, q.prompt, r.sps_gamma, r.budget, q.draft_vocab);
   if (q.sps_placement)  // SpS's TTFT with its own draft placement
-    r.ttft.sps_s = time_to_first_token(sps_placement(q), sps_costs(q), q.prompt, r.sps_gamma, q.draft_vocab).sps_s;
+    r.ttft.sps_s =
+        time_to_first_token(sps_placement(q), sps_costs(q), q.prompt, r.sps_gamma, r.budget, q.draft_vocab).sps_s;
   return r;
 }
 

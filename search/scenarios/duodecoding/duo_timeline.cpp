@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "models/config_error.hpp"
 #include "sim/system/collectives.hpp"
@@ -33,6 +34,10 @@ double union_busy_s(const sim::TaskGraph& g, const sim::TimelineRun& r, int a, i
 }
 
 }  // namespace
+
+// float32 draft_prob_comm of budget + 1 elements; int32 comm_tensor of three (duo_timeline.hpp).
+double duo_draft_message_bytes(int budget) { return double(budget + 1) * sizeof(float); }
+double duo_verdict_message_bytes() { return 3.0 * sizeof(std::int32_t); }
 
 ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan, int draft_vocab) {
   ScenarioRun out;
@@ -90,11 +95,11 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
       k.target = g.add_work(tres, fmt::format("target {} x={}", n, it.x), "compute", t_busy, {prev_verify});
       k.draft = g.add_work(dres, fmt::format("draft {} x{} seq{}", n, it.draft_passes, it.sequences), "draft", d_busy,
                      {prev_verdict});
-      k.to_target = send(ddev, tdev, draft_to_target_bytes(it.draft_tokens, draft_vocab), k.draft, "draft -> target " + n);
+      k.to_target = send(ddev, tdev, duo_draft_message_bytes(plan.budget), k.draft, "draft -> target " + n);
       std::vector<int> meet{k.target};
       if (k.to_target != k.target) meet.push_back(k.to_target);
       k.verify = g.add_work(tres, "verify " + n, "host", 0, meet);
-      k.to_draft = send(tdev, ddev, verdict_bytes(it.gained), k.verify, "verdict -> draft " + n);
+      k.to_draft = send(tdev, ddev, duo_verdict_message_bytes(), k.verify, "verdict -> draft " + n);
     }
     generated += it.gained;
     prev_verify = k.verify;
@@ -156,9 +161,9 @@ namespace {
 // on its device (none when passes < 0), their tokens to the target's device along the route,
 // and the target's prefill over `target_tokens` on its device, started after the tokens arrive
 // when `target_waits`, else at once (the parallel layout). A shared device serves the draft
-// first. Returns the makespan.
+// first. `message_bytes`: the drafted tokens' message. Returns the makespan.
 double first_token_s(const DuoPlacement& pl, const DuoCosts& c, int prompt, int passes, int target_tokens,
-                     bool target_waits, int draft_vocab) {
+                     bool target_waits, double message_bytes) {
   sim::TaskGraph g;
   g.set_named(false);
   const auto& s = pl.system;
@@ -172,7 +177,7 @@ double first_token_s(const DuoPlacement& pl, const DuoCosts& c, int prompt, int 
     int last = g.add_work(dres, "", "compute", c.draft_prefill_s(prompt), {});
     for (int i = 0; i < passes; ++i) last = g.add_work(dres, "", "compute", c.draft_pass_s(), {last});
     if (!pl.same_device())
-      last = sim::add_routed_send(g, s, lanes, ddev, tdev, draft_to_target_bytes(passes, draft_vocab), {last}, "");
+      last = sim::add_routed_send(g, s, lanes, ddev, tdev, message_bytes, {last}, "");
     if (target_waits) before_target.push_back(last);
   }
   g.add_work(tres, "", "compute", c.target_prefill_s(target_tokens), before_target);
@@ -181,14 +186,15 @@ double first_token_s(const DuoPlacement& pl, const DuoCosts& c, int prompt, int 
 
 }  // namespace
 
-TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma,
-                                      int draft_vocab) {
+TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma, int duo_budget,
+                               int draft_vocab) {
   if (prompt < 1) throw models::InputError(fmt::format("--prompt: expected >= 1 tokens, got {}", prompt));
   TtftResult t;
-  t.ad_s = first_token_s(pl, c, prompt, -1, prompt, true, draft_vocab);
-  t.sps_s = first_token_s(pl, c, prompt, sps_gamma, prompt + sps_gamma, true, draft_vocab);
-  t.duo_parallel_s = first_token_s(pl, c, prompt, kDuoFirstIterationDraftTokens, prompt, false, draft_vocab);
-  t.duo_sequential_s = first_token_s(pl, c, prompt, kDuoFirstIterationDraftTokens, prompt, true, draft_vocab);
+  t.ad_s = first_token_s(pl, c, prompt, -1, prompt, true, 0);
+  t.sps_s = first_token_s(pl, c, prompt, sps_gamma, prompt + sps_gamma, true, draft_to_target_bytes(sps_gamma, draft_vocab));
+  const double duo_message = duo_draft_message_bytes(duo_budget);
+  t.duo_parallel_s = first_token_s(pl, c, prompt, kDuoFirstIterationDraftTokens, prompt, false, duo_message);
+  t.duo_sequential_s = first_token_s(pl, c, prompt, kDuoFirstIterationDraftTokens, prompt, true, duo_message);
   return t;
 }
 

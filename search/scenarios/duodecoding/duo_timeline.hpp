@@ -21,10 +21,20 @@
 
 namespace search::duodecoding {
 
-// Message sizes: search::draft_to_target_bytes (draft tokens with their distributions; paper 003
-// §3 "communication for synchronizing output probabilities") and search::verdict_bytes.
-// On the timeline each message is a routed send on the system's links (sim::add_routed_send);
-// outside it DuoCosts::transfer_s gives the same time.
+// Message sizes. DuoDecoding's are the tensors the authors' code sends between its two processes
+// (github.com/KaiLv69/DuoDecoding, src/engine.py, `duodecoding()`): after drafting, the draft's
+// process sends `draft_prob_comm`, float32 of budget + 1 elements (the sequence count and the
+// flattened draft ids; the line that would add the draft's distributions is commented out), and
+// the target's process answers with `comm_tensor`, three int32 (mode, accepted length or chosen
+// sequence, resampled token). Paper 003 §3 names a stage "communication for synchronizing output
+// probabilities", but its runs (the scripts' `--temp 0`) verify greedily and send ids only. SpS
+// and AD use search::draft_to_target_bytes (draft tokens with their distributions, as speculative
+// sampling needs) and search::verdict_bytes. On the timeline each message is a routed send on
+// the system's links (sim::add_routed_send); outside it DuoCosts::transfer_s gives the same time.
+// (The code's own path, gloo over the host's loopback and then a copy of the ids to the GPU, is
+// costed as that send.)
+double duo_draft_message_bytes(int budget);
+double duo_verdict_message_bytes();
 
 struct IterationTiming {
   double end_s = 0;        // when the iteration's tokens are available
@@ -67,6 +77,8 @@ struct TtftResult {
   double ad_s = 0, sps_s = 0, duo_parallel_s = 0, duo_sequential_s = 0;
 };
 
-TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma, int draft_vocab);
+// `duo_budget`: the run's DuoDecoding budget, which sizes the draft's message (duo_draft_message_bytes).
+TtftResult time_to_first_token(const DuoPlacement& pl, const DuoCosts& c, int prompt, int sps_gamma, int duo_budget,
+                               int draft_vocab);
 
 }  // namespace search::duodecoding
