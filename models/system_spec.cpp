@@ -38,6 +38,28 @@ std::vector<int> SystemSpec::head_ranks(int device) const {
   return {device};
 }
 
+std::vector<std::string> SystemSpec::config_files() const {
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& f) {
+    if (!f.empty() && seen.insert(f).second) files.push_back(f);
+  };
+  auto add_stack = [&](const SoftwareStack& stack) {
+    add(stack.source_file);
+    if (stack.collectives) add(stack.collectives->source_file);
+    if (stack.custom_all_reduce) add(stack.custom_all_reduce->source_file);
+  };
+  add(source_file);
+  for (const SystemDevice& d : devices) {
+    add(d.hardware.source_file);
+    add_stack(d.hardware.stack);
+  }
+  for (const SystemLink& l : links) add(l.spec.source_file);
+  for (const auto* stacks : {&baseline_stacks, &baseline_tp_stacks, &method_stacks})
+    for (const auto& [method, stack] : *stacks) add_stack(stack);
+  return files;
+}
+
 const SystemLink* SystemSpec::link_between(int a, int b) const {
   if (const auto it = link_index.find({a, b});
       it != link_index.end() && it->second < links.size() && links[it->second].from == a && links[it->second].to == b)

@@ -99,6 +99,10 @@ struct SystemSpec {
   std::vector<int> head_ranks(int device) const;
   // The link from device a to device b, or null.
   const SystemLink* link_between(int a, int b) const;
+  // Every config file the system was built from, first seen first, no repeats: the system's own,
+  // each device's hardware and software stack (with the collectives it names), each link's and
+  // each baseline or method stack's. What a reproduction's manifest lists as its inputs.
+  std::vector<std::string> config_files() const;
   // Fills even layer ranges for `target` and checks that the stages cover its layers 0..n-1
   // exactly once, in order; InputError naming the system file otherwise.
   void validate_placement(const ModelSpec& target);

@@ -39,10 +39,10 @@ duo::PositionStream Testbed::stream_at(double alpha, int top_k, std::uint64_t se
 
 std::vector<std::string> testbed_inputs(const ReproduceContext& ctx, const Testbed& tb,
                                         const std::vector<std::string>& references) {
-  std::vector<std::string> inputs{tb.request.placement.system.source_file,
-                                  ctx.registry->path("models", tb.names.model),
-                                  // The draft's model file (its Q5_K_M format is applied on top).
-                                  ctx.registry->path("models", "llama-68m")};
+  // The system with its hardware, stacks and links; the models.
+  std::vector<std::string> inputs = tb.request.placement.system.config_files();
+  inputs.push_back(ctx.registry->path("models", tb.names.model));
+  inputs.push_back(ctx.registry->path("models", "llama-68m"));  // the draft (its Q5_K_M format applied on top)
   for (const auto& name : references) inputs.push_back(models::reference_path(name, ctx.registry->dir()));
   inputs.push_back(table4_process_path(ctx));
   return inputs;

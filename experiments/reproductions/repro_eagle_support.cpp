@@ -17,7 +17,8 @@ Paper004Deployment paper004_deployment(const ReproduceContext& ctx, const std::s
       std::make_shared<models::AlgorithmSpec>(search::eagle_head_for_target(*d.workload.algorithm, d.workload.target));
   const auto system = models::load_system(reg.path("systems", kPaper004System), reg);
   d.costs = search::make_system_eagle_costs(system, d.workload, ctx.engine, ffn_bytes_per_weight);
-  d.inputs = {system.source_file, reg.path("models", model), reg.path("algorithms", kPaper004Draft)};
+  d.inputs = system.config_files();  // the system with its hardware, stacks and links
+  d.inputs.insert(d.inputs.end(), {reg.path("models", model), reg.path("algorithms", kPaper004Draft)});
   return d;
 }
 

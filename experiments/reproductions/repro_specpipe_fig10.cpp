@@ -34,7 +34,9 @@ ReproductionResult fig10(const ReproduceContext& ctx) {
   const auto process = paper002::process_ranks(reg);
   ReproductionResult res = paper002::result_drawing_from(
       process, "SpecPipe Fig. 10: average TBT and hit rate vs tree width w and candidates k (8x RTX 3090, 70B / 1B)");
-  res.inputs.insert(res.inputs.end(), {setup.system.source_file, points, levels});
+  const auto system_files = setup.system.config_files();  // with its hardware, stacks and links
+  res.inputs.insert(res.inputs.end(), system_files.begin(), system_files.end());
+  res.inputs.insert(res.inputs.end(), {points, levels});
 
   Table t({"hit_curve", "w", "k", "tbt_mean_s", "tbt_p99_s", "hit_rate", "flush_rate", "step_s", "e_tbt_eq2_s",
            "e_tbt_mechanism_s", "speedup_vs_pp", "best"});

@@ -49,7 +49,8 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   std::string own_stack;  // the stack the paper's own methods run on (the first device's)
   for (const char* system : {kSingleServer, kTwoServers}) {
     const auto setup = paper002::setup(reg, system, ctx.engine);
-    res.inputs.push_back(setup.system.source_file);
+    const auto system_files = setup.system.config_files();  // with its hardware, stacks and links
+    res.inputs.insert(res.inputs.end(), system_files.begin(), system_files.end());
     if (own_stack.empty()) own_stack = setup.system.devices.front().hardware.stack.name;
     const sp::StageTimer timer(setup);
     sp::check_memory(timer, kWidth);

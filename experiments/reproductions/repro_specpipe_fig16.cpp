@@ -32,8 +32,9 @@ ReproductionResult fig16(const ReproduceContext& ctx) {
   const auto& ranks = process.acceptance.central;
   ReproductionResult res = paper002::result_drawing_from(
       process, "SpecPipe Figs. 16 / 17: throughput vs TBT over concurrent requests B (8x RTX 3090, 70B / 1B)");
-  res.inputs.insert(res.inputs.end(), {setup.system.source_file, reg.path("stacks", "pytorch-eager"),
-                                       reg.path("stacks", "vllm-cuda-graph")});
+  const auto system_files = setup.system.config_files();  // with its hardware, stacks and links
+  res.inputs.insert(res.inputs.end(), system_files.begin(), system_files.end());
+  res.inputs.insert(res.inputs.end(), {reg.path("stacks", "pytorch-eager"), reg.path("stacks", "vllm-cuda-graph")});
   const sp::StageTimer timer(setup);
   Table t({"method", "batch", "w", "tokens_per_s_total", "tbt_mean_s", "tbt_p50_s", "tbt_p90_s", "tbt_p99_s", "hit_rate",
            "status"});

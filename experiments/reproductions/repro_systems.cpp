@@ -3,6 +3,8 @@
 // Table 1, the per-GPU memory, is `reproduce specpipe-table1`.)
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <sstream>
 
 #include "experiments/reproductions/repro_support.hpp"
@@ -36,7 +38,8 @@ ReproductionResult systems(const ReproduceContext& ctx) {
     sq.context = 1024;
 
     const auto spec = models::load_system(reg.path("systems", tb.system), reg);
-    res.inputs.push_back(spec.source_file);
+    for (const auto& f : spec.config_files())  // the system with its hardware, stacks and links
+      if (std::find(res.inputs.begin(), res.inputs.end(), f) == res.inputs.end()) res.inputs.push_back(f);
     const sim::SystemStep step = sim::simulate_system_step(spec, sq, ctx.engine);
     double busiest = 0, bytes = 0, link_busy = 0;
     for (const auto& d : step.devices) busiest = std::max(busiest, d.busy_s);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +62,28 @@ links:
 )";
 
 }  // namespace
+
+TEST_CASE("system: config_files lists every file the system was built from, once each") {
+  const models::SystemSpec s = named_system("duodecoding-a800-xeon");
+  const std::vector<std::string> files = s.config_files();
+  auto ends_with = [&](const std::string& tail) {
+    return std::count_if(files.begin(), files.end(), [&](const std::string& f) {
+      return f.size() >= tail.size() && f.compare(f.size() - tail.size(), tail.size(), tail) == 0;
+    });
+  };
+  REQUIRE_FALSE(files.empty());
+  CHECK(files.front() == s.source_file);
+  for (const char* tail : {"systems/duodecoding-a800-xeon.yaml", "hardware/a800.yaml", "hardware/xeon-16c.yaml",
+                           "stacks/huggingface-transformers.yaml", "stacks/llama-cpp-python.yaml",
+                           "links/pcie4-x16.yaml", "collectives/nccl.yaml"}) {
+    INFO(tail);
+    CHECK(ends_with(tail) == 1);
+  }
+  // Paper 002's testbed also names its baselines' stacks.
+  const std::vector<std::string> pipeline = named_system("specpipe-8x3090-pcie").config_files();
+  CHECK(std::count_if(pipeline.begin(), pipeline.end(),
+                      [](const std::string& f) { return f.find("stacks/vllm-cuda-graph.yaml") != std::string::npos; }) == 1);
+}
 
 TEST_CASE("system: the timeline runs dependencies in order and serialises each resource") {
   TaskGraph g;
