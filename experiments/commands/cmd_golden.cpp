@@ -236,15 +236,15 @@ GoldenReport run_op_alone_golden(const GoldenArgs& a, const models::HardwareSpec
     if (r.set == "alone" && !r.calibration) alone_errors.push_back(r.error_pct());
     if (r.set != "alone" && std::find(sets.begin(), sets.end(), r.set) == sets.end()) sets.push_back(r.set);
   }
-  std::string summary = fmt::format("summary: {} ops timed alone; harness per call:", hw.name);
-  std::string sep = " ";
+  std::string summary = fmt::format("summary: {} ops timed alone", hw.name);
+  std::string sep = "; harness per call: ";  // none when every row is an all-reduce (no harness to calibrate)
   for (const auto& [c, h] : result.harness) {
     summary += fmt::format("{}{} {:.1f} us ({})", sep, c, h.seconds_per_call * 1e6, h.op);
     sep = ", ";
   }
   if (!alone_errors.empty())
-    summary += fmt::format("; median |error| {:.1f} % over {} other calibration-sweep ops", sim::median_abs(alone_errors),
-                           alone_errors.size());
+    summary += fmt::format("; median |error| {:.1f} % over {} {}", sim::median_abs(alone_errors), alone_errors.size(),
+                           result.harness.empty() ? "ops" : "other calibration-sweep ops");
   for (const auto& set : sets) {
     const sim::SetTotal total = result.set_total(set);
     t.add_row({hw.name, set, "layer", "total", text(""), text(""), text(""), text(""), text(""), num(total.measured_s),
