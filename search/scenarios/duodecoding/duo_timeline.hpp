@@ -4,7 +4,7 @@
 // them. Per DuoDecoding iteration i:
 //   target  T_i: forward over x_i tokens                      after V_{i-1}
 //   draft   D_i: budget passes                                after R_{i-1} (the verdict reached it)
-//   link    S_i: draft tokens + their distributions -> target after D_i
+//   link    S_i: the draft tokens -> target                   after D_i
 //   target  V_i: verification (the two meet)                  after T_i and S_i
 //   link    R_i: verdict (appended tokens) -> draft           after V_i
 // SpS is D_i -> S_i -> T_i -> V_i -> R_i in sequence; AD is T_i after T_{i-1}. A draft on the
@@ -28,8 +28,8 @@ namespace search::duodecoding {
 // the target's process answers with `comm_tensor`, three int32 (mode, accepted length or chosen
 // sequence, resampled token). Paper 003 §3 names a stage "communication for synchronizing output
 // probabilities", but its runs (the scripts' `--temp 0`) verify greedily and send ids only. SpS
-// and AD use search::draft_to_target_bytes (draft tokens with their distributions, as speculative
-// sampling needs) and search::verdict_bytes. On the timeline each message is a routed send on
+// uses search::draft_to_target_bytes (draft tokens with their distributions, as speculative
+// sampling needs) and search::verdict_bytes; AD sends nothing. On the timeline each message is a routed send on
 // the system's links (sim::add_routed_send); outside it DuoCosts::transfer_s gives the same time.
 // (The code's own path, gloo over the host's loopback and then a copy of the ids to the GPU, is
 // costed as that send.)
