@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "models/version.hpp"
 
@@ -57,7 +58,9 @@ std::string manifest_yaml(const ManifestInfo& m) {
   std::string cfg;
   entry("config_dir", models::relative_inside(m.config_dir, SPECDSE_SOURCE_DIR, cfg) ? cfg : "--config-dir (outside the project)");
   y << YAML::Key << "inputs" << YAML::Value << YAML::BeginSeq;
+  std::set<std::string> listed;  // reproductions over several systems or models share their files
   for (const auto& in : m.inputs) {
+    if (!listed.insert(in).second) continue;
     const auto paren = in.find(" (");
     const std::string path = in.substr(0, paren);
     y << YAML::BeginMap;

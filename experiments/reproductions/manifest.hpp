@@ -16,7 +16,7 @@ namespace experiments {
 struct ManifestInfo {
   std::string reproduction, title, engine;
   std::string config_dir;                // the registry's folder
-  std::vector<std::string> inputs;       // "PATH" or "PATH (note)"
+  std::vector<std::string> inputs;       // "PATH" or "PATH (note)"; a repeat is listed once (the first)
   std::vector<std::string> outputs;      // file names inside the output folder
 };
 

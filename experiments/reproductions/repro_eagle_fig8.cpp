@@ -31,8 +31,7 @@ ReproductionResult eagle_fig8(const ReproduceContext& ctx) {
   limit_to_paper004_speculation_length(o);
   for (const std::string model : {"llama-3.1-70b", "llama-4-scout"}) {
     const auto d = paper004_deployment(ctx, model);
-    for (const auto& in : d.inputs)
-      if (std::find(res.inputs.begin(), res.inputs.end(), in) == res.inputs.end()) res.inputs.push_back(in);
+    res.inputs.insert(res.inputs.end(), d.inputs.begin(), d.inputs.end());
     const auto acceptance = search::paper004_acceptance(ctx.registry->dir(), model);
     const auto chosen = search::eagle_dispatch(*d.costs, acceptance, o).front().tree;
     for (const auto& c : search::eagle_tree_candidates(acceptance, o)) {

@@ -57,8 +57,7 @@ ReproductionResult eagle_fig9(const ReproduceContext& ctx) {
   std::vector<std::string> seq_turns;
   for (const auto& model : search::paper004_models(ctx.registry->dir())) {
     const auto d = paper004_deployment(ctx, model);
-    for (const auto& in : d.inputs)
-      if (std::find(res.inputs.begin(), res.inputs.end(), in) == res.inputs.end()) res.inputs.push_back(in);
+    res.inputs.insert(res.inputs.end(), d.inputs.begin(), d.inputs.end());
     const auto acceptance = search::paper004_acceptance(ctx.registry->dir(), model);
     search::EagleDispatchOptions o;
     o.batches = kBatches;

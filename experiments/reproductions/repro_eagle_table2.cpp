@@ -45,8 +45,7 @@ ReproductionResult eagle_table2(const ReproduceContext& ctx) {
     for (const std::string fmt_name : {"bf16", "fp8", "int4"}) {
       const auto& f = models::weight_format(fmt_name, "eagle-table2");
       const auto d = paper004_deployment(ctx, model, f.bytes_per_weight());
-      for (const auto& in : d.inputs)
-        if (std::find(res.inputs.begin(), res.inputs.end(), in) == res.inputs.end()) res.inputs.push_back(in);
+      res.inputs.insert(res.inputs.end(), d.inputs.begin(), d.inputs.end());
       double s = 0;
       for (int w : search::eagle_pass_widths(chain)) s += d.costs->draft_pass(w, 1, kContext).seconds;
       if (fmt_name == "bf16") bf16_s = s;

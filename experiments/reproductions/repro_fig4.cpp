@@ -78,8 +78,7 @@ ReproductionResult fig4(const ReproduceContext& ctx) {
   for (const auto& c : cases) {
     const auto w = fig4_workload(reg, c, &note);
     res.inputs.push_back(w.target.source_file);
-    if (std::find(res.inputs.begin(), res.inputs.end(), w.algorithm->source_file) == res.inputs.end())
-      res.inputs.push_back(w.algorithm->source_file);
+    res.inputs.push_back(w.algorithm->source_file);
     std::set<long long> contexts;
     for (const auto& r : select_by_source_prefix(data, c.algorithm, c.model, "govreport", std::nullopt, c.source_prefix))
       contexts.insert(r.context);

@@ -30,8 +30,8 @@ ReproductionResult table1(const ReproduceContext& ctx) {
 
   // Table 1: memory per GPU, with the paper's layer count (4d^2 + 3df) and the exact one.
   models::SystemSpec pipeline = models::load_system(pipeline_path, reg);
-  for (const auto& f : pipeline.config_files())  // its hardware and stacks (memory, runtime reserve)
-    if (std::find(res.inputs.begin(), res.inputs.end(), f) == res.inputs.end()) res.inputs.push_back(f);
+  const auto system_files = pipeline.config_files();  // its hardware and stacks (memory, runtime reserve)
+  res.inputs.insert(res.inputs.end(), system_files.begin(), system_files.end());
   const models::ModelSpec target = reg.model("llama-3.1-70b");
   pipeline.validate_placement(target);
   sim::MemoryQuery q;

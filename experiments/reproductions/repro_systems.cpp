@@ -38,8 +38,8 @@ ReproductionResult systems(const ReproduceContext& ctx) {
     sq.context = 1024;
 
     const auto spec = models::load_system(reg.path("systems", tb.system), reg);
-    for (const auto& f : spec.config_files())  // the system with its hardware, stacks and links
-      if (std::find(res.inputs.begin(), res.inputs.end(), f) == res.inputs.end()) res.inputs.push_back(f);
+    const auto system_files = spec.config_files();  // the system with its hardware, stacks and links
+    res.inputs.insert(res.inputs.end(), system_files.begin(), system_files.end());
     const sim::SystemStep step = sim::simulate_system_step(spec, sq, ctx.engine);
     double busiest = 0, bytes = 0, link_busy = 0;
     for (const auto& d : step.devices) busiest = std::max(busiest, d.busy_s);

@@ -108,11 +108,6 @@ ReproductionResult vllm_serving(const ReproduceContext& ctx) {
       }
     }
   }
-  // Each file once, in first-use order (runs share hardware and stacks).
-  std::vector<std::string> inputs;
-  for (const std::string& f : res.inputs)
-    if (std::find(inputs.begin(), inputs.end(), f) == inputs.end()) inputs.push_back(f);
-  res.inputs = std::move(inputs);
   res.table = std::move(t);
   std::string sources;
   for (const ServingRun& run : runs) sources += fmt::format("\n- {}: {}", run.name, run.source);

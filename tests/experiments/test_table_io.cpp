@@ -96,6 +96,16 @@ TEST_CASE("table io: a manifest with awkward text is YAML that reads back") {
   CHECK(y["outputs"][1].as<std::string>() == "no");
 }
 
+TEST_CASE("table io: a manifest lists a repeated input once, where it first came") {
+  // Reproductions over several systems or models hand in their shared files more than once.
+  experiments::ManifestInfo m{"r", "T", "roofline", "/nonexistent",
+                              {"/nonexistent/a.yaml", "/nonexistent/b.yaml", "/nonexistent/a.yaml"}, {"r.csv"}};
+  const YAML::Node y = YAML::Load(experiments::manifest_yaml(m));
+  REQUIRE(y["inputs"].size() == 2);
+  CHECK(y["inputs"][0]["path"].as<std::string>() == "<config_dir>/a.yaml");
+  CHECK(y["inputs"][1]["path"].as<std::string>() == "<config_dir>/b.yaml");
+}
+
 TEST_CASE("table io: a manifest that differs only by its commit counts as unchanged, any other difference does not") {
   experiments::ManifestInfo m{"r", "T", "roofline", "/nonexistent", {"/nonexistent/in.csv"}, {"r.csv"}};
   const std::string fresh = experiments::manifest_yaml(m);
