@@ -545,11 +545,11 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   if (base.chunked_prefill_tokens > 0 && ctx.was_given("max-batched-tokens"))
     throw models::InputError("serve: --max-batched-tokens bounds V0's prefill steps; V1's scheduler takes "
                              "--chunked-prefill-tokens a step: give one");
+  base.swap_preemption = ctx.text("preemption") == "swap";  // its link and swap space are read below
   {
     // The scheduler refuses what it cannot run before any run starts (an unknown name lists the
     // registered ones): the options as every run of this command has them.
     ServingConfig probe = base;
-    probe.swap_preemption = ctx.text("preemption") == "swap";
     if (specpipe) {
       probe.method = "specpipe-db";
       probe.specpipe = specpipe->trees;
@@ -598,7 +598,6 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   // Swap preemption (vLLM V0): a CPU swap space per GPU of --swap-space-gib, KV copied over the
   // GPU's host link, each device its own share in parallel.
   std::optional<models::LinkSpec> swap_link;
-  base.swap_preemption = ctx.text("preemption") == "swap";
   if (base.swap_preemption) {
     if (ctx.text("swap-link").empty())
       throw models::InputError("serve: --preemption swap copies KV between each GPU and the CPU: name the GPU's host "
