@@ -217,6 +217,23 @@ void load_placement(const YamlReader& r, SystemSpec& s) {
 
 }  // namespace
 
+namespace {
+// Layers of stage i when n layers are split evenly over k stages: the first n % k take one more.
+int even_stage_layers(int n, int k, int i) { return n / k + (i < n % k ? 1 : 0); }
+}  // namespace
+
+bool SystemSpec::placed_for(const ModelSpec& target) const {
+  const int n = target.layers;
+  int expected = 0;
+  const int k = int(stages.size());
+  for (int i = 0; i < k; ++i) {
+    const int last = even_layers ? expected + even_stage_layers(n, k, i) - 1 : stages[i].last_layer;
+    if (stages[i].first_layer != expected || stages[i].last_layer != last) return false;
+    expected = last + 1;
+  }
+  return (!even_layers || k <= n) && expected == n;
+}
+
 void SystemSpec::validate_placement(const ModelSpec& target) {
   const int n = target.layers;
   if (even_layers) {
@@ -225,7 +242,7 @@ void SystemSpec::validate_placement(const ModelSpec& target) {
       throw InputError(fmt::format("{}: placement.target: {} stages for {} layers of {}", source_file, k, n, target.name));
     int next = 0;
     for (int i = 0; i < k; ++i) {
-      const int count = n / k + (i < n % k ? 1 : 0);  // the first n % k stages take one more
+      const int count = even_stage_layers(n, k, i);
       stages[i].first_layer = next;
       stages[i].last_layer = next + count - 1;
       next += count;

@@ -106,6 +106,10 @@ struct SystemSpec {
   // Fills even layer ranges for `target` and checks that the stages cover its layers 0..n-1
   // exactly once, in order; InputError naming the system file otherwise.
   void validate_placement(const ModelSpec& target);
+  // Whether validate_placement(target) would leave this placement as it is (and pass): callers
+  // that only read the placement then use the system itself instead of a placed copy (a copy of
+  // the whole spec per memory check or system step was a fifth of an EAGLE heat map's time).
+  bool placed_for(const ModelSpec& target) const;
 };
 
 SystemSpec load_system(const std::string& path, const ConfigRegistry& registry);

@@ -268,7 +268,7 @@ std::vector<int> add_collective(TaskGraph& g, const models::SystemSpec& s, const
                                 double bytes, const std::vector<int>& ready, const std::string& name,
                                 std::vector<CollectiveCall>* log) {
   if (ranks.size() <= 1) return ready;
-  const int first = int(g.tasks().size());
+  const int first = int(g.task_count());
   std::vector<int> done = run_choice(g, s, lanes, c, ranks, bytes, ready, name, all_reduce);
   if (log) {
     CollectiveCall call;
@@ -277,7 +277,7 @@ std::vector<int> add_collective(TaskGraph& g, const models::SystemSpec& s, const
     call.bytes = bytes;
     call.choice = c;
     call.first_task = first;
-    call.end_task = int(g.tasks().size());
+    call.end_task = int(g.task_count());
     log->push_back(std::move(call));
   }
   return done;

@@ -101,14 +101,15 @@ std::vector<DeviceMemory> system_memory(const models::SystemSpec& s, const model
 }
 
 void add_draft_head_memory(std::vector<DeviceMemory>& devices, const models::SystemSpec& s,
-                           const models::ModelSpec& target, const DraftHead& head, const MemoryQuery& q) {
+                           const models::ModelSpec& target, const DraftHead& head, const MemoryQuery& q,
+                           std::optional<double> weight_bytes) {
   if (!head.algorithm) return;
   const int device = head.device >= 0 ? head.device : s.draft_or_lead_device();
   const std::vector<int> ranks = head.shard_with_first_stage ? s.head_ranks(device) : std::vector<int>{device};
   const std::string role = head.role.empty() ? "draft head " + head.algorithm->name : head.role;
   for (int d : ranks) {
     DeviceMemory& m = devices.at(std::size_t(d));
-    m.need += draft_head_memory(*head.algorithm, target, q.batch, q.kv_tokens, int(ranks.size()));
+    m.need += draft_head_memory(*head.algorithm, target, q.batch, q.kv_tokens, int(ranks.size()), weight_bytes);
     if (m.roles.empty()) m.need.runtime_bytes = s.devices[std::size_t(d)].hardware.stack.runtime_reserve_gib * kGiB;
     m.roles += (m.roles.empty() ? "" : " + ") + role;
   }
@@ -150,14 +151,20 @@ namespace {
 
 }  // namespace
 
+double draft_head_weight_bytes(const models::AlgorithmSpec& a, const models::ModelSpec& target) {
+  const models::DraftBuilder& builder = models::draft_builder(a.draft.kind, a.name);
+  if (a.draft.model || !builder.is_attached_head()) return 0;
+  return builder.weight_bytes(a, target);
+}
+
 MemoryNeed draft_head_memory(const models::AlgorithmSpec& a, const models::ModelSpec& target, int batch,
-                             long long kv_tokens, int tp) {
+                             long long kv_tokens, int tp, std::optional<double> weight_bytes) {
   MemoryNeed n;
   const models::DraftSpec& d = a.draft;
   const models::DraftBuilder& builder = models::draft_builder(d.kind, a.name);
   if (d.model || !builder.is_attached_head()) return n;
   tp = std::max(1, tp);
-  n.weights_bytes = builder.weight_bytes(a, target) / tp;
+  n.weights_bytes = (weight_bytes ? *weight_bytes : builder.weight_bytes(a, target)) / tp;
   n.kv_bytes = builder.kv_cache_bytes(d, target, batch, kv_tokens, tp);
   return n;
 }

@@ -4,6 +4,7 @@
 // its layers keep for every sequence, the peak activations of one step, and the runtime
 // reserve of its software stack; against the device's capacity. A design that does not fit is
 // infeasible and is reported so, never timed.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,8 +76,12 @@ DeviceMemory require_fit(const models::HardwareSpec& hw, const models::ModelSpec
 // a device holding 1/tp of it: the weights of its pass graph and its own KV caches (EAGLE: one
 // per decoder layer over the whole context; LongSpec: its self-attention window). Zero for a
 // standalone draft model, which model_share_memory counts.
+// `weight_bytes`: the head's whole weights where the caller keeps them (draft_head_weight_bytes);
+// else they are worked out from its pass graph.
 MemoryNeed draft_head_memory(const models::AlgorithmSpec& algorithm, const models::ModelSpec& target, int batch,
-                             long long kv_tokens, int tp = 1);
+                             long long kv_tokens, int tp = 1, std::optional<double> weight_bytes = std::nullopt);
+// The weights of a draft head's pass graph, whole (0 for a standalone draft model).
+double draft_head_weight_bytes(const models::AlgorithmSpec& algorithm, const models::ModelSpec& target);
 
 // A draft head beside a system's target and where its memory lands (SystemCosts::memory adds it).
 struct DraftHead {
@@ -91,8 +96,10 @@ struct DraftHead {
 
 // Adds `head` to `devices` (system_memory's, one per device of `system`) where it places it; a
 // device that held nothing before gains its stack's runtime reserve.
+// `weight_bytes` as draft_head_memory's.
 void add_draft_head_memory(std::vector<DeviceMemory>& devices, const models::SystemSpec& system,
-                           const models::ModelSpec& target, const DraftHead& head, const MemoryQuery& q);
+                           const models::ModelSpec& target, const DraftHead& head, const MemoryQuery& q,
+                           std::optional<double> weight_bytes = std::nullopt);
 
 // require_fit for a workload: the target whole on one device with its draft, a standalone draft
 // model or a head, beside it.

@@ -1,5 +1,7 @@
 #include "sim/system/system_costs.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "models/config_error.hpp"
@@ -211,18 +213,37 @@ std::vector<DeviceMemory> SystemCosts::memory(const models::ModelSpec& target, c
                                              const DraftHead& head) const {
   // The stages' layers for this target (a system of even stages splits whatever it is given; a
   // one-device deployment is such a system): the cost layer may be built before it knows the model.
-  models::SystemSpec placed = system_;
-  placed.validate_placement(target);
-  if (draft_device && *draft_device != system_.draft_device) {
-    device_class(*draft_device);  // InputError for a device the system lacks
-    placed.draft_device = *draft_device;
+  // A copy only where the placement changes: most calls ask about the system as it stands.
+  const bool moves_draft = draft_device && *draft_device != system_.draft_device;
+  std::optional<models::SystemSpec> copy;
+  if (moves_draft || !system_.placed_for(target)) {
+    copy.emplace(system_);
+    copy->validate_placement(target);
+    if (moves_draft) {
+      device_class(*draft_device);  // InputError for a device the system lacks
+      copy->draft_device = *draft_device;
+    }
   }
+  const models::SystemSpec& placed = copy ? *copy : system_;
   std::vector<DeviceMemory> out = system_memory(placed, target, draft, q);
   if (head.algorithm) {
     if (head.device >= 0) device_class(head.device);  // InputError for a device the system lacks
-    add_draft_head_memory(out, placed, target, head, q);
+    add_draft_head_memory(out, placed, target, head, q, head_weight_bytes(*head.algorithm, target));
   }
   return out;
+}
+
+double SystemCosts::head_weight_bytes(const models::AlgorithmSpec& head, const models::ModelSpec& target) const {
+  std::pair<int, int> key;
+  {
+    std::lock_guard<std::mutex> lock(step_mutex_);
+    key = {step_name_index(head.name, head.source_file, "(head)"),
+           step_name_index(target.name, target.source_file, target.weight_format)};
+    if (auto it = head_weight_memo_.find(key); it != head_weight_memo_.end()) return it->second;
+  }
+  const double bytes = draft_head_weight_bytes(head, target);
+  std::lock_guard<std::mutex> lock(step_mutex_);
+  return head_weight_memo_.emplace(key, bytes).first->second;
 }
 
 DeviceMemory SystemCosts::device_memory(int device, const models::ModelSpec& model, const MemoryQuery& q,

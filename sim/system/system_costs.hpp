@@ -166,6 +166,11 @@ class SystemCosts {
   int step_name_index(const std::string& a, const std::string& b, const std::string& c) const;
   mutable std::vector<std::tuple<std::string, std::string, std::string>> step_names_;
   mutable std::map<StepKey, SystemStepTimes> system_step_memo_;
+  // A draft head's whole weights per (head, target), keyed as the steps' names are: memory()
+  // runs once per candidate tree and batch, and building the head's pass graph each time to sum
+  // its weights was a tenth of an EAGLE heat map.
+  double head_weight_bytes(const models::AlgorithmSpec& head, const models::ModelSpec& target) const;
+  mutable std::map<std::pair<int, int>, double> head_weight_memo_;
   mutable std::mutex step_mutex_;
 };
 

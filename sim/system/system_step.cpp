@@ -1,5 +1,7 @@
 #include "sim/system/system_step.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -145,11 +147,16 @@ long long SystemCosts::system_steps() const {
 }
 
 SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) {
-  models::SystemSpec s = costs.system();
   if (q.x < 1 || q.batch < 1 || q.context < 0)
     throw models::InputError(fmt::format("system step: x ({}) and batch ({}) must be >= 1 and context ({}) >= 0",
                                          q.x, q.batch, q.context));
-  s.validate_placement(q.target);
+  // The cost layer's system as placed for the target; a copy only where the placement changes.
+  std::optional<models::SystemSpec> placed_copy;
+  if (!costs.system().placed_for(q.target)) {
+    placed_copy.emplace(costs.system());
+    placed_copy->validate_placement(q.target);
+  }
+  const models::SystemSpec& s = placed_copy ? *placed_copy : costs.system();
   if (s.stages.empty()) throw models::InputError(fmt::format("{}: placement.target: no stages", s.source_file));
   if (q.draft && s.draft_device < 0)
     throw models::InputError(fmt::format("{}: placement.draft: a draft model was given but the system places no draft", s.source_file));
@@ -252,7 +259,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
   };
   std::vector<OwnWork> own_work;
   if (q.draft) {
-    const int draft_begin = int(g.tasks().size());
+    const int draft_begin = int(g.task_count());
     const int d = s.draft_device;
     models::StepShape ds = shape;
     ds.include_lm_head = true;
@@ -267,7 +274,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     }
     // On a device of its own the draft holds that device apart; on the first stage's lead it holds
     // the first stage (taking turns with it).
-    if (first != d) own_work.push_back({d, draft_begin, int(g.tasks().size())});
+    if (first != d) own_work.push_back({d, draft_begin, int(g.task_count())});
     else stage0_begin = draft_begin;
   }
 
@@ -311,7 +318,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
   std::vector<int> stage0_ready;  // per rank of stage 0 when the head ran on that group
   int head_first = -1, head_last = -1;
   if (q.head && !q.head_pass_widths.empty()) {
-    const int head_tasks_begin = int(g.tasks().size());
+    const int head_tasks_begin = int(g.task_count());
     const auto& first_group = s.stages.front().devices;
     const int dd = s.draft_or_lead_device();
     const std::vector<int> group = s.head_ranks(dd);
@@ -361,7 +368,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     } else if (dd != first_group.front()) {
       const double bytes = double(q.batch) * q.x * (kTokenBytes + q.x / 8.0);
       start_deps = {add_routed_send(g, s, lanes, dd, first_group.front(), bytes, {have[0]}, "head tokens -> stage 0")};
-      own_work.push_back({dd, head_tasks_begin, int(g.tasks().size())});
+      own_work.push_back({dd, head_tasks_begin, int(g.task_count())});
     } else {
       start_deps = {have[0]};
       if (stage0_begin < 0) stage0_begin = head_tasks_begin;
@@ -384,7 +391,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     models::StepGraph graph = models::build_verify_graph(shard, ss);
     if (!last) graph.tail_ops.clear();
     const std::string label = fmt::format("stage {} layers {}-{}", k, st.first_layer, st.last_layer);
-    const int stage_begin = k == 0 && stage0_begin >= 0 ? stage0_begin : int(g.tasks().size());
+    const int stage_begin = k == 0 && stage0_begin >= 0 ? stage0_begin : int(g.task_count());
 
     // Stage input: rank 0 has it after prev_done; other ranks receive it from rank 0.
     std::vector<int> ready(static_cast<std::size_t>(tp));
@@ -455,14 +462,14 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
       std::size_t unit_first_call = 0;
       for (int l = st.first_layer; l <= built_to; ++l) {
         if (l == built_to - unit_size + 1) {
-          unit_first_task = int(g.tasks().size());
+          unit_first_task = int(g.task_count());
           unit_first_call = calls.size();
         }
         have = tp_forward(st.devices, have, slice_s[std::size_t(l % unit_size)], activation_bytes,
                           g.named() ? fmt::format("layer {}", l) : std::string(), "compute", first_target_task);
       }
       if (copied_units > 0) {
-        const int period = int(g.tasks().size()) - unit_first_task;
+        const int period = int(g.task_count()) - unit_first_task;
         g.repeat_tasks(period, copied_units);
         // The copies' collective calls, as the layers would have logged them.
         const std::size_t unit_calls = calls.size() - unit_first_call;
@@ -487,7 +494,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
       prev_done = {add_routed_send(g, s, lanes, lead, next_lead, activation_bytes, prev_done,
                             fmt::format("activations stage {} -> {}", k, k + 1))};
     }
-    stage_tasks.emplace_back(stage_begin, int(g.tasks().size()));
+    stage_tasks.emplace_back(stage_begin, int(g.task_count()));
   }
   if (q.verify && q.draft && s.draft_device != s.stages.back().devices.front())
     add_routed_send(g, s, lanes, s.stages.back().devices.front(), s.draft_device,

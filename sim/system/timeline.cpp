@@ -63,7 +63,7 @@ int TaskGraph::add_task(TimelineTask t, TaskDeps deps) {
 }
 
 int TaskGraph::add(TimelineTask&& t, const int* first_dep, const int* last_dep, bool skip_negative) {
-  const int id = int(tasks_.size());
+  const int id = int(stored_.size());
   if (!named_) t.name.clear();
   // Messages name the task, or its index when tasks are unnamed.
   auto what = [&] { return t.name.empty() ? fmt::format("#{}", id) : "'" + t.name + "'"; };
@@ -88,12 +88,13 @@ int TaskGraph::add(TimelineTask&& t, const int* first_dep, const int* last_dep, 
   timing.busy_ps = to_ps(t.busy_s);
   timing.latency_ps = to_ps(t.latency_s);
   timing.resource = t.resource;
+  stored_.push_back(int(tasks_.size()));
   tasks_.push_back(std::move(t));
   return id;
 }
 
 void TaskGraph::repeat_tasks(int period, int times) {
-  const int n = int(tasks_.size());
+  const int n = int(stored_.size());
   if (period < 1 || period > n || times < 0)
     throw std::logic_error(fmt::format("timeline: repeat_tasks of {} tasks {} times in a graph of {}", period, times, n));
   if (times == 0) return;
@@ -106,14 +107,14 @@ void TaskGraph::repeat_tasks(int period, int times) {
   // Room for every copy first: the copies are read from the same arrays.
   const std::size_t copied = std::size_t(period) * std::size_t(times);
   const std::size_t block_deps = std::size_t(dep_begin_[std::size_t(n)] - dep_begin_[std::size_t(first)]);
-  tasks_.reserve(tasks_.size() + copied);
+  stored_.reserve(stored_.size() + copied);
   timings_.reserve(timings_.size() + copied);
   dep_begin_.reserve(dep_begin_.size() + copied);
   dep_list_.reserve(dep_list_.size() + block_deps * std::size_t(times));
   for (int m = 1; m <= times; ++m) {
     const int shift = m * period;
     for (int i = first; i < n; ++i) {
-      tasks_.push_back(tasks_[std::size_t(i)]);
+      stored_.push_back(stored_[std::size_t(i)]);
       timings_.push_back(timings_[std::size_t(i)]);
       for (int k = dep_begin_[std::size_t(i)]; k < dep_begin_[std::size_t(i) + 1]; ++k)
         dep_list_.push_back(dep_list_[std::size_t(k)] + shift);
@@ -165,7 +166,7 @@ namespace {
 class Scheduler {
  public:
   explicit Scheduler(const TaskGraph& g) : timing_(g.timings().data()), s_(scratch()) {
-    const std::size_t nr = g.resources().size(), nt = g.tasks().size();
+    const std::size_t nr = g.resources().size(), nt = g.task_count();
     run_.start_s.assign(nt, 0);
     run_.end_s.assign(nt, 0);
     run_.resource_busy_s.assign(nr, 0);
@@ -620,8 +621,8 @@ void write_chrome_trace(const TaskGraph& graph, const TimelineRun& run, std::ost
     out << fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})", pid_of[r],
                        r + 1, json_string(graph.resources()[r].name + " (" + to_string(graph.resources()[r].kind) + ")"));
   }
-  for (std::size_t t = 0; t < graph.tasks().size(); ++t) {
-    const TimelineTask& task = graph.tasks()[t];
+  for (std::size_t t = 0; t < graph.task_count(); ++t) {
+    const TimelineTask& task = graph.task(int(t));
     const std::size_t r = std::size_t(task.resource);
     sep();
     // Timestamps in microseconds, as the format requires; the event spans the busy time.

@@ -83,6 +83,7 @@ class TaskGraph {
   int add_resource(TimelineResource r);
   void reserve_tasks(std::size_t n) {
     tasks_.reserve(n);
+    stored_.reserve(n);
     timings_.reserve(n);
     dep_begin_.reserve(n + 1);
     dep_list_.reserve(2 * n);  // a task waits on about two others (its predecessor in program order, its input)
@@ -94,8 +95,29 @@ class TaskGraph {
   // `deps` (a step that has no predecessor yet) are no dependency.
   int add_work(int resource, std::string name, std::string category, double busy_s, TaskDeps deps);
   const std::vector<TimelineResource>& resources() const { return resources_; }
-  const std::vector<TimelineTask>& tasks() const { return tasks_; }
-  const TimelineTask& task(int i) const { return tasks_[std::size_t(i)]; }
+  // Tasks are numbered 0 .. task_count() - 1 in the order they were added (repeat_tasks' copies
+  // included); task(i) is task i's name, category, resource, durations and bytes.
+  std::size_t task_count() const { return stored_.size(); }
+  bool empty() const { return stored_.empty(); }
+  const TimelineTask& task(int i) const { return tasks_[std::size_t(stored_[std::size_t(i)])]; }
+  // Every task in order, for a range-for: for (const TimelineTask& t : graph.tasks()).
+  class TaskIterator {
+   public:
+    TaskIterator(const TaskGraph* g, int i) : g_(g), i_(i) {}
+    const TimelineTask& operator*() const { return g_->task(i_); }
+    TaskIterator& operator++() { ++i_; return *this; }
+    bool operator!=(const TaskIterator& o) const { return i_ != o.i_; }
+
+   private:
+    const TaskGraph* g_;
+    int i_;
+  };
+  struct TaskRange {
+    TaskIterator first, last;
+    TaskIterator begin() const { return first; }
+    TaskIterator end() const { return last; }
+  };
+  TaskRange tasks() const { return {TaskIterator(this, 0), TaskIterator(this, int(task_count()))}; }
   // The dependencies task i was added with, in their order.
   struct DepRange {
     const int* first;
@@ -136,7 +158,11 @@ class TaskGraph {
   int add(TimelineTask&& t, const int* first_dep, const int* last_dep, bool skip_negative);
 
   std::vector<TimelineResource> resources_;
+  // Each task as added; a copy made by repeat_tasks is not stored again, but refers to its
+  // original: stored_[i] is where task i's fields sit in tasks_. (A tensor-parallel step repeats
+  // ~10^4 tasks with their names and categories, and copying them was a fifth of its time.)
   std::vector<TimelineTask> tasks_;
+  std::vector<int> stored_;
   std::vector<Timing> timings_;
   // Every task's dependencies in one array (task i's from dep_begin_[i] to dep_begin_[i + 1]): a
   // tensor-parallel step has ~10^4 tasks, and a vector each cost more to allocate and free than

@@ -307,7 +307,7 @@ TEST_CASE("system: a step without task names has the same timeline, to the picos
     const SystemStep unnamed = simulate_system_step(named_system("eagle-8xh100-nvlink"), q, "roofline");
     CHECK(named.graph.repeats().empty());
     CHECK(!unnamed.graph.repeats().empty());
-    REQUIRE(named.graph.tasks().size() == unnamed.graph.tasks().size());
+    REQUIRE(named.graph.task_count() == unnamed.graph.task_count());
     CHECK(named.step_s == unnamed.step_s);
     CHECK(named.run.start_s == unnamed.run.start_s);
     CHECK(named.run.end_s == unnamed.run.end_s);
@@ -317,7 +317,7 @@ TEST_CASE("system: a step without task names has the same timeline, to the picos
     CHECK(named.run.replayed_tasks == 0);
     CHECK(unnamed.run.replayed_tasks > 0);  // the copied layers' periods are replayed, not simulated
     std::size_t with_names = 0, same = 0;
-    for (std::size_t t = 0; t < named.graph.tasks().size(); ++t) {
+    for (std::size_t t = 0; t < named.graph.task_count(); ++t) {
       const TimelineTask& a = named.graph.task(int(t));
       const TimelineTask& b = unnamed.graph.task(int(t));
       with_names += !a.name.empty();
@@ -327,8 +327,8 @@ TEST_CASE("system: a step without task names has the same timeline, to the picos
               a.latency_s == b.latency_s && a.bytes == b.bytes &&
               std::vector<int>(da.begin(), da.end()) == std::vector<int>(db.begin(), db.end());
     }
-    CHECK(with_names == named.graph.tasks().size());
-    CHECK(same == named.graph.tasks().size());
+    CHECK(with_names == named.graph.task_count());
+    CHECK(same == named.graph.task_count());
     REQUIRE(named.collectives.size() == unnamed.collectives.size());
     for (std::size_t i = 0; i < named.collectives.size(); ++i) {
       CHECK(named.collectives[i].calls == unnamed.collectives[i].calls);
@@ -350,7 +350,7 @@ TEST_CASE("system: the Chrome trace is valid trace-event JSON with one event per
   CHECK(json.rfind("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 0) == 0);
   std::size_t events = 0, pos = 0;
   while ((pos = json.find("\"ph\":\"X\"", pos)) != std::string::npos) ++events, ++pos;
-  CHECK(events == step.graph.tasks().size());
+  CHECK(events == step.graph.task_count());
   CHECK(json.find("\"process_name\"") != std::string::npos);
   CHECK(json.find("\"thread_name\"") != std::string::npos);
   // Balanced braces and brackets outside strings (a structural check without a JSON library).

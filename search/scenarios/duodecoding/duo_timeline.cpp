@@ -15,8 +15,8 @@ namespace {
 // Seconds during which a task of resource a or b is busy (the union of their busy intervals).
 double union_busy_s(const sim::TaskGraph& g, const sim::TimelineRun& r, int a, int b) {
   std::vector<std::pair<double, double>> spans;
-  for (std::size_t t = 0; t < g.tasks().size(); ++t) {
-    const auto& tk = g.tasks()[t];
+  for (std::size_t t = 0; t < g.task_count(); ++t) {
+    const auto& tk = g.task(int(t));
     if ((tk.resource == a || tk.resource == b) && tk.busy_s > 0) spans.emplace_back(r.start_s[t], r.end_s[t]);
   }
   std::sort(spans.begin(), spans.end());
@@ -124,8 +124,8 @@ ScenarioRun run_plan(const DuoPlacement& pl, const DuoCosts& c, const Plan& plan
     out.timing.push_back(ti);
   }
   out.seconds = prev_end;
-  for (std::size_t t = 0; t < g.tasks().size(); ++t) {
-    const auto& tk = g.tasks()[t];
+  for (std::size_t t = 0; t < g.task_count(); ++t) {
+    const auto& tk = g.task(int(t));
     if (tk.resource == tres && tk.category == "compute") out.target_busy_s += tk.busy_s;
     if (tk.resource == dres && tk.category == "draft") out.draft_busy_s += tk.busy_s;
     if (g.resources()[std::size_t(tk.resource)].kind == sim::ResourceKind::link) out.link_busy_s += tk.busy_s;

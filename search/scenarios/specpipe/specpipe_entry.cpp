@@ -155,7 +155,7 @@ TypedResult<Row> run_specpipe_entry(const ScenarioContext& ctx, const Params& pr
   // baseline that ran on the timeline).
   const auto trace_row = [&](const specpipe::ScenarioResult& r) {
     out.row_traces.resize(typed.rows.size());
-    if (!ctx.want_trace || r.timed.graph.tasks().empty()) return;
+    if (!ctx.want_trace || r.timed.graph.empty()) return;
     auto kept = std::make_shared<const specpipe::ScenarioResult>(r);
     out.row_traces.back() = sim::chrome_trace_writer({kept, &kept->timed.graph}, {kept, &kept->timed.run});
   };
