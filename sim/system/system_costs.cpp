@@ -234,11 +234,17 @@ std::vector<DeviceMemory> SystemCosts::memory(const models::ModelSpec& target, c
 }
 
 double SystemCosts::head_weight_bytes(const models::AlgorithmSpec& head, const models::ModelSpec& target) const {
-  std::pair<int, int> key;
+  // The head's own shape is in the key too: a head is reshaped for its target (an EAGLE layer takes
+  // the target's width) under the same name.
+  const models::DraftSpec& d = head.draft;
+  HeadWeightKey key;
   {
     std::lock_guard<std::mutex> lock(step_mutex_);
     key = {step_name_index(head.name, head.source_file, "(head)"),
-           step_name_index(target.name, target.source_file, target.weight_format)};
+           step_name_index(target.name, target.source_file, target.weight_format),
+           {d.hidden_size, d.intermediate_size, d.attention_heads, d.kv_heads, d.head_dim, d.qkv_input_factor,
+            d.fused_feature_layers, d.draft_vocab_size, d.decoder_layers, d.self_attention_window_tokens,
+            d.mtp_modules}};
     if (auto it = head_weight_memo_.find(key); it != head_weight_memo_.end()) return it->second;
   }
   const double bytes = draft_head_weight_bytes(head, target);

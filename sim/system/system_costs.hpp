@@ -6,6 +6,7 @@
 // scenario that asks for the same step a thousand times (a decode loop, a sweep over windows,
 // several methods on one system, eight identical pipeline stages, a head's passes) pays for it
 // once. Safe to share between threads.
+#include <array>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -170,7 +171,8 @@ class SystemCosts {
   // runs once per candidate tree and batch, and building the head's pass graph each time to sum
   // its weights was a tenth of an EAGLE heat map.
   double head_weight_bytes(const models::AlgorithmSpec& head, const models::ModelSpec& target) const;
-  mutable std::map<std::pair<int, int>, double> head_weight_memo_;
+  using HeadWeightKey = std::tuple<int, int, std::array<int, 11>>;  // head, target, head's shape
+  mutable std::map<HeadWeightKey, double> head_weight_memo_;
   mutable std::mutex step_mutex_;
 };
 

@@ -14,6 +14,7 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "models/engine_registry.hpp"
 #include "models/system_spec.hpp"
 #include "sim/system/collectives.hpp"
@@ -144,6 +145,57 @@ placement:
   double sent = 0;
   for (const auto& t : g.tasks()) sent += t.bytes;
   CHECK(sent == Approx(4 * 2.0 * 3 / 4 * bytes));
+}
+
+TEST_CASE("system: placed_for says whether validate_placement would leave the placement as it is") {
+  const models::ConfigRegistry reg;
+  const models::ModelSpec b70 = reg.model("llama-3.1-70b"), b8 = reg.model("llama-3.1-8b-instruct");
+  models::SystemSpec even = named_system("specpipe-8x3090-pcie");
+  CHECK_FALSE(even.placed_for(b70));  // even stages: no layer ranges before a model is known
+  even.validate_placement(b70);
+  CHECK(even.placed_for(b70));
+  CHECK_FALSE(even.placed_for(b8));  // 80 layers split, not 32
+  models::SystemSpec again = even;
+  again.validate_placement(b70);
+  for (std::size_t i = 0; i < even.stages.size(); ++i) {
+    CHECK(again.stages[i].first_layer == even.stages[i].first_layer);
+    CHECK(again.stages[i].last_layer == even.stages[i].last_layer);
+  }
+  // Explicit stages: placed for the model they cover, not for another (validate_placement throws).
+  const models::SystemSpec fixed = models::load_system(
+      write_system(std::string(kTwoGpus) +
+                   "placement:\n  target:\n    stages:\n      - {devices: [gpu0], layers: 0-15}\n"
+                   "      - {devices: [gpu1], layers: 16-31}\n"),
+      reg);
+  CHECK(fixed.placed_for(b8));
+  CHECK_FALSE(fixed.placed_for(b70));
+  CHECK_THROWS_AS(models::SystemSpec(fixed).validate_placement(b70), models::InputError);
+}
+
+TEST_CASE("system: a draft head's memory follows its own shape, also when reshaped for a target under its name") {
+  const models::ConfigRegistry reg;
+  const sim::SystemCosts costs(models::single_device_system(reg.hardware("h100-sxm")), "roofline");
+  const models::ModelSpec target = reg.model("llama-3.1-70b");
+  const models::AlgorithmSpec head_8b = reg.algorithm("eagle3-tree");  // the Llama-3.1-8B head's layer
+  models::AlgorithmSpec head_70b = head_8b;
+  head_70b.draft = models::draft_builder(head_8b.draft.kind, head_8b.name).reshaped_for(head_8b.draft, target);
+  REQUIRE(head_70b.draft.hidden_size != head_8b.draft.hidden_size);
+  MemoryQuery q;
+  q.kv_tokens = 1024;
+  q.step_tokens = 8;
+  DraftHead head;
+  head.device = 0;
+  auto weights = [&](const models::AlgorithmSpec& a) {
+    head.algorithm = &a;
+    return costs.memory(target, nullptr, q, std::nullopt, head).front().need.weights_bytes;
+  };
+  const double bare = costs.memory(target, nullptr, q).front().need.weights_bytes;
+  // Asked twice each, in both orders: the cost layer keeps each shape's weights apart.
+  for (int round = 0; round < 2; ++round) {
+    CHECK(weights(head_8b) - bare == Approx(draft_head_weight_bytes(head_8b, target)));
+    CHECK(weights(head_70b) - bare == Approx(draft_head_weight_bytes(head_70b, target)));
+  }
+  CHECK(draft_head_weight_bytes(head_70b, target) > 2 * draft_head_weight_bytes(head_8b, target));
 }
 
 TEST_CASE("system: paper 002 Table 1, per-GPU memory of Llama-3.1-70B over 8 GPUs, within 5 %") {
