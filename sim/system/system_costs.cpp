@@ -233,18 +233,20 @@ std::vector<DeviceMemory> SystemCosts::memory(const models::ModelSpec& target, c
   return out;
 }
 
+SystemCosts::HeadShape SystemCosts::head_shape(const models::AlgorithmSpec* head) {
+  if (!head) return {};
+  const models::DraftSpec& d = head->draft;
+  return {d.hidden_size, d.intermediate_size, d.attention_heads, d.kv_heads, d.head_dim, d.qkv_input_factor,
+          d.fused_feature_layers, d.draft_vocab_size, d.decoder_layers, d.self_attention_window_tokens,
+          d.mtp_modules};
+}
+
 double SystemCosts::head_weight_bytes(const models::AlgorithmSpec& head, const models::ModelSpec& target) const {
-  // The head's own shape is in the key too: a head is reshaped for its target (an EAGLE layer takes
-  // the target's width) under the same name.
-  const models::DraftSpec& d = head.draft;
   HeadWeightKey key;
   {
     std::lock_guard<std::mutex> lock(step_mutex_);
     key = {step_name_index(head.name, head.source_file, "(head)"),
-           step_name_index(target.name, target.source_file, target.weight_format),
-           {d.hidden_size, d.intermediate_size, d.attention_heads, d.kv_heads, d.head_dim, d.qkv_input_factor,
-            d.fused_feature_layers, d.draft_vocab_size, d.decoder_layers, d.self_attention_window_tokens,
-            d.mtp_modules}};
+           step_name_index(target.name, target.source_file, target.weight_format), head_shape(&head)};
     if (auto it = head_weight_memo_.find(key); it != head_weight_memo_.end()) return it->second;
   }
   const double bytes = draft_head_weight_bytes(head, target);

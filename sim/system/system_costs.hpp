@@ -163,7 +163,11 @@ class SystemCosts {
   // never held together), keyed by (target, draft, x, context, batch, head, head FFN bytes,
   // verify, prefill, head pass widths); models and heads by an index into the names seen (a model
   // is known by its name, source and weight format, a head by its name and source).
-  using StepKey = std::tuple<int, int, int, long long, int, int, double, bool, bool, std::vector<int>>;
+  // A head's layer shape (zeros for none): a head reshaped for its target keeps its name, so
+  // the keys that name a head carry its shape too.
+  using HeadShape = std::array<int, 11>;
+  static HeadShape head_shape(const models::AlgorithmSpec* head);
+  using StepKey = std::tuple<int, int, int, long long, int, int, HeadShape, double, bool, bool, std::vector<int>>;
   int step_name_index(const std::string& a, const std::string& b, const std::string& c) const;
   mutable std::vector<std::tuple<std::string, std::string, std::string>> step_names_;
   mutable std::map<StepKey, SystemStepTimes> system_step_memo_;
@@ -171,7 +175,7 @@ class SystemCosts {
   // runs once per candidate tree and batch, and building the head's pass graph each time to sum
   // its weights was a tenth of an EAGLE heat map.
   double head_weight_bytes(const models::AlgorithmSpec& head, const models::ModelSpec& target) const;
-  using HeadWeightKey = std::tuple<int, int, std::array<int, 11>>;  // head, target, head's shape
+  using HeadWeightKey = std::tuple<int, int, HeadShape>;  // head, target, head's shape
   mutable std::map<HeadWeightKey, double> head_weight_memo_;
   mutable std::mutex step_mutex_;
 };

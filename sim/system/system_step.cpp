@@ -125,6 +125,7 @@ SystemStepTimes SystemCosts::system_step_times(const SystemQuery& query) const {
                   query.context,
                   query.batch,
                   query.head ? step_name_index(query.head->name, query.head->source_file, "(head)") : -1,
+                  head_shape(query.head.get()),
                   query.head_ffn_bytes_per_weight,
                   query.verify,
                   query.prefill,

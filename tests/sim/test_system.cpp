@@ -196,6 +196,22 @@ TEST_CASE("system: a draft head's memory follows its own shape, also when reshap
     CHECK(weights(head_70b) - bare == Approx(draft_head_weight_bytes(head_70b, target)));
   }
   CHECK(draft_head_weight_bytes(head_70b, target) > 2 * draft_head_weight_bytes(head_8b, target));
+  // A head pass's time likewise: each shape its own, whichever the cost layer saw first.
+  auto head_pass_s = [&](const sim::SystemCosts& c, const models::AlgorithmSpec& a) {
+    SystemQuery sq;
+    sq.target = target;
+    sq.context = 1024;
+    sq.head = std::make_shared<const models::AlgorithmSpec>(a);
+    sq.head_pass_widths = {4};
+    sq.verify = false;
+    return c.system_step_times(sq).head_s;
+  };
+  const double small_first = head_pass_s(costs, head_8b), wide_second = head_pass_s(costs, head_70b);
+  const sim::SystemCosts fresh(models::single_device_system(reg.hardware("h100-sxm")), "roofline");
+  const double wide_first = head_pass_s(fresh, head_70b), small_second = head_pass_s(fresh, head_8b);
+  CHECK(wide_second > small_first);
+  CHECK(wide_second == wide_first);
+  CHECK(small_second == small_first);
 }
 
 TEST_CASE("system: paper 002 Table 1, per-GPU memory of Llama-3.1-70B over 8 GPUs, within 5 %") {
