@@ -234,6 +234,13 @@ bool SystemSpec::placed_for(const ModelSpec& target) const {
   return (!even_layers || k <= n) && expected == n;
 }
 
+const SystemSpec& SystemSpec::placed(const ModelSpec& target, std::optional<SystemSpec>& copy) const {
+  if (placed_for(target)) return *this;
+  copy.emplace(*this);
+  copy->validate_placement(target);
+  return *copy;
+}
+
 void SystemSpec::validate_placement(const ModelSpec& target) {
   const int n = target.layers;
   if (even_layers) {

@@ -6,6 +6,7 @@
 // the target model when it is known (validate_placement), because the same system file serves
 // any model with the `layers: even` shorthand.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,9 @@ struct SystemSpec {
   // that only read the placement then use the system itself instead of a placed copy (a copy of
   // the whole spec per memory check or system step was a fifth of an EAGLE heat map's time).
   bool placed_for(const ModelSpec& target) const;
+  // The system as validate_placement(target) leaves it: itself where that changes nothing, else a
+  // placed copy, kept in `copy` (InputError as validate_placement's).
+  const SystemSpec& placed(const ModelSpec& target, std::optional<SystemSpec>& copy) const;
 };
 
 SystemSpec load_system(const std::string& path, const ConfigRegistry& registry);

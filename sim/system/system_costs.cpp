@@ -214,21 +214,18 @@ std::vector<DeviceMemory> SystemCosts::memory(const models::ModelSpec& target, c
   // The stages' layers for this target (a system of even stages splits whatever it is given; a
   // one-device deployment is such a system): the cost layer may be built before it knows the model.
   // A copy only where the placement changes: most calls ask about the system as it stands.
-  const bool moves_draft = draft_device && *draft_device != system_.draft_device;
   std::optional<models::SystemSpec> copy;
-  if (moves_draft || !system_.placed_for(target)) {
-    copy.emplace(system_);
-    copy->validate_placement(target);
-    if (moves_draft) {
-      device_class(*draft_device);  // InputError for a device the system lacks
-      copy->draft_device = *draft_device;
-    }
+  const models::SystemSpec* placed = &system_.placed(target, copy);
+  if (draft_device && *draft_device != system_.draft_device) {
+    device_class(*draft_device);  // InputError for a device the system lacks
+    if (!copy) copy.emplace(system_);  // the system itself was placed already
+    copy->draft_device = *draft_device;
+    placed = &*copy;
   }
-  const models::SystemSpec& placed = copy ? *copy : system_;
-  std::vector<DeviceMemory> out = system_memory(placed, target, draft, q);
+  std::vector<DeviceMemory> out = system_memory(*placed, target, draft, q);
   if (head.algorithm) {
     if (head.device >= 0) device_class(head.device);  // InputError for a device the system lacks
-    add_draft_head_memory(out, placed, target, head, q, head_weight_bytes(*head.algorithm, target));
+    add_draft_head_memory(out, *placed, target, head, q, head_weight_bytes(*head.algorithm, target));
   }
   return out;
 }

@@ -151,13 +151,8 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
   if (q.x < 1 || q.batch < 1 || q.context < 0)
     throw models::InputError(fmt::format("system step: x ({}) and batch ({}) must be >= 1 and context ({}) >= 0",
                                          q.x, q.batch, q.context));
-  // The cost layer's system as placed for the target; a copy only where the placement changes.
-  std::optional<models::SystemSpec> placed_copy;
-  if (!costs.system().placed_for(q.target)) {
-    placed_copy.emplace(costs.system());
-    placed_copy->validate_placement(q.target);
-  }
-  const models::SystemSpec& s = placed_copy ? *placed_copy : costs.system();
+  std::optional<models::SystemSpec> placed_copy;  // only where the placement changes
+  const models::SystemSpec& s = costs.system().placed(q.target, placed_copy);
   if (s.stages.empty()) throw models::InputError(fmt::format("{}: placement.target: no stages", s.source_file));
   if (q.draft && s.draft_device < 0)
     throw models::InputError(fmt::format("{}: placement.draft: a draft model was given but the system places no draft", s.source_file));

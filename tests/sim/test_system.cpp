@@ -169,6 +169,15 @@ TEST_CASE("system: placed_for says whether validate_placement would leave the pl
       reg);
   CHECK(fixed.placed_for(b8));
   CHECK_FALSE(fixed.placed_for(b70));
+  // placed(): the system itself where it is placed, else a placed copy.
+  std::optional<models::SystemSpec> copy;
+  CHECK(&even.placed(b70, copy) == &even);
+  CHECK_FALSE(copy);
+  const models::SystemSpec& for_8b = even.placed(b8, copy);
+  REQUIRE(copy);
+  CHECK(&for_8b == &*copy);
+  CHECK(for_8b.placed_for(b8));
+  CHECK(even.placed_for(b70));  // the original is left as it was
   CHECK_THROWS_AS(models::SystemSpec(fixed).validate_placement(b70), models::InputError);
 }
 
