@@ -115,9 +115,17 @@ struct CpuSpec {
   double compute_efficiency = 0;
   double memory_efficiency = 0;
   double op_overhead_us = 0;        // fork/join of one parallel op (calibration, optional)
-  // GEMMs with M > 1 stream the weights through a packing pass (BLAS-style) at this rate;
-  // 0: the DRAM rate (calibration, optional, measured by calibrate-host).
+  // GEMMs with M > 1 first pack the weights into panels (BLAS-style: Eigen) at this rate, then
+  // run their kernel over the panels, one after the other on each thread (calibration,
+  // optional, measured by calibrate-host). 0: no packing pass; a GEMM streams its weights at
+  // the DRAM rate while it computes, as a GEMV does (llama.cpp's kernels).
   double gemm_stream_bandwidth_gbs = 0;
+  // Weight rows of at most this many elements are packed whole into one depth panel that stays
+  // in L2 until the kernel reads it (Eigen's blocking keeps kc = K there); longer rows are cut
+  // into slices whose panels spill to L3. 0: one packing rate for every row length.
+  std::int64_t gemm_short_rows_max_k = 0;
+  // The packing rate of those short rows (calibration, optional, with the key above).
+  double gemm_short_rows_stream_bandwidth_gbs = 0;
   // Attention (QK^T, its softmax, PV: one small product per (sequence, head)) runs at this share
   // of the SIMD peak; 0: compute_efficiency (calibration, optional, measured by calibrate-host
   // on a probe shape outside the golden set).

@@ -22,8 +22,10 @@ CpuRates cpu_rates(const models::CpuSpec& cpu) {
       cpu.attention_compute_efficiency > 0 ? cpu.simd_flops_per_cycle * cpu.attention_compute_efficiency
                                            : r.flops_per_core_cycle;
   r.dram_bytes_per_cycle = cpu.dram_bandwidth_gbs * 1e9 * cpu.memory_efficiency / r.clock_hz;
-  r.gemm_stream_bytes_per_cycle =
-      cpu.gemm_stream_bandwidth_gbs > 0 ? cpu.gemm_stream_bandwidth_gbs * 1e9 / r.clock_hz : r.dram_bytes_per_cycle;
+  r.gemm_packs = cpu.gemm_stream_bandwidth_gbs > 0;
+  r.gemm_stream_bytes_per_cycle = r.gemm_packs ? cpu.gemm_stream_bandwidth_gbs * 1e9 / r.clock_hz : r.dram_bytes_per_cycle;
+  r.gemm_short_rows_max_k = cpu.gemm_short_rows_max_k;
+  r.gemm_short_rows_bytes_per_cycle = cpu.gemm_short_rows_stream_bandwidth_gbs * 1e9 / r.clock_hz;
   // Only the cores running threads bring their private L2; L3 is shared (non-inclusive on the
   // Xeons modelled, so L2 and L3 capacities add up).
   r.cache_bytes = cpu.l2_kib_per_core * 1024.0 * r.threads + cpu.l3_mib * 1024.0 * 1024.0;
@@ -55,8 +57,10 @@ std::int64_t CpuKernel::items_of_core(int c) const {
 }
 
 bool CpuKernel::operator<(const CpuKernel& o) const {
-  return std::tie(items, item_cycles, item_dram_bytes, dram_bytes_per_cycle, overhead_cycles, threads) <
-         std::tie(o.items, o.item_cycles, o.item_dram_bytes, o.dram_bytes_per_cycle, o.overhead_cycles, o.threads);
+  return std::tie(items, item_cycles, item_dram_bytes, dram_bytes_per_cycle, overhead_cycles, threads,
+                  stream_then_compute) <
+         std::tie(o.items, o.item_cycles, o.item_dram_bytes, o.dram_bytes_per_cycle, o.overhead_cycles, o.threads,
+                  o.stream_then_compute);
 }
 
 CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResidency& residency) {
@@ -90,10 +94,18 @@ CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResid
   if (!residency.kv) bytes += op.kv_read_bytes + op.kv_write_bytes;
   if (op.activation_bytes > rates.cache_bytes) bytes += op.activation_bytes;
   k.item_dram_bytes = bytes / double(k.items);
-  // A GEMV reads the weights once, straight from DRAM; a GEMM (M > 1) first packs them into
-  // cache-friendly panels, which streams them at the (lower) packing rate.
-  const bool packed = op.kind == models::OpKind::gemm && op.m > 1;
-  k.dram_bytes_per_cycle = packed ? rates.gemm_stream_bytes_per_cycle : rates.dram_bytes_per_cycle;
+  // A GEMV reads the weights once, straight from DRAM, overlapping the stream with its FMAs. A
+  // GEMM (M > 1) under a packing BLAS first packs its slice of the weights into cache-friendly
+  // panels (at the packing rate: a faster one for rows short enough to pack whole), then runs
+  // its kernel over them; one thread does the two one after the other (docs/cpu-model.md has
+  // the measurements on Eigen that show both the serial sum and the row-length rates).
+  const bool packed = rates.gemm_packs && op.kind == models::OpKind::gemm && op.m > 1;
+  k.dram_bytes_per_cycle = rates.dram_bytes_per_cycle;
+  if (packed) {
+    const bool short_rows = rates.gemm_short_rows_max_k > 0 && op.k <= rates.gemm_short_rows_max_k;
+    k.dram_bytes_per_cycle = short_rows ? rates.gemm_short_rows_bytes_per_cycle : rates.gemm_stream_bytes_per_cycle;
+    k.stream_then_compute = true;
+  }
   return k;
 }
 
@@ -103,7 +115,10 @@ CpuRegionTiming cpu_closed_form(const CpuKernel& k) {
   const double bytes = k.dram_bytes();
   t.memory_cycles = bytes > 0 ? models::checked_cycles(bytes / k.dram_bytes_per_cycle, "CPU model: a kernel's DRAM traffic") : 0;
   t.overhead_cycles = k.overhead_cycles;
-  t.total_cycles = models::checked_add(t.overhead_cycles, std::max(t.compute_cycles, t.memory_cycles), "CPU model: a kernel");
+  const std::int64_t busy =
+      k.stream_then_compute ? models::checked_add(t.compute_cycles, t.memory_cycles, "CPU model: a kernel")
+                            : std::max(t.compute_cycles, t.memory_cycles);
+  t.total_cycles = models::checked_add(t.overhead_cycles, busy, "CPU model: a kernel");
   return t;
 }
 

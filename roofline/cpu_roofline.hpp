@@ -11,7 +11,10 @@
 // stream and the KV cache stays on chip while it fits beside the activations.
 //
 // The analytic engine (`--engine roofline`) times a region in closed form:
-//   overhead + max(ceil(items / threads) * item_cycles, ceil(DRAM bytes / DRAM rate)).
+//   overhead + max(ceil(items / threads) * item_cycles, ceil(DRAM bytes / DRAM rate)),
+// or, for a GEMM that packs its weights before its kernel runs (Eigen), the sum of the two: the
+// busiest core's stream ends when all bytes have streamed (a core that finishes its own stream
+// first leaves it the whole bandwidth), and its compute follows.
 // The SystemC engine (sim/cpu) simulates the same items on cores that share the DRAM
 // bandwidth; both report integer core-clock cycles.
 #include <cstdint>
@@ -31,7 +34,13 @@ struct CpuRates {
   double flops_per_core_cycle = 0;     // SIMD FP32 FLOPs per core per cycle, calibrated
   double attention_flops_per_core_cycle = 0;  // the same in attention's small per-head products
   double dram_bytes_per_cycle = 0;     // all cores together, calibrated
-  double gemm_stream_bytes_per_cycle = 0;  // weights of M > 1 GEMMs (packed before use)
+  // M > 1 GEMMs pack their weights into panels before their kernel runs (a BLAS such as Eigen;
+  // the calibration declares a packing rate), at these rates: rows of at most
+  // gemm_short_rows_max_k weights (whole rows per panel, 0: none), the rest.
+  bool gemm_packs = false;
+  double gemm_stream_bytes_per_cycle = 0;
+  std::int64_t gemm_short_rows_max_k = 0;
+  double gemm_short_rows_bytes_per_cycle = 0;
   double cache_bytes = 0;              // L2 of the running cores + shared L3
   std::int64_t overhead_cycles = 0;    // fork/join of one parallel region
 };
@@ -51,6 +60,9 @@ struct CpuKernel {
   std::int64_t item_cycles = 0;         // SIMD cycles of one item (FMAs + dequantisation)
   double item_dram_bytes = 0;           // DRAM bytes one item streams (cache misses)
   double dram_bytes_per_cycle = 0;      // DRAM rate this op's stream achieves (all cores)
+  // Whether each core streams all its bytes first and computes after (a GEMM packing its
+  // weights, then running its kernel over the panels), instead of overlapping the two.
+  bool stream_then_compute = false;
   std::int64_t overhead_cycles = 0;     // fork/join
   int threads = 1;
 
@@ -66,7 +78,7 @@ struct CpuRegionTiming {
   std::int64_t compute_cycles = 0;   // busiest core's SIMD cycles
   std::int64_t memory_cycles = 0;    // DRAM traffic at the op's rate
   std::int64_t overhead_cycles = 0;  // fork/join
-  std::int64_t total_cycles = 0;     // overhead + max(compute, memory)
+  std::int64_t total_cycles = 0;     // overhead + max(compute, memory), or their sum (stream_then_compute)
 };
 CpuRegionTiming cpu_closed_form(const CpuKernel& kernel);
 

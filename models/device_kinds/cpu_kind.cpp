@@ -27,13 +27,21 @@ CpuSpec load_cpu(const YamlReader& r) {
   c.memory_capacity_gib = m.has("capacity_gib") ? m.positive("capacity_gib") : 0.0;
   const YamlReader cal = r.child("calibration");
   cal.allow_only({"compute_efficiency", "memory_efficiency", "op_overhead_us", "gemm_stream_bandwidth_gbs",
-                  "attention_compute_efficiency"});
+                  "attention_compute_efficiency", "gemm_short_rows_max_k", "gemm_short_rows_stream_bandwidth_gbs"});
   c.compute_efficiency = cal.fraction("compute_efficiency");
   c.memory_efficiency = cal.fraction("memory_efficiency");
   // Optional: fork/join cost of one parallel region, measured by `specdse calibrate-host`.
   c.op_overhead_us = cal.has("op_overhead_us") ? cal.non_negative("op_overhead_us") : 0.0;
   c.gemm_stream_bandwidth_gbs =
       cal.has("gemm_stream_bandwidth_gbs") ? cal.positive("gemm_stream_bandwidth_gbs") : 0.0;
+  // Optional, together: rows of up to max_k weights pack at their own (faster) rate.
+  if (cal.has("gemm_short_rows_max_k") || cal.has("gemm_short_rows_stream_bandwidth_gbs")) {
+    if (c.gemm_stream_bandwidth_gbs <= 0)
+      cal.fail("gemm_short_rows_max_k", "gemm_stream_bandwidth_gbs beside it (the packing rate of longer rows)",
+               "none");
+    c.gemm_short_rows_max_k = cal.int_in("gemm_short_rows_max_k", 1, kIntMax);
+    c.gemm_short_rows_stream_bandwidth_gbs = cal.positive("gemm_short_rows_stream_bandwidth_gbs");
+  }
   c.attention_compute_efficiency =
       cal.has("attention_compute_efficiency") ? cal.fraction("attention_compute_efficiency") : 0.0;
   return c;

@@ -14,26 +14,43 @@ namespace {
 constexpr double kFinishSlack = 1e-9;
 }  // namespace
 
-CpuCore::CpuCore(std::int64_t compute_cycles, double dram_bytes)
+CpuCore::CpuCore(std::int64_t compute_cycles, double dram_bytes, bool stream_then_compute)
     : compute_cycles_(compute_cycles), dram_bytes_(dram_bytes) {
   done_ = compute_cycles_ <= 0 && dram_bytes_ <= 0;
+  stream_first_ = stream_then_compute && dram_bytes_ > 0 && compute_cycles_ > 0;
 }
 
 double CpuCore::demand() const {
   if (!streams()) return 0;
-  if (compute_cycles_ <= 0) return std::numeric_limits<double>::infinity();
+  if (stream_first_ || compute_cycles_ <= 0) return std::numeric_limits<double>::infinity();
   return dram_bytes_ / double(compute_cycles_);
 }
 
 void CpuCore::set_share(long long now, double dram_share) {
   p0_ = progress(now);
   t0_ = now;
+  if (stream_first_ && !computing_) {  // the stream alone, at whatever it is granted
+    rate_ = dram_share / dram_bytes_;
+    return;
+  }
   // Granted at least its demand: compute-bound, exactly 1 / compute_cycles (the closed form's
   // rate, so an unshared core finishes on the closed form's cycle).
   if (!streams() || dram_share >= demand())
     rate_ = 1.0 / double(compute_cycles_);
   else
     rate_ = dram_share / dram_bytes_;
+}
+
+bool CpuCore::finish_phase(long long t) {
+  if (stream_first_ && !computing_) {
+    computing_ = true;  // the compute phase starts from nothing at cycle t
+    p0_ = 0;
+    t0_ = t;
+    rate_ = 1.0 / double(compute_cycles_);
+    return false;
+  }
+  done_ = true;
+  return true;
 }
 
 bool CpuCore::finished_at(long long t) const { return progress(t) >= 1.0 - kFinishSlack; }
@@ -53,7 +70,7 @@ std::vector<CpuCore> deal_to_cores(const roofline::CpuKernel& kernel) {
   cores.reserve(kernel.threads);
   for (int c = 0; c < kernel.threads; ++c) {
     const std::int64_t n = kernel.items_of_core(c);
-    cores.emplace_back(n * kernel.item_cycles, double(n) * kernel.item_dram_bytes);
+    cores.emplace_back(n * kernel.item_cycles, double(n) * kernel.item_dram_bytes, kernel.stream_then_compute);
   }
   return cores;
 }

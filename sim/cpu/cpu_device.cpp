@@ -50,14 +50,14 @@ SC_MODULE(CpuDevice) {
     dram = std::make_unique<CpuDramController>((*regions)[r].dram_bytes_per_cycle);
     dram->allocate(cores, t);
   }
-  // Retires the cores finished by cycle t; re-shares the bandwidth if any did. Returns whether
-  // any core is still working.
+  // Ends the phases finished by cycle t (a core retires, or a packing core starts computing);
+  // re-shares the bandwidth if any did. Returns whether any core is still working.
   bool retire_finished(long long t) {
     bool changed = false, working = false;
     for (auto& c : cores)
       if (!c.done()) {
         if (c.finished_at(t)) {
-          c.retire();
+          working |= !c.finish_phase(t);
           changed = true;
         } else {
           working = true;

@@ -63,7 +63,49 @@ std::size_t host_cache_flush_bytes() {
 
 namespace {
 
-HostCalibration calibrate_host_once(int threads, int repeats) {
+// The GEMM probes (linear() over n x k weights with m rows), outside the golden shape set.
+struct GemmProbe {
+  std::int64_t m, n, k;
+  double weight_bytes() const { return double(n) * double(k) * sizeof(float); }
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+};
+constexpr GemmProbe kStreamProbe{1, 8192, 4096};   // a 128 MiB GEMV: the streaming bandwidth
+constexpr GemmProbe kPackProbe{2, 8192, 4096};     // 2 rows over 128 MiB: mostly packing
+constexpr GemmProbe kFlopProbe{192, 2560, 1536};   // compute-bound
+// Short rows: 64 MiB of rows of (at most) 512 weights, packed whole where Eigen keeps them so.
+GemmProbe short_rows_probe(std::int64_t max_k) {
+  const std::int64_t k = std::min<std::int64_t>(512, max_k);
+  return {2, (std::int64_t(64) << 20) / (k * std::int64_t(sizeof(float))), k};
+}
+
+// The largest row length K (weights) that Eigen's GEMM blocking packs whole into one depth
+// panel (kc = K) for this host's caches; beyond it kc < K. 0 where even the shortest row is cut.
+std::int64_t eigen_whole_row_max_k() {
+  std::int64_t best = 0;
+  for (Eigen::Index k = 8; k <= 65536; k += 8) {
+    Eigen::Index kc = k, mc = 4096, nc = 16;
+    Eigen::internal::computeProductBlockingSizes<float, float, 1>(kc, mc, nc, Eigen::Index(1));
+    if (kc != k) break;
+    best = k;
+  }
+  return best;
+}
+
+// One round of the probes: each one's fastest pass (seconds); the rates come from the fastest
+// pass of each over all rounds (derive_rates).
+struct ProbeTimes {
+  double stream_s = 0, pack_s = 0, flop_s = 0, short_rows_s = 0, attention_s = 0, fork_join_s = 0;
+  void keep_fastest(const ProbeTimes& o) {
+    stream_s = std::min(stream_s, o.stream_s);
+    pack_s = std::min(pack_s, o.pack_s);
+    flop_s = std::min(flop_s, o.flop_s);
+    short_rows_s = std::min(short_rows_s, o.short_rows_s);
+    attention_s = std::min(attention_s, o.attention_s);
+    fork_join_s = std::min(fork_join_s, o.fork_join_s);
+  }
+};
+
+HostCalibration host_figures(int threads) {
   HostCalibration c;
   c.cores = host_core_count();
   c.threads = threads > 0 ? threads : c.cores;
@@ -77,106 +119,129 @@ HostCalibration calibrate_host_once(int threads, int repeats) {
   c.l3_mib = sysfs_cache_kib(3) / 1024.0;
   if (c.l2_kib_per_core <= 0) c.l2_kib_per_core = 512;  // sysfs silent: a typical size, noted in the YAML
   if (c.l3_mib <= 0) c.l3_mib = 8;
+  c.gemm_short_rows_max_k = eigen_whole_row_max_k();
+  return c;
+}
 
+// The decode-attention probe's FLOPs as the CPU model counts them (the golden's attention ops).
+constexpr int kAttentionHeads = 16, kAttentionKvHeads = 4, kAttentionKeys = 1024, kAttentionHeadSize = 128;
+double attention_probe_flops() {
+  GoldenShape probe;
+  probe.kernel = "decode_attention";
+  probe.m = 1, probe.n = kAttentionKeys, probe.k = kAttentionHeadSize, probe.heads = kAttentionHeads,
+  probe.kv_heads = kAttentionKvHeads;
+  double flops = 0;
+  for (const models::Op& op : golden_attention_ops(probe, sizeof(float))) flops += op.flops;
+  return flops;
+}
+
+ProbeTimes time_probes(const HostCalibration& c, int repeats) {
   ThreadTeam team(c.threads);
   CacheFlusher flusher(host_cache_flush_bytes());
   std::mt19937_64 rng(7);
   auto flush = [&] { flusher.flush(); };
-  {  // Streaming bandwidth: a 128 MiB FP32 GEMV (weights read once, far beyond the caches).
-    const RowMatrix x = random_matrix(1, 4096, rng), w = random_matrix(8192, 4096, rng);
+  ProbeTimes p;
+  auto time_gemm = [&](const GemmProbe& g) {
+    const RowMatrix x = random_matrix(g.m, g.k, rng), w = random_matrix(g.n, g.k, rng);
     RowMatrix y;
-    const auto t = time_repeated([&] { linear(x, w, y, team); }, 1, repeats, flush);
-    c.bandwidth_gbs = double(w.size()) * sizeof(float) / t.min_s / 1e9;
-  }
-  {  // Weight streaming of a GEMM with M > 1 (packing): 2 rows over 128 MiB of weights.
-    const RowMatrix x = random_matrix(2, 4096, rng), w = random_matrix(8192, 4096, rng);
-    RowMatrix y;
-    const auto t = time_repeated([&] { linear(x, w, y, team); }, 1, repeats, flush);
-    c.gemm_stream_gbs = double(w.size()) * sizeof(float) / t.min_s / 1e9;
-  }
-  {  // FLOP rate: a compute-bound GEMM (M = 192 tokens, 2560 x 1536 weights).
-    const RowMatrix x = random_matrix(192, 1536, rng), w = random_matrix(2560, 1536, rng);
-    RowMatrix y;
-    const auto t = time_repeated([&] { linear(x, w, y, team); }, 1, repeats, flush);
-    c.gemm_gflops = 2.0 * x.rows() * w.rows() * x.cols() / t.min_s / 1e9;
-    c.compute_efficiency = c.gemm_gflops / (c.threads * c.simd_flops_per_cycle * c.clock_ghz);
-    if (c.compute_efficiency > 1.0) {
-      // Faster than the nominal SIMD peak at the reported clock (turbo, or wider vectors than
-      // the packet size says): take the measured rate per core-cycle as the peak instead.
-      c.simd_flops_per_cycle = c.gemm_gflops / (c.threads * c.clock_ghz);
-      c.compute_efficiency = 1.0;
-    }
-  }
-  {  // Fork/join cost of one parallel region.
-    const auto t = time_repeated([&] { team.run([](int) {}); }, 10, std::max(50, repeats));
-    c.op_overhead_us = t.min_s * 1e6;
-  }
+    return time_repeated([&] { linear(x, w, y, team); }, 1, repeats, flush).min_s;
+  };
+  p.stream_s = time_gemm(kStreamProbe);
+  p.pack_s = time_gemm(kPackProbe);
+  p.flop_s = time_gemm(kFlopProbe);
+  p.short_rows_s = c.gemm_short_rows_max_k > 0 ? time_gemm(short_rows_probe(c.gemm_short_rows_max_k)) : 0.0;
+  // Fork/join cost of one parallel region.
+  p.fork_join_s = time_repeated([&] { team.run([](int) {}); }, 10, std::max(50, repeats)).min_s;
   {  // Attention rate: decode attention (one query per head) of 16 heads over 1024 cached keys of
      // head size 128, 4 KV heads, heads dealt to the team as the golden harness deals them. Outside
      // the golden shape set (head size 64); the keys stay in cache (no flush), so the time is the
      // per-head products' and softmax's compute, which run far below a large GEMM's rate.
-    constexpr int kHeads = 16, kKvHeads = 4, kKeys = 1024, kHeadSize = 128;
-    std::vector<RowMatrix> q, k, v, out(kHeads);
-    for (int h = 0; h < kHeads; ++h) q.push_back(random_matrix(1, kHeadSize, rng));
-    for (int g = 0; g < kKvHeads; ++g) {
-      k.push_back(random_matrix(kKeys, kHeadSize, rng));
-      v.push_back(random_matrix(kKeys, kHeadSize, rng));
+    std::vector<RowMatrix> q, k, v, out(kAttentionHeads);
+    for (int h = 0; h < kAttentionHeads; ++h) q.push_back(random_matrix(1, kAttentionHeadSize, rng));
+    for (int g = 0; g < kAttentionKvHeads; ++g) {
+      k.push_back(random_matrix(kAttentionKeys, kAttentionHeadSize, rng));
+      v.push_back(random_matrix(kAttentionKeys, kAttentionHeadSize, rng));
     }
+    constexpr int kGroup = kAttentionHeads / kAttentionKvHeads;
     const auto kernel = [&] {
       team.run([&](int t) {
-        for (int h = t; h < kHeads; h += team.size())
-          out[std::size_t(h)] = attend(q[std::size_t(h)], k[std::size_t(h / (kHeads / kKvHeads))],
-                                       v[std::size_t(h / (kHeads / kKvHeads))]).out;
+        for (int h = t; h < kAttentionHeads; h += team.size())
+          out[std::size_t(h)] = attend(q[std::size_t(h)], k[std::size_t(h / kGroup)], v[std::size_t(h / kGroup)]).out;
       });
     };
-    const auto t = time_repeated(kernel, 1, repeats);
-    // The FLOPs the CPU model counts for the same ops (the golden's attention ops of this shape),
-    // over the time less the one fork/join the harness pays. The efficiency is derived from the
-    // best rate over the rounds (calibrate_host).
-    double flops = 0;
-    GoldenShape probe;
-    probe.kernel = "decode_attention";
-    probe.m = 1, probe.n = kKeys, probe.k = kHeadSize, probe.heads = kHeads, probe.kv_heads = kKvHeads;
-    for (const models::Op& op : golden_attention_ops(probe, sizeof(float))) flops += op.flops;
-    c.attention_gflops = flops / std::max(1e-9, t.min_s - c.op_overhead_us * 1e-6) / 1e9;
+    p.attention_s = time_repeated(kernel, 1, repeats).min_s;
   }
-  return c;
+  return p;
+}
+
+// The rates the CPU model needs from the probes' times. Each probe pays one fork/join. The
+// packing and FLOP probes each run both phases of a packed GEMM (pack, then compute), so their
+// two equations are solved together for the packing rate and the FLOP rate:
+//   t - fork/join = weight_bytes / packing rate + flops / FLOP rate.
+void derive_rates(HostCalibration& c, const ProbeTimes& p) {
+  const double fj = p.fork_join_s;
+  c.op_overhead_us = fj * 1e6;
+  c.bandwidth_gbs = kStreamProbe.weight_bytes() / std::max(1e-9, p.stream_s - fj) / 1e9;
+  const double a1 = kFlopProbe.weight_bytes(), b1 = kFlopProbe.flops(), t1 = p.flop_s - fj;
+  const double a2 = kPackProbe.weight_bytes(), b2 = kPackProbe.flops(), t2 = p.pack_s - fj;
+  const double det = a1 * b2 - a2 * b1;
+  const double s_per_byte = (t1 * b2 - t2 * b1) / det, s_per_flop = (a1 * t2 - a2 * t1) / det;
+  if (!(s_per_byte > 0) || !(s_per_flop > 0))
+    throw std::runtime_error(fmt::format(
+        "calibrate-host: the GEMM probes' times ({:.3f} ms for {}x{}x{}, {:.3f} ms for {}x{}x{}) do not separate "
+        "into a packing and a FLOP rate (the machine was busy?); run it again",
+        p.flop_s * 1e3, kFlopProbe.m, kFlopProbe.n, kFlopProbe.k, p.pack_s * 1e3, kPackProbe.m, kPackProbe.n,
+        kPackProbe.k));
+  c.gemm_stream_gbs = 1.0 / s_per_byte / 1e9;
+  c.gemm_gflops = 1.0 / s_per_flop / 1e9;
+  c.compute_efficiency = c.gemm_gflops / (c.threads * c.simd_flops_per_cycle * c.clock_ghz);
+  if (c.compute_efficiency > 1.0) {
+    // Faster than the nominal SIMD peak at the reported clock (turbo, or wider vectors than the
+    // packet size says): take the measured rate per core-cycle as the peak instead.
+    c.simd_flops_per_cycle = c.gemm_gflops / (c.threads * c.clock_ghz);
+    c.compute_efficiency = 1.0;
+  }
+  if (c.gemm_short_rows_max_k > 0) {
+    const GemmProbe g = short_rows_probe(c.gemm_short_rows_max_k);
+    const double pack_s = p.short_rows_s - fj - g.flops() * s_per_flop;
+    // A probe no slower than its compute leaves no packing time to measure: one rate then.
+    if (pack_s > 0)
+      c.gemm_short_rows_stream_gbs = g.weight_bytes() / pack_s / 1e9;
+    else
+      c.gemm_short_rows_max_k = 0;
+  }
+  c.attention_gflops = attention_probe_flops() / std::max(1e-9, p.attention_s - fj) / 1e9;
+  c.attention_compute_efficiency =
+      std::min(1.0, c.attention_gflops / (c.threads * c.simd_flops_per_cycle * c.clock_ghz));
 }
 
 }  // namespace
 
 HostCalibration calibrate_host(int threads, int repeats, int rounds) {
-  HostCalibration best = calibrate_host_once(threads, repeats);
-  for (int r = 1; r < rounds; ++r) {
-    const HostCalibration c = calibrate_host_once(threads, repeats);
-    best.bandwidth_gbs = std::max(best.bandwidth_gbs, c.bandwidth_gbs);
-    best.gemm_stream_gbs = std::max(best.gemm_stream_gbs, c.gemm_stream_gbs);
-    best.op_overhead_us = std::min(best.op_overhead_us, c.op_overhead_us);
-    best.attention_gflops = std::max(best.attention_gflops, c.attention_gflops);
-    if (c.gemm_gflops > best.gemm_gflops) {
-      // The FLOP rate with the peak and efficiency it implies (calibrate_host_once's rule).
-      best.gemm_gflops = c.gemm_gflops;
-      best.simd_flops_per_cycle = c.simd_flops_per_cycle;
-      best.compute_efficiency = c.compute_efficiency;
-    }
-  }
-  best.attention_compute_efficiency =
-      std::min(1.0, best.attention_gflops / (best.threads * best.simd_flops_per_cycle * best.clock_ghz));
-  return best;
+  HostCalibration c = host_figures(threads);
+  ProbeTimes fastest = time_probes(c, repeats);
+  for (int r = 1; r < rounds; ++r) fastest.keep_fastest(time_probes(c, repeats));
+  derive_rates(c, fastest);
+  return c;
 }
 
 std::string HostCalibration::summary() const {
-  return fmt::format("{} cores, {} threads, {:.3f} GHz, {:.2f} GB/s streaming, {:.2f} GB/s GEMM packing, {:.2f} GFLOP/s "
+  const std::string short_rows =
+      gemm_short_rows_max_k > 0 ? fmt::format(" ({:.2f} GB/s for rows of <= {} weights)", gemm_short_rows_stream_gbs,
+                                              gemm_short_rows_max_k)
+                                : std::string();
+  return fmt::format("{} cores, {} threads, {:.3f} GHz, {:.2f} GB/s streaming, {:.2f} GB/s GEMM packing{}, {:.2f} GFLOP/s "
                      "(compute_efficiency {:.3f}), attention {:.2f} GFLOP/s ({:.3f}), fork/join {:.2f} us",
-                     cores, threads, clock_ghz, bandwidth_gbs, gemm_stream_gbs, gemm_gflops, compute_efficiency,
-                     attention_gflops, attention_compute_efficiency, op_overhead_us);
+                     cores, threads, clock_ghz, bandwidth_gbs, gemm_stream_gbs, short_rows, gemm_gflops,
+                     compute_efficiency, attention_gflops, attention_compute_efficiency, op_overhead_us);
 }
 
 std::string HostCalibration::to_yaml(const std::string& name) const {
   std::ostringstream y;
   y << "# Host CPU calibrated by `specdse calibrate-host` (" << cpu_model << ").\n"
     << "# cores, clock and caches from the OS; bandwidth, FLOP rate and fork/join cost measured\n"
-    << "# with the golden kernels (FP32 Eigen GEMV 8192x4096, GEMM 192x2560x1536, decode attention),\n"
+    << "# with the golden kernels (FP32 Eigen GEMV 8192x4096, GEMMs 2x8192x4096, 192x2560x1536 and 2 rows over\n"
+    << "# 64 MiB of short rows, decode attention),\n"
     << "# minimum times.\n"
     << "name: " << models::yaml_quoted(name) << "\n"
     << "kind: cpu\n"
@@ -195,8 +260,16 @@ std::string HostCalibration::to_yaml(const std::string& name) const {
     << fmt::format("  compute_efficiency: {:.4f}     # measured {:.2f} GFLOP/s on {} threads\n",
                    compute_efficiency, gemm_gflops, threads)
     << "  memory_efficiency: 1.0         # the bandwidth above is already the achieved rate\n"
-    << fmt::format("  gemm_stream_bandwidth_gbs: {:.3f}   # measured: 2-row GEMM over 8192x4096 weights (packing)\n",
-                   gemm_stream_gbs)
+    << fmt::format("  gemm_stream_bandwidth_gbs: {:.3f}   # packing rate, solved with the FLOP rate from the 2-row GEMM\n"
+                   "                                    # over 8192x4096 weights and the 192x2560x1536 GEMM\n",
+                   gemm_stream_gbs);
+  if (gemm_short_rows_max_k > 0)
+    y << fmt::format("  gemm_short_rows_max_k: {}       # Eigen's blocking packs rows of up to this many weights whole\n",
+                     gemm_short_rows_max_k)
+      << fmt::format("  gemm_short_rows_stream_bandwidth_gbs: {:.3f}   # their packing rate: 2-row GEMM over {}x{} weights\n",
+                     gemm_short_rows_stream_gbs, short_rows_probe(gemm_short_rows_max_k).n,
+                     short_rows_probe(gemm_short_rows_max_k).k);
+  y
     << fmt::format("  op_overhead_us: {:.3f}          # empty fork/join of the thread team\n", op_overhead_us)
     << fmt::format("  attention_compute_efficiency: {:.4f}   # measured {:.2f} GFLOP/s: decode attention, 16 heads x "
                    "1024 keys x 128\n",

@@ -5,6 +5,7 @@
 // (a large GEMV and a large GEMM, shapes outside the golden shape set), and the fork/join cost
 // with an empty parallel region.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace sim {
@@ -17,8 +18,10 @@ struct HostCalibration {
   double l2_kib_per_core = 0;
   double l3_mib = 0;
   double bandwidth_gbs = 0;       // measured GEMV streaming rate
-  double gemm_stream_gbs = 0;     // measured weight rate of a 2-row GEMM (packing pass)
-  double gemm_gflops = 0;         // measured, all threads
+  double gemm_stream_gbs = 0;     // packing rate of a GEMM's weights (rows longer than the next)
+  std::int64_t gemm_short_rows_max_k = 0;  // Eigen packs rows of up to this many weights whole
+  double gemm_short_rows_stream_gbs = 0;   // their packing rate
+  double gemm_gflops = 0;         // the GEMM kernel's FLOP rate (packing apart), all threads
   double compute_efficiency = 0;  // gemm_gflops / (threads * simd * clock)
   double attention_gflops = 0;    // measured on the attention probe, all threads
   double attention_compute_efficiency = 0;  // attention_gflops / (threads * simd * clock)
@@ -34,9 +37,9 @@ int host_core_count();
 // Bytes that evict L2 and L3 (flush buffer for the golden timings).
 std::size_t host_cache_flush_bytes();
 
-// threads <= 0: all cores. `rounds` > 1 measures the set that many times and keeps each
-// figure's best (the highest rates, the cheapest fork/join), as the golden keeps each kernel's
-// fastest pass: on a shared machine one slow stretch can halve a single round's figures.
+// threads <= 0: all cores. `rounds` > 1 times the probe set that many times and derives the
+// figures from each probe's fastest pass, as the golden keeps each kernel's fastest pass: on a
+// shared machine one slow stretch can halve a single round's figures.
 HostCalibration calibrate_host(int threads, int repeats, int rounds = 1);
 
 }  // namespace sim

@@ -73,6 +73,25 @@ TEST_CASE("Wrong types and out-of-range fractions are rejected") {
   CHECK_THAT(error_of(mutated_copy("v80", "kind: fpga", "kind: asic")), Catch::Contains("cpu|fpga|gpu"));
 }
 
+TEST_CASE("A CPU's short-row packing rate needs the packing rate beside it, and both of its keys") {
+  const std::string from = "memory_efficiency: 0.7";
+  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
+                                   from + "\n  gemm_short_rows_max_k: 1016\n  gemm_short_rows_stream_bandwidth_gbs: 16")),
+             Catch::Contains("calibration.gemm_short_rows_max_k") && Catch::Contains("gemm_stream_bandwidth_gbs"));
+  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
+                                   from + "\n  gemm_stream_bandwidth_gbs: 8\n  gemm_short_rows_max_k: 1016")),
+             Catch::Contains("calibration.gemm_short_rows_stream_bandwidth_gbs") && Catch::Contains("missing"));
+  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
+                                   from + "\n  gemm_stream_bandwidth_gbs: 8\n  gemm_short_rows_max_k: 0\n"
+                                          "  gemm_short_rows_stream_bandwidth_gbs: 16")),
+             Catch::Contains("calibration.gemm_short_rows_max_k"));
+  const HardwareSpec ok = load_hardware(mutated_copy(
+      "xeon-16c", from,
+      from + "\n  gemm_stream_bandwidth_gbs: 8\n  gemm_short_rows_max_k: 1016\n  gemm_short_rows_stream_bandwidth_gbs: 16"));
+  CHECK(ok.cpu->gemm_short_rows_max_k == 1016);
+  CHECK(ok.cpu->gemm_short_rows_stream_bandwidth_gbs == 16);
+}
+
 TEST_CASE("Unknown config names list what is available") {
   try {
     ConfigRegistry().hardware("v81");

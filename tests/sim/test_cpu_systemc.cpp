@@ -64,6 +64,63 @@ TEST_CASE("cpu sim: cores share the DRAM bandwidth, even deals meet the closed f
   CHECK(roofline::cpu_closed_form(balanced).total_cycles == balanced.overhead_cycles + 17 * b_over_B);
 }
 
+TEST_CASE("cpu sim: a packing GEMM streams, then computes: the closed form's sum, even on a ragged deal") {
+  // Each core streams its bytes at its share, then computes, asking no bandwidth. The busiest
+  // core's stream ends when every byte has streamed (the others' streams end first and leave it
+  // the bandwidth), so the region takes overhead + all bytes / rate + its compute, deal as it may.
+  for (std::int64_t items : {32, 17, 5})
+    for (std::int64_t item_cycles : {0, 100, 1062, 4000})
+      for (double bytes : {0.0, 1000.0}) {
+        if (item_cycles == 0 && bytes == 0) continue;
+        INFO("items " << items << " item cycles " << item_cycles << " bytes " << bytes);
+        auto k = kernel(items, item_cycles, bytes);
+        k.stream_then_compute = true;
+        const auto t = roofline::cpu_closed_form(k);
+        CHECK(t.total_cycles == t.overhead_cycles + t.memory_cycles + t.compute_cycles);
+        const long long event = sim::simulate_cpu_regions({k}, sim::SimMode::event_driven).front();
+        CHECK(std::abs(event - t.total_cycles) <= 1);
+        CHECK(sim::simulate_cpu_regions({k}, sim::SimMode::clocked).front() == event);
+        // Overlapped, the same work is never slower.
+        k.stream_then_compute = false;
+        CHECK(roofline::cpu_closed_form(k).total_cycles <= t.total_cycles);
+      }
+}
+
+TEST_CASE("cpu: GEMMs pack in series at a packing rate only where the config declares one, short rows at theirs") {
+  const ConfigRegistry reg;
+  const auto base = reg.hardware("xeon-16c");
+  REQUIRE(base.cpu->gemm_stream_bandwidth_gbs == 0);  // shipped: llama.cpp's kernels, no packing pass
+  const roofline::CpuResidency streamed;              // weights from DRAM
+  const Op gemm = make_gemm_op("gemm", 8, 4096, 4096, 2, 2);
+  const Op short_rows = make_gemm_op("gemm", 8, 4096, 512, 2, 2);
+  const Op gemv = make_gemm_op("gemv", 1, 4096, 4096, 2, 2);
+  const auto plain = roofline::cpu_rates(*base.cpu);
+  for (const Op& op : {gemm, short_rows, gemv}) {
+    const auto k = roofline::cpu_kernel(op, plain, streamed);
+    CHECK_FALSE(k.stream_then_compute);
+    CHECK(k.dram_bytes_per_cycle == plain.dram_bytes_per_cycle);
+  }
+  auto eigen = base;
+  eigen.cpu->gemm_stream_bandwidth_gbs = 8;
+  eigen.cpu->gemm_short_rows_max_k = 1016;
+  eigen.cpu->gemm_short_rows_stream_bandwidth_gbs = 16;
+  const auto packing = roofline::cpu_rates(*eigen.cpu);
+  const auto long_k = roofline::cpu_kernel(gemm, packing, streamed);
+  const auto short_k = roofline::cpu_kernel(short_rows, packing, streamed);
+  const auto gemv_k = roofline::cpu_kernel(gemv, packing, streamed);
+  CHECK(long_k.stream_then_compute);
+  CHECK(short_k.stream_then_compute);
+  CHECK_FALSE(gemv_k.stream_then_compute);  // a GEMV streams straight from DRAM, overlapped
+  CHECK(long_k.dram_bytes_per_cycle * base.cpu->clock_ghz == Approx(8.0));
+  CHECK(short_k.dram_bytes_per_cycle * base.cpu->clock_ghz == Approx(16.0));
+  CHECK(gemv_k.dram_bytes_per_cycle == packing.dram_bytes_per_cycle);
+  // Both engines: the packed GEMM costs its pack plus its compute.
+  const sim::CpuSimEngine sim_engine(eigen, sim::SimMode::event_driven);
+  const auto t = roofline::cpu_closed_form(long_k);
+  CHECK(sim_engine.op_cost(gemm).seconds ==
+        Approx(double(t.overhead_cycles + t.memory_cycles + t.compute_cycles) / (base.cpu->clock_ghz * 1e9)).epsilon(1e-6));
+}
+
 TEST_CASE("cpu sim: the clocked reference gives the event-driven cycles on small regions") {
   std::vector<roofline::CpuKernel> regions;
   for (std::int64_t items : {1, 7, 16, 17, 33})
