@@ -1,6 +1,6 @@
 // specdse calibrate-host: writes a CPU hardware config for this machine (cores, clock, caches
-// from the OS; bandwidth, FLOP rate and fork/join cost measured with the golden kernels) so
-// the CPU sim model predicts it. The file goes next to the specdse binary unless --out says
+// from the OS; streaming bandwidth, GEMM packing and FLOP rates, attention rate and fork/join
+// cost measured with the golden kernels) so the CPU models predict it. The file goes next to the specdse binary unless --out says
 // otherwise (never into the source tree by default).
 #include <fmt/format.h>
 
@@ -36,7 +36,9 @@ int run_calibrate(const CalibrateArgs& a) {
 }
 
 const RegisterCommand calibrate_host_registration{
-    "calibrate-host", "Measure this CPU (bandwidth, FLOP rate, fork/join) and write a CPU config for the sim model",
+    "calibrate-host",
+    "Measure this CPU (streaming bandwidth, GEMM packing and FLOP rates, attention rate, fork/join) and write a "
+    "CPU config for the CPU models",
     [](CLI::App& sub, const GlobalOptions&) -> CommandRunner {
       auto a = std::make_shared<CalibrateArgs>();
       sub.add_option("--out", a->out, "Output YAML path (default: host-cpu.yaml beside the specdse binary)");
