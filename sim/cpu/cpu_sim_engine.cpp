@@ -55,8 +55,11 @@ models::OpCost CpuSimEngine::cost_of(const models::Op& op, const roofline::CpuKe
   c.compute_s = bound.compute_cycles / hz;  // the busiest core's SIMD time
   c.memory_s = bound.memory_cycles / hz;    // the DRAM controller's busy time
   // Fork/join plus whatever neither hid: cores left streaming alone at a fair share below what
-  // they could have used earlier (ragged deals of items).
-  c.stall_s = (cycles - std::max(bound.compute_cycles, bound.memory_cycles)) / hz;
+  // they could have used earlier (ragged deals of items). A packing GEMM's stream and compute
+  // follow each other by design: both count as busy, not stalled.
+  const long long busy = k.stream_then_compute ? bound.compute_cycles + bound.memory_cycles
+                                               : std::max(bound.compute_cycles, bound.memory_cycles);
+  c.stall_s = (cycles - busy) / hz;
   if (c.seconds > 0) {
     c.compute_utilisation = op.flops / c.seconds / hw_.peak_flops();
     c.memory_utilisation = k.dram_bytes() / c.seconds / hw_.peak_bandwidth_bytes();

@@ -117,8 +117,10 @@ TEST_CASE("cpu: GEMMs pack in series at a packing rate only where the config dec
   // Both engines: the packed GEMM costs its pack plus its compute.
   const sim::CpuSimEngine sim_engine(eigen, sim::SimMode::event_driven);
   const auto t = roofline::cpu_closed_form(long_k);
-  CHECK(sim_engine.op_cost(gemm).seconds ==
-        Approx(double(t.overhead_cycles + t.memory_cycles + t.compute_cycles) / (base.cpu->clock_ghz * 1e9)).epsilon(1e-6));
+  const OpCost cost = sim_engine.op_cost(gemm);
+  const double hz = base.cpu->clock_ghz * 1e9;
+  CHECK(cost.seconds == Approx(double(t.overhead_cycles + t.memory_cycles + t.compute_cycles) / hz).epsilon(1e-6));
+  CHECK(cost.stall_s == Approx(double(t.overhead_cycles) / hz).margin(2.0 / hz));  // in series is not stalled
 }
 
 TEST_CASE("cpu sim: the clocked reference gives the event-driven cycles on small regions") {
