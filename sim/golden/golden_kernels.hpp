@@ -33,6 +33,12 @@ class ThreadTeam {
   ThreadTeam& operator=(const ThreadTeam&) = delete;
   int size() const { return threads_; }
   void run(const std::function<void(int thread)>& work);
+  // Runs an empty region: workers that slept through a cache flush (tens of ms) take tens of
+  // microseconds to wake on a shared VM, a cost a decode loop, whose ops follow each other,
+  // never pays. The golden wakes them before each timed kernel, outside the timer.
+  void wake() {
+    run([](int) {});
+  }
 
  private:
   void worker(int thread);

@@ -93,6 +93,16 @@ double predict_cpu(const CpuSimEngine& e, const GoldenShape& s) {
   return t;
 }
 
+// Before each timed run: evict the caches (unless --no-flush), then wake the team, so the kernel
+// finds cold caches and awake threads, as an op of a decode loop over a model larger than the
+// caches does.
+std::function<void()> before_each_kernel(CacheFlusher* flusher, ThreadTeam& team) {
+  return [flusher, &team] {
+    if (flusher) flusher->flush();
+    team.wake();
+  };
+}
+
 // Times one attention shape: heads dealt round-robin to the team, each head reading its
 // (GQA-shared) KV head.
 TimingStats time_attention(const GoldenShape& s, ThreadTeam& team, const CpuGoldenOptions& o,
@@ -118,8 +128,7 @@ TimingStats time_attention(const GoldenShape& s, ThreadTeam& team, const CpuGold
       }
     });
   };
-  return time_repeated(kernel, o.warmup, o.repeats, flusher ? std::function<void()>([&] { flusher->flush(); })
-                                                            : std::function<void()>());
+  return time_repeated(kernel, o.warmup, o.repeats, before_each_kernel(flusher, team));
 }
 
 }  // namespace
@@ -141,8 +150,7 @@ std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, co
       if (s.kernel == "gemm" || s.kernel == "gemv") {
         const RowMatrix x = random_matrix(s.m, s.k, rng), w = random_matrix(s.n, s.k, rng);
         RowMatrix y(s.m, s.n);
-        t = time_repeated([&] { linear(x, w, y, team); }, o.warmup, o.repeats,
-                          flusher ? std::function<void()>([&] { flusher->flush(); }) : std::function<void()>());
+        t = time_repeated([&] { linear(x, w, y, team); }, o.warmup, o.repeats, before_each_kernel(flusher.get(), team));
       } else {
         t = time_attention(s, team, o, flusher.get(), rng);
       }
