@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -39,7 +40,7 @@ namespace {
 struct GoldenArgs {
   std::string hw = "host", measured, models = "llama-68m,llama-3.2-1b", tokens = "1,2,4,8,16,32,64,128,256",
               contexts = "512,2048", attention_model = "llama-3.2-1b", format, stack, system;
-  int threads = 0, repeats = 2, warmup = 1, tree_tokens = 16, rounds = 3;
+  int threads = 0, repeats = 2, warmup = 1, tree_tokens = 16, rounds = 6;
   bool no_flush = false, stored_calibration = false;
   unsigned long long seed = 1;
   // The options of a kernel run on this host, with whether each was given (filled after parsing).
@@ -373,6 +374,11 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     o.warmup = a.warmup;
     o.flush_bytes = a.no_flush ? 0 : sim::host_cache_flush_bytes();
     o.seed = a.seed;
+    const auto started = std::chrono::steady_clock::now();
+    o.on_round_done = [&](int round, int rounds) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::cerr << fmt::format("specdse: golden: round {} of {} timed ({:.0f} s)\n", round, rounds, s);
+    };
     warning = foreign_host_warning(hw);
     if (!warning.empty()) std::cerr << "specdse: " << warning << "\n";
     rows = sim::run_cpu_golden(shapes, hw, o);
@@ -447,8 +453,9 @@ const RegisterCommand golden_registration{
       sub.add_option("--repeats", a->repeats, "Timed repeats per kernel and round")->default_val(2)->check(CLI::PositiveNumber);
       sub.add_option("--rounds", a->rounds,
                      "CPU: times the whole shape set this many times over, keeping each shape's minimum "
-                     "(robust to bursts of load on a shared machine)")
-          ->default_val(3)
+                     "(robust to bursts of load on a shared machine; the in-run calibration keeps each probe's "
+                     "best of as many)")
+          ->default_val(6)
           ->check(CLI::PositiveNumber);
       sub.add_flag("--stored-calibration", a->stored_calibration,
                    "--hw host: use calibrate-host's file instead of calibrating in this run");

@@ -155,6 +155,7 @@ std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, co
         t = time_attention(s, team, o, flusher.get(), rng);
       }
       stats[i].merge(t);
+      if (i + 1 == shapes.size() && o.on_round_done) o.on_round_done(round + 1, o.rounds);
     }
   std::vector<GoldenRow> rows;
   for (std::size_t i = 0; i < shapes.size(); ++i) {

@@ -3,6 +3,7 @@
 // (or, for GPUs, read from a CSV the CUDA golden binary printed on the device), next to the
 // sim model's prediction for the same shape.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct CpuGoldenOptions {
   // shared machine then spoils one round of a shape, not all of its runs.
   int rounds = 1;
   std::uint64_t seed = 1;
+  // Called after each round (1-based) with the number of rounds: progress for a caller that
+  // shows it (a round of the default shape set takes tens of seconds).
+  std::function<void(int round, int rounds)> on_round_done;
 };
 
 // Runs each shape on the host and predicts it with the CPU sim model of `cpu`.
