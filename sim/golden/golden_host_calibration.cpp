@@ -162,7 +162,7 @@ ProbeTimes time_probes(const HostCalibration& c, int repeats) {
      // times attention and as a decode step finds a layer's K/V behind the other layers' weights:
      // each head's one-row products then wait on rows fetched one head at a time, so the rate
      // (FLOPs over the time) holds that wait as well as the products' and softmax's compute. On
-     // the Xeon VM: 12.5-12.9 GFLOP/s so, 16.8-19.8 with the keys in cache (docs/cpu-model.md).
+     // the Xeon VM: 12.5-12.9 GFLOP/s cold, 16.8-19.8 with the keys in cache (docs/cpu-model.md).
     std::vector<RowMatrix> q, k, v, out(kAttentionHeads);
     for (int h = 0; h < kAttentionHeads; ++h) q.push_back(random_matrix(1, kAttentionHeadSize, rng));
     for (int g = 0; g < kAttentionKvHeads; ++g) {
