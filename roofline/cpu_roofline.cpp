@@ -22,8 +22,7 @@ CpuRates cpu_rates(const models::CpuSpec& cpu) {
       cpu.attention_compute_efficiency > 0 ? cpu.simd_flops_per_cycle * cpu.attention_compute_efficiency
                                            : r.flops_per_core_cycle;
   r.dram_bytes_per_cycle = cpu.dram_bandwidth_gbs * 1e9 * cpu.memory_efficiency / r.clock_hz;
-  r.gemm_packs = cpu.gemm_stream_bandwidth_gbs > 0;
-  r.gemm_stream_bytes_per_cycle = r.gemm_packs ? cpu.gemm_stream_bandwidth_gbs * 1e9 / r.clock_hz : r.dram_bytes_per_cycle;
+  r.gemm_stream_bytes_per_cycle = cpu.gemm_stream_bandwidth_gbs * 1e9 / r.clock_hz;
   r.gemm_short_rows_max_k = cpu.gemm_short_rows_max_k;
   r.gemm_short_rows_bytes_per_cycle = cpu.gemm_short_rows_stream_bandwidth_gbs * 1e9 / r.clock_hz;
   // Only the cores running threads bring their private L2; L3 is shared (non-inclusive on the
@@ -99,7 +98,7 @@ CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResid
   // panels (at the packing rate: a faster one for rows short enough to pack whole), then runs
   // its kernel over them; one thread does the two one after the other (docs/cpu-model.md has
   // the measurements on Eigen that show both the serial sum and the row-length rates).
-  const bool packed = rates.gemm_packs && op.kind == models::OpKind::gemm && op.m > 1;
+  const bool packed = rates.gemm_packs() && op.kind == models::OpKind::gemm && op.m > 1;
   k.dram_bytes_per_cycle = rates.dram_bytes_per_cycle;
   if (packed) {
     const bool short_rows = rates.gemm_short_rows_max_k > 0 && op.k <= rates.gemm_short_rows_max_k;

@@ -36,8 +36,8 @@ struct CpuRates {
   double dram_bytes_per_cycle = 0;     // all cores together, calibrated
   // M > 1 GEMMs pack their weights into panels before their kernel runs (a BLAS such as Eigen;
   // the calibration declares a packing rate), at these rates: rows of at most
-  // gemm_short_rows_max_k weights (whole rows per panel, 0: none), the rest.
-  bool gemm_packs = false;
+  // gemm_short_rows_max_k weights (whole rows per panel, 0: none), the rest. 0: no packing pass.
+  bool gemm_packs() const { return gemm_stream_bytes_per_cycle > 0; }
   double gemm_stream_bytes_per_cycle = 0;
   std::int64_t gemm_short_rows_max_k = 0;
   double gemm_short_rows_bytes_per_cycle = 0;

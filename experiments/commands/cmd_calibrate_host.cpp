@@ -1,7 +1,7 @@
 // specdse calibrate-host: writes a CPU hardware config for this machine (cores, clock, caches
 // from the OS; streaming bandwidth, GEMM packing and FLOP rates, attention rate and fork/join
-// cost measured with the golden kernels) so the CPU models predict it. The file goes next to the specdse binary unless --out says
-// otherwise (never into the source tree by default).
+// cost measured with the golden kernels) so the CPU models predict it. The file goes next to
+// the specdse binary unless --out says otherwise (never into the source tree by default).
 #include <fmt/format.h>
 
 #include <filesystem>

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -139,11 +140,7 @@ ProbeTimes time_probes(const HostCalibration& c, int repeats) {
   ThreadTeam team(c.threads);
   CacheFlusher flusher(host_cache_flush_bytes());
   std::mt19937_64 rng(7);
-  // Cold caches and awake threads before each timed run, as the golden times its kernels.
-  auto flush = [&] {
-    flusher.flush();
-    team.wake();
-  };
+  const std::function<void()> flush = before_each_kernel(&flusher, team);  // as the golden times its kernels
   ProbeTimes p;
   auto time_gemm = [&](const GemmProbe& g) {
     const RowMatrix x = random_matrix(g.m, g.k, rng), w = random_matrix(g.n, g.k, rng);

@@ -18,6 +18,13 @@
 
 namespace sim {
 
+std::function<void()> before_each_kernel(CacheFlusher* flusher, ThreadTeam& team) {
+  return [flusher, &team] {
+    if (flusher) flusher->flush();
+    team.wake();
+  };
+}
+
 std::vector<GoldenShape> projection_shapes(const std::vector<models::ModelSpec>& models,
                                            const std::vector<std::int64_t>& tokens) {
   std::vector<GoldenShape> out;
@@ -91,16 +98,6 @@ double predict_cpu(const CpuSimEngine& e, const GoldenShape& s) {
   double t = 0;
   for (const auto& op : golden_attention_ops(s, 4.0)) t += e.op_cost(op).seconds;
   return t;
-}
-
-// Before each timed run: evict the caches (unless --no-flush), then wake the team, so the kernel
-// finds cold caches and awake threads, as an op of a decode loop over a model larger than the
-// caches does.
-std::function<void()> before_each_kernel(CacheFlusher* flusher, ThreadTeam& team) {
-  return [flusher, &team] {
-    if (flusher) flusher->flush();
-    team.wake();
-  };
 }
 
 // Times one attention shape: heads dealt round-robin to the team, each head reading its

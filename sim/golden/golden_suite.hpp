@@ -56,6 +56,13 @@ struct CpuGoldenOptions {
   std::function<void(int round, int rounds)> on_round_done;
 };
 
+class CacheFlusher;
+class ThreadTeam;
+// What runs before each timed kernel (the golden's and calibrate-host's probes): evict the caches
+// (null flusher: --no-flush), then wake the team, so the kernel finds cold caches and awake
+// threads, as an op of a decode loop over a model larger than the caches does.
+std::function<void()> before_each_kernel(CacheFlusher* flusher, ThreadTeam& team);
+
 // Runs each shape on the host and predicts it with the CPU sim model of `cpu`.
 std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, const models::HardwareSpec& cpu,
                                       const CpuGoldenOptions& options);
