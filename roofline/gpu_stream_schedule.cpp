@@ -1,7 +1,6 @@
 #include "roofline/gpu_stream_schedule.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -9,28 +8,27 @@
 
 namespace roofline {
 
-DeviceRun run_closed_form(const GpuKernelModel& model, const GpuWorkload& workload) {
+DeviceRun run_one_stream(const GpuWorkload& workload, const std::vector<KernelTiming>& timing) {
   // Built once: checked_add takes the message by reference, and a step has ~10^3 launches.
-  static const std::string host_what = "GPU roofline: the stack's host time", step_what = "GPU roofline: a step";
+  static const std::string host_what = "GPU model: the stack's host time", step_what = "GPU model: a step";
   if (workload.streams.size() != 1)
-    throw std::invalid_argument("GPU roofline: the closed-form schedule runs one stream (co-located streams are simulated)");
+    throw std::invalid_argument("GPU model: the closed-form schedule runs one stream (co-located streams are simulated)");
+  if (timing.size() != workload.kernels.size())
+    throw std::invalid_argument("GPU model: one timing per kernel of the workload expected");
   const StreamPlan& plan = workload.streams.front();
   std::vector<KernelRecord> records(plan.launches.size());
   std::int64_t host = plan.start_cycle, device_free = plan.start_cycle;
-  // Each distinct kernel's closed form once: every decoder layer launches the same ones.
-  std::vector<std::optional<KernelTiming>> timing(workload.kernels.size());
   for (std::size_t i = 0; i < plan.launches.size(); ++i) {
     const KernelLaunch& l = plan.launches[i];
-    std::optional<KernelTiming>& t = timing[std::size_t(l.kernel)];
-    if (!t) t = model.time(workload.kernels[std::size_t(l.kernel)]);
+    const KernelTiming& t = timing[std::size_t(l.kernel)];
     host = models::checked_add(host, l.host_cycles_before, host_what);
     KernelRecord& r = records[i];
     r.enqueue = host;
     r.start = std::max(host, device_free);
-    r.dispatch = r.start + t->launch_cycles;
-    r.compute_end = r.dispatch + t->compute_cycles;
-    r.memory_end = r.dispatch + t->memory_cycles;
-    r.end = models::checked_add(r.start, t->total_cycles, step_what);
+    r.dispatch = r.start + t.launch_cycles;
+    r.compute_end = r.dispatch + t.compute_cycles;
+    r.memory_end = r.dispatch + t.memory_cycles;
+    r.end = models::checked_add(r.start, t.total_cycles, step_what);
     device_free = r.end;
   }
   DeviceRun run;
@@ -40,6 +38,20 @@ DeviceRun run_closed_form(const GpuKernelModel& model, const GpuWorkload& worklo
     run.end_cycle = std::max(run.end_cycle, models::checked_add(host, plan.host_after_cycles, host_what));
   run.streams.push_back(std::move(records));
   return run;
+}
+
+DeviceRun run_closed_form(const GpuKernelModel& model, const GpuWorkload& workload) {
+  if (workload.streams.size() != 1)
+    throw std::invalid_argument("GPU roofline: the closed-form schedule runs one stream (co-located streams are simulated)");
+  // Each launched kernel's closed form once: every decoder layer launches the same ones.
+  std::vector<KernelTiming> timing(workload.kernels.size());
+  std::vector<char> timed(workload.kernels.size(), 0);
+  for (const KernelLaunch& l : workload.streams.front().launches)
+    if (!timed[std::size_t(l.kernel)]) {
+      timing[std::size_t(l.kernel)] = model.time(workload.kernels[std::size_t(l.kernel)]);
+      timed[std::size_t(l.kernel)] = 1;
+    }
+  return run_one_stream(workload, timing);
 }
 
 }  // namespace roofline

@@ -1,7 +1,6 @@
 #pragma once
-// The analytic engine's run of a launch plan (roofline/gpu_launch_plan.hpp): the same host
-// program as the SystemC host thread (sim/gpu/gpu_host_thread.hpp), with each kernel taking its
-// closed-form time (GpuKernelModel::time) instead of a simulated CTA dispatch and DRAM stream.
+// The run of a one-stream launch plan (roofline/gpu_launch_plan.hpp) as a closed-form
+// recurrence: the same host program as the SystemC host thread (sim/gpu/gpu_host_thread.hpp).
 //
 // The host never waits on the device: launch i enters the queue when the host has spent every
 // host_cycles_before up to it (enqueue_i = start_cycle + sum of host_cycles_before[0..i]). The
@@ -10,13 +9,25 @@
 // works on after its last launch (StreamPlan::host_after_cycles, a stack that overlaps its
 // per-step work with the device). A launch-bound step (host slower than the kernels) therefore
 // costs its host time, a GPU-bound one the kernels' sum, on both engines by the same rule.
+//
+// Both engines run one stream through it and differ only by each kernel's timing: the analytic
+// engine takes each kernel's closed form (GpuKernelModel::time, run_closed_form); the sim engine
+// times each distinct kernel alone through its simulated CTA dispatch and DRAM stream
+// (sim/gpu/gpu_kernel_alone.hpp), since with one stream no two kernels ever overlap. Several
+// streams share SMs and DRAM, which no recurrence holds: they run in the SystemC model.
+#include <vector>
+
 #include "roofline/gpu_launch_plan.hpp"
 
 namespace roofline {
 
-// One record per launch, as the SystemC model writes them (KernelRecord). The closed form has no
-// model of two streams sharing SMs and DRAM, so a workload of other than one stream is refused
-// (std::invalid_argument); co-located streams go to the SystemC model (sim/gpu/gpu_streams.hpp).
+// The recurrence with kernel k of the workload taking timing[k] (launch, compute, memory and
+// total cycles; only the launched kernels' entries are read). One record per launch, as the
+// SystemC model writes them (KernelRecord). A workload of other than one stream is refused
+// (std::invalid_argument).
+DeviceRun run_one_stream(const GpuWorkload& workload, const std::vector<KernelTiming>& timing);
+
+// run_one_stream with every kernel's closed form.
 DeviceRun run_closed_form(const GpuKernelModel& model, const GpuWorkload& workload);
 
 }  // namespace roofline

@@ -167,8 +167,9 @@ void add_format_option(CLI::App& sub, std::string& format) {
 
 void add_engine_option(CLI::App& sub, std::string& engine) {
   sub.add_option("--engine", engine,
-                 "Latency engine: roofline (analytic), sim (event-driven SystemC model) or "
-                 "sim-clocked (cycle-by-cycle reference)")
+                 "Latency engine: roofline (analytic), sim (event-driven device models in SystemC; a GPU step "
+                 "of one stream is its kernels simulated alone, in launch order) or sim-clocked "
+                 "(cycle-by-cycle SystemC reference)")
       ->check(CLI::IsMember({"roofline", "sim", "sim-clocked"}))
       ->default_val("roofline");
 }

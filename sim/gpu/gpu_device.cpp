@@ -2,13 +2,19 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "sim/gpu/gpu_cta_dispatcher.hpp"
 #include "sim/gpu/gpu_device_core.hpp"
 #include "sim/gpu/gpu_dram_controller.hpp"
 #include "sim/gpu/gpu_host_thread.hpp"
+#include "sim/gpu/gpu_kernel_alone.hpp"
 #include "sim/sc_session.hpp"
+#include "models/cycle_range.hpp"
+#include "roofline/gpu_stream_schedule.hpp"
 
 namespace sim {
 
@@ -109,7 +115,39 @@ SC_MODULE(GpuDevice) {
 
 }  // namespace
 
+namespace {
+
+// One stream, event-driven: no two kernels overlap, so each distinct kernel is timed alone
+// (its CTA waves and DRAM stream, gpu_kernel_alone.hpp) and the launches follow the
+// host/stream recurrence both engines share (roofline/gpu_stream_schedule.hpp). That is what
+// the SystemC model computes for one stream, record for record (tests/sim/test_gpu_systemc.cpp
+// compares it with a run of every CTA in SystemC and with the clocked model), without an event
+// per host enqueue and kernel end: those were most of a step's simulation time. Empty where a
+// kernel never completes alone (a CTA that fits no SM): the SystemC model runs it.
+std::optional<DeviceRun> run_one_stream_alone(const GpuKernelModel& model, const GpuWorkload& workload) {
+  std::vector<roofline::KernelTiming> timing(workload.kernels.size());
+  std::vector<char> timed(workload.kernels.size(), 0);
+  for (const KernelLaunch& l : workload.streams.front().launches) {
+    const std::size_t k = std::size_t(l.kernel);
+    if (timed[k]) continue;
+    const GpuKernel& kernel = workload.kernels[k];
+    const KernelAloneRun alone = run_kernel_alone(model, kernel);
+    if (!alone.completes) return std::nullopt;
+    roofline::KernelTiming& t = timing[k];
+    t.launch_cycles = kernel.launch_cycles;
+    t.compute_cycles = alone.compute_cycles;
+    t.memory_cycles = alone.memory_cycles;
+    t.total_cycles = models::checked_add(t.launch_cycles, std::max(t.compute_cycles, t.memory_cycles), "GPU model: a kernel");
+    timed[k] = 1;
+  }
+  return roofline::run_one_stream(workload, timing);
+}
+
+}  // namespace
+
 DeviceRun run_gpu_device(const GpuKernelModel& model, const GpuWorkload& workload, SimMode mode) {
+  if (mode == SimMode::event_driven && workload.streams.size() == 1)
+    if (std::optional<DeviceRun> run = run_one_stream_alone(model, workload)) return std::move(*run);
   // A fresh SystemC context per run (sim/sc_session.hpp): any number of runs per process.
   ScSession session;
   auto device = std::make_unique<GpuDevice>("specdse_gpu", model, workload, mode);

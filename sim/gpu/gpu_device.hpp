@@ -7,9 +7,11 @@
 //
 // run_gpu_device() builds the SystemC model in its own context (sim/sc_session.hpp) and runs
 // it event-driven (one SC_METHOD for the device that computes the next event: a CTA
-// completion, a kernel's last byte, a launch ending, or a host enqueue; with one stream, the end
-// of a kernel timed alone, gpu_kernel_alone.hpp) or clocked (one
+// completion, a kernel's last byte, a launch ending, or a host enqueue) or clocked (one
 // SC_THREAD advancing host countdowns, DRAM bytes and per-SM CTA countdowns every cycle).
+// Event-driven with one stream, no two kernels overlap: each distinct kernel is timed alone
+// (gpu_kernel_alone.hpp) and the launches follow the host/stream recurrence of
+// roofline/gpu_stream_schedule.hpp, the records the SystemC model would write, without it.
 #include "models/hardware_spec.hpp"
 #include "sim/gpu/gpu_launch_plan.hpp"
 #include "sim/sim_engine.hpp"

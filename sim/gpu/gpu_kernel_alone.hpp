@@ -5,9 +5,9 @@
 // With one stream, kernels never overlap (a stream runs its kernels in order), so each kernel
 // starts on empty SMs and an idle DRAM controller and takes the same cycles wherever it runs in
 // the step: the event-driven device times each distinct kernel of a single-stream workload once
-// with this, by its own bookkeeping (GpuDeviceCore::settle) on that kernel alone, and
-// schedules its end instead of waking for every wave. Host threads, launches and kernel ends
-// stay events of the SystemC model; several streams (contention) run every CTA in it.
+// with this, by its own bookkeeping (GpuDeviceCore::settle) on that kernel alone, and the
+// launches follow the host/stream recurrence of roofline/gpu_stream_schedule.hpp (gpu_device.cpp);
+// several streams (contention) and the clocked mode run every CTA in the SystemC model.
 #include <cstdint>
 
 #include "sim/gpu/gpu_kernel_model.hpp"

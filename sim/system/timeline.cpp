@@ -62,6 +62,16 @@ int TaskGraph::add_task(TimelineTask t, TaskDeps deps) {
   return add(std::move(t), deps.begin(), deps.end(), false);
 }
 
+void TaskGraph::clear() {
+  resources_.clear();
+  tasks_.clear();
+  stored_.clear();
+  timings_.clear();
+  dep_list_.clear();
+  dep_begin_.assign(1, 0);
+  repeats_.clear();
+}
+
 int TaskGraph::add(TimelineTask&& t, const int* first_dep, const int* last_dep, bool skip_negative) {
   const int id = int(stored_.size());
   if (!named_) t.name.clear();
