@@ -130,6 +130,12 @@ struct CpuSpec {
   // of the SIMD peak; 0: compute_efficiency (calibration, optional, measured by calibrate-host
   // on a probe shape outside the golden set).
   double attention_compute_efficiency = 0;
+  // Where a head's problem has several query rows (a tree or a chain verified at once), the rows
+  // after the first run at this share of the SIMD peak: the first row's products wait on the
+  // head's keys and values from memory, the others find them in cache. 0: every row at the
+  // attention rate above (calibration, optional, with attention_compute_efficiency; measured by
+  // calibrate-host on a 16-row probe beside the one-row one).
+  double attention_extra_row_compute_efficiency = 0;
   int threads = 0;
   double memory_capacity_gib = 0;   // DRAM capacity; 0: not stated (memory fit not checked)
 };

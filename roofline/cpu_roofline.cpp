@@ -21,6 +21,9 @@ CpuRates cpu_rates(const models::CpuSpec& cpu) {
   r.attention_flops_per_core_cycle =
       cpu.attention_compute_efficiency > 0 ? cpu.simd_flops_per_cycle * cpu.attention_compute_efficiency
                                            : r.flops_per_core_cycle;
+  r.attention_extra_row_flops_per_core_cycle = cpu.attention_extra_row_compute_efficiency > 0
+                                                   ? cpu.simd_flops_per_cycle * cpu.attention_extra_row_compute_efficiency
+                                                   : 0.0;
   r.dram_bytes_per_cycle = cpu.dram_bandwidth_gbs * 1e9 * cpu.memory_efficiency / r.clock_hz;
   r.gemm_stream_bytes_per_cycle = cpu.gemm_stream_bandwidth_gbs * 1e9 / r.clock_hz;
   r.gemm_short_rows_max_k = cpu.gemm_short_rows_max_k;
@@ -81,12 +84,21 @@ CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResid
   }
   // Dequantisation: each lane-operation takes one FMA lane slot, i.e. the issue time of 2 FLOPs.
   const double item_dequant_flops = 2.0 * op.dequant_weights * op.dequant_ops_per_weight / double(k.items);
-  // Attention's per-head products (and their softmax) run at their own calibrated rate.
+  // Attention's per-head products (and their softmax) run at their own calibrated rate. Where
+  // the config states one for them, a head's query rows after its first run at theirs: the first
+  // row's products wait on the head's keys and values, the others read them from cache. (The
+  // softmax, a few per cent of the work, stays at the first row's rate: its op has no rows.)
   const bool attention = op.kind == models::OpKind::attention_qk || op.kind == models::OpKind::attention_pv ||
                          op.kind == models::OpKind::softmax;
-  k.item_cycles = models::checked_cycles(
-      (item_flops + item_dequant_flops) / (attention ? rates.attention_flops_per_core_cycle : rates.flops_per_core_cycle),
-      "CPU model: a work item's compute");
+  const bool products = op.kind == models::OpKind::attention_qk || op.kind == models::OpKind::attention_pv;
+  const double rate = attention ? rates.attention_flops_per_core_cycle : rates.flops_per_core_cycle;
+  double item_core_cycles = (item_flops + item_dequant_flops) / rate;
+  if (products && op.m > 1 && rates.attention_extra_row_flops_per_core_cycle > 0) {
+    const double first_row = item_flops / double(op.m);
+    item_core_cycles = (first_row + item_dequant_flops) / rate +
+                       (item_flops - first_row) / rates.attention_extra_row_flops_per_core_cycle;
+  }
+  k.item_cycles = models::checked_cycles(item_core_cycles, "CPU model: a work item's compute");
 
   double bytes = 0;
   if (!residency.weights) bytes += op.weight_bytes;

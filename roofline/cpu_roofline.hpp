@@ -33,6 +33,9 @@ struct CpuRates {
   double clock_hz = 0;
   double flops_per_core_cycle = 0;     // SIMD FP32 FLOPs per core per cycle, calibrated
   double attention_flops_per_core_cycle = 0;  // the same in attention's small per-head products
+  // The same in a head's query rows after its first (CpuSpec::attention_extra_row_compute_efficiency;
+  // 0: every row at attention_flops_per_core_cycle).
+  double attention_extra_row_flops_per_core_cycle = 0;
   double dram_bytes_per_cycle = 0;     // all cores together, calibrated
   // M > 1 GEMMs pack their weights into panels before their kernel runs (a BLAS such as Eigen;
   // the calibration declares a packing rate), at these rates: rows of at most

@@ -27,7 +27,8 @@ CpuSpec load_cpu(const YamlReader& r) {
   c.memory_capacity_gib = m.has("capacity_gib") ? m.positive("capacity_gib") : 0.0;
   const YamlReader cal = r.child("calibration");
   cal.allow_only({"compute_efficiency", "memory_efficiency", "op_overhead_us", "gemm_stream_bandwidth_gbs",
-                  "attention_compute_efficiency", "gemm_short_rows_max_k", "gemm_short_rows_stream_bandwidth_gbs"});
+                  "attention_compute_efficiency", "attention_extra_row_compute_efficiency", "gemm_short_rows_max_k",
+                  "gemm_short_rows_stream_bandwidth_gbs"});
   c.compute_efficiency = cal.fraction("compute_efficiency");
   c.memory_efficiency = cal.fraction("memory_efficiency");
   // Optional: fork/join cost of one parallel region, measured by `specdse calibrate-host`.
@@ -44,6 +45,13 @@ CpuSpec load_cpu(const YamlReader& r) {
   }
   c.attention_compute_efficiency =
       cal.has("attention_compute_efficiency") ? cal.fraction("attention_compute_efficiency") : 0.0;
+  // Optional: the rows after a head's first, relative to that first row's calibrated rate.
+  if (cal.has("attention_extra_row_compute_efficiency")) {
+    if (c.attention_compute_efficiency <= 0)
+      cal.fail("attention_extra_row_compute_efficiency",
+               "attention_compute_efficiency beside it (the rate of a head's first query row)", "none");
+    c.attention_extra_row_compute_efficiency = cal.fraction("attention_extra_row_compute_efficiency");
+  }
   return c;
 }
 

@@ -95,13 +95,15 @@ std::int64_t eigen_whole_row_max_k() {
 // One round of the probes: each one's fastest pass (seconds); the rates come from the fastest
 // pass of each over all rounds (derive_rates).
 struct ProbeTimes {
-  double stream_s = 0, pack_s = 0, flop_s = 0, short_rows_s = 0, attention_s = 0, fork_join_s = 0;
+  double stream_s = 0, pack_s = 0, flop_s = 0, short_rows_s = 0, attention_s = 0, attention_rows_s = 0,
+         fork_join_s = 0;
   void keep_fastest(const ProbeTimes& o) {
     stream_s = std::min(stream_s, o.stream_s);
     pack_s = std::min(pack_s, o.pack_s);
     flop_s = std::min(flop_s, o.flop_s);
     short_rows_s = std::min(short_rows_s, o.short_rows_s);
     attention_s = std::min(attention_s, o.attention_s);
+    attention_rows_s = std::min(attention_rows_s, o.attention_rows_s);
     fork_join_s = std::min(fork_join_s, o.fork_join_s);
   }
 };
@@ -124,16 +126,24 @@ HostCalibration host_figures(int threads) {
   return c;
 }
 
-// The decode-attention probe's FLOPs as the CPU model counts them (the golden's attention ops).
+// The attention probes' FLOPs as the CPU model counts them (the golden's attention ops): a head
+// with `rows` query rows over the cache; the products (QK^T and PV) and the softmax apart.
 constexpr int kAttentionHeads = 16, kAttentionKvHeads = 4, kAttentionKeys = 1024, kAttentionHeadSize = 128;
-double attention_probe_flops() {
+// The second probe's query rows per head (a tree of 16 verified at once, as the golden's).
+constexpr int kAttentionRows = 16;
+struct AttentionFlops {
+  double products = 0, softmax = 0;
+  double total() const { return products + softmax; }
+};
+AttentionFlops attention_probe_flops(int rows) {
   GoldenShape probe;
   probe.kernel = "decode_attention";
-  probe.m = 1, probe.n = kAttentionKeys, probe.k = kAttentionHeadSize, probe.heads = kAttentionHeads,
+  probe.m = rows, probe.n = kAttentionKeys, probe.k = kAttentionHeadSize, probe.heads = kAttentionHeads,
   probe.kv_heads = kAttentionKvHeads;
-  double flops = 0;
-  for (const models::Op& op : golden_attention_ops(probe, sizeof(float))) flops += op.flops;
-  return flops;
+  AttentionFlops f;
+  for (const models::Op& op : golden_attention_ops(probe, sizeof(float)))
+    (op.kind == models::OpKind::softmax ? f.softmax : f.products) += op.flops;
+  return f;
 }
 
 ProbeTimes time_probes(const HostCalibration& c, int repeats) {
@@ -160,19 +170,27 @@ ProbeTimes time_probes(const HostCalibration& c, int repeats) {
      // each head's one-row products then wait on rows fetched one head at a time, so the rate
      // (FLOPs over the time) holds that wait as well as the products' and softmax's compute. On
      // the Xeon VM: 12.5-12.9 GFLOP/s cold, 16.8-19.8 with the keys in cache (docs/cpu-model.md).
-    std::vector<RowMatrix> q, k, v, out(kAttentionHeads);
+    std::vector<RowMatrix> q, q_rows, k, v, out(kAttentionHeads);
     for (int h = 0; h < kAttentionHeads; ++h) q.push_back(random_matrix(1, kAttentionHeadSize, rng));
+    for (int h = 0; h < kAttentionHeads; ++h) q_rows.push_back(random_matrix(kAttentionRows, kAttentionHeadSize, rng));
     for (int g = 0; g < kAttentionKvHeads; ++g) {
       k.push_back(random_matrix(kAttentionKeys, kAttentionHeadSize, rng));
       v.push_back(random_matrix(kAttentionKeys, kAttentionHeadSize, rng));
     }
     constexpr int kGroup = kAttentionHeads / kAttentionKvHeads;
-    const auto kernel = [&] {
-      team.run([&](int t) {
-        for (int h = t; h < kAttentionHeads; h += team.size())
-          out[std::size_t(h)] = attend(q[std::size_t(h)], k[std::size_t(h / kGroup)], v[std::size_t(h / kGroup)]).out;
-      });
+    const auto kernel_of = [&](const std::vector<RowMatrix>& queries) {
+      return [&] {
+        team.run([&](int t) {
+          for (int h = t; h < kAttentionHeads; h += team.size())
+            out[std::size_t(h)] =
+                attend(queries[std::size_t(h)], k[std::size_t(h / kGroup)], v[std::size_t(h / kGroup)]).out;
+        });
+      };
     };
+    const auto kernel = kernel_of(q);
+    // The same heads with 16 query rows each (mask-free, over the same cache): the rows after a
+    // head's first read its keys and values from cache (CpuSpec::attention_extra_row_compute_efficiency).
+    p.attention_rows_s = time_repeated(kernel_of(q_rows), 1, repeats, flush).min_s;
     p.attention_s = time_repeated(kernel, 1, repeats, flush).min_s;
   }
   return p;
@@ -214,9 +232,19 @@ void derive_rates(HostCalibration& c, const ProbeTimes& p) {
     else
       c.gemm_short_rows_max_k = 0;
   }
-  c.attention_gflops = attention_probe_flops() / std::max(1e-9, p.attention_s - fj) / 1e9;
-  c.attention_compute_efficiency =
-      std::min(1.0, c.attention_gflops / (c.threads * c.simd_flops_per_cycle * c.clock_ghz));
+  const AttentionFlops one_row = attention_probe_flops(1), rows = attention_probe_flops(kAttentionRows);
+  const double first_row_s = std::max(1e-9, p.attention_s - fj);
+  c.attention_gflops = one_row.total() / first_row_s / 1e9;
+  const double peak_gflops = c.threads * c.simd_flops_per_cycle * c.clock_ghz;
+  c.attention_compute_efficiency = std::min(1.0, c.attention_gflops / peak_gflops);
+  // The 16-row probe as the model costs it: each head's first row of products and all its
+  // softmax at the one-row rate, the other rows' products at theirs (the time left over).
+  const double first_rows_flops = rows.products / kAttentionRows + rows.softmax;
+  const double extra_s = (p.attention_rows_s - fj) - first_rows_flops / (c.attention_gflops * 1e9);
+  if (extra_s > 0) {
+    c.attention_extra_row_gflops = (rows.products - rows.products / kAttentionRows) / extra_s / 1e9;
+    c.attention_extra_row_compute_efficiency = std::min(1.0, c.attention_extra_row_gflops / peak_gflops);
+  }
 }
 
 }  // namespace
@@ -235,9 +263,14 @@ std::string HostCalibration::summary() const {
                                               gemm_short_rows_max_k)
                                 : std::string();
   return fmt::format("{} cores, {} threads, {:.3f} GHz, {:.2f} GB/s streaming, {:.2f} GB/s GEMM packing{}, {:.2f} GFLOP/s "
-                     "(compute_efficiency {:.3f}), attention {:.2f} GFLOP/s ({:.3f}), fork/join {:.2f} us",
+                     "(compute_efficiency {:.3f}), attention {:.2f} GFLOP/s ({:.3f}){}, fork/join {:.2f} us",
                      cores, threads, clock_ghz, bandwidth_gbs, gemm_stream_gbs, short_rows, gemm_gflops,
-                     compute_efficiency, attention_gflops, attention_compute_efficiency, op_overhead_us);
+                     compute_efficiency, attention_gflops, attention_compute_efficiency,
+                     attention_extra_row_compute_efficiency > 0
+                         ? fmt::format(" ({:.2f} GFLOP/s ({:.3f}) in a head's later query rows",
+                                       attention_extra_row_gflops, attention_extra_row_compute_efficiency) + ")"
+                         : std::string(),
+                     op_overhead_us);
 }
 
 std::string HostCalibration::to_yaml(const std::string& name) const {
@@ -245,7 +278,7 @@ std::string HostCalibration::to_yaml(const std::string& name) const {
   y << "# Host CPU calibrated by `specdse calibrate-host` (" << cpu_model << ").\n"
     << "# cores, clock and caches from the OS; bandwidth, FLOP rate and fork/join cost measured\n"
     << "# with the golden kernels (FP32 Eigen GEMV 8192x4096, GEMMs 2x8192x4096, 192x2560x1536 and 2 rows over\n"
-    << "# 64 MiB of short rows, decode attention),\n"
+    << "# 64 MiB of short rows, decode attention with 1 and 16 query rows per head),\n"
     << "# minimum times.\n"
     << "name: " << models::yaml_quoted(name) << "\n"
     << "kind: cpu\n"
@@ -279,6 +312,10 @@ std::string HostCalibration::to_yaml(const std::string& name) const {
                    "1024 keys x 128, caches evicted\n",
                    // A config field in (0, 1]: a rate too small to print still states one.
                    std::max(1e-4, attention_compute_efficiency), attention_gflops);
+  if (attention_extra_row_compute_efficiency > 0)
+    y << fmt::format("  attention_extra_row_compute_efficiency: {:.4f}   # measured {:.2f} GFLOP/s: the same heads with "
+                     "{} query rows, beyond the first row's time\n",
+                     std::max(1e-4, attention_extra_row_compute_efficiency), attention_extra_row_gflops, kAttentionRows);
   return y.str();
 }
 

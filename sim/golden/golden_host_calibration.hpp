@@ -25,6 +25,10 @@ struct HostCalibration {
   double compute_efficiency = 0;  // gemm_gflops / (threads * simd * clock)
   double attention_gflops = 0;    // measured on the attention probe, all threads
   double attention_compute_efficiency = 0;  // attention_gflops / (threads * simd * clock)
+  // A head's query rows after its first (the 16-row probe beside the one-row one), all threads;
+  // 0 where the 16-row probe was no slower than 16 first rows would predict (nothing to measure).
+  double attention_extra_row_gflops = 0;
+  double attention_extra_row_compute_efficiency = 0;
   double op_overhead_us = 0;
   std::string cpu_model;          // /proc/cpuinfo "model name"
 

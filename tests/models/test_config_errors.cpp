@@ -92,6 +92,20 @@ TEST_CASE("A CPU's short-row packing rate needs the packing rate beside it, and 
   CHECK(ok.cpu->gemm_short_rows_stream_bandwidth_gbs == 16);
 }
 
+TEST_CASE("A CPU's extra-row attention rate needs the first row's rate beside it, and a share in (0, 1]") {
+  const std::string from = "memory_efficiency: 0.7";
+  CHECK_THAT(error_of(mutated_copy("xeon-16c", from, from + "\n  attention_extra_row_compute_efficiency: 0.4")),
+             Catch::Contains("calibration.attention_extra_row_compute_efficiency") &&
+                 Catch::Contains("attention_compute_efficiency"));
+  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
+                                   from + "\n  attention_compute_efficiency: 0.2\n"
+                                          "  attention_extra_row_compute_efficiency: 1.4")),
+             Catch::Contains("calibration.attention_extra_row_compute_efficiency") && Catch::Contains("(0, 1]"));
+  const HardwareSpec ok = load_hardware(mutated_copy(
+      "xeon-16c", from, from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_compute_efficiency: 0.4"));
+  CHECK(ok.cpu->attention_extra_row_compute_efficiency == 0.4);
+}
+
 TEST_CASE("Unknown config names list what is available") {
   try {
     ConfigRegistry().hardware("v81");

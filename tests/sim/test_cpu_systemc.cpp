@@ -241,6 +241,39 @@ TEST_CASE("cpu sim: attention runs at its own calibrated rate where the config s
         roofline::CpuRooflineEngine(base).step(build_verify_graph(reg.model("llama-68m"), {1, 2048}), false).seconds);
 }
 
+TEST_CASE("cpu sim: a head's query rows after its first run at their own rate where the config states one") {
+  const ConfigRegistry reg;
+  auto one_rate = reg.hardware("xeon-16c");
+  one_rate.cpu->attention_compute_efficiency = one_rate.cpu->compute_efficiency / 4;
+  auto two_rates = one_rate;
+  two_rates.cpu->attention_extra_row_compute_efficiency = one_rate.cpu->compute_efficiency / 2;
+  const sim::CpuSimEngine e1(one_rate, sim::SimMode::event_driven), e2(two_rates, sim::SimMode::event_driven);
+  auto qk_op = [](std::int64_t rows) {
+    Op qk;
+    qk.name = "attn_qk";
+    qk.kind = OpKind::attention_qk;
+    qk.m = rows, qk.n = 1024, qk.k = 128, qk.batch = 32, qk.kv_heads = 8;
+    qk.flops = 2.0 * 32 * rows * 1024 * 128;
+    return qk;
+  };
+  // One row: the first row's rate alone, with or without the second rate.
+  CHECK(e2.op_cost(qk_op(1)).compute_s == e1.op_cost(qk_op(1)).compute_s);
+  // Sixteen rows: the first at the one-row rate, fifteen at twice it (1 + 15 / 2 first rows).
+  const double first = e1.op_cost(qk_op(1)).compute_s;
+  CHECK(e1.op_cost(qk_op(16)).compute_s == Approx(16 * first).epsilon(0.01));
+  CHECK(e2.op_cost(qk_op(16)).compute_s == Approx(8.5 * first).epsilon(0.01));
+  // Both engines charge the same rule (the closed form of the same kernel; one op, an even deal).
+  const roofline::CpuKernel k = roofline::cpu_kernel(qk_op(16), roofline::cpu_rates(*two_rates.cpu), {});
+  CHECK(std::abs(e2.op_cost(qk_op(16)).cycles - roofline::cpu_closed_form(k).total_cycles) <= 1);
+  // The softmax has no rows: it stays at the first row's rate.
+  Op softmax;
+  softmax.name = "attn_softmax";
+  softmax.kind = OpKind::softmax;
+  softmax.sfu_elements = 32.0 * 16 * 1024;
+  softmax.flops = 5.0 * softmax.sfu_elements;
+  CHECK(e2.op_cost(softmax).compute_s == e1.op_cost(softmax).compute_s);
+}
+
 TEST_CASE("cpu sim: a Q5_K_M Llama-68m decodes faster than FP16 on the Xeon (fewer bytes, cache-resident)") {
   const ConfigRegistry reg;
   const sim::CpuSimEngine e(reg.hardware("xeon-16c"), sim::SimMode::event_driven);
