@@ -118,8 +118,10 @@ TEST_CASE("gpu sim: event-driven and clocked runs give the same cycles on small 
 
 TEST_CASE("gpu sim: a kernel timed alone takes the cycles its CTAs and bytes take in the step") {
   // With one stream the event-driven device times each distinct kernel once on an empty device
-  // (gpu_kernel_alone.hpp) instead of running its waves in the step. An empty second stream
-  // changes nothing in the step but turns that off: every launch record must be the same.
+  // (gpu_kernel_alone.hpp) instead of running its waves in the step, and its launches follow the
+  // host/stream recurrence (roofline/gpu_stream_schedule.hpp) instead of SystemC events. An empty
+  // second stream changes nothing in the step but turns both off (every CTA, host enqueue and
+  // kernel end in SystemC): every launch record must be the same.
   const ConfigRegistry reg;
   for (const char* name : {"h100-sxm", "rtx3090"}) {
     HardwareSpec hw = reg.hardware(name);
