@@ -179,11 +179,12 @@ ProbeTimes time_probes(const HostCalibration& c, int repeats) {
     }
     constexpr int kGroup = kAttentionHeads / kAttentionKvHeads;
     const auto kernel_of = [&](const std::vector<RowMatrix>& queries) {
-      return [&] {
+      const std::vector<RowMatrix>* qs = &queries;  // the caller's vector, which outlives the kernel
+      return [&, qs] {
         team.run([&](int t) {
           for (int h = t; h < kAttentionHeads; h += team.size())
             out[std::size_t(h)] =
-                attend(queries[std::size_t(h)], k[std::size_t(h / kGroup)], v[std::size_t(h / kGroup)]).out;
+                attend((*qs)[std::size_t(h)], k[std::size_t(h / kGroup)], v[std::size_t(h / kGroup)]).out;
         });
       };
     };

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "experiments/cli/host_calibration_check.hpp"
+#include "sim/golden/golden_host_calibration.hpp"
 #include "models/config_registry.hpp"
 #include "models/yaml_reader.hpp"
 
@@ -56,4 +57,23 @@ TEST_CASE("golden's host check: this host's calibration passes, any other CPU co
   CHECK_FALSE(foreign_host_warning(cpu_config(8, "", {}, "a dict"), 8).empty());
   std::filesystem::remove(stored);
   std::filesystem::remove(shipped);
+}
+
+TEST_CASE("calibrate-host's YAML loads back with every figure it measured, both attention rates included") {
+  sim::HostCalibration c;
+  c.cores = 2, c.threads = 2, c.clock_ghz = 2.1, c.simd_flops_per_cycle = 32, c.l2_kib_per_core = 512, c.l3_mib = 32;
+  c.bandwidth_gbs = 48, c.gemm_stream_gbs = 16, c.gemm_short_rows_max_k = 1016, c.gemm_short_rows_stream_gbs = 23;
+  c.gemm_gflops = 83, c.compute_efficiency = 0.62, c.op_overhead_us = 21;
+  c.attention_gflops = 23, c.attention_compute_efficiency = 0.17;
+  c.attention_extra_row_gflops = 59, c.attention_extra_row_compute_efficiency = 0.44;
+  c.cpu_model = "some CPU";
+  const auto hw = models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), "calibration"));
+  REQUIRE(hw.cpu);
+  CHECK(hw.cpu->gemm_short_rows_max_k == 1016);
+  CHECK(hw.cpu->attention_compute_efficiency == Approx(0.17).epsilon(1e-3));
+  CHECK(hw.cpu->attention_extra_row_compute_efficiency == Approx(0.44).epsilon(1e-3));
+  // No later-row rate measured (the 16-row probe no slower than its first rows): no key, one rate.
+  c.attention_extra_row_gflops = c.attention_extra_row_compute_efficiency = 0;
+  const auto one = models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), "calibration"));
+  CHECK(one.cpu->attention_extra_row_compute_efficiency == 0);
 }
