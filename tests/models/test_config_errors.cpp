@@ -92,7 +92,7 @@ TEST_CASE("A CPU's short-row packing rate needs the packing rate beside it, and 
   CHECK(ok.cpu->gemm_short_rows_stream_bandwidth_gbs == 16);
 }
 
-TEST_CASE("A CPU's extra-row attention rate needs the first row's rate beside it, and a share in (0, 1]") {
+TEST_CASE("A CPU's extra-row attention rate needs the first row's rate beside it, and a share of at most 1") {
   const std::string from = "memory_efficiency: 0.7";
   CHECK_THAT(error_of(mutated_copy("xeon-16c", from, from + "\n  attention_extra_row_compute_efficiency: 0.4")),
              Catch::Contains("calibration.attention_extra_row_compute_efficiency") &&
