@@ -8,14 +8,33 @@
 
 namespace roofline {
 
+namespace {
+
+const StreamPlan& the_one_stream(const GpuWorkload& workload) {
+  if (workload.streams.size() != 1)
+    throw std::invalid_argument("GPU model: the closed-form schedule runs one stream (co-located streams are simulated)");
+  return workload.streams.front();
+}
+
+}  // namespace
+
+std::vector<std::size_t> launched_kernels(const GpuWorkload& workload) {
+  std::vector<std::size_t> kernels;
+  std::vector<char> seen(workload.kernels.size(), 0);
+  for (const KernelLaunch& l : the_one_stream(workload).launches)
+    if (!seen[std::size_t(l.kernel)]) {
+      seen[std::size_t(l.kernel)] = 1;
+      kernels.push_back(std::size_t(l.kernel));
+    }
+  return kernels;
+}
+
 DeviceRun run_one_stream(const GpuWorkload& workload, const std::vector<KernelTiming>& timing) {
   // Built once: checked_add takes the message by reference, and a step has ~10^3 launches.
   static const std::string host_what = "GPU model: the stack's host time", step_what = "GPU model: a step";
-  if (workload.streams.size() != 1)
-    throw std::invalid_argument("GPU model: the closed-form schedule runs one stream (co-located streams are simulated)");
+  const StreamPlan& plan = the_one_stream(workload);
   if (timing.size() != workload.kernels.size())
     throw std::invalid_argument("GPU model: one timing per kernel of the workload expected");
-  const StreamPlan& plan = workload.streams.front();
   std::vector<KernelRecord> records(plan.launches.size());
   std::int64_t host = plan.start_cycle, device_free = plan.start_cycle;
   for (std::size_t i = 0; i < plan.launches.size(); ++i) {
@@ -41,16 +60,8 @@ DeviceRun run_one_stream(const GpuWorkload& workload, const std::vector<KernelTi
 }
 
 DeviceRun run_closed_form(const GpuKernelModel& model, const GpuWorkload& workload) {
-  if (workload.streams.size() != 1)
-    throw std::invalid_argument("GPU roofline: the closed-form schedule runs one stream (co-located streams are simulated)");
-  // Each launched kernel's closed form once: every decoder layer launches the same ones.
   std::vector<KernelTiming> timing(workload.kernels.size());
-  std::vector<char> timed(workload.kernels.size(), 0);
-  for (const KernelLaunch& l : workload.streams.front().launches)
-    if (!timed[std::size_t(l.kernel)]) {
-      timing[std::size_t(l.kernel)] = model.time(workload.kernels[std::size_t(l.kernel)]);
-      timed[std::size_t(l.kernel)] = 1;
-    }
+  for (std::size_t k : launched_kernels(workload)) timing[k] = model.time(workload.kernels[k]);
   return run_one_stream(workload, timing);
 }
 

@@ -27,6 +27,11 @@ namespace roofline {
 // (std::invalid_argument).
 DeviceRun run_one_stream(const GpuWorkload& workload, const std::vector<KernelTiming>& timing);
 
+// The kernels (indices into workload.kernels) a one-stream workload launches, each once, in the
+// order of their first launch: every decoder layer launches the same ones, so each is timed once.
+// Refuses other than one stream as run_one_stream does.
+std::vector<std::size_t> launched_kernels(const GpuWorkload& workload);
+
 // run_one_stream with every kernel's closed form.
 DeviceRun run_closed_form(const GpuKernelModel& model, const GpuWorkload& workload);
 

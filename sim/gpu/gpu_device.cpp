@@ -46,7 +46,6 @@ SC_MODULE(GpuDevice) {
       : sc_core::sc_module(name), model(&m), workload(&w), mode(sim_mode) {
     core = std::make_unique<GpuDeviceCore>(w);
     if (mode == SimMode::event_driven) {
-      if (w.streams.size() == 1) core->time_kernels_alone(m);
       sms = std::make_unique<GroupedSmArray>(m.spec());
       dram = std::make_unique<DramController>(m.dram_bytes_per_cycle());
       for (std::size_t s = 0; s < w.streams.size(); ++s) {
@@ -74,7 +73,7 @@ SC_MODULE(GpuDevice) {
     core->settle(now, *sms, *dram);
     if (core->done()) return;
     std::int64_t next = -1;
-    for (std::int64_t t : {core->next_launch_end(), core->next_alone_end(),
+    for (std::int64_t t : {core->next_launch_end(),
                            sms->next_completion() < 0 ? -1 : now + sms->next_completion(),
                            dram->next_completion() < 0 ? -1 : now + dram->next_completion()})
       if (t >= 0 && (next < 0 || t < next)) next = t;
@@ -113,10 +112,6 @@ SC_MODULE(GpuDevice) {
   }
 };
 
-}  // namespace
-
-namespace {
-
 // One stream, event-driven: no two kernels overlap, so each distinct kernel is timed alone
 // (its CTA waves and DRAM stream, gpu_kernel_alone.hpp) and the launches follow the
 // host/stream recurrence both engines share (roofline/gpu_stream_schedule.hpp). That is what
@@ -126,10 +121,7 @@ namespace {
 // kernel never completes alone (a CTA that fits no SM): the SystemC model runs it.
 std::optional<DeviceRun> run_one_stream_alone(const GpuKernelModel& model, const GpuWorkload& workload) {
   std::vector<roofline::KernelTiming> timing(workload.kernels.size());
-  std::vector<char> timed(workload.kernels.size(), 0);
-  for (const KernelLaunch& l : workload.streams.front().launches) {
-    const std::size_t k = std::size_t(l.kernel);
-    if (timed[k]) continue;
+  for (std::size_t k : roofline::launched_kernels(workload)) {
     const GpuKernel& kernel = workload.kernels[k];
     const KernelAloneRun alone = run_kernel_alone(model, kernel);
     if (!alone.completes) return std::nullopt;
@@ -138,7 +130,6 @@ std::optional<DeviceRun> run_one_stream_alone(const GpuKernelModel& model, const
     t.compute_cycles = alone.compute_cycles;
     t.memory_cycles = alone.memory_cycles;
     t.total_cycles = models::checked_add(t.launch_cycles, std::max(t.compute_cycles, t.memory_cycles), "GPU model: a kernel");
-    timed[k] = 1;
   }
   return roofline::run_one_stream(workload, timing);
 }

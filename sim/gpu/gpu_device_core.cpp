@@ -18,17 +18,6 @@ GpuDeviceCore::GpuDeviceCore(const GpuWorkload& workload)
   launches_.reserve(total);  // records and kernels are referenced by pointer while running
 }
 
-void GpuDeviceCore::time_kernels_alone(const GpuKernelModel& model) {
-  alone_model_ = &model;
-  alone_.assign(workload_.kernels.size(), std::nullopt);
-}
-
-const KernelAloneRun* GpuDeviceCore::alone_run(const GpuKernel& k) {
-  std::optional<KernelAloneRun>& run = alone_[std::size_t(&k - workload_.kernels.data())];
-  if (!run) run = run_kernel_alone(*alone_model_, k);
-  return run->completes ? &*run : nullptr;
-}
-
 void GpuDeviceCore::enqueue(int stream, std::int64_t now) {
   records_[stream][enqueued_[stream]].enqueue = now;
   ++enqueued_[stream];
@@ -59,25 +48,17 @@ void GpuDeviceCore::settle(std::int64_t now, SmArray& sms, DramController& dram)
           // Device-side launch over: CTAs become dispatchable and the DRAM stream begins.
           r.dispatched = true;
           r.record->dispatch = now;
-          if (const KernelAloneRun* alone = alone_model_ ? alone_run(*r.kernel) : nullptr) {
-            // Alone on the device: its waves and bytes take the cycles they took alone.
-            r.record->compute_end = now + alone->compute_cycles;
-            r.record->memory_end = now + alone->memory_cycles;
-            r.alone_end = std::max(r.record->compute_end, r.record->memory_end);
-            r.pending_ctas = 0;
+          if (r.kernel->dram_bytes > 0) {
+            dram.add(id, r.kernel->dram_bytes);
           } else {
-            if (r.kernel->dram_bytes > 0) {
-              dram.add(id, r.kernel->dram_bytes);
-            } else {
-              r.memory_done = true;
-              r.record->memory_end = now;
-            }
-            if (r.kernel->ctas > 0) dispatch_order_.push_back(id);
-            else r.record->compute_end = now;
+            r.memory_done = true;
+            r.record->memory_end = now;
           }
+          if (r.kernel->ctas > 0) dispatch_order_.push_back(id);
+          else r.record->compute_end = now;
           progress = true;
         }
-        const bool finished = r.alone_end >= 0 ? r.alone_end <= now : r.done_ctas == r.kernel->ctas && r.memory_done;
+        const bool finished = r.done_ctas == r.kernel->ctas && r.memory_done;
         if (r.dispatched && finished) {
           r.record->end = now;
           current_[s] = -1;
@@ -120,14 +101,6 @@ std::int64_t GpuDeviceCore::next_launch_end() const {
   for (int id : current_)
     if (id >= 0 && !launches_[id].dispatched && (next < 0 || launches_[id].launch_end < next))
       next = launches_[id].launch_end;
-  return next;
-}
-
-std::int64_t GpuDeviceCore::next_alone_end() const {
-  std::int64_t next = -1;
-  for (int id : current_)
-    if (id >= 0 && launches_[id].alone_end >= 0 && (next < 0 || launches_[id].alone_end < next))
-      next = launches_[id].alone_end;
   return next;
 }
 

@@ -4,12 +4,10 @@
 // given cycle, apply the CTA and DRAM completions, retire finished kernels, start the next
 // enqueued kernel of every idle stream, end launch phases, and hand pending CTAs to the SMs.
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "sim/gpu/gpu_cta_dispatcher.hpp"
 #include "sim/gpu/gpu_dram_controller.hpp"
-#include "sim/gpu/gpu_kernel_alone.hpp"
 #include "sim/gpu/gpu_launch_plan.hpp"
 
 namespace sim {
@@ -17,10 +15,6 @@ namespace sim {
 class GpuDeviceCore {
  public:
   GpuDeviceCore(const GpuWorkload& workload);
-  // Event-driven, one stream: time each distinct kernel once alone (gpu_kernel_alone.hpp) and
-  // end every launch of it that many cycles after its dispatch, without its CTAs and bytes
-  // passing through the SM array and DRAM controller of the step.
-  void time_kernels_alone(const GpuKernelModel& model);
 
   // The host thread of `stream` puts its next launch into the launch queue at `now`.
   void enqueue(int stream, std::int64_t now);
@@ -29,8 +23,6 @@ class GpuDeviceCore {
   void settle(std::int64_t now, SmArray& sms, DramController& dram);
   // Earliest launch phase ending after `now`, or -1.
   std::int64_t next_launch_end() const;
-  // Earliest end of a kernel timed alone, or -1.
-  std::int64_t next_alone_end() const;
   bool done() const;
   DeviceRun result() const;
   bool host_done(int stream) const { return enqueued_[stream] == workload_.streams[stream].launches.size(); }
@@ -45,12 +37,7 @@ class GpuDeviceCore {
     std::int64_t done_ctas = 0;
     bool dispatched = false;
     bool memory_done = false;
-    std::int64_t alone_end = -1;  // timed alone: the cycle it ends
   };
-  // The run of kernel `k` alone, computed on first use; null where it never completes alone.
-  const KernelAloneRun* alone_run(const GpuKernel& k);
-  const GpuKernelModel* alone_model_ = nullptr;  // set: kernels are timed alone
-  std::vector<std::optional<KernelAloneRun>> alone_;  // per workload kernel, once timed
   const GpuWorkload& workload_;
   std::vector<std::vector<KernelRecord>> records_;
   std::vector<std::size_t> enqueued_;  // per stream: launches the host has enqueued
