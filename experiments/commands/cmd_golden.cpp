@@ -56,22 +56,31 @@ std::vector<std::string> split_names(const std::string& text) {
   return out;
 }
 
-// --hw: "host" (this host, calibrated in this run, so that the calibration and the golden
-// kernels see the machine in the same state; --stored-calibration takes calibrate-host's file
-// instead where there is one), a YAML path, or a config name.
+// Whether --hw is this host calibrated in this run (the default): its probes then run a round
+// before each round of the kernels (sim::HostCalibrator), so that the figures and the kernels
+// they predict see the machine over the same stretch of time. --stored-calibration takes
+// calibrate-host's file instead where there is one.
+bool calibrate_in_run(const GoldenArgs& a) {
+  if (a.hw != "host" || !a.measured.empty()) return false;
+  const std::string path = default_host_config_path();
+  if (!a.stored_calibration) return true;
+  if (std::filesystem::exists(path)) return false;
+  std::cerr << "no " << path << " yet: calibrating this host (run `specdse calibrate-host` to keep it)\n";
+  return true;
+}
+
+// The CPU config of a calibration made in this run, read in memory through the config loader
+// (no temporary file another run could share).
+models::HardwareSpec calibrated_hardware(const sim::HostCalibration& c) {
+  return models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), kCalibratedInThisRun));
+}
+
+// --hw: "host" (calibrate-host's file), a YAML path, or a config name. A calibration made in
+// this run (calibrate_in_run) comes from its own rounds instead.
 models::HardwareSpec resolve_hardware(const GoldenArgs& a, const models::ConfigRegistry& reg) {
-  if (a.hw == "host") {
-    const std::string path = default_host_config_path();
-    if (a.stored_calibration && std::filesystem::exists(path)) return models::load_hardware(path);
-    if (a.stored_calibration)
-      std::cerr << "no " << path << " yet: calibrating this host (run `specdse calibrate-host` to keep it)\n";
-    // Each figure the best of --rounds, as each kernel's time is its fastest of --rounds passes.
-    const auto c = sim::calibrate_host(a.threads, std::max(5, a.repeats), a.rounds);
-    std::cerr << fmt::format("specdse: calibrated this host (best of {} round{}): {}\n", a.rounds,
-                             a.rounds == 1 ? "" : "s", c.summary());
-    // Read in memory through the config loader (no temporary file another run could share).
-    return models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), kCalibratedInThisRun));
-  }
+  if (a.hw == "host" && !a.measured.empty())
+    throw models::InputError("--measured: only for GPU configs; CPU golden kernels run on this host (--hw host)");
+  if (a.hw == "host") return models::load_hardware(default_host_config_path());
   if (a.hw.find('/') != std::string::npos || std::filesystem::path(a.hw).extension() == ".yaml")
     return models::load_hardware(a.hw);
   return reg.hardware(a.hw);
@@ -328,9 +337,16 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   };
   std::vector<sim::GoldenShape> host_shapes;
   if (a.measured.empty()) host_shapes = cpu_shapes();
-  const models::HardwareSpec hw = resolve_hardware(a, reg);
+  const bool in_run = calibrate_in_run(a);
+  std::optional<sim::HostCalibrator> calibrator;
+  if (in_run) calibrator.emplace(a.threads, std::max(5, a.repeats));
+  // A calibration made in this run: a first round of its probes gives the config's shape (a CPU,
+  // its threads) now; the figures that predict the kernels come from every round (below).
+  if (calibrator) calibrator->time_round();
+  models::HardwareSpec hw = calibrator ? calibrated_hardware(calibrator->result()) : resolve_hardware(a, reg);
   std::vector<sim::GoldenRow> rows;
   std::string warning;  // CPU configs that do not describe this host
+  std::string calibration;  // the figures of a calibration made in this run
   // Golden kernels exist for the GPU model (measured with cuda/) and the CPU model (run here).
   if (hw.gpu) {
     if (a.measured.empty())
@@ -379,9 +395,24 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       std::cerr << fmt::format("specdse: golden: round {} of {} timed ({:.0f} s)\n", round, rounds, s);
     };
-    warning = foreign_host_warning(hw);
-    if (!warning.empty()) std::cerr << "specdse: " << warning << "\n";
-    rows = sim::run_cpu_golden(shapes, hw, o);
+    if (calibrator) {
+      // One round of the probes before each round of the kernels (the first is done): each
+      // figure the best of --rounds, as each kernel's time is its fastest of --rounds passes.
+      o.before_round = [&](int round, sim::ThreadTeam& team) {
+        if (round > 1) calibrator->time_round(&team);
+      };
+      rows = sim::time_cpu_golden(shapes, o);
+      const sim::HostCalibration c = calibrator->result();
+      calibration = fmt::format("best of {} round{}, each before a round of the kernels: {}", calibrator->rounds(),
+                                calibrator->rounds() == 1 ? "" : "s", c.summary());
+      std::cerr << "specdse: calibrated this host (" << calibration << ")\n";
+      hw = calibrated_hardware(c);
+      sim::predict_cpu_golden(rows, hw);
+    } else {
+      warning = foreign_host_warning(hw);
+      if (!warning.empty()) std::cerr << "specdse: " << warning << "\n";
+      rows = sim::run_cpu_golden(shapes, hw, o);
+    }
   } else {
     throw models::InputError(fmt::format("--hw: expected a cpu or gpu config, got {} '{}'", hw.kind, hw.name));
   }
@@ -390,6 +421,7 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   for (const auto& r : rows)
     t.add_row({hw.name, r.shape.kernel, r.shape.source, integer(r.shape.m), integer(r.shape.n), integer(r.shape.k),
                num(r.measured_s), num(r.measured_median_s), num(r.predicted_s), num(r.error_pct(), 3)});
+  if (!calibration.empty()) t.add_meta("calibration", calibration);  // a CSV that says what predicted it
   auto count = [&](const std::vector<std::string>& kinds) {
     int n = 0;
     for (const auto& r : rows) n += std::count(kinds.begin(), kinds.end(), r.shape.kernel) > 0;
@@ -453,8 +485,8 @@ const RegisterCommand golden_registration{
       sub.add_option("--repeats", a->repeats, "Timed repeats per kernel and round")->default_val(2)->check(CLI::PositiveNumber);
       sub.add_option("--rounds", a->rounds,
                      "CPU: times the whole shape set this many times over, keeping each shape's minimum "
-                     "(robust to bursts of load on a shared machine; the in-run calibration keeps each probe's "
-                     "best of as many)")
+                     "(robust to bursts of load on a shared machine; the in-run calibration times a round of its "
+                     "probes before each round and keeps each probe's best)")
           ->default_val(6)
           ->check(CLI::PositiveNumber);
       sub.add_flag("--stored-calibration", a->stored_calibration,

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "models/config_error.hpp"
@@ -92,22 +94,6 @@ std::int64_t eigen_whole_row_max_k() {
   return best;
 }
 
-// One round of the probes: each one's fastest pass (seconds); the rates come from the fastest
-// pass of each over all rounds (derive_rates).
-struct ProbeTimes {
-  double stream_s = 0, pack_s = 0, flop_s = 0, short_rows_s = 0, attention_s = 0, attention_rows_s = 0,
-         fork_join_s = 0;
-  void keep_fastest(const ProbeTimes& o) {
-    stream_s = std::min(stream_s, o.stream_s);
-    pack_s = std::min(pack_s, o.pack_s);
-    flop_s = std::min(flop_s, o.flop_s);
-    short_rows_s = std::min(short_rows_s, o.short_rows_s);
-    attention_s = std::min(attention_s, o.attention_s);
-    attention_rows_s = std::min(attention_rows_s, o.attention_rows_s);
-    fork_join_s = std::min(fork_join_s, o.fork_join_s);
-  }
-};
-
 HostCalibration host_figures(int threads) {
   HostCalibration c;
   c.cores = host_core_count();
@@ -146,12 +132,11 @@ AttentionFlops attention_probe_flops(int rows) {
   return f;
 }
 
-ProbeTimes time_probes(const HostCalibration& c, int repeats) {
-  ThreadTeam team(c.threads);
+HostProbeTimes time_probes(const HostCalibration& c, int repeats, ThreadTeam& team) {
   CacheFlusher flusher(host_cache_flush_bytes());
   std::mt19937_64 rng(7);
   const std::function<void()> flush = before_each_kernel(&flusher, team);  // as the golden times its kernels
-  ProbeTimes p;
+  HostProbeTimes p;
   auto time_gemm = [&](const GemmProbe& g) {
     const RowMatrix x = random_matrix(g.m, g.k, rng), w = random_matrix(g.n, g.k, rng);
     RowMatrix y;
@@ -201,7 +186,7 @@ ProbeTimes time_probes(const HostCalibration& c, int repeats) {
 // packing and FLOP probes each run both phases of a packed GEMM (pack, then compute), so their
 // two equations are solved together for the packing rate and the FLOP rate:
 //   t - fork/join = weight_bytes / packing rate + flops / FLOP rate.
-void derive_rates(HostCalibration& c, const ProbeTimes& p) {
+void derive_rates(HostCalibration& c, const HostProbeTimes& p) {
   const double fj = p.fork_join_s;
   c.op_overhead_us = fj * 1e6;
   c.bandwidth_gbs = kStreamProbe.weight_bytes() / std::max(1e-9, p.stream_s - fj) / 1e9;
@@ -250,12 +235,43 @@ void derive_rates(HostCalibration& c, const ProbeTimes& p) {
 
 }  // namespace
 
-HostCalibration calibrate_host(int threads, int repeats, int rounds) {
-  HostCalibration c = host_figures(threads);
-  ProbeTimes fastest = time_probes(c, repeats);
-  for (int r = 1; r < rounds; ++r) fastest.keep_fastest(time_probes(c, repeats));
-  derive_rates(c, fastest);
+void HostProbeTimes::keep_fastest(const HostProbeTimes& o) {
+  stream_s = std::min(stream_s, o.stream_s);
+  pack_s = std::min(pack_s, o.pack_s);
+  flop_s = std::min(flop_s, o.flop_s);
+  short_rows_s = std::min(short_rows_s, o.short_rows_s);
+  attention_s = std::min(attention_s, o.attention_s);
+  attention_rows_s = std::min(attention_rows_s, o.attention_rows_s);
+  fork_join_s = std::min(fork_join_s, o.fork_join_s);
+}
+
+HostCalibrator::HostCalibrator(int threads, int repeats) : host_(host_figures(threads)), repeats_(repeats) {}
+
+void HostCalibrator::time_round(ThreadTeam* team) {
+  if (team && team->size() != host_.threads)
+    throw std::logic_error(fmt::format("HostCalibrator::time_round: a team of {} threads for a calibration of {}",
+                                       team->size(), host_.threads));
+  std::optional<ThreadTeam> own;
+  if (!team) team = &own.emplace(host_.threads);
+  const HostProbeTimes round = time_probes(host_, repeats_, *team);
+  if (rounds_ == 0)
+    fastest_ = round;
+  else
+    fastest_.keep_fastest(round);
+  ++rounds_;
+}
+
+HostCalibration HostCalibrator::result() const {
+  if (rounds_ == 0) throw std::logic_error("HostCalibrator::result: no round of the probes timed yet");
+  HostCalibration c = host_;
+  derive_rates(c, fastest_);
   return c;
+}
+
+HostCalibration calibrate_host(int threads, int repeats, int rounds) {
+  HostCalibrator calibrator(threads, repeats);
+  for (int r = 0; r < std::max(1, rounds); ++r) calibrator.time_round();
+  return calibrator.result();
 }
 
 std::string HostCalibration::summary() const {

@@ -10,6 +10,8 @@
 
 namespace sim {
 
+class ThreadTeam;
+
 struct HostCalibration {
   int cores = 0;
   int threads = 0;
@@ -41,9 +43,39 @@ int host_core_count();
 // Bytes that evict L2 and L3 (flush buffer for the golden timings).
 std::size_t host_cache_flush_bytes();
 
-// threads <= 0: all cores. `rounds` > 1 times the probe set that many times and derives the
-// figures from each probe's fastest pass, as the golden keeps each kernel's fastest pass: on a
-// shared machine one slow stretch can halve a single round's figures.
+// Each probe's fastest pass (seconds) over the rounds timed so far.
+struct HostProbeTimes {
+  double stream_s = 0, pack_s = 0, flop_s = 0, short_rows_s = 0, attention_s = 0, attention_rows_s = 0,
+         fork_join_s = 0;
+  void keep_fastest(const HostProbeTimes& o);
+};
+
+// The probes timed round by round, each figure derived from each probe's fastest pass, as the
+// golden keeps each kernel's fastest pass: on a shared machine one slow stretch can halve a
+// single round's figures. calibrate_host runs its rounds back to back; `specdse golden --hw
+// host` runs one before each of its own rounds, so that the figures and the kernels they
+// predict are taken over the same stretch of time (the cold attention probe's rate moved by a
+// factor of 1.6 between processes minutes apart on a shared VM: docs/cpu-model.md).
+class HostCalibrator {
+ public:
+  // threads <= 0: all cores.
+  HostCalibrator(int threads, int repeats);
+  // One round of the probes on `team` (its size the calibration's threads), or on a team of its
+  // own when null. A caller whose team is alive passes it: a second team would share the cores
+  // with the first's threads, and a team made on a thread the first has pinned finds one CPU.
+  void time_round(ThreadTeam* team = nullptr);
+  int rounds() const { return rounds_; }
+  // The figures from the rounds timed so far (at least one: std::logic_error otherwise).
+  HostCalibration result() const;
+
+ private:
+  HostCalibration host_;
+  int repeats_ = 1;
+  int rounds_ = 0;
+  HostProbeTimes fastest_;
+};
+
+// threads <= 0: all cores. `rounds` rounds of the probes back to back (HostCalibrator).
 HostCalibration calibrate_host(int threads, int repeats, int rounds = 1);
 
 }  // namespace sim

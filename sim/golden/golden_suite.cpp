@@ -130,15 +130,14 @@ TimingStats time_attention(const GoldenShape& s, ThreadTeam& team, const CpuGold
 
 }  // namespace
 
-std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, const models::HardwareSpec& cpu,
-                                      const CpuGoldenOptions& o) {
-  const CpuSimEngine engine(cpu, SimMode::event_driven);
+std::vector<GoldenRow> time_cpu_golden(const std::vector<GoldenShape>& shapes, const CpuGoldenOptions& o) {
+  if (o.rounds < 1) throw models::InputError("--rounds: expected an integer >= 1, got " + std::to_string(o.rounds));
   ThreadTeam team(o.threads);
   std::unique_ptr<CacheFlusher> flusher;
   if (o.flush_bytes > 0) flusher = std::make_unique<CacheFlusher>(o.flush_bytes);
-  if (o.rounds < 1) throw models::InputError("--rounds: expected an integer >= 1, got " + std::to_string(o.rounds));
   std::vector<TimingStats> stats(shapes.size());
-  for (int round = 0; round < o.rounds; ++round)
+  for (int round = 0; round < o.rounds; ++round) {
+    if (o.before_round) o.before_round(round + 1, team);
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       const GoldenShape& s = shapes[i];
       // The same data in every round: each shape's generator is seeded by its index.
@@ -152,17 +151,30 @@ std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, co
         t = time_attention(s, team, o, flusher.get(), rng);
       }
       stats[i].merge(t);
-      if (i + 1 == shapes.size() && o.on_round_done) o.on_round_done(round + 1, o.rounds);
     }
+    if (o.on_round_done) o.on_round_done(round + 1, o.rounds);
+  }
   std::vector<GoldenRow> rows;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     GoldenRow row;
     row.shape = shapes[i];
     row.measured_s = stats[i].min_s;
     row.measured_median_s = stats[i].median_s;
-    row.predicted_s = predict_cpu(engine, shapes[i]);
     rows.push_back(row);
   }
+  return rows;
+}
+
+void predict_cpu_golden(std::vector<GoldenRow>& rows, const models::HardwareSpec& cpu) {
+  const CpuSimEngine engine(cpu, SimMode::event_driven);
+  for (GoldenRow& row : rows) row.predicted_s = predict_cpu(engine, row.shape);
+}
+
+std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, const models::HardwareSpec& cpu,
+                                      const CpuGoldenOptions& o) {
+  const CpuSimEngine engine(cpu, SimMode::event_driven);  // a config the engine refuses fails before the timing
+  std::vector<GoldenRow> rows = time_cpu_golden(shapes, o);
+  for (GoldenRow& row : rows) row.predicted_s = predict_cpu(engine, row.shape);
   return rows;
 }
 

@@ -41,6 +41,8 @@ models::Op golden_gemm_op(std::int64_t m, std::int64_t n, std::int64_t k, double
 // Attention ops (QK, softmax, PV) for a golden attention shape.
 std::vector<models::Op> golden_attention_ops(const GoldenShape& s, double element_bytes);
 
+class ThreadTeam;
+
 struct CpuGoldenOptions {
   int threads = 1;
   int warmup = 1;
@@ -54,16 +56,23 @@ struct CpuGoldenOptions {
   // Called after each round (1-based) with the number of rounds: progress for a caller that
   // shows it (a round of the default shape set takes tens of seconds).
   std::function<void(int round, int rounds)> on_round_done;
+  // Called before each round (1-based) with the team that times the kernels: the in-run host
+  // calibration times a round of its probes there, on the same threads, so that its figures come
+  // from the same stretch of time as the kernels' (HostCalibrator).
+  std::function<void(int round, ThreadTeam& team)> before_round;
 };
 
 class CacheFlusher;
-class ThreadTeam;
 // What runs before each timed kernel (the golden's and calibrate-host's probes): evict the caches
 // (null flusher: --no-flush), then wake the team, so the kernel finds cold caches and awake
 // threads, as an op of a decode loop over a model larger than the caches does.
 std::function<void()> before_each_kernel(CacheFlusher* flusher, ThreadTeam& team);
 
-// Runs each shape on the host and predicts it with the CPU sim model of `cpu`.
+// Runs each shape on the host: the rows' measured times (predicted_s left 0).
+std::vector<GoldenRow> time_cpu_golden(const std::vector<GoldenShape>& shapes, const CpuGoldenOptions& options);
+// Fills each row's predicted_s with the CPU sim model of `cpu`.
+void predict_cpu_golden(std::vector<GoldenRow>& rows, const models::HardwareSpec& cpu);
+// Both: runs each shape on the host and predicts it with the CPU sim model of `cpu`.
 std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, const models::HardwareSpec& cpu,
                                       const CpuGoldenOptions& options);
 

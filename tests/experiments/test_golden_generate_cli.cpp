@@ -35,6 +35,11 @@ TEST_CASE("golden: a generate-loop CSV without --stack, or on a CPU, is one line
   const auto cpu = run("golden --hw xeon-16c --stack huggingface-transformers --measured '" + kRun1 + "'");
   CHECK(cpu.status == 2);
   CHECK(cpu.output.find("only for GPU configs") != std::string::npos);
+  // This host (a CPU) with a GPU's CSV: refused before any calibration runs.
+  const auto host = run("golden --hw host --stack huggingface-transformers --measured '" + kRun1 + "'");
+  CHECK(host.status == 2);
+  CHECK(host.output.find("only for GPU configs") != std::string::npos);
+  CHECK(host.output.find("calibrated this host") == std::string::npos);
 }
 
 TEST_CASE("golden: uncounted kernels and no greedy rows print empty cells and say so, never nan") {

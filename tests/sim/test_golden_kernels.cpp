@@ -14,6 +14,7 @@
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
 #include "sim/golden/golden_kernels.hpp"
+#include "sim/golden/golden_host_calibration.hpp"
 #include "sim/golden/golden_suite.hpp"
 #include "sim/golden/golden_timing.hpp"
 #include "sim/golden/gpu_golden_compare.hpp"
@@ -275,6 +276,41 @@ TEST_CASE("golden: rounds merge into one minimum and median, the team pins its t
   CpuGoldenOptions o;
   o.rounds = 0;
   CHECK_THROWS_AS(run_cpu_golden({}, models::ConfigRegistry().hardware("xeon-16c"), o), models::InputError);
+}
+
+TEST_CASE("golden: the in-run calibration times a round before each round of the kernels, on their team") {
+  CpuGoldenOptions o;
+  o.threads = 2;
+  o.repeats = 1;
+  o.warmup = 0;
+  o.rounds = 3;
+  std::vector<int> calls;
+  std::vector<std::string> order;
+  o.before_round = [&](int round, ThreadTeam& team) {
+    CHECK(team.size() == o.threads);  // the team that times the kernels, not a second one
+    calls.push_back(round);
+    order.push_back("probes");
+  };
+  o.on_round_done = [&](int, int) { order.push_back("kernels"); };
+  const std::vector<GoldenShape> shapes = {{"gemv", "tiny", 1, 64, 32}, {"gemm", "tiny", 4, 64, 32}};
+  const auto rows = time_cpu_golden(shapes, o);
+  CHECK(calls == std::vector<int>{1, 2, 3});
+  CHECK(order == std::vector<std::string>{"probes", "kernels", "probes", "kernels", "probes", "kernels"});
+  REQUIRE(rows.size() == 2);
+  for (const auto& r : rows) {
+    CHECK(r.measured_s > 0);
+    CHECK(r.predicted_s == 0);  // time_cpu_golden measures; predict_cpu_golden predicts
+  }
+  auto predicted = rows;
+  predict_cpu_golden(predicted, models::ConfigRegistry().hardware("xeon-16c"));
+  for (const auto& r : predicted) CHECK(r.predicted_s > 0);
+
+  // The calibrator refuses to give figures it has not measured, or a team of the wrong size.
+  HostCalibrator calibrator(2, 1);
+  CHECK_THROWS_AS(calibrator.result(), std::logic_error);
+  ThreadTeam three(3);
+  CHECK_THROWS_AS(calibrator.time_round(&three), std::logic_error);
+  CHECK(calibrator.rounds() == 0);
 }
 
 TEST_CASE("golden: a co-located draft stream slows the target on the lent H100 as the model predicts") {
