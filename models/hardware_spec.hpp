@@ -136,6 +136,12 @@ struct CpuSpec {
   // attention rate above (calibration, optional, with attention_compute_efficiency; measured by
   // calibrate-host on a 16-row probe beside the one-row one).
   double attention_extra_row_compute_efficiency = 0;
+  // Beyond those FLOPs, each later row's product with each key costs this much in each of QK^T
+  // and PV on its core (the small-product overhead per score: writing it, the loop around a
+  // head-sized dot product), so a narrow head's later rows run below the rate above (calibration,
+  // optional, with attention_extra_row_compute_efficiency; measured by calibrate-host from 16-row
+  // probes of two head sizes). 0: none.
+  double attention_extra_row_score_ns = 0;
   int threads = 0;
   double memory_capacity_gib = 0;   // DRAM capacity; 0: not stated (memory fit not checked)
 };

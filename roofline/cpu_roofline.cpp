@@ -24,6 +24,7 @@ CpuRates cpu_rates(const models::CpuSpec& cpu) {
   r.attention_extra_row_flops_per_core_cycle = cpu.attention_extra_row_compute_efficiency > 0
                                                    ? cpu.simd_flops_per_cycle * cpu.attention_extra_row_compute_efficiency
                                                    : 0.0;
+  r.attention_extra_row_cycles_per_score = cpu.attention_extra_row_score_ns * 1e-9 * r.clock_hz;
   r.dram_bytes_per_cycle = cpu.dram_bandwidth_gbs * 1e9 * cpu.memory_efficiency / r.clock_hz;
   r.gemm_stream_bytes_per_cycle = cpu.gemm_stream_bandwidth_gbs * 1e9 / r.clock_hz;
   r.gemm_short_rows_max_k = cpu.gemm_short_rows_max_k;
@@ -97,6 +98,9 @@ CpuKernel cpu_kernel(const models::Op& op, const CpuRates& rates, const CpuResid
     const double first_row = item_flops / double(op.m);
     item_core_cycles = (first_row + item_dequant_flops) / rate +
                        (item_flops - first_row) / rates.attention_extra_row_flops_per_core_cycle;
+    // Each later row's score against each key (QK^T: n keys; PV: k keys) beyond its FLOPs.
+    const double keys = double(op.kind == models::OpKind::attention_qk ? op.n : op.k);
+    item_core_cycles += double(op.m - 1) * keys * rates.attention_extra_row_cycles_per_score;
   }
   k.item_cycles = models::checked_cycles(item_core_cycles, "CPU model: a work item's compute");
 

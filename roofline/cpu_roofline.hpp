@@ -36,6 +36,8 @@ struct CpuRates {
   // The same in a head's query rows after its first (CpuSpec::attention_extra_row_compute_efficiency;
   // 0: every row at attention_flops_per_core_cycle).
   double attention_extra_row_flops_per_core_cycle = 0;
+  // Those rows' cost per score beyond their FLOPs, in each product (CpuSpec::attention_extra_row_score_ns).
+  double attention_extra_row_cycles_per_score = 0;
   double dram_bytes_per_cycle = 0;     // all cores together, calibrated
   // M > 1 GEMMs pack their weights into panels before their kernel runs (a BLAS such as Eigen;
   // the calibration declares a packing rate), at these rates: rows of at most

@@ -38,8 +38,7 @@ int run_calibrate(const CalibrateArgs& a) {
 const RegisterCommand calibrate_host_registration{
     "calibrate-host",
     "Measure this CPU (streaming bandwidth, GEMM packing and FLOP rates, attention rates of a head's first and later "
-    "query rows, fork/join) and write a "
-    "CPU config for the CPU models",
+    "query rows and the later rows' cost per score, fork/join) and write a CPU config for the CPU models",
     [](CLI::App& sub, const GlobalOptions&) -> CommandRunner {
       auto a = std::make_shared<CalibrateArgs>();
       sub.add_option("--out", a->out, "Output YAML path (default: host-cpu.yaml beside the specdse binary)");

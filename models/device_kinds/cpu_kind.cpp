@@ -27,7 +27,8 @@ CpuSpec load_cpu(const YamlReader& r) {
   c.memory_capacity_gib = m.has("capacity_gib") ? m.positive("capacity_gib") : 0.0;
   const YamlReader cal = r.child("calibration");
   cal.allow_only({"compute_efficiency", "memory_efficiency", "op_overhead_us", "gemm_stream_bandwidth_gbs",
-                  "attention_compute_efficiency", "attention_extra_row_compute_efficiency", "gemm_short_rows_max_k",
+                  "attention_compute_efficiency", "attention_extra_row_compute_efficiency",
+                  "attention_extra_row_score_ns", "gemm_short_rows_max_k",
                   "gemm_short_rows_stream_bandwidth_gbs"});
   c.compute_efficiency = cal.fraction("compute_efficiency");
   c.memory_efficiency = cal.fraction("memory_efficiency");
@@ -51,6 +52,13 @@ CpuSpec load_cpu(const YamlReader& r) {
       cal.fail("attention_extra_row_compute_efficiency",
                "attention_compute_efficiency beside it (the rate of a head's first query row)", "none");
     c.attention_extra_row_compute_efficiency = cal.fraction("attention_extra_row_compute_efficiency");
+  }
+  // Optional: a later row's cost per score beyond its FLOPs, with the later rows' rate.
+  if (cal.has("attention_extra_row_score_ns")) {
+    if (c.attention_extra_row_compute_efficiency <= 0)
+      cal.fail("attention_extra_row_score_ns",
+               "attention_extra_row_compute_efficiency beside it (the FLOP rate of a head's later query rows)", "none");
+    c.attention_extra_row_score_ns = cal.non_negative("attention_extra_row_score_ns");
   }
   return c;
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -115,16 +116,18 @@ HostCalibration host_figures(int threads) {
 // The attention probes' FLOPs as the CPU model counts them (the golden's attention ops): a head
 // with `rows` query rows over the cache; the products (QK^T and PV) and the softmax apart.
 constexpr int kAttentionHeads = 16, kAttentionKvHeads = 4, kAttentionKeys = 1024, kAttentionHeadSize = 128;
-// The second probe's query rows per head (a tree of 16 verified at once, as the golden's).
-constexpr int kAttentionRows = 16;
+// The second probe's query rows per head (a tree of 16 verified at once, as the golden's), and
+// the head size of a third probe with as many rows: two head sizes separate a later row's cost
+// per score from its FLOPs (CpuSpec::attention_extra_row_score_ns).
+constexpr int kAttentionRows = 16, kAttentionNarrowHeadSize = 32;
 struct AttentionFlops {
   double products = 0, softmax = 0;
   double total() const { return products + softmax; }
 };
-AttentionFlops attention_probe_flops(int rows) {
+AttentionFlops attention_probe_flops(int rows, int head_size = kAttentionHeadSize) {
   GoldenShape probe;
   probe.kernel = "decode_attention";
-  probe.m = rows, probe.n = kAttentionKeys, probe.k = kAttentionHeadSize, probe.heads = kAttentionHeads,
+  probe.m = rows, probe.n = kAttentionKeys, probe.k = head_size, probe.heads = kAttentionHeads,
   probe.kv_heads = kAttentionKvHeads;
   AttentionFlops f;
   for (const models::Op& op : golden_attention_ops(probe, sizeof(float)))
@@ -155,29 +158,37 @@ HostProbeTimes time_probes(const HostCalibration& c, int repeats, ThreadTeam& te
      // each head's one-row products then wait on rows fetched one head at a time, so the rate
      // (FLOPs over the time) holds that wait as well as the products' and softmax's compute. On
      // the Xeon VM: 12.5-12.9 GFLOP/s cold, 16.8-19.8 with the keys in cache (docs/cpu-model.md).
-    std::vector<RowMatrix> q, q_rows, k, v, out(kAttentionHeads);
+    std::vector<RowMatrix> q, q_rows, q_narrow, k, v, k_narrow, v_narrow, out(kAttentionHeads);
     for (int h = 0; h < kAttentionHeads; ++h) q.push_back(random_matrix(1, kAttentionHeadSize, rng));
     for (int h = 0; h < kAttentionHeads; ++h) q_rows.push_back(random_matrix(kAttentionRows, kAttentionHeadSize, rng));
+    for (int h = 0; h < kAttentionHeads; ++h)
+      q_narrow.push_back(random_matrix(kAttentionRows, kAttentionNarrowHeadSize, rng));
     for (int g = 0; g < kAttentionKvHeads; ++g) {
       k.push_back(random_matrix(kAttentionKeys, kAttentionHeadSize, rng));
       v.push_back(random_matrix(kAttentionKeys, kAttentionHeadSize, rng));
+      k_narrow.push_back(random_matrix(kAttentionKeys, kAttentionNarrowHeadSize, rng));
+      v_narrow.push_back(random_matrix(kAttentionKeys, kAttentionNarrowHeadSize, rng));
     }
     constexpr int kGroup = kAttentionHeads / kAttentionKvHeads;
-    const auto kernel_of = [&](const std::vector<RowMatrix>& queries) {
-      const std::vector<RowMatrix>* qs = &queries;  // the caller's vector, which outlives the kernel
-      return [&, qs] {
+    // The caller's vectors, which outlive the kernel, held by pointer.
+    const auto kernel_of = [&](const std::vector<RowMatrix>& queries, const std::vector<RowMatrix>& keys,
+                               const std::vector<RowMatrix>& values) {
+      const std::vector<RowMatrix>*qs = &queries, *ks = &keys, *vs = &values;
+      return [&, qs, ks, vs] {
         team.run([&](int t) {
           for (int h = t; h < kAttentionHeads; h += team.size())
-            out[std::size_t(h)] =
-                attend((*qs)[std::size_t(h)], k[std::size_t(h / kGroup)], v[std::size_t(h / kGroup)]).out;
+            out[std::size_t(h)] = attend((*qs)[std::size_t(h)], (*ks)[std::size_t(h / kGroup)],
+                                         (*vs)[std::size_t(h / kGroup)])
+                                      .out;
         });
       };
     };
-    const auto kernel = kernel_of(q);
     // The same heads with 16 query rows each (mask-free, over the same cache): the rows after a
-    // head's first read its keys and values from cache (CpuSpec::attention_extra_row_compute_efficiency).
-    p.attention_rows_s = time_repeated(kernel_of(q_rows), 1, repeats, flush).min_s;
-    p.attention_s = time_repeated(kernel, 1, repeats, flush).min_s;
+    // head's first read its keys and values from cache (CpuSpec::attention_extra_row_compute_efficiency);
+    // and 16 rows of a narrow head (32), whose later rows do a quarter of the FLOPs per score.
+    p.attention_rows_s = time_repeated(kernel_of(q_rows, k, v), 1, repeats, flush).min_s;
+    p.attention_narrow_rows_s = time_repeated(kernel_of(q_narrow, k_narrow, v_narrow), 1, repeats, flush).min_s;
+    p.attention_s = time_repeated(kernel_of(q, k, v), 1, repeats, flush).min_s;
   }
   return p;
 }
@@ -225,10 +236,28 @@ void derive_rates(HostCalibration& c, const HostProbeTimes& p) {
   c.attention_compute_efficiency = std::min(1.0, c.attention_gflops / peak_gflops);
   // The 16-row probe as the model costs it: each head's first row of products and all its
   // softmax at the one-row rate, the other rows' products at theirs (the time left over).
-  const double first_rows_flops = rows.products / kAttentionRows + rows.softmax;
-  const double extra_s = (p.attention_rows_s - fj) - first_rows_flops / (c.attention_gflops * 1e9);
+  auto extra_time = [&](double probe_s, const AttentionFlops& f) {
+    return (probe_s - fj) - (f.products / kAttentionRows + f.softmax) / (c.attention_gflops * 1e9);
+  };
+  const AttentionFlops narrow = attention_probe_flops(kAttentionRows, kAttentionNarrowHeadSize);
+  const double extra_s = extra_time(p.attention_rows_s, rows), narrow_extra_s = extra_time(p.attention_narrow_rows_s, narrow);
+  const double later = 1.0 - 1.0 / kAttentionRows;  // the later rows' share of a probe's products
   if (extra_s > 0) {
-    c.attention_extra_row_gflops = (rows.products - rows.products / kAttentionRows) / extra_s / 1e9;
+    // The two head sizes' later rows: extra time = scores x cost per score + FLOPs / rate, with
+    // the scores (rows after the first x keys, in QK^T and in PV, on the busiest core's heads)
+    // the same in both and the FLOPs in proportion to the head size. One probe (the FLOPs' rate
+    // alone) where the two do not separate into positive figures.
+    const double busiest_core_heads = std::ceil(double(kAttentionHeads) / c.threads);
+    const double scores = busiest_core_heads * 2.0 * (kAttentionRows - 1) * kAttentionKeys;
+    const double rate = later * (rows.products - narrow.products) / (extra_s - narrow_extra_s);
+    const double per_score_s = (narrow_extra_s - later * narrow.products / rate) / scores;
+    if (std::isfinite(rate) && rate > 0 && per_score_s > 0) {
+      c.attention_extra_row_gflops = rate / 1e9;
+      c.attention_extra_row_score_ns = per_score_s * 1e9;
+    } else {
+      c.attention_extra_row_gflops = later * rows.products / extra_s / 1e9;
+      c.attention_extra_row_score_ns = 0;
+    }
     c.attention_extra_row_compute_efficiency = std::min(1.0, c.attention_extra_row_gflops / peak_gflops);
   }
 }
@@ -242,6 +271,7 @@ void HostProbeTimes::keep_fastest(const HostProbeTimes& o) {
   short_rows_s = std::min(short_rows_s, o.short_rows_s);
   attention_s = std::min(attention_s, o.attention_s);
   attention_rows_s = std::min(attention_rows_s, o.attention_rows_s);
+  attention_narrow_rows_s = std::min(attention_narrow_rows_s, o.attention_narrow_rows_s);
   fork_join_s = std::min(fork_join_s, o.fork_join_s);
 }
 
@@ -284,8 +314,12 @@ std::string HostCalibration::summary() const {
                      cores, threads, clock_ghz, bandwidth_gbs, gemm_stream_gbs, short_rows, gemm_gflops,
                      compute_efficiency, attention_gflops, attention_compute_efficiency,
                      attention_extra_row_compute_efficiency > 0
-                         ? fmt::format(" ({:.2f} GFLOP/s ({:.3f}) in a head's later query rows",
-                                       attention_extra_row_gflops, attention_extra_row_compute_efficiency) + ")"
+                         ? fmt::format(" ({:.2f} GFLOP/s ({:.3f}) in a head's later query rows{}",
+                                       attention_extra_row_gflops, attention_extra_row_compute_efficiency,
+                                       attention_extra_row_score_ns > 0
+                                           ? fmt::format(", {:.2f} ns per score", attention_extra_row_score_ns)
+                                           : std::string()) +
+                               ")"
                          : std::string(),
                      op_overhead_us);
 }
@@ -295,7 +329,7 @@ std::string HostCalibration::to_yaml(const std::string& name) const {
   y << "# Host CPU calibrated by `specdse calibrate-host` (" << cpu_model << ").\n"
     << "# cores, clock and caches from the OS; bandwidth, FLOP rate and fork/join cost measured\n"
     << "# with the golden kernels (FP32 Eigen GEMV 8192x4096, GEMMs 2x8192x4096, 192x2560x1536 and 2 rows over\n"
-    << "# 64 MiB of short rows, decode attention with 1 and 16 query rows per head),\n"
+    << "# 64 MiB of short rows, decode attention with 1 and 16 query rows per head, 16 rows at head size 32),\n"
     << "# minimum times.\n"
     << "name: " << models::yaml_quoted(name) << "\n"
     << "kind: cpu\n"
@@ -333,6 +367,11 @@ std::string HostCalibration::to_yaml(const std::string& name) const {
     y << fmt::format("  attention_extra_row_compute_efficiency: {:.4f}   # measured {:.2f} GFLOP/s: the same heads with "
                      "{} query rows, beyond the first row's time\n",
                      std::max(1e-4, attention_extra_row_compute_efficiency), attention_extra_row_gflops, kAttentionRows);
+  if (attention_extra_row_compute_efficiency > 0 && attention_extra_row_score_ns > 0)
+    y << fmt::format("  attention_extra_row_score_ns: {:.4f}   # per later row and key in each product, beyond its FLOPs:\n"
+                     "                                     # solved with the rate above from the same rows at head "
+                     "size {}\n",
+                     attention_extra_row_score_ns, kAttentionNarrowHeadSize);
   return y.str();
 }
 

@@ -31,6 +31,9 @@ struct HostCalibration {
   // 0 where the 16-row probe was no slower than 16 first rows would predict (nothing to measure).
   double attention_extra_row_gflops = 0;
   double attention_extra_row_compute_efficiency = 0;
+  // Those rows' cost per score beyond their FLOPs (a narrow head's 16-row probe beside the wide
+  // one's); 0 where the two do not separate into positive figures.
+  double attention_extra_row_score_ns = 0;
   double op_overhead_us = 0;
   std::string cpu_model;          // /proc/cpuinfo "model name"
 
@@ -46,7 +49,7 @@ std::size_t host_cache_flush_bytes();
 // Each probe's fastest pass (seconds) over the rounds timed so far.
 struct HostProbeTimes {
   double stream_s = 0, pack_s = 0, flop_s = 0, short_rows_s = 0, attention_s = 0, attention_rows_s = 0,
-         fork_join_s = 0;
+         attention_narrow_rows_s = 0, fork_join_s = 0;
   void keep_fastest(const HostProbeTimes& o);
 };
 

@@ -11,6 +11,7 @@
 
 #include "experiments/cli/host_calibration_check.hpp"
 #include "sim/golden/golden_host_calibration.hpp"
+#include "sim/golden/golden_suite.hpp"
 #include "models/config_registry.hpp"
 #include "models/yaml_reader.hpp"
 
@@ -66,14 +67,38 @@ TEST_CASE("calibrate-host's YAML loads back with every figure it measured, both 
   c.gemm_gflops = 83, c.compute_efficiency = 0.62, c.op_overhead_us = 21;
   c.attention_gflops = 23, c.attention_compute_efficiency = 0.17;
   c.attention_extra_row_gflops = 59, c.attention_extra_row_compute_efficiency = 0.44;
+  c.attention_extra_row_score_ns = 0.9;
   c.cpu_model = "some CPU";
   const auto hw = models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), "calibration"));
   REQUIRE(hw.cpu);
   CHECK(hw.cpu->gemm_short_rows_max_k == 1016);
   CHECK(hw.cpu->attention_compute_efficiency == Approx(0.17).epsilon(1e-3));
   CHECK(hw.cpu->attention_extra_row_compute_efficiency == Approx(0.44).epsilon(1e-3));
+  CHECK(hw.cpu->attention_extra_row_score_ns == Approx(0.9).epsilon(1e-3));
   // No later-row rate measured (the 16-row probe no slower than its first rows): no key, one rate.
   c.attention_extra_row_gflops = c.attention_extra_row_compute_efficiency = 0;
   const auto one = models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), "calibration"));
   CHECK(one.cpu->attention_extra_row_compute_efficiency == 0);
+  CHECK(one.cpu->attention_extra_row_score_ns == 0);
+}
+
+TEST_CASE("the golden predicts its attention harness as one parallel region, as the attention probe was timed") {
+  sim::HostCalibration c;
+  c.cores = 2, c.threads = 2, c.clock_ghz = 2.0, c.simd_flops_per_cycle = 32, c.l2_kib_per_core = 512, c.l3_mib = 32;
+  c.bandwidth_gbs = 48, c.gemm_stream_gbs = 16, c.gemm_gflops = 83, c.compute_efficiency = 0.62;
+  c.op_overhead_us = 20;
+  c.attention_gflops = 25.6, c.attention_compute_efficiency = 25.6 / (2 * 32 * 2.0);
+  c.cpu_model = "some CPU";
+  const auto hw = models::load_hardware(models::YamlReader::from_node(YAML::Load(c.to_yaml("host")), "calibration"));
+  // calibrate-host's one-row probe: 16 heads of 128 (4 KV heads) over 1024 keys, one query row.
+  sim::GoldenShape probe;
+  probe.kernel = "decode_attention", probe.m = 1, probe.n = 1024, probe.k = 128, probe.heads = 16, probe.kv_heads = 4;
+  double flops = 0;
+  for (const auto& op : sim::golden_attention_ops(probe, 4.0)) flops += op.flops;
+  std::vector<sim::GoldenRow> rows(1);
+  rows[0].shape = probe;
+  sim::predict_cpu_golden(rows, hw);
+  // The rate was derived as FLOPs over (time - one fork/join): the model gives that time back
+  // (not two more fork/joins for the softmax and PV ops an engine would run apart).
+  CHECK(rows[0].predicted_s == Approx(flops / (c.attention_gflops * 1e9) + 20e-6).epsilon(0.01));
 }

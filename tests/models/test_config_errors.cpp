@@ -104,6 +104,20 @@ TEST_CASE("A CPU's extra-row attention rate needs the first row's rate beside it
   const HardwareSpec ok = load_hardware(mutated_copy(
       "xeon-16c", from, from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_compute_efficiency: 0.4"));
   CHECK(ok.cpu->attention_extra_row_compute_efficiency == 0.4);
+  // The later rows' cost per score: only beside their rate, and not negative.
+  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
+                                   from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_score_ns: 2")),
+             Catch::Contains("calibration.attention_extra_row_score_ns") &&
+                 Catch::Contains("attention_extra_row_compute_efficiency"));
+  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
+                                   from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_compute_efficiency: "
+                                          "0.4\n  attention_extra_row_score_ns: -1")),
+             Catch::Contains("calibration.attention_extra_row_score_ns") && Catch::Contains("-1"));
+  const HardwareSpec scored = load_hardware(mutated_copy(
+      "xeon-16c", from,
+      from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_compute_efficiency: 0.4\n"
+             "  attention_extra_row_score_ns: 2.5"));
+  CHECK(scored.cpu->attention_extra_row_score_ns == 2.5);
 }
 
 TEST_CASE("Unknown config names list what is available") {

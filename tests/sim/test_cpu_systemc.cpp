@@ -272,6 +272,22 @@ TEST_CASE("cpu sim: a head's query rows after its first run at their own rate wh
   softmax.sfu_elements = 32.0 * 16 * 1024;
   softmax.flops = 5.0 * softmax.sfu_elements;
   CHECK(e2.op_cost(softmax).compute_s == e1.op_cost(softmax).compute_s);
+
+  // A cost per later score on top: (rows - 1) x keys per head in QK^T (n keys) and in PV (k keys),
+  // on the busiest core's heads; one row pays none.
+  auto scored = two_rates;
+  scored.cpu->attention_extra_row_score_ns = 2.0;
+  const sim::CpuSimEngine e3(scored, sim::SimMode::event_driven);
+  CHECK(e3.op_cost(qk_op(1)).compute_s == e2.op_cost(qk_op(1)).compute_s);
+  const double heads_per_core = std::ceil(32.0 / std::min(scored.cpu->threads, scored.cpu->cores));
+  const double per_op = heads_per_core * 15 * 1024 * 2.0e-9;
+  CHECK(e3.op_cost(qk_op(16)).compute_s - e2.op_cost(qk_op(16)).compute_s == Approx(per_op).epsilon(0.01));
+  Op pv = qk_op(16);
+  pv.kind = OpKind::attention_pv;
+  pv.n = 128, pv.k = 1024;  // PV: the head's columns out, the keys reduced
+  CHECK(e3.op_cost(pv).compute_s - e2.op_cost(pv).compute_s == Approx(per_op).epsilon(0.01));
+  const roofline::CpuKernel k3 = roofline::cpu_kernel(pv, roofline::cpu_rates(*scored.cpu), {});
+  CHECK(std::abs(e3.op_cost(pv).cycles - roofline::cpu_closed_form(k3).total_cycles) <= 1);
 }
 
 TEST_CASE("cpu sim: a Q5_K_M Llama-68m decodes faster than FP16 on the Xeon (fewer bytes, cache-resident)") {
