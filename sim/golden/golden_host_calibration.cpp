@@ -291,11 +291,14 @@ void HostCalibrator::time_round(ThreadTeam* team) {
   ++rounds_;
 }
 
+HostCalibration derive_host_figures(HostCalibration host, const HostProbeTimes& fastest) {
+  derive_rates(host, fastest);
+  return host;
+}
+
 HostCalibration HostCalibrator::result() const {
   if (rounds_ == 0) throw std::logic_error("HostCalibrator::result: no round of the probes timed yet");
-  HostCalibration c = host_;
-  derive_rates(c, fastest_);
-  return c;
+  return derive_host_figures(host_, fastest_);
 }
 
 HostCalibration calibrate_host(int threads, int repeats, int rounds) {

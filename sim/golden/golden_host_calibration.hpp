@@ -78,6 +78,11 @@ class HostCalibrator {
   HostProbeTimes fastest_;
 };
 
+// The figures the CPU model needs, solved from the probes' fastest times on a host whose cores,
+// threads, clock and caches `host` gives (HostCalibrator::result; tests feed it times the model
+// itself predicts for the probes and get the figures back).
+HostCalibration derive_host_figures(HostCalibration host, const HostProbeTimes& fastest);
+
 // threads <= 0: all cores. `rounds` rounds of the probes back to back (HostCalibrator).
 HostCalibration calibrate_host(int threads, int repeats, int rounds = 1);
 

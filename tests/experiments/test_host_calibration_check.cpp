@@ -102,3 +102,55 @@ TEST_CASE("the golden predicts its attention harness as one parallel region, as 
   // (not two more fork/joins for the softmax and PV ops an engine would run apart).
   CHECK(rows[0].predicted_s == Approx(flops / (c.attention_gflops * 1e9) + 20e-6).epsilon(0.01));
 }
+
+TEST_CASE("calibrate-host's figures come back from probe times the model predicts for them") {
+  // A host with known figures; its probes' times as the model gives them; the figures solved back.
+  sim::HostCalibration truth;
+  truth.cores = 2, truth.threads = 2, truth.clock_ghz = 2.0, truth.simd_flops_per_cycle = 32;
+  truth.l2_kib_per_core = 512, truth.l3_mib = 32, truth.gemm_short_rows_max_k = 0;
+  truth.op_overhead_us = 20, truth.bandwidth_gbs = 48, truth.gemm_stream_gbs = 16, truth.gemm_gflops = 83;
+  truth.compute_efficiency = 83.0 / (2 * 32 * 2.0);
+  truth.attention_gflops = 25.6, truth.attention_compute_efficiency = 25.6 / (2 * 32 * 2.0);
+  truth.attention_extra_row_gflops = 70.4, truth.attention_extra_row_compute_efficiency = 70.4 / (2 * 32 * 2.0);
+  truth.attention_extra_row_score_ns = 1.2;
+  truth.cpu_model = "some CPU";
+  const auto hw = models::load_hardware(models::YamlReader::from_node(YAML::Load(truth.to_yaml("host")), "truth"));
+  auto probe_s = [&](std::int64_t rows, std::int64_t head_size) {
+    std::vector<sim::GoldenRow> r(1);
+    r[0].shape.kernel = "decode_attention", r[0].shape.m = rows, r[0].shape.n = 1024, r[0].shape.k = head_size;
+    r[0].shape.heads = 16, r[0].shape.kv_heads = 4;
+    sim::predict_cpu_golden(r, hw);
+    return r[0].predicted_s;
+  };
+  sim::HostProbeTimes t;
+  t.fork_join_s = 20e-6;
+  const double fp32 = 4.0;
+  t.stream_s = t.fork_join_s + 8192.0 * 4096 * fp32 / 48e9;  // the 128 MiB GEMV
+  t.flop_s = t.fork_join_s + 2560.0 * 1536 * fp32 / 16e9 + 2.0 * 192 * 2560 * 1536 / 83e9;
+  t.pack_s = t.fork_join_s + 8192.0 * 4096 * fp32 / 16e9 + 2.0 * 2 * 8192 * 4096 / 83e9;
+  t.attention_s = probe_s(1, 128);
+  t.attention_rows_s = probe_s(16, 128);
+  t.attention_narrow_rows_s = probe_s(16, 32);
+  sim::HostCalibration host = truth;  // what the OS gives: cores, threads, clock, caches
+  const sim::HostCalibration got = sim::derive_host_figures(host, t);
+  CHECK(got.op_overhead_us == Approx(20).epsilon(1e-6));
+  CHECK(got.bandwidth_gbs == Approx(48).epsilon(1e-3));
+  CHECK(got.gemm_stream_gbs == Approx(16).epsilon(1e-3));
+  CHECK(got.gemm_gflops == Approx(83).epsilon(1e-3));
+  CHECK(got.attention_gflops == Approx(25.6).epsilon(0.01));
+  CHECK(got.attention_extra_row_gflops == Approx(70.4).epsilon(0.01));
+  CHECK(got.attention_extra_row_score_ns == Approx(1.2).epsilon(0.01));
+  // Without a cost per score the two head sizes' later rows share one rate: the rate alone.
+  truth.attention_extra_row_score_ns = 0;
+  const auto flat = models::load_hardware(models::YamlReader::from_node(YAML::Load(truth.to_yaml("host")), "flat"));
+  std::vector<sim::GoldenRow> r(2);
+  for (int i = 0; i < 2; ++i) {
+    r[i].shape.kernel = "decode_attention", r[i].shape.m = 16, r[i].shape.n = 1024, r[i].shape.k = i ? 32 : 128;
+    r[i].shape.heads = 16, r[i].shape.kv_heads = 4;
+  }
+  sim::predict_cpu_golden(r, flat);
+  t.attention_rows_s = r[0].predicted_s, t.attention_narrow_rows_s = r[1].predicted_s;
+  const sim::HostCalibration got_flat = sim::derive_host_figures(host, t);
+  CHECK(got_flat.attention_extra_row_gflops == Approx(70.4).epsilon(0.01));
+  CHECK(got_flat.attention_extra_row_score_ns < 1e-3);  // zero up to the model's whole cycles
+}
