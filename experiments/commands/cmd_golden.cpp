@@ -337,12 +337,13 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
   };
   std::vector<sim::GoldenShape> host_shapes;
   if (a.measured.empty()) host_shapes = cpu_shapes();
-  const bool in_run = calibrate_in_run(a);
-  std::optional<sim::HostCalibrator> calibrator;
-  if (in_run) calibrator.emplace(a.threads, std::max(5, a.repeats));
   // A calibration made in this run: a first round of its probes gives the config's shape (a CPU,
   // its threads) now; the figures that predict the kernels come from every round (below).
-  if (calibrator) calibrator->time_round();
+  std::optional<sim::HostCalibrator> calibrator;
+  if (calibrate_in_run(a)) {
+    calibrator.emplace(a.threads, std::max(5, a.repeats));
+    calibrator->time_round();
+  }
   models::HardwareSpec hw = calibrator ? calibrated_hardware(calibrator->result()) : resolve_hardware(a, reg);
   std::vector<sim::GoldenRow> rows;
   std::string warning;  // CPU configs that do not describe this host

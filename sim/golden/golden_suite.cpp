@@ -169,16 +169,23 @@ std::vector<GoldenRow> time_cpu_golden(const std::vector<GoldenShape>& shapes, c
   return rows;
 }
 
-void predict_cpu_golden(std::vector<GoldenRow>& rows, const models::HardwareSpec& cpu) {
-  const CpuSimEngine engine(cpu, SimMode::event_driven);
+namespace {
+
+void predict_rows(const CpuSimEngine& engine, std::vector<GoldenRow>& rows) {
   for (GoldenRow& row : rows) row.predicted_s = predict_cpu(engine, row.shape);
+}
+
+}  // namespace
+
+void predict_cpu_golden(std::vector<GoldenRow>& rows, const models::HardwareSpec& cpu) {
+  predict_rows(CpuSimEngine(cpu, SimMode::event_driven), rows);
 }
 
 std::vector<GoldenRow> run_cpu_golden(const std::vector<GoldenShape>& shapes, const models::HardwareSpec& cpu,
                                       const CpuGoldenOptions& o) {
   const CpuSimEngine engine(cpu, SimMode::event_driven);  // a config the engine refuses fails before the timing
   std::vector<GoldenRow> rows = time_cpu_golden(shapes, o);
-  for (GoldenRow& row : rows) row.predicted_s = predict_cpu(engine, row.shape);
+  predict_rows(engine, rows);
   return rows;
 }
 

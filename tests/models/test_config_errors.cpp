@@ -94,29 +94,22 @@ TEST_CASE("A CPU's short-row packing rate needs the packing rate beside it, and 
 
 TEST_CASE("A CPU's extra-row attention rate needs the first row's rate beside it, and a share of at most 1") {
   const std::string from = "memory_efficiency: 0.7";
-  CHECK_THAT(error_of(mutated_copy("xeon-16c", from, from + "\n  attention_extra_row_compute_efficiency: 0.4")),
-             Catch::Contains("calibration.attention_extra_row_compute_efficiency") &&
-                 Catch::Contains("attention_compute_efficiency"));
-  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
-                                   from + "\n  attention_compute_efficiency: 0.2\n"
-                                          "  attention_extra_row_compute_efficiency: 1.4")),
+  // The xeon-16c config with these calibration keys added.
+  auto with = [&](const std::string& keys) { return mutated_copy("xeon-16c", from, from + keys); };
+  const std::string first = "\n  attention_compute_efficiency: 0.2", later = "\n  attention_extra_row_compute_efficiency: ";
+  CHECK_THAT(error_of(with(later + "0.4")), Catch::Contains("calibration.attention_extra_row_compute_efficiency") &&
+                                                 Catch::Contains("attention_compute_efficiency"));
+  CHECK_THAT(error_of(with(first + later + "1.4")),
              Catch::Contains("calibration.attention_extra_row_compute_efficiency") && Catch::Contains("(0, 1]"));
-  const HardwareSpec ok = load_hardware(mutated_copy(
-      "xeon-16c", from, from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_compute_efficiency: 0.4"));
+  const HardwareSpec ok = load_hardware(with(first + later + "0.4"));
   CHECK(ok.cpu->attention_extra_row_compute_efficiency == 0.4);
   // The later rows' cost per score: only beside their rate, and not negative.
-  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
-                                   from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_score_ns: 2")),
-             Catch::Contains("calibration.attention_extra_row_score_ns") &&
-                 Catch::Contains("attention_extra_row_compute_efficiency"));
-  CHECK_THAT(error_of(mutated_copy("xeon-16c", from,
-                                   from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_compute_efficiency: "
-                                          "0.4\n  attention_extra_row_score_ns: -1")),
+  const std::string score = "\n  attention_extra_row_score_ns: ";
+  CHECK_THAT(error_of(with(first + score + "2")), Catch::Contains("calibration.attention_extra_row_score_ns") &&
+                                                      Catch::Contains("attention_extra_row_compute_efficiency"));
+  CHECK_THAT(error_of(with(first + later + "0.4" + score + "-1")),
              Catch::Contains("calibration.attention_extra_row_score_ns") && Catch::Contains("-1"));
-  const HardwareSpec scored = load_hardware(mutated_copy(
-      "xeon-16c", from,
-      from + "\n  attention_compute_efficiency: 0.2\n  attention_extra_row_compute_efficiency: 0.4\n"
-             "  attention_extra_row_score_ns: 2.5"));
+  const HardwareSpec scored = load_hardware(with(first + later + "0.4" + score + "2.5"));
   CHECK(scored.cpu->attention_extra_row_score_ns == 2.5);
 }
 
