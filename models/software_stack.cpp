@@ -58,6 +58,7 @@ std::vector<StackKernel> stack_kernels(const YamlReader& r, const std::string& k
 SoftwareStack load_software_stack(const std::string& path) {
   const YamlReader r = YamlReader::open(path);
   r.allow_only({"name", "description", "kernel_launch_host_us", "per_layer_host_us", "per_step_host_us", "per_sequence_host_us",
+                "per_draft_pass_host_us",
                 "cuda_graphs", "graph_launch_host_us", "host_overlaps_device", "runtime_reserve_gib", "ragged_batch_overhead_ratio", "collectives",
                 "custom_all_reduce", "extra_kernels", "staged_device_copy", "single_host_process"});
   SoftwareStack s;
@@ -68,6 +69,7 @@ SoftwareStack load_software_stack(const std::string& path) {
   s.per_layer_host_us = r.non_negative("per_layer_host_us");
   s.per_step_host_us = r.non_negative("per_step_host_us");
   s.per_sequence_host_us = r.has("per_sequence_host_us") ? r.non_negative("per_sequence_host_us") : 0.0;
+  s.per_draft_pass_host_us = r.has("per_draft_pass_host_us") ? r.non_negative("per_draft_pass_host_us") : 0.0;
   s.cuda_graphs = r.boolean("cuda_graphs");
   s.graph_launch_host_us = s.cuda_graphs ? r.non_negative("graph_launch_host_us") : 0.0;
   s.host_overlaps_device = r.boolean_or("host_overlaps_device", false);

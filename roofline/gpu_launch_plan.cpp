@@ -72,7 +72,10 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
   // neither that work nor the graph launch, but runs the step's kernels when it has the tail.
   const std::int64_t per_step =
       carries_step_work && !graph.step_host_apart ? host_cycles(stack.step_host_us(graph.batch), hz) : 0;
-  std::int64_t pending_host = (stack.host_overlaps_device ? 0 : per_step) +
+  // A drafter's pass: the proposer's own host work around it, in series before its kernels
+  // (it prepares the pass's inputs from the previous pass's tokens).
+  const std::int64_t per_draft_pass = graph.draft_pass ? host_cycles(stack.per_draft_pass_host_us, hz) : 0;
+  std::int64_t pending_host = (stack.host_overlaps_device ? 0 : per_step) + per_draft_pass +
                               (stack.cuda_graphs && !graph.step_host_apart ? host_cycles(stack.graph_launch_host_us, hz) : 0);
 
   // Kernels of each op, computed once: every decoder layer launches the same shapes.

@@ -26,10 +26,15 @@ class DraftBuilder {
   virtual ~DraftBuilder() = default;
   // Reads this kind's keys of an algorithm's `draft` block into `spec` (spec.kind is set).
   virtual void load(const YamlReader& draft, DraftSpec& spec) const = 0;
-  // One draft pass over `width` tokens per sequence at context L, drafting for `target`.
-  // Shapes are already checked (width >= 1, context >= 0, batch >= 1).
-  virtual StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
-                               std::int64_t context, int batch) const = 0;
+  // One draft pass over `width` tokens per sequence at context L, drafting for `target`, marked
+  // as a drafter's pass (StepGraph::draft_pass: the stack charges its proposer's host work per
+  // pass). Shapes are already checked (width >= 1, context >= 0, batch >= 1).
+  StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width, std::int64_t context,
+                       int batch) const {
+    StepGraph g = build_pass_graph(algorithm, target, width, context, batch);
+    g.draft_pass = true;
+    return g;
+  }
 
   // Whether the draft is a head attached to its target (it reads the target's hidden states or
   // KV cache and sits in the target's memory) rather than a model of its own, whose memory and
@@ -52,6 +57,11 @@ class DraftBuilder {
                                 int /*tp*/) const {
     return 0;
   }
+
+ protected:
+  // The kind's pass graph (pass_graph marks it a draft pass).
+  virtual StepGraph build_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
+                                     std::int64_t context, int batch) const = 0;
 };
 
 struct DraftBuilderRegistration {

@@ -41,8 +41,8 @@ class Eagle3Draft : public DraftBuilder {
     s.decoder_layers = d.has("decoder_layers") ? d.int_in("decoder_layers", 1, kMaxDecoderLayers) : 1;
   }
 
-  StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
-                       std::int64_t context, int batch) const override {
+  StepGraph build_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
+                             std::int64_t context, int batch) const override {
     const DraftSpec& d = algorithm.draft;
     StepGraph g = draft_head_graph(algorithm, target, width, context, batch);
     const std::int64_t mt = std::int64_t(batch) * width;

@@ -22,8 +22,8 @@ class LongSpecDraft : public DraftBuilder {
     s.self_attention_window_tokens = d.int_in("self_attention_window_tokens", 1, std::numeric_limits<int>::max());
   }
 
-  StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
-                       std::int64_t context, int batch) const override {
+  StepGraph build_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width,
+                             std::int64_t context, int batch) const override {
     const DraftSpec& d = algorithm.draft;
     StepGraph g = draft_head_graph(algorithm, target, width, context, batch);
     const std::int64_t mt = std::int64_t(batch) * width;

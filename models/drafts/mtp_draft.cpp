@@ -54,8 +54,8 @@ class MtpDraft : public DraftBuilder {
     s.mtp_acceptance_source = d.string("acceptance_source");
   }
 
-  StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width, std::int64_t context,
-                       int batch) const override {
+  StepGraph build_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width, std::int64_t context,
+                             int batch) const override {
     require_own_target(algorithm, target);
     StepGraph g = draft_head_graph(algorithm, target, width, context, batch);
     const std::int64_t mt = std::int64_t(batch) * width;

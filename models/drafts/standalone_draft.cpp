@@ -15,8 +15,8 @@ class StandaloneDraft : public DraftBuilder {
     s.model_name = d.string("model");
   }
 
-  StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec&, int width, std::int64_t context,
-                       int batch) const override {
+  StepGraph build_pass_graph(const AlgorithmSpec& algorithm, const ModelSpec&, int width, std::int64_t context,
+                             int batch) const override {
     const DraftSpec& d = algorithm.draft;
     if (!d.model) throw InputError(algorithm.name + ": standalone draft model not resolved");
     StepGraph g = build_verify_graph(*d.model, {width, context, batch, MaskKind::causal, true});

@@ -95,7 +95,8 @@ models::ModelSpec tensor_parallel_shard(const models::ModelSpec& m, int tp, cons
 models::SystemSpec without_host_work(models::SystemSpec system) {
   for (auto& d : system.devices) {
     models::SoftwareStack& st = d.hardware.stack;
-    st.kernel_launch_host_us = st.per_layer_host_us = st.per_step_host_us = st.graph_launch_host_us = 0;
+    st.kernel_launch_host_us = st.per_layer_host_us = st.per_step_host_us = st.graph_launch_host_us =
+        st.per_draft_pass_host_us = 0;
   }
   return system;
 }
@@ -326,6 +327,9 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     for (std::size_t p = 0; p < q.head_pass_widths.size(); ++p) {
       const int w = q.head_pass_widths[p];
       models::StepGraph hg = models::build_draft_pass_graph(shard, q.target, w, q.context, q.batch);
+      // Inside the step the target's verify carries (as SystemCosts::head_pass_s): no per-step
+      // host work or step kernels of its own.
+      hg.step_work = false;
       if (q.head_ffn_bytes_per_weight > 0) quantise_head_ffn(hg, q.head_ffn_bytes_per_weight);
       for (auto& op : hg.layer_ops)
         if (op.name == "feature_fc" && tp > 1) {  // row-parallel: 1/tp of its input and weights
@@ -341,11 +345,15 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
         if (first_head < 0) first_head = have[0];
         continue;
       }
+      // The proposer's host work is paid once per pass, before the pass's first slice.
       std::vector<double> slice_s;
-      for (const auto& ops : tp_slices(hg.layer_ops)) slice_s.push_back(slice_seconds(dd, ops, hg));
+      models::StepGraph later_slice = hg;
+      later_slice.draft_pass = false;
+      for (const auto& ops : tp_slices(hg.layer_ops))
+        slice_s.push_back(slice_seconds(dd, ops, slice_s.empty() ? hg : later_slice));
       const double ar_bytes = double(q.batch) * w * q.head->draft.hidden_size * q.target.activation_bytes();
       have = tp_forward(group, have, slice_s, ar_bytes, label, "draft", first_head);
-      models::StepGraph tail = hg;
+      models::StepGraph tail = later_slice;
       tail.layer_ops.clear();
       tail.layer_count = 0;
       const double t_tail = slice_seconds_on(dd, std::move(tail));

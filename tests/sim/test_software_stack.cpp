@@ -7,6 +7,7 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "models/engine_registry.hpp"
 #include "models/software_stack.hpp"
 #include "tests/test_workload.hpp"
@@ -163,5 +164,55 @@ TEST_CASE("stack: per_sequence_host_us is read from a stack file, absent means 0
     message = e.what();
   }
   CHECK_THAT(message, Catch::Contains("bad.yaml") && Catch::Contains("per_sequence_host_us"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("stack: a drafter's pass pays per_draft_pass_host_us once, in series, alike on both GPU engines and on a CPU") {
+  const models::ConfigRegistry reg;
+  const models::ModelSpec target = reg.model("llama-3.1-8b-instruct");
+  models::AlgorithmSpec head = reg.algorithm("eagle3-chain");
+  head.draft = models::draft_builder(head.draft.kind, head.name).reshaped_for(head.draft, target);
+  const models::StepGraph pass = models::build_draft_pass_graph(head, target, 1, 1024, 4);
+  CHECK(pass.draft_pass);
+  const auto w = workload("llama-68m", 4);
+  for (const char* device : {"h100-sxm", "xeon-16c"}) {
+    models::HardwareSpec base = reg.hardware(device);
+    base.stack = models::load_software_stack(reg.path("stacks", device == std::string("h100-sxm") ? "vllm-cuda-graph"
+                                                                                                   : "llama-cpp"));
+    REQUIRE(base.stack.per_draft_pass_host_us == 0);
+    models::HardwareSpec proposer = base;
+    proposer.stack.per_draft_pass_host_us = 250;
+    for (const char* engine : {"sim", "roofline"}) {
+      INFO(device << " engine " << engine);
+      const auto with = models::make_engine(engine, proposer), without = models::make_engine(engine, base);
+      CHECK(with->step(pass).seconds - without->step(pass).seconds == Approx(250e-6).epsilon(1e-3));
+      // A target's step is no drafter's pass: unchanged.
+      const auto g = models::verify_graph(*without, w, 2, 512);
+      CHECK_FALSE(g.draft_pass);
+      CHECK(with->step(g).seconds == without->step(g).seconds);
+    }
+  }
+}
+
+TEST_CASE("stack: per_draft_pass_host_us is read from a stack file, absent means 0, negative is refused") {
+  const models::ConfigRegistry reg;
+  CHECK(models::load_software_stack(reg.path("stacks", "vllm-cuda-graph")).per_draft_pass_host_us == 0);
+  CHECK(models::load_software_stack(reg.path("stacks", "vllm-v1-inprocess")).per_draft_pass_host_us > 0);
+  const auto dir = std::filesystem::temp_directory_path() / "specdse_test_draft_pass_stack";
+  std::filesystem::create_directories(dir);
+  const std::string body = "name: s\nkernel_launch_host_us: 0\nper_layer_host_us: 0\nper_step_host_us: 100\n"
+                           "cuda_graphs: false\nruntime_reserve_gib: 0\nper_draft_pass_host_us: ";
+  {
+    std::ofstream(dir / "ok.yaml") << body << "30\n";
+    std::ofstream(dir / "bad.yaml") << body << "-5\n";
+  }
+  CHECK(models::load_software_stack((dir / "ok.yaml").string()).per_draft_pass_host_us == 30);
+  std::string message;
+  try {
+    models::load_software_stack((dir / "bad.yaml").string());
+  } catch (const models::InputError& e) {
+    message = e.what();
+  }
+  CHECK_THAT(message, Catch::Contains("bad.yaml") && Catch::Contains("per_draft_pass_host_us") && Catch::Contains("-5"));
   std::filesystem::remove_all(dir);
 }

@@ -672,3 +672,33 @@ TEST_CASE("system: a pipeline's stage period counts a draft head's passes on the
   const SystemStep apart = simulate_system_step(pipeline("gpu4", 5), with_head, "roofline");
   CHECK(apart.stage_period_s == Approx(std::max(bare, apart.head_s)).epsilon(0.01));
 }
+
+TEST_CASE("system: a head pass pays its stack's proposer host work once, on one GPU and tensor-parallel") {
+  const models::ConfigRegistry reg;
+  auto system = [&](int tp, const std::string& stack) {
+    std::string devices = "gpu0";
+    for (int i = 1; i < tp; ++i) devices += fmt::format(", gpu{}", i);
+    return models::load_system(
+        write_system(fmt::format("name: tp\ndevices:\n  - {{name: gpu, hardware: h100-sxm, count: {0}, stack: {1}}}\n"
+                                 "links:\n  - {{link: nvlink4, topology: switch, devices: [gpu]}}\n"
+                                 "placement:\n  target:\n    stages:\n      - {{devices: [{2}], layers: 0-31}}\n"
+                                 "  draft: {{device: gpu0}}\n",
+                                 std::max(tp, 2), stack, devices)),
+        reg);
+  };
+  SystemQuery q;
+  q.target = reg.model("llama-3.1-8b-instruct");
+  q.context = 1024;
+  q.head = std::make_shared<models::AlgorithmSpec>(reg.algorithm("eagle3-chain"));
+  q.head_pass_widths = {4, 1, 1};
+  q.verify = false;
+  const double per_pass_s = models::load_software_stack(reg.path("stacks", "vllm-v1-inprocess")).per_draft_pass_host_us * 1e-6;
+  REQUIRE(per_pass_s > 0);
+  for (int tp : {1, 2}) {
+    INFO("tp " << tp);
+    // The two vLLM V1 stacks differ in their per-step work, which a head's passes do not pay.
+    const double with = simulate_system_step(system(tp, "vllm-v1-inprocess"), q, "roofline").head_s;
+    const double without = simulate_system_step(system(tp, "vllm-cuda-graph"), q, "roofline").head_s;
+    CHECK(with - without == Approx(3 * per_pass_s).epsilon(1e-6));
+  }
+}
