@@ -12,6 +12,7 @@ packages=(
   catch2                # unit tests (v2.13)
   libbenchmark-dev      # benchmarks (bench/ targets)
   python3-matplotlib    # plots
+  python3-yaml          # scripts/specbench_fig1.py reads its reference figures
   pybind11-dev python3-dev python3-numpy python3-pandas  # `import specdse` (experiments/python)
   python3-nbconvert python3-nbformat python3-nbclient python3-ipykernel jupyter-nbconvert  # notebooks run as tests
   openmpi-bin libopenmpi-dev  # mpirun specdse sweep (optional at build time)
