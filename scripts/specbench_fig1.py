@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Predicts the end-to-end EAGLE-3 speed-ups of "Speculative Decoding: Performance or Illusion?"
+"""Predicts the end-to-end EAGLE-3 and n-gram speed-ups of "Speculative Decoding: Performance or Illusion?"
 (arXiv 2601.11580; its site's Figure 1, Llama-3.1-8B-Instruct on one H100 under vLLM 0.10.1, 3
 draft tokens a step) with `specdse serve`, from the study's own per-request acceptance traces, and
 prints them beside the measured speed-ups (configs/reference/specdecode_bench_fig1_speedups.yaml).
@@ -9,13 +9,17 @@ That repository has no licence file, so the project ships none: point --traces a
 
 Each trace record is run as the study's simulator runs an experiment (`simulate_like_experiment`):
 a closed batch of B copies of the request (`serve --arrivals batch:B --trace-record I`), once with
-plain decoding and once with an EAGLE-3 head drafting a chain of 3 (`--method eagle3-chain --k 3`),
-under the stack the study ran (`--stack vllm-v1-inprocess` by default). The speed-up at batch B is
+plain decoding and once speculating 3 tokens a step (`--method eagle3-chain --k 3`: an EAGLE-3 head
+drafting a chain; or `--method ngram`: prompt lookup, the study's N-gram-Fixed-3), under the stack the study ran (`--stack vllm-v1-inprocess` by default). The speed-up at batch B is
 the study's: the mean over records of the speculative run's throughput over the mean of the plain
-runs'. Nothing is fitted to the speed-ups: they are predictions.
+runs'. Each dataset's run takes the serving preset scripts/derive_serving_workload.py writes from
+its trace file, for the one figure a trace does not hold: how often an n-gram position that yields
+one token found a match and verified a draft (the study's simulator's assumption per dataset).
+Nothing is fitted to the speed-ups: they are predictions.
 
 Usage: specbench_fig1.py --traces DIR [--datasets sharegpt gsm8k ...] [--batches 1,16,64,128]
-                         [--stack NAME|PATH] [--engine roofline|sim] [--records N] [--jobs N]
+                         [--method eagle3-chain|ngram] [--stack NAME|PATH] [--engine roofline|sim]
+                         [--records N] [--jobs N]
                          [--specdse EXE] [--out FILE.csv]
 """
 import argparse
@@ -36,6 +40,8 @@ REFERENCE = os.path.join(ROOT, "configs", "reference", "specdecode_bench_fig1_sp
 TARGET = "llama-3.1-8b-instruct"
 HARDWARE = "h100-sxm"
 DRAFT_TOKENS = 3  # the study's k
+# serve's method -> the method's key in the reference file
+FIGURE_KEY = {"eagle3-chain": "eagle3", "ngram": "ngram"}
 
 
 def fail(message):
@@ -52,27 +58,41 @@ def find_specdse(given):
     fail("no specdse executable: build it (scripts/build.sh), or pass --specdse or set SPECDSE_EXE")
 
 
-def load_reference():
+def load_reference(method):
     with open(REFERENCE) as f:
         ref = yaml.safe_load(f)
-    return ref["batches"], {name: entry["eagle3"] for name, entry in ref["datasets"].items()}
+    return ref["batches"], {name: entry[FIGURE_KEY[method]] for name, entry in ref["datasets"].items()}
 
 
-def run_record(exe, trace, record, batch, args):
+def derive_workload(trace, dataset, folder):
+    """The serving preset of `trace` (scripts/derive_serving_workload.py), as a file in `folder`."""
+    path = os.path.join(folder, f"{dataset}-llama3.1-8b.yaml")
+    command = [sys.executable, os.path.join(ROOT, "scripts", "derive_serving_workload.py"), trace,
+               f"{dataset}-llama3.1-8b", dataset, "local copy"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        fail(f"{trace}: deriving its serving preset failed: {done.stderr.strip()}")
+    with open(path, "w") as f:
+        f.write(done.stdout)
+    return path
+
+
+def run_record(exe, trace, workload, record, batch, args):
     """Plain and speculative throughput (tokens/s) and tokens per step of one closed batch."""
     command = [exe, "serve", "--hw", HARDWARE, "--model", TARGET, "--stack", args.stack, "--engine", args.engine,
-               "--acceptance-trace", trace, "--trace-record", str(record), "--arrivals", f"batch:{batch}",
-               "--method", "eagle3-chain", "--k", str(DRAFT_TOKENS), "--format", "csv"]
+               "--acceptance-trace", trace, "--workload", workload, "--trace-record", str(record),
+               "--arrivals", f"batch:{batch}",
+               "--method", args.method, "--k", str(DRAFT_TOKENS), "--format", "csv"]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         fail(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.strip()}")
     rows = list(csv.DictReader(line for line in io.StringIO(done.stdout) if not line.startswith("#")))
     by_method = {row["method"]: row for row in rows}
-    if "no SD" not in by_method or "eagle3-chain" not in by_method:
-        fail(f"{' '.join(command)}: expected a 'no SD' and an 'eagle3-chain' row, got {sorted(by_method)}")
+    if "no SD" not in by_method or args.method not in by_method:
+        fail(f"{' '.join(command)}: expected a 'no SD' and an '{args.method}' row, got {sorted(by_method)}")
     return (float(by_method["no SD"]["throughput_tokens_per_s"]),
-            float(by_method["eagle3-chain"]["throughput_tokens_per_s"]),
-            float(by_method["eagle3-chain"]["tokens_per_step"]))
+            float(by_method[args.method]["throughput_tokens_per_s"]),
+            float(by_method[args.method]["tokens_per_step"]))
 
 
 def count_records(path):
@@ -86,6 +106,8 @@ def main():
     parser.add_argument("--traces", required=True, help="folder holding combined_DATASET.jsonl (the study's traces)")
     parser.add_argument("--datasets", nargs="+", help="datasets to run (default: every one with a trace file and a measured figure)")
     parser.add_argument("--batches", default=None, help="comma-separated batch sizes (default: the figure's)")
+    parser.add_argument("--method", default="eagle3-chain", choices=sorted(FIGURE_KEY),
+                        help="the speculation compared with plain decoding (3 draft tokens a step)")
     parser.add_argument("--stack", default="vllm-v1-inprocess", help="software stack (configs/stacks name or YAML path)")
     parser.add_argument("--engine", default="roofline", choices=["roofline", "sim"])
     parser.add_argument("--records", type=int, default=0, help="the first N records of each file (0: all)")
@@ -96,7 +118,7 @@ def main():
     if args.records < 0 or args.jobs < 1:
         fail(f"--records >= 0 and --jobs >= 1 expected, got {args.records} and {args.jobs}")
     exe = find_specdse(args.specdse)
-    figure_batches, measured = load_reference()
+    figure_batches, measured = load_reference(args.method)
     batches = figure_batches
     if args.batches:
         try:
@@ -110,17 +132,19 @@ def main():
         fail(f"--traces {args.traces}: no combined_DATASET.jsonl for any of {', '.join(measured)}")
 
     table = []
+    presets = tempfile.TemporaryDirectory()
     for dataset in datasets:
         trace = os.path.join(args.traces, f"combined_{dataset}.jsonl")
         if not os.path.isfile(trace):
             fail(f"--traces {args.traces}: no combined_{dataset}.jsonl")
+        workload = derive_workload(trace, dataset, presets.name)
         records = count_records(trace)
         if args.records:
             records = min(records, args.records)
         for batch in batches:
             print(f"{dataset}: batch {batch}, {records} records ...", file=sys.stderr, flush=True)
             with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-                runs = list(pool.map(lambda r: run_record(exe, trace, r, batch, args), range(records)))
+                runs = list(pool.map(lambda r: run_record(exe, trace, workload, r, batch, args), range(records)))
             plain = sum(r[0] for r in runs) / len(runs)
             speculative = sum(r[1] for r in runs) / len(runs)
             speedup = speculative / plain
@@ -134,7 +158,7 @@ def main():
                           "error_pct": "" if figure is None else f"{error:.1f}"})
 
     columns = ["dataset", "batch", "records", "tokens_per_step", "model_speedup", "measured_speedup", "error_pct"]
-    print(f"# stack {args.stack}, engine {args.engine}, {HARDWARE}, {TARGET}, EAGLE-3 chain of {DRAFT_TOKENS}; "
+    print(f"# {args.method}, {DRAFT_TOKENS} draft tokens a step; stack {args.stack}, engine {args.engine}, {HARDWARE}, {TARGET}; "
           f"measured: {os.path.relpath(REFERENCE, ROOT)}")
     widths = {c: max(len(c), *(len(str(row[c])) for row in table)) for c in columns}
     print("  ".join(c.rjust(widths[c]) for c in columns))

@@ -19,12 +19,13 @@ SCRIPT = os.path.join(ROOT, "scripts", "specbench_fig1.py")
 REFERENCE = os.path.join(ROOT, "configs", "reference", "specdecode_bench_fig1_speedups.yaml")
 
 
-def write_traces(folder, acc_len):
-    """combined_sharegpt.jsonl with two records whose every position yields `acc_len` tokens."""
+def write_traces(folder, acc_len, ngram_acc_len=1):
+    """combined_sharegpt.jsonl with two records whose every position yields `acc_len` tokens
+    (EAGLE-3) and `ngram_acc_len` (n-gram)."""
     with open(os.path.join(folder, "combined_sharegpt.jsonl"), "w") as f:
         for i, (prompt, output) in enumerate([(40, 64), (120, 96)]):
             record = {"id": str(i), "prompt_token_ids": list(range(prompt)), "generated_token_ids": list(range(output)),
-                      "acc_eagle": {"acc_len": [acc_len] * output}, "acc_ngram": {"acc_len": [1] * output}}
+                      "acc_eagle": {"acc_len": [acc_len] * output}, "acc_ngram": {"acc_len": [ngram_acc_len] * output}}
             f.write(json.dumps(record) + "\n")
 
 
@@ -56,6 +57,21 @@ def test_speedups_beside_the_measured_figure():
         # Nothing accepted: drafting only costs; everything accepted: faster than plain decoding.
         assert all(s < 1 for s in speedups[1]), speedups
         assert all(s > 1.5 for s in speedups[4]), speedups
+
+
+def test_ngram_against_its_own_figure():
+    with open(REFERENCE) as f:
+        ref = yaml.safe_load(f)
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "fig1.csv")
+        write_traces(d, 1, ngram_acc_len=4)
+        done = run("--traces", d, "--method", "ngram", "--batches", "1", "--jobs", "2", "--out", out)
+        assert done.returncode == 0, done.stderr
+        (row,) = list(csv.DictReader(open(out)))
+        assert float(row["measured_speedup"]) == ref["datasets"]["sharegpt"]["ngram"][0]
+        assert abs(float(row["tokens_per_step"]) - 4) < 0.35, row
+        assert float(row["model_speedup"]) > 1.5, row
+        assert "# ngram, 3 draft tokens a step" in done.stdout, done.stdout
 
 
 def test_bad_input_is_one_line_and_exit_2():
