@@ -177,13 +177,14 @@ Table links_table(const models::ConfigRegistry& reg) {
 }
 
 Table stacks_table(const models::ConfigRegistry& reg) {
-  Table t({"name", "description", "kernel_launch_host_us", "per_step_host_us"});
+  Table t({"name", "description", "kernel_launch_host_us", "per_step_host_us", "per_draft_pass_host_us"});
   for (const auto& name : reg.names("stacks")) {
     try {
       const auto s = models::load_software_stack(reg.path("stacks", name));
-      t.add_row({name, s.description, num(s.kernel_launch_host_us), num(s.per_step_host_us)});
+      t.add_row({name, s.description, num(s.kernel_launch_host_us), num(s.per_step_host_us),
+                 num(s.per_draft_pass_host_us)});
     } catch (const std::exception& e) {
-      t.add_row({name, broken(e), text(""), text("")});
+      t.add_row({name, broken(e), text(""), text(""), text("")});
     }
   }
   return t;

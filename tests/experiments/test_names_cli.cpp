@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "experiments/sweep/sweep_spec.hpp"
+#include "models/software_stack.hpp"
 #include "tests/experiments/cli_run.hpp"
 
 using cli_test::run;
@@ -156,6 +157,18 @@ TEST_CASE("specdse list: facts of models, hardware, systems and acceptance cover
   const auto hw = run("list hardware --format json", false);
   REQUIRE(hw.status == 0);
   CHECK_THAT(hw.output, Catch::Contains("\"kind\": \"fpga\"") && Catch::Contains("NVIDIA H100 SXM5 80GB"));
+  // A stack's host figures, the proposer's per draft pass among them.
+  const auto stacks = run("list stacks --format csv", false);
+  REQUIRE(stacks.status == 0);
+  const auto st = cli_test::csv(stacks.output);
+  const std::size_t per_pass = cli_test::column(st[0], "per_draft_pass_host_us");
+  for (std::size_t i = 1; i < st.size(); ++i) {
+    INFO(st[i][0]);
+    const double expected =
+        models::load_software_stack(std::string(SPECDSE_CONFIG_DIR) + "/stacks/" + st[i][0] + ".yaml").per_draft_pass_host_us;
+    CHECK(std::stod(st[i][per_pass]) == expected);
+    if (st[i][0] == "vllm-v1-inprocess") CHECK(expected > 0);
+  }
   const auto acc = run("list acceptance --format csv", false);
   REQUIRE(acc.status == 0);
   const auto t = cli_test::csv(acc.output);
