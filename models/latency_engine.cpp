@@ -22,9 +22,15 @@ double t_verify(const LatencyEngine& engine, const Workload& w, int x, long long
 double t_draft_passes(const LatencyEngine& engine, const Workload& w,
                       const std::vector<int>& pass_widths, long long context) {
   if (!w.algorithm) throw InputError("t_draft: no draft algorithm given");
+  // A head drafts inside the step the target's verify carries (as sim::SystemCosts::head_pass_s):
+  // its passes pay no per-step host work of their own. A standalone draft model's pass is a step.
+  const bool head = draft_builder(w.algorithm->draft.kind, w.algorithm->name).is_attached_head();
   double total = 0;
-  for (int width : pass_widths)
-    total += engine.step(build_draft_pass_graph(*w.algorithm, w.target, width, context, w.batch)).seconds;
+  for (int width : pass_widths) {
+    StepGraph g = build_draft_pass_graph(*w.algorithm, w.target, width, context, w.batch);
+    if (head) g.step_work = false;
+    total += engine.step(g).seconds;
+  }
   return total;
 }
 

@@ -81,8 +81,9 @@ struct StepGraph {
   // False for a pass inside a step another graph carries, such as an EAGLE head's drafting
   // passes: see carries_step_work.
   bool step_work = true;
-  // True for a drafter's pass (every graph a DraftBuilder builds): the stack's proposer pays its
-  // host work per pass (SoftwareStack::per_draft_pass_host_us) before the pass's kernels.
+  // True for a draft head's pass (DraftBuilder::pass_graph of a head attached to its target): the
+  // stack's proposer pays its host work per pass (SoftwareStack::per_draft_pass_host_us) before
+  // the pass's kernels.
   bool draft_pass = false;
   // True for a slice of a step whose per-step host work and CUDA-graph launch the timeline
   // charges once, as a host task of its own (a tensor-parallel step: sim/system/system_step.cpp):

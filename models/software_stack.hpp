@@ -82,8 +82,8 @@ struct SoftwareStack {
   double step_host_us(int sequences, double per_sequence_us) const {
     return per_step_host_us + per_sequence_us * sequences;
   }
-  // Per pass of a drafter (a graph with draft_pass set), before its kernels and in series with
-  // them: the host work a serving engine's proposer does around each draft forward (vLLM's
+  // Per pass of a draft head (a graph with draft_pass set), before its kernels and in series with
+  // them: the host work a serving engine's proposer does around each head forward (vLLM's
   // EagleProposer rebuilds the attention metadata, positions and slot mapping and takes the
   // argmax once per draft token). 0 unless the stack's YAML gives a source.
   double per_draft_pass_host_us = 0;

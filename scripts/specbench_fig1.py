@@ -12,9 +12,10 @@ a closed batch of B copies of the request (`serve --arrivals batch:B --trace-rec
 plain decoding and once speculating 3 tokens a step (`--method eagle3-chain --k 3`: an EAGLE-3 head
 drafting a chain; or `--method ngram`: prompt lookup, the study's N-gram-Fixed-3), under the stack the study ran (`--stack vllm-v1-inprocess` by default). The speed-up at batch B is
 the study's: the mean over records of the speculative run's throughput over the mean of the plain
-runs'. Each dataset's run takes the serving preset scripts/derive_serving_workload.py writes from
-its trace file, for the one figure a trace does not hold: how often an n-gram position that yields
-one token found a match and verified a draft (the study's simulator's assumption per dataset).
+runs'. With --method ngram each dataset's run takes the serving preset
+scripts/derive_serving_workload.py writes from its trace file, for the one figure a trace does not
+hold: how often an n-gram position that yields one token found a match and verified a draft (the
+study's simulator's assumption per dataset).
 Nothing is fitted to the speed-ups: they are predictions.
 
 Usage: specbench_fig1.py --traces DIR [--datasets sharegpt gsm8k ...] [--batches 1,16,64,128]
@@ -49,6 +50,16 @@ def fail(message):
     sys.exit(2)
 
 
+class RunError(Exception):
+    """A serve run that failed, raised from a worker thread so that main reports it once."""
+
+
+def first_line(text, last=False):
+    """One line of a tool's stderr: specdse's errors are their first line, a traceback's its last."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return (lines[-1] if last else lines[0]) if lines else "(no message)"
+
+
 def find_specdse(given):
     if given:
         return given
@@ -71,7 +82,7 @@ def derive_workload(trace, dataset, folder):
                f"{dataset}-llama3.1-8b", dataset, "local copy"]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        fail(f"{trace}: deriving its serving preset failed: {done.stderr.strip()}")
+        fail(f"{trace}: deriving its serving preset failed: {first_line(done.stderr, last=True)}")
     with open(path, "w") as f:
         f.write(done.stdout)
     return path
@@ -80,16 +91,19 @@ def derive_workload(trace, dataset, folder):
 def run_record(exe, trace, workload, record, batch, args):
     """Plain and speculative throughput (tokens/s) and tokens per step of one closed batch."""
     command = [exe, "serve", "--hw", HARDWARE, "--model", TARGET, "--stack", args.stack, "--engine", args.engine,
-               "--acceptance-trace", trace, "--workload", workload, "--trace-record", str(record),
-               "--arrivals", f"batch:{batch}",
+               "--acceptance-trace", trace, "--trace-record", str(record), "--arrivals", f"batch:{batch}",
                "--method", args.method, "--k", str(DRAFT_TOKENS), "--format", "csv"]
+    if workload:
+        command += ["--workload", workload]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        fail(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.strip()}")
+        raise RunError(f"specdse serve ... --trace-record {record} --arrivals batch:{batch}: exit {done.returncode}: "
+                       f"{first_line(done.stderr)}")
     rows = list(csv.DictReader(line for line in io.StringIO(done.stdout) if not line.startswith("#")))
     by_method = {row["method"]: row for row in rows}
     if "no SD" not in by_method or args.method not in by_method:
-        fail(f"{' '.join(command)}: expected a 'no SD' and an '{args.method}' row, got {sorted(by_method)}")
+        raise RunError(f"specdse serve ... --trace-record {record} --arrivals batch:{batch}: expected a 'no SD' and "
+                       f"an '{args.method}' row, got {sorted(by_method)}")
     return (float(by_method["no SD"]["throughput_tokens_per_s"]),
             float(by_method[args.method]["throughput_tokens_per_s"]),
             float(by_method[args.method]["tokens_per_step"]))
@@ -130,21 +144,30 @@ def main():
     datasets = args.datasets or [d for d in measured if os.path.isfile(os.path.join(args.traces, f"combined_{d}.jsonl"))]
     if not datasets:
         fail(f"--traces {args.traces}: no combined_DATASET.jsonl for any of {', '.join(measured)}")
+    for dataset in datasets:
+        if dataset not in measured:
+            fail(f"--datasets: '{dataset}' has no measured figure (expected one of {', '.join(measured)})")
+        trace = os.path.join(args.traces, f"combined_{dataset}.jsonl")
+        if not os.path.isfile(trace):
+            fail(f"--traces {args.traces}: no combined_{dataset}.jsonl")
+        if count_records(trace) == 0:
+            fail(f"{trace}: no records")
 
     table = []
     presets = tempfile.TemporaryDirectory()
     for dataset in datasets:
         trace = os.path.join(args.traces, f"combined_{dataset}.jsonl")
-        if not os.path.isfile(trace):
-            fail(f"--traces {args.traces}: no combined_{dataset}.jsonl")
-        workload = derive_workload(trace, dataset, presets.name)
+        workload = derive_workload(trace, dataset, presets.name) if args.method == "ngram" else None
         records = count_records(trace)
         if args.records:
             records = min(records, args.records)
         for batch in batches:
             print(f"{dataset}: batch {batch}, {records} records ...", file=sys.stderr, flush=True)
-            with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-                runs = list(pool.map(lambda r: run_record(exe, trace, workload, r, batch, args), range(records)))
+            try:
+                with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+                    runs = list(pool.map(lambda r: run_record(exe, trace, workload, r, batch, args), range(records)))
+            except RunError as e:
+                fail(str(e))
             plain = sum(r[0] for r in runs) / len(runs)
             speculative = sum(r[1] for r in runs) / len(runs)
             speedup = speculative / plain

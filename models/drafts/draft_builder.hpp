@@ -26,13 +26,15 @@ class DraftBuilder {
   virtual ~DraftBuilder() = default;
   // Reads this kind's keys of an algorithm's `draft` block into `spec` (spec.kind is set).
   virtual void load(const YamlReader& draft, DraftSpec& spec) const = 0;
-  // One draft pass over `width` tokens per sequence at context L, drafting for `target`, marked
-  // as a drafter's pass (StepGraph::draft_pass: the stack charges its proposer's host work per
-  // pass). Shapes are already checked (width >= 1, context >= 0, batch >= 1).
+  // One draft pass over `width` tokens per sequence at context L, drafting for `target`. A head's
+  // pass is marked as such (StepGraph::draft_pass: the stack charges its proposer's host work per
+  // pass, as a serving engine runs a head in its proposer's loop); a standalone draft model's
+  // forward is a model step of its own. Shapes are already checked (width >= 1, context >= 0,
+  // batch >= 1).
   StepGraph pass_graph(const AlgorithmSpec& algorithm, const ModelSpec& target, int width, std::int64_t context,
                        int batch) const {
     StepGraph g = build_pass_graph(algorithm, target, width, context, batch);
-    g.draft_pass = true;
+    g.draft_pass = is_attached_head();
     return g;
   }
 

@@ -212,12 +212,13 @@ TEST_CASE("plan writes the winner's own timeline when the winner is tree SD or t
     std::ifstream in(trace);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  // Tree SD wins on one H100 (its eagle3-tree drafter at x = 58).
+  // Tree SD wins on one H100 (its eagle3-tree drafter at x = 84: a tree of x - 1 draft nodes).
   std::filesystem::remove(trace);
   auto r = run("plan --hw h100-sxm --model llama-3.1-8b-instruct --alpha 0.8 --trace-out " + trace.string());
   REQUIRE(r.status == 0);
   CHECK(r.output.find("trace: tree SD") != std::string::npos);
-  CHECK(read().find("draft: eagle3-tree tree of 57 nodes") != std::string::npos);
+  CHECK(r.output.find("x=84") != std::string::npos);
+  CHECK(read().find("draft: eagle3-tree tree of 83 nodes") != std::string::npos);
   // Only the EAGLE head: its dispatcher's step (head passes, verify, exposed host work).
   std::filesystem::remove(trace);
   r = run("plan --hw h100-sxm --model llama-3.1-8b-instruct --algorithm eagle3-chain --trace-out " + trace.string());

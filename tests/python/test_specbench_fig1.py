@@ -84,6 +84,16 @@ def test_bad_input_is_one_line_and_exit_2():
         assert done.returncode == 2 and "--batches" in done.stderr and "1,x" in done.stderr, done.stderr
         done = run("--traces", d, "--datasets", "cnn")
         assert done.returncode == 2 and "combined_cnn.jsonl" in done.stderr, done.stderr
+        done = run("--traces", d, "--datasets", "wikitext")
+        assert done.returncode == 2 and "'wikitext' has no measured figure" in done.stderr, done.stderr
+        # A serve run that fails (an unknown stack) is reported once, whatever --jobs runs at once.
+        done = run("--traces", d, "--batches", "1,16", "--jobs", "4", "--stack", "no-such-stack")
+        assert done.returncode == 2 and "no-such-stack" in done.stderr, done.stderr
+        errors = [line for line in done.stderr.splitlines() if not line.endswith(" records ...")]
+        assert len(errors) == 1 and errors[0].startswith("specbench_fig1.py: "), done.stderr
+        open(os.path.join(d, "combined_gsm8k.jsonl"), "w").close()
+        done = run("--traces", d, "--datasets", "gsm8k")
+        assert done.returncode == 2 and "no records" in done.stderr, done.stderr
 
 
 def main():

@@ -134,6 +134,24 @@ TEST_CASE("Dispatcher host work: in series under vLLM's stack, hidden behind the
     CHECK(search::eagle_host_seconds(engine, 1, device_s) <= search::eagle_host_seconds(vllm, 1, device_s));
 }
 
+TEST_CASE("Dispatcher: the proposer's host work per head pass is paid in series, also where the step's work overlaps") {
+  const models::ConfigRegistry reg;
+  auto inprocess = models::load_software_stack(reg.path("stacks", "vllm-v1-inprocess"));
+  auto engine = models::load_software_stack(reg.path("stacks", "paper004-engine"));
+  REQUIRE(inprocess.per_draft_pass_host_us > 0);
+  const double per_pass_s = inprocess.per_draft_pass_host_us * 1e-6;
+  auto without = inprocess;
+  without.per_draft_pass_host_us = 0;
+  // A verify and three head passes; a plain step has no head pass.
+  CHECK(search::eagle_host_seconds(inprocess, 4, 5e-3) - search::eagle_host_seconds(without, 4, 5e-3) ==
+        Approx(3 * per_pass_s));
+  CHECK(search::eagle_host_seconds(inprocess, 1, 5e-3) == search::eagle_host_seconds(without, 1, 5e-3));
+  // Overlapped step work hides behind the GPU; the proposer's work does not.
+  const double hidden = search::eagle_host_seconds(engine, 4, 5e-3);
+  engine.per_draft_pass_host_us = 100;
+  CHECK(search::eagle_host_seconds(engine, 4, 5e-3) - hidden == Approx(300e-6));
+}
+
 TEST_CASE("Dispatcher: per-sequence host work grows with the batch and is spread over a speculative step's tokens") {
   const models::ConfigRegistry reg;
   auto engine = models::load_software_stack(reg.path("stacks", "paper004-engine"));

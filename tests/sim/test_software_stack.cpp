@@ -194,6 +194,27 @@ TEST_CASE("stack: a drafter's pass pays per_draft_pass_host_us once, in series, 
   }
 }
 
+TEST_CASE("stack: a head's passes in t_draft pay the proposer's work, not the step's own host work") {
+  const models::ConfigRegistry reg;
+  models::HardwareSpec hw = reg.hardware("h100-sxm");
+  hw.stack = models::load_software_stack(reg.path("stacks", "vllm-v1-inprocess"));
+  models::HardwareSpec bare = hw;
+  bare.stack = models::SoftwareStack{};
+  models::Workload w = workload("llama-3.1-8b-instruct");
+  models::AlgorithmSpec head = reg.algorithm("eagle3-chain");
+  head.draft = models::draft_builder(head.draft.kind, head.name).reshaped_for(head.draft, w.target);
+  w.algorithm = std::make_shared<const models::AlgorithmSpec>(head);
+  const std::vector<int> widths = {4, 1, 1};
+  for (const char* engine : {"sim", "roofline"}) {
+    INFO("engine " << engine);
+    const double with = models::t_draft_passes(*models::make_engine(engine, hw), w, widths, 1024);
+    const double kernels = models::t_draft_passes(*models::make_engine(engine, bare), w, widths, 1024);
+    // Per pass: the proposer's work and the captured pass's launch, never per_step_host_us.
+    CHECK(with - kernels ==
+          Approx(3 * (hw.stack.per_draft_pass_host_us + hw.stack.graph_launch_host_us) * 1e-6).epsilon(1e-3));
+  }
+}
+
 TEST_CASE("stack: per_draft_pass_host_us is read from a stack file, absent means 0, negative is refused") {
   const models::ConfigRegistry reg;
   CHECK(models::load_software_stack(reg.path("stacks", "vllm-cuda-graph")).per_draft_pass_host_us == 0);

@@ -31,9 +31,10 @@ class EagleCostModel {
   virtual EagleForwardCost verify(int x, int batch, long long context) const = 0;
   // One head pass over batch x width rows.
   virtual EagleForwardCost draft_pass(int width, int batch, long long context) const = 0;
-  // Host seconds a decode step of `sequences` sequences with `forwards` captured forwards adds to
-  // `device_s` of GPU work (eagle_host_seconds: the stack's per-step and per-sequence work and
-  // launches, overlapped where it says so; per_sequence_us >= 0 replaces the stack's per-sequence
+  // Host seconds a decode step of `sequences` sequences with `forwards` captured forwards (the
+  // verify and forwards - 1 head passes) adds to `device_s` of GPU work (eagle_host_seconds: the
+  // stack's per-step and per-sequence work and launches, overlapped where it says so, and its
+  // proposer's work per head pass, in series; per_sequence_us >= 0 replaces the stack's per-sequence
   // figure, a sensitivity input).
   virtual double host_s(int forwards, double device_s, int sequences, double per_sequence_us = -1) const = 0;
   // "ok" / "unchecked", or "infeasible: needs X GiB of Y GiB" when the target, the head and

@@ -133,9 +133,12 @@ double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, doub
                                               : stack.step_host_us(sequences);
   const double launch_s = stack.cuda_graphs ? stack.graph_launch_host_us * 1e-6 : 0.0;
   const double host_s = step_us * 1e-6 + launch_s * forwards;
-  if (!stack.host_overlaps_device) return host_s;
+  // The proposer's work around each head pass (every forward but the verify), in series: a pass
+  // needs the previous pass's tokens, so the GPU waits for it.
+  const double proposer_s = stack.per_draft_pass_host_us * 1e-6 * std::max(0, forwards - 1);
+  if (!stack.host_overlaps_device) return host_s + proposer_s;
   // The GPU cannot start before the first graph is launched; the rest runs beside it.
-  return launch_s + std::max(0.0, host_s - launch_s - device_s);
+  return launch_s + proposer_s + std::max(0.0, host_s - launch_s - device_s);
 }
 
 EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTreeCandidate& c, int batch,
