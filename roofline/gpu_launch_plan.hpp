@@ -72,7 +72,7 @@ std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vec
 // costs follow `stack`: eager launches pay per_step_host_us once, per_layer_host_us before each
 // decoder layer and kernel_launch_host_us per kernel; with cuda_graphs the captured step pays
 // per_step_host_us + graph_launch_host_us once and then all its kernels are in the queue; a
-// drafter's pass (graph.draft_pass) pays per_draft_pass_host_us before its first launch. A stack
+// draft head's pass (graph.draft_pass) pays per_draft_pass_host_us before its first launch. A stack
 // whose host work overlaps the device (host_overlaps_device) does its per-step work after the
 // launches instead (StreamPlan::host_after_cycles). The
 // stack's extra kernels follow each decoder layer's (layer_kernels, once per decoder layer of a

@@ -8,11 +8,13 @@ import json
 import os
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # importing cli_compare must not write __pycache__ into the source tree
 import tempfile
-import time
-import traceback
 
 import yaml
+
+from cli_compare import run_tests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "specbench_fig1.py")
@@ -96,21 +98,5 @@ def test_bad_input_is_one_line_and_exit_2():
         assert done.returncode == 2 and "no records" in done.stderr, done.stderr
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    failed = 0
-    for name, f in tests:
-        t0 = time.perf_counter()
-        try:
-            f()
-            print(f"PASS {name} ({time.perf_counter() - t0:.2f} s)")
-        except Exception:
-            failed += 1
-            print(f"FAIL {name}")
-            traceback.print_exc()
-    print(f"{len(tests) - failed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tests(globals()))

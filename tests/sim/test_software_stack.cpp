@@ -14,6 +14,30 @@
 
 using test_support::workload;
 
+namespace {
+
+// A minimal stack file with `key: value` beside the required keys, written to `dir/file`.
+std::string stack_file_with(const std::filesystem::path& dir, const std::string& file, const std::string& key,
+                            const std::string& value) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / file) << "name: s\nkernel_launch_host_us: 0\nper_layer_host_us: 0\nper_step_host_us: 100\n"
+                               "cuda_graphs: false\nruntime_reserve_gib: 0\n"
+                            << key << ": " << value << "\n";
+  return (dir / file).string();
+}
+
+// The InputError loading `path` gives ("" when it loads).
+std::string load_error(const std::string& path) {
+  try {
+    models::load_software_stack(path);
+  } catch (const models::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
 TEST_CASE("stack: llama.cpp's per-step, per-layer and per-op host work adds serially on a CPU") {
   const models::ConfigRegistry reg;
   models::HardwareSpec bare = reg.hardware("xeon-16c");
@@ -148,21 +172,9 @@ TEST_CASE("stack: per_sequence_host_us is read from a stack file, absent means 0
   const models::ConfigRegistry reg;
   CHECK(models::load_software_stack(reg.path("stacks", "vllm-cuda-graph")).per_sequence_host_us == 0);
   const auto dir = std::filesystem::temp_directory_path() / "specdse_test_per_sequence_stack";
-  std::filesystem::create_directories(dir);
-  const std::string body = "name: s\nkernel_launch_host_us: 0\nper_layer_host_us: 0\nper_step_host_us: 100\n"
-                           "cuda_graphs: false\nruntime_reserve_gib: 0\nper_sequence_host_us: ";
-  {
-    std::ofstream(dir / "ok.yaml") << body << "25\n";
-    std::ofstream(dir / "bad.yaml") << body << "-1\n";
-  }
-  const auto ok = models::load_software_stack((dir / "ok.yaml").string());
+  const auto ok = models::load_software_stack(stack_file_with(dir, "ok.yaml", "per_sequence_host_us", "25"));
   CHECK(ok.step_host_us(4) == Approx(200));
-  std::string message;
-  try {
-    models::load_software_stack((dir / "bad.yaml").string());
-  } catch (const models::InputError& e) {
-    message = e.what();
-  }
+  const std::string message = load_error(stack_file_with(dir, "bad.yaml", "per_sequence_host_us", "-1"));
   CHECK_THAT(message, Catch::Contains("bad.yaml") && Catch::Contains("per_sequence_host_us"));
   std::filesystem::remove_all(dir);
 }
@@ -220,20 +232,9 @@ TEST_CASE("stack: per_draft_pass_host_us is read from a stack file, absent means
   CHECK(models::load_software_stack(reg.path("stacks", "vllm-cuda-graph")).per_draft_pass_host_us == 0);
   CHECK(models::load_software_stack(reg.path("stacks", "vllm-v1-inprocess")).per_draft_pass_host_us > 0);
   const auto dir = std::filesystem::temp_directory_path() / "specdse_test_draft_pass_stack";
-  std::filesystem::create_directories(dir);
-  const std::string body = "name: s\nkernel_launch_host_us: 0\nper_layer_host_us: 0\nper_step_host_us: 100\n"
-                           "cuda_graphs: false\nruntime_reserve_gib: 0\nper_draft_pass_host_us: ";
-  {
-    std::ofstream(dir / "ok.yaml") << body << "30\n";
-    std::ofstream(dir / "bad.yaml") << body << "-5\n";
-  }
-  CHECK(models::load_software_stack((dir / "ok.yaml").string()).per_draft_pass_host_us == 30);
-  std::string message;
-  try {
-    models::load_software_stack((dir / "bad.yaml").string());
-  } catch (const models::InputError& e) {
-    message = e.what();
-  }
+  CHECK(models::load_software_stack(stack_file_with(dir, "ok.yaml", "per_draft_pass_host_us", "30")).per_draft_pass_host_us ==
+        30);
+  const std::string message = load_error(stack_file_with(dir, "bad.yaml", "per_draft_pass_host_us", "-5"));
   CHECK_THAT(message, Catch::Contains("bad.yaml") && Catch::Contains("per_draft_pass_host_us") && Catch::Contains("-5"));
   std::filesystem::remove_all(dir);
 }
