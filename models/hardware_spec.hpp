@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "models/host_spec.hpp"
 #include "models/software_stack.hpp"
 
 namespace models {
@@ -165,6 +166,10 @@ struct HardwareSpec {
   // The software that runs models on this device (host overheads, runtime memory). "bare"
   // unless a system placement or --stack names one; engines that model host costs read it.
   SoftwareStack stack;
+  // The host CPU that runs the stack's host work (models/host_spec.hpp): the reference host
+  // unless a system's device entry or --host names another. Its factor scales every host figure
+  // of whichever stack the device runs (its own, a baseline's or a method's).
+  HostSpec host;
 
   // The registered kind's answers (models/device_kind.hpp).
   double peak_flops() const;           // dense 16-bit (FPGA, GPU) or FP32 SIMD (CPU) FLOP/s

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/custom_all_reduce_spec.hpp"
+#include "models/host_spec.hpp"
 #include "models/nccl_spec.hpp"
 
 namespace models {
@@ -60,7 +61,11 @@ struct StackKernel {
 struct StagedDeviceCopy {
   double fixed_us = 0;
   double ns_per_byte = 0;
-  double seconds(double bytes) const { return fixed_us * 1e-6 + bytes * ns_per_byte * 1e-9; }
+  // The fixed part is the host's (the call, the synchronisation), so `host` scales it; the
+  // per-byte part is the PCIe and host-memory path's, which a faster core does not move.
+  double seconds(double bytes, const HostSpec& host) const {
+    return host.host_us(fixed_us) * 1e-6 + bytes * ns_per_byte * 1e-9;
+  }
 };
 
 struct SoftwareStack {

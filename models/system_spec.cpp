@@ -284,7 +284,7 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
   const std::vector<YamlReader> device_entries = r.map_list("devices");
   std::vector<std::pair<std::string, const YamlReader*>> numbered_groups;  // groups of several devices
   for (const YamlReader& e : device_entries) {
-    e.allow_only({"name", "hardware", "count", "stack"});
+    e.allow_only({"name", "hardware", "count", "stack", "host"});
     const std::string group = e.string("name");
     if (group.empty()) e.fail("name", "a non-empty device name", "''");
     // Names are matched as written: a space at either end makes a second name that reads the same.
@@ -293,6 +293,9 @@ SystemSpec load_system(const std::string& path, const ConfigRegistry& reg) {
     if (!groups.insert(group).second) e.fail("name", "a device name not used before", "'" + group + "'");
     HardwareSpec hw = reg.hardware(e.string("hardware"));
     if (e.has("stack")) hw.stack = load_software_stack(reg.path("stacks", e.string("stack")));
+    // The CPU that runs the group's stack (one per node: a group is devices of one kind, each
+    // driven by a host of this kind); without one, the reference host.
+    if (e.has("host")) hw.host = load_host(reg.path("hosts", e.string("host")));
     const long long count = e.positive_int_or("count", 1);
     if (count > 4096) e.fail("count", "at most 4096 devices", std::to_string(count));
     for (long long i = 0; i < count; ++i) {

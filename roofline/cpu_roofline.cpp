@@ -152,13 +152,14 @@ models::OpCost cpu_host_row(const models::SoftwareStack& stack, std::int64_t hos
   return c;
 }
 
-std::int64_t cpu_stack_host_cycles(const models::SoftwareStack& stack, const models::StepGraph& graph, double clock_hz) {
+std::int64_t cpu_stack_host_cycles(const models::SoftwareStack& stack, const models::HostSpec& host,
+                                   const models::StepGraph& graph, double clock_hz) {
   const double ops = double(graph.layer_ops.size()) * graph.layer_count + double(graph.tail_ops.size());
   const double per_step_us = graph.carries_step_work() && !graph.step_host_apart ? stack.step_host_us(graph.batch) : 0.0;
   const double per_draft_pass_us = graph.draft_pass ? stack.per_draft_pass_host_us : 0.0;
   const double host_us = per_step_us + per_draft_pass_us + stack.per_layer_host_us * graph.layer_host_share * graph.layer_count +
                          stack.kernel_launch_host_us * ops;
-  return models::checked_cycles(host_us * 1e-6 * clock_hz, "CPU model: the stack's host time");
+  return models::checked_cycles(host.host_us(host_us) * 1e-6 * clock_hz, "CPU model: the stack's host time");
 }
 
 models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool breakdown) const {
@@ -186,7 +187,7 @@ models::StepCost CpuRooflineEngine::step(const models::StepGraph& graph, bool br
       cost.ops.push_back(oc);
     }
   });
-  const std::int64_t host_cycles = cpu_stack_host_cycles(hw_.stack, graph, rates_.clock_hz);
+  const std::int64_t host_cycles = cpu_stack_host_cycles(hw_.stack, hw_.host, graph, rates_.clock_hz);
   cycles = models::checked_add(cycles, host_cycles, "CPU roofline: " + graph.label);
   if (breakdown && host_cycles > 0) cost.ops.push_back(cpu_host_row(hw_.stack, host_cycles, rates_.clock_hz));
   cost.seconds = cycles / rates_.clock_hz;

@@ -90,8 +90,10 @@ CpuRegionTiming cpu_closed_form(const CpuKernel& kernel);
 // The software stack's host work in one step on a CPU device (graph build and sampling per step,
 // a thread-pool barrier per op, framework work per layer), in cycles at `clock_hz`. It runs on
 // the same cores between the parallel regions, so both CPU engines add it in series to the
-// regions' time.
-std::int64_t cpu_stack_host_cycles(const models::SoftwareStack& stack, const models::StepGraph& graph, double clock_hz);
+// regions' time. `host` scales the stack's figures (on a CPU device the host is the device's own
+// cores running the framework: models/host_spec.hpp).
+std::int64_t cpu_stack_host_cycles(const models::SoftwareStack& stack, const models::HostSpec& host,
+                                   const models::StepGraph& graph, double clock_hz);
 
 // The breakdown row of that host work (all of it stall: neither SIMD units nor DRAM are busy).
 models::OpCost cpu_host_row(const models::SoftwareStack& stack, std::int64_t host_cycles, double clock_hz);

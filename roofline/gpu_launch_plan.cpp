@@ -8,7 +8,7 @@ namespace roofline {
 
 namespace {
 
-std::int64_t host_cycles(double microseconds, double clock_hz) {
+std::int64_t cycles_of_host_us(double microseconds, double clock_hz) {
   return models::checked_cycles(microseconds * 1e-6 * clock_hz, "GPU model: the stack's host time");
 }
 
@@ -56,10 +56,12 @@ std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vec
   return out;
 }
 
-StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
+StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack, const models::HostSpec& host,
                       const models::StepGraph& graph, const std::string& name, std::int64_t start_cycle,
                       GpuWorkload& workload) {
   const double hz = model.clock_hz();
+  // Every host figure of the stack, as this host runs it.
+  auto host_cycles = [&](double measured_us, double clock_hz) { return cycles_of_host_us(host.host_us(measured_us), clock_hz); };
   const std::int64_t per_kernel = stack.cuda_graphs ? 0 : host_cycles(stack.kernel_launch_host_us, hz);
   const std::int64_t per_layer =
       stack.cuda_graphs ? 0 : host_cycles(stack.per_layer_host_us * graph.layer_host_share, hz);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/host_spec.hpp"
 #include "models/operator_graph.hpp"
 #include "models/software_stack.hpp"
 #include "roofline/gpu_roofline.hpp"
@@ -69,7 +70,8 @@ std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vec
                                      const models::StepGraph& graph);
 
 // Lowers one step graph to kernels (appended to `workload.kernels`) and a stream plan whose host
-// costs follow `stack`: eager launches pay per_step_host_us once, per_layer_host_us before each
+// costs follow `stack`, each on `host` (HostSpec::host_us: the dispatching CPU's speed
+// relative to the one the stack's figures were measured on): eager launches pay per_step_host_us once, per_layer_host_us before each
 // decoder layer and kernel_launch_host_us per kernel; with cuda_graphs the captured step pays
 // per_step_host_us + graph_launch_host_us once and then all its kernels are in the queue; a
 // draft head's pass (graph.draft_pass) pays per_draft_pass_host_us before its first launch. A stack
@@ -79,7 +81,7 @@ std::vector<GpuKernel> stack_kernels(const GpuKernelModel& model, const std::vec
 // layer unit) and the tail's (step_kernels). A graph without tail ops is a slice of a step (a
 // pipeline stage before the last): it pays neither per_step_host_us nor the step_kernels, which
 // the slice with the tail pays once for the step.
-StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
+StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& stack, const models::HostSpec& host,
                       const models::StepGraph& graph, const std::string& name, std::int64_t start_cycle,
                       GpuWorkload& workload);
 

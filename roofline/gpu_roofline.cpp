@@ -370,7 +370,7 @@ models::StepCost GpuRooflineEngine::step(const models::StepGraph& graph, bool br
   // The device's software stack launches the step (its host costs and extra kernels) exactly as
   // in the SystemC engine: the same launch plan, run through the closed-form schedule.
   GpuWorkload workload;
-  workload.streams.push_back(lower_step(model_, hw_.stack, graph, "step", 0, workload));
+  workload.streams.push_back(lower_step(model_, hw_.stack, hw_.host, graph, "step", 0, workload));
   const DeviceRun run = run_closed_form(model_, workload);
   return step_cost_from_run(hw_, model_.clock_hz(), graph, workload, run, breakdown);
 }

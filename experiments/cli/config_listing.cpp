@@ -38,6 +38,7 @@ const std::vector<Category>& categories() {
       {"systems", "system", "devices joined by links, with a placement (configs/systems)"},
       {"links", "link", "interconnects between devices (configs/links)"},
       {"stacks", "stack", "software stacks and their host costs (configs/stacks)"},
+      {"hosts", "host", "host CPUs that run the stacks' host work, by speed (configs/hosts)"},
       {"algorithms", "algorithm", "SD algorithms: draft kind and trees (configs/algorithms)"},
       {"acceptance", "acceptance", "measured AAT, acceptance statistics and process bands (configs/acceptance)"},
       {"scenarios", "scenario", "registered scenarios (specdse scenario NAME)"},
@@ -190,6 +191,19 @@ Table stacks_table(const models::ConfigRegistry& reg) {
   return t;
 }
 
+Table hosts_table(const models::ConfigRegistry& reg) {
+  Table t({"name", "description", "cpu", "dispatch_time_scale"});
+  for (const auto& name : reg.names("hosts")) {
+    try {
+      const auto h = models::load_host(reg.path("hosts", name));
+      t.add_row({name, h.description, h.cpu, num(h.dispatch_time_scale)});
+    } catch (const std::exception& e) {
+      t.add_row({name, broken(e), text(""), text("")});
+    }
+  }
+  return t;
+}
+
 std::string tree_kind_name(models::TreeKind k) {
   switch (k) {
     case models::TreeKind::width_per_depth: return "width_per_depth";
@@ -328,6 +342,7 @@ Table category_table(const std::string& category, const models::ConfigRegistry& 
   if (c == "systems") return systems_table(reg);
   if (c == "links") return links_table(reg);
   if (c == "stacks") return stacks_table(reg);
+  if (c == "hosts") return hosts_table(reg);
   if (c == "algorithms") return algorithms_table(reg);
   if (c == "acceptance") return acceptance_table(reg);
   if (c == "scenarios") return scenarios_table();

@@ -76,7 +76,7 @@ int run_scenario_command(CLI::App& sub, ScenarioCommandArgs& a, const std::strin
   const std::optional<PlotScript> plot = prepare_plot(info, name, a);
   // No two outputs on one file, and none over a file the run reads (any input flag's value).
   {
-    std::vector<sim::NamedPath> inputs = {{"--hw", a.inputs.hw},       {"--stack", a.inputs.stack},
+    std::vector<sim::NamedPath> inputs = {{"--hw", a.inputs.hw},       {"--stack", a.inputs.stack}, {"--host", a.inputs.host},
                                           {"--model", a.inputs.model}, {"--algorithm", a.inputs.algorithm},
                                           {"--data", a.inputs.data}};
     for (const auto& kv : a.inputs.params) {

@@ -55,6 +55,9 @@ void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::Sc
                      std::string("Software stack --hw's device runs (configs/stacks name or YAML path; default: ") +
                          (info && info->name == "serve" ? "the kind's serving stack, vLLM with CUDA graphs on a GPU)"
                                                         : "none, kernels only)"));
+    sub.add_option("--host", in.host,
+                   "Host CPU that runs --hw's stack (configs/hosts name or YAML path: its dispatch_time_scale "
+                   "scales every host figure of the stack; default: reference, the stacks' own hosts)");
   }
   if (takes(info, "model")) sub.add_option("--model", in.model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path");
   if (takes(info, "algorithm")) {
@@ -110,10 +113,11 @@ void add_scenario_param_flags(CLI::App& sub, ScenarioCommandArgs& a, const searc
 
 void refuse_untaken_inputs(const CLI::App& sub, const search::ScenarioInfo& info) {
   // Each flag of the generic command and the common input it sets: the flags are the common
-  // inputs' names (scenario_input_names, as add_scenario_inputs adds them), --stack belonging to
+  // inputs' names (scenario_input_names, as add_scenario_inputs adds them), --stack and --host belonging to
   // --hw's device, plus --draft, latency's and window's spelling of --algorithm.
   std::vector<std::pair<std::string, std::string>> flags;
-  for (const auto& input : scenario_input_names()) flags.emplace_back("--" + input, input == "stack" ? "hw" : input);
+  for (const auto& input : scenario_input_names())
+    flags.emplace_back("--" + input, input == "stack" || input == "host" ? "hw" : input);
   flags.emplace_back("--draft", "algorithm");
   std::vector<std::string> taken;
   for (const auto& name : info.inputs) taken.push_back("--" + name);

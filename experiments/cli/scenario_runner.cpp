@@ -32,8 +32,8 @@ Table scenario_table(const search::ScenarioResult& result) {
 }
 
 const std::vector<std::string>& scenario_input_names() {
-  static const std::vector<std::string> names = {"hw", "stack", "model", "algorithm", "context", "batch",
-                                                 "task", "data", "source-table", "engine"};
+  static const std::vector<std::string> names = {"hw", "stack", "host", "model", "algorithm", "context",
+                                                 "batch", "task", "data", "source-table", "engine"};
   return names;
 }
 

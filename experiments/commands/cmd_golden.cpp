@@ -39,7 +39,7 @@ namespace {
 
 struct GoldenArgs {
   std::string hw = "host", measured, models = "llama-68m,llama-3.2-1b", tokens = "1,2,4,8,16,32,64,128,256",
-              contexts = "512,2048", attention_model = "llama-3.2-1b", format, stack, system;
+              contexts = "512,2048", attention_model = "llama-3.2-1b", format, stack, system, host;
   int threads = 0, repeats = 2, warmup = 1, tree_tokens = 16, rounds = 6;
   bool no_flush = false, stored_calibration = false;
   unsigned long long seed = 1;
@@ -202,8 +202,26 @@ GoldenReport run_overlap_golden(const GoldenArgs& a, const models::HardwareSpec&
                pair ? num(pair->serial_s()) : text(""), pair ? num(pair->overlapped_s()) : text("")});
     errors.push_back(r.error_pct());
   }
-  std::string summary = fmt::format("summary: {} under {}: median |error| {:.1f} % over {} generate loops", hw.name,
-                                    stack.name, sim::median_abs(errors), errors.size());
+  std::string summary = fmt::format("summary: {} under {}{}: median |error| {:.1f} % over {} generate loops", hw.name,
+                                    stack.name, hw.host.source_file.empty() ? "" : " on host " + hw.host.name,
+                                    sim::median_abs(errors), errors.size());
+  // The narrow rows are the host's alone: their measured over predicted time is this machine's
+  // host against the one the model ran on, i.e. the dispatch_time_scale a configs/hosts file for
+  // it would carry (relative to the stack's measurement host). Batch 1 only, the shape the stack
+  // was calibrated on: on some machines the host's time grew with the batch, which one factor
+  // cannot carry (docs/gpu-model.md).
+  std::vector<double> host_ratios;
+  for (const auto& r : rows)
+    if (r.narrow && r.batch == 1 && r.predicted_s > 0) host_ratios.push_back(r.measured_s / r.predicted_s);
+  if (!host_ratios.empty()) {
+    std::sort(host_ratios.begin(), host_ratios.end());
+    const std::size_t n = host_ratios.size();
+    const double median = n % 2 ? host_ratios[n / 2] : 0.5 * (host_ratios[n / 2 - 1] + host_ratios[n / 2]);
+    summary += fmt::format("; its {} narrow (host-bound) batch-1 rows imply a host dispatch_time_scale of {:.2f} (range "
+                           "{:.2f}-{:.2f}: configs/hosts)",
+                           n, median * hw.host.dispatch_time_scale, host_ratios.front() * hw.host.dispatch_time_scale,
+                           host_ratios.back() * hw.host.dispatch_time_scale);
+  }
   if (!serial_errors.empty())
     summary += fmt::format("; measured wide tokens against their narrow twin's host time and their kernels: "
                            "host + device median |error| {:.1f} %, max(host, device) {:.1f} % over {} pairs",
@@ -345,6 +363,13 @@ int run_golden(const GoldenArgs& a, const GlobalOptions& g) {
     calibrator->time_round();
   }
   models::HardwareSpec hw = calibrator ? calibrated_hardware(calibrator->result()) : resolve_hardware(a, reg);
+  if (!a.host.empty()) {
+    // The machine's host, for the comparisons that run a software stack's host work.
+    if (a.stack.empty() || !hw.gpu)
+      throw models::InputError(fmt::format("--host {}: only with a GPU --hw and --stack (it scales the stack's host "
+                                           "work)", a.host));
+    hw.host = models::load_host(reg.path("hosts", a.host));
+  }
   std::vector<sim::GoldenRow> rows;
   std::string warning;  // CPU configs that do not describe this host
   std::string calibration;  // the figures of a calibration made in this run
@@ -474,6 +499,10 @@ const RegisterCommand golden_registration{
                      "With a verify-step CSV: compare its eager_s with the SystemC GPU model running the step "
                      "under this software stack (configs/stacks/, e.g. pytorch-eager); a generate-loop CSV needs "
                      "one (e.g. huggingface-transformers)");
+      sub.add_option("--host", a->host,
+                     "With --stack: the measuring machine's host CPU (configs/hosts name or YAML path), whose "
+                     "dispatch_time_scale scales the stack's host work (an overlap CSV's summary prints the factor "
+                     "its narrow rows imply)");
       sub.add_option("--models", a->models, "Models whose projection shapes (N, K) are run")->default_val(a->models);
       sub.add_option("--tokens", a->tokens, "GEMM M values (tokens x)")->default_val(a->tokens);
       sub.add_option("--contexts", a->contexts, "Contexts of the attention kernels")->default_val(a->contexts);

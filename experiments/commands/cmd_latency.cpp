@@ -15,7 +15,7 @@ namespace experiments {
 namespace {
 
 struct LatencyArgs {
-  std::string hw, model, draft, x = "1", context = "1024", batch = "1", engine, format, stack;
+  std::string hw, model, draft, x = "1", context = "1024", batch = "1", engine, format, stack, host;
   bool breakdown = false;
 };
 
@@ -28,6 +28,12 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
     if (!hw.charges_software_stack())
       throw models::InputError(fmt::format("--stack {}: {} is a {} device, whose engines run no host framework "
                                            "(the stack would be ignored)", a.stack, hw.name, hw.kind));
+  }
+  if (!a.host.empty()) {
+    hw.host = models::load_host(reg.path("hosts", a.host));  // a misspelt name first
+    if (!hw.charges_software_stack())
+      throw models::InputError(fmt::format("--host {}: {} is a {} device, whose engines run no host framework "
+                                           "(the host would be ignored)", a.host, hw.name, hw.kind));
   }
   models::Workload w;
   w.target = reg.model(a.model);
@@ -111,6 +117,9 @@ const RegisterCommand latency_registration{
       sub.add_option("--batch", a->batch, "Sequences per step: 1, a list 1,8 or a range 1-64")->default_val("1");
       sub.add_option("--stack", a->stack,
                      "Software stack running the model (configs/stacks: host overheads and extra kernels, on both engines)");
+      sub.add_option("--host", a->host,
+                     "Host CPU running the stack (configs/hosts: its dispatch_time_scale scales every host figure; "
+                     "default: reference, the hosts the stacks were measured on)");
       sub.add_flag("--breakdown", a->breakdown, "Per-op time, compute/memory/stall shares and utilisations");
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);

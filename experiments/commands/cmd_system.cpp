@@ -57,28 +57,28 @@ int run_system(const SystemArgs& a, const GlobalOptions& g) {
 
   // Collective rows: name is the group, role the operation, busy_s the calls' summed time,
   // bytes and messages the bytes per call and the calls; algorithm and transport what ran.
-  Table t({"kind", "name", "hardware", "stack", "role", "busy_s", "bytes", "messages", "memory_gib",
+  Table t({"kind", "name", "hardware", "stack", "host", "role", "busy_s", "bytes", "messages", "memory_gib",
            "capacity_gib", "status", "algorithm", "transport"});
   t.set_narrow_columns({"kind", "name", "hardware", "role", "busy_s", "bytes", "memory_gib", "capacity_gib", "status"});
   for (const auto& d : step.devices)
-    t.add_row({"device", d.device, d.hardware, d.stack, d.role, num(d.busy_s), integer(0), integer(0),
+    t.add_row({"device", d.device, d.hardware, d.stack, d.host, d.role, num(d.busy_s), integer(0), integer(0),
                num(d.memory.need.total() / kGiB, 4), num(d.memory.capacity_bytes / kGiB, 4),
                d.memory.capacity_bytes <= 0 ? "unchecked" : d.memory.fits() ? "fits" : "infeasible", "", ""});
   for (const auto& l : step.lanes) {
     if (l.messages == 0) continue;  // lanes this step does not use
-    t.add_row({"link", l.lane, l.link, "", "", num(l.busy_s), integer(std::int64_t(l.bytes)), integer(l.messages),
+    t.add_row({"link", l.lane, l.link, "", "", "", num(l.busy_s), integer(std::int64_t(l.bytes)), integer(l.messages),
                num(0), num(0), "", "", ""});
   }
   std::string declined;
   for (const auto& c : step.collectives) {
     const std::string group = fmt::format("{}", fmt::join(c.ranks, "+"));
     const std::string& stack = step.devices[std::size_t(spec.device_index(c.ranks.front()))].stack;
-    t.add_row({"collective", group, "", stack, c.op, num(c.busy_s), integer(std::int64_t(c.bytes)), integer(c.calls),
+    t.add_row({"collective", group, "", stack, "", c.op, num(c.busy_s), integer(std::int64_t(c.bytes)), integer(c.calls),
                num(0), num(0), "", c.algorithm, c.transport});
     if (!c.custom_declined.empty() && declined.find(group) == std::string::npos)
       declined += fmt::format("; vLLM's custom all-reduce declined on {}: {}", group, c.custom_declined);
   }
-  t.add_row({"step", spec.name, "", a.engine, fmt::format("x={} context={} batch={}", a.x, a.context, a.batch),
+  t.add_row({"step", spec.name, "", a.engine, "", fmt::format("x={} context={} batch={}", a.x, a.context, a.batch),
              num(step.step_s), integer(0), integer(0), num(0), num(0), step.feasible ? "fits" : "infeasible", "", ""});
   t.set_footer(fmt::format("step {:.4g} s (target pass {:.4g} s){}{}", step.step_s, step.target_s, declined,
                            step.feasible ? "" : "; INFEASIBLE: a device's memory does not fit (see status)"));

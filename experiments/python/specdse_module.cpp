@@ -387,7 +387,7 @@ PYBIND11_MODULE(_specdse, m) {
     Columns dev, lanes;
     constexpr double kGiB = double(1ull << 30);
     for (const auto& d : r.devices)
-      dev.add_row({{"device", d.device}, {"hardware", d.hardware}, {"stack", d.stack}, {"role", d.role},
+      dev.add_row({{"device", d.device}, {"hardware", d.hardware}, {"stack", d.stack}, {"host", d.host}, {"role", d.role},
                    {"busy_s", d.busy_s}, {"memory_need_gib", d.memory.need.total() / kGiB},
                    {"memory_capacity_gib", d.memory.capacity_bytes / kGiB}, {"fits", d.memory.fits()}});
     for (const auto& l : r.lanes)

@@ -113,7 +113,8 @@ ReproductionResult specbench_steps(const ReproduceContext& ctx) {
   // The largest batch Figure 4 and the fit share: the model's draft shares and verify errors there.
   const long long wide_batch = *std::max_element(fit.fitted_batches.begin(), fit.fitted_batches.end());
   std::vector<double> wide_draft_share, wide_fitted_share, wide_verify_err;
-  const double step_host_s = (served_hw.stack.step_host_us(1) + served_hw.stack.graph_launch_host_us) * 1e-6;
+  const double step_host_s =
+      served_hw.host.host_us(served_hw.stack.step_host_us(1) + served_hw.stack.graph_launch_host_us) * 1e-6;
   for (long long b : fit.fitted_batches)
     for (long long context : kContexts)
       for (int x : {1, kDraftTokens + 1}) {
@@ -182,7 +183,7 @@ ReproductionResult specbench_steps(const ReproduceContext& ctx) {
       "{:.1f}-{:.1f} % over the contexts against {:.2f} % measured (the fit's own parts give {:.1f}-{:.1f} %, "
       "falling as the context grows), and the model's {}-token verify is {:.1f} to {:.1f} % off the fit's "
       "(forward_error_pct).",
-      ctx.engine, kStack, step_host_s * 1e6, kDraftTokens, served_hw.stack.per_draft_pass_host_us,
+      ctx.engine, kStack, step_host_s * 1e6, kDraftTokens, served_hw.host.host_us(served_hw.stack.per_draft_pass_host_us),
       fmt::join(fit.fitted_batches, ", "), median_abs(forward_err_plain), median_abs(forward_err_verify),
       kDraftTokens + 1, median_abs(step_err_plain), median_abs(step_err_sd), median_abs(draft_err),
       *std::min_element(draft_err.begin(), draft_err.end()), *std::max_element(draft_err.begin(), draft_err.end()),

@@ -69,6 +69,7 @@ ScenarioInputs point_inputs(const ScenarioSweepSpec& spec, const std::vector<std
     if (key == "hw") in.hw = v;
     // A scenario's own `stack` parameter (the EAGLE dispatcher's) is that, not the common input.
     else if (key == "stack" && !search::find_param(search::scenario(spec.scenario), "stack")) in.stack = v;
+    else if (key == "host") in.host = v;
     else if (key == "model") in.model = v;
     else if (key == "algorithm") in.algorithm = v;
     else if (key == "context") in.contexts = {std::stoll(v)};

@@ -93,11 +93,22 @@ std::string PlanSetup::hw_args(int device) const {
   namespace fs = std::filesystem;
   const auto& hw = system.devices.at(std::size_t(device)).hardware;
   std::error_code ec;
-  const std::string args = hw_arg(device);
+  std::string args = hw_arg(device);
   if (hw.stack.name == "bare") return args;
   const fs::path shipped = fs::path(configs->dir()) / "stacks" / (hw.stack.name + ".yaml");
   const bool named = hw.stack.source_file.empty() || fs::equivalent(shipped, hw.stack.source_file, ec);
-  return args + " --stack " + models::shell_word(named ? hw.stack.name : hw.stack.source_file);
+  args += " --stack " + models::shell_word(named ? hw.stack.name : hw.stack.source_file);
+  return args + host_arg(device);
+}
+
+std::string PlanSetup::host_arg(int device) const {
+  namespace fs = std::filesystem;
+  const auto& host = system.devices.at(std::size_t(device)).hardware.host;
+  if (host.source_file.empty()) return "";  // the built-in reference host: the default
+  std::error_code ec;
+  const fs::path shipped = fs::path(configs->dir()) / "hosts" / (host.name + ".yaml");
+  const bool named = fs::equivalent(shipped, host.source_file, ec);
+  return " --host " + models::shell_word(named ? host.name : host.source_file);
 }
 
 std::string scenario_flags(const std::string& scenario, const std::vector<std::string>& settings) {

@@ -53,10 +53,14 @@ struct PlanSetup {
   // that name, else its file.
   std::string system_arg() const;
   // Device `device` of the system as a one-device command names it: "--hw NAME" and, where it
-  // runs a stack, "--stack STACK" (its config name when shipped, else its file).
+  // runs a stack, "--stack STACK" (its config name when shipped, else its file) and " --host HOST"
+  // (host_arg).
   std::string hw_args(int device) const;
   // Just "--hw NAME" (for a command whose stack is a parameter of its own).
   std::string hw_arg(int device) const;
+  // " --host HOST" where the device runs on a host from a file (configs/hosts name when shipped,
+  // else its path); "" on the built-in reference host.
+  std::string host_arg(int device) const;
 };
 
 struct PlanCandidate {

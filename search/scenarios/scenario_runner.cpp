@@ -95,6 +95,18 @@ ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in, c
                                 in.stack);
     ctx.hw = &*hw;
   }
+  if (!in.host.empty()) {
+    if (!ctx.hw)
+      models::throw_input_error("scenario " + info.name, "host", "a host for --hw's device (a system's devices name "
+                                "theirs in its file)", in.host);
+    if (!hw) hw = *ctx.hw;
+    hw->host = models::load_host(reg.path("hosts", in.host));  // a misspelt name first
+    if (!hw->charges_software_stack())
+      models::throw_input_error("scenario " + info.name, "host", fmt::format("a device whose engine charges a "
+                                "stack's host work ({} is a {} device: its engines run no host framework)", hw->name,
+                                hw->kind), in.host);
+    ctx.hw = &*hw;
+  }
   if (ctx.hw) {
     // The device's engine through the deployment's cost layer: every forward a scenario costs on
     // it (optimiser points, tree and window searches, draft placements) is memoised and counted.

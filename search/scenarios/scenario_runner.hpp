@@ -21,6 +21,9 @@ struct ScenarioInputs {
   // With --hw (or hw_spec): the software stack its device runs (a configs/stacks name or a YAML
   // path); empty: the device's own (a hardware config's is "bare": kernels only).
   std::string stack;
+  // With --hw (or hw_spec): the host CPU that runs that stack (a configs/hosts name or a YAML
+  // path); empty: the device's own (the reference host).
+  std::string host;
   const models::HardwareSpec* hw_spec = nullptr;   // an in-memory hardware spec instead (Python)
   const models::SystemSpec* system_spec = nullptr; // an in-memory system instead of the `system` parameter
   std::string model, algorithm, task = "govreport", data, source_table;

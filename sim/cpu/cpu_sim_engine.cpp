@@ -93,7 +93,7 @@ models::StepCost CpuSimEngine::step(const models::StepGraph& graph, bool breakdo
     }
   });
   // The software stack's host work, in series with the regions (as in the roofline engine).
-  const std::int64_t host_cycles = roofline::cpu_stack_host_cycles(hw_.stack, graph, rates_.clock_hz);
+  const std::int64_t host_cycles = roofline::cpu_stack_host_cycles(hw_.stack, hw_.host, graph, rates_.clock_hz);
   cost.cycles += host_cycles;
   if (breakdown && host_cycles > 0) cost.ops.push_back(roofline::cpu_host_row(hw_.stack, host_cycles, rates_.clock_hz));
   cost.seconds = cost.cycles / rates_.clock_hz;

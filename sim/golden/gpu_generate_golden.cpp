@@ -14,9 +14,9 @@
 namespace sim {
 
 StackStepRun run_stack_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
-                            const models::StepGraph& graph) {
+                            const models::HostSpec& host, const models::StepGraph& graph) {
   GpuWorkload workload;
-  workload.streams.push_back(lower_step(model, stack, graph, "step", 0, workload));
+  workload.streams.push_back(lower_step(model, stack, host, graph, "step", 0, workload));
   const DeviceRun run = run_gpu_device(model, workload, SimMode::event_driven);
   StackStepRun out;
   out.kernels = (long long)workload.streams[0].launches.size();
@@ -40,11 +40,11 @@ models::HardwareSpec require_gpu(const models::HardwareSpec& gpu, const models::
 }  // namespace
 
 GenerateTokenTimer::GenerateTokenTimer(const models::HardwareSpec& gpu, const models::SoftwareStack& stack)
-    : stack_(stack), engine_(require_gpu(gpu, stack), SimMode::event_driven) {}
+    : stack_(stack), host_(gpu.host), engine_(require_gpu(gpu, stack), SimMode::event_driven) {}
 
 StackStepRun GenerateTokenTimer::token(const models::Workload& w, long long prompt_tokens, int new_tokens) const {
   const long long mean_context = prompt_tokens + (new_tokens + 1) / 2;
-  return run_stack_step(engine_.kernel_model(), stack_, models::verify_graph(engine_, w, 1, mean_context));
+  return run_stack_step(engine_.kernel_model(), stack_, host_, models::verify_graph(engine_, w, 1, mean_context));
 }
 
 namespace {

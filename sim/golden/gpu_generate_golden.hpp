@@ -17,14 +17,15 @@
 
 namespace sim {
 
-// One step of `graph` on one stream under `stack`, simulated event by event.
+// One step of `graph` on one stream under `stack`, its host work on `host`, simulated event by
+// event.
 struct StackStepRun {
   long long kernels = 0;     // launches (the graph's kernels and the stack's extra ones)
   double seconds = 0;        // first host work to last kernel's end
   double device_busy_s = 0;  // time a kernel was in flight (the rest: the GPU idled)
 };
 StackStepRun run_stack_step(const GpuKernelModel& model, const models::SoftwareStack& stack,
-                            const models::StepGraph& graph);
+                            const models::HostSpec& host, const models::StepGraph& graph);
 
 // One decoded token of a generate loop on `gpu` under `stack`: the engine and kernel model set up
 // once, each token simulated as run_stack_step. Both generate-loop goldens (this file's and
@@ -38,6 +39,7 @@ class GenerateTokenTimer {
 
  private:
   models::SoftwareStack stack_;
+  models::HostSpec host_;  // gpu's host
   GpuSimEngine engine_;  // the GPU under the stack: its kernel model times the step
 };
 

@@ -197,7 +197,7 @@ std::vector<EagerStepGoldenRow> compare_gpu_eager_steps(const std::string& csv_p
     models::Workload w;
     w.target = registry.model(row.model);
     w.batch = row.batch;
-    const StackStepRun run = run_stack_step(model, eager.stack, models::verify_graph(engine, w, row.x, row.context));
+    const StackStepRun run = run_stack_step(model, eager.stack, eager.host, models::verify_graph(engine, w, row.x, row.context));
     row.model_kernels = run.kernels;
     row.predicted_s = run.seconds;
     row.device_busy_s = run.device_busy_s;

@@ -38,7 +38,7 @@ std::shared_ptr<const GpuSimEngine::SimulatedStep> GpuSimEngine::simulate(const 
     if (it != memo_.end() && (it->second->detailed || !detailed)) return it->second;
   }
   auto s = std::make_shared<SimulatedStep>();
-  s->workload.streams.push_back(lower_step(model_, hw_.stack, graph, "step", 0, s->workload));
+  s->workload.streams.push_back(lower_step(model_, hw_.stack, hw_.host, graph, "step", 0, s->workload));
   s->run = run_gpu_device(model_, s->workload, mode_);
   s->detailed = detailed;
   if (!detailed) {

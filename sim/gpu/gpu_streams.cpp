@@ -20,7 +20,7 @@ std::vector<GpuStreamResult> run_gpu_streams(const models::HardwareSpec& hw, con
       throw models::InputError(fmt::format("GPU stream '{}': start_s: expected >= 0 seconds, got {}", s.name, s.start_s));
     if (s.repeats < 1)
       throw models::InputError(fmt::format("GPU stream '{}': repeats: expected >= 1, got {}", s.name, s.repeats));
-    StreamPlan plan = lower_step(model, hw.stack, s.graph, s.name, std::llround(s.start_s * hz), workload);
+    StreamPlan plan = lower_step(model, hw.stack, hw.host, s.graph, s.name, std::llround(s.start_s * hz), workload);
     // Every repeat launches the same kernels with the same host costs (per-step cost included).
     const std::size_t one = plan.launches.size();
     plan.launches.reserve(one * std::size_t(s.repeats));

@@ -197,15 +197,16 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
   std::vector<int> host_resource(s.devices.size(), -1), overlapped_host_resource(s.devices.size(), -1);
   auto step_host_task = [&](int d, std::vector<int> deps) {
     const models::SoftwareStack& st = s.devices[std::size_t(d)].hardware.stack;
+    const models::HostSpec& host = s.devices[std::size_t(d)].hardware.host;
     const std::string& name = s.devices[std::size_t(d)].name;
     if (host_resource[std::size_t(d)] < 0)
       host_resource[std::size_t(d)] = g.add_resource({"host:" + name, ResourceKind::host, name});
-    const double launch_s = st.cuda_graphs ? st.graph_launch_host_us * 1e-6 : 0.0;
+    const double launch_s = st.cuda_graphs ? host.host_us(st.graph_launch_host_us) * 1e-6 : 0.0;
     TimelineTask t;
     t.name = "step host work (" + st.name + ")";
     t.category = "host";
     t.resource = host_resource[std::size_t(d)];
-    const double step_host_s = st.step_host_us(q.batch) * 1e-6;
+    const double step_host_s = host.host_us(st.step_host_us(q.batch)) * 1e-6;
     t.busy_s = (st.host_overlaps_device ? 0.0 : step_host_s) + launch_s;
     t.deps = std::move(deps);
     const int series = g.add_task(std::move(t));
@@ -553,6 +554,7 @@ SystemStep simulate_system_step(const SystemCosts& costs, const SystemQuery& q) 
     d.device = s.devices[i].name;
     d.hardware = s.devices[i].hardware.name;
     d.stack = s.devices[i].hardware.stack.name;
+    d.host = s.devices[i].hardware.host.name;
     d.memory = memory[i];
     d.role = memory[i].roles.empty() ? "idle" : memory[i].roles;
     d.busy_s = out.run.resource_busy_s[std::size_t(device_resource[i])];

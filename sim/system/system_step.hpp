@@ -44,7 +44,7 @@ struct SystemQuery {
 };
 
 struct DeviceStep {
-  std::string device, hardware, stack, role;
+  std::string device, hardware, stack, host, role;  // host: the CPU that runs the stack (configs/hosts)
   double busy_s = 0;      // compute tasks on the device in this step
   DeviceMemory memory;
 };

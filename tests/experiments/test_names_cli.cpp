@@ -117,10 +117,10 @@ TEST_CASE("specdse list names every category with its count, and each category's
   const auto all = run("list --format csv", false);
   REQUIRE(all.status == 0);
   const auto rows = cli_test::csv(all.output);
-  REQUIRE(rows.size() == 10);
+  REQUIRE(rows.size() == 11);
   CHECK(rows[0] == std::vector<std::string>{"category", "count", "holds"});
   for (const char* c :
-       {"models", "hardware", "systems", "links", "stacks", "algorithms", "acceptance", "scenarios", "validation"})
+       {"models", "hardware", "systems", "links", "stacks", "hosts", "algorithms", "acceptance", "scenarios", "validation"})
     CHECK_THAT(all.output, Catch::Contains(std::string("\n") + c + ","));
   const auto expect_names = [](const std::string& category, const std::vector<std::string>& names) {
     const auto r = run("list " + category + " --format csv", false);
@@ -145,6 +145,7 @@ TEST_CASE("specdse list names every category with its count, and each category's
   expect_names("systems", {"specpipe-8x3090-pcie", "duodecoding-a800-xeon", "eagle-8xh100-nvlink"});
   expect_names("links", {"pcie4-x16", "nvlink4", "eth-10g"});
   expect_names("stacks", {"vllm-cuda-graph", "llama-cpp", "pytorch-eager"});
+  expect_names("hosts", {"reference"});
   expect_names("algorithms", {"longspec-tree", "eagle3-tree"});
   expect_names("acceptance", {"llama-3.1-8b-instruct/eagle3-tree/govreport", "paper003-table4", "duodecoding-paper003"});
   expect_names("scenarios", {"tree-sd", "specpipe", "duodecoding", "eagle-dispatcher", "chain-sd"});

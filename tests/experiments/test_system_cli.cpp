@@ -19,7 +19,7 @@ TEST_CASE("system CLI: a pipelined step prints devices, links and the step, and 
   const auto r = run("system --system specpipe-8x3090-pcie --model llama-3.1-70b --draft llama-3.2-1b --x 8 "
                      "--format csv --trace " + trace);
   REQUIRE(r.status == 0);
-  CHECK(cli_test::without_comments(r.output).rfind("kind,name,hardware,stack,role,busy_s,bytes,messages,memory_gib,capacity_gib,status", 0) == 0);
+  CHECK(cli_test::without_comments(r.output).rfind("kind,name,hardware,stack,host,role,busy_s,bytes,messages,memory_gib,capacity_gib,status", 0) == 0);
   CHECK_THAT(r.output, Catch::Contains("device,gpu0,rtx3090,huggingface-transformers") && Catch::Contains("link,eth-10g") &&
                            Catch::Contains("step,specpipe-8x3090-pcie"));
   std::ifstream in(trace);
@@ -54,8 +54,8 @@ TEST_CASE("system CLI: a baseline's collectives print the algorithm and the tran
   // TP/PP-vLLM on paper 002's two GeForce servers: NCCL's ring through the host on each server.
   const auto r = run("system --system specpipe-2srv-3090-4090-eth --model llama-3.1-70b --baseline tp-pp-vllm --format csv");
   REQUIRE(r.status == 0);
-  CHECK(cli_test::without_comments(r.output).rfind("kind,name,hardware,stack,role,busy_s,bytes,messages,memory_gib,capacity_gib,status,algorithm,transport", 0) == 0);
-  CHECK_THAT(r.output, Catch::Contains("collective,a0+a1+a2+a3,,vllm-cuda-graph,all-reduce") &&
+  CHECK(cli_test::without_comments(r.output).rfind("kind,name,hardware,stack,host,role,busy_s,bytes,messages,memory_gib,capacity_gib,status,algorithm,transport", 0) == 0);
+  CHECK_THAT(r.output, Catch::Contains("collective,a0+a1+a2+a3,,vllm-cuda-graph,,all-reduce") &&
                            Catch::Contains("nccl ring LL,SHM"));
   // The footer of the table says why vLLM's own kernel did not run.
   const auto t = run("system --system specpipe-2srv-3090-4090-eth --model llama-3.1-70b --baseline tp-pp-vllm --wide");

@@ -91,7 +91,7 @@ TEST_CASE("GPU roofline: a launch-bound step costs at least the host's own time"
   const roofline::GpuRooflineEngine engine(hw);
   const auto g = models::verify_graph(engine, workload("llama-68m"), 1, 256);
   roofline::GpuWorkload work;
-  const auto plan = roofline::lower_step(engine.kernel_model(), hw.stack, g, "step", 0, work);
+  const auto plan = roofline::lower_step(engine.kernel_model(), hw.stack, hw.host, g, "step", 0, work);
   std::int64_t host = 0;
   for (const auto& l : plan.launches) host += l.host_cycles_before;
   const std::int64_t step = engine.step(g, false).cycles;

@@ -38,7 +38,7 @@ TEST_CASE("specpipe: the EAGLE-3 baseline runs on the system's method stack, its
     eagle.system = models::with_target_stack(setup.system, setup.system.method_stacks.at(sp::kEagleBaselineMethod));
     const sp::StageTimer t(eagle);
     REQUIRE(t.staged_copy(0, 1) != nullptr);
-    CHECK(t.activation_hop_s(0, 1, 1e6) == Approx(t.staged_copy(0, 1)->seconds(1e6)));
+    CHECK(t.activation_hop_s(0, 1, 1e6) == Approx(t.staged_copy(0, 1)->seconds(1e6, t.host_of(0))));
     CHECK(t.activation_hop_s(0, 1, 1e6) > own.activation_hop_s(0, 1, 1e6));
     CHECK(t.staged_copy(0, 0) == nullptr);
   }

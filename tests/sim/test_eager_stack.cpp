@@ -206,7 +206,7 @@ TEST_CASE("eager stack: both engines time the eager step from host launches and 
   // Launch-bound: the step is at least the host's own time, every kernel and layer dispatched.
   const roofline::GpuKernelModel model(*bare.gpu);
   sim::GpuWorkload work;
-  const auto plan = sim::lower_step(model, eager.stack, g, "step", 0, work);
+  const auto plan = sim::lower_step(model, eager.stack, eager.host, g, "step", 0, work);
   const double host_s = (eager.stack.per_step_host_us + eager.stack.per_layer_host_us * g.layer_count +
                          eager.stack.kernel_launch_host_us * double(plan.launches.size())) *
                         1e-6;

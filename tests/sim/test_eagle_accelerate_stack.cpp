@@ -91,7 +91,7 @@ TEST_CASE("eagle-accelerate stack: the staged copy is the least-squares line thr
   REQUIRE(copy.has_value());
   CHECK(copy->fixed_us == Approx(fixed_us).margin(0.05));
   CHECK(copy->ns_per_byte == Approx(slope_us * 1e3).epsilon(0.01));
-  for (std::size_t i = 0; i < x.size(); ++i) CHECK(std::abs(copy->seconds(x[i]) * 1e6 - y[i]) < 1.5);
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(std::abs(copy->seconds(x[i], models::HostSpec{}) * 1e6 - y[i]) < 1.5);
   // Stacks that send over NCCL have none.
   CHECK_FALSE(stack("huggingface-transformers").staged_device_copy.has_value());
 }
@@ -136,7 +136,7 @@ TEST_CASE("stacks: a step's own host work is paid once per step, not per pipelin
   const auto whole = models::build_verify_graph(reg().model("llama-3.1-70b"), sh);
   auto host_cycles = [&](const models::StepGraph& g) {
     sim::GpuWorkload work;
-    const auto plan = sim::lower_step(model, hw.stack, g, "step", 0, work);
+    const auto plan = sim::lower_step(model, hw.stack, hw.host, g, "step", 0, work);
     std::int64_t c = 0;
     for (const auto& l : plan.launches) c += l.host_cycles_before;
     return std::make_pair(c, plan.launches.size());

@@ -134,7 +134,7 @@ TEST_CASE("gpu sim: a kernel timed alone takes the cycles its CTAs and bytes tak
       INFO(name << " " << model_name << " x " << x << " context " << context);
       sim::GpuWorkload alone;
       alone.streams.push_back(
-          sim::lower_step(model, hw.stack, verify_step(reg.model(model_name), x, context), "step", 0, alone));
+          sim::lower_step(model, hw.stack, hw.host, verify_step(reg.model(model_name), x, context), "step", 0, alone));
       sim::GpuWorkload full = alone;
       full.streams.push_back(sim::StreamPlan{"idle", 0, {}, 0});
       const sim::DeviceRun a = sim::run_gpu_device(model, alone, sim::SimMode::event_driven);

@@ -139,7 +139,7 @@ TEST_CASE("hf stack: split-K reductions follow the model's width, the cache conc
                               without.layer_kernels.end());
   REQUIRE(without.layer_kernels.size() + 1 == s.layer_kernels.size());
   auto busy = [&](const models::SoftwareStack& stack, long long context) {
-    return sim::run_stack_step(model, stack, models::verify_graph(engine, w, 1, context)).device_busy_s;
+    return sim::run_stack_step(model, stack, models::HostSpec{}, models::verify_graph(engine, w, 1, context)).device_busy_s;
   };
   // DynamicCache's torch.cat copies each layer's whole K and V cache per token: from context 1024
   // to 16384 that is 32 layers x 4 passes x 16 x 15360 rows x 1024 values x 2 bytes more DRAM

@@ -60,7 +60,7 @@ std::vector<PlanCandidate> run_eagle(const PlanSetup& s) {
                       *row.ttit_ms, *row.t_verify_ms, *row.t_draft_ms, *row.t_host_ms);
   // eagle's own --batch defaults to a list of sizes: the settings always name the one planned for.
   c.reproduce = reproduce_command(
-      s, "eagle" + (one ? " " + s.hw_arg(s.target_device()) : std::string()) +
+      s, "eagle" + (one ? " " + s.hw_arg(s.target_device()) + s.host_arg(s.target_device()) : std::string()) +
              scenario_flags("eagle-dispatcher", search::eagle_dispatcher::scenario().settings(p, {"system", "batch"})),
       false);
   c.write_trace = r->table.write_trace;

@@ -26,7 +26,7 @@ class EngineCosts : public EagleCostModel {
               double ffn_bytes)
       : costs_(models::single_device_system(hw), engine), engine_(costs_.engine(0)),
         deployed_(models::single_device_system(with_stack(hw, st)), engine), w_(std::move(w)), stack_(std::move(st)),
-        ffn_bytes_(ffn_bytes) {}
+        host_(hw.host), ffn_bytes_(ffn_bytes) {}
   std::string where() const override { return engine_.hardware().name; }
   const models::Workload& workload() const override { return w_; }
   EagleForwardCost verify(int x, int batch, long long context) const override {
@@ -42,7 +42,7 @@ class EngineCosts : public EagleCostModel {
     return {costs_.step_s(0, g), 0.0, 0.0, 0.0};
   }
   double host_s(int forwards, double device_s, int sequences, double per_sequence_us) const override {
-    return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us);
+    return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us, host_);
   }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
@@ -67,6 +67,7 @@ class EngineCosts : public EagleCostModel {
   sim::SystemCosts deployed_;
   models::Workload w_;
   models::SoftwareStack stack_;
+  models::HostSpec host_;  // the GPU's host: runs stack_'s host work
   double ffn_bytes_ = 0;
 };
 
@@ -79,6 +80,7 @@ class SystemStepCosts : public EagleCostModel {
       : s_(validated(std::move(s), w.target)), w_(std::move(w)), costs_(sim::without_host_work(s_), engine),
         deployed_(s_, engine), ffn_bytes_(ffn_bytes) {
     stack_ = s_.devices[std::size_t(s_.stages.front().devices.front())].hardware.stack;
+    host_ = s_.devices[std::size_t(s_.stages.front().devices.front())].hardware.host;
   }
   std::string where() const override { return s_.name; }
   const models::Workload& workload() const override { return w_; }
@@ -99,7 +101,7 @@ class SystemStepCosts : public EagleCostModel {
     return {st.head_s, st.lead_wait_s, 0.0, 0.0};
   }
   double host_s(int forwards, double device_s, int sequences, double per_sequence_us) const override {
-    return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us);
+    return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us, host_);
   }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
@@ -137,6 +139,7 @@ class SystemStepCosts : public EagleCostModel {
   sim::SystemCosts costs_;  // the system without host work
   sim::SystemCosts deployed_;  // the system with its stacks: what its memory fit reserves
   models::SoftwareStack stack_;
+  models::HostSpec host_;  // the lead device's host: runs stack_'s host work
   double ffn_bytes_ = 0;
 };
 

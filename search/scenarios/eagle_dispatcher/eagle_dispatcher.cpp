@@ -124,18 +124,18 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
 }
 
 double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s, int sequences,
-                          double per_sequence_us) {
+                          double per_sequence_us, const models::HostSpec& host) {
   // Sampling + bookkeeping once per decode step (per_step_host_us, and per_sequence_host_us for
   // each sequence), and a graph launch per captured forward (the paper captures each whole model
   // execution in a CUDA graph, §3.4).
   // per_sequence_us >= 0 replaces the stack's per-sequence figure.
-  const double step_us = per_sequence_us >= 0 ? stack.step_host_us(sequences, per_sequence_us)
-                                              : stack.step_host_us(sequences);
-  const double launch_s = stack.cuda_graphs ? stack.graph_launch_host_us * 1e-6 : 0.0;
+  const double step_us = host.host_us(per_sequence_us >= 0 ? stack.step_host_us(sequences, per_sequence_us)
+                                                          : stack.step_host_us(sequences));
+  const double launch_s = stack.cuda_graphs ? host.host_us(stack.graph_launch_host_us) * 1e-6 : 0.0;
   const double host_s = step_us * 1e-6 + launch_s * forwards;
   // The proposer's work around each head pass (every forward but the verify), in series: a pass
   // needs the previous pass's tokens, so the GPU waits for it.
-  const double proposer_s = stack.per_draft_pass_host_us * 1e-6 * std::max(0, forwards - 1);
+  const double proposer_s = host.host_us(stack.per_draft_pass_host_us) * 1e-6 * std::max(0, forwards - 1);
   if (!stack.host_overlaps_device) return host_s + proposer_s;
   // The GPU cannot start before the first graph is launched; the rest runs beside it.
   return launch_s + proposer_s + std::max(0.0, host_s - launch_s - device_s);

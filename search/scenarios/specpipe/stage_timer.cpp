@@ -50,6 +50,10 @@ double StageTimer::ragged_factor(int stage, int batch) const {
   return 1.0 + s_.system.devices[std::size_t(device_of(stage))].hardware.stack.ragged_batch_overhead_ratio;
 }
 
+const models::HostSpec& StageTimer::host_of(int device) const {
+  return s_.system.devices[std::size_t(device)].hardware.host;
+}
+
 const models::StagedDeviceCopy* StageTimer::staged_copy(int a, int b) const {
   const auto& copy = s_.system.devices[std::size_t(a)].hardware.stack.staged_device_copy;
   // NCCL's choice of transport says whether the pair has peer access (SHM: same host, none).

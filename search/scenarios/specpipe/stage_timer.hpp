@@ -76,8 +76,10 @@ class StageTimer {
   // Activations from stage device a to b: the staged copy where it applies, else hop_s.
   double activation_hop_s(int a, int b, double bytes) const {
     const models::StagedDeviceCopy* copy = staged_copy(a, b);
-    return copy ? copy->seconds(bytes) : hop_s(a, b, bytes);
+    return copy ? copy->seconds(bytes, host_of(a)) : hop_s(a, b, bytes);
   }
+  // The host that drives `device` (a staged copy holds the sending device's host thread).
+  const models::HostSpec& host_of(int device) const;
   // The device's engine (the cost layer's: one engine per device for every pass timed here).
   const models::LatencyEngine& engine(int device) const { return costs_.engine(device); }
   // The deployment (its memory fit goes through it too) and the setup it was built from.

@@ -191,7 +191,7 @@ TimedPlan time_plan(const PipelinePlan& plan, const TimingSetup& setup, const St
           t.name = named ? name + " (staged through the host)" : std::string();
           t.category = "transfer";
           t.resource = host_res[std::size_t(from)];
-          t.busy_s = copy->seconds(bytes);
+          t.busy_s = copy->seconds(bytes, timer.host_of(from));
           t.bytes = bytes;
           send[std::size_t(i)] = g.add_task(std::move(t), {deps, deps + dep_count});
         } else {
