@@ -12,7 +12,9 @@ StepGraph verify_graph(const LatencyEngine& engine, const Workload& w, int x, lo
   shape.batch = w.batch;
   shape.mask = x > 1 ? MaskKind::tree : MaskKind::causal;
   shape.include_lm_head = engine.hardware().verify_includes_lm_head;
-  return build_verify_graph(w.target, shape);
+  StepGraph g = build_verify_graph(w.target, shape);
+  g.sampled = w.sampled;
+  return g;
 }
 
 double t_verify(const LatencyEngine& engine, const Workload& w, int x, long long context) {

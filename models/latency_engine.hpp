@@ -48,6 +48,9 @@ struct Workload {
   ModelSpec target;
   std::shared_ptr<const AlgorithmSpec> algorithm;  // may be null: no draft
   int batch = 1;
+  // The run samples its tokens (temperature, top-k, top-p) instead of taking the argmax: its
+  // verify steps carry the stack's sampler kernels (StepGraph::sampled).
+  bool sampled = false;
 };
 
 // T_v(x, L): one target forward pass over x tokens (tree mask when x > 1).

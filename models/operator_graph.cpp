@@ -231,6 +231,7 @@ std::string graph_fingerprint(const StepGraph& g) {
   put(out, g.context);
   put(out, g.step_work);
   put(out, g.draft_pass);
+  put(out, g.sampled);
   put(out, g.step_host_apart);
   put(out, g.layer_host_share);
   const auto& w = g.widths;

@@ -85,6 +85,9 @@ struct StepGraph {
   // stack's proposer pays its host work per pass (SoftwareStack::per_draft_pass_host_us) before
   // the pass's kernels.
   bool draft_pass = false;
+  // True where the run samples its next token (temperature, top-k, top-p) instead of taking the
+  // argmax: the stack's sampler kernels (SoftwareStack::sampled_step_kernels) join the step's.
+  bool sampled = false;
   // True for a slice of a step whose per-step host work and CUDA-graph launch the timeline
   // charges once, as a host task of its own (a tensor-parallel step: sim/system/system_step.cpp):
   // the slice's launches pay neither, though the slice with the model's tail still runs the

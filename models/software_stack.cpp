@@ -77,12 +77,13 @@ SoftwareStack load_software_stack(const std::string& path) {
   s.ragged_batch_overhead_ratio = r.has("ragged_batch_overhead_ratio") ? r.non_negative("ragged_batch_overhead_ratio") : 0.0;
   if (r.has("extra_kernels")) {
     const YamlReader extra = r.child("extra_kernels");
-    extra.allow_only({"per_layer", "per_step"});
+    extra.allow_only({"per_layer", "per_step", "per_step_sampled"});
     std::vector<std::string> names;
     s.layer_kernels = stack_kernels(extra, "per_layer", names);
     s.step_kernels = stack_kernels(extra, "per_step", names);
-    if (s.layer_kernels.empty() && s.step_kernels.empty())
-      extra.fail("per_layer", "per_layer and/or per_step kernels", "neither");
+    s.sampled_step_kernels = stack_kernels(extra, "per_step_sampled", names);
+    if (s.layer_kernels.empty() && s.step_kernels.empty() && s.sampled_step_kernels.empty())
+      extra.fail("per_layer", "per_layer, per_step and/or per_step_sampled kernels", "none");
   }
   s.single_host_process = r.boolean_or("single_host_process", false);
   if (auto c = r.optional_child("staged_device_copy")) {

@@ -116,6 +116,9 @@ struct SoftwareStack {
   // stacks that run the fused set (vLLM, llama.cpp, "bare").
   std::vector<StackKernel> layer_kernels;
   std::vector<StackKernel> step_kernels;
+  // The kernels a sampled step's logits processors and sampler launch beyond a greedy step's
+  // (YAML extra_kernels.per_step_sampled): charged with step_kernels where the graph is sampled.
+  std::vector<StackKernel> sampled_step_kernels;
   // YAML `staged_device_copy: {fixed_us, ns_per_byte}`: see StagedDeviceCopy.
   std::optional<StagedDeviceCopy> staged_device_copy;
   // One process drives every GPU the model is spread over (accelerate's device_map), so they

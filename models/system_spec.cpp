@@ -53,6 +53,7 @@ std::vector<std::string> SystemSpec::config_files() const {
   for (const SystemDevice& d : devices) {
     add(d.hardware.source_file);
     add_stack(d.hardware.stack);
+    add(d.hardware.host.source_file);  // "" on the built-in reference host: skipped
   }
   for (const SystemLink& l : links) add(l.spec.source_file);
   for (const auto* stacks : {&baseline_stacks, &baseline_tp_stacks, &method_stacks})

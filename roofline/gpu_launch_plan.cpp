@@ -107,7 +107,13 @@ StreamPlan lower_step(const GpuKernelModel& model, const models::SoftwareStack& 
     return ids;
   };
   const auto layer_extra = extra_of(stack.layer_kernels, decoder_layers_per_unit(graph));
-  const auto step_extra = extra_of(stack.step_kernels, carries_step_work ? 1 : 0);
+  std::vector<int> step_extra = extra_of(stack.step_kernels, carries_step_work ? 1 : 0);
+  // A sampled step's logits processors and sampler, after the greedy step's own (they replace
+  // nothing: the list holds the kernels sampling launches beyond the greedy step's).
+  if (graph.sampled) {
+    const auto sampler = extra_of(stack.sampled_step_kernels, carries_step_work ? 1 : 0);
+    step_extra.insert(step_extra.end(), sampler.begin(), sampler.end());
+  }
 
   StreamPlan plan;
   plan.name = name;

@@ -48,7 +48,9 @@ models::StepCost step_cost_from_run(const models::HardwareSpec& hw, double hz, c
   for (std::size_t op = 0; op < ops; ++op) {
     if (op >= graph_ops) {  // the stack's extra kernels: no op, no FLOPs or bytes to rate
       const bool per_layer = op == graph_ops;
-      if (span[op] == 0 && (per_layer ? hw.stack.layer_kernels.empty() : hw.stack.step_kernels.empty())) continue;
+      if (span[op] == 0 && (per_layer ? hw.stack.layer_kernels.empty()
+                                      : hw.stack.step_kernels.empty() && hw.stack.sampled_step_kernels.empty()))
+        continue;
       models::OpCost c;
       c.op = fmt::format("{}_extra_kernels ({})", per_layer ? "layer" : "step", hw.stack.name);
       c.count = per_layer ? graph.layer_count : 1;

@@ -16,7 +16,7 @@ namespace {
 
 struct LatencyArgs {
   std::string hw, model, draft, x = "1", context = "1024", batch = "1", engine, format, stack, host;
-  bool breakdown = false;
+  bool breakdown = false, sample = false;
 };
 
 int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
@@ -37,6 +37,13 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   }
   models::Workload w;
   w.target = reg.model(a.model);
+  w.sampled = a.sample;
+  // Only a stack that lists its sampler's kernels models a sampled step: elsewhere the flag would
+  // change nothing, and a greedy number would pass for a sampled one.
+  if (a.sample && hw.stack.sampled_step_kernels.empty())
+    throw models::InputError(fmt::format("--sample: stack {} models greedy decoding only (no "
+                                         "extra_kernels.per_step_sampled; huggingface-transformers has them)",
+                                         hw.stack.name));
   if (!a.draft.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(a.draft));
   const auto xs = parse_int_list("--x", a.x, 1, kMaxVerificationLength);
   const auto contexts = parse_int_list("--context", a.context, 0, kMaxContext);
@@ -121,6 +128,9 @@ const RegisterCommand latency_registration{
                      "Host CPU running the stack (configs/hosts: its dispatch_time_scale scales every host figure; "
                      "default: reference, the hosts the stacks were measured on)");
       sub.add_flag("--breakdown", a->breakdown, "Per-op time, compute/memory/stall shares and utilisations");
+      sub.add_flag("--sample", a->sample,
+                   "The run samples its tokens (temperature, top-k, top-p) instead of taking the argmax: the step "
+                   "adds the stack's sampler kernels (extra_kernels.per_step_sampled)");
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);
       return [a, &g] { return run_latency(*a, g); };

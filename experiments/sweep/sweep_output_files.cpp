@@ -185,8 +185,8 @@ std::string sweep_fingerprint(const SweepSpec& spec, const models::ConfigRegistr
     return !ec && !rel.empty() && rel.native().rfind("..", 0) != 0 ? rel.generic_string() : path;
   };
   for (const auto& f : files) out += fmt::format("# input {}: {:08x}\n", name_of(f), crc32(file_bytes(f)));
-  // Folders the configs name entries of (a board's stack, a system's links): whole.
-  for (const char* folder : {"stacks", "links"})
+  // Folders the configs name entries of (a board's stack, a system's links and hosts): whole.
+  for (const char* folder : {"stacks", "links", "hosts"})
     if (fs::is_directory(dir / folder)) out += fmt::format("# input {}/: {:08x}\n", folder, folder_crc(dir / folder));
   if (whole_hardware && fs::is_directory(dir / "hardware"))
     out += fmt::format("# input hardware/: {:08x}\n", folder_crc(dir / "hardware"));

@@ -176,6 +176,8 @@ PlanRequest read_plan_request(const search::ScenarioContext& ctx, std::chrono::s
     const std::string stack = ctx.text("stack") == "auto" ? hw.default_stack() : ctx.text("stack");
     if (!stack.empty()) hw.stack = models::load_software_stack(ctx.configs->path("stacks", stack));
     stack_note = fmt::format("; {} runs stack {}", hw.name, stack.empty() ? "none (kernels only)" : stack);
+    if (!hw.host.source_file.empty())
+      stack_note += fmt::format(" on host {} (x{:g} its host figures)", hw.host.name, hw.host.dispatch_time_scale);
     s.hw_name = hw.name;
     s.system = models::single_device_system(hw);
     s.single_hw = true;

@@ -92,6 +92,7 @@ std::vector<GenerateGoldenRow> compare_gpu_generate_loop(const std::string& csv_
     models::Workload w;
     w.target = measured_row_model(registry, row.model, csv_path, line_no);
     w.batch = row.batch;
+    w.sampled = row.variant == "generate_sample";  // do_sample: the stack's sampler kernels too
     const StackStepRun run = timer.token(w, row.context, row.new_tokens);
     row.model_kernels = run.kernels;
     row.predicted_s = run.seconds;

@@ -182,6 +182,7 @@ std::vector<EagerStepGoldenRow> compare_gpu_eager_steps(const std::string& csv_p
   eager.stack = stack;
   eager.stack.per_step_host_us = 0;  // the measured loop times the forward alone
   eager.stack.step_kernels.clear();
+  eager.stack.sampled_step_kernels.clear();
   const GpuSimEngine engine(eager, SimMode::event_driven);
   const GpuKernelModel model(*gpu.gpu);
   std::vector<EagerStepGoldenRow> rows;

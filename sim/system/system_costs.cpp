@@ -41,7 +41,8 @@ bool same_class(const models::SystemDevice& a, const models::SystemDevice& b) {
   return a.group == b.group && a.hardware.name == b.hardware.name && a.hardware.kind == b.hardware.kind &&
          a.hardware.source_file == b.hardware.source_file && a.hardware.stack.name == b.hardware.stack.name &&
          a.hardware.stack.source_file == b.hardware.stack.source_file && a.hardware.host.name == b.hardware.host.name &&
-         a.hardware.host.source_file == b.hardware.host.source_file;
+         a.hardware.host.source_file == b.hardware.host.source_file &&
+         a.hardware.host.dispatch_time_scale == b.hardware.host.dispatch_time_scale;
 }
 
 }  // namespace

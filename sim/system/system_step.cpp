@@ -95,8 +95,8 @@ models::ModelSpec tensor_parallel_shard(const models::ModelSpec& m, int tp, cons
 models::SystemSpec without_host_work(models::SystemSpec system) {
   for (auto& d : system.devices) {
     models::SoftwareStack& st = d.hardware.stack;
-    st.kernel_launch_host_us = st.per_layer_host_us = st.per_step_host_us = st.graph_launch_host_us =
-        st.per_draft_pass_host_us = 0;
+    st.kernel_launch_host_us = st.per_layer_host_us = st.per_step_host_us = st.per_sequence_host_us =
+        st.graph_launch_host_us = st.per_draft_pass_host_us = 0;
   }
   return system;
 }

@@ -1,6 +1,7 @@
 // --host on the command line (configs/hosts): latency, the scenario commands and plan take the CPU
 // that runs --hw's stack; plan's reproduce commands carry it; golden reads a machine's factor off
-// its host-bound probes. Bad hosts are one-line errors with exit 2.
+// its host-bound probes. Bad hosts are one-line errors with exit 2. And latency --sample, the other
+// host-program input of a step: a sampled step adds its stack's sampler kernels.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -142,4 +143,21 @@ TEST_CASE("host: golden reads a machine's host factor off its narrow probes, and
   CHECK(held_out_error(" --host " + machine.path) < held_out_error(""));
   const auto refused = run("golden --hw h200 --measured " + other + " --host reference");
   CHECK(refused.status == 2);
+}
+
+TEST_CASE("latency --sample: a sampled step adds the stack's sampler kernels alike on both engines, and a stack without them refuses", "[sampling]") {
+  for (const char* engine : {"roofline", "sim"}) {
+    INFO(engine);
+    const std::string base =
+        std::string("--hw h200 --model llama-3.2-1b --stack huggingface-transformers --engine ") + engine;
+    const double greedy = latency_s(base), sampled = latency_s(base + " --sample");
+    // Host-bound at batch 1: 63 more launches at the stack's 16 us each, and their device time.
+    CHECK(sampled - greedy > 63 * 16e-6);
+    CHECK(sampled - greedy < 63 * 16e-6 + 0.2e-3);
+  }
+  CHECK(latency_s("--hw h200 --model llama-3.2-1b --stack huggingface-transformers --engine sim --sample") ==
+        latency_s("--hw h200 --model llama-3.2-1b --stack huggingface-transformers --engine roofline --sample"));
+  const auto refused = run("latency --hw h200 --model llama-3.2-1b --stack vllm-cuda-graph --sample");
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.output, Catch::Contains("--sample: stack vllm-cuda-graph models greedy decoding only"));
 }

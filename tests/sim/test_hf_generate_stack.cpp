@@ -63,13 +63,44 @@ TEST_CASE("hf stack: every generate step launches the profiler's kernel count wi
   int rows = 0;
   for (int run = 1; run <= 4; ++run)
     for (const auto& r : sim::compare_gpu_generate_loop(run_file(run), hw, hf_stack(), reg)) {
-      if (r.variant != "generate_greedy") continue;  // sampling adds 63-71 kernels the stack leaves out
+      if (r.variant != "generate_greedy" && r.variant != "generate_sample") continue;  // hooks, bare loops
       ++rows;
       INFO("run " << run << ": " << r.model << " batch " << r.batch << ": " << r.model_kernels << " kernels, measured "
                   << r.measured_kernels);
-      CHECK(std::abs(r.kernel_error_pct()) < 1.0);  // 46 per layer at hidden 4096, 42 at 2048 and 768
+      // 46 per layer at hidden 4096, 42 at 2048 and 768; a sampled step 63 more at batch 1 (69-71 at
+      // batches 4-16, where the one figure leaves up to 9 out: within 4 % of the 68M's 197).
+      CHECK(std::abs(r.kernel_error_pct()) < (r.variant == "generate_sample" && r.batch > 1 ? 4.0 : 1.0));
     }
-  CHECK(rows == 4 + 6 + 4 + 2);
+  CHECK(rows == 8 + 10 + 4 + 2);
+}
+
+TEST_CASE("hf stack: a sampled generate step adds the sampler's kernels, and every sampled loop's error shrinks") {
+  const models::ConfigRegistry reg;
+  const auto hw = reg.hardware("h200");
+  models::SoftwareStack greedy_only = hf_stack();
+  REQUIRE_FALSE(greedy_only.sampled_step_kernels.empty());
+  greedy_only.sampled_step_kernels.clear();
+  int rows = 0;
+  for (int run = 1; run <= 2; ++run) {
+    const auto with = sim::compare_gpu_generate_loop(run_file(run), hw, hf_stack(), reg);
+    const auto without = sim::compare_gpu_generate_loop(run_file(run), hw, greedy_only, reg);
+    REQUIRE(with.size() == without.size());
+    for (std::size_t i = 0; i < with.size(); ++i) {
+      const auto& r = with[i];
+      INFO("run " << run << ": " << r.model << " " << r.variant << " batch " << r.batch << ": " << r.error_pct()
+                  << " % against " << without[i].error_pct() << " % without the sampler's kernels");
+      if (r.variant != "generate_sample") {
+        CHECK(r.predicted_s == without[i].predicted_s);  // greedy steps are untouched
+        continue;
+      }
+      ++rows;
+      CHECK(r.model_kernels - without[i].model_kernels == 63);
+      // The loops ran slower than predicted (host speed): the sampler's launches close part of it.
+      CHECK(r.predicted_s > without[i].predicted_s);
+      CHECK(std::abs(r.error_pct()) < std::abs(without[i].error_pct()));
+    }
+  }
+  CHECK(rows == 8);
 }
 
 TEST_CASE("hf stack: held-out generate loops on other machines within 30 % (host speed), none over-charged") {

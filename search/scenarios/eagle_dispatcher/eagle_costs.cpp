@@ -44,6 +44,7 @@ class EngineCosts : public EagleCostModel {
   double host_s(int forwards, double device_s, int sequences, double per_sequence_us) const override {
     return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us, host_);
   }
+  const models::HostSpec& host() const override { return host_; }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
     mq.batch = batch;
@@ -103,6 +104,7 @@ class SystemStepCosts : public EagleCostModel {
   double host_s(int forwards, double device_s, int sequences, double per_sequence_us) const override {
     return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us, host_);
   }
+  const models::HostSpec& host() const override { return host_; }
   std::string memory_status(int x, int batch, long long context) const override {
     sim::MemoryQuery mq;
     mq.batch = batch;

@@ -37,6 +37,9 @@ class EagleCostModel {
   // proposer's work per head pass, in series; per_sequence_us >= 0 replaces the stack's per-sequence
   // figure, a sensitivity input).
   virtual double host_s(int forwards, double device_s, int sequences, double per_sequence_us = -1) const = 0;
+  // The host that runs the stack's host work (the GPU's, or the lead device's of a system): a
+  // what-if host figure given on the command line (--sd-host-us) is a stack figure, on its scale.
+  virtual const models::HostSpec& host() const = 0;
   // "ok" / "unchecked", or "infeasible: needs X GiB of Y GiB" when the target, the head and
   // their KV caches for batch x (context + x) tokens do not fit a GPU.
   virtual std::string memory_status(int x, int batch, long long context) const = 0;

@@ -161,7 +161,7 @@ EagleDispatchRow evaluate_eagle_tree(const EagleCostModel& costs, const EagleTre
     r.t_wait_s += d.wait_s;
   }
   r.t_host_s = costs.host_s(1 + int(c.pass_widths.size()), r.t_verify_s + r.t_draft_s, batch, sequence_host_us) +
-               speculative_host_s;
+               speculative_host_s * costs.host().dispatch_time_scale;
   r.ttit_s = r.t_verify_s + r.t_draft_s + r.t_host_s;
   r.tokens_per_s = r.tpc / r.ttit_s;
   const EagleForwardCost ar = costs.verify(1, batch, context);

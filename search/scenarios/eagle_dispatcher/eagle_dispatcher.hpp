@@ -54,12 +54,13 @@ struct EagleDispatchOptions {
   // sampling over every node (paper 004 §3.2's multi-round speculative sampling), acceptance
   // bookkeeping, draft-cache alignment. Paper 004 calls it significant and reports only that
   // torch.compile made it 1.5x faster; no published figure gives it, so it is 0 by default and a
-  // sensitivity input (`eagle --sd-host-us`, eagle-fig9's host sensitivity).
+  // sensitivity input (`eagle --sd-host-us`, eagle-fig9's host sensitivity). Like every host
+  // figure it is the reference host's: the device's host scales it (EagleCostModel::host).
   double speculative_host_s = 0;
   // Host work per sequence per decode step, plain and speculative alike (SoftwareStack::
   // per_sequence_host_us, overlapped with the GPU as the stack's per-step work is): >= 0 replaces
   // the stack's figure (0 in every shipped stack; `eagle --seq-host-us`, eagle-fig9's sequence
-  // sensitivity), < 0 keeps it.
+  // sensitivity), < 0 keeps it; the device's host scales it, as the stack's own.
   double sequence_host_us = -1;
 };
 

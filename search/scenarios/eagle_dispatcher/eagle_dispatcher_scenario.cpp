@@ -109,6 +109,9 @@ TypedResult<Row> run_eagle_dispatcher(const ScenarioContext& ctx, const Params& 
                             lead.host_overlaps_device ? ", overlapped with the GPU" : "");
     costs = make_system_eagle_costs(system, w, p.engine);
   }
+  // A host that was named (--host, a system's host:) scales every host figure above.
+  if (const auto& host = costs->host(); !host.source_file.empty())
+    host_note += fmt::format(", on host {} (x{:g} each host figure)", host.name, host.dispatch_time_scale);
   EagleDispatchOptions o;
   o.batches.clear();
   for (long long b : p.batch) o.batches.push_back(int(b));

@@ -863,6 +863,8 @@ ScenarioResult run_serve(const ScenarioContext& ctx) {
   r.meta.emplace_back("workload_source", workload.source);
   r.meta.emplace_back("engine", engine);
   r.meta.emplace_back("stack", hw.stack.name);
+  // A named host (--host, a system's host:) scales the stack's host figures: say which.
+  if (!hw.host.source_file.empty()) r.meta.emplace_back("host", hw.host.name);
   r.meta.emplace_back("kv_capacity_tokens", std::int64_t(base.kv_capacity_tokens));
   r.meta.emplace_back("kv_capacity_tokens_plain", std::int64_t(plain_kv_capacity_tokens));
   r.meta.emplace_back("borrowed", borrowed.empty() ? std::vector<std::string>{} : std::vector<std::string>{borrowed});
