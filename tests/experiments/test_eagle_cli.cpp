@@ -246,7 +246,7 @@ TEST_CASE("eagle and optimize agree on plain decoding once the dispatcher's host
   const double optimize_ad_s = 1 / first_row("optimize --algorithm eagle3-chain" + w, "ar_tokens_per_s");
   const double eagle_ad_s = first_row("eagle --batch 1" + w, "ar_step_ms") * 1e-3;
   const models::ConfigRegistry reg;
-  const double host_s = search::eagle_host_seconds(models::load_software_stack(reg.path("stacks", "vllm-cuda-graph")), 1);
+  const double host_s = search::eagle_host_seconds(models::load_software_stack(reg.path("stacks", "vllm-cuda-graph")), models::HostSpec{}, 1);
   CHECK(host_s > 0);
   CHECK(eagle_ad_s == Approx(optimize_ad_s + host_s).epsilon(1e-6));
 }

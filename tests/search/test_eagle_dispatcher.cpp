@@ -123,15 +123,15 @@ TEST_CASE("Dispatcher host work: in series under vLLM's stack, hidden behind the
   REQUIRE(!vllm.host_overlaps_device);
   REQUIRE(engine.host_overlaps_device);
   // A verify and two draft passes: 300 us of per-step work and three 10 us graph launches.
-  CHECK(search::eagle_host_seconds(vllm, 3, 5e-3) == Approx(330e-6));
-  CHECK(search::eagle_host_seconds(vllm, 3, 0) == Approx(330e-6));
+  CHECK(search::eagle_host_seconds(vllm, models::HostSpec{}, 3, 5e-3) == Approx(330e-6));
+  CHECK(search::eagle_host_seconds(vllm, models::HostSpec{}, 3, 0) == Approx(330e-6));
   // Overlapped: the first launch always shows; the rest only where it outlasts the GPU's work.
-  CHECK(search::eagle_host_seconds(engine, 3, 5e-3) == Approx(10e-6));
-  CHECK(search::eagle_host_seconds(engine, 3, 100e-6) == Approx(10e-6 + (320e-6 - 100e-6)));
-  CHECK(search::eagle_host_seconds(engine, 3, 0) == Approx(330e-6));
+  CHECK(search::eagle_host_seconds(engine, models::HostSpec{}, 3, 5e-3) == Approx(10e-6));
+  CHECK(search::eagle_host_seconds(engine, models::HostSpec{}, 3, 100e-6) == Approx(10e-6 + (320e-6 - 100e-6)));
+  CHECK(search::eagle_host_seconds(engine, models::HostSpec{}, 3, 0) == Approx(330e-6));
   // On the paper's host a step of the 8B pays less host time than under vLLM's stack, never more.
   for (double device_s : {1e-6, 1e-4, 1e-3, 1e-2})
-    CHECK(search::eagle_host_seconds(engine, 1, device_s) <= search::eagle_host_seconds(vllm, 1, device_s));
+    CHECK(search::eagle_host_seconds(engine, models::HostSpec{}, 1, device_s) <= search::eagle_host_seconds(vllm, models::HostSpec{}, 1, device_s));
 }
 
 TEST_CASE("Dispatcher: the proposer's host work per head pass is paid in series, also where the step's work overlaps") {
@@ -143,24 +143,24 @@ TEST_CASE("Dispatcher: the proposer's host work per head pass is paid in series,
   auto without = inprocess;
   without.per_draft_pass_host_us = 0;
   // A verify and three head passes; a plain step has no head pass.
-  CHECK(search::eagle_host_seconds(inprocess, 4, 5e-3) - search::eagle_host_seconds(without, 4, 5e-3) ==
+  CHECK(search::eagle_host_seconds(inprocess, models::HostSpec{}, 4, 5e-3) - search::eagle_host_seconds(without, models::HostSpec{}, 4, 5e-3) ==
         Approx(3 * per_pass_s));
-  CHECK(search::eagle_host_seconds(inprocess, 1, 5e-3) == search::eagle_host_seconds(without, 1, 5e-3));
+  CHECK(search::eagle_host_seconds(inprocess, models::HostSpec{}, 1, 5e-3) == search::eagle_host_seconds(without, models::HostSpec{}, 1, 5e-3));
   // Overlapped step work hides behind the GPU; the proposer's work does not.
-  const double hidden = search::eagle_host_seconds(engine, 4, 5e-3);
+  const double hidden = search::eagle_host_seconds(engine, models::HostSpec{}, 4, 5e-3);
   engine.per_draft_pass_host_us = 100;
-  CHECK(search::eagle_host_seconds(engine, 4, 5e-3) - hidden == Approx(300e-6));
+  CHECK(search::eagle_host_seconds(engine, models::HostSpec{}, 4, 5e-3) - hidden == Approx(300e-6));
 }
 
 TEST_CASE("Dispatcher: per-sequence host work grows with the batch and is spread over a speculative step's tokens") {
   const models::ConfigRegistry reg;
   auto engine = models::load_software_stack(reg.path("stacks", "paper004-engine"));
   // Overlapped: 300 us + 100 us x 64 sequences of host work beside 2 ms of GPU work.
-  CHECK(search::eagle_host_seconds(engine, 1, 2e-3, 64, 100) == Approx(10e-6 + (300e-6 + 6.4e-3 - 2e-3)));
+  CHECK(search::eagle_host_seconds(engine, models::HostSpec{}, 1, 2e-3, 64, 100) == Approx(10e-6 + (300e-6 + 6.4e-3 - 2e-3)));
   // The stack's own figure unless one is given.
   engine.per_sequence_host_us = 50;
-  CHECK(search::eagle_host_seconds(engine, 1, 0, 8) == Approx(300e-6 + 400e-6 + 10e-6));
-  CHECK(search::eagle_host_seconds(engine, 1, 0, 8, 0) == Approx(310e-6));
+  CHECK(search::eagle_host_seconds(engine, models::HostSpec{}, 1, 0, 8) == Approx(300e-6 + 400e-6 + 10e-6));
+  CHECK(search::eagle_host_seconds(engine, models::HostSpec{}, 1, 0, 8, 0) == Approx(310e-6));
 }
 
 TEST_CASE("Dispatcher on paper 004's host: per-sequence host work turns the 8B's trend before Maverick's") {

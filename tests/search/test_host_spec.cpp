@@ -173,10 +173,10 @@ TEST_CASE("host: a system's device entry names its host, and a tensor-parallel s
 TEST_CASE("host: the EAGLE dispatcher's per-step host time and a staged copy's fixed cost scale with the host") {
   const models::ConfigRegistry reg;
   const auto inprocess = models::load_software_stack(reg.path("stacks", "vllm-v1-inprocess"));
-  const double ref = search::eagle_host_seconds(inprocess, 4, 0, 1, -1, models::HostSpec{});
+  const double ref = search::eagle_host_seconds(inprocess, models::HostSpec{}, 4, 0, 1, -1);
   CHECK(ref > 0);
   // No device time to hide behind: every host figure (step, launches, proposer passes) doubles.
-  CHECK(search::eagle_host_seconds(inprocess, 4, 0, 1, -1, host_of_scale(2)) == Approx(2 * ref));
+  CHECK(search::eagle_host_seconds(inprocess, host_of_scale(2), 4, 0, 1, -1) == Approx(2 * ref));
   const auto accelerate = models::load_software_stack(reg.path("stacks", "eagle-accelerate"));
   REQUIRE(accelerate.staged_device_copy);
   const auto& copy = *accelerate.staged_device_copy;

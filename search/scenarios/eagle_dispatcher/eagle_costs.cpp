@@ -42,7 +42,7 @@ class EngineCosts : public EagleCostModel {
     return {costs_.step_s(0, g), 0.0, 0.0, 0.0};
   }
   double host_s(int forwards, double device_s, int sequences, double per_sequence_us) const override {
-    return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us, host_);
+    return eagle_host_seconds(stack_, host_, forwards, device_s, sequences, per_sequence_us);
   }
   const models::HostSpec& host() const override { return host_; }
   std::string memory_status(int x, int batch, long long context) const override {
@@ -102,7 +102,7 @@ class SystemStepCosts : public EagleCostModel {
     return {st.head_s, st.lead_wait_s, 0.0, 0.0};
   }
   double host_s(int forwards, double device_s, int sequences, double per_sequence_us) const override {
-    return eagle_host_seconds(stack_, forwards, device_s, sequences, per_sequence_us, host_);
+    return eagle_host_seconds(stack_, host_, forwards, device_s, sequences, per_sequence_us);
   }
   const models::HostSpec& host() const override { return host_; }
   std::string memory_status(int x, int batch, long long context) const override {

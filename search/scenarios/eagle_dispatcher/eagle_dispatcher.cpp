@@ -123,8 +123,8 @@ EagleTreeCandidate eagle_named_tree(const PositionalAcceptance& acceptance, cons
   return {name, tree, tree_tpc(acceptance, tree), eagle_pass_widths(tree)};
 }
 
-double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s, int sequences,
-                          double per_sequence_us, const models::HostSpec& host) {
+double eagle_host_seconds(const models::SoftwareStack& stack, const models::HostSpec& host, int forwards,
+                          double device_s, int sequences, double per_sequence_us) {
   // Sampling + bookkeeping once per decode step (per_step_host_us, and per_sequence_host_us for
   // each sequence), and a graph launch per captured forward (the paper captures each whole model
   // execution in a CUDA graph, §3.4).

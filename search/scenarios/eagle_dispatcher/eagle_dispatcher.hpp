@@ -109,10 +109,9 @@ std::vector<EagleTreeCandidate> eagle_tree_candidates(const PositionalAcceptance
 // figure) and graph launches in series, or, where the stack overlaps its host work with the
 // device (host_overlaps_device), only the first launch and whatever of the rest outlasts the
 // device time.
-// Every host figure is `host`'s (models/host_spec.hpp: the device's host; the reference host by
-// default).
-double eagle_host_seconds(const models::SoftwareStack& stack, int forwards, double device_s = 0, int sequences = 1,
-                          double per_sequence_us = -1, const models::HostSpec& host = models::HostSpec{});
+// Every host figure runs on `host` (models/host_spec.hpp: the device's host).
+double eagle_host_seconds(const models::SoftwareStack& stack, const models::HostSpec& host, int forwards,
+                          double device_s = 0, int sequences = 1, double per_sequence_us = -1);
 
 // One candidate at one batch on a deployment; memory is checked (status) and times are given
 // either way.
