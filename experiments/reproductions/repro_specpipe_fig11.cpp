@@ -31,6 +31,51 @@ constexpr long long kTokens = 600;   // tokens per run
 // the plausible range; each curve is the log-logistic through (1, top-1) and (32, 0.99).
 const double kTop1Assumed[] = {0.5, 0.6, 0.7, 0.8};
 constexpr double kTop32Published = 0.99;
+// Host sensitivity: paper 002 names no host CPU for its servers, and the stacks' host figures were
+// measured on a lent H200's host. Each factor runs every device on a host that takes that many
+// times as long for the same host work (models::HostSpec), to see whether a slower host alone could
+// give the paper's single-server order (SpecPipe first, PP + EAGLE-3 behind PP-vLLM).
+const double kHostFactors[] = {1, 2, 3, 4, 6, 8, 12, 16};
+
+// The single server's methods on hosts kHostFactors times slower: a row per factor, and the
+// factors where EAGLE-3 falls behind PP-vLLM and where SpecPipe falls behind each of them.
+std::string host_sensitivity(const models::ConfigRegistry& reg, const sp::TimingSetup& base, const sp::RankModel& ranks,
+                             Table& out) {
+  std::vector<double> factors, eagle_minus_vllm, spec_minus_eagle, spec_minus_vllm;
+  for (double k : kHostFactors) {
+    sp::TimingSetup setup = base;
+    for (auto& d : setup.system.devices) {
+      d.hardware.host.name = fmt::format("{:g}x the stacks' hosts", k);
+      d.hardware.host.source_file = "(sensitivity)";
+      d.hardware.host.dispatch_time_scale = k;
+    }
+    const sp::StageTimer timer(setup);
+    const double pp = sp::run_plain_pp(setup, timer, kTokens).timed.tbt.mean_s;
+    double vllm = std::nan("");
+    for (const auto& r : sp::run_stack_baselines(setup, kTokens)) vllm = r.timed.tbt.mean_s;
+    const double tree = sp::run_static_tree(setup, timer, kTokens, ranks, kSeed).timed.tbt.mean_s;
+    const auto eagle_run = sp::run_eagle_baseline(reg, setup, kTokens, kSeed, 1);
+    const double eagle = eagle_run ? eagle_run->timed.tbt.mean_s : std::nan("");
+    const double spec =
+        sp::run_specpipe(setup, timer, paper002::specpipe_params(timer, kWidth, kCandidates, kTokens), ranks)
+            .timed.tbt.mean_s;
+    const bool paper_order = spec < vllm && spec < eagle && eagle > vllm;
+    out.add_row({base.system.name, num(k), num(pp), num(vllm), num(tree), num(eagle), num(spec),
+                 paper_order ? "yes" : "no"});
+    factors.push_back(k);
+    eagle_minus_vllm.push_back(eagle - vllm);
+    spec_minus_eagle.push_back(spec - eagle);
+    spec_minus_vllm.push_back(spec - vllm);
+  }
+  auto at = [&](const std::vector<double>& diff, const char* what) {
+    const double x = first_sign_change(factors, diff);
+    return std::isnan(x) ? fmt::format("{} at no factor up to {:g}", what, factors.back())
+                         : fmt::format("{} from a host {:.1f}x slower", what, x);
+  };
+  return fmt::format("{}: {}; {}; {}.", base.system.name, at(eagle_minus_vllm, "PP + EAGLE-3 falls behind PP-vLLM"),
+                     at(spec_minus_eagle, "SpecPipe falls behind PP + EAGLE-3"),
+                     at(spec_minus_vllm, "SpecPipe behind PP-vLLM"));
+}
 
 ReproductionResult fig11(const ReproduceContext& ctx) {
   const auto& reg = *ctx.registry;
@@ -43,6 +88,9 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
            "speedup_of_specpipe"});
   Table sens({"system", "top1_assumed", "curve_a", "curve_b", "specpipe_tbt_s", "specpipe_hit_rate",
               "specinfer_tree_tbt_s", "rival", "rival_tbt_s", "specpipe_faster"});
+  Table host_sens({"system", "host_factor", "pp_tbt_s", "pp_vllm_tbt_s", "specinfer_tree_tbt_s", "eagle3_tbt_s",
+                   "specpipe_tbt_s", "paper_order"});
+  std::string host_summary;
   std::string summary, sens_summary;
   // The rows' draft: the band's central fit; its stationary top-1 acceptance heads the sensitivity.
   const double process_top1 = process.acceptance.process->mean_acceptance(1);
@@ -54,6 +102,8 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
     if (own_stack.empty()) own_stack = setup.system.devices.front().hardware.stack.name;
     const sp::StageTimer timer(setup);
     sp::check_memory(timer, kWidth);
+    // The single server only: EAGLE-3's baseline declines on two (one process per host).
+    if (std::string(system) == kSingleServer) host_summary = host_sensitivity(reg, setup, ranks, host_sens);
     std::vector<sp::ScenarioResult> rows;
     rows.push_back(sp::run_plain_pp(setup, timer, kTokens));
     for (auto& r : sp::run_stack_baselines(setup, kTokens)) rows.push_back(std::move(r));
@@ -120,6 +170,7 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
   }
   res.table = std::move(t);
   res.extra_csvs.emplace_back("specpipe-fig11_draft_sensitivity.csv", sens);
+  res.extra_csvs.emplace_back("specpipe-fig11_host_sensitivity.csv", host_sens);
   res.notes = fmt::format(
       "{}Each run: {}, every device on the {} engine "
       "(the {} stack for the paper's own PP, SpecInfer tree and SpecPipe; vLLM's CUDA-graph stack for PP-vLLM). "
@@ -132,9 +183,12 @@ ReproductionResult fig11(const ReproduceContext& ctx) {
       "per draft, not per benchmark.\n\n"
       "Draft-quality sensitivity (specpipe-fig11_draft_sensitivity.csv): the first row of each testbed is the process "
       "above; the others are hit curves through (1, top-1) and (32, 0.99), independent from level to level. SpecPipe "
-      "(w = {}, k = {}) and the SpecInfer tree against the fastest other method of each testbed: {}\n\n{}",
+      "(w = {}, k = {}) and the SpecInfer tree against the fastest other method of each testbed: {}\n\n{}\n\n"
+      "Host sensitivity (specpipe-fig11_host_sensitivity.csv): every device of the single server on a host that "
+      "takes the factor's times as long for the same host work as the hosts the stacks were measured on (paper 002 "
+      "names no host CPU); paper_order says whether SpecPipe leads and PP + EAGLE-3 trails PP-vLLM. {}\n\n{}",
       summary, paper002::run_note(kTokens), ctx.engine == "sim" ? "SystemC (sim)" : ctx.engine, own_stack, kWidth, kCandidates, portable_path(process.band_file, reg.dir()),
-      process_top1, kWidth, kCandidates, sens_summary, sens.to_markdown());
+      process_top1, kWidth, kCandidates, sens_summary, sens.to_markdown(), host_summary, host_sens.to_markdown());
   return res;
 }
 
