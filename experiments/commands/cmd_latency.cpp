@@ -40,6 +40,9 @@ int run_latency(const LatencyArgs& a, const GlobalOptions& g) {
   w.sampled = a.sample;
   // Only a stack that lists its sampler's kernels models a sampled step: elsewhere the flag would
   // change nothing, and a greedy number would pass for a sampled one.
+  if (a.sample && !hw.gpu)
+    throw models::InputError(fmt::format("--sample: {} is a {} device; a sampled step's kernels are modelled on GPUs "
+                                         "(a stack's extra_kernels.per_step_sampled)", hw.name, hw.kind));
   if (a.sample && hw.stack.sampled_step_kernels.empty())
     throw models::InputError(fmt::format("--sample: stack {} models greedy decoding only (no "
                                          "extra_kernels.per_step_sampled; huggingface-transformers has them)",

@@ -160,4 +160,11 @@ TEST_CASE("latency --sample: a sampled step adds the stack's sampler kernels ali
   const auto refused = run("latency --hw h200 --model llama-3.2-1b --stack vllm-cuda-graph --sample");
   CHECK(refused.status == 2);
   CHECK_THAT(refused.output, Catch::Contains("--sample: stack vllm-cuda-graph models greedy decoding only"));
+  // A CPU device runs a stack's host work but not its extra kernels: even a stack that lists a
+  // sampler is refused there, not timed as greedy.
+  for (const char* stack : {"llama-cpp", "huggingface-transformers"}) {
+    const auto cpu = run(std::string("latency --hw xeon-16c --model llama-68m --sample --stack ") + stack);
+    CHECK(cpu.status == 2);
+    CHECK_THAT(cpu.output, Catch::Contains("--sample: xeon-16c is a cpu device"));
+  }
 }
