@@ -228,13 +228,12 @@ GoldenReport run_overlap_golden(const GoldenArgs& a, const models::HardwareSpec&
   for (const auto& r : rows)
     if (r.narrow && r.batch == 1 && r.predicted_s > 0) host_ratios.push_back(r.measured_s / r.predicted_s);
   if (!host_ratios.empty()) {
-    std::sort(host_ratios.begin(), host_ratios.end());
-    const std::size_t n = host_ratios.size();
-    const double median = n % 2 ? host_ratios[n / 2] : 0.5 * (host_ratios[n / 2 - 1] + host_ratios[n / 2]);
+    const double scale = hw.host.dispatch_time_scale;
+    const auto [low, high] = std::minmax_element(host_ratios.begin(), host_ratios.end());
+    // The ratios are positive: their median |value| is their median.
     summary += fmt::format("; its {} narrow (host-bound) batch-1 rows imply a host dispatch_time_scale of {:.2f} (range "
                            "{:.2f}-{:.2f}: configs/hosts)",
-                           n, median * hw.host.dispatch_time_scale, host_ratios.front() * hw.host.dispatch_time_scale,
-                           host_ratios.back() * hw.host.dispatch_time_scale);
+                           host_ratios.size(), sim::median_abs(host_ratios) * scale, *low * scale, *high * scale);
   }
   if (!serial_errors.empty())
     summary += fmt::format("; measured wide tokens against their narrow twin's host time and their kernels: "

@@ -71,43 +71,42 @@ ScenarioInputs PlanSetup::inputs() const {
   return in;
 }
 
-std::string PlanSetup::system_arg() const {
+namespace {
+
+// Whether a command line names a config by `name`: `file` is the shipped config of that name in
+// `folder` of `dir`, or there is no file (built in). Otherwise the user's own file is named by its
+// path: its name alone is no config.
+bool shipped_config(const std::string& dir, const char* folder, const std::string& name, const std::string& file) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path shipped = fs::path(configs->dir()) / "systems" / (system.name + ".yaml");
-  if (system.source_file.empty() || fs::equivalent(shipped, system.source_file, ec)) return system.name;
-  return system.source_file;
+  return file.empty() || fs::equivalent(fs::path(dir) / folder / (name + ".yaml"), file, ec);
+}
+
+}  // namespace
+
+std::string PlanSetup::system_arg() const {
+  return shipped_config(configs->dir(), "systems", system.name, system.source_file) ? system.name : system.source_file;
 }
 
 std::string PlanSetup::hw_arg(int device) const {
-  namespace fs = std::filesystem;
   const auto& hw = system.devices.at(std::size_t(device)).hardware;
-  std::error_code ec;
-  // A board of the user's own (a YAML path) is named by its path: its name alone is no config.
-  const fs::path shipped_hw = fs::path(configs->dir()) / "hardware" / (hw.name + ".yaml");
-  const bool hw_named = hw.source_file.empty() || fs::equivalent(shipped_hw, hw.source_file, ec);
-  return "--hw " + models::shell_word(hw_named ? (single_hw ? hw_name : hw.name) : hw.source_file);
+  const bool named = shipped_config(configs->dir(), "hardware", hw.name, hw.source_file);
+  return "--hw " + models::shell_word(named ? (single_hw ? hw_name : hw.name) : hw.source_file);
 }
 
 std::string PlanSetup::hw_args(int device) const {
-  namespace fs = std::filesystem;
-  const auto& hw = system.devices.at(std::size_t(device)).hardware;
-  std::error_code ec;
+  const auto& stack = system.devices.at(std::size_t(device)).hardware.stack;
   std::string args = hw_arg(device);
-  if (hw.stack.name == "bare") return args;
-  const fs::path shipped = fs::path(configs->dir()) / "stacks" / (hw.stack.name + ".yaml");
-  const bool named = hw.stack.source_file.empty() || fs::equivalent(shipped, hw.stack.source_file, ec);
-  args += " --stack " + models::shell_word(named ? hw.stack.name : hw.stack.source_file);
+  if (stack.name == "bare") return args;
+  const bool named = shipped_config(configs->dir(), "stacks", stack.name, stack.source_file);
+  args += " --stack " + models::shell_word(named ? stack.name : stack.source_file);
   return args + host_arg(device);
 }
 
 std::string PlanSetup::host_arg(int device) const {
-  namespace fs = std::filesystem;
   const auto& host = system.devices.at(std::size_t(device)).hardware.host;
   if (host.source_file.empty()) return "";  // the built-in reference host: the default
-  std::error_code ec;
-  const fs::path shipped = fs::path(configs->dir()) / "hosts" / (host.name + ".yaml");
-  const bool named = fs::equivalent(shipped, host.source_file, ec);
+  const bool named = shipped_config(configs->dir(), "hosts", host.name, host.source_file);
   return " --host " + models::shell_word(named ? host.name : host.source_file);
 }
 
@@ -141,11 +140,8 @@ std::string scenario_command(const PlanSetup& s, const std::string& name, const 
 }
 
 std::string model_arg(const models::ConfigRegistry& configs, const models::ModelSpec& model) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path shipped = fs::path(configs.dir()) / "models" / (model.name + ".yaml");
   const std::string base =
-      model.source_file.empty() || fs::equivalent(shipped, model.source_file, ec) ? model.name : model.source_file;
+      shipped_config(configs.dir(), "models", model.name, model.source_file) ? model.name : model.source_file;
   // A quantised variant keeps its format (ConfigRegistry::model reads NAME@FORMAT back).
   return model.weight_format.empty() ? base : base + "@" + model.weight_format;
 }

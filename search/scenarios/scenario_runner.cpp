@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -83,30 +84,29 @@ ScenarioResult run_scenario(const std::string& name, const ScenarioInputs& in, c
     hw = reg.hardware(in.hw);
     ctx.hw = &*hw;
   }
-  if (!in.stack.empty()) {
+  // --stack and --host set what runs on --hw's device: each needs that device, and one whose
+  // engines charge a software stack's host work. `set` loads the named file into the copy.
+  auto set_device_input = [&](const char* key, const std::string& value, const char* what, const char* charged,
+                              const std::function<void(models::HardwareSpec&)>& set) {
+    if (value.empty()) return;
     if (!ctx.hw)
-      models::throw_input_error("scenario " + info.name, "stack", "a stack for --hw's device (a system's devices name "
-                                "theirs in its file)", in.stack);
+      models::throw_input_error("scenario " + info.name, key,
+                                fmt::format("a {} for --hw's device (a system's devices name theirs in its file)", what),
+                                value);
     if (!hw) hw = *ctx.hw;
-    hw->stack = models::load_software_stack(reg.path("stacks", in.stack));  // a misspelt name first
+    set(*hw);  // a misspelt name first
     if (!hw->charges_software_stack())
-      models::throw_input_error("scenario " + info.name, "stack", fmt::format("a device whose engine charges a "
-                                "stack ({} is a {} device: its engines run no host framework)", hw->name, hw->kind),
-                                in.stack);
+      models::throw_input_error("scenario " + info.name, key, fmt::format("a device whose engine charges a {} ({} is "
+                                "a {} device: its engines run no host framework)", charged, hw->name, hw->kind),
+                                value);
     ctx.hw = &*hw;
-  }
-  if (!in.host.empty()) {
-    if (!ctx.hw)
-      models::throw_input_error("scenario " + info.name, "host", "a host for --hw's device (a system's devices name "
-                                "theirs in its file)", in.host);
-    if (!hw) hw = *ctx.hw;
-    hw->host = models::load_host(reg.path("hosts", in.host));  // a misspelt name first
-    if (!hw->charges_software_stack())
-      models::throw_input_error("scenario " + info.name, "host", fmt::format("a device whose engine charges a "
-                                "stack's host work ({} is a {} device: its engines run no host framework)", hw->name,
-                                hw->kind), in.host);
-    ctx.hw = &*hw;
-  }
+  };
+  set_device_input("stack", in.stack, "stack", "stack", [&](models::HardwareSpec& h) {
+    h.stack = models::load_software_stack(reg.path("stacks", in.stack));
+  });
+  set_device_input("host", in.host, "host", "stack's host work", [&](models::HardwareSpec& h) {
+    h.host = models::load_host(reg.path("hosts", in.host));
+  });
   if (ctx.hw) {
     // The device's engine through the deployment's cost layer: every forward a scenario costs on
     // it (optimiser points, tree and window searches, draft placements) is memoised and counted.
