@@ -287,8 +287,8 @@ Table acceptance_table(const models::ConfigRegistry& reg) {
                  fmt::format("{} acceptance statistics of '{}'{}; fits {}{} (specdse fit --statistics)",
                              s.spec.statistics.size(), s.name, sources.empty() ? "" : " from " + joined(sources),
                              joined(s.spec.free),
-                             s.open_parameter.empty() ? "" : fmt::format("; {} left open ({} values)", s.open_parameter,
-                                                                         s.open_values.size())),
+                             s.open_parameters.empty() ? "" : fmt::format("; {} left open ({} values)",
+                                                                          joined(s.open_parameters), s.open_points())),
                  text(""), text(""), integer(std::int64_t(s.spec.statistics.size()))});
     } catch (const std::exception& e) {
       t.add_row({name, "statistics", broken(e), text(""), text(""), text("")});

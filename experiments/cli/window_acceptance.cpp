@@ -30,8 +30,11 @@ WindowAcceptances window_acceptances(const std::vector<double>& alphas, const st
   for (std::size_t i = 0; i < n; ++i) {
     const auto& m = band.members[i];
     auto process = std::make_shared<search::AcceptanceProcess>(m.params, band.name);
-    const std::string open = band.left_open.empty() ? "" : fmt::format(
-        " ({}={:.6g})", band.left_open.front(), search::process_parameter(m.params, band.left_open.front()));
+    // Every parameter the band leaves open, with this fit's value: "(persistence=0.7 lower_rank_share=0.3)".
+    std::string open;
+    for (const auto& name : band.left_open)
+      open += fmt::format("{}{}={:.6g}", open.empty() ? " (" : " ", name, search::process_parameter(m.params, name));
+    if (!open.empty()) open += ")";
     out.cases.push_back({0, fmt::format("{} fit {} of {}{}{}", band.name, i + 1, n, open, &m == &band.central() ? " [central]" : ""),
                          [process](int g) { return process->chain_tpc(g); }});
   }

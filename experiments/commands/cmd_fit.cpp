@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -102,12 +103,18 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
                  num(p.lower_rank_share), num(p.rank_tail_shape), num(f.process.mean_acceptance()), text(file.spec.statistics[s].label), num(file.spec.statistics[s].value),
                  num(f.predicted[s]), num(f.residuals[s])});
   }
+  // "0.03", or "0.03; 4 statistics: 0.1" where rows carry tolerances of their own.
+  std::map<double, int> own;
+  for (const auto& s : file.spec.statistics)
+    if (!std::isnan(s.tolerance)) ++own[s.tolerance];
+  std::string tolerance = fmt::format("{}", file.tolerance);
+  for (const auto& [tol, n] : own) tolerance += fmt::format("; {} statistic{}: {}", n, n == 1 ? "" : "s", tol);
   std::set<std::string> at_bound;
   for (std::size_t i = 0; i < rep.fits.size(); ++i)
     if (rep.consistent[i]) at_bound.insert(rep.fits[i].at_bound.begin(), rep.fits[i].at_bound.end());
   t.set_footer(fmt::format("{} of {} fits reproduce every statistic within {}; left open by the statistics: {}; "
                            "on a bound of their range: {}{}",
-                           rep.band.members.size(), rep.fits.size(), file.tolerance,
+                           rep.band.members.size(), rep.fits.size(), tolerance,
                            rep.band.left_open.empty() ? "nothing" : fmt::format("{}", fmt::join(rep.band.left_open, ", ")),
                            at_bound.empty() ? "nothing" : fmt::format("{}", fmt::join(at_bound, ", ")),
                            file.borrowed.empty() ? "" : fmt::format("; not fitted: {}", fmt::join(file.borrowed, "; "))));
@@ -116,7 +123,7 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
     write_file_atomic(a.out, search::format_process_band(
                                  rep.band, fmt::format("Acceptance process band written by `specdse fit --statistics {}`.\n"
                                                        "Every member reproduces the statistics within {}.",
-                                                       a.statistics, file.tolerance)));
+                                                       a.statistics, tolerance)));
   // Without --out the scenario reads the band from a temporary file, removed after the run;
   // written before the table too.
   std::string band_path = a.out;

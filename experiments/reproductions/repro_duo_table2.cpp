@@ -100,8 +100,9 @@ ReproductionResult table2(const ReproduceContext& ctx) {
       "speedup_vs_sps is over SpS with the draft on the same CPU (paper 001's best window). Paper columns: each "
       "task's tokens/s over its one-sequence row, display only. Every iteration verifies only the first token of the "
       "new draft (paper 003 §3.3), so extra sequences pay only when the top-1 first token is rejected and a lower "
-      "one is the target's; how often that happens depends on the spread of the draft's lower candidates, which the "
-      "generator does not know from any published figure.",
+      "one is the target's; how often that happens depends on the spread of the draft's lower candidates: the "
+      "process's rows take it from Sequoia's greedy trees for the same pair (docs/duodecoding.md), the fixed-alpha "
+      "rows from the generator's geometric tail, which no published figure sets.",
       budget, q.costs.cost_coefficient(), q.costs.context(), summary);
   return res;
 }

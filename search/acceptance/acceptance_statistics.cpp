@@ -223,24 +223,32 @@ StatisticsFile read_statistics_file(const std::string& path) {
     if (!seen.insert(name).second) r.fail("free", "each parameter once", "'" + name + "' twice");
   }
   if (auto open = r.optional_child("open")) {
-    if (!open->node().IsMap() || open->node().size() != 1) r.fail("open", "one parameter with a list of values", "something else");
-    f.open_parameter = open->node().begin()->first.as<std::string>();
-    process_parameter(f.spec.start, f.open_parameter);  // name check with suggestion
-    if (seen.count(f.open_parameter)) r.fail("open", "a parameter that is not also free", "'" + f.open_parameter + "'");
-    f.open_values = number_list(*open, f.open_parameter);
-    // Each value is a whole fit (seconds each, minutes with a simulated statistic).
-    if (f.open_values.size() > kMaxOpenValues)
-      open->fail(f.open_parameter, fmt::format("at most {} values (each one fit)", kMaxOpenValues),
-                 fmt::format("{}", f.open_values.size()));
-    // A value twice would be one fit counted twice in the band.
-    for (std::size_t i = 0; i < f.open_values.size(); ++i)
-      for (std::size_t j = 0; j < i; ++j)
-        if (f.open_values[i] == f.open_values[j])
-          open->fail(f.open_parameter, "each value once", fmt::format("{} twice", f.open_values[i]));
-    for (double v : f.open_values) {
-      AcceptanceProcessParams probe = f.spec.start;
-      set_process_parameter(probe, f.open_parameter, v);
-      probe.validate(open->key_path(f.open_parameter));
+    if (!open->node().IsMap() || open->node().size() == 0)
+      r.fail("open", "parameters, each with a list of values", "something else");
+    std::size_t points = 1;
+    for (const auto& kv : open->node()) {
+      const std::string name = kv.first.as<std::string>();
+      process_parameter(f.spec.start, name);  // name check with suggestion
+      if (seen.count(name)) r.fail("open", "parameters that are not also free", "'" + name + "'");
+      if (std::find(f.open_parameters.begin(), f.open_parameters.end(), name) != f.open_parameters.end())
+        r.fail("open", "each parameter once", "'" + name + "' twice");
+      std::vector<double> values = number_list(*open, name);
+      // A value twice would be one fit counted twice in the band.
+      for (std::size_t i = 0; i < values.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (values[i] == values[j]) open->fail(name, "each value once", fmt::format("{} twice", values[i]));
+      for (double v : values) {
+        AcceptanceProcessParams probe = f.spec.start;
+        set_process_parameter(probe, name, v);
+        probe.validate(open->key_path(name));
+      }
+      points *= values.size();
+      // Each grid point is a whole fit (seconds each, minutes with a simulated statistic).
+      if (points > kMaxOpenValues)
+        open->fail(name, fmt::format("at most {} grid points in all (each one fit)", kMaxOpenValues),
+                   fmt::format("{} points", points));
+      f.open_parameters.push_back(name);
+      f.open_values.push_back(std::move(values));
     }
   }
   if (auto borrowed = r.optional_child("borrowed")) {
@@ -248,7 +256,7 @@ StatisticsFile read_statistics_file(const std::string& path) {
     for (const auto& kv : borrowed->node()) {
       const std::string name = kv.first.as<std::string>();
       const double value = process_parameter(f.spec.start, name);  // name check with suggestion
-      if (seen.count(name) || name == f.open_parameter)
+      if (seen.count(name) || std::find(f.open_parameters.begin(), f.open_parameters.end(), name) != f.open_parameters.end())
         r.fail("borrowed", "parameters that are neither free nor open", "'" + name + "'");
       const std::string source = borrowed->string(name);
       f.borrowed.push_back(fmt::format("{} = {:.6g} borrowed ({})", name, value, source));
@@ -268,12 +276,19 @@ StatisticsFile read_statistics_file(const std::string& path) {
     if (!found)
       row.fail("kind", fmt::format("a statistic kind ({})", fmt::join(statistic_kinds(), ", ")),
                "'" + kind + "'" + models::did_you_mean(kind, statistic_kinds()));
-    std::vector<std::string> allowed = {"kind", "value", "source", "weight"};
+    std::vector<std::string> allowed = {"kind", "value", "source", "weight", "fitted", "tolerance"};
     allowed.insert(allowed.end(), found->keys.begin(), found->keys.end());
     row.allow_only(allowed);
     AcceptanceStatistic s;
     s.value = row.number("value");
     s.weight = row.has("weight") ? row.positive("weight") : 1.0;
+    if (row.has("fitted")) s.fitted = row.boolean("fitted");
+    if (row.has("tolerance")) {
+      s.tolerance = row.positive("tolerance");
+      if (s.tolerance >= kMaxFitTolerance)
+        row.fail("tolerance", fmt::format("a tolerance below {} (residuals are probabilities and tokens)", kMaxFitTolerance),
+                 fmt::format("{}", s.tolerance));
+    }
     // The label names the statistic by its kind-specific keys, then its source.
     std::string keys;
     for (const auto& key : found->keys)
@@ -296,18 +311,25 @@ StatisticsFitReport fit_statistics(const StatisticsFile& file,
   rep.band.fitted_to = file.path;
   rep.band.borrowed = file.borrowed;
   for (const auto& s : file.spec.statistics) rep.band.statistics.push_back(s.label);
-  std::vector<double> values = file.open_values;
-  if (file.open_parameter.empty()) values = {NAN};
+  const std::size_t points = file.open_points();
   ProcessFitSpec spec = file.spec;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!file.open_parameter.empty()) {
-      set_process_parameter(spec.start, file.open_parameter, values[i]);
-      spec.notes = file.spec.notes;
-      spec.notes.push_back(fmt::format("{} = {} (left open by the statistics)", file.open_parameter, values[i]));
+  for (std::size_t i = 0; i < points; ++i) {
+    // Grid point i: the first open parameter varies slowest.
+    spec.notes = file.spec.notes;
+    for (std::size_t k = 0, stride = points; k < file.open_parameters.size(); ++k) {
+      stride /= file.open_values[k].size();
+      const double v = file.open_values[k][(i / stride) % file.open_values[k].size()];
+      set_process_parameter(spec.start, file.open_parameters[k], v);
+      spec.notes.push_back(fmt::format("{} = {} (left open by the statistics)", file.open_parameters[k], v));
     }
     ProcessFitResult r = fit_acceptance_process(spec);
-    if (!file.open_parameter.empty()) r.left_open.push_back(file.open_parameter);
-    const bool ok = r.max_abs_residual <= file.tolerance;
+    r.left_open.insert(r.left_open.end(), file.open_parameters.begin(), file.open_parameters.end());
+    // Consistent: every statistic within its tolerance, fitted or only checked.
+    bool ok = true;
+    for (std::size_t s = 0; s < file.spec.statistics.size(); ++s) {
+      const double tol = std::isnan(file.spec.statistics[s].tolerance) ? file.tolerance : file.spec.statistics[s].tolerance;
+      ok = ok && std::abs(r.residuals[s]) <= tol;
+    }
     if (ok) rep.band.members.push_back({r.process.params(), r.max_abs_residual});
     if (ok && rep.band.left_open.empty()) rep.band.left_open = r.left_open;
     // Continuation: the next open value starts from this fit (a neighbour's optimum is close).
@@ -317,15 +339,22 @@ StatisticsFitReport fit_statistics(const StatisticsFile& file,
     }
     rep.consistent.push_back(ok);
     rep.fits.push_back(std::move(r));
-    if (progress) progress(i + 1, values.size());
+    if (progress) progress(i + 1, points);
   }
   if (rep.band.members.empty()) {
     double best = INFINITY;
     for (const auto& r : rep.fits) best = std::min(best, r.max_abs_residual);
-    throw InputError(fmt::format("{}: no fit reproduces every statistic within the tolerance {} (best largest residual {:.4f})",
+    throw InputError(fmt::format("{}: no fit reproduces every statistic within its tolerance ({}; best largest residual of "
+                                 "a fitted statistic {:.4f})",
                                  file.path, file.tolerance, best));
   }
   return rep;
+}
+
+std::size_t StatisticsFile::open_points() const {
+  std::size_t n = 1;
+  for (const auto& v : open_values) n *= v.size();
+  return n;
 }
 
 std::string ProcessBand::column() const {

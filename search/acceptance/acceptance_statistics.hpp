@@ -8,11 +8,16 @@
 //   start: {alpha_easy: 0.6, alpha_hard: 0.02, easy_share: 0.85, confidence: calibrated}
 //   free: [alpha_easy, alpha_hard, easy_share]
 //   open: {persistence: [0.5, 0.6, 0.7, 0.8, 0.9]}   # optional: a band over what the data leave open
+//                                                    # (several parameters: a fit per grid point)
 //   tolerance: 0.03                                    # a fit is consistent when every residual is within
 //   derivative_step: 0.05                              # optional (wide for simulated statistics)
 //   borrowed: {easy_share: "paper 003's band"}         # optional: parameters held at `start`, and why
 //   statistics:
 //     - {kind: chain_tpc, length: 3, value: 3.49, source: "paper 004 Table 1"}
+//     - {kind: dp_tree_share, ..., value: 1, fitted: false, tolerance: 0.1}  # checked, not fitted
+//
+// A row may set `weight` (its residual's), `fitted: false` (checked on every fit but not
+// minimised: for statistics that move in steps) and `tolerance` (its own, instead of the file's).
 //
 // Statistic kinds register themselves (one file + one line, like engines and scenarios): built
 // in are chain_tpc (length), tree_tpc (tree: list of rank paths such as "0 1"), top_k_hit (k,
@@ -20,7 +25,7 @@
 // algorithm produces (DuoDecoding's check confusion, search/scenarios/duodecoding).
 //
 // A process band (YAML, written by `specdse fit --statistics`) holds every fit consistent with
-// the statistics, one per value of the open parameter, with its residual; scenarios run each
+// the statistics, one per value of the open parameters, with its residual; scenarios run each
 // member and report the low / high of their results.
 #include <functional>
 #include <string>
@@ -47,8 +52,11 @@ std::vector<std::string> statistic_kinds();
 struct StatisticsFile {
   std::string path, name;
   ProcessFitSpec spec;            // start, free, statistics, derivative step
-  std::string open_parameter;     // empty: one fit
-  std::vector<double> open_values;
+  // Parameters the statistics leave open, each with its values: one fit per point of their
+  // grid (the first parameter varies slowest). Empty: one fit.
+  std::vector<std::string> open_parameters;
+  std::vector<std::vector<double>> open_values;
+  std::size_t open_points() const;
   double tolerance = 0.03;
   // Parameters held at `start` because the statistics cannot fix them, each with where its value
   // comes from ("easy_share = 0.8 borrowed (...)"): `borrowed: {easy_share: "..."}` in the file.

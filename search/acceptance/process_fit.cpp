@@ -77,7 +77,7 @@ struct StatisticsCost {
       const AcceptanceProcess proc(params_at(*spec, blocks[0]), spec->source);
       for (std::size_t i = 0; i < spec->statistics.size(); ++i) {
         const auto& s = spec->statistics[i];
-        residuals[i] = s.weight * (s.predict(proc) - s.value);
+        residuals[i] = s.fitted ? s.weight * (s.predict(proc) - s.value) : 0.0;
         if (!std::isfinite(residuals[i])) return false;
       }
     } catch (const InputError&) {
@@ -124,6 +124,8 @@ ProcessFitResult fit_acceptance_process(const ProcessFitSpec& spec) {
   if (spec.statistics.empty()) throw InputError(fmt::format("{}: no acceptance statistics to fit", spec.source));
   if (spec.free.empty()) throw InputError(fmt::format("{}: no free parameters", spec.source));
   for (const auto& name : spec.free) process_parameter(spec.start, name);  // names check
+  if (std::none_of(spec.statistics.begin(), spec.statistics.end(), [](const auto& s) { return s.fitted; }))
+    throw InputError(fmt::format("{}: every statistic is checked only (fitted: false): nothing to fit", spec.source));
   for (const auto& s : spec.statistics)
     if (!std::isfinite(s.value) || !s.predict)
       throw InputError(fmt::format("{}: statistic '{}' has no finite value or no prediction", spec.source, s.label));
@@ -158,7 +160,7 @@ ProcessFitResult fit_acceptance_process(const ProcessFitSpec& spec) {
     const double v = s.predict(r.process);
     r.predicted.push_back(v);
     r.residuals.push_back(v - s.value);
-    r.max_abs_residual = std::max(r.max_abs_residual, std::abs(v - s.value));
+    if (s.fitted) r.max_abs_residual = std::max(r.max_abs_residual, std::abs(v - s.value));
   }
 
   // Directions the statistics do not pin: small singular values of the Jacobian with respect to
@@ -184,7 +186,7 @@ ProcessFitResult fit_acceptance_process(const ProcessFitSpec& spec) {
       const AcceptanceProcess proc_up(pu, spec.source), proc_down(pd, spec.source);
       for (int a = 0; a < m; ++a) {
         const auto& st = spec.statistics[std::size_t(a)];
-        jac(a, b) = st.weight * (st.predict(proc_up) - st.predict(proc_down)) / (up - down) * width;
+        jac(a, b) = st.fitted ? st.weight * (st.predict(proc_up) - st.predict(proc_down)) / (up - down) * width : 0.0;
       }
     } catch (const InputError&) {
       jac_ok = false;

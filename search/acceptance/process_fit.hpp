@@ -13,6 +13,7 @@
 // value. Parameters not listed as free keep the values of `start` (fixed or borrowed; `notes`
 // says which and from where).
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ struct AcceptanceStatistic {
   double value = 0;      // the published value
   double weight = 1;     // residual = weight * (predicted - value)
   std::function<double(const AcceptanceProcess&)> predict;
+  // false: checked on every fit but not minimised (a statistic that moves in steps, such as a
+  // share of a tree's nodes, gives the least squares no slope).
+  bool fitted = true;
+  // Its own consistency tolerance; NaN: the statistics file's.
+  double tolerance = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Free parameter names: alpha_easy, alpha_hard (fitted as a fraction of alpha_easy),
@@ -44,7 +50,7 @@ struct ProcessFitResult {
   AcceptanceProcess process = AcceptanceProcess::independent(0.5);
   std::vector<double> predicted;   // per statistic
   std::vector<double> residuals;   // predicted - value, per statistic
-  double max_abs_residual = 0;
+  double max_abs_residual = 0;     // over the fitted statistics
   std::vector<std::string> left_open;  // free parameters the statistics do not determine
   std::vector<std::string> at_bound;   // free parameters that ended on a bound of their range
   std::vector<std::string> notes;

@@ -255,17 +255,22 @@ def test_fit_statistics_matches_cli():
     with tempfile.TemporaryDirectory() as tmp:
         band = os.path.join(tmp, "band.yaml")
         res = specdse.fit(statistics=stats, out=band)
-        assert res["left_open"] == ["persistence"] and res["consistent_fits"] >= 2
+        assert res["left_open"] == ["persistence", "lower_rank_share"] and res["consistent_fits"] >= 2
         t = res["table"]
         ok = t[t["consistent"] == "yes"]
-        assert (ok["residual"].abs() <= 0.03).all()
+        # Table 4's cells within the file's 0.03; Sequoia's trees (checked, not fitted) within their 0.1.
+        trees = ok["statistic"].str.startswith("dp_tree_share")
+        assert trees.sum() > 0 and (ok[~trees]["residual"].abs() <= 0.03).all()
+        assert (ok[trees]["residual"].abs() <= 0.1).all()
         assert os.path.getsize(band) > 0
         exe = os.environ.get("SPECDSE_EXE")
         if exe:
             cli = subprocess.run([exe, "fit", "--statistics", stats, "--format", "csv"], capture_output=True, text=True)
             assert cli.returncode == 0
             ref = pd.read_csv(io.StringIO(cli.stdout), comment="#")
-            assert list(ref["predicted"].round(9)) == list(t["predicted"].round(9))
+            # One implementation, two builds (the module and the executable): equal to 1e-8, not
+            # always in the ninth decimal (a simulated cell's fit ends within 5e-10 of the other's).
+            assert len(ref) == len(t) and ((ref["predicted"] - t["predicted"]).abs() <= 1e-8).all()
     try:
         specdse.fit(statistics=stats, x=[1, 2])
     except specdse.InputError as e:
@@ -304,7 +309,7 @@ def test_fit_statistics_scenario():
 def test_window_from_acceptance_process():
     # window(acceptance=BAND): one row set per fit, expected tokens from the process's chains.
     df = specdse.window(acceptance="duodecoding-paper003", cost_ratio=0.1, map=True)
-    assert len(df) == 6 and df["acceptance"].str.contains("[central]", regex=False).sum() == 1
+    assert len(df) == 11 and df["acceptance"].str.contains("[central]", regex=False).sum() == 1
     assert (df["gamma_star"] >= 1).all()
     try:
         specdse.window(alpha=0.5, acceptance="duodecoding-paper003", cost_ratio=0.1)

@@ -153,9 +153,14 @@ TEST_CASE("Shipped DuoDecoding band reproduces all four cells of paper 003 Table
   const auto table = duodecoding::paper003_table4(dir);
   const ProcessBand band = resolve_process_band("duodecoding-paper003", dir);
   REQUIRE(band.members.size() >= 2);
-  CHECK(band.left_open == std::vector<std::string>{"persistence"});
+  CHECK(band.left_open == std::vector<std::string>{"persistence", "lower_rank_share"});
   const StatisticsFile file = read_statistics_file(dir + "/acceptance/statistics/paper003-table4.yaml");
-  REQUIRE(file.spec.statistics.size() == 4);
+  // Table 4's four cells, fitted; Sequoia's four greedy trees, checked (next test case).
+  REQUIRE(file.spec.statistics.size() == 8);
+  std::vector<AcceptanceStatistic> table4;
+  for (const auto& s : file.spec.statistics)
+    if (s.fitted) table4.push_back(s);
+  REQUIRE(table4.size() == 4);
   duodecoding::SequencePolicy policy;
   policy.dynamic = true;
   for (const auto& m : band.members) {
@@ -164,7 +169,7 @@ TEST_CASE("Shipped DuoDecoding band reproduces all four cells of paper 003 Table
     for (int a = 0; a < 2; ++a)
       for (int many = 0; many < 2; ++many) CHECK(cells[a][many] == Approx(table.confusion[a][many]).margin(0.03));
     // The same cells through the statistics file's own predictions.
-    for (const auto& s : file.spec.statistics) CHECK(s.predict(p) == Approx(s.value).margin(0.03));
+    for (const auto& s : table4) CHECK(s.predict(p) == Approx(s.value).margin(0.03));
     // Table 4's accepted share is a check rate: the per-token mean is higher.
     CHECK(p.mean_acceptance() > table.top1_accepted_fraction + 0.03);
   }
@@ -265,7 +270,12 @@ TEST_CASE("Statistics files and bands: inputs that multiply the work are bounded
   for (int i = 0; i < 65; ++i) values += (i ? ", " : "") + std::to_string(0.01 * i);
   CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nopen: {persistence: [" + values +
                                                "]}\nstatistics:\n  - {kind: mean_acceptance, value: 0.6}\n")),
-                    Catch::Contains("open.persistence: expected at most 64 values (each one fit), got 65"));
+                    Catch::Contains("open.persistence: expected at most 64 grid points in all (each one fit), got 65 points"));
+  // Two open parameters: their grid counts, 9 x 8 = 72 fits.
+  CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nopen: {persistence: [0.1, 0.2, 0.3, 0.4, "
+                                               "0.5, 0.6, 0.7, 0.8, 0.9], lower_rank_share: [0.2, 0.3, 0.4, 0.5, 0.6, "
+                                               "0.7, 0.8, 0.9]}\nstatistics:\n  - {kind: mean_acceptance, value: 0.6}\n")),
+                    Catch::Contains("open.lower_rank_share: expected at most 64 grid points in all (each one fit), got 72 points"));
   // A simulated level-hit statistic of 10^6 tokens at w = 4096, k = 4096: refused before any fit.
   CHECK_THROWS_WITH(read_statistics_file(write("name: t\nfree: [alpha_easy]\nstatistics:\n"
                                                "  - {kind: specpipe_level_hit, width: 4096, candidates: 4096, stages: 8, "

@@ -12,6 +12,7 @@
 
 #include "models/config_error.hpp"
 #include "models/config_registry.hpp"
+#include "models/drafts/draft_builder.hpp"
 #include "models/software_stack.hpp"
 #include "models/system_spec.hpp"
 #include "search/scenarios/eagle_dispatcher/eagle_costs.hpp"

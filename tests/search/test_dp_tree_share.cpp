@@ -1,0 +1,141 @@
+// The dp_tree_share statistic (search/acceptance/dp_tree_share_statistic.cpp): a published tree
+// searched from an acceptance vector, checked by rebuilding it from the process's own vector.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "models/config_error.hpp"
+#include "models/config_registry.hpp"
+#include "search/acceptance/acceptance_process.hpp"
+#include "search/acceptance/acceptance_statistics.hpp"
+
+using namespace search;
+
+namespace {
+
+std::string path_text(const RankPath& p) {
+  std::string s;
+  for (int r : p) s += (s.empty() ? "" : " ") + std::to_string(r);
+  return s;
+}
+
+// A trees CSV holding `tree` under the name "t", and a statistics file checking it.
+std::string write_case(const std::vector<RankPath>& tree, const std::string& rows) {
+  std::ofstream("dp_tree_share_trees.csv") << "# a test tree\ntree,path\n" << [&] {
+    std::string s;
+    for (const auto& p : tree) s += "t," + path_text(p) + "\n";
+    return s;
+  }();
+  const std::string path = "dp_tree_share_test.yaml";
+  std::ofstream(path) << "name: t\nfree: [alpha_easy]\nstart: {alpha_easy: 0.6, alpha_hard: 0.6}\nstatistics:\n"
+                         "  - {kind: mean_acceptance, value: 0.6}\n"
+                      << rows;
+  return path;
+}
+
+double predicted(const StatisticsFile& f, std::size_t i, const AcceptanceProcess& p) { return f.spec.statistics[i].predict(p); }
+
+}  // namespace
+
+TEST_CASE("dp_tree_share: a tree searched from a process's own vector is rebuilt whole, another process's is not") {
+  // Independent acceptance: the iteration start is the stationary one, so the measured vector is
+  // the process's rank probabilities and the search is best_first_nodes' (written independently).
+  const AcceptanceProcess truth = AcceptanceProcess::independent(0.55, DraftConfidence::calibrated);
+  const std::vector<RankPath> tree = truth.best_first_nodes(63, 6, 32);
+  const StatisticsFile f = read_statistics_file(write_case(
+      tree, "  - {kind: dp_tree_share, trees_file: dp_tree_share_trees.csv, tree: t, measured_width: 32, value: 1, "
+            "fitted: false, tolerance: 0.1}\n"));
+  REQUIRE(f.spec.statistics.size() == 2);
+  CHECK_FALSE(f.spec.statistics[1].fitted);
+  CHECK(f.spec.statistics[1].tolerance == 0.1);
+  CHECK(predicted(f, 1, truth) == 1.0);
+  // A sharper draft builds a deeper, narrower tree: part of this one is not rebuilt.
+  const double other = predicted(f, 1, AcceptanceProcess::independent(0.85, DraftConfidence::calibrated));
+  CHECK(other < 0.9);
+  CHECK(other > 0);
+  // A share in steps of one node.
+  CHECK(other * 63 == Approx(std::round(other * 63)).margin(1e-9));
+  std::remove("dp_tree_share_trees.csv");
+  std::remove("dp_tree_share_test.yaml");
+}
+
+TEST_CASE("dp_tree_share: a checked statistic never moves the fit, and decides consistency at its own tolerance") {
+  const AcceptanceProcess truth = AcceptanceProcess::independent(0.55, DraftConfidence::calibrated);
+  const std::vector<RankPath> tree = truth.best_first_nodes(31, 5, 16);
+  const std::string row = "  - {kind: dp_tree_share, trees_file: dp_tree_share_trees.csv, tree: t, measured_width: 16, "
+                          "value: 1, fitted: false, tolerance: TOL}\n";
+  auto with_tolerance = [&](const std::string& tol) {
+    std::string r = row;
+    r.replace(r.find("TOL"), 3, tol);
+    return read_statistics_file(write_case(tree, r));
+  };
+  // The fitted statistic alone sets alpha_easy = 0.6 (mean acceptance 0.6, constant confidence).
+  const StatisticsFitReport loose = fit_statistics(with_tolerance("0.5"));
+  REQUIRE(loose.fits.size() == 1);
+  CHECK(loose.fits[0].process.params().alpha_easy == Approx(0.6).margin(1e-6));
+  CHECK(loose.fits[0].max_abs_residual < 1e-6);  // over the fitted statistics only
+  const double share = loose.fits[0].predicted[1];
+  CHECK(share < 1.0);
+  // The same fit fails a tolerance that the tree's share misses.
+  const double tight = (1.0 - share) / 2;
+  CHECK_THROWS_WITH(fit_statistics(with_tolerance(std::to_string(tight))),
+                    Catch::Contains("no fit reproduces every statistic within its tolerance"));
+  std::remove("dp_tree_share_trees.csv");
+  std::remove("dp_tree_share_test.yaml");
+}
+
+TEST_CASE("dp_tree_share: a missing tree, a tree Sequoia's search cannot make and a narrow measurement are one-line errors") {
+  const std::string row = "  - {kind: dp_tree_share, trees_file: dp_tree_share_trees.csv, tree: NAME, measured_width: W, "
+                          "value: 1, fitted: false}\n";
+  auto file = [&](const std::vector<RankPath>& tree, const std::string& name, const std::string& width) {
+    std::string r = row;
+    r.replace(r.find("NAME"), 4, name);
+    r.replace(r.find(" W,"), 3, " " + width + ",");
+    return write_case(tree, r);
+  };
+  CHECK_THROWS_WITH(read_statistics_file(file({{0}, {1}}, "u", "8")),
+                    Catch::Contains("statistics[1].tree: expected a tree of") && Catch::Contains("(t)") &&
+                        Catch::Contains("got 'u'"));
+  // A node without its parent, or without its better-ranked sibling.
+  CHECK_THROWS_WITH(read_statistics_file(file({{0}, {1, 0}}, "t", "8")),
+                    Catch::Contains("every node's parent is in it"));
+  CHECK_THROWS_WITH(read_statistics_file(file({{0}, {2}}, "t", "8")),
+                    Catch::Contains("better-ranked siblings"));
+  CHECK_THROWS_WITH(read_statistics_file(file({{0}, {1}, {2}}, "t", "2")),
+                    Catch::Contains("statistics[1].measured_width: expected at least the tree's widest rank + 1 (3)"));
+  // Every statistic checked only: nothing to fit.
+  std::ofstream("dp_tree_share_test.yaml") << "name: t\nfree: [alpha_easy]\nstatistics:\n"
+                                              "  - {kind: mean_acceptance, value: 0.6, fitted: false}\n";
+  CHECK_THROWS_WITH(fit_statistics(read_statistics_file("dp_tree_share_test.yaml")),
+                    Catch::Contains("nothing to fit"));
+  std::ofstream("dp_tree_share_test.yaml") << "name: t\nfree: [alpha_easy]\nstatistics:\n"
+                                              "  - {kind: mean_acceptance, value: 0.6, tolerance: 1.5}\n";
+  CHECK_THROWS_WITH(read_statistics_file("dp_tree_share_test.yaml"),
+                    Catch::Contains("statistics[0].tolerance: expected a tolerance below 1"));
+  std::remove("dp_tree_share_trees.csv");
+  std::remove("dp_tree_share_test.yaml");
+}
+
+TEST_CASE("Shipped DuoDecoding band rebuilds Sequoia's greedy CNN and OpenWebText trees, the geometric tail does not") {
+  const std::string dir = models::ConfigRegistry::default_config_dir();
+  const StatisticsFile file = read_statistics_file(dir + "/acceptance/statistics/paper003-table4.yaml");
+  const ProcessBand band = resolve_process_band("duodecoding-paper003", dir);
+  int trees = 0;
+  for (const auto& s : file.spec.statistics) {
+    if (s.fitted) continue;
+    ++trees;
+    for (const auto& m : band.members) CHECK(s.predict(AcceptanceProcess(m.params)) >= 1.0 - s.tolerance);
+  }
+  CHECK(trees == 4);
+  // The same fits with the geometric tail (lower_rank_share 1) miss every tree by more than the
+  // tolerance: the trees are what fixes the draft's lower candidates.
+  for (const auto& m : band.members) {
+    AcceptanceProcessParams geometric = m.params;
+    geometric.lower_rank_share = 1.0;
+    for (const auto& s : file.spec.statistics)
+      if (!s.fitted) CHECK(s.predict(AcceptanceProcess(geometric)) < 1.0 - s.tolerance);
+  }
+}
