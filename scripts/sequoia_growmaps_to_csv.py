@@ -32,6 +32,23 @@ TREES = [
 ]
 
 
+# The shipped CSV's provenance lines (written first, so that a rerun reproduces the file).
+HEADER = """# Sequoia's published greedy token trees for Llama-68M (JackFram/llama-68m) drafting for
+# Llama-2-7B (meta-llama/Llama-2-7b-hf), one row per draft node as its rank path from the root
+# ("0 1": the draft's top candidate, then its second candidate below it; the root is implicit).
+# Source: github.com/Infini-AI-Lab/Sequoia at commit 0ff3ff71475ca148f2dfb7545e0de5caf5c67b39,
+# files {A100,L40}_growmaps/68m_7b/growmaps/{A100,L40}-{CNN,OpenWebText,C4}-68m-7b-greedy.pt and
+# L40-C4-68m-7b-greedy-16.pt, converted by scripts/sequoia_growmaps_to_csv.py (the growmap's
+# `Successors` lists; nothing else is read).
+# What a tree says: Sequoia's tree_search.py builds each one with a dynamic program from an
+# acceptance vector p measured greedily on that dataset (p[k]: the share of verification steps of
+# depth-1 trees whose accepted token was the draft's k-th candidate; tests/test_accept.py --ALG
+# greedy). That program keeps the `nodes` most probable rank paths under p within the tree's depth
+# (the product of p along a path), so a tree is a published statistic of p: the vectors themselves
+# are not in the repository. `nodes` counts the root, as Sequoia's budget does.
+"""
+
+
 def successors(path):
     """The growmap's Successors list (tensors in the pickle are skipped: only lists are needed)."""
     with zipfile.ZipFile(path) as z:
@@ -73,6 +90,7 @@ def main():
     ap.add_argument("--out", default="-", help="CSV to write (default: stdout)")
     a = ap.parse_args()
     out = io.StringIO()
+    out.write(HEADER)
     out.write("tree,dataset,hardware,nodes,path\n")
     for name, dataset, hardware, rel in TREES:
         paths = rank_paths(successors(os.path.join(a.sequoia, rel)))

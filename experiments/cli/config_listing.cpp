@@ -287,7 +287,7 @@ Table acceptance_table(const models::ConfigRegistry& reg) {
                  fmt::format("{} acceptance statistics of '{}'{}; fits {}{} (specdse fit --statistics)",
                              s.spec.statistics.size(), s.name, sources.empty() ? "" : " from " + joined(sources),
                              joined(s.spec.free),
-                             s.open_parameters.empty() ? "" : fmt::format("; {} left open ({} values)",
+                             s.open_parameters.empty() ? "" : fmt::format("; {} left open ({} grid points)",
                                                                           joined(s.open_parameters), s.open_points())),
                  text(""), text(""), integer(std::int64_t(s.spec.statistics.size()))});
     } catch (const std::exception& e) {

@@ -93,7 +93,8 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
   // One row per (fit, statistic): the fitted parameters, the published value, the process's
   // prediction and the residual; `consistent` says whether the fit is in the band.
   Table t({"fit", "consistent", "alpha_easy", "alpha_hard", "easy_share", "persistence", "depth_decay", "calibration",
-           "lower_rank_share", "rank_tail_shape", "mean_acceptance", "statistic", "value", "predicted", "residual"});
+           "lower_rank_share", "rank_tail_shape", "mean_acceptance", "statistic", "value", "predicted", "residual",
+           "tolerance", "fitted"});
   for (std::size_t i = 0; i < rep.fits.size(); ++i) {
     const auto& f = rep.fits[i];
     const auto& p = f.process.params();
@@ -101,7 +102,8 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
       t.add_row({integer(static_cast<long long>(i)), text(rep.consistent[i] ? "yes" : "no"), num(p.alpha_easy), num(p.alpha_hard),
                  num(p.easy_share), num(p.persistence), num(p.depth_decay), num(p.calibration),
                  num(p.lower_rank_share), num(p.rank_tail_shape), num(f.process.mean_acceptance()), text(file.spec.statistics[s].label), num(file.spec.statistics[s].value),
-                 num(f.predicted[s]), num(f.residuals[s])});
+                 num(f.predicted[s]), num(f.residuals[s]), num(file.tolerance_of(s)),
+                 text(file.spec.statistics[s].fitted ? "yes" : "no (checked)")});
   }
   // "0.03", or "0.03; 4 statistics: 0.1" where rows carry tolerances of their own.
   std::map<double, int> own;

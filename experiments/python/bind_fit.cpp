@@ -80,7 +80,9 @@ void bind_fit(py::module_& m) {
                      {"lower_rank_share", p.lower_rank_share}, {"rank_tail_shape", p.rank_tail_shape},
                      {"mean_acceptance", f.process.mean_acceptance()},
                      {"statistic", file.spec.statistics[s].label}, {"value", file.spec.statistics[s].value},
-                     {"predicted", f.predicted[s]}, {"residual", f.residuals[s]}});
+                     {"predicted", f.predicted[s]}, {"residual", f.residuals[s]},
+                     {"tolerance", file.tolerance_of(s)},
+                     {"fitted", file.spec.statistics[s].fitted ? "yes" : "no (checked)"}});
         }
       }
       if (!out.empty())

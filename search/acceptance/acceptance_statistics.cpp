@@ -313,6 +313,7 @@ StatisticsFitReport fit_statistics(const StatisticsFile& file,
   for (const auto& s : file.spec.statistics) rep.band.statistics.push_back(s.label);
   const std::size_t points = file.open_points();
   ProcessFitSpec spec = file.spec;
+  std::vector<std::size_t> missed(file.spec.statistics.size(), 0);  // per checked statistic: fits outside it
   for (std::size_t i = 0; i < points; ++i) {
     // Grid point i: the first open parameter varies slowest.
     spec.notes = file.spec.notes;
@@ -325,15 +326,19 @@ StatisticsFitReport fit_statistics(const StatisticsFile& file,
     ProcessFitResult r = fit_acceptance_process(spec);
     r.left_open.insert(r.left_open.end(), file.open_parameters.begin(), file.open_parameters.end());
     // Consistent: every statistic within its tolerance, fitted or only checked.
-    bool ok = true;
+    bool ok = true, fitted_ok = true;
     for (std::size_t s = 0; s < file.spec.statistics.size(); ++s) {
-      const double tol = std::isnan(file.spec.statistics[s].tolerance) ? file.tolerance : file.spec.statistics[s].tolerance;
-      ok = ok && std::abs(r.residuals[s]) <= tol;
+      const bool within = std::abs(r.residuals[s]) <= file.tolerance_of(s);
+      ok = ok && within;
+      if (file.spec.statistics[s].fitted) fitted_ok = fitted_ok && within;
+      else if (!within) ++missed[s];
     }
     if (ok) rep.band.members.push_back({r.process.params(), r.max_abs_residual});
     if (ok && rep.band.left_open.empty()) rep.band.left_open = r.left_open;
-    // Continuation: the next open value starts from this fit (a neighbour's optimum is close).
-    if (ok) {
+    // Continuation: the next grid point starts from this fit (a neighbour's optimum is close)
+    // when it reproduces the fitted statistics; the checked ones do not steer it, so every fit
+    // is the same with or without them.
+    if (fitted_ok) {
       const AcceptanceProcessParams& q = r.process.params();
       for (const auto& name : spec.free) set_process_parameter(spec.start, name, process_parameter(q, name));
     }
@@ -344,11 +349,46 @@ StatisticsFitReport fit_statistics(const StatisticsFile& file,
   if (rep.band.members.empty()) {
     double best = INFINITY;
     for (const auto& r : rep.fits) best = std::min(best, r.max_abs_residual);
+    // The checked statistic that the most fits miss, if any does.
+    const auto worst = std::max_element(missed.begin(), missed.end());
+    const std::string checked =
+        *worst == 0 ? ""
+                    : fmt::format("; the checked statistic '{}' is missed by {} of {} fits",
+                                  file.spec.statistics[std::size_t(worst - missed.begin())].label, *worst, points);
     throw InputError(fmt::format("{}: no fit reproduces every statistic within its tolerance ({}; best largest residual of "
-                                 "a fitted statistic {:.4f})",
-                                 file.path, file.tolerance, best));
+                                 "a fitted statistic {:.4f}{})",
+                                 file.path, file.tolerance, best, checked));
   }
   return rep;
+}
+
+double StatisticsFile::tolerance_of(std::size_t i) const {
+  const double own = spec.statistics.at(i).tolerance;
+  return std::isnan(own) ? tolerance : own;
+}
+
+const ProcessBandMember& ProcessBand::central() const {
+  if (members.empty()) throw InputError(fmt::format("process band {}: no members", name));
+  if (left_open.size() < 2) return members[members.size() / 2];
+  // Each open parameter's middle value among the members, and its spread.
+  std::vector<double> middle, spread;
+  for (const auto& name_open : left_open) {
+    std::vector<double> v;
+    for (const auto& m : members) v.push_back(process_parameter(m.params, name_open));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    middle.push_back(v[v.size() / 2]);
+    spread.push_back(v.back() - v.front() > 0 ? v.back() - v.front() : 1.0);
+  }
+  std::size_t best = 0;
+  double best_distance = INFINITY;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    double d = 0;
+    for (std::size_t k = 0; k < left_open.size(); ++k)
+      d += std::abs(process_parameter(members[i].params, left_open[k]) - middle[k]) / spread[k];
+    if (d < best_distance) best_distance = d, best = i;  // ties: the first in band order
+  }
+  return members[best];
 }
 
 std::size_t StatisticsFile::open_points() const {

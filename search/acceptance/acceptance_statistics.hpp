@@ -58,6 +58,8 @@ struct StatisticsFile {
   std::vector<std::vector<double>> open_values;
   std::size_t open_points() const;
   double tolerance = 0.03;
+  // Statistic i's consistency tolerance: its own, else the file's.
+  double tolerance_of(std::size_t i) const;
   // Parameters held at `start` because the statistics cannot fix them, each with where its value
   // comes from ("easy_share = 0.8 borrowed (...)"): `borrowed: {easy_share: "..."}` in the file.
   std::vector<std::string> borrowed;
@@ -72,10 +74,13 @@ struct ProcessBandMember {
 struct ProcessBand {
   std::string name, fitted_to;           // the statistics file's name and what it holds
   std::vector<std::string> statistics;   // labels
-  std::vector<ProcessBandMember> members;  // consistent fits, in the open parameter's order
+  std::vector<ProcessBandMember> members;  // consistent fits, in the open parameters' grid order
   std::vector<std::string> left_open;
   std::vector<std::string> borrowed;      // parameters not fitted but borrowed, with their source
-  const ProcessBandMember& central() const { return members[members.size() / 2]; }
+  // The fit scenarios quote: with one open parameter the middle member; with several (a grid)
+  // the member at every open parameter's middle value among the members (the upper one of an
+  // even count), or the nearest to that point in units of each parameter's spread.
+  const ProcessBandMember& central() const;
   // The fits other than the central one, in band order (scenarios rerun them for low / high).
   std::vector<const ProcessBandMember*> others() const {
     std::vector<const ProcessBandMember*> out;

@@ -12,8 +12,10 @@
 // distribution at the iteration starts that standard speculative decoding with depth-1 trees of
 // `measured_width` children settles into (after a rejection the state leans hard, as in Sequoia's
 // measuring run), and the tree is the best-first top of the rank paths under p with the published
-// tree's size and depth. The statistic is the share of the published tree's nodes in that tree:
-// 1 when the process's p ranks paths as the measured one did. It moves in steps of one node, so
+// tree's size and depth. The statistic is the share of the published tree's nodes in that tree,
+// ties at its cut counted as kept (paths with the same ranks in another order are equally
+// probable, and the published trees split such ties by the program's own order): 1 when the
+// process's p ranks paths as the measured one did. It moves in steps of one node, so
 // a statistics file lists it with `fitted: false` (a check on every fit, not a residual to
 // minimise) and a tolerance of its own.
 #include <algorithm>
@@ -118,44 +120,61 @@ std::vector<double> measured_rank_vector(const AcceptanceProcess& process, int w
   return p;
 }
 
-// The `count` most probable rank paths under the positional vector p within `depth`, best first
-// (the optimum of Sequoia's program); ties go to the lexicographically smaller path.
-std::vector<RankPath> most_probable_paths(const std::vector<double>& p, std::size_t count, int depth) {
+// The probability of a rank path under the positional vector p, its ranks multiplied in sorted
+// order so that paths with the same ranks in another order (which tie exactly) get the same bits.
+double path_probability(const std::vector<double>& p, RankPath path) {
+  std::sort(path.begin(), path.end());
+  double prob = 1;
+  for (int r : path) prob *= p[std::size_t(r)];
+  return prob;
+}
+
+// The probability of the `count`-th most probable rank path within `depth` under p (the smallest
+// one Sequoia's program keeps at that size). Best first: a taken node's first child and next
+// sibling enter the frontier, neither more probable than it, since p does not increase with rank.
+double kept_threshold(const std::vector<double>& p, std::size_t count, int depth) {
   struct Entry {
-    double prob;
+    double prob, parent;
     RankPath path;
-    bool operator<(const Entry& o) const { return prob != o.prob ? prob < o.prob : path > o.path; }
+    bool operator<(const Entry& o) const { return prob < o.prob; }
   };
   std::priority_queue<Entry> frontier;
-  frontier.push({p[0], {0}});
-  std::vector<RankPath> out;
-  while (out.size() < count && !frontier.empty()) {
+  frontier.push({p[0], 1.0, {0}});
+  double last = p[0];
+  for (std::size_t taken = 0; taken < count && !frontier.empty(); ++taken) {
     Entry e = frontier.top();
     frontier.pop();
-    // A node's children and its next sibling enter once it is taken: both are at most as probable.
+    last = e.prob;
     if (int(e.path.size()) < depth) {
       RankPath child = e.path;
       child.push_back(0);
-      frontier.push({e.prob * p[0], std::move(child)});
+      frontier.push({e.prob * p[0], e.prob, std::move(child)});
     }
-    if (std::size_t(e.path.back()) + 1 < p.size() && p[std::size_t(e.path.back())] > 0) {
+    if (std::size_t(e.path.back()) + 1 < p.size()) {
       RankPath sibling = e.path;
-      const double parent = e.prob / p[std::size_t(e.path.back())];
       ++sibling.back();
-      frontier.push({parent * p[std::size_t(sibling.back())], std::move(sibling)});
+      frontier.push({e.parent * p[std::size_t(sibling.back())], e.parent, std::move(sibling)});
     }
-    out.push_back(std::move(e.path));
   }
-  return out;
+  return last;
 }
 
+// The share of the published tree's nodes among the most probable rank paths of its size and
+// depth. Paths that tie (the same ranks in another order) are all among them when one is: which of
+// them Sequoia's program keeps at the cut is its own tie-break, so a node counts when its
+// probability reaches the kept threshold (to 1e-9, rounding).
 double share_rebuilt(const AcceptanceProcess& process, const PublishedTree& tree, int width) {
   const std::vector<double> p = measured_rank_vector(process, width);
-  std::vector<RankPath> rebuilt = most_probable_paths(p, tree.nodes.size(), tree.depth);
-  std::sort(rebuilt.begin(), rebuilt.end());
-  std::size_t common = 0;
-  for (const auto& node : tree.nodes) common += std::binary_search(rebuilt.begin(), rebuilt.end(), node) ? 1 : 0;
-  return double(common) / double(tree.nodes.size());
+  for (std::size_t r = 1; r < p.size(); ++r)
+    if (p[r] > p[r - 1] * (1 + 1e-12))
+      throw models::InputError(fmt::format(
+          "{}: dp_tree_share needs a rank vector that does not increase with rank (Sequoia's tree search keeps "
+          "ranks 0..b-1 below a node); rank {} has {:.6g} against {:.6g} at rank {}",
+          process.source(), r, p[r], p[r - 1], r - 1));
+  const double threshold = kept_threshold(p, tree.nodes.size(), tree.depth) * (1 - 1e-9);
+  std::size_t kept = 0;
+  for (const auto& node : tree.nodes) kept += path_probability(p, node) >= threshold ? 1 : 0;
+  return double(kept) / double(tree.nodes.size());
 }
 
 const StatisticKindRegistration dp_tree_share_kind(
@@ -166,6 +185,10 @@ const StatisticKindRegistration dp_tree_share_kind(
     [](const models::YamlReader& row) {
       std::filesystem::path file = row.string("trees_file");
       if (file.is_relative()) file = std::filesystem::path(row.file()).parent_path() / file;
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(file, ec))
+        row.fail("trees_file", "a CSV of published trees (relative to the statistics file)",
+                 fmt::format("'{}' ({})", row.string("trees_file"), file.string()));
       const int width = row.int_in("measured_width", 2, kMaxMeasuredWidth);
       const PublishedTree tree = load_tree(row, file.string(), row.string("tree"));
       int widest = 0;

@@ -179,7 +179,7 @@ TEST_CASE("window --acceptance: an independent band gives --alpha's table, a bur
   std::remove(band.c_str());
   const auto bursty = run("window --acceptance duodecoding-paper003 --cost-ratio 0.1 --map --format csv", false);
   REQUIRE(bursty.status == 0);
-  CHECK_THAT(bursty.output, Catch::Contains("duodecoding-llama68m-llama2-7b fit 6 of 11 (persistence=0.7 lower_rank_share=0.25) [central]"));
+  CHECK_THAT(bursty.output, Catch::Contains("duodecoding-llama68m-llama2-7b fit 15 of 23 (persistence=0.7 lower_rank_share=0.35) [central]"));
   const auto neither = run("window --cost-ratio 0.1");
   CHECK(neither.status == 2);
   CHECK_THAT(neither.output, Catch::Contains("exactly one of --alpha"));

@@ -309,7 +309,7 @@ def test_fit_statistics_scenario():
 def test_window_from_acceptance_process():
     # window(acceptance=BAND): one row set per fit, expected tokens from the process's chains.
     df = specdse.window(acceptance="duodecoding-paper003", cost_ratio=0.1, map=True)
-    assert len(df) == 11 and df["acceptance"].str.contains("[central]", regex=False).sum() == 1
+    assert len(df) == 23 and df["acceptance"].str.contains("[central]", regex=False).sum() == 1
     assert (df["gamma_star"] >= 1).all()
     try:
         specdse.window(alpha=0.5, acceptance="duodecoding-paper003", cost_ratio=0.1)

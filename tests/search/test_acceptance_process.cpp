@@ -355,3 +355,33 @@ TEST_CASE("Paper 000: fitted to chains and small trees, the process predicts the
   REQUIRE(n >= 20);
   CHECK(sum / n < 0.03);
 }
+
+TEST_CASE("Statistics files: several open parameters make a grid, the first varying slowest, and the band's central fit is its middle") {
+  const std::string path = "acceptance_statistics_grid_test.yaml";
+  std::ofstream(path) << "name: t\nfree: [alpha_easy]\nstart: {alpha_easy: 0.6, alpha_hard: 0.6}\n"
+                         "open: {persistence: [0.1, 0.5], depth_decay: [1.0, 0.9, 0.8]}\n"
+                         "statistics:\n  - {kind: mean_acceptance, value: 0.6}\n";
+  const StatisticsFile file = read_statistics_file(path);
+  CHECK(file.open_points() == 6);
+  const StatisticsFitReport rep = fit_statistics(file);
+  REQUIRE(rep.fits.size() == 6);
+  const double persistence[] = {0.1, 0.1, 0.1, 0.5, 0.5, 0.5}, decay[] = {1.0, 0.9, 0.8, 1.0, 0.9, 0.8};
+  for (std::size_t i = 0; i < 6; ++i) {
+    CHECK(rep.fits[i].process.params().persistence == persistence[i]);
+    CHECK(rep.fits[i].process.params().depth_decay == decay[i]);
+  }
+  CHECK(rep.band.left_open == std::vector<std::string>{"persistence", "depth_decay"});
+  // The central fit: each open parameter's middle value among the members (the upper of two).
+  CHECK(rep.band.central().params.persistence == 0.5);
+  CHECK(rep.band.central().params.depth_decay == 0.9);
+  // With a hole at that point, the nearest member in units of each parameter's spread.
+  ProcessBand holed = rep.band;
+  holed.members.erase(holed.members.begin() + 4);
+  CHECK(holed.central().params.persistence == 0.5);
+  CHECK(holed.central().params.depth_decay == 1.0);  // |0.1|/0.2 ties |0.1|/0.2: the first in band order
+  // One open parameter: the middle member, as before.
+  ProcessBand one = rep.band;
+  one.left_open = {"persistence"};
+  CHECK(&one.central() == &one.members[3]);
+  std::remove(path.c_str());
+}

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <algorithm>
 #include <string>
 
 #include "models/config_error.hpp"
@@ -22,18 +23,27 @@ std::string path_text(const RankPath& p) {
   return s;
 }
 
-// A trees CSV holding `tree` under the name "t", and a statistics file checking it.
-std::string write_case(const std::vector<RankPath>& tree, const std::string& rows) {
-  std::ofstream("dp_tree_share_trees.csv") << "# a test tree\ntree,path\n" << [&] {
+// Each test case has files of its own: ctest runs the cases as parallel processes in one folder.
+std::string trees_csv(const std::string& tag) { return "dp_tree_share_" + tag + "_trees.csv"; }
+std::string statistics_yaml(const std::string& tag) { return "dp_tree_share_" + tag + ".yaml"; }
+void remove_case(const std::string& tag) {
+  std::remove(trees_csv(tag).c_str());
+  std::remove(statistics_yaml(tag).c_str());
+}
+
+// A trees CSV holding `tree` under the name "t", and a statistics file checking it (`rows`, whose
+// TREES is replaced by the CSV's name).
+std::string write_case(const std::string& tag, const std::vector<RankPath>& tree, std::string rows) {
+  std::ofstream(trees_csv(tag)) << "# a test tree\ntree,path\n" << [&] {
     std::string s;
     for (const auto& p : tree) s += "t," + path_text(p) + "\n";
     return s;
   }();
-  const std::string path = "dp_tree_share_test.yaml";
-  std::ofstream(path) << "name: t\nfree: [alpha_easy]\nstart: {alpha_easy: 0.6, alpha_hard: 0.6}\nstatistics:\n"
-                         "  - {kind: mean_acceptance, value: 0.6}\n"
-                      << rows;
-  return path;
+  for (std::size_t at; (at = rows.find("TREES")) != std::string::npos;) rows.replace(at, 5, trees_csv(tag));
+  std::ofstream(statistics_yaml(tag)) << "name: t\nfree: [alpha_easy]\nstart: {alpha_easy: 0.6, alpha_hard: 0.6}\n"
+                                         "statistics:\n  - {kind: mean_acceptance, value: 0.6}\n"
+                                      << rows;
+  return statistics_yaml(tag);
 }
 
 double predicted(const StatisticsFile& f, std::size_t i, const AcceptanceProcess& p) { return f.spec.statistics[i].predict(p); }
@@ -46,7 +56,7 @@ TEST_CASE("dp_tree_share: a tree searched from a process's own vector is rebuilt
   const AcceptanceProcess truth = AcceptanceProcess::independent(0.55, DraftConfidence::calibrated);
   const std::vector<RankPath> tree = truth.best_first_nodes(63, 6, 32);
   const StatisticsFile f = read_statistics_file(write_case(
-      tree, "  - {kind: dp_tree_share, trees_file: dp_tree_share_trees.csv, tree: t, measured_width: 32, value: 1, "
+      "own", tree, "  - {kind: dp_tree_share, trees_file: TREES, tree: t, measured_width: 32, value: 1, "
             "fitted: false, tolerance: 0.1}\n"));
   REQUIRE(f.spec.statistics.size() == 2);
   CHECK_FALSE(f.spec.statistics[1].fitted);
@@ -58,19 +68,50 @@ TEST_CASE("dp_tree_share: a tree searched from a process's own vector is rebuilt
   CHECK(other > 0);
   // A share in steps of one node.
   CHECK(other * 63 == Approx(std::round(other * 63)).margin(1e-9));
-  std::remove("dp_tree_share_trees.csv");
-  std::remove("dp_tree_share_test.yaml");
+  remove_case("own");
+}
+
+TEST_CASE("dp_tree_share: paths that tie at the tree's cut count as kept, whichever of them the tree holds") {
+  // Under a positional vector "0 0 1", "0 1 0" and "1 0 0" are equally probable: a tree may hold
+  // any of them at its cut (Sequoia's program breaks such ties in its own order).
+  const AcceptanceProcess truth = AcceptanceProcess::independent(0.55, DraftConfidence::calibrated);
+  // The best-first tree of n nodes with its last node (a leaf, its next sibling not taken yet)
+  // replaced by a reordering of the same ranks that the rest of the tree can hold.
+  std::vector<RankPath> tree;
+  bool swapped = false;
+  for (int n = 3; n <= 40 && !swapped; ++n) {
+    const std::vector<RankPath> best = truth.best_first_nodes(n, 4, 8);
+    std::vector<RankPath> rest(best.begin(), best.end() - 1);
+    const auto has = [&](const RankPath& p) { return std::find(rest.begin(), rest.end(), p) != rest.end(); };
+    RankPath twin = best.back();
+    std::sort(twin.begin(), twin.end());
+    do {
+      if (twin == best.back() || has(twin)) continue;
+      RankPath parent(twin.begin(), twin.end() - 1), better = twin;
+      if (!parent.empty() && !has(parent)) continue;
+      if (better.back() > 0 && (--better.back(), !has(better))) continue;
+      tree = rest;
+      tree.push_back(twin);
+      swapped = true;
+      break;
+    } while (std::next_permutation(twin.begin(), twin.end()));
+  }
+  REQUIRE(swapped);
+  const StatisticsFile f = read_statistics_file(write_case(
+      "ties", tree, "  - {kind: dp_tree_share, trees_file: TREES, tree: t, measured_width: 8, value: 1, fitted: false}\n"));
+  CHECK(predicted(f, 1, truth) == 1.0);
+  remove_case("ties");
 }
 
 TEST_CASE("dp_tree_share: a checked statistic never moves the fit, and decides consistency at its own tolerance") {
   const AcceptanceProcess truth = AcceptanceProcess::independent(0.55, DraftConfidence::calibrated);
   const std::vector<RankPath> tree = truth.best_first_nodes(31, 5, 16);
-  const std::string row = "  - {kind: dp_tree_share, trees_file: dp_tree_share_trees.csv, tree: t, measured_width: 16, "
+  const std::string row = "  - {kind: dp_tree_share, trees_file: TREES, tree: t, measured_width: 16, "
                           "value: 1, fitted: false, tolerance: TOL}\n";
   auto with_tolerance = [&](const std::string& tol) {
     std::string r = row;
     r.replace(r.find("TOL"), 3, tol);
-    return read_statistics_file(write_case(tree, r));
+    return read_statistics_file(write_case("checked", tree, r));
   };
   // The fitted statistic alone sets alpha_easy = 0.6 (mean acceptance 0.6, constant confidence).
   const StatisticsFitReport loose = fit_statistics(with_tolerance("0.5"));
@@ -82,19 +123,19 @@ TEST_CASE("dp_tree_share: a checked statistic never moves the fit, and decides c
   // The same fit fails a tolerance that the tree's share misses.
   const double tight = (1.0 - share) / 2;
   CHECK_THROWS_WITH(fit_statistics(with_tolerance(std::to_string(tight))),
-                    Catch::Contains("no fit reproduces every statistic within its tolerance"));
-  std::remove("dp_tree_share_trees.csv");
-  std::remove("dp_tree_share_test.yaml");
+                    Catch::Contains("no fit reproduces every statistic within its tolerance") &&
+                        Catch::Contains("the checked statistic 'dp_tree_share") && Catch::Contains("missed by 1 of 1 fits"));
+  remove_case("checked");
 }
 
 TEST_CASE("dp_tree_share: a missing tree, a tree Sequoia's search cannot make and a narrow measurement are one-line errors") {
-  const std::string row = "  - {kind: dp_tree_share, trees_file: dp_tree_share_trees.csv, tree: NAME, measured_width: W, "
+  const std::string row = "  - {kind: dp_tree_share, trees_file: TREES, tree: NAME, measured_width: W, "
                           "value: 1, fitted: false}\n";
   auto file = [&](const std::vector<RankPath>& tree, const std::string& name, const std::string& width) {
     std::string r = row;
     r.replace(r.find("NAME"), 4, name);
     r.replace(r.find(" W,"), 3, " " + width + ",");
-    return write_case(tree, r);
+    return write_case("errors", tree, r);
   };
   CHECK_THROWS_WITH(read_statistics_file(file({{0}, {1}}, "u", "8")),
                     Catch::Contains("statistics[1].tree: expected a tree of") && Catch::Contains("(t)") &&
@@ -106,17 +147,25 @@ TEST_CASE("dp_tree_share: a missing tree, a tree Sequoia's search cannot make an
                     Catch::Contains("better-ranked siblings"));
   CHECK_THROWS_WITH(read_statistics_file(file({{0}, {1}, {2}}, "t", "2")),
                     Catch::Contains("statistics[1].measured_width: expected at least the tree's widest rank + 1 (3)"));
+  // A trees file that is not there names the key and both paths.
+  std::string missing = row;
+  missing.replace(missing.find("NAME"), 4, "t");
+  missing.replace(missing.find(" W,"), 3, " 8,");
+  missing.replace(missing.find("TREES"), 5, "no-such-trees.csv");
+  std::ofstream(statistics_yaml("errors")) << "name: t\nfree: [alpha_easy]\nstatistics:\n"
+                                              "  - {kind: mean_acceptance, value: 0.6}\n" << missing;
+  CHECK_THROWS_WITH(read_statistics_file(statistics_yaml("errors")),
+                    Catch::Contains("statistics[1].trees_file: expected a CSV of published trees") &&
+                        Catch::Contains("'no-such-trees.csv'"));
   // Every statistic checked only: nothing to fit.
-  std::ofstream("dp_tree_share_test.yaml") << "name: t\nfree: [alpha_easy]\nstatistics:\n"
+  std::ofstream(statistics_yaml("errors")) << "name: t\nfree: [alpha_easy]\nstatistics:\n"
                                               "  - {kind: mean_acceptance, value: 0.6, fitted: false}\n";
-  CHECK_THROWS_WITH(fit_statistics(read_statistics_file("dp_tree_share_test.yaml")),
-                    Catch::Contains("nothing to fit"));
-  std::ofstream("dp_tree_share_test.yaml") << "name: t\nfree: [alpha_easy]\nstatistics:\n"
+  CHECK_THROWS_WITH(fit_statistics(read_statistics_file(statistics_yaml("errors"))), Catch::Contains("nothing to fit"));
+  std::ofstream(statistics_yaml("errors")) << "name: t\nfree: [alpha_easy]\nstatistics:\n"
                                               "  - {kind: mean_acceptance, value: 0.6, tolerance: 1.5}\n";
-  CHECK_THROWS_WITH(read_statistics_file("dp_tree_share_test.yaml"),
+  CHECK_THROWS_WITH(read_statistics_file(statistics_yaml("errors")),
                     Catch::Contains("statistics[0].tolerance: expected a tolerance below 1"));
-  std::remove("dp_tree_share_trees.csv");
-  std::remove("dp_tree_share_test.yaml");
+  remove_case("errors");
 }
 
 TEST_CASE("Shipped DuoDecoding band rebuilds Sequoia's greedy CNN and OpenWebText trees, the geometric tail does not") {
