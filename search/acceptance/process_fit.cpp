@@ -70,15 +70,18 @@ AcceptanceProcessParams params_at(const ProcessFitSpec& spec, const double* u) {
   return p;
 }
 
+// The least squares hold the fitted statistics only: a checked one (fitted: false) is not part
+// of the problem at all, so every fit is bit for bit the same with or without it.
 struct StatisticsCost {
   const ProcessFitSpec* spec;
+  std::vector<std::size_t> fitted;  // indices of the fitted statistics
   bool operator()(double const* const* blocks, double* residuals) const {
     try {
       const AcceptanceProcess proc(params_at(*spec, blocks[0]), spec->source);
-      for (std::size_t i = 0; i < spec->statistics.size(); ++i) {
-        const auto& s = spec->statistics[i];
-        residuals[i] = s.fitted ? s.weight * (s.predict(proc) - s.value) : 0.0;
-        if (!std::isfinite(residuals[i])) return false;
+      for (std::size_t k = 0; k < fitted.size(); ++k) {
+        const auto& s = spec->statistics[fitted[k]];
+        residuals[k] = s.weight * (s.predict(proc) - s.value);
+        if (!std::isfinite(residuals[k])) return false;
       }
     } catch (const InputError&) {
       return false;  // outside the process's domain: Ceres shortens the step
@@ -131,13 +134,16 @@ ProcessFitResult fit_acceptance_process(const ProcessFitSpec& spec) {
       throw InputError(fmt::format("{}: statistic '{}' has no finite value or no prediction", spec.source, s.label));
   spec.start.validate(spec.source);
 
-  const int n = int(spec.free.size()), m = int(spec.statistics.size());
+  std::vector<std::size_t> fitted;
+  for (std::size_t i = 0; i < spec.statistics.size(); ++i)
+    if (spec.statistics[i].fitted) fitted.push_back(i);
+  const int n = int(spec.free.size()), m = int(fitted.size());
   std::vector<double> u(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) u[std::size_t(i)] = to_unconstrained(spec.start, spec.free[std::size_t(i)]);
 
   ceres::NumericDiffOptions diff;
   diff.relative_step_size = spec.derivative_step;
-  auto* cost = new ceres::DynamicNumericDiffCostFunction<StatisticsCost, ceres::CENTRAL>(new StatisticsCost{&spec},
+  auto* cost = new ceres::DynamicNumericDiffCostFunction<StatisticsCost, ceres::CENTRAL>(new StatisticsCost{&spec, fitted},
                                                                                           ceres::TAKE_OWNERSHIP, diff);
   cost->AddParameterBlock(n);
   cost->SetNumResiduals(m);
@@ -185,8 +191,8 @@ ProcessFitResult fit_acceptance_process(const ProcessFitSpec& spec) {
     try {
       const AcceptanceProcess proc_up(pu, spec.source), proc_down(pd, spec.source);
       for (int a = 0; a < m; ++a) {
-        const auto& st = spec.statistics[std::size_t(a)];
-        jac(a, b) = st.fitted ? st.weight * (st.predict(proc_up) - st.predict(proc_down)) / (up - down) * width : 0.0;
+        const auto& st = spec.statistics[fitted[std::size_t(a)]];
+        jac(a, b) = st.weight * (st.predict(proc_up) - st.predict(proc_down)) / (up - down) * width;
       }
     } catch (const InputError&) {
       jac_ok = false;

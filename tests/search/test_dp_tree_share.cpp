@@ -128,6 +128,35 @@ TEST_CASE("dp_tree_share: a checked statistic never moves the fit, and decides c
   remove_case("checked");
 }
 
+TEST_CASE("dp_tree_share: over an open grid every fit is the same with its checked statistics as without them") {
+  // A fitted statistic that depends on the open parameters and leaves the fit a direction to move
+  // along (two free parameters, one statistic), so that each grid point's fit depends on where
+  // the previous one ended; and a checked tree (a bushy draft's) that part of the grid misses.
+  const AcceptanceProcess truth = AcceptanceProcess::independent(0.55, DraftConfidence::calibrated);
+  write_case("grid", truth.best_first_nodes(31, 5, 16), "");
+  const std::string head = "name: t\nfree: [alpha_easy, easy_share]\nstart: {alpha_easy: 0.9, alpha_hard: 0.05, "
+                           "easy_share: 0.9, confidence: calibrated}\nopen: {persistence: [0.0, 0.5, 0.9], "
+                           "lower_rank_share: [1.0, 0.1]}\nstatistics:\n  - {kind: top_k_hit, k: 2, value: 0.6}\n";
+  std::ofstream(statistics_yaml("grid")) << head;
+  const StatisticsFitReport without = fit_statistics(read_statistics_file(statistics_yaml("grid")));
+  std::ofstream(statistics_yaml("grid")) << head << "  - {kind: dp_tree_share, trees_file: " << trees_csv("grid")
+                                         << ", tree: t, measured_width: 16, value: 1, fitted: false, tolerance: 0.1}\n";
+  const StatisticsFitReport with = fit_statistics(read_statistics_file(statistics_yaml("grid")));
+  REQUIRE(with.fits.size() == 6);
+  REQUIRE(without.fits.size() == 6);
+  int missed = 0;
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO("grid point " << i << ": tree share " << with.fits[i].predicted[1]);
+    CHECK(with.fits[i].process.params() == without.fits[i].process.params());
+    missed += with.consistent[i] ? 0 : 1;
+  }
+  CHECK(missed > 0);  // the check decided membership, and moved no fit
+  CHECK(missed < 6);
+  // The fits differ from point to point: the continuation had something to carry.
+  CHECK_FALSE(with.fits[0].process.params() == with.fits[2].process.params());
+  remove_case("grid");
+}
+
 TEST_CASE("dp_tree_share: a missing tree, a tree Sequoia's search cannot make and a narrow measurement are one-line errors") {
   const std::string row = "  - {kind: dp_tree_share, trees_file: TREES, tree: NAME, measured_width: W, "
                           "value: 1, fitted: false}\n";
