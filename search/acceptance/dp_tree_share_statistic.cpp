@@ -36,7 +36,9 @@
 namespace search {
 namespace dp_tree_share {
 
-// A fit evaluates the statistic at every step: the search is over at most this many nodes.
+// Every fit of an open grid evaluates the statistic once (and a fitted one at every step): the
+// search is over at most this many nodes, and the measured trees at most this many children wide
+// (Sequoia's widest measurement for this pair is 32).
 constexpr std::size_t kMaxTreeNodes = 1024;
 constexpr int kMaxMeasuredWidth = 256;
 
