@@ -53,6 +53,15 @@ constexpr std::size_t kMaxOpenValues = 64, kMaxStatistics = 256, kMaxBandMembers
 // tolerance of 1 lets every fit through and the band would say nothing.
 constexpr double kMaxFitTolerance = 1.0;
 
+// A fit tolerance (the file's, or a statistic's own) at `key`.
+double fit_tolerance(const YamlReader& r, const std::string& key) {
+  const double t = r.positive(key);
+  if (t >= kMaxFitTolerance)
+    r.fail(key, fmt::format("a tolerance below {} (residuals are probabilities and tokens)", kMaxFitTolerance),
+           fmt::format("{}", t));
+  return t;
+}
+
 std::vector<double> number_list(const YamlReader& r, const std::string& key) {
   const YAML::Node n = r.node()[key];
   if (!n || !n.IsSequence() || n.size() == 0) r.fail(key, "a non-empty list of numbers", "something else");
@@ -222,6 +231,9 @@ StatisticsFile read_statistics_file(const std::string& path) {
              "'" + name + "'" + models::did_you_mean(name, known));
     if (!seen.insert(name).second) r.fail("free", "each parameter once", "'" + name + "' twice");
   }
+  const auto is_open = [&f](const std::string& name) {
+    return std::find(f.open_parameters.begin(), f.open_parameters.end(), name) != f.open_parameters.end();
+  };
   if (auto open = r.optional_child("open")) {
     if (!open->node().IsMap() || open->node().size() == 0)
       r.fail("open", "parameters, each with a list of values", "something else");
@@ -230,8 +242,7 @@ StatisticsFile read_statistics_file(const std::string& path) {
       const std::string name = kv.first.as<std::string>();
       process_parameter(f.spec.start, name);  // name check with suggestion
       if (seen.count(name)) r.fail("open", "parameters that are not also free", "'" + name + "'");
-      if (std::find(f.open_parameters.begin(), f.open_parameters.end(), name) != f.open_parameters.end())
-        r.fail("open", "each parameter once", "'" + name + "' twice");
+      if (is_open(name)) r.fail("open", "each parameter once", "'" + name + "' twice");
       std::vector<double> values = number_list(*open, name);
       // A value twice would be one fit counted twice in the band.
       for (std::size_t i = 0; i < values.size(); ++i)
@@ -256,19 +267,13 @@ StatisticsFile read_statistics_file(const std::string& path) {
     for (const auto& kv : borrowed->node()) {
       const std::string name = kv.first.as<std::string>();
       const double value = process_parameter(f.spec.start, name);  // name check with suggestion
-      if (seen.count(name) || std::find(f.open_parameters.begin(), f.open_parameters.end(), name) != f.open_parameters.end())
-        r.fail("borrowed", "parameters that are neither free nor open", "'" + name + "'");
+      if (seen.count(name) || is_open(name)) r.fail("borrowed", "parameters that are neither free nor open", "'" + name + "'");
       const std::string source = borrowed->string(name);
       f.borrowed.push_back(fmt::format("{} = {:.6g} borrowed ({})", name, value, source));
       f.spec.notes.push_back(f.borrowed.back());
     }
   }
-  if (r.has("tolerance")) {
-    f.tolerance = r.positive("tolerance");
-    if (f.tolerance >= kMaxFitTolerance)
-      r.fail("tolerance", fmt::format("a tolerance below {} (residuals are probabilities and tokens)", kMaxFitTolerance),
-             fmt::format("{}", f.tolerance));
-  }
+  if (r.has("tolerance")) f.tolerance = fit_tolerance(r, "tolerance");
   if (r.has("derivative_step")) f.spec.derivative_step = r.positive("derivative_step");
   for (const auto& row : r.map_list("statistics")) {
     const std::string kind = row.string("kind");
@@ -283,12 +288,7 @@ StatisticsFile read_statistics_file(const std::string& path) {
     s.value = row.number("value");
     s.weight = row.has("weight") ? row.positive("weight") : 1.0;
     if (row.has("fitted")) s.fitted = row.boolean("fitted");
-    if (row.has("tolerance")) {
-      s.tolerance = row.positive("tolerance");
-      if (s.tolerance >= kMaxFitTolerance)
-        row.fail("tolerance", fmt::format("a tolerance below {} (residuals are probabilities and tokens)", kMaxFitTolerance),
-                 fmt::format("{}", s.tolerance));
-    }
+    if (row.has("tolerance")) s.tolerance = fit_tolerance(row, "tolerance");
     // The label names the statistic by its kind-specific keys, then its source.
     std::string keys;
     for (const auto& key : found->keys)

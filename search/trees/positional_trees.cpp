@@ -33,9 +33,8 @@ TokenTree full_tree(int depth, int branching) {
   return TokenTree::from_rank_paths(paths, fmt::format("D{}-BF{}", depth, branching));
 }
 
-TokenTree pruned_tree(const PositionalAcceptance& model, int nodes, int max_depth, int max_branching) {
-  if (nodes < 1 || max_depth < 1 || max_branching < 1)
-    throw models::InputError(fmt::format("pruned tree N{}: nodes, depth and branching must be >= 1", nodes));
+std::vector<RankPath> most_probable_paths(const std::function<double(const RankPath&)>& score, int nodes, int max_depth,
+                                          int max_branching) {
   struct Cand {
     double score;
     RankPath path;
@@ -45,7 +44,7 @@ TokenTree pruned_tree(const PositionalAcceptance& model, int nodes, int max_dept
     }
   };
   std::priority_queue<Cand> frontier;
-  frontier.push({model.path_probability({0}), {0}});
+  frontier.push({score({0}), {0}});
   std::vector<RankPath> chosen;
   while (int(chosen.size()) < nodes && !frontier.empty()) {
     Cand c = frontier.top();
@@ -54,14 +53,22 @@ TokenTree pruned_tree(const PositionalAcceptance& model, int nodes, int max_dept
     if (c.path.back() + 1 < max_branching) {  // next sibling
       RankPath s = c.path;
       ++s.back();
-      frontier.push({model.path_probability(s), s});
+      frontier.push({score(s), s});
     }
     if (int(c.path.size()) < max_depth) {  // first child
       RankPath k = c.path;
       k.push_back(0);
-      frontier.push({model.path_probability(k), k});
+      frontier.push({score(k), k});
     }
   }
+  return chosen;
+}
+
+TokenTree pruned_tree(const PositionalAcceptance& model, int nodes, int max_depth, int max_branching) {
+  if (nodes < 1 || max_depth < 1 || max_branching < 1)
+    throw models::InputError(fmt::format("pruned tree N{}: nodes, depth and branching must be >= 1", nodes));
+  const std::vector<RankPath> chosen = most_probable_paths(
+      [&](const RankPath& path) { return model.path_probability(path); }, nodes, max_depth, max_branching);
   if (int(chosen.size()) < nodes)
     throw models::InputError(fmt::format("pruned tree N{}: a draft of depth {} and branching {} has only {} nodes",
                                          nodes, max_depth, max_branching, chosen.size()));

@@ -1,4 +1,4 @@
-// The dp_tree_share statistic (search/acceptance/dp_tree_share_statistic.cpp): a published tree
+// The dp_tree_share statistic (search/trees/dp_tree_share_statistic.cpp): a published tree
 // searched from an acceptance vector, checked by rebuilding it from the process's own vector.
 #include <catch2/catch.hpp>
 

@@ -17,20 +17,21 @@
 // probable, and the published trees split such ties by the program's own order): 1 when the
 // process's p ranks paths as the measured one did. It moves in steps of one node, so
 // a statistics file lists it with `fitted: false` (a check on every fit, not a residual to
-// minimise) and a tolerance of its own.
+// minimise) and a tolerance of its own. It lives with the trees because it builds one
+// (search/acceptance/ never includes search/trees/).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <queue>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "models/config_error.hpp"
 #include "models/input_file.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
+#include "search/acceptance/trace.hpp"
+#include "search/trees/positional_trees.hpp"
+#include "search/trees/token_tree.hpp"
 #include "sim/io/csv.hpp"
 
 namespace search {
@@ -76,17 +77,11 @@ PublishedTree load_tree(const models::YamlReader& row, const std::string& path, 
           fmt::format("{}:{}: {} cells, the header has {}", path, record.line, record.cells.size(), header.size()));
     names.insert(record.cells[tree_col]);
     if (record.cells[tree_col] != name) continue;
-    RankPath p;
-    std::istringstream words(record.cells[path_col]);
-    for (std::string w; words >> w;) {
-      char* end = nullptr;
-      const long r = std::strtol(w.c_str(), &end, 10);
-      if (*end != '\0' || r < 0 || r >= kMaxMeasuredWidth)
-        throw models::InputError(fmt::format("{}:{}: path: expected ranks 0..{} separated by spaces, got '{}'", path,
-                                             record.line, kMaxMeasuredWidth - 1, record.cells[path_col]));
-      p.push_back(int(r));
-    }
+    RankPath p = parse_rank_path(record.cells[path_col], path, record.line);
     if (p.empty()) throw models::InputError(fmt::format("{}:{}: path: empty (the root is implicit)", path, record.line));
+    if (*std::max_element(p.begin(), p.end()) >= kMaxMeasuredWidth)
+      throw models::InputError(fmt::format("{}:{}: path: expected ranks 0..{}, got '{}'", path, record.line,
+                                           kMaxMeasuredWidth - 1, record.cells[path_col]));
     if (!seen.insert(p).second)
       throw models::InputError(fmt::format("{}:{}: path '{}' twice in tree '{}'", path, record.line, record.cells[path_col], name));
     t.depth = std::max(t.depth, int(p.size()));
@@ -98,15 +93,12 @@ PublishedTree load_tree(const models::YamlReader& row, const std::string& path, 
     row.fail("tree", fmt::format("a tree of at most {} nodes", kMaxTreeNodes), fmt::format("{} nodes", t.nodes.size() + 1));
   // Sequoia's trees hold a node's parent and its better-ranked siblings (the program gives a node
   // the candidates 0 .. b - 1): anything else is not one of its trees.
+  if (!is_prefix_closed(t.nodes))
+    row.fail("tree", "a tree whose every node's parent is in it", fmt::format("'{}' in {}", name, path));
   for (const auto& p : t.nodes) {
-    RankPath parent(p.begin(), p.end() - 1), sibling = p;
-    if (!parent.empty() && !seen.count(parent))
-      row.fail("tree", "a tree whose every node's parent is in it", fmt::format("'{}' in {}", name, path));
-    if (sibling.back() > 0) {
-      --sibling.back();
-      if (!seen.count(sibling))
-        row.fail("tree", "a tree whose nodes hold their better-ranked siblings", fmt::format("'{}' in {}", name, path));
-    }
+    RankPath sibling = p;
+    if (sibling.back() > 0 && (--sibling.back(), !seen.count(sibling)))
+      row.fail("tree", "a tree whose nodes hold their better-ranked siblings", fmt::format("'{}' in {}", name, path));
   }
   return t;
 }
@@ -131,36 +123,6 @@ double path_probability(const std::vector<double>& p, RankPath path) {
   return prob;
 }
 
-// The probability of the `count`-th most probable rank path within `depth` under p (the smallest
-// one Sequoia's program keeps at that size). Best first: a taken node's first child and next
-// sibling enter the frontier, neither more probable than it, since p does not increase with rank.
-double kept_threshold(const std::vector<double>& p, std::size_t count, int depth) {
-  struct Entry {
-    double prob, parent;
-    RankPath path;
-    bool operator<(const Entry& o) const { return prob < o.prob; }
-  };
-  std::priority_queue<Entry> frontier;
-  frontier.push({p[0], 1.0, {0}});
-  double last = p[0];
-  for (std::size_t taken = 0; taken < count && !frontier.empty(); ++taken) {
-    Entry e = frontier.top();
-    frontier.pop();
-    last = e.prob;
-    if (int(e.path.size()) < depth) {
-      RankPath child = e.path;
-      child.push_back(0);
-      frontier.push({e.prob * p[0], e.prob, std::move(child)});
-    }
-    if (std::size_t(e.path.back()) + 1 < p.size()) {
-      RankPath sibling = e.path;
-      ++sibling.back();
-      frontier.push({e.parent * p[std::size_t(sibling.back())], e.parent, std::move(sibling)});
-    }
-  }
-  return last;
-}
-
 // The share of the published tree's nodes among the most probable rank paths of its size and
 // depth. Paths that tie (the same ranks in another order) are all among them when one is: which of
 // them Sequoia's program keeps at the cut is its own tie-break, so a node counts when its
@@ -173,9 +135,13 @@ double share_rebuilt(const AcceptanceProcess& process, const PublishedTree& tree
           "{}: dp_tree_share needs a rank vector that does not increase with rank (Sequoia's tree search keeps "
           "ranks 0..b-1 below a node); rank {} has {:.6g} against {:.6g} at rank {}",
           process.source(), r, p[r], p[r - 1], r - 1));
-  const double threshold = kept_threshold(p, tree.nodes.size(), tree.depth) * (1 - 1e-9);
+  // The smallest probability Sequoia's program keeps at the tree's size (its search is
+  // most_probable_paths' under the positional vector).
+  const auto score = [&](const RankPath& path) { return path_probability(p, path); };
+  const double threshold =
+      score(most_probable_paths(score, int(tree.nodes.size()), tree.depth, int(p.size())).back()) * (1 - 1e-9);
   std::size_t kept = 0;
-  for (const auto& node : tree.nodes) kept += path_probability(p, node) >= threshold ? 1 : 0;
+  for (const auto& node : tree.nodes) kept += score(node) >= threshold ? 1 : 0;
   return double(kept) / double(tree.nodes.size());
 }
 
