@@ -23,6 +23,7 @@
 #include "search/acceptance/acceptance_data.hpp"
 #include "search/acceptance/aat_fit.hpp"
 #include "search/acceptance/acceptance_statistics.hpp"
+#include "experiments/output/statistics_fit_table.hpp"
 #include "experiments/output/table.hpp"
 
 namespace experiments {
@@ -90,42 +91,12 @@ int run_process_fit(const FitArgs& a, const GlobalOptions& g) {
   const auto rep = search::fit_statistics(file, [&](std::size_t done, std::size_t total) {
     if (total > 1) fmt::print(stderr, "fit: {} / {} fits\n", done, total);
   });
-  // One row per (fit, statistic): the fitted parameters, the published value, the process's
-  // prediction and the residual; `consistent` says whether the fit is in the band.
-  Table t({"fit", "consistent", "alpha_easy", "alpha_hard", "easy_share", "persistence", "depth_decay", "calibration",
-           "lower_rank_share", "rank_tail_shape", "mean_acceptance", "statistic", "value", "predicted", "residual",
-           "tolerance", "fitted"});
-  for (std::size_t i = 0; i < rep.fits.size(); ++i) {
-    const auto& f = rep.fits[i];
-    const auto& p = f.process.params();
-    for (std::size_t s = 0; s < file.spec.statistics.size(); ++s)
-      t.add_row({integer(static_cast<long long>(i)), text(rep.consistent[i] ? "yes" : "no"), num(p.alpha_easy), num(p.alpha_hard),
-                 num(p.easy_share), num(p.persistence), num(p.depth_decay), num(p.calibration),
-                 num(p.lower_rank_share), num(p.rank_tail_shape), num(f.process.mean_acceptance()), text(file.spec.statistics[s].label), num(file.spec.statistics[s].value),
-                 num(f.predicted[s]), num(f.residuals[s]), num(file.tolerance_of(s)),
-                 text(file.spec.statistics[s].fitted ? "yes" : "no (checked)")});
-  }
-  // "0.03", or "0.03; 4 statistics: 0.1" where rows carry tolerances of their own.
-  std::map<double, int> own;
-  for (const auto& s : file.spec.statistics)
-    if (!std::isnan(s.tolerance)) ++own[s.tolerance];
-  std::string tolerance = fmt::format("{}", file.tolerance);
-  for (const auto& [tol, n] : own) tolerance += fmt::format("; {} statistic{}: {}", n, n == 1 ? "" : "s", tol);
-  std::set<std::string> at_bound;
-  for (std::size_t i = 0; i < rep.fits.size(); ++i)
-    if (rep.consistent[i]) at_bound.insert(rep.fits[i].at_bound.begin(), rep.fits[i].at_bound.end());
-  t.set_footer(fmt::format("{} of {} fits reproduce every statistic within {}; left open by the statistics: {}; "
-                           "on a bound of their range: {}{}",
-                           rep.band.members.size(), rep.fits.size(), tolerance,
-                           rep.band.left_open.empty() ? "nothing" : fmt::format("{}", fmt::join(rep.band.left_open, ", ")),
-                           at_bound.empty() ? "nothing" : fmt::format("{}", fmt::join(at_bound, ", ")),
-                           file.borrowed.empty() ? "" : fmt::format("; not fitted: {}", fmt::join(file.borrowed, "; "))));
+  const Table t = statistics_fit_table(file, rep);
   // The band's file before the table: a failed output never follows a printed result.
   if (!a.out.empty())
     write_file_atomic(a.out, search::format_process_band(
-                                 rep.band, fmt::format("Acceptance process band written by `specdse fit --statistics {}`.\n"
-                                                       "Every member reproduces the statistics within {}.",
-                                                       a.statistics, tolerance)));
+                                 rep.band, statistics_band_header(
+                                               file, fmt::format("`specdse fit --statistics {}`", a.statistics))));
   // Without --out the scenario reads the band from a temporary file, removed after the run;
   // written before the table too.
   std::string band_path = a.out;

@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/workload_setup.hpp"
+#include "experiments/output/statistics_fit_table.hpp"
 #include "experiments/python/columns.hpp"
 #include "experiments/python/without_gil.hpp"
 #include "models/config_error.hpp"
@@ -64,33 +66,20 @@ void bind_fit(py::module_& m) {
   // The acceptance process fitted to a statistics file (`specdse fit --statistics`): one row per
   // (fit, statistic) and the band of consistent fits; `out` writes the band as the CLI does.
   m.def("fit_statistics", [](const std::string& path, const std::string& out) {
-    Columns c;
     search::StatisticsFitReport rep;
     search::StatisticsFile file;
+    std::optional<experiments::Table> table;
     without_gil([&] {
       file = search::read_statistics_file(path);
       rep = search::fit_statistics(file);
-      for (std::size_t i = 0; i < rep.fits.size(); ++i) {
-        const auto& f = rep.fits[i];
-        const auto& p = f.process.params();
-        for (std::size_t s = 0; s < file.spec.statistics.size(); ++s) {
-          c.add_row({{"fit", i}, {"consistent", rep.consistent[i] ? "yes" : "no"}, {"alpha_easy", p.alpha_easy},
-                     {"alpha_hard", p.alpha_hard}, {"easy_share", p.easy_share}, {"persistence", p.persistence},
-                     {"depth_decay", p.depth_decay}, {"calibration", p.calibration},
-                     {"lower_rank_share", p.lower_rank_share}, {"rank_tail_shape", p.rank_tail_shape},
-                     {"mean_acceptance", f.process.mean_acceptance()},
-                     {"statistic", file.spec.statistics[s].label}, {"value", file.spec.statistics[s].value},
-                     {"predicted", f.predicted[s]}, {"residual", f.residuals[s]},
-                     {"tolerance", file.tolerance_of(s)},
-                     {"fitted", file.spec.statistics[s].fitted ? "yes" : "no (checked)"}});
-        }
-      }
+      table.emplace(experiments::statistics_fit_table(file, rep));
       if (!out.empty())
-        experiments::write_file_atomic(out, search::format_process_band(rep.band, "Acceptance process band written by "
-                                                                                   "specdse.fit(statistics=...)."));
+        experiments::write_file_atomic(out, search::format_process_band(
+                                                rep.band, experiments::statistics_band_header(file, "specdse.fit(statistics=...)")));
     });
     py::dict d;
-    d["table"] = c.to_python();
+    d["table"] = table_columns(*table).to_python();
+    d["summary"] = table->footer();
     d["left_open"] = rep.band.left_open;
     d["borrowed"] = rep.band.borrowed;
     d["consistent_fits"] = rep.band.members.size();

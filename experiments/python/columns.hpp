@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "experiments/output/table.hpp"
 #include "models/config_registry.hpp"
 
 namespace specdse_py {
@@ -81,6 +82,10 @@ class Columns {
 inline models::ConfigRegistry registry(const std::string& config_dir) {
   return models::ConfigRegistry(config_dir.empty() ? models::ConfigRegistry::default_config_dir() : config_dir);
 }
+
+// A CLI table (experiments/output/table.hpp) as columns: integer columns int64, number columns
+// float64 (empty cells NaN), the rest text (an all-empty column too). Defined in specdse_module.cpp.
+Columns table_columns(const experiments::Table& t);
 
 // The binding files, each adding one group of functions to the module.
 void bind_trees(py::module_& m);      // traces, token-tree search (paper 000 §III-C)

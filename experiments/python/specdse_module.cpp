@@ -113,8 +113,10 @@ void nested_property(py::class_<Outer>& c, const char* name, Inner Outer::*membe
       [member, field](Outer& o, const T& v) { (o.*member).*field = v; });
 }
 
-// A CLI table as columns: integer columns int64, number columns float64 (empty cells NaN),
-// the rest text (an all-empty column too).
+}  // namespace
+
+namespace specdse_py {
+
 Columns table_columns(const experiments::Table& t) {
   Columns out;
   for (std::size_t k = 0; k < t.columns().size(); ++k) {
@@ -156,7 +158,9 @@ Columns table_columns(const experiments::Table& t) {
   return out;
 }
 
-}  // namespace
+}  // namespace specdse_py
+
+using specdse_py::table_columns;
 
 PYBIND11_MODULE(_specdse, m) {
   m.doc() = "specdse C++ core (use the specdse package)";

@@ -271,6 +271,10 @@ def test_fit_statistics_matches_cli():
             # One implementation, two builds (the module and the executable): equal to 1e-8, not
             # always in the ninth decimal (a simulated cell's fit ends within 5e-10 of the other's).
             assert len(ref) == len(t) and ((ref["predicted"] - t["predicted"]).abs() <= 1e-8).all()
+            assert list(ref.columns) == list(t.columns)
+            # The same footer: one table builder for both (experiments/output/statistics_fit_table).
+            footer = [l for l in cli.stdout.splitlines() if l.startswith("# footer: ")]
+            assert footer == ["# footer: " + res["summary"]], (footer, res["summary"])
     try:
         specdse.fit(statistics=stats, x=[1, 2])
     except specdse.InputError as e:

@@ -259,9 +259,11 @@ def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", conte
     a, b, c, r2, rmse, n and ``curve(x)`` evaluating the fitted AAT.
 
     ``fit(statistics=FILE, out=BAND)`` is ``specdse fit --statistics FILE --out BAND``: a dict with
-    ``table`` (one row per fit and statistic: parameters, value, predicted, residual, consistent),
-    ``left_open`` (parameters the statistics do not fix), ``borrowed`` (parameters held at the
-    file's start values, with their sources) and ``consistent_fits``. With
+    ``table`` (one row per fit and statistic: parameters, value, predicted, residual, tolerance,
+    fitted or only checked, consistent), ``summary`` (the CLI table's footer: how many fits are
+    consistent, within which tolerances, what is left open), ``left_open`` (parameters the
+    statistics do not fix), ``borrowed`` (parameters held at the file's start values, with their
+    sources) and ``consistent_fits``. With
     ``scenario=NAME`` (one that draws from a band: ``chain-sd``, ``duodecoding``, ``specpipe``,
     ``tree-sd``) it is ``specdse fit
     --statistics FILE --scenario NAME``: the result's ``scenario`` is that scenario run on the fitted
