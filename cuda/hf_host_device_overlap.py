@@ -24,14 +24,14 @@ layers give the host's per-step and per-layer work apart (H = a + b * layers).
 
 Timing as cuda/hf_generate_step.py: generate(max_new_tokens = 1 + N) minus max_new_tokens = 1,
 over N, wall clock with the GPU synchronised, minimum of --repeats rounds after a warm-up (each round
-times every model of the point in turn); the profiler
-columns over 5 tokens minus 1, over 4.
+times every point, every context, batch and model, in turn; --rounds FILE keeps each round's time);
+the profiler columns over 5 tokens minus 1, over 4.
 
 Output: CSV model,width,layers,hidden,batch,context,new_tokens,kernels_per_token,
 device_busy_per_token_s,sync_wait_per_token_s,per_token_s on stdout. Needs PyTorch with CUDA and
 transformers; it runs on a lent GPU only. Usage:
   python3 cuda/hf_host_device_overlap.py [--model 8b,1b,68m,narrow32,narrow16,narrow2]
-      [--batch 1,4,16,32] [--context 1024] [--new-tokens 24] [--repeats 5]
+      [--batch 1,4,16,32] [--context 1024] [--new-tokens 24] [--repeats 5] [--rounds FILE]
 """
 import argparse
 import math
@@ -85,6 +85,8 @@ def main():
     p.add_argument("--context", default="1024")
     p.add_argument("--new-tokens", type=int, default=24)
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--rounds", default="", help="also write each round's token time per point, with the "
+                   "host's 1-minute load average, to this CSV")
     a = p.parse_args()
     for key in a.model.split(","):
         if key not in SHAPES:
@@ -97,49 +99,64 @@ def main():
     n = a.new_tokens
     print("model,width,layers,hidden,batch,context,new_tokens,kernels_per_token,device_busy_per_token_s,"
           "sync_wait_per_token_s,per_token_s", flush=True)
-    # Every model stays loaded and each round times them one after another, so a host that slows
-    # down for a while (other tenants, clocks) slows every model of the point alike.
+    # Every model stays loaded and each round times every point (context, batch, model) once, in
+    # turn: a host that slows down for a while (other tenants, clocks) then slows one round of
+    # every point, which the minimum over rounds drops, rather than every round of the points
+    # timed during it (the 2026-11-29 runs timed a batch's rounds together: the host-bound narrow
+    # rows of one batch came out 35-65 % slower than the same rows at the batches before and after).
     keys = a.model.split(",")
     models = {key: build_model(SHAPES[key], device) for key in keys}
     generator = torch.Generator(device="cpu").manual_seed(0)
-    for context in int_list(a.context):
-        for batch in int_list(a.batch):
-            inputs, best, heads = {}, {}, {}
-            for key in keys:
-                cfg = SHAPES[key]
-                width = "narrow" if key.startswith("narrow") else "wide"
-                heads[key] = f"{cfg['name']},{width},{cfg['layers']},{cfg['hidden']},{batch},{context},{n}"
-                try:
-                    ids = torch.randint(1, cfg["vocab"], (batch, context), generator=generator).to(device)
-                    inputs[key] = (ids, torch.ones_like(ids))
-                    run_generate(models[key], *inputs[key], 4, False)  # warm-up
-                    best[key] = [math.inf, math.inf]
-                except Exception as error:  # one failed point must not lose the others
-                    print(f"{heads[key]}: {error!r}", file=sys.stderr)
-                    inputs.pop(key, None)
-            for _ in range(a.repeats):
-                for key in list(inputs):
-                    try:
-                        t, _ = timed(lambda: run_generate(models[key], *inputs[key], 1 + n, False))
-                        best[key][0] = min(best[key][0], t)
-                        t, _ = timed(lambda: run_generate(models[key], *inputs[key], 1, False))
-                        best[key][1] = min(best[key][1], t)
-                    except Exception as error:
-                        print(f"{heads[key]}: {error!r}", file=sys.stderr)
-                        inputs.pop(key)
-            for key in keys:
-                if key not in inputs:
-                    print(f"{heads[key]},-1,error,error,error", flush=True)
-                    continue
-                try:
-                    kernels, busy, wait = profile_token(models[key], *inputs[key])
-                except Exception as error:  # the wall time stands without the profiler
-                    print(f"{heads[key]}: profiler: {error!r}", file=sys.stderr)
-                    kernels, busy, wait = -1, math.nan, math.nan
-                per_token = (best[key][0] - best[key][1]) / n
-                print(f"{heads[key]},{kernels:g},{busy:.9g},{wait:.9g},{per_token:.9g}", flush=True)
-            inputs = None
-            torch.cuda.empty_cache()
+    points = [(context, batch, key) for context in int_list(a.context) for batch in int_list(a.batch) for key in keys]
+    inputs, best, heads = {}, {}, {}
+    for point in points:
+        context, batch, key = point
+        cfg = SHAPES[key]
+        width = "narrow" if key.startswith("narrow") else "wide"
+        heads[point] = f"{cfg['name']},{width},{cfg['layers']},{cfg['hidden']},{batch},{context},{n}"
+        try:
+            ids = torch.randint(1, cfg["vocab"], (batch, context), generator=generator).to(device)
+            inputs[point] = (ids, torch.ones_like(ids))
+            run_generate(models[key], *inputs[point], 4, False)  # warm-up
+            best[point] = [math.inf, math.inf]
+        except Exception as error:  # one failed point must not lose the others
+            print(f"{heads[point]}: {error!r}", file=sys.stderr)
+            inputs.pop(point, None)
+    rounds = open(a.rounds, "w") if a.rounds else None
+    if rounds:
+        rounds.write("round,model,batch,context,per_token_s,loadavg_1min\n")
+    for r in range(a.repeats):
+        for point in points:
+            if point not in inputs:
+                continue
+            context, batch, key = point
+            try:
+                long, _ = timed(lambda: run_generate(models[key], *inputs[point], 1 + n, False))
+                short, _ = timed(lambda: run_generate(models[key], *inputs[point], 1, False))
+            except Exception as error:
+                print(f"{heads[point]}: {error!r}", file=sys.stderr)
+                inputs.pop(point)
+                continue
+            best[point][0] = min(best[point][0], long)
+            best[point][1] = min(best[point][1], short)
+            if rounds:  # each round's own token time and the host's load: the spread the minimum hides
+                rounds.write(f"{r},{SHAPES[key]['name']},{batch},{context},{(long - short) / n:.9g},"
+                             f"{os.getloadavg()[0]:.2f}\n")
+                rounds.flush()
+    if rounds:
+        rounds.close()
+    for point in points:
+        if point not in inputs:
+            print(f"{heads[point]},-1,error,error,error", flush=True)
+            continue
+        context, batch, key = point
+        try:
+            kernels, busy, wait = profile_token(models[key], *inputs[point])
+        except Exception as error:  # the wall time stands without the profiler
+            print(f"{heads[point]}: profiler: {error!r}", file=sys.stderr)
+            kernels, busy, wait = -1, math.nan, math.nan
+        per_token = (best[point][0] - best[point][1]) / n
+        print(f"{heads[point]},{kernels:g},{busy:.9g},{wait:.9g},{per_token:.9g}", flush=True)
     return 0
 
 

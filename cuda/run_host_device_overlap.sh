@@ -2,8 +2,8 @@
 # The stack-synchronisation golden (cuda/hf_host_device_overlap.py: narrow and published-width
 # Llama models under Hugging Face generate, batch 1-32) and the CUDA-graph step's kernels with
 # their device time (cuda/torch_decode_step.py --kernel-times) on this machine's GPU. Writes into
-# OUT_DIR: gpu.txt (GPU, driver, host CPU, versions, date), hf_overlap.csv, graph_kernels.csv,
-# torch_step.csv, log.txt.
+# OUT_DIR: gpu.txt (GPU, driver, host CPU, versions, date), hf_overlap.csv (hf_overlap_rounds.csv:
+# each round's token time per point, with the host's load), graph_kernels.csv, torch_step.csv, log.txt.
 # Usage (a machine with an NVIDIA GPU, PyTorch and transformers): cuda/run_host_device_overlap.sh OUT_DIR
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ log="$out/log.txt"
 export PYTHONUNBUFFERED=1
 source cuda/record_machine.sh
 record_machine "$out" "$log" torch transformers
-timeout 240 python3 cuda/hf_host_device_overlap.py >"$out/hf_overlap.csv" 2>>"$log"
+timeout 240 python3 cuda/hf_host_device_overlap.py --rounds "$out/hf_overlap_rounds.csv" >"$out/hf_overlap.csv" 2>>"$log"
 echo "overlap rc=$?" >>"$log"
 timeout 60 python3 cuda/hf_host_device_overlap.py --model 8b,narrow32 --repeats 3 --batch 16 --context 4096 2>>"$log" \
   | tail -n +2 >>"$out/hf_overlap.csv"
