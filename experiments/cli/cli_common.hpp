@@ -34,6 +34,12 @@ using search::kMaxVerificationLength;
 using search::kMaxBatch;
 // Worker threads: more than any one host here has cores.
 constexpr long long kMaxThreads = 1024;
+// Random seeds: any non-negative 64-bit signed integer (what integer_in can read).
+constexpr long long kMaxSeed = 9223372036854775807LL;
+// An int option's own limit, where the command bounds the work it implies itself.
+constexpr long long kMaxInt = 2147483647LL;
+// Timed repeats, rounds and warm-ups of a measurement: far beyond any useful run.
+constexpr long long kMaxRepeats = 1000000;
 
 // A CLI11 check for an option that takes one integer in [lo, hi]: the project's one-line message
 // ("expected one integer in [1, 65536], got '1,8'") instead of CLI11's range dump.

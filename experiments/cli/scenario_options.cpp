@@ -69,7 +69,7 @@ void add_scenario_inputs(CLI::App& sub, ScenarioCommandArgs& a, const search::Sc
     // latency's / window's name for the same thing
     if (!declares(info, "draft")) {
       auto* algorithm = sub.get_option("--algorithm");
-      auto* alias = sub.add_option("--draft", in.algorithm)->group("");
+      auto* alias = sub.add_option("--draft", in.algorithm, "Same as --algorithm (the name latency and window use)");
       const bool required = info && std::find(info->required_inputs.begin(), info->required_inputs.end(),
                                               "algorithm") != info->required_inputs.end();
       // Required through either spelling, so CLI11's own ->required() cannot say it; the help

@@ -45,7 +45,7 @@ const RegisterCommand calibrate_host_registration{
       sub.add_option("--name", a->name, "Config name written into the file")->default_val("host");
       sub.add_option("--threads", a->threads, "Threads (default: all cores)")->check(integer_in(1, kMaxThreads));
       sub.add_option("--repeats", a->repeats, "Timed repeats per kernel (minimum is used)")
-          ->default_val(10)->check(CLI::PositiveNumber);
+          ->default_val(10)->check(integer_in(1, kMaxRepeats));
       return [a] { return run_calibrate(*a); };
     },
     60};

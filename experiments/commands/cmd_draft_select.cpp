@@ -136,7 +136,7 @@ const RegisterCommand draft_select_registration{
       sub.add_option("--gamma-max", a->gamma_max, "Largest window considered (>= 1)")->default_val(16);
       sub.add_option("--answer-tokens", a->answer_tokens, "L of Theorem 2: answer length in tokens")
           ->default_val(256)
-          ->check(CLI::Range(1LL, kMaxAnswerTokens));
+          ->check(integer_in(1, kMaxAnswerTokens));
       add_draft_placement_options(sub, a->placement);
       add_engine_option(sub, a->engine);
       add_format_option(sub, a->format);

@@ -11,8 +11,10 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "sim/io/output_path.hpp"
 #include "sim/io/temp_files.hpp"
@@ -159,7 +161,38 @@ int run_fit(const FitArgs& a, const GlobalOptions& g) {
     throw models::InputError(fmt::format("{}: no measurements from source table '{}' match the filters (tables: {})",
                                          data.path(), a.source_table, fmt::join(data.source_tables(q), ", ")));
   }
-  if (groups.empty()) throw models::InputError(fmt::format("{}: no measurements match the filters", data.path()));
+  if (groups.empty()) {
+    // Name the filter that empties the selection and what it could have been: drop the filters
+    // one at a time from the last (context, task, model, algorithm) and list the values there.
+    std::string given;
+    for (const auto& [flag, value] : {std::pair{"--algorithm", a.algorithm}, std::pair{"--model", a.model},
+                                      std::pair{"--task", a.task}, std::pair{"--context", a.context}})
+      if (!value.empty()) given += fmt::format(" {} {}", flag, value);
+    std::string hint;
+    if (!contexts.empty() && !data.select(q).empty()) {
+      hint = fmt::format(" (contexts there: {})", fmt::join(data.contexts(q), ", "));
+    } else {
+      const std::pair<std::optional<std::string> search::AatQuery::*, const char*> fields[] = {
+          {&search::AatQuery::task, "tasks"}, {&search::AatQuery::target_model, "models"},
+          {&search::AatQuery::algorithm, "algorithms"}};
+      for (const auto& [field, what] : fields) {
+        if (!(q.*field)) continue;
+        search::AatQuery wider = q;
+        wider.*field = std::nullopt;
+        const auto rows = data.select(wider);
+        if (rows.empty()) continue;
+        std::set<std::string> values;
+        for (const auto& r : rows)
+          values.insert(field == &search::AatQuery::task           ? r.task
+                        : field == &search::AatQuery::target_model ? r.target_model
+                                                                   : r.algorithm);
+        hint = fmt::format(" ({} there: {})", what, fmt::join(values, ", "));
+        break;
+      }
+    }
+    throw models::InputError(fmt::format("{}: no measurements match{}{}", data.path(),
+                                         given.empty() ? " the filters" : given, hint));
+  }
   // c_at_bound: the fit stopped on a bound of C (search/acceptance/aat_fit.hpp); source_tables:
   // the tables whose rows the fit pooled (several unless --source-table picks one).
   Table t({"algorithm", "model", "task", "context", "a", "b", "c", "r2", "rmse", "n", "c_at_bound", "source_tables"});

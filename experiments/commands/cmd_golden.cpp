@@ -522,21 +522,21 @@ const RegisterCommand golden_registration{
       sub.add_option("--attention-model", a->attention_model, "Model whose heads the attention kernels use ('' for none)")
           ->default_val(a->attention_model);
       sub.add_option("--tree-tokens", a->tree_tokens, "Tree size of the tree-attention kernel")
-          ->default_val(16)->check(CLI::PositiveNumber);
+          ->default_val(16)->check(integer_in(1, kMaxInt));  // run_golden bounds the work (its FLOPs)
       sub.add_option("--threads", a->threads, "Threads (default: the config's threads, at most this host's cores)")
-          ->check(CLI::NonNegativeNumber);
-      sub.add_option("--repeats", a->repeats, "Timed repeats per kernel and round")->default_val(2)->check(CLI::PositiveNumber);
+          ->check(integer_in(0, kMaxThreads));
+      sub.add_option("--repeats", a->repeats, "Timed repeats per kernel and round")->default_val(2)->check(integer_in(1, kMaxRepeats));
       sub.add_option("--rounds", a->rounds,
                      "CPU: times the whole shape set this many times over, keeping each shape's minimum "
                      "(robust to bursts of load on a shared machine; the in-run calibration times a round of its "
                      "probes before each round and keeps each probe's best)")
           ->default_val(6)
-          ->check(CLI::PositiveNumber);
+          ->check(integer_in(1, kMaxRepeats));
       sub.add_flag("--stored-calibration", a->stored_calibration,
                    "--hw host: use calibrate-host's file instead of calibrating in this run");
-      sub.add_option("--warmup", a->warmup, "Untimed warm-up runs per kernel")->default_val(1)->check(CLI::NonNegativeNumber);
+      sub.add_option("--warmup", a->warmup, "Untimed warm-up runs per kernel")->default_val(1)->check(integer_in(0, kMaxRepeats));
       sub.add_flag("--no-flush", a->no_flush, "Do not evict the caches before each timed run");
-      sub.add_option("--seed", a->seed, "Seed of the random operands")->default_val(1)->check(CLI::NonNegativeNumber);
+      sub.add_option("--seed", a->seed, "Seed of the random operands")->default_val(1)->check(integer_in(0, kMaxSeed));
       add_format_option(sub, a->format);
       return [a, &g, &sub] {
         for (const char* flag : {"--models", "--tokens", "--contexts", "--attention-model", "--tree-tokens", "--threads",

@@ -119,7 +119,8 @@ const RegisterCommand latency_registration{
       sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path")->required();
       sub.add_option("--draft", a->draft,
                      "SD algorithm (configs/algorithms) or a standalone draft model name: adds T_d");
-      sub.add_option("--algorithm", a->draft)->group("");  // optimize's name for the same thing
+      // Another command's name for the same input: listed, and an error given with --draft.
+      sub.add_option("--algorithm", a->draft, "Same as --draft (the name optimize uses)")->excludes("--draft");
       sub.add_option("--x", a->x,
                      fmt::format("Verification lengths: 1,2,4 or 1-128 (at most {})", kMaxVerificationLength))
           ->default_val("1");

@@ -112,11 +112,12 @@ const RegisterCommand policies_registration{
                      fmt::format("With --acceptance: iterations generated (default {})",
                                  PolicyTraceSource::kDefaultIterations));
       sub.add_option("--write-trace", a->write_trace, "With --synthetic or --acceptance: also write the generated trace here");
-      sub.add_option("--seed", a->seed, "Seed of the generated trace and of Q-learning's exploration")->default_val(1)->check(CLI::NonNegativeNumber);
+      sub.add_option("--seed", a->seed, "Seed of the generated trace and of Q-learning's exploration")->default_val(1)->check(integer_in(0, kMaxSeed));
       sub.add_option("--hw", a->hw, "Hardware config name");
       sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path");
       sub.add_option("--draft", a->draft, "Chain algorithm (longspec-chain, eagle3-chain) or a draft model name");
-      sub.add_option("--algorithm", a->draft)->group("");  // optimize's name for the same thing
+      // Another command's name for the same input: listed, and an error given with --draft.
+      sub.add_option("--algorithm", a->draft, "Same as --draft (the name optimize uses)")->excludes("--draft");
       sub.add_option("--context", a->context, "Context length L the latencies are taken at")
           ->check(integer_in(0, kMaxContext));
       sub.add_option("--cost-ratio", a->cost_ratio, "Instead of an engine: draft time per token / T_v (T_v = 1 s)");

@@ -112,7 +112,7 @@ ReproductionOutput run_one(const Reproduction& r, const ReproduceArgs& a, const 
   } else if (a.name != "all" || a.format == "table") {
     if (a.format == "table") o.out = "== " + res.title + " ==\n";
     o.out += res.table.to_string(parse_format(a.format));
-    if (a.format == "table" && !res.notes.empty()) o.out += res.notes + "\n";
+    if (a.format == "table" && !res.notes.empty()) o.out += text_notes(res.notes) + "\n";
   }
   if (!a.quiet) o.progress = fmt::format("specdse: {} done in {:.2f} s -> {}\n", r.name, wall, ctx.out_dir);
   return o;

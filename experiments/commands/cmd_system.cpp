@@ -98,7 +98,7 @@ const RegisterCommand system_registration{
       sub.add_option("--system", a->system, "System config name (configs/systems) or path")->required();
       sub.add_option("--model", a->model, "Target model: config name (configs/models), NAME@FORMAT, or a YAML path")->required();
       sub.add_option("--draft", a->draft, "Draft model on the system's draft device (a model name)");
-      sub.add_option("--x", a->x, "Tokens verified per sequence in the step")->default_val(1)->check(CLI::Range(1, 4096));
+      sub.add_option("--x", a->x, "Tokens verified per sequence in the step")->default_val(1)->check(integer_in(1, 4096));  // a step of at most 4096 tokens per sequence
       sub.add_option("--context", a->context, "Context length L (tokens in the KV cache)")
           ->default_val(1024)
           ->check(integer_in(0, kMaxContext));

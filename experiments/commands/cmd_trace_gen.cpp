@@ -77,7 +77,7 @@ const RegisterCommand trace_gen_registration{
           ->needs("--drift-to");  // a period of no drift would be ignored
       sub.add_option("--max-depth", a->max_depth, "Longest accepted path (draft tokens)")->default_val(64);
       sub.add_option("--lines", a->lines, "Iterations (trace lines) to generate")->required();
-      sub.add_option("--seed", a->seed, "Random seed (same seed and model: byte-identical trace)")->default_val(0)->check(CLI::NonNegativeNumber);
+      sub.add_option("--seed", a->seed, "Random seed (same seed and model: byte-identical trace)")->default_val(0)->check(integer_in(0, kMaxSeed));
       sub.add_option("--output,-o", a->output,
                      "Write the trace to this file and print a summary table (default: trace to stdout)");
       add_format_option(sub, a->format);

@@ -39,6 +39,7 @@ struct TreeSearchArgs {
   long long context = -1;
   double validation_fraction = 0;
   int max_nodes = 128, emit_tree = 0;
+  std::string max_nodes_given_as = "--x-max";  // or the older --max-nodes, for its error
 };
 
 struct MethodTrees {
@@ -56,7 +57,8 @@ double model_aat(const search::TokenTree& tree, const search::PositionalModel& m
 int run_tree_search(const TreeSearchArgs& a, const GlobalOptions& g) {
   const Heartbeat beat("tree-search");  // a line on a terminal's stderr while a large grid runs
   if (a.max_nodes < 2 || a.max_nodes > kMaxTreeNodes)
-    models::throw_input_error("command line", "--x-max", fmt::format("a verification length in [2, {}]", kMaxTreeNodes),
+    models::throw_input_error("command line", a.max_nodes_given_as,
+                              fmt::format("a verification length in [2, {}]", kMaxTreeNodes),
                               std::to_string(a.max_nodes));
   const int x_max = a.max_nodes;
   if (!a.validation.empty() && a.validation_fraction != 0)
@@ -258,8 +260,10 @@ const RegisterCommand tree_search_registration{
                      fmt::format("Largest verification length x_max (tree nodes including the root); trees for "
                                  "x = 2..x_max; at most {}", kMaxTreeNodes))
           ->default_val(128);
-      // The name tree-search had before --x-max became the one name across subcommands; kept working.
-      sub.add_option("--max-nodes", a->max_nodes)->group("");
+      // The name tree-search had before --x-max became the one name across subcommands; kept
+      // working, and given with --x-max it is an error naming both (never a silent winner).
+      auto* old_name = sub.add_option("--max-nodes", a->max_nodes)->group("");
+      auto* x_max = sub.get_option("--x-max");
       sub.add_option("--acceptance-vector", a->acceptance,
                      "Positional model p_k (e.g. 0.6,0.1,0.05): adds sequoia-dp rows and each tree's model_aat "
                      "(expected AAT under that model, without depth decay, as Sequoia assumes)");
@@ -275,7 +279,8 @@ const RegisterCommand tree_search_registration{
       sub.add_option("--hw", a->hw, "Hardware config name: adds t_verify_s, t_draft_s, p_eff_tokens_per_s");
       sub.add_option("--model", a->model, "Target model: config name, NAME@FORMAT or YAML path (with --hw)");
       sub.add_option("--algorithm", a->algorithm, "SD algorithm whose draft makes the tree (with --hw)");
-      sub.add_option("--draft", a->algorithm)->group("");  // latency's / window's name for the same thing
+      // Another command's name for the same input: listed, and an error given with --algorithm.
+      sub.add_option("--draft", a->algorithm, "Same as --algorithm (the name latency and window use)")->excludes("--algorithm");
       sub.add_option("--context", a->context, "Context length L in tokens (with --hw)")->check(integer_in(0, kMaxContext));
       sub.add_option("--batch", a->batch,
                      "Sequences per step (with --hw), e.g. 1,8,32: each verifies its own tree; rows per batch size")
@@ -286,7 +291,12 @@ const RegisterCommand tree_search_registration{
         sub.get_option(timed)->needs("--hw");
       sub.get_option("--emit-method")->needs("--emit-tree");
       add_format_option(sub, a->format);
-      return [a, &g] { return run_tree_search(*a, g); };
+      return [a, &g, old_name, x_max] {
+        if (old_name->count() > 0 && x_max->count() > 0)
+          throw models::InputError("command line: --max-nodes is the older name of --x-max; give one of them, not both");
+        if (old_name->count() > 0) a->max_nodes_given_as = "--max-nodes";
+        return run_tree_search(*a, g);
+      };
     },
     61};
 

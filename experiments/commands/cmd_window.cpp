@@ -124,7 +124,8 @@ const RegisterCommand window_registration{
       sub.add_option("--model", a->model, "Engine mode: target model config name");
       sub.add_option("--draft", a->draft,
                      "Engine mode: chain algorithm (longspec-chain, eagle3-chain) or a draft model name");
-      sub.add_option("--algorithm", a->draft)->group("");  // optimize's name for the same thing
+      // Another command's name for the same input: listed, and an error given with --draft.
+      sub.add_option("--algorithm", a->draft, "Same as --draft (the name optimize uses)")->excludes("--draft");
       sub.add_option("--context", a->context, "Engine mode: context lengths L (1024 or 128,4096)");
       sub.add_option("--gamma-max", a->gamma_max, fmt::format("Largest window considered (1..{})", kMaxGamma))->default_val(16);
       sub.add_flag("--map", a->map, "Print only gamma* per (alpha, cost ratio or context): paper 001 Fig. 5");

@@ -32,6 +32,8 @@ std::atomic<bool> wide_tables{false};
 
 void set_wide_tables(bool wide) { wide_tables = wide; }
 
+std::string text_notes(const std::string& text) { return wide_tables ? text : wrap_footer(text); }
+
 void Table::add_meta(std::string key, MetaValue value) {
   for (const auto& [k, v] : meta_)
     if (k == key) throw std::logic_error("table meta field '" + key + "' set twice");
@@ -206,9 +208,9 @@ std::string Table::text_table() const {
     if (!narrow || std::find(narrow_columns_.begin(), narrow_columns_.end(), columns_[i]) != narrow_columns_.end())
       shown.push_back(i);
   // Still too wide (or any table too wide without narrow columns): the widest text columns give
-  // way (their cells cut, ending in "..."), down to their header or kMinCutWidth characters;
-  // numbers are never cut, so a table of many numbers may stay wider.
+  // way (their cells cut, ending in "..."), down to their header or kMinCutWidth characters.
   constexpr std::size_t kMinCutWidth = 16;
+  const std::vector<std::size_t> full_width = width;
   const bool cut = !wide_tables && total > kTableWidth;
   bool any_cut = false;
   if (cut) {
@@ -231,14 +233,42 @@ std::string Table::text_table() const {
       --width[widest];  // one character at a time: the widest columns end up alike
       any_cut = true;
     }
+    // Cutting did not make it fit (numbers are never cut): the table goes on in blocks (below),
+    // where a cell needs cutting only if it is wider than a block can hold beside its leader.
+    if (shown_width() > kTableWidth) {
+      width = full_width;
+      any_cut = false;
+      const std::size_t room = kTableWidth - std::min(kTableWidth / 2, width[shown.front()] + 2);
+      for (std::size_t k = 1; k < shown.size(); ++k)
+        if (text_column[shown[k]] && width[shown[k]] > std::max(room, columns_[shown[k]].size())) {
+          width[shown[k]] = std::max(room, columns_[shown[k]].size());
+          any_cut = true;
+        }
+    }
+  }
+  // Still too wide (numbers are never cut): the shown columns continue in further blocks of at
+  // most kTableWidth characters, each led by the first column (the row's name), as pandas prints
+  // a wide frame. Every value stays on screen.
+  std::vector<std::vector<std::size_t>> blocks{{}};
+  for (std::size_t i : shown) {
+    auto& block = blocks.back();
+    std::size_t w = 0;
+    for (std::size_t k = 0; k < block.size(); ++k) w += width[block[k]] + (k ? 2 : 0);
+    const bool fits = block.empty() || wide_tables || w + 2 + width[i] <= kTableWidth;
+    if (fits || block.size() == 1) {  // a block holds at least one column beside its leader
+      block.push_back(i);
+    } else {
+      blocks.push_back({shown.front(), i});
+    }
   }
   auto fit = [&](const std::string& cell, std::size_t w) {
     return cell.size() <= w ? cell : cell.substr(0, w - 3) + "...";
   };
-  auto line = [&](const std::vector<std::string>& v, const std::vector<Cell>* row) {
+  auto line = [&](const std::vector<std::size_t>& block, const std::vector<std::string>& v,
+                  const std::vector<Cell>* row) {
     std::string text;
-    for (std::size_t k = 0; k < shown.size(); ++k) {
-      const std::size_t i = shown[k];
+    for (std::size_t k = 0; k < block.size(); ++k) {
+      const std::size_t i = block[k];
       const bool right = row && !std::holds_alternative<std::string>((*row)[i]);
       const std::string cell = fit(v[i], width[i]);
       text += (k ? "  " : "") + (right ? fmt::format("{:>{}}", cell, width[i]) : fmt::format("{:<{}}", cell, width[i]));
@@ -246,22 +276,28 @@ std::string Table::text_table() const {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out << text << '\n';
   };
-  line(columns_, nullptr);
   std::vector<std::string> rule;
   for (auto w : width) rule.push_back(std::string(w, '-'));
-  line(rule, nullptr);
-  for (std::size_t r = 0; r < rows_.size(); ++r) line(cells[r], &rows_[r]);
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    if (b) out << '\n';
+    line(blocks[b], columns_, nullptr);
+    line(blocks[b], rule, nullptr);
+    for (std::size_t r = 0; r < rows_.size(); ++r) line(blocks[b], cells[r], &rows_[r]);
+  }
   std::string footer = footer_;
+  auto note = [&](const std::string& text) { footer += (footer.empty() ? "" : "\n") + text; };
   if (narrow) {
     std::vector<std::string> hidden;
     for (std::size_t i = 0; i < columns_.size(); ++i)
       if (std::find(shown.begin(), shown.end(), i) == shown.end()) hidden.push_back(columns_[i]);
-    footer += fmt::format("{}not shown: {} (--wide: every column, no cell cut; or --format csv|json)",
-                          footer.empty() ? "" : "\n", fmt::join(hidden, ", "));
+    note(fmt::format("not shown: {} (--wide: every column, no cell cut; or --format csv|json)", fmt::join(hidden, ", ")));
   } else if (any_cut) {
-    footer += fmt::format("{}long cells cut to fit {} characters (--wide: uncut; or --format csv|json)",
-                          footer.empty() ? "" : "\n", kTableWidth);
+    note(fmt::format("long cells cut to fit {} characters (--wide: uncut; or --format csv|json)", kTableWidth));
   }
+  if (blocks.size() > 1)
+    note(fmt::format("wider than {} characters: the columns continue in {} blocks, each led by {} (--wide: one "
+                     "block; or --format csv|json)",
+                     kTableWidth, blocks.size(), columns_[shown.front()]));
   if (!footer.empty()) out << (wide_tables ? footer : wrap_footer(footer)) << '\n';
   return out.str();
 }

@@ -10,8 +10,9 @@
 //     pandas reads it with read_csv(f, comment="#"), the project's CSV reader skips such lines;
 //   - JSON: one object, {"key": value, ..., "footer": "...", "rows": [{column: value}, ...]}; an
 //     empty cell is null.
-// A text table wider than kTableWidth shows only its narrow columns (set_narrow_columns) unless
-// --wide (set_wide_tables) asks for all; CSV and JSON always hold every column.
+// A text table wider than kTableWidth shows only its narrow columns (set_narrow_columns), cuts
+// long text cells, and continues in blocks of columns each led by the first, unless --wide
+// (set_wide_tables) asks for one block of every column; CSV and JSON always hold every column.
 #include <cstdint>
 #include <ostream>
 #include <functional>
@@ -75,6 +76,9 @@ class Table {
 // `text` word-wrapped into lines of at most `width` characters (continuations indented two
 // spaces; a word longer than `width` on a line of its own); its own line breaks kept.
 std::string wrap_footer(const std::string& text, std::size_t width = kTableWidth);
+
+// Notes printed under a text table (a reproduction's): wrapped as a footer is, unless --wide.
+std::string text_notes(const std::string& text);
 
 // Shorthands for building rows.
 inline Cell num(double v, int digits = 4) { return Number{v, digits}; }

@@ -478,9 +478,21 @@ ProcessBand resolve_process_band(const std::string& name_or_path, const std::str
   const fs::path shipped = folder / (name_or_path + ".yaml");
   if (fs::is_regular_file(shipped, ec)) return read_process_band(shipped.string());
   std::vector<std::string> names;
+  std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(folder, ec))
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
+    if (e.path().extension() == ".yaml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  // Outputs name a band by its `name:` (the pair it describes); that name is taken too. A file
+  // that does not read is skipped here: it is not the band asked for, and naming it would only
+  // confuse; asked for by its own name it reports its error.
+  for (const auto& f : files) {
+    names.push_back(f.stem().string());
+    try {
+      ProcessBand band = read_process_band(f.string());
+      if (band.name == name_or_path) return band;
+    } catch (const InputError&) {
+    }
+  }
   throw InputError(fmt::format("{}acceptance process '{}': no such file and no band of that name in {} (bands: {}){}",
                                option.empty() ? "" : option + ": ", name_or_path, folder.string(), fmt::join(names, ", "),
                                models::did_you_mean(name_or_path, names)));

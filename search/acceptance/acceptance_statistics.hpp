@@ -105,8 +105,8 @@ StatisticsFitReport fit_statistics(const StatisticsFile& file,
 
 std::string format_process_band(const ProcessBand& band, const std::string& comment);
 ProcessBand read_process_band(const std::string& path);
-// A band by name (<config_dir>/acceptance/processes/NAME.yaml) or by path; InputError naming the
-// shipped bands otherwise.
+// A band by path, by file name (<config_dir>/acceptance/processes/NAME.yaml) or by the `name:`
+// a band file declares (what outputs print); InputError naming the shipped bands otherwise.
 // `option` (e.g. "--acceptance") leads the error when given.
 ProcessBand resolve_process_band(const std::string& name_or_path, const std::string& config_dir,
                                  const std::string& option = "");

@@ -33,7 +33,9 @@ std::string alpha_boundary(const PlanSetup& s, const std::vector<PlanCandidate>&
     if (c.alpha_driven && !driven) driven = &c;
     if (!c.alpha_driven && !fixed) fixed = &c;
   }
-  if (!driven || !fixed) return "";
+  // Said, not left out: a user who gave --alpha asked where the ranking turns.
+  if (!driven) return "alpha boundary not computed: no candidate timed here draws its acceptance from --alpha";
+  if (!fixed) return "alpha boundary not computed: every timed candidate draws from --alpha (none to overtake)";
   const std::string who = fmt::format("{} ({})", driven->scheme, driven->placement);
   const std::string other = fmt::format("{}{}", fixed->scheme, fixed->parameters.empty() ? "" : " " + fixed->parameters);
   if (tbt_at_alpha(s, *driven, kAlphaMax) > fixed->tbt_s)

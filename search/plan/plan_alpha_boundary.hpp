@@ -10,7 +10,7 @@
 
 namespace search {
 
-// The sentence for plan's footer; empty when one side has no timed candidate.
+// The sentence for plan's footer; when one side has no timed candidate, a sentence saying so.
 std::string alpha_boundary(const PlanSetup& s, const std::vector<PlanCandidate>& ranked);
 
 }  // namespace search

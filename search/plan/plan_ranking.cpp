@@ -63,9 +63,12 @@ void apply_targets(const PlanRequest& q, std::vector<PlanCandidate>& all) {
           fmt::format("misses the TTFT limit{}: {:.4g} ms > {:.4g} ms", where(ttft_context), ttft_s * 1e3, *ttft_limit_ms);
       c.target_excess = ttft_s * 1e3 / *ttft_limit_ms;
     }
-    else if (headroom_gib && c.system_placement && c.memory_checked && c.min_free_bytes < *headroom_gib * kGib)
+    else if (headroom_gib && c.system_placement && c.memory_checked && c.min_free_bytes < *headroom_gib * kGib) {
       c.status = fmt::format("misses the memory headroom: {:.3g} GiB free on {} < {:.3g} GiB", c.min_free_bytes / kGib,
                              c.fullest_device, *headroom_gib);
+      // How far off, as the time targets' ratio: the headroom asked over the memory left.
+      c.target_excess = *headroom_gib * kGib / std::max(c.min_free_bytes, 1.0);
+    }
   }
 }
 

@@ -116,7 +116,8 @@ struct PlanCandidate {
     double tbt_s = 0, ttft_s = 0;
   };
   std::vector<ContextTimes> per_context;
-  // Set by plan for a candidate that misses a TBT or TTFT target: its time over the limit (> 1).
+  // Set by plan for a candidate that misses a target: its time over the limit, or the memory
+  // headroom asked over the memory left (> 1).
   double target_excess = 0;
   std::string acceptance;  // the acceptance it assumed, in words
   // Where that acceptance was measured for another model, draft or task than this candidate's

@@ -77,8 +77,17 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
     r.rows.push_back(std::move(row));
   }
 
-  // The boundary reruns schemes at one context; a mix would rerun every context per step.
-  const std::string boundary = s.alpha && contexts.size() == 1 && !rate ? alpha_boundary(s, all) : "";
+  // The boundary reruns schemes at one context and a fixed batch; a mix would rerun every
+  // context per step. With --alpha the field is always there: the boundary or why there is none.
+  std::string boundary;
+  if (s.alpha) {
+    if (contexts.size() != 1)
+      boundary = "alpha boundary not computed for a mix of contexts (it reruns the schemes at one; give one --context)";
+    else if (rate)
+      boundary = "alpha boundary not computed under a request rate (it reruns the schemes at a fixed batch)";
+    else
+      boundary = alpha_boundary(s, all);
+  }
   // The footer: short lines (the verdict, the workload, the inputs, the caveats), and the same
   // facts as fields for JSON, CSV and Python (ScenarioResult::meta).
   std::string winner, runner_up, overlap_word;
@@ -86,7 +95,8 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
   auto meta = [&r](const char* key, search::ScenarioResult::MetaValue v) { r.meta.emplace_back(key, std::move(v)); };
   if (rank == 0) {
     // Timed but all missing a target is another answer than nothing timed.
-    // The closest: the least excess over the target it misses (its time over the limit).
+    // The closest: the least excess over the target it misses (its time over the limit, or the
+    // headroom asked over the memory left).
     const PlanCandidate* closest = nullptr;
     for (const auto& c : all)
       if (c.target_excess > 0 && (!closest || c.target_excess < closest->target_excess))
@@ -151,6 +161,13 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
   footer_lines.push_back(fmt::format("{} on {}, {}, {}; engine {}{}", s.target.name, s.system.name, context_words,
                                      load_words, s.engine, stack_note));
   footer_lines.push_back(fmt::format("{}; {} candidates from {} schemes", acceptance_words, all.size(), schemes));
+  // The targets as asked (flags or a workload file), so the table says what it was checked against.
+  std::vector<std::string> targets;
+  if (tbt_limit_ms) targets.push_back(fmt::format("TBT <= {} ms", *tbt_limit_ms));
+  if (ttft_limit_ms) targets.push_back(fmt::format("TTFT <= {} ms", *ttft_limit_ms));
+  if (tbt_limit_ms || ttft_limit_ms) targets.back() += " at " + percentile_name(slo_percentile);
+  if (q.headroom_gib) targets.push_back(fmt::format("memory headroom >= {} GiB on every device", *q.headroom_gib));
+  if (!targets.empty()) footer_lines.push_back(fmt::format("targets: {}", fmt::join(targets, "; ")));
   if ((tbt_limit_ms || ttft_limit_ms) && mix)
     footer_lines.push_back(fmt::format("TBT and TTFT targets checked per request at {} of the context mix (each context "
                                        "by its weight); tbt_ms and ttft_ms are the mix's means, *_worst_ms its slowest",
@@ -189,6 +206,7 @@ search::ScenarioResult plan_result(const PlanRequest& q, const std::vector<PlanC
   meta("engine", s.engine);
   meta("acceptance", acceptance_words);
   if (tbt_limit_ms || ttft_limit_ms) meta("slo_percentile", percentile_name(slo_percentile));
+  if (!targets.empty()) meta("targets", targets);
   meta("borrowed", borrowed);
   meta("search_limits", search_limits);
   meta("caveats", caveats);

@@ -357,7 +357,9 @@ TEST_CASE("catalogue 38: window --gamma-max beyond its documented limit") {
 TEST_CASE("catalogue 39: tree-search --max-nodes beyond its documented limit") {
   const auto f = write_file("ok_trace.txt", "0 0\n0\n\n1 0\n");
   expect_rejected("tree-search --trace " + f + " --x-max 100000", {"--x-max", "100000"});
-  expect_rejected("tree-search --trace " + f + " --max-nodes 100000", {"--x-max", "100000"});  // the old name
+  // The old name, named as typed; given with --x-max it is an error naming both, never a silent winner.
+  expect_rejected("tree-search --trace " + f + " --max-nodes 100000", {"--max-nodes", "100000"});
+  expect_rejected("tree-search --trace " + f + " --max-nodes 64 --x-max 32", {"--max-nodes", "--x-max"});
 }
 
 TEST_CASE("catalogue 40: mismatched list lengths (two drafts, one accuracy)") {
@@ -920,4 +922,28 @@ TEST_CASE("catalogue 74: trace lines, window rows, golden FLOPs and a statistic'
                                            "free: [alpha_easy, alpha_hard, easy_share]\nstatistics:\n"
                                            "  - {kind: level_tree_tpc, widths: \"1000 1000 1000 1000\", value: 3}\n");
   expect_rejected("fit --statistics " + wide_tree, {wide_tree, "widths", "4000 nodes", "1024"});
+}
+
+TEST_CASE("catalogue 75: a second name for an option given with the first is an error naming both, never a silent winner") {
+  const auto f = write_file("alias_trace.txt", "0 0\n0\n\n1 0\n");
+  const std::string model = " --hw v80 --model llama-3.1-8b-instruct --context 1024";
+  expect_rejected("latency" + model + " --draft llama-3.2-1b --algorithm longspec-chain", {"--draft", "--algorithm"});
+  expect_rejected("window" + model + " --draft llama-3.2-1b --algorithm longspec-chain --alpha 0.8",
+                  {"--draft", "--algorithm"});
+  expect_rejected("tree-search --trace " + f + model + " --algorithm longspec-tree --draft longspec-chain",
+                  {"--draft", "--algorithm"});
+  expect_rejected("optimize" + model + " --algorithm longspec-tree --draft longspec-chain", {"--draft", "--algorithm"});
+  // Each alone works, and the alias is listed in --help.
+  const Outcome alone = run_split("latency" + model + " --algorithm longspec-chain --x 2 --format csv");
+  INFO(alone.err);
+  CHECK(alone.status == 0);
+  CHECK_THAT(run_split("optimize --help").out, Catch::Contains("--draft"));
+  CHECK_THAT(run_split("latency --help").out, Catch::Contains("--algorithm"));
+}
+
+TEST_CASE("catalogue 76: a fit whose filters match nothing names them and what there is") {
+  expect_rejected("fit --algorithm longspec-tree --model llama-3.1-8b-instruct --context 100",
+                  {"--context 100", "contexts there: 128"});
+  expect_rejected("fit --algorithm longspec-tree --model llama-3.1-8b-instruct --task govrep",
+                  {"--task govrep", "tasks there:", "govreport"});
 }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -138,6 +139,27 @@ TEST_CASE("docs: every figure README and docs quote from a command is what the c
         CHECK(std::fabs(std::stod(actual) * factor - std::stod(quoted)) <= tolerance);
       }
       CHECK(q.following.find(quoted) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("docs: cli.md's list of shipped names holds every shipped hardware, algorithm, system, link and host") {
+  // The paragraph a user reads for what --hw, --algorithm, --system, ... accept (docs/cli.md,
+  // "Names:"); a config added without it would be there but undocumented.
+  std::ifstream in(fs::path(SPECDSE_SOURCE_DIR) / "docs" / "cli.md");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("\nNames: ");
+  REQUIRE(at != std::string::npos);
+  const std::string names = text.substr(at, text.find("\n\n", at + 1) - at);
+  for (const char* folder : {"hardware", "algorithms", "systems", "links", "hosts"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(SPECDSE_SOURCE_DIR) / "configs" / folder)) {
+      if (e.path().extension() != ".yaml") continue;
+      const std::string name = e.path().stem().string();
+      // A whole word of the paragraph (`v80`, not the v80 inside another name).
+      const std::regex word("(^|[`\\s(])" + std::regex_replace(name, std::regex(R"([.\-])"), R"(\$&)") +
+                            "($|[`\\s;,)])");
+      INFO(folder << "/" << name << ".yaml");
+      CHECK(std::regex_search(names, word));
     }
   }
 }

@@ -278,6 +278,27 @@ TEST_CASE("plan states the alpha at which a draft model overtakes the winner, an
   CHECK(chain_minus_tree(boundary - 0.004) > 0);
 }
 
+TEST_CASE("plan with --alpha says why it has no alpha boundary, and echoes the targets it checked", "[plan]") {
+  // A batch no alpha-driven scheme times (chain SD times batch 1) and a context mix: the field
+  // is there with the reason, not missing.
+  const auto batch = run("plan --format csv --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 --batch 8 --alpha 0.8", false);
+  REQUIRE(batch.status == 0);
+  CHECK_THAT(batch.output, Catch::Contains("# alpha_boundary: alpha boundary not computed: no candidate timed here draws"));
+  const auto mix = run("plan --format csv --hw h100-sxm --model llama-3.1-8b-instruct --context 1024,4096 --alpha 0.8", false);
+  REQUIRE(mix.status == 0);
+  CHECK_THAT(mix.output, Catch::Contains("# alpha_boundary: alpha boundary not computed for a mix of contexts"));
+  const auto targets = run("plan --format csv --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 "
+                           "--tbt-limit-ms 20 --ttft-limit-ms 2000", false);
+  REQUIRE(targets.status == 0);
+  CHECK_THAT(targets.output, Catch::Contains("# targets: TBT <= 20 ms | TTFT <= 2000 ms at p99"));
+  // Every candidate timed but short of memory: the closest is named, not "no scheme could be timed".
+  const auto headroom = run("plan --format csv --hw h100-sxm --model llama-3.1-8b-instruct --context 1024 "
+                            "--memory-headroom-gib 800", false);
+  REQUIRE(headroom.status == 0);
+  CHECK_THAT(headroom.output, Catch::Contains("no candidate meets the targets (see status); closest: plain"));
+  CHECK_THAT(headroom.output, Catch::Contains("# targets: memory headroom >= 800 GiB on every device"));
+}
+
 TEST_CASE("plan over a context mix: each time between tokens is the token-weighted mean of the single-context plans", "[plan]") {
   const std::string base = "--hw h100-sxm --model llama-3.1-8b-instruct";
   const auto mix = plan(base + " --context 1024,4096 --context-weights 3,1");

@@ -241,3 +241,14 @@ TEST_CASE("specpipe CLI: bad input is one line on stderr and exit 2") {
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("specpipe CLI: a band is named by its file or by the name its outputs print") {
+  const std::string args = "specpipe --system specpipe-8x3090-pcie --model llama-3.1-70b --tokens 60 --w 16 --k 4 --format csv";
+  const auto by_file = run(args + " --acceptance specpipe-paper002");
+  REQUIRE(by_file.status == 0);
+  // The footer names the band by its `name:`; that name reads the same band.
+  REQUIRE_THAT(by_file.output, Catch::Contains("acceptance process specpipe-llama32-1b-llama31-70b"));
+  const auto by_name = run(args + " --acceptance specpipe-llama32-1b-llama31-70b");
+  REQUIRE(by_name.status == 0);
+  CHECK(by_name.output == by_file.output);
+}

@@ -120,3 +120,32 @@ TEST_CASE("table io: a manifest that differs only by its commit counts as unchan
   CHECK_FALSE(experiments::manifest_unchanged(fresh, experiments::manifest_yaml(m)));
   CHECK_FALSE(experiments::manifest_unchanged("", fresh));
 }
+
+TEST_CASE("table io: a text table of more numbers than 120 characters hold goes on in blocks, each led by the first column") {
+  std::vector<std::string> columns = {"method"};
+  for (int c = 0; c < 14; ++c) columns.push_back("measured_value_" + std::to_string(c));
+  Table t(columns);
+  for (const char* method : {"prior-score", "width-first"}) {
+    std::vector<experiments::Cell> row = {std::string(method)};
+    for (int c = 0; c < 14; ++c) row.push_back(Number{1000.0 + c, 6});
+    t.add_row(row);
+  }
+  const std::string text = t.to_string(OutputFormat::table);
+  std::istringstream lines(text);
+  int headers = 0;
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    CHECK(line.size() <= experiments::kTableWidth);
+    if (line.rfind("method", 0) == 0) ++headers;
+  }
+  CHECK(headers >= 2);  // a block per ~6 columns, each starting with the leader's header
+  for (int c = 0; c < 14; ++c) CHECK_THAT(text, Catch::Contains("measured_value_" + std::to_string(c)));
+  CHECK_THAT(text, Catch::Contains("1013"));  // the last column's values are shown, not dropped
+  CHECK_THAT(text, Catch::Contains("continue in"));
+  // --wide: one block, as wide as it takes.
+  experiments::set_wide_tables(true);
+  const std::string wide = t.to_string(OutputFormat::table);
+  experiments::set_wide_tables(false);
+  CHECK(wide.find("continue in") == std::string::npos);
+  CHECK(wide.substr(0, wide.find('\n')).size() > experiments::kTableWidth);
+}
