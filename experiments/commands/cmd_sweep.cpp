@@ -231,7 +231,22 @@ int run_sweep_command(const SweepArgs& a, const GlobalOptions& g) {
   if (a.spec.empty()) throw models::InputError("--spec: expected a sweep spec YAML, got none");
   sim::check_run_outputs({{"--out", a.out}}, {{"--spec", a.spec}});
   const auto reg = registry(g);
-  if (const auto scenario_spec = load_scenario_sweep_spec(a.spec)) return run_scenario_sweep_command(a, reg, *scenario_spec);
+  if (const auto scenario_spec = load_scenario_sweep_spec(a.spec)) {
+#ifdef SPECDSE_MPI
+    // A scenario sweep's points are not dealt to MPI ranks: rank 0 runs it on its threads and the
+    // others stand by, so the output is written once (every rank printing it garbled stdout).
+    if (launched_by_mpi()) {
+      MpiSession mpi;
+      if (mpi.rank != 0) return 0;
+      if (mpi.size > 1 && !a.quiet)
+        std::cerr << fmt::format("specdse: sweep {}: a scenario sweep runs on rank 0 only ({} ranks started; "
+                                 "--threads sets its workers)\n",
+                                 scenario_spec->name, mpi.size);
+      return run_scenario_sweep_command(a, reg, *scenario_spec);
+    }
+#endif
+    return run_scenario_sweep_command(a, reg, *scenario_spec);
+  }
   auto spec = load_sweep_spec(a.spec);
   // --engine replaces the spec's: the rows' engine column, resume checks and the run agree.
   if (a.engine_option->count()) spec.engine = a.engine;
@@ -309,7 +324,9 @@ const RegisterCommand sweep_registration{
           "any numeric key of the hardware YAML (dotted, e.g. memory.bandwidth_gbs) to a value, a list or "
           "{from, to, count, scale: linear|log}; see configs/sweeps/. Rows come out in index order whatever "
           "--threads is; with --out an interrupted sweep resumes after its last complete row. Under "
-          "`mpirun -n N` the points are split over the ranks and rank 0 writes the same bytes.");
+          "`mpirun -n N` the points are split over the ranks and rank 0 writes the same bytes. A spec with "
+          "`scenario:` runs that scenario per point: its file is written once at the end (no resume, no "
+          "--shard), and under mpirun on rank 0 alone.");
       sub.add_option("--spec", a->spec, "Sweep spec YAML (e.g. configs/sweeps/compute_bandwidth_ratio.yaml)");
       sub.add_option("--shard", a->shard,
                      "I/N: compute only the points with index % N == I into --out (job arrays; join the shards "

@@ -30,6 +30,11 @@ int run_trace_gen(const TraceGenArgs& a) {
   if (!a.drift_to.empty()) model.drift_to = search::parse_acceptance_vector("--drift-to", a.drift_to);
   model.drift_period_lines = a.drift_period;
   model.max_depth = a.max_depth;
+  // Said under the flags' names here; validate() names the model's fields (Python's keywords).
+  if (!model.drift_to.empty() && model.drift_to.size() != model.acceptance.size())
+    models::throw_input_error("command line", "--drift-to",
+                              fmt::format("{} probabilities (as many as --acceptance-vector)", model.acceptance.size()),
+                              std::to_string(model.drift_to.size()));
   model.validate("command line");
   if (a.lines < 0) models::throw_input_error("command line", "--lines", "a count >= 0", std::to_string(a.lines));
   search::require_work_within("trace-gen", "--lines", double(a.lines), search::kMaxTraceLines, "lines",

@@ -25,6 +25,7 @@
 #include "experiments/cli/optimize_request.hpp"
 #include "experiments/python/columns.hpp"
 #include "experiments/python/without_gil.hpp"
+#include "experiments/sweep/scenario_sweep.hpp"
 #include "experiments/sweep/sweep_runner.hpp"
 #include "experiments/sweep/sweep_spec.hpp"
 #include "experiments/cli/workload_setup.hpp"
@@ -415,6 +416,15 @@ PYBIND11_MODULE(_specdse, m) {
     auto columns = without_gil([&] {
       Columns c;
       const auto reg = registry(config_dir);
+      // A spec with `scenario:`: that scenario per point, as `specdse sweep` runs it.
+      if (const auto scenario_spec = experiments::load_scenario_sweep_spec(spec_path)) {
+        experiments::ScenarioSweepOptions o;
+        o.threads = threads;
+        o.engine = engine;
+        const experiments::Table rows = experiments::run_scenario_sweep(*scenario_spec, reg, o);
+        if (!out.empty()) experiments::write_file_atomic(out, rows.to_string(experiments::OutputFormat::csv));
+        return table_columns(rows);
+      }
       auto spec = experiments::load_sweep_spec(spec_path);
       if (!engine.empty()) spec.engine = engine;  // as the CLI's --engine: the rows say which
       std::vector<std::string> lines;

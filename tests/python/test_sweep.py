@@ -100,6 +100,36 @@ def test_sweep_bad_spec_is_input_error():
         raise AssertionError("expected an InputError")
 
 
+def test_scenario_sweep_matches_cli():
+    # A spec with `scenario:` runs in Python as `specdse sweep` runs it: same rows, same numbers,
+    # `best` a boolean; bad thread counts are InputErrors, not a binding's TypeError.
+    spec = dict(name="chain_small", scenario="chain-sd",
+                axes={"system": "duodecoding-a800-xeon", "model": "llama-2-7b", "draft": "llama-68m",
+                      "context": [256, 1024], "alpha": [0.6, 0.8]})
+    py = specdse.sweep(spec, threads=2)
+    assert len(py) > 0 and py["best"].dtype == bool and list(py.columns[:5]) == list(spec["axes"])
+    if SPECDSE_EXE:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "spec.yaml")
+            import json
+            with open(path, "w") as f:
+                json.dump(spec, f)  # JSON is YAML
+            cli = subprocess.run([SPECDSE_EXE, "sweep", "--quiet", "--spec", path, "--format", "csv"],
+                                 capture_output=True, text=True, check=True)
+            ref = pd.read_csv(io.StringIO(cli.stdout), comment="#")
+            assert list(ref.columns) == list(py.columns) and len(ref) == len(py)
+            for c in ("t_step_s", "tokens_per_s"):
+                if c in ref:
+                    assert np.allclose(ref[c], py[c], rtol=1e-8), c
+    for bad in (-1, 5000):
+        try:
+            specdse.sweep(spec, threads=bad)
+        except specdse.InputError as e:
+            assert "threads" in str(e)
+        else:
+            raise AssertionError(f"expected an InputError for threads={bad}")
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
     failed = 0

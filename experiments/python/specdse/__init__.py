@@ -225,6 +225,12 @@ def _text(value, what, default=None):
 
 
 def _frame(columns, frame, order=None):
+    # A scenario table marks its best row with "*" (the CLI's text cell); Python has it as a
+    # boolean, as window's and tree_search's `best` columns are.
+    best = columns.get("best") if isinstance(columns, dict) else None
+    if isinstance(best, builtins.list) and all(v in ("", "*", None) for v in best):
+        columns = dict(columns)
+        columns["best"] = np.array([v == "*" for v in best], dtype=bool)
     if not frame:
         return columns
     import pandas as pd
@@ -387,9 +393,14 @@ def sweep(spec, threads=0, engine=None, out=None, frame=True, config_dir=None):
     """The rows of a sweep spec (YAML path or dict with name/axes/...), as `specdse sweep` writes them.
 
     Numeric columns are int64 or float64 (empty cells, e.g. points that do not fit, are NaN).
-    With ``out`` the CSV is written (and resumed) like ``specdse sweep --out``.
+    With ``out`` the CSV is written (and resumed) like ``specdse sweep --out``. A spec with
+    ``scenario:`` runs that scenario at every point (its rows: the point's axis values, then the
+    scenario's columns), written once at the end.
     """
-    args = (_one_int(threads, "threads"), _text(engine, "engine", ""), os.fspath(out or ""), _config_dir(config_dir))
+    n_threads = _one_int(threads, "threads")
+    if not 0 <= n_threads <= 1024:  # the CLI's --threads bound
+        raise InputError(f"threads: expected 0 (every core) or a count up to 1024, got {n_threads}")
+    args = (n_threads, _text(engine, "engine", ""), os.fspath(out or ""), _config_dir(config_dir))
     if isinstance(spec, dict):
         with _dict_file(spec, "sweep") as path:
             cols = _specdse.sweep(path, *args)

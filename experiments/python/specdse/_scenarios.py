@@ -29,10 +29,28 @@ def scenarios(frame=True):
 _ONE_VALUE_TYPES = ("integer", "real", "boolean", "choice")
 
 
-def _param_value(v, key="", nested=False, type_name=""):
+def _check_kind(v, key, kind):
+    # A number refuses text and booleans, a switch anything but True/False (the text "false"
+    # would read as a switch turned on in most languages): what docs/python.md promises.
+    is_bool = isinstance(v, (bool, np.bool_))
+    key = key.replace("-", "_")  # the keyword argument's name
+    if kind == "integer" and (is_bool or not isinstance(v, (int, np.integer))):
+        raise InputError(f"{key}: expected an integer, got {v!r}")
+    if kind == "real" and (is_bool or not isinstance(v, (int, float, np.integer, np.floating))):
+        raise InputError(f"{key}: expected a number, got {v!r}")
+    if kind == "boolean" and not is_bool:
+        raise InputError(f"{key}: expected True or False, got {v!r}")
+
+
+def _param_value(v, key="", nested=False, type_name="", check=True):
     # Scenario parameters are KEY=VALUE text, as after --param: lists comma-joined, bools lower case.
     # A list holds values, not lists: a nested one (or a 2-D array) would be flattened silently.
     # A parameter of one value takes no list, not even of one value (it would read as a list).
+    # `type_name` is the parameter's declared type ("integer", "real list", ...): its values are
+    # checked for their kind here, before they become text.
+    kind = type_name.split(" ")[0] if type_name and check else ""
+    if not isinstance(v, (list, tuple, range, np.ndarray)) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        _check_kind(v.item() if isinstance(v, np.ndarray) else v, key, kind)
     if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
     if isinstance(v, np.ndarray) and v.ndim == 0:
@@ -42,7 +60,7 @@ def _param_value(v, key="", nested=False, type_name=""):
             raise InputError(f"{key}: expected a value or a flat list of values, got a nested list")
         if type_name in _ONE_VALUE_TYPES:
             raise InputError(f"{key}: expected one value ({type_name}), got a list {v!r}")
-        return ",".join(_param_value(e, key, True) for e in v)
+        return ",".join(_param_value(e, key, True, kind, check) for e in v)
     if isinstance(v, (Model, Hardware, System)):
         return v.source_file or v.name
     if isinstance(v, (dict, set, frozenset)):
@@ -86,6 +104,9 @@ class _Scenario:
         if params is not None and not isinstance(params, dict):
             raise InputError(f"scenario {name}: params: expected a dict of parameter -> value, got {params!r}")
         settings = {}
+        # Keyword arguments are typed Python values and checked for their kind; params= holds
+        # values as after --param, where text is the command line's own.
+        from_keywords = set()
         # None is "not given", as an omitted keyword: the scenario's default applies.
         spelled = {}
         for k, v in (params or {}).items():
@@ -110,6 +131,7 @@ class _Scenario:
                 raise InputError(f"scenario {name}: {k}={v!r} and params={{{key!r}: {settings[key]!r}}}: "
                                  f"give {key} once")
             settings[key] = v
+            from_keywords.add(key)
         # A common input the scenario also declares as a parameter: given both ways is a conflict.
         # (The engine reaches the scenario's own `engine` parameter on the C++ side, as --engine.)
         for common, value in (("engine", engine), ("batch", batch)):
@@ -131,7 +153,8 @@ class _Scenario:
             cols, footer, meta, int_with_gaps = _specdse.run_scenario(
                 name, h, m, a, ctx, 1 if batch is None else _one_int(batch, "batch"), _text(task, "task", "govreport"),
                 os.fspath(data or ""), _text(source_table, "source_table"), _text(engine, "engine", "roofline"),
-                [f"{k}={_param_value(v, k, type_name=types.get(k, ''))}" for k, v in settings.items()], given,
+                [f"{k}={_param_value(v, k, type_name=types.get(k, ''), check=k in from_keywords)}"
+             for k, v in settings.items()], given,
                 _config_dir(config_dir))
         if not frame:
             return cols, footer
