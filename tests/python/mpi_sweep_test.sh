@@ -101,4 +101,21 @@ fi
 run_mpi --spec "$work/spec.yaml" > "$work/stdout.csv"
 cmp "$work/single.csv" "$work/stdout.csv"
 echo "2-rank MPI sweep to stdout: byte-identical"
+
+# A scenario sweep runs on rank 0 alone: its CSV is printed once (every rank used to print its
+# own copy into the same stdout, interleaved mid-line).
+cat > "$work/scenario.yaml" <<'YAML'
+name: mpi_scenario
+scenario: chain-sd
+axes:
+  system: duodecoding-a800-xeon
+  model: llama-2-7b
+  draft: llama-68m
+  context: [256, 1024]
+  alpha: [0.6, 0.8]
+YAML
+"$exe" sweep --quiet --threads 1 --spec "$work/scenario.yaml" --format csv > "$work/scenario_single.csv"
+run_mpi --spec "$work/scenario.yaml" --format csv > "$work/scenario_mpi.csv"
+cmp "$work/scenario_single.csv" "$work/scenario_mpi.csv"
+echo "2-rank MPI scenario sweep to stdout: byte-identical, printed once"
 rm -rf "$work"
