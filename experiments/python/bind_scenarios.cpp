@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <type_traits>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -93,14 +94,41 @@ RunOutput run(const std::string& name, const experiments::ScenarioInputs& in, co
     out.columns.add(result.columns[k], scenario_column(result, k, gaps));
     if (gaps) out.int_with_gaps.push_back(result.columns[k]);
   }
-  out.footer = result.validation.empty() ? result.footer
-                                         : result.footer + (result.footer.empty() ? "" : "\n") + result.validation;
-  out.meta = result.meta;
-  if (!result.validation.empty()) out.meta.emplace_back("validation", experiments::validation_field(result.validation));
+  out.footer = scenario_footer(result);
+  out.meta = scenario_meta(result);
   return out;
 }
 
 }  // namespace
+
+std::string scenario_footer(const search::ScenarioResult& result) {
+  return result.validation.empty() ? result.footer
+                                   : result.footer + (result.footer.empty() ? "" : "\n") + result.validation;
+}
+
+std::vector<std::pair<std::string, search::ScenarioResult::MetaValue>> scenario_meta(const search::ScenarioResult& result) {
+  auto meta = result.meta;
+  if (!result.validation.empty()) meta.emplace_back("validation", experiments::validation_field(result.validation));
+  return meta;
+}
+
+py::dict meta_dict(const std::vector<std::pair<std::string, search::ScenarioResult::MetaValue>>& meta) {
+  py::dict d;
+  for (const auto& [key, value] : meta)
+    std::visit(
+        [&, &k = key](const auto& v) {
+          // A missing number is None, as JSON's null (NaN would make two equal results unequal).
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, double>) {
+            if (std::isnan(v)) {
+              d[py::str(k)] = py::none();
+              return;
+            }
+          }
+          d[py::str(k)] = py::cast(v);
+        },
+        value);
+  return d;
+}
 
 void bind_scenarios(py::module_& m) {
   // (name, description, [(key, default, help, type, unit, accepted values)], command) for
@@ -142,10 +170,7 @@ void bind_scenarios(py::module_& m) {
       if (batch < 1) models::throw_input_error("scenario " + name, "batch", "an integer >= 1", std::to_string(batch));
       return run(name, in, config_dir);
     });
-    py::dict meta;
-    for (const auto& [key, value] : r.meta)
-      std::visit([&, &k = key](const auto& v) { meta[py::str(k)] = py::cast(v); }, value);
-    return py::make_tuple(r.columns.to_python(), r.footer, meta, r.int_with_gaps);
+    return py::make_tuple(r.columns.to_python(), r.footer, meta_dict(r.meta), r.int_with_gaps);
   }, py::arg("name"), py::arg("hw").none(true), py::arg("model"), py::arg("algorithm"), py::arg("context"),
      py::arg("batch"), py::arg("task"), py::arg("data"), py::arg("source_table"), py::arg("engine"), py::arg("params"),
      py::arg("given"), py::arg("config_dir"));

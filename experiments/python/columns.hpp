@@ -16,6 +16,7 @@
 
 #include "experiments/output/table.hpp"
 #include "models/config_registry.hpp"
+#include "search/scenarios/scenario.hpp"
 
 namespace specdse_py {
 
@@ -86,6 +87,13 @@ inline models::ConfigRegistry registry(const std::string& config_dir) {
 // A CLI table (experiments/output/table.hpp) as columns: integer columns int64, number columns
 // float64 (empty cells NaN), the rest text (an all-empty column too). Defined in specdse_module.cpp.
 Columns table_columns(const experiments::Table& t);
+
+// A scenario result's footer as the CLI prints it (its own, then the validation status), its
+// footer fields as --format json has them, and those fields as a Python dict (a missing number
+// None). Defined in bind_scenarios.cpp.
+std::string scenario_footer(const search::ScenarioResult& result);
+std::vector<std::pair<std::string, search::ScenarioResult::MetaValue>> scenario_meta(const search::ScenarioResult& result);
+py::dict meta_dict(const std::vector<std::pair<std::string, search::ScenarioResult::MetaValue>>& meta);
 
 // The binding files, each adding one group of functions to the module.
 void bind_trees(py::module_& m);      // traces, token-tree search (paper 000 §III-C)

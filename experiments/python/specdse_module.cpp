@@ -362,7 +362,7 @@ PYBIND11_MODULE(_specdse, m) {
   // `specdse optimize`: the tree-sd scenario it is the command of, run once; its table as columns,
   // and its "curve" table (every evaluated x per context and batch).
   m.def("optimize", [](const experiments::OptimizeRequest& request, const std::string& config_dir) {
-    const auto [summary, curve] = without_gil([&] {
+    auto summary_curve = without_gil([&] {
       const auto result = experiments::run_scenario("tree-sd", experiments::optimize_inputs(request), registry(config_dir));
       Columns c;
       const auto& t = result.tables.at("curve");
@@ -372,9 +372,12 @@ PYBIND11_MODULE(_specdse, m) {
           else if (const auto* n = std::get_if<std::int64_t>(&row[i])) c.i(t.columns[i]).push_back(*n);
           else c.s(t.columns[i]).push_back(std::get<std::string>(row[i]));
         }
-      return std::make_pair(table_columns(experiments::scenario_table(result)), std::move(c));
+      return std::make_tuple(table_columns(experiments::scenario_table(result)), std::move(c),
+                             specdse_py::scenario_footer(result), specdse_py::scenario_meta(result));
     });
-    return py::make_tuple(summary.to_python(), curve.to_python());
+    py::dict attrs = specdse_py::meta_dict(std::get<3>(summary_curve));
+    attrs["footer"] = std::get<2>(summary_curve);
+    return py::make_tuple(std::get<0>(summary_curve).to_python(), std::get<1>(summary_curve).to_python(), attrs);
   }, py::arg("request"), py::arg("config_dir") = "");
 
   m.def("system_step", [](const models::SystemSpec& system, const models::ModelSpec& model,

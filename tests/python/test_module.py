@@ -300,6 +300,26 @@ def test_golden_gpu_measurements_match_cli():
         assert "cannot open" in str(e)
 
 
+def test_optimize_carries_its_footer_and_refuses_wrong_types_as_input_errors():
+    best, _ = specdse.optimize("v80", "llama-3.1-8b-instruct", "longspec-tree", context=[1024])
+    same = specdse.scenario.tree_sd(hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree", context=1024)
+    # The footer and its fields, as the same scenario run (and `optimize --format json`) has them.
+    assert best.attrs["footer"] == same.attrs["footer"] and best.attrs["validation"] == same.attrs["validation"]
+    bad = [lambda: specdse.optimize("v80", "llama-3.1-8b-instruct", None),
+           lambda: specdse.optimize("v80", "llama-3.1-8b-instruct", 3),
+           lambda: specdse.optimize(5, "llama-3.1-8b-instruct", "longspec-tree"),
+           lambda: specdse.optimize("v80", "llama-3.1-8b-instruct", "longspec-tree", source_table=3),
+           lambda: specdse.optimize("v80", "llama-3.1-8b-instruct", "longspec-tree", aat_from=3),
+           lambda: specdse.latency("v80", "llama-3.1-8b-instruct", draft=7)]
+    for call in bad:
+        try:
+            call()
+        except specdse.InputError as e:
+            assert "\n" not in str(e), str(e)  # one line, not a binding's signature dump
+        else:
+            raise AssertionError("expected an InputError")
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
     failed = 0

@@ -251,7 +251,8 @@ def latency(hw, model, x=1, context=1024, batch=1, engine="roofline", draft=None
     h = hardware(hw, config_dir)
     m = _load_model(model, config_dir)
     cols = _specdse.latency(h, m, _ints(x, "x"), _ints(context, "context"), _one_int(batch, "batch"),
-                            _text(engine, "engine", "roofline"), draft or "",
+                            _text(engine, "engine", "roofline"),
+                            draft.source_file or draft.name if isinstance(draft, Model) else _text(draft, "draft", ""),
                             _config_dir(config_dir))
     return _frame(cols, frame, _LATENCY_ORDER)
 
@@ -344,20 +345,27 @@ def optimize(hw, model, algorithm, context=1024, *, task="govreport", batch=1, x
     optimum). Returns (summary, curve): the command's table, and P_eff at every evaluated x.
     """
     req = _specdse.OptimizeRequest()
-    with _spec_path(hw, Hardware) as h, _spec_path(model, Model) as m:
-        req.hw, req.model, req.algorithm = h, m, algorithm
+    with _spec_path(hw, Hardware) as h, _spec_path(model, Model) as m, _spec_path(algorithm, Model, "algorithm") as a:
+        if not a:
+            raise InputError("algorithm: expected an SD algorithm or a draft model name, got None")
+        req.hw, req.model, req.algorithm = h, m, a
         req.context = ",".join(str(c) for c in _ints(context, "context"))
         req.batch = ",".join(str(b) for b in _ints(batch, "batch"))
         req.task, req.engine = _text(task, "task", "govreport"), _text(engine, "engine", "roofline")
         req.x_max, req.x_search = _one_int(x_max, "x_max"), _text(x_search, "x_search", "every_x")
         req.measured_only = _flag(measured_only, "measured_only")
-        req.data, req.aat_from, req.trace = os.fspath(data or ""), aat_from or "", os.fspath(trace or "")
+        req.data, req.trace = os.fspath(data or ""), os.fspath(trace or "")
+        req.aat_from = _text(aat_from, "aat_from", "")
         req.alpha = -1.0 if alpha is None else _real(alpha, "alpha")
-        req.acceptance, req.source_table = os.fspath(acceptance or ""), source_table
-        req.draft_hw, req.draft_link = draft_hw or "", draft_link or ""
-        req.system, req.draft_device = os.fspath(system or ""), draft_device or ""
-        summary, curve = _specdse.optimize(req, _config_dir(config_dir))
-    return _frame(summary, frame), _frame(curve, frame)
+        req.acceptance, req.source_table = os.fspath(acceptance or ""), _text(source_table, "source_table", "")
+        req.draft_hw, req.draft_link = _text(draft_hw, "draft_hw", ""), _text(draft_link, "draft_link", "")
+        req.system, req.draft_device = os.fspath(system or ""), _text(draft_device, "draft_device", "")
+        summary, curve, attrs = _specdse.optimize(req, _config_dir(config_dir))
+    if not frame:
+        return summary, curve
+    best = _frame(summary, True)
+    best.attrs.update(attrs)  # the footer and its fields, as `optimize --format json` has them
+    return best, _frame(curve, True)
 
 
 def golden(hw, measured, frame=True, config_dir=None):
@@ -412,19 +420,23 @@ def sweep(spec, threads=0, engine=None, out=None, frame=True, config_dir=None):
 # ---- token trees (paper 000 §III-C) ------------------------------------------------------------
 
 @contextlib.contextmanager
-def _spec_path(spec, cls=None):
+def _spec_path(spec, cls=None, what=None):
     # Configs reach the C++ side by name or path: a loaded object by the file it came from, a
-    # dict through a temporary YAML file (JSON is YAML) that lives for the call.
+    # dict through a temporary YAML file (JSON is YAML) that lives for the call. `what` names the
+    # argument in the error for anything else.
     if spec is None:
         yield ""
     elif cls is not None and isinstance(spec, cls):
         yield spec.source_file or spec.name
     elif isinstance(spec, dict):
-        what = {Hardware: "hardware", Model: "model", System: "system"}.get(cls, "config")
-        with _dict_file(spec, what) as path:
+        kind = {Hardware: "hardware", Model: "model", System: "system"}.get(cls, "config")
+        with _dict_file(spec, kind) as path:
             yield path
-    else:
+    elif isinstance(spec, (str, os.PathLike)):
         yield os.fspath(spec)
+    else:
+        label = what or {Hardware: "hw", Model: "model", System: "system"}.get(cls, "config")
+        raise InputError(f"{label}: expected a name, a path or a dict, got {_short(spec)}")
 
 
 def _optional_hw(hw, config_dir):
