@@ -13,6 +13,8 @@ ScenarioInputs optimize_inputs(const OptimizeRequest& a) {
   in.algorithm = a.algorithm;
   in.task = a.task;
   in.engine = a.engine;
+  in.stack = a.stack;
+  in.host = a.host;
   in.data = a.acceptance.data;
   in.source_table = a.acceptance.source_table;
   in.contexts = parse_int_list("--context", a.context, 0, kMaxContext);

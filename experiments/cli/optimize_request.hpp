@@ -17,6 +17,7 @@ struct OptimizeRequest {
   std::string x_search = "every_x";  // every_x | optimum
   bool measured_only = false;
   DraftPlacementNames placement;
+  std::string stack, host;  // --stack, --host: --hw's software stack and the host CPU that runs it
 };
 
 // The tree-sd scenario's inputs for the request (its parameters as KEY=VALUE settings, checked

@@ -178,6 +178,8 @@ PYBIND11_MODULE(_specdse, m) {
       .def_readwrite("hw", &experiments::OptimizeRequest::hw)
       .def_readwrite("model", &experiments::OptimizeRequest::model)
       .def_readwrite("algorithm", &experiments::OptimizeRequest::algorithm)
+      .def_readwrite("stack", &experiments::OptimizeRequest::stack)
+      .def_readwrite("host", &experiments::OptimizeRequest::host)
       .def_readwrite("task", &experiments::OptimizeRequest::task)
       .def_readwrite("context", &experiments::OptimizeRequest::context)
       .def_readwrite("batch", &experiments::OptimizeRequest::batch)

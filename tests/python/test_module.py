@@ -305,6 +305,18 @@ def test_optimize_carries_its_footer_and_refuses_wrong_types_as_input_errors():
     same = specdse.scenario.tree_sd(hw="v80", model="llama-3.1-8b-instruct", algorithm="longspec-tree", context=1024)
     # The footer and its fields, as the same scenario run (and `optimize --format json`) has them.
     assert best.attrs["footer"] == same.attrs["footer"] and best.attrs["validation"] == same.attrs["validation"]
+    # --stack from Python: the same numbers as the command with it, and not those without it.
+    plain, _ = specdse.optimize("h100-sxm", "llama-3.1-8b-instruct", "eagle3-chain", context=1024)
+    stacked, _ = specdse.optimize("h100-sxm", "llama-3.1-8b-instruct", "eagle3-chain", context=1024,
+                                  stack="vllm-cuda-graph")
+    assert stacked["ar_tokens_per_s"][0] != plain["ar_tokens_per_s"][0]
+    if SPECDSE_EXE:
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from cli_compare import assert_same_table, cli_csv
+        cli = cli_csv("optimize", "--hw", "h100-sxm", "--model", "llama-3.1-8b-instruct", "--algorithm",
+                      "eagle3-chain", "--context", "1024", "--stack", "vllm-cuda-graph")
+        assert_same_table(stacked, cli, ["ar_tokens_per_s", "best_x", "best_tokens_per_s"])
     bad = [lambda: specdse.optimize("v80", "llama-3.1-8b-instruct", None),
            lambda: specdse.optimize("v80", "llama-3.1-8b-instruct", 3),
            lambda: specdse.optimize(5, "llama-3.1-8b-instruct", "longspec-tree"),

@@ -215,6 +215,15 @@ def _flag(value, what):
     return bool(value)
 
 
+def _text_or_path(value, what):
+    # A config given by name or YAML path (str or os.PathLike); None: not given.
+    if value is None:
+        return ""
+    if not isinstance(value, (str, os.PathLike)):
+        raise InputError(f"{what}: expected a name or a YAML path, got {_short(value)}")
+    return value
+
+
 def _text(value, what, default=None):
     # A name: text; None gives `default` where the argument is optional.
     if value is None and default is not None:
@@ -337,7 +346,7 @@ def fit(x=None, aat=None, *, algorithm=None, model=None, task="govreport", conte
 def optimize(hw, model, algorithm, context=1024, *, task="govreport", batch=1, x_max=128, engine="roofline",
              data=None, aat_from=None, alpha=None, trace=None, acceptance=None, source_table="",
              measured_only=False, x_search="every_x", draft_hw=None, draft_link=None, system=None,
-             draft_device=None, frame=True, config_dir=None):
+             draft_device=None, stack=None, host=None, frame=True, config_dir=None):
     """Best verification length x per context and batch, as ``specdse optimize`` (the same code,
     options and columns): P_eff = AAT / (T_v + T_d), the speed-up over AD, the regime, where the
     acceptance came from (measured, ``aat_from``, ``alpha``, ``trace`` or an ``acceptance`` band)
@@ -360,6 +369,7 @@ def optimize(hw, model, algorithm, context=1024, *, task="govreport", batch=1, x
         req.acceptance, req.source_table = os.fspath(acceptance or ""), _text(source_table, "source_table", "")
         req.draft_hw, req.draft_link = _text(draft_hw, "draft_hw", ""), _text(draft_link, "draft_link", "")
         req.system, req.draft_device = os.fspath(system or ""), _text(draft_device, "draft_device", "")
+        req.stack, req.host = os.fspath(_text_or_path(stack, "stack")), os.fspath(_text_or_path(host, "host"))
         summary, curve, attrs = _specdse.optimize(req, _config_dir(config_dir))
     if not frame:
         return summary, curve
