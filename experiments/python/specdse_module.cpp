@@ -22,6 +22,7 @@
 
 #include "experiments/cli/cli_common.hpp"
 #include "experiments/cli/config_listing.hpp"
+#include "experiments/cli/latency_table.hpp"
 #include "experiments/cli/optimize_request.hpp"
 #include "experiments/python/columns.hpp"
 #include "experiments/python/without_gil.hpp"
@@ -268,63 +269,42 @@ PYBIND11_MODULE(_specdse, m) {
   }, py::arg("spec"), py::arg("config_dir") = "");
 
   // T_v (and T_d with a draft) for every (context, x), contexts outermost as in the CLI.
+  // `specdse latency`'s rows from the same builder (experiments/cli/latency_table.hpp).
   m.def("latency", [](const models::HardwareSpec& hw, const models::ModelSpec& model, const std::vector<long long>& xs,
-                      const std::vector<long long>& contexts, int batch, const std::string& engine_name,
-                      const std::string& draft, const std::string& config_dir) {
+                      const std::vector<long long>& contexts, const std::vector<long long>& batches,
+                      const std::string& engine_name, const std::string& draft, const std::string& stack,
+                      const std::string& host, bool breakdown, bool sample, const std::string& config_dir) {
     return without_gil([&] {
-      Columns c;
-      if (xs.empty() || contexts.empty()) throw models::InputError("latency: expected at least one x and one context, got none");
+      const auto reg = registry(config_dir);
+      experiments::LatencyRequest r;
+      r.hw = hw;
+      experiments::apply_stack_and_host(r.hw, stack, host, reg, "stack", "host");
+      r.model = model;
+      r.draft = draft;
+      // The CLI's bounds, named by the keyword.
       for (long long x : xs)
-        if (x < 1) throw models::InputError(fmt::format("latency: x: expected integers >= 1, got {}", x));
+        if (x < 1 || x > experiments::kMaxVerificationLength)
+          throw models::InputError(fmt::format("latency: x: expected integers in [1, {}], got {}",
+                                               experiments::kMaxVerificationLength, x));
       for (long long L : contexts)
         if (L < 0 || L > experiments::kMaxContext)
           throw models::InputError(
               fmt::format("latency: context: expected integers in [0, {}], got {}", experiments::kMaxContext, L));
-      if (batch < 1) throw models::InputError(fmt::format("latency: batch: expected an integer >= 1, got {}", batch));
-      search::require_work_within("latency", fmt::format("x ({}) x context ({})", xs.size(), contexts.size()),
-                                  double(xs.size()) * double(contexts.size()), search::kMaxLatencyRows, "rows");
-      models::Workload w;
-      w.target = model;
-      w.batch = batch;
-      const auto reg = registry(config_dir);
-      if (!draft.empty()) w.algorithm = std::make_shared<models::AlgorithmSpec>(reg.algorithm(draft));
-      // A design that does not fit is infeasible, not timed: check the largest step asked for.
-      sim::MemoryQuery mq;
-      mq.batch = batch;
-      mq.step_tokens = int(*std::max_element(xs.begin(), xs.end()));
-      mq.kv_tokens = *std::max_element(contexts.begin(), contexts.end()) + mq.step_tokens;
-      // The device as a one-device deployment: its memory rule, and its engine behind the memo.
-      const sim::SystemCosts deployment(models::single_device_system(hw), engine_name);
-      deployment.require_workload_fit(0, w.target, w.algorithm.get(), mq);
-      const models::LatencyEngine* engine = &deployment.engine(0);
-      auto& cx = c.i("x");
-      auto& cl = c.i("context");
-      auto& tv = c.f("t_verify_s");
-      auto& tps = c.f("tokens_per_s_total");
-      for (long long L : contexts)
-        for (long long x : xs) {
-          const double t = models::t_verify(*engine, w, int(x), L);
-          cx.push_back(x);
-          cl.push_back(L);
-          tv.push_back(t);
-          tps.push_back(double(x) * batch / t);  // tokens of the whole batch per second
-          if (w.algorithm) {
-            const double td = models::t_draft(*engine, w, int(x), L);
-            c.i("draft_passes").push_back(w.algorithm->depth(int(x)));
-            c.f("t_draft_s").push_back(td);
-            c.f("t_step_s").push_back(t + td);
-          }
-        }
-      const std::size_t n = cx.size();
-      c.add("hw", std::vector<std::string>(n, hw.name));
-      c.add("model", std::vector<std::string>(n, w.target.name));
-      c.add("engine", std::vector<std::string>(n, engine->name()));
-      c.add("batch", std::vector<std::int64_t>(n, batch));
-      if (w.algorithm) c.add("draft", std::vector<std::string>(n, w.algorithm->name));
-      return c;
+      for (long long b : batches)
+        if (b < 1 || b > experiments::kMaxBatch)
+          throw models::InputError(
+              fmt::format("latency: batch: expected integers in [1, {}], got {}", experiments::kMaxBatch, b));
+      r.xs = xs;
+      r.contexts = contexts;
+      r.batches = batches;
+      r.engine = engine_name;
+      r.breakdown = breakdown;
+      r.sample = sample;
+      return table_columns(experiments::latency_table(r, reg));
     }).to_python();
-  }, py::arg("hw"), py::arg("model"), py::arg("x"), py::arg("context"), py::arg("batch") = 1,
-     py::arg("engine") = "roofline", py::arg("draft") = "", py::arg("config_dir") = "");
+  }, py::arg("hw"), py::arg("model"), py::arg("x"), py::arg("context"), py::arg("batch"),
+     py::arg("engine") = "roofline", py::arg("draft") = "", py::arg("stack") = "", py::arg("host") = "",
+     py::arg("breakdown") = false, py::arg("sample") = false, py::arg("config_dir") = "");
 
   // A CSV that cuda/run_goldens.sh wrote on a GPU next to the GPU model (as `specdse golden
   // --measured`): kernel rows or verify-step rows, whichever the file holds, or a MoE layer by

@@ -50,6 +50,32 @@ def test_latency_columns_and_dtypes():
     assert isinstance(cols["t_verify_s"], np.ndarray) and cols["t_verify_s"].shape == (4,)
 
 
+def test_latency_takes_the_commands_options():
+    # stack, host, several batches, breakdown, sample: the command's options, the command's rows.
+    kw = dict(x=[1, 4], context=1024, batch=[1, 8], stack="huggingface-transformers")
+    py = specdse.latency("h200", "llama-3.1-8b-instruct", **kw)
+    assert list(py["batch"]) == [1, 1, 8, 8]
+    assert (py["t_verify_s"] != specdse.latency("h200", "llama-3.1-8b-instruct", x=[1, 4], context=1024,
+                                                 batch=[1, 8])["t_verify_s"]).any()
+    sampled = specdse.latency("h200", "llama-3.1-8b-instruct", stack="huggingface-transformers", sample=True)
+    assert sampled["t_verify_s"][0] > py["t_verify_s"][0]  # the sampler's kernels cost something
+    ops = specdse.latency("h200", "llama-3.1-8b-instruct", breakdown=True)
+    assert "op" in ops.columns and len(ops) > 3
+    if SPECDSE_EXE:
+        import io
+        out = subprocess.run([SPECDSE_EXE, "latency", "--hw", "h200", "--model", "llama-3.1-8b-instruct", "--x", "1,4",
+                              "--context", "1024", "--batch", "1,8", "--stack", "huggingface-transformers",
+                              "--format", "csv"], check=True, capture_output=True, text=True).stdout
+        cli = pd.read_csv(io.StringIO(out), comment="#")
+        np.testing.assert_allclose(py["t_verify_s"], cli["t_verify_s"], rtol=1e-8)
+    try:
+        specdse.latency("v80", "llama-3.1-8b-instruct", stack="huggingface-transformers")
+    except specdse.InputError as e:
+        assert "stack" in str(e) and "ignored" in str(e)
+    else:
+        raise AssertionError("expected an InputError: an FPGA runs no software stack")
+
+
 def test_same_numbers_as_cli():
     if not SPECDSE_EXE:
         return

@@ -252,17 +252,22 @@ _LATENCY_ORDER = ["hw", "model", "engine", "batch", "x", "context", "t_verify_s"
                   "draft", "draft_passes", "t_draft_s", "t_step_s"]
 
 
-def latency(hw, model, x=1, context=1024, batch=1, engine="roofline", draft=None, frame=True, config_dir=None):
-    """T_v(x, L) per (context, x) — and T_d, T_v + T_d with a draft (algorithm or draft model).
+def latency(hw, model, x=1, context=1024, batch=1, engine="roofline", draft=None, stack=None, host=None,
+            breakdown=False, sample=False, frame=True, config_dir=None):
+    """T_v(x, L) per (batch, context, x) — and T_d, T_v + T_d with a draft (algorithm or draft
+    model) — as ``specdse latency`` computes them (one builder for both).
 
-    ``tokens_per_s_total`` is x * batch / T_v: tokens of the whole batch per second.
+    ``tokens_per_s_total`` is x * batch / T_v: tokens of the whole batch per second. ``stack`` and
+    ``host`` are ``--stack`` and ``--host`` (the software stack ``hw`` runs, the host CPU that runs
+    it); ``breakdown=True`` gives one row per operator (one batch), ``sample=True`` a sampled step.
     """
     h = hardware(hw, config_dir)
     m = _load_model(model, config_dir)
-    cols = _specdse.latency(h, m, _ints(x, "x"), _ints(context, "context"), _one_int(batch, "batch"),
+    cols = _specdse.latency(h, m, _ints(x, "x"), _ints(context, "context"), _ints(batch, "batch"),
                             _text(engine, "engine", "roofline"),
                             draft.source_file or draft.name if isinstance(draft, Model) else _text(draft, "draft", ""),
-                            _config_dir(config_dir))
+                            os.fspath(_text_or_path(stack, "stack")), os.fspath(_text_or_path(host, "host")),
+                            _flag(breakdown, "breakdown"), _flag(sample, "sample"), _config_dir(config_dir))
     return _frame(cols, frame, _LATENCY_ORDER)
 
 
