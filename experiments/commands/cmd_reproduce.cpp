@@ -110,7 +110,7 @@ ReproductionOutput run_one(const Reproduction& r, const ReproduceArgs& a, const 
     o.out = res.table.to_string(OutputFormat::json);
     while (!o.out.empty() && o.out.back() == '\n') o.out.pop_back();
   } else if (a.name != "all" || a.format == "table") {
-    if (a.format == "table") o.out = "== " + res.title + " ==\n";
+    if (a.format == "table") o.out = text_notes("== " + res.title + " ==") + "\n";
     o.out += res.table.to_string(parse_format(a.format));
     if (a.format == "table" && !res.notes.empty()) o.out += text_notes(res.notes) + "\n";
   }
