@@ -238,7 +238,13 @@ std::string Table::text_table() const {
     if (shown_width() > kTableWidth) {
       width = full_width;
       any_cut = false;
-      const std::size_t room = kTableWidth - std::min(kTableWidth / 2, width[shown.front()] + 2);
+      // The leader repeats in every block: at most half a line of it.
+      const std::size_t leader = shown.front(), half = std::max(kTableWidth / 2, columns_[leader].size());
+      if (text_column[leader] && width[leader] > half) {
+        width[leader] = half;
+        any_cut = true;
+      }
+      const std::size_t room = kTableWidth - std::min(kTableWidth / 2, width[leader] + 2);
       for (std::size_t k = 1; k < shown.size(); ++k)
         if (text_column[shown[k]] && width[shown[k]] > std::max(room, columns_[shown[k]].size())) {
           width[shown[k]] = std::max(room, columns_[shown[k]].size());

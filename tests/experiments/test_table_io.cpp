@@ -148,4 +148,14 @@ TEST_CASE("table io: a text table of more numbers than 120 characters hold goes 
   experiments::set_wide_tables(false);
   CHECK(wide.find("continue in") == std::string::npos);
   CHECK(wide.substr(0, wide.find('\n')).size() > experiments::kTableWidth);
+  // A leader wider than half a line is cut to half: every block still fits.
+  Table long_names(columns);
+  std::vector<experiments::Cell> row = {std::string(150, 'n')};
+  for (int c = 0; c < 14; ++c) row.push_back(Number{1000.0 + c, 6});
+  long_names.add_row(row);
+  std::istringstream long_lines(long_names.to_string(OutputFormat::table));
+  for (std::string line; std::getline(long_lines, line);) {
+    INFO(line);
+    CHECK(line.size() <= experiments::kTableWidth);
+  }
 }
