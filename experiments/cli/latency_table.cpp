@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "experiments/cli/cli_common.hpp"
 #include "models/config_error.hpp"
 #include "models/host_spec.hpp"
 #include "models/software_stack.hpp"
@@ -51,6 +52,15 @@ Table latency_table(const LatencyRequest& a, const models::ConfigRegistry& reg) 
   const auto& batches = a.batches;
   if (xs.empty() || contexts.empty() || batches.empty())
     throw models::InputError("latency: expected at least one x, context and batch, got none");
+  // The command's bounds for callers that did not parse them from its flags (Python's keywords).
+  auto check = [](const std::vector<long long>& values, const char* what, long long lo, long long hi) {
+    for (long long v : values)
+      if (v < lo || v > hi)
+        throw models::InputError(fmt::format("latency: {}: expected integers in [{}, {}], got {}", what, lo, hi, v));
+  };
+  check(xs, "x", 1, kMaxVerificationLength);
+  check(contexts, "context", 0, kMaxContext);
+  check(batches, "batch", 1, kMaxBatch);
   search::require_work_within("latency", fmt::format("--x ({}) x --context ({}) x --batch ({})", xs.size(),
                                                      contexts.size(), batches.size()),
                               double(xs.size()) * double(contexts.size()) * double(batches.size()),
@@ -70,7 +80,7 @@ Table latency_table(const LatencyRequest& a, const models::ConfigRegistry& reg) 
              "compute_s", "memory_s", "stall_s", "compute_share", "memory_share", "stall_share",
              "compute_utilisation", "memory_utilisation"});
     if (batches.size() > 1)
-      throw models::InputError(fmt::format("--breakdown: expected one --batch value, got {}", batches.size()));
+      throw models::InputError(fmt::format("--breakdown: expected one --batch value, got {} values", batches.size()));
     w.batch = int(batches.front());
     for (long long L : contexts)
       for (long long x : xs) {

@@ -172,21 +172,23 @@ int run_fit(const FitArgs& a, const GlobalOptions& g) {
     if (!contexts.empty() && !data.select(q).empty()) {
       hint = fmt::format(" (contexts there: {})", fmt::join(data.contexts(q), ", "));
     } else {
-      const std::pair<std::optional<std::string> search::AatQuery::*, const char*> fields[] = {
-          {&search::AatQuery::task, "tasks"}, {&search::AatQuery::target_model, "models"},
-          {&search::AatQuery::algorithm, "algorithms"}};
-      for (const auto& [field, what] : fields) {
-        if (!(q.*field)) continue;
+      // Each filter: the query's field, the measurement's, and what its values are called.
+      struct Filter {
+        std::optional<std::string> search::AatQuery::*query;
+        std::string search::AatMeasurement::*row;
+        const char* what;
+      };
+      const Filter filters[] = {{&search::AatQuery::task, &search::AatMeasurement::task, "tasks"},
+                                {&search::AatQuery::target_model, &search::AatMeasurement::target_model, "models"},
+                                {&search::AatQuery::algorithm, &search::AatMeasurement::algorithm, "algorithms"}};
+      for (const auto& f : filters) {
+        if (!(q.*f.query)) continue;
         search::AatQuery wider = q;
-        wider.*field = std::nullopt;
-        const auto rows = data.select(wider);
-        if (rows.empty()) continue;
+        wider.*f.query = std::nullopt;
         std::set<std::string> values;
-        for (const auto& r : rows)
-          values.insert(field == &search::AatQuery::task           ? r.task
-                        : field == &search::AatQuery::target_model ? r.target_model
-                                                                   : r.algorithm);
-        hint = fmt::format(" ({} there: {})", what, fmt::join(values, ", "));
+        for (const auto& r : data.select(wider)) values.insert(r.*f.row);
+        if (values.empty()) continue;
+        hint = fmt::format(" ({} there: {})", f.what, fmt::join(values, ", "));
         break;
       }
     }

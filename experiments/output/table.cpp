@@ -256,15 +256,17 @@ std::string Table::text_table() const {
   // most kTableWidth characters, each led by the first column (the row's name), as pandas prints
   // a wide frame. Every value stays on screen.
   std::vector<std::vector<std::size_t>> blocks{{}};
-  for (std::size_t i : shown) {
-    auto& block = blocks.back();
-    std::size_t w = 0;
-    for (std::size_t k = 0; k < block.size(); ++k) w += width[block[k]] + (k ? 2 : 0);
-    const bool fits = block.empty() || wide_tables || w + 2 + width[i] <= kTableWidth;
-    if (fits || block.size() == 1) {  // a block holds at least one column beside its leader
-      block.push_back(i);
+  if (!shown.empty()) blocks.front().push_back(shown.front());  // a table of no columns: one empty block
+  std::size_t block_width = shown.empty() ? 0 : width[shown.front()];
+  for (std::size_t k = 1; k < shown.size(); ++k) {
+    const std::size_t i = shown[k];
+    // A block holds at least one column beside its leader.
+    if (wide_tables || blocks.back().size() == 1 || block_width + 2 + width[i] <= kTableWidth) {
+      blocks.back().push_back(i);
+      block_width += 2 + width[i];
     } else {
       blocks.push_back({shown.front(), i});
+      block_width = width[shown.front()] + 2 + width[i];
     }
   }
   auto fit = [&](const std::string& cell, std::size_t w) {

@@ -281,19 +281,6 @@ PYBIND11_MODULE(_specdse, m) {
       experiments::apply_stack_and_host(r.hw, stack, host, reg, "stack", "host");
       r.model = model;
       r.draft = draft;
-      // The CLI's bounds, named by the keyword.
-      for (long long x : xs)
-        if (x < 1 || x > experiments::kMaxVerificationLength)
-          throw models::InputError(fmt::format("latency: x: expected integers in [1, {}], got {}",
-                                               experiments::kMaxVerificationLength, x));
-      for (long long L : contexts)
-        if (L < 0 || L > experiments::kMaxContext)
-          throw models::InputError(
-              fmt::format("latency: context: expected integers in [0, {}], got {}", experiments::kMaxContext, L));
-      for (long long b : batches)
-        if (b < 1 || b > experiments::kMaxBatch)
-          throw models::InputError(
-              fmt::format("latency: batch: expected integers in [1, {}], got {}", experiments::kMaxBatch, b));
       r.xs = xs;
       r.contexts = contexts;
       r.batches = batches;
